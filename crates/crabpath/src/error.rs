@@ -1,0 +1,74 @@
+//! Typed errors of the core library. Binaries wrap them with `anyhow`.
+
+use std::path::PathBuf;
+
+/// Every failure the core can report. No function of this crate panics on bad input
+/// (unknown ids, NaN weights, corrupt state files); it returns one of these instead.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A node id that the graph does not contain.
+    #[error("unknown node id `{0}`")]
+    UnknownNode(String),
+    /// A weight, score, outcome or vector component that is NaN or infinite.
+    #[error("{what} must be a finite number, got {value}")]
+    NonFinite {
+        /// What the number was (e.g. "edge weight a->b").
+        what: String,
+        /// The offending value.
+        value: f64,
+    },
+    /// A configuration value out of its domain.
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    /// Vectors of different dimension where one dimension is required.
+    #[error("vector dimension mismatch: expected {expected}, got {got}")]
+    DimensionMismatch {
+        /// Dimension required (from the index or the embedder).
+        expected: usize,
+        /// Dimension found.
+        got: usize,
+    },
+    /// An operation that needs vectors but none were available (CORE.md §8.7, §9).
+    #[error("missing vector: {0}")]
+    MissingVector(String),
+    /// A state or graph file that is not valid JSON or not of the expected shape.
+    #[error("{path}: {message}")]
+    Format {
+        /// File that was being read.
+        path: PathBuf,
+        /// What was wrong, including the JSON location where known.
+        message: String,
+    },
+    /// An I/O failure, with the path it concerned.
+    #[error("{path}: {source}")]
+    Io {
+        /// File or directory concerned.
+        path: PathBuf,
+        /// Underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An embedder failed (tokenizer, model).
+    #[error("embedder `{name}` failed: {message}")]
+    Embed {
+        /// Embedder name.
+        name: String,
+        /// Description of the failure.
+        message: String,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Returns `Err(NonFinite)` unless `value` is finite.
+pub fn finite(what: impl FnOnce() -> String, value: f64) -> Result<f64> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::NonFinite {
+            what: what(),
+            value,
+        })
+    }
+}

@@ -1,0 +1,616 @@
+//! The memory graph: document-chunk nodes and signed, weighted directed edges
+//! (paper §2 "The Graph"; CORE.md §1).
+//!
+//! Ids are interned to dense [`NodeId`] indices. Every ordering the reference relies on
+//! is kept exactly (CORE.md §0 "Ordered maps", §1.3): nodes in insertion order, each
+//! source's edges ("bucket") in insertion order, buckets in order of their first edge,
+//! replacement in place, order-preserving deletes. Unlike the reference, incoming edges
+//! are found through a reverse index (cost O(in-degree), not a scan of every bucket),
+//! and summed in the same outer-bucket order, so results are unchanged.
+
+use indexmap::IndexMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use smallvec::SmallVec;
+
+use crate::error::{finite, Error, Result};
+
+/// Free-form JSON metadata of nodes and edges (key order preserved).
+pub type Metadata = serde_json::Map<String, Value>;
+
+/// Dense interned index of a node id. Ids of edge endpoints that have no node
+/// ("dangling" targets, CORE.md §1.3) are interned too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// Index into per-symbol arrays.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A document chunk (CORE.md §1.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// External id.
+    pub id: String,
+    /// Text content (its length in code points is what context budgets count).
+    pub content: String,
+    /// Optional short summary.
+    #[serde(default)]
+    pub summary: String,
+    /// Metadata (`file`, `authority`, `type`, ...).
+    #[serde(default)]
+    pub metadata: Metadata,
+}
+
+impl Node {
+    /// A node with empty summary and metadata.
+    pub fn new(id: impl Into<String>, content: impl Into<String>) -> Self {
+        Node {
+            id: id.into(),
+            content: content.into(),
+            summary: String::new(),
+            metadata: Metadata::new(),
+        }
+    }
+
+    /// Builder: set one metadata key.
+    pub fn with_meta(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.metadata.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// Number of Unicode code points of the content (what the reference's `len()` counts).
+    pub fn content_chars(&self) -> usize {
+        self.content.chars().count()
+    }
+
+    /// The node's `file` metadata as a string, if present and a string.
+    pub fn file(&self) -> Option<&str> {
+        self.metadata.get("file").and_then(Value::as_str)
+    }
+}
+
+/// Descriptive edge kind (CORE.md §1.2). No traversal, learning, decay or health
+/// computation reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum EdgeKind {
+    /// Default and learned edges.
+    #[default]
+    Sibling,
+    /// Edges made or marked negative.
+    Inhibitory,
+    /// Edges between files (connect, inject).
+    CrossFile,
+    /// Any other label read from a file.
+    Other(String),
+}
+
+impl EdgeKind {
+    /// The label as the reference writes it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EdgeKind::Sibling => "sibling",
+            EdgeKind::Inhibitory => "inhibitory",
+            EdgeKind::CrossFile => "cross_file",
+            EdgeKind::Other(s) => s,
+        }
+    }
+
+    /// Parses a label; unknown labels are kept verbatim.
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "sibling" => EdgeKind::Sibling,
+            "inhibitory" => EdgeKind::Inhibitory,
+            "cross_file" => EdgeKind::CrossFile,
+            other => EdgeKind::Other(other.to_string()),
+        }
+    }
+}
+
+impl Serialize for EdgeKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EdgeKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(EdgeKind::parse(&s))
+    }
+}
+
+/// A directed signed edge (CORE.md §1.2). Source and target are the keys under which
+/// the graph stores it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    /// Weight; [`Graph::add_edge`] clamps it to [-1, 1].
+    pub weight: f64,
+    /// Descriptive kind.
+    pub kind: EdgeKind,
+    /// Metadata; `relevance` (number) is read by the policy-gradient softmax.
+    pub metadata: Metadata,
+}
+
+impl Edge {
+    /// An edge of kind `sibling` with empty metadata.
+    pub fn new(weight: f64) -> Self {
+        Edge {
+            weight,
+            kind: EdgeKind::Sibling,
+            metadata: Metadata::new(),
+        }
+    }
+
+    /// Builder: set the kind.
+    pub fn with_kind(mut self, kind: EdgeKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// The numeric `relevance` metadata (PG softmax, CORE.md §5.5), default 0.0.
+    pub fn relevance(&self) -> f64 {
+        self.metadata
+            .get("relevance")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+    }
+}
+
+/// One source's outgoing edges in insertion order.
+pub type Bucket = IndexMap<NodeId, Edge, FxBuildHasher>;
+
+/// The graph. See the module docs for the ordering guarantees.
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    names: Vec<String>,
+    ids: FxHashMap<String, NodeId>,
+    /// `present[i]`: symbol `i` has a node.
+    present: Vec<bool>,
+    nodes: IndexMap<NodeId, Node, FxBuildHasher>,
+    buckets: IndexMap<NodeId, Bucket, FxBuildHasher>,
+    /// Reverse index: for each symbol, the sources that have an edge to it (unordered).
+    sources_of: Vec<SmallVec<[NodeId; 4]>>,
+    edge_count: usize,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    // ----- ids -------------------------------------------------------------------------
+
+    /// Interns an id (creating a symbol without a node if it is new).
+    pub fn intern(&mut self, id: &str) -> NodeId {
+        if let Some(&ix) = self.ids.get(id) {
+            return ix;
+        }
+        let ix = NodeId(self.names.len() as u32);
+        self.names.push(id.to_string());
+        self.ids.insert(id.to_string(), ix);
+        self.present.push(false);
+        self.sources_of.push(SmallVec::new());
+        ix
+    }
+
+    /// The symbol of an id, if it was ever interned (node or edge endpoint).
+    pub fn lookup(&self, id: &str) -> Option<NodeId> {
+        self.ids.get(id).copied()
+    }
+
+    /// The symbol of an existing node, or `Error::UnknownNode`.
+    pub fn require(&self, id: &str) -> Result<NodeId> {
+        match self.lookup(id) {
+            Some(ix) if self.has_node(ix) => Ok(ix),
+            _ => Err(Error::UnknownNode(id.to_string())),
+        }
+    }
+
+    /// The external id of a symbol.
+    ///
+    /// # Panics
+    /// If `ix` was not produced by this graph.
+    pub fn name(&self, ix: NodeId) -> &str {
+        &self.names[ix.index()]
+    }
+
+    /// Number of interned symbols (upper bound of every `NodeId` index).
+    pub fn symbol_count(&self) -> usize {
+        self.names.len()
+    }
+
+    // ----- nodes -----------------------------------------------------------------------
+
+    /// Inserts or replaces a node by id (replacement keeps its position; CORE.md §1.3).
+    pub fn add_node(&mut self, node: Node) -> NodeId {
+        let ix = self.intern(&node.id);
+        self.present[ix.index()] = true;
+        self.nodes.insert(ix, node);
+        ix
+    }
+
+    /// Whether a node exists for this symbol.
+    #[inline]
+    pub fn has_node(&self, ix: NodeId) -> bool {
+        self.present.get(ix.index()).copied().unwrap_or(false)
+    }
+
+    /// The node of a symbol.
+    pub fn node(&self, ix: NodeId) -> Option<&Node> {
+        self.nodes.get(&ix)
+    }
+
+    /// Mutable access to a node (its id must not be changed).
+    pub fn node_mut(&mut self, ix: NodeId) -> Option<&mut Node> {
+        self.nodes.get_mut(&ix)
+    }
+
+    /// The node with this external id.
+    pub fn get_node(&self, id: &str) -> Option<&Node> {
+        self.lookup(id).and_then(|ix| self.node(ix))
+    }
+
+    /// Nodes in insertion order.
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = (NodeId, &Node)> + '_ {
+        self.nodes.iter().map(|(&ix, n)| (ix, n))
+    }
+
+    /// Node symbols in insertion order.
+    pub fn node_ids(&self) -> impl ExactSizeIterator<Item = NodeId> + '_ {
+        self.nodes.keys().copied()
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Removes a node, its outgoing bucket and every edge pointing to it, keeping all
+    /// other orders (CORE.md §1.3 `remove_node`).
+    pub fn remove_node(&mut self, ix: NodeId) -> Option<Node> {
+        let node = self.nodes.shift_remove(&ix)?;
+        self.present[ix.index()] = false;
+        if let Some(bucket) = self.buckets.shift_remove(&ix) {
+            self.edge_count -= bucket.len();
+            for t in bucket.keys() {
+                self.unlink_source(*t, ix);
+            }
+        }
+        let sources = std::mem::take(&mut self.sources_of[ix.index()]);
+        for s in sources {
+            if let Some(bucket) = self.buckets.get_mut(&s) {
+                if bucket.shift_remove(&ix).is_some() {
+                    self.edge_count -= 1;
+                }
+                if bucket.is_empty() {
+                    self.buckets.shift_remove(&s);
+                }
+            }
+        }
+        Some(node)
+    }
+
+    // ----- edges -----------------------------------------------------------------------
+
+    /// Stores an edge with its weight clamped to [-1, 1]. An existing (source, target)
+    /// entry is replaced in place; a new one is appended to the source's bucket, which
+    /// is created at the end of the bucket list if missing (CORE.md §1.3 `add_edge`).
+    /// Endpoints need not have nodes. A non-finite weight is an error.
+    pub fn add_edge(&mut self, source: NodeId, target: NodeId, mut edge: Edge) -> Result<()> {
+        self.check_symbol(source)?;
+        self.check_symbol(target)?;
+        let w = finite(
+            || format!("edge weight {}->{}", self.name(source), self.name(target)),
+            edge.weight,
+        )?;
+        edge.weight = w.clamp(-1.0, 1.0);
+        let bucket = self.buckets.entry(source).or_default();
+        if bucket.insert(target, edge).is_none() {
+            self.edge_count += 1;
+            self.sources_of[target.index()].push(source);
+        }
+        Ok(())
+    }
+
+    /// [`Graph::add_edge`] by external ids (interning them).
+    pub fn add_edge_by_id(&mut self, source: &str, target: &str, edge: Edge) -> Result<()> {
+        let s = self.intern(source);
+        let t = self.intern(target);
+        self.add_edge(s, t, edge)
+    }
+
+    fn check_symbol(&self, ix: NodeId) -> Result<()> {
+        if ix.index() < self.names.len() {
+            Ok(())
+        } else {
+            Err(Error::UnknownNode(format!("#{}", ix.0)))
+        }
+    }
+
+    /// The edge source→target, if stored.
+    #[inline]
+    pub fn edge(&self, source: NodeId, target: NodeId) -> Option<&Edge> {
+        self.buckets.get(&source).and_then(|b| b.get(&target))
+    }
+
+    /// Mutable access to a stored edge. Weights written here are not clamped; callers
+    /// clip with their own bounds (learning uses `weight_bounds`).
+    #[inline]
+    pub fn edge_mut(&mut self, source: NodeId, target: NodeId) -> Option<&mut Edge> {
+        self.buckets
+            .get_mut(&source)
+            .and_then(|b| b.get_mut(&target))
+    }
+
+    /// The weight of source→target, if stored.
+    #[inline]
+    pub fn weight(&self, source: NodeId, target: NodeId) -> Option<f64> {
+        self.edge(source, target).map(|e| e.weight)
+    }
+
+    /// Removes source→target keeping orders; deletes the bucket if it becomes empty.
+    pub fn remove_edge(&mut self, source: NodeId, target: NodeId) -> Option<Edge> {
+        let bucket = self.buckets.get_mut(&source)?;
+        let edge = bucket.shift_remove(&target)?;
+        if bucket.is_empty() {
+            self.buckets.shift_remove(&source);
+        }
+        self.edge_count -= 1;
+        self.unlink_source(target, source);
+        Some(edge)
+    }
+
+    fn unlink_source(&mut self, target: NodeId, source: NodeId) {
+        let list = &mut self.sources_of[target.index()];
+        if let Some(p) = list.iter().position(|&s| s == source) {
+            list.swap_remove(p);
+        }
+    }
+
+    /// Total stored edges, dangling ones and self-loops included.
+    pub fn edge_count(&self) -> usize {
+        self.edge_count
+    }
+
+    /// Outgoing edges of `source` in bucket order, skipping edges whose target has no
+    /// node (CORE.md §1.3 `outgoing`).
+    #[inline]
+    pub fn outgoing(&self, source: NodeId) -> impl Iterator<Item = (NodeId, &Edge)> + '_ {
+        self.buckets
+            .get(&source)
+            .into_iter()
+            .flat_map(|b| b.iter())
+            .filter(|(t, _)| self.has_node(**t))
+            .map(|(t, e)| (*t, e))
+    }
+
+    /// The whole bucket of `source` (dangling edges included), if any.
+    pub fn bucket(&self, source: NodeId) -> Option<&Bucket> {
+        self.buckets.get(&source)
+    }
+
+    /// Incoming edges of `target` from existing source nodes, in outer bucket order
+    /// (CORE.md §1.3 `incoming`), found through the reverse index.
+    pub fn incoming(&self, target: NodeId) -> Vec<(NodeId, &Edge)> {
+        let mut out: Vec<(usize, NodeId, &Edge)> = self
+            .sources_of
+            .get(target.index())
+            .into_iter()
+            .flatten()
+            .filter(|s| self.has_node(**s))
+            .filter_map(|&s| {
+                let (pos, _, bucket) = self.buckets.get_full(&s)?;
+                bucket.get(&target).map(|e| (pos, s, e))
+            })
+            .collect();
+        out.sort_by_key(|x| x.0);
+        out.into_iter().map(|(_, s, e)| (s, e)).collect()
+    }
+
+    /// Sources that have a stored edge to `target` (unordered; nodes or not).
+    #[inline]
+    pub fn sources_of(&self, target: NodeId) -> &[NodeId] {
+        self.sources_of
+            .get(target.index())
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// Position of `source`'s bucket in the outer bucket order.
+    #[inline]
+    pub fn bucket_position(&self, source: NodeId) -> Option<usize> {
+        self.buckets.get_index_of(&source)
+    }
+
+    /// Every stored edge as (source, target, edge), bucket by bucket.
+    pub fn edges(&self) -> impl Iterator<Item = (NodeId, NodeId, &Edge)> + '_ {
+        self.buckets
+            .iter()
+            .flat_map(|(&s, b)| b.iter().map(move |(&t, e)| (s, t, e)))
+    }
+
+    /// Sources with a bucket, in outer order.
+    pub fn sources(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.buckets.keys().copied()
+    }
+
+    /// Mutable visit of every stored edge in bucket order (weights only change; the
+    /// structure cannot). Used by decay.
+    pub fn for_each_edge_mut(&mut self, mut f: impl FnMut(NodeId, NodeId, &mut Edge)) {
+        for (&s, bucket) in self.buckets.iter_mut() {
+            for (&t, e) in bucket.iter_mut() {
+                f(s, t, e);
+            }
+        }
+    }
+
+    /// Mutable visit of the edges of one bucket.
+    pub fn bucket_mut(
+        &mut self,
+        source: NodeId,
+    ) -> Option<impl Iterator<Item = (NodeId, &mut Edge)>> {
+        self.buckets
+            .get_mut(&source)
+            .map(|b| b.iter_mut().map(|(&t, e)| (t, e)))
+    }
+
+    // ----- persistence -----------------------------------------------------------------
+
+    /// The graph as the reference's JSON document `{"nodes": [...], "edges": [...]}`
+    /// (CORE.md §1.4), orders preserved.
+    pub fn to_file(&self) -> GraphFile {
+        GraphFile {
+            nodes: self.nodes.values().cloned().collect(),
+            edges: self
+                .edges()
+                .map(|(s, t, e)| EdgeRecord {
+                    source: self.name(s).to_string(),
+                    target: self.name(t).to_string(),
+                    weight: e.weight,
+                    kind: e.kind.clone(),
+                    metadata: e.metadata.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Rebuilds a graph: nodes in listed order, then `add_edge` per listed edge, so a
+    /// save/load round trip keeps every order (CORE.md §1.4).
+    pub fn from_file(file: GraphFile) -> Result<Self> {
+        let mut g = Graph::new();
+        for n in file.nodes {
+            g.add_node(n);
+        }
+        for e in file.edges {
+            g.add_edge_by_id(
+                &e.source,
+                &e.target,
+                Edge {
+                    weight: e.weight,
+                    kind: e.kind,
+                    metadata: e.metadata,
+                },
+            )?;
+        }
+        Ok(g)
+    }
+}
+
+/// Serialized graph (CORE.md §1.4).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GraphFile {
+    /// Nodes in insertion order.
+    #[serde(default)]
+    pub nodes: Vec<Node>,
+    /// Edges bucket by bucket.
+    #[serde(default)]
+    pub edges: Vec<EdgeRecord>,
+}
+
+/// One serialized edge; missing weight → 0.5, missing kind → `sibling`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EdgeRecord {
+    /// Source id.
+    pub source: String,
+    /// Target id.
+    pub target: String,
+    /// Weight.
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+    /// Kind label.
+    #[serde(default)]
+    pub kind: EdgeKind,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: Metadata,
+}
+
+fn default_weight() -> f64 {
+    0.5
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g3() -> (Graph, NodeId, NodeId, NodeId) {
+        let mut g = Graph::new();
+        let a = g.add_node(Node::new("a", "A"));
+        let b = g.add_node(Node::new("b", "B"));
+        let c = g.add_node(Node::new("c", "C"));
+        (g, a, b, c)
+    }
+
+    #[test]
+    fn add_edge_clamps_and_replaces_in_place() {
+        let (mut g, a, b, c) = g3();
+        g.add_edge(a, b, Edge::new(2.0)).unwrap();
+        g.add_edge(a, c, Edge::new(0.3)).unwrap();
+        g.add_edge(a, b, Edge::new(-0.4)).unwrap();
+        let order: Vec<_> = g.outgoing(a).map(|(t, e)| (t, e.weight)).collect();
+        assert_eq!(order, vec![(b, -0.4), (c, 0.3)]);
+        assert_eq!(g.edge_count(), 2);
+        g.add_edge(b, a, Edge::new(1.5)).unwrap();
+        assert_eq!(g.weight(b, a), Some(1.0));
+        assert!(g.add_edge(a, c, Edge::new(f64::NAN)).is_err());
+    }
+
+    #[test]
+    fn dangling_edges_are_stored_but_skipped() {
+        let (mut g, a, _, _) = g3();
+        g.add_edge_by_id("a", "ghost", Edge::new(0.5)).unwrap();
+        assert_eq!(g.edge_count(), 1);
+        assert_eq!(g.outgoing(a).count(), 0);
+    }
+
+    #[test]
+    fn incoming_follows_outer_bucket_order() {
+        let (mut g, a, b, c) = g3();
+        g.add_edge(c, a, Edge::new(0.1)).unwrap();
+        g.add_edge(b, a, Edge::new(0.2)).unwrap();
+        let inc: Vec<_> = g.incoming(a).into_iter().map(|(s, _)| s).collect();
+        assert_eq!(inc, vec![c, b]);
+        // deleting c's only edge deletes its bucket; re-adding appends it at the end
+        g.remove_edge(c, a).unwrap();
+        g.add_edge(c, a, Edge::new(0.1)).unwrap();
+        let inc: Vec<_> = g.incoming(a).into_iter().map(|(s, _)| s).collect();
+        assert_eq!(inc, vec![b, c]);
+    }
+
+    #[test]
+    fn remove_node_cascades_and_keeps_order() {
+        let (mut g, a, b, c) = g3();
+        g.add_edge(a, b, Edge::new(0.1)).unwrap();
+        g.add_edge(a, c, Edge::new(0.2)).unwrap();
+        g.add_edge(b, c, Edge::new(0.3)).unwrap();
+        g.add_edge(c, b, Edge::new(0.4)).unwrap();
+        g.remove_node(b).unwrap();
+        assert_eq!(g.edge_count(), 1);
+        assert_eq!(
+            g.edges().map(|(s, t, _)| (s, t)).collect::<Vec<_>>(),
+            vec![(a, c)]
+        );
+        assert!(g.get_node("b").is_none());
+        assert_eq!(g.node_ids().collect::<Vec<_>>(), vec![a, c]);
+    }
+
+    #[test]
+    fn file_round_trip_keeps_orders() {
+        let (mut g, a, b, c) = g3();
+        g.add_edge(c, a, Edge::new(0.9)).unwrap();
+        g.add_edge(a, c, Edge::new(-0.5).with_kind(EdgeKind::Inhibitory))
+            .unwrap();
+        g.add_edge(a, b, Edge::new(0.5)).unwrap();
+        let f = g.to_file();
+        let json = serde_json::to_string(&f).unwrap();
+        let back = Graph::from_file(serde_json::from_str(&json).unwrap()).unwrap();
+        assert_eq!(back.to_file(), f);
+    }
+}

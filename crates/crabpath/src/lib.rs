@@ -1,0 +1,16 @@
+//! # crabpath
+//!
+//! Learned graph traversal for retrieval routing, after the CrabPath / OpenClawBrain
+//! papers (Gu, Feb 2026), with the exact semantics of the public reference
+//! implementation v11.2.1 (see `shared/spec/CORE.md`).
+//!
+//! Memory is a directed [`graph::Graph`] of document chunks with signed edge weights
+//! in [-1, 1]. A query is seeded and [`traverse`]d for a few hops; edges are classified
+//! into [`tier`]s; after the episode an outcome updates the weights ([`learn`]), and
+//! [`decay`], [`health`], [`maintain`] and [`inject`] keep the graph in shape.
+pub mod embed;
+pub mod error;
+pub mod graph;
+
+pub use error::{Error, Result};
+pub use graph::{Edge, EdgeKind, Graph, Node, NodeId};
