@@ -11,6 +11,8 @@
 pub mod embed;
 pub mod error;
 pub mod graph;
+pub mod index;
+pub mod state;
 
 pub use error::{Error, Result};
 pub use graph::{Edge, EdgeKind, Graph, Node, NodeId};

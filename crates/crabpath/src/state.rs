@@ -1,0 +1,1 @@
+//! State files: graph + index + metadata (CORE.md §1.4).
