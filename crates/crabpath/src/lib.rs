@@ -8,11 +8,21 @@
 //! in [-1, 1]. A query is seeded and [`traverse`]d for a few hops; edges are classified
 //! into [`tier`]s; after the episode an outcome updates the weights ([`learn`]), and
 //! [`decay`], [`health`], [`maintain`] and [`inject`] keep the graph in shape.
+pub mod decay;
 pub mod embed;
 pub mod error;
 pub mod graph;
+pub mod health;
 pub mod index;
+pub mod learn;
 pub mod state;
+pub mod tier;
+pub mod traverse;
 
 pub use error::{Error, Result};
+pub use decay::{apply_decay, DecayConfig};
 pub use graph::{Edge, EdgeKind, Graph, Node, NodeId};
+pub use health::{autotune, measure_health, GraphHealth};
+pub use learn::{apply_outcome, apply_outcome_pg, Episode, LearningConfig, PgArgs, Updates};
+pub use tier::{Tier, TierThresholds};
+pub use traverse::{traverse, TraversalConfig, TraversalResult, Traverser};

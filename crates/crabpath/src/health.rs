@@ -1,0 +1,315 @@
+//! Graph health metrics and autotune suggestions (paper §3 "health", Table 4;
+//! CORE.md §7).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::decay::DecayConfig;
+use crate::graph::Graph;
+use crate::learn::LearningConfig;
+
+/// Health of a graph (CORE.md §7.1). Fractions are in [0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GraphHealth {
+    /// Share of edges with `w < 0.2` (negatives included).
+    pub dormant_pct: f64,
+    /// Share of edges with `0.2 <= w < 0.6`.
+    pub habitual_pct: f64,
+    /// Share of edges with `w >= 0.6`.
+    pub reflex_pct: f64,
+    /// Share of edges whose endpoints carry different `file` metadata.
+    pub cross_file_edge_pct: f64,
+    /// Nodes with no outgoing and no incoming edge to/from existing nodes.
+    pub orphan_nodes: usize,
+}
+
+/// Health thresholds: fixed 0.6 / 0.2 in the reference, independent of the traversal
+/// config (CORE.md §7.1, §14 item 7).
+pub const HEALTH_REFLEX: f64 = 0.6;
+/// Lower bound of "habitual" in health metrics.
+pub const HEALTH_HABITUAL: f64 = 0.2;
+
+/// Measures health over all stored edges (CORE.md §7.1).
+pub fn measure_health(graph: &Graph) -> GraphHealth {
+    let edges = graph.edge_count();
+    let orphan_nodes = graph
+        .node_ids()
+        .filter(|&n| graph.outgoing(n).next().is_none() && !has_incoming(graph, n))
+        .count();
+    if edges == 0 {
+        return GraphHealth {
+            dormant_pct: 0.0,
+            habitual_pct: 0.0,
+            reflex_pct: 0.0,
+            cross_file_edge_pct: 0.0,
+            orphan_nodes: graph.node_count(),
+        };
+    }
+    let (mut reflex, mut habitual, mut dormant, mut cross) = (0usize, 0usize, 0usize, 0usize);
+    for (s, t, e) in graph.edges() {
+        let w = e.weight;
+        if w >= HEALTH_REFLEX {
+            reflex += 1;
+        } else if w >= HEALTH_HABITUAL {
+            habitual += 1;
+        } else {
+            dormant += 1;
+        }
+        let sf = graph.node(s).and_then(|n| n.metadata.get("file"));
+        let tf = graph.node(t).and_then(|n| n.metadata.get("file"));
+        if let (Some(a), Some(b)) = (sf, tf) {
+            if !a.is_null() && !b.is_null() && a != b {
+                cross += 1;
+            }
+        }
+    }
+    let n = edges as f64;
+    GraphHealth {
+        dormant_pct: dormant as f64 / n,
+        habitual_pct: habitual as f64 / n,
+        reflex_pct: reflex as f64 / n,
+        cross_file_edge_pct: cross as f64 / n,
+        orphan_nodes,
+    }
+}
+
+fn has_incoming(graph: &Graph, n: crate::graph::NodeId) -> bool {
+    graph
+        .sources_of(n)
+        .iter()
+        .any(|&s| graph.has_node(s) && graph.edge(s, n).is_some())
+}
+
+/// One autotune suggestion, serialized as the reference writes it
+/// (`{knob, suggested_adjustment, value, reason}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suggestion {
+    /// Knob name: `half_life`, `promotion_threshold`, `hebbian_increment`.
+    pub knob: String,
+    /// `increase` or `decrease`.
+    pub suggested_adjustment: String,
+    /// Amount (integer for half-life, fraction otherwise).
+    pub value: Value,
+    /// Human-readable rationale (the reference's text, CORE.md §7.2).
+    pub reason: String,
+}
+
+fn suggestion(knob: &str, adj: &str, value: Value, reason: &str) -> Suggestion {
+    Suggestion {
+        knob: knob.into(),
+        suggested_adjustment: adj.into(),
+        value,
+        reason: reason.into(),
+    }
+}
+
+/// Autotune rules in the reference's order (CORE.md §7.2); several may fire.
+pub fn autotune(graph: &Graph, health: &GraphHealth) -> Vec<Suggestion> {
+    let mut out = Vec::new();
+    if health.dormant_pct > 0.65 {
+        out.push(suggestion(
+            "half_life",
+            "decrease",
+            Value::from(10),
+            "Many dormant edges; slow decay to preserve low-signal paths longer.",
+        ));
+        out.push(suggestion(
+            "promotion_threshold",
+            "decrease",
+            Value::from(0.05),
+            "Promote more edges from dormant into habitual processing.",
+        ));
+    }
+    if health.habitual_pct < 0.2 {
+        out.push(suggestion(
+            "hebbian_increment",
+            "increase",
+            Value::from(0.02),
+            "Few habitual pathways; strengthen co-firing structure faster.",
+        ));
+    }
+    if health.reflex_pct > 0.8 {
+        out.push(suggestion(
+            "half_life",
+            "increase",
+            Value::from(15),
+            "Predominantly reflex traffic; relax decay to avoid over-pruning.",
+        ));
+    }
+    if (health.orphan_nodes as f64) > 0.2 * graph.node_count() as f64 {
+        out.push(suggestion(
+            "promotion_threshold",
+            "decrease",
+            Value::from(0.02),
+            "Many orphan nodes; lower threshold to reconnect exploration.",
+        ));
+    }
+    if health.cross_file_edge_pct < 0.1 && graph.node_count() > 1 {
+        out.push(suggestion(
+            "promotion_threshold",
+            "decrease",
+            Value::from(0.05),
+            "Promote more dormant edges and increase cross-file exploration.",
+        ));
+    }
+    out
+}
+
+/// How suggestions are applied (CORE.md §7.3). The reference's bounds and bugs are the
+/// default; [`AutotuneConfig::corrected`] uses the paper's bounds and fixes them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AutotuneConfig {
+    /// Half-life clamp (reference [10, 500]; paper [20, 200]).
+    pub half_life_bounds: (f64, f64),
+    /// Upper bound of `hebbian_increment` (reference none; paper 0.12).
+    pub hebbian_cap: Option<f64>,
+    /// Lower bound of `promotion_threshold` (reference 1; paper 2).
+    pub promotion_floor: i64,
+    /// Move the integer threshold by at least one step in the suggested direction
+    /// (reference: round-half-even of `p ± 0.05`, which never changes it).
+    pub promotion_whole_steps: bool,
+    /// Keep the decay `min_weight` (reference resets it to 0.01, a bug).
+    pub keep_min_weight: bool,
+}
+
+impl Default for AutotuneConfig {
+    fn default() -> Self {
+        AutotuneConfig {
+            half_life_bounds: (10.0, 500.0),
+            hebbian_cap: None,
+            promotion_floor: 1,
+            promotion_whole_steps: false,
+            keep_min_weight: false,
+        }
+    }
+}
+
+impl AutotuneConfig {
+    /// Paper bounds, bugs fixed.
+    pub fn corrected() -> Self {
+        AutotuneConfig {
+            half_life_bounds: (20.0, 200.0),
+            hebbian_cap: Some(0.12),
+            promotion_floor: 2,
+            promotion_whole_steps: true,
+            keep_min_weight: true,
+        }
+    }
+}
+
+/// Python's `round()` for the values that occur: round half to even.
+pub fn round_half_even(x: f64) -> f64 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 {
+        2.0 * (x / 2.0).round()
+    } else {
+        r
+    }
+}
+
+/// Applies well-formed suggestions to copies of the configs (CORE.md §7.3).
+pub fn apply_autotune(
+    suggestions: &[Suggestion],
+    decay: &DecayConfig,
+    learning: &LearningConfig,
+    config: &AutotuneConfig,
+) -> (DecayConfig, LearningConfig) {
+    let (mut d, mut l) = (*decay, learning.clone());
+    for s in suggestions {
+        let sign = match s.suggested_adjustment.as_str() {
+            "increase" => 1.0,
+            "decrease" => -1.0,
+            _ => continue,
+        };
+        let Some(v) = s.value.as_f64().filter(|v| v.is_finite()) else {
+            continue;
+        };
+        let delta = sign * v;
+        match s.knob.as_str() {
+            "half_life" => {
+                let (lo, hi) = config.half_life_bounds;
+                d = DecayConfig {
+                    half_life: round_half_even(d.half_life + delta).clamp(lo, hi),
+                    min_weight: if config.keep_min_weight {
+                        d.min_weight
+                    } else {
+                        0.01
+                    },
+                };
+            }
+            "hebbian_increment" => {
+                let h = l.hebbian_increment + delta;
+                l.hebbian_increment = config.hebbian_cap.map_or(h, |c| h.min(c));
+            }
+            "promotion_threshold" => {
+                let p = l.promotion_threshold as f64;
+                let new = if config.promotion_whole_steps {
+                    p + sign
+                } else {
+                    round_half_even(p + delta)
+                };
+                l.promotion_threshold = (new as i64).max(config.promotion_floor);
+            }
+            _ => {}
+        }
+    }
+    (d, l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{Edge, Node};
+
+    #[test]
+    fn health_counts_and_orphans() {
+        let mut g = Graph::new();
+        let a = g.add_node(Node::new("a", "A").with_meta("file", "x.md"));
+        let b = g.add_node(Node::new("b", "B").with_meta("file", "y.md"));
+        let c = g.add_node(Node::new("c", "C"));
+        let _d = g.add_node(Node::new("d", "D"));
+        g.add_edge(a, b, Edge::new(0.7)).unwrap();
+        g.add_edge(b, a, Edge::new(0.3)).unwrap();
+        g.add_edge(c, c, Edge::new(-0.5)).unwrap();
+        g.add_edge_by_id("a", "ghost", Edge::new(0.1)).unwrap();
+        let h = measure_health(&g);
+        assert_eq!(h.reflex_pct, 0.25);
+        assert_eq!(h.habitual_pct, 0.25);
+        assert_eq!(h.dormant_pct, 0.5);
+        assert_eq!(h.cross_file_edge_pct, 0.5);
+        assert_eq!(h.orphan_nodes, 1); // d only: a self-loop makes c non-orphan
+    }
+
+    #[test]
+    fn autotune_reference_rules_and_bugs() {
+        let mut g = Graph::new();
+        for i in 0..3 {
+            g.add_node(Node::new(format!("n{i}"), "x"));
+        }
+        g.add_edge_by_id("n0", "n1", Edge::new(0.0)).unwrap();
+        let h = measure_health(&g);
+        let s = autotune(&g, &h);
+        let knobs: Vec<_> = s.iter().map(|x| x.knob.as_str()).collect();
+        assert_eq!(
+            knobs,
+            ["half_life", "promotion_threshold", "hebbian_increment", "promotion_threshold", "promotion_threshold"]
+        );
+        let decay = DecayConfig { half_life: 80.0, min_weight: 0.05 };
+        let (d, l) = apply_autotune(&s, &decay, &LearningConfig::default(), &AutotuneConfig::default());
+        assert_eq!(d.half_life, 70.0);
+        assert_eq!(d.min_weight, 0.01, "reference bug: min_weight reset");
+        assert_eq!(l.promotion_threshold, 2, "reference: promotion suggestions are no-ops");
+        assert!((l.hebbian_increment - 0.08).abs() < 1e-12);
+        let (d, l) = apply_autotune(&s, &decay, &LearningConfig::default(), &AutotuneConfig::corrected());
+        assert_eq!(d.min_weight, 0.05);
+        assert_eq!(l.promotion_threshold, 2, "paper floor");
+    }
+
+    #[test]
+    fn python_rounding() {
+        assert_eq!(round_half_even(2.5), 2.0);
+        assert_eq!(round_half_even(3.5), 4.0);
+        assert_eq!(round_half_even(1.95), 2.0);
+        assert_eq!(round_half_even(-0.5), -0.0);
+    }
+}
