@@ -17,6 +17,7 @@ pub mod index;
 pub mod learn;
 pub mod state;
 pub mod tier;
+pub mod trajectory;
 pub mod traverse;
 
 pub use error::{Error, Result};
