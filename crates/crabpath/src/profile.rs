@@ -1,0 +1,122 @@
+//! Profiles: one implementation, two sets of configuration values and switches.
+//!
+//! * [`Profile::Paper`] — every behaviour of the reference v11.2.1, quirks and bugs
+//!   included (CORE.md §14), so that every published number is reproduced exactly.
+//! * [`Profile::Corrected`] — the same system with the reference's bugs fixed:
+//!
+//! | # | reference behaviour (CORE.md) | corrected | why |
+//! |---|---|---|---|
+//! | 1 | outcomes update consecutive `fired` pairs (§5.2, §14.1) | the traversed steps | pairs of `fired` that were never traversed (two seeds) get edges; REINFORCE is defined over the actions taken |
+//! | 2 | Hebbian +0.06 after every heuristic update, whatever the sign (§5.4, §14.2) | only after positive outcomes | a correction must not strengthen the edges it penalises (negation floor −0.94) |
+//! | 3 | Hebbian also after PG (§14.2) | off | PG is then a pure policy gradient, mass-conserving before clipping |
+//! | 4 | PG ignores `config.temperature` (unless the argument ≤ 0) and `config.baseline` (§5.1, §14.4) | read from the config | a config field that is never read is a bug |
+//! | 5 | correction edges end at weight 0.0 (§9, §14.9) | genuinely negative | the paper's corrections suppress their targets |
+//! | 6 | autotune resets `min_weight`, promotion suggestions are no-ops, bounds [10, 500] (§7.3, §14.10) | fixed, paper bounds | |
+//! | 7 | beam cut before de-duplicating targets (§4.4 c) | de-duplicate first | duplicate candidates waste beam slots |
+//! | 8 | `fired_scores` overwritten by the latest hop (§4.4 d) | keeps the maximum | context order and inhibition use a node's best activation |
+//! | 9 | `connect_learning_nodes` needs `file` metadata (§8.7, §14.11) | not required | learning nodes have no file |
+//!
+//! Each switch lives in the config struct it concerns; a profile only picks values.
+
+use serde::{Deserialize, Serialize};
+
+use crate::decay::DecayConfig;
+use crate::health::AutotuneConfig;
+use crate::learn::{Hebbian, LearnOn, LearningConfig};
+use crate::traverse::TraversalConfig;
+
+/// Which semantics to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// Bit-for-bit the reference.
+    Paper,
+    /// Bugs fixed (see the module table).
+    Corrected,
+}
+
+impl Profile {
+    /// Both profiles, paper first.
+    pub const ALL: [Profile; 2] = [Profile::Paper, Profile::Corrected];
+
+    /// `paper` / `corrected`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Paper => "paper",
+            Profile::Corrected => "corrected",
+        }
+    }
+
+    /// Default traversal config of this profile.
+    pub fn traversal(self) -> TraversalConfig {
+        self.adjust_traversal(TraversalConfig::default())
+    }
+
+    /// Applies this profile's traversal switches to a config built for a scenario.
+    pub fn adjust_traversal(self, mut c: TraversalConfig) -> TraversalConfig {
+        let fix = self == Profile::Corrected;
+        c.dedup_before_beam = fix;
+        c.keep_max_fired_score = fix;
+        c
+    }
+
+    /// Default learning config of this profile.
+    pub fn learning(self) -> LearningConfig {
+        self.adjust_learning(LearningConfig::default())
+    }
+
+    /// Applies this profile's learning switches to a config built for a scenario.
+    pub fn adjust_learning(self, mut c: LearningConfig) -> LearningConfig {
+        match self {
+            Profile::Paper => {
+                c.learn_on = LearnOn::FiredPairs;
+                c.hebbian_after_heuristic = Hebbian::Always;
+                c.hebbian_after_pg = Hebbian::Always;
+                c.pg_params_from_config = false;
+            }
+            Profile::Corrected => {
+                c.learn_on = LearnOn::TraversedSteps;
+                c.hebbian_after_heuristic = Hebbian::PositiveOnly;
+                c.hebbian_after_pg = Hebbian::Off;
+                c.pg_params_from_config = true;
+            }
+        }
+        c
+    }
+
+    /// Default decay config (identical in both profiles).
+    pub fn decay(self) -> DecayConfig {
+        DecayConfig::default()
+    }
+
+    /// Autotune application rules.
+    pub fn autotune(self) -> AutotuneConfig {
+        match self {
+            Profile::Paper => AutotuneConfig::default(),
+            Profile::Corrected => AutotuneConfig::corrected(),
+        }
+    }
+
+    /// Whether bug fixes are on (for switches held outside the config structs, e.g.
+    /// injection and maintenance options).
+    pub fn fixes_bugs(self) -> bool {
+        self == Profile::Corrected
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "paper" => Ok(Profile::Paper),
+            "corrected" => Ok(Profile::Corrected),
+            other => Err(format!("unknown profile `{other}` (expected paper or corrected)")),
+        }
+    }
+}
