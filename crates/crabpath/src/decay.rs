@@ -92,7 +92,13 @@ mod tests {
     /// CORE.md §12: decay factors `0.5^(1/h)`.
     #[test]
     fn factors_match_spec() {
-        let f = |h: f64| DecayConfig { half_life: h, min_weight: 0.01 }.factor();
+        let f = |h: f64| {
+            DecayConfig {
+                half_life: h,
+                min_weight: 0.01,
+            }
+            .factor()
+        };
         assert_eq!(f(4.0), 0.8408964152537145);
         assert_eq!(f(10.0), 0.9330329915368074);
         assert_eq!(f(12.0), 0.9438743126816935);
@@ -109,7 +115,10 @@ mod tests {
         let a = g.add_node(Node::new("a", "A"));
         let b = g.add_node(Node::new("b", "B"));
         g.add_edge(a, b, Edge::new(0.36)).unwrap();
-        let cfg = DecayConfig { half_life: 20.0, min_weight: 0.01 };
+        let cfg = DecayConfig {
+            half_life: 20.0,
+            min_weight: 0.01,
+        };
         for _ in 0..50 {
             apply_decay(&mut g, &cfg);
         }
@@ -127,6 +136,15 @@ mod tests {
         assert_eq!(n, 1);
         assert_eq!(g.weight(a, b), Some(0.0));
         assert_eq!(g.weight(b, a), Some(-0.5));
-        assert_eq!(apply_decay(&mut g, &DecayConfig { half_life: 0.0, min_weight: 0.01 }), 0);
+        assert_eq!(
+            apply_decay(
+                &mut g,
+                &DecayConfig {
+                    half_life: 0.0,
+                    min_weight: 0.01
+                }
+            ),
+            0
+        );
     }
 }

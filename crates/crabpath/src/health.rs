@@ -292,15 +292,37 @@ mod tests {
         let knobs: Vec<_> = s.iter().map(|x| x.knob.as_str()).collect();
         assert_eq!(
             knobs,
-            ["half_life", "promotion_threshold", "hebbian_increment", "promotion_threshold", "promotion_threshold"]
+            [
+                "half_life",
+                "promotion_threshold",
+                "hebbian_increment",
+                "promotion_threshold",
+                "promotion_threshold"
+            ]
         );
-        let decay = DecayConfig { half_life: 80.0, min_weight: 0.05 };
-        let (d, l) = apply_autotune(&s, &decay, &LearningConfig::default(), &AutotuneConfig::default());
+        let decay = DecayConfig {
+            half_life: 80.0,
+            min_weight: 0.05,
+        };
+        let (d, l) = apply_autotune(
+            &s,
+            &decay,
+            &LearningConfig::default(),
+            &AutotuneConfig::default(),
+        );
         assert_eq!(d.half_life, 70.0);
         assert_eq!(d.min_weight, 0.01, "reference bug: min_weight reset");
-        assert_eq!(l.promotion_threshold, 2, "reference: promotion suggestions are no-ops");
+        assert_eq!(
+            l.promotion_threshold, 2,
+            "reference: promotion suggestions are no-ops"
+        );
         assert!((l.hebbian_increment - 0.08).abs() < 1e-12);
-        let (d, l) = apply_autotune(&s, &decay, &LearningConfig::default(), &AutotuneConfig::corrected());
+        let (d, l) = apply_autotune(
+            &s,
+            &decay,
+            &LearningConfig::default(),
+            &AutotuneConfig::corrected(),
+        );
         assert_eq!(d.min_weight, 0.05);
         assert_eq!(l.promotion_threshold, 2, "paper floor");
     }

@@ -218,13 +218,11 @@ fn check_inputs(
         .chain(episode.steps.iter().flat_map(|(a, b)| [a, b]))
     {
         if !graph.has_node(n) {
-            return Err(Error::UnknownNode(
-                if n.index() < graph.symbol_count() {
-                    graph.name(n).to_string()
-                } else {
-                    format!("#{}", n.0)
-                },
-            ));
+            return Err(Error::UnknownNode(if n.index() < graph.symbol_count() {
+                graph.name(n).to_string()
+            } else {
+                format!("#{}", n.0)
+            }));
         }
     }
     Ok(())
@@ -336,13 +334,18 @@ pub fn stop_softmax(graph: &Graph, source: NodeId, temperature: f64) -> (Vec<(No
         .outgoing(source)
         .map(|(t, e)| (t, (e.relevance() + e.weight) / temperature))
         .collect();
-    let m = out.iter().fold(0.0f64, |m, &(_, l)| if l > m { l } else { m });
+    let m = out
+        .iter()
+        .fold(0.0f64, |m, &(_, l)| if l > m { l } else { m });
     let e_stop = (0.0 - m).exp();
     let mut z = e_stop;
     for &(_, l) in &out {
         z += (l - m).exp();
     }
-    let probs = out.into_iter().map(|(t, l)| (t, (l - m).exp() / z)).collect();
+    let probs = out
+        .into_iter()
+        .map(|(t, l)| (t, (l - m).exp() / z))
+        .collect();
     (probs, e_stop / z)
 }
 

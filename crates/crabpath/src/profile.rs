@@ -116,7 +116,9 @@ impl std::str::FromStr for Profile {
         match s {
             "paper" => Ok(Profile::Paper),
             "corrected" => Ok(Profile::Corrected),
-            other => Err(format!("unknown profile `{other}` (expected paper or corrected)")),
+            other => Err(format!(
+                "unknown profile `{other}` (expected paper or corrected)"
+            )),
         }
     }
 }

@@ -159,7 +159,10 @@ impl TraversalResult {
         let t = &config.tiers;
         vec![
             ("reflex", format!(">= {:?}", t.reflex)),
-            ("habitual", format!("{:?} - {:?}", t.habitual.0, t.habitual.1)),
+            (
+                "habitual",
+                format!("{:?} - {:?}", t.habitual.0, t.habitual.1),
+            ),
             ("dormant", format!("< {:?}", t.habitual.0)),
             ("inhibitory", format!("< {:?}", t.inhibitory)),
         ]
@@ -302,7 +305,9 @@ impl Traverser {
         }
         valid.sort_by(|a, b| b.1.total_cmp(&a.1));
         for &(id, score) in &valid {
-            let s = inhibition(&mut self.inh, graph, id, thr, |n| seed_scores.get(&n).copied());
+            let s = inhibition(&mut self.inh, graph, id, thr, |n| {
+                seed_scores.get(&n).copied()
+            });
             if s <= thr {
                 continue;
             }
@@ -413,17 +418,29 @@ impl Traverser {
                         self.selected
                             .extend(mine.into_iter().filter(|c| chosen.contains(&c.target)));
                     }
-                    self.selected
-                        .extend(self.cands.iter().filter(|c| c.tier == Tier::Reflex).copied());
+                    self.selected.extend(
+                        self.cands
+                            .iter()
+                            .filter(|c| c.tier == Tier::Reflex)
+                            .copied(),
+                    );
                     self.selected.sort_by(|a, b| b.score.total_cmp(&a.score));
                 }
                 _ => {
-                    self.selected
-                        .extend(self.cands.iter().filter(|c| c.tier == Tier::Habitual).copied());
+                    self.selected.extend(
+                        self.cands
+                            .iter()
+                            .filter(|c| c.tier == Tier::Habitual)
+                            .copied(),
+                    );
                     self.selected.sort_by(|a, b| b.score.total_cmp(&a.score));
                     let split = self.selected.len();
-                    self.selected
-                        .extend(self.cands.iter().filter(|c| c.tier == Tier::Reflex).copied());
+                    self.selected.extend(
+                        self.cands
+                            .iter()
+                            .filter(|c| c.tier == Tier::Reflex)
+                            .copied(),
+                    );
                     self.selected[split..].sort_by(|a, b| b.score.total_cmp(&a.score));
                     self.selected.sort_by(|a, b| b.score.total_cmp(&a.score));
                 }
