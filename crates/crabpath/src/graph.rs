@@ -8,7 +8,7 @@
 //! are found through a reverse index (cost O(in-degree), not a scan of every bucket),
 //! and summed in the same outer-bucket order, so results are unchanged.
 
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -87,7 +87,7 @@ pub enum EdgeKind {
     /// Edges between files (connect, inject).
     CrossFile,
     /// Any other label read from a file.
-    Other(String),
+    Other(Box<str>),
 }
 
 impl EdgeKind {
@@ -107,7 +107,7 @@ impl EdgeKind {
             "sibling" => EdgeKind::Sibling,
             "inhibitory" => EdgeKind::Inhibitory,
             "cross_file" => EdgeKind::CrossFile,
-            other => EdgeKind::Other(other.to_string()),
+            other => EdgeKind::Other(other.into()),
         }
     }
 }
@@ -125,8 +125,67 @@ impl<'de> Deserialize<'de> for EdgeKind {
     }
 }
 
-/// A directed signed edge (CORE.md §1.2). Source and target are the keys under which
-/// the graph stores it.
+/// Edge metadata: a JSON map stored out of line, so that an edge without metadata
+/// (almost all of them) costs 8 bytes for it. Same methods as a JSON map.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EdgeMeta(Option<Box<Metadata>>);
+
+impl EdgeMeta {
+    /// Empty metadata.
+    pub fn new() -> Self {
+        EdgeMeta(None)
+    }
+
+    /// The value of a key.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.as_ref().and_then(|m| m.get(key))
+    }
+
+    /// Whether a key is present.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Inserts a key (keeps the position of an existing key).
+    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Value>) -> Option<Value> {
+        self.0
+            .get_or_insert_with(Default::default)
+            .insert(key.into(), value.into())
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |m| m.len())
+    }
+
+    /// Whether there are no keys.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Entries in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> + '_ {
+        self.0.iter().flat_map(|m| m.iter())
+    }
+
+    /// A copy as a plain JSON map.
+    pub fn to_map(&self) -> Metadata {
+        self.0.as_deref().cloned().unwrap_or_default()
+    }
+}
+
+impl From<Metadata> for EdgeMeta {
+    fn from(m: Metadata) -> Self {
+        if m.is_empty() {
+            EdgeMeta(None)
+        } else {
+            EdgeMeta(Some(Box::new(m)))
+        }
+    }
+}
+
+/// A directed signed edge (CORE.md §1.2), 40 bytes. Source and target are the keys
+/// under which the graph stores it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edge {
     /// Weight; [`Graph::add_edge`] clamps it to [-1, 1].
@@ -134,7 +193,7 @@ pub struct Edge {
     /// Descriptive kind.
     pub kind: EdgeKind,
     /// Metadata; `relevance` (number) is read by the policy-gradient softmax.
-    pub metadata: Metadata,
+    pub metadata: EdgeMeta,
 }
 
 impl Edge {
@@ -143,8 +202,14 @@ impl Edge {
         Edge {
             weight,
             kind: EdgeKind::Sibling,
-            metadata: Metadata::new(),
+            metadata: EdgeMeta::new(),
         }
+    }
+
+    /// Builder: set the metadata.
+    pub fn with_metadata(mut self, metadata: Metadata) -> Self {
+        self.metadata = metadata.into();
+        self
     }
 
     /// Builder: set the kind.
@@ -166,6 +231,10 @@ impl Edge {
 pub type Bucket = IndexMap<NodeId, Edge, FxBuildHasher>;
 
 /// The graph. See the module docs for the ordering guarantees.
+///
+/// Storage: per-symbol arrays (node presence, outgoing bucket, reverse index) so that
+/// the traversal hot path reaches a source's edges with one indexed load; the outer
+/// bucket order of the reference is kept in `order`.
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
     names: Vec<String>,
@@ -173,10 +242,15 @@ pub struct Graph {
     /// `present[i]`: symbol `i` has a node.
     present: Vec<bool>,
     nodes: IndexMap<NodeId, Node, FxBuildHasher>,
-    buckets: IndexMap<NodeId, Bucket, FxBuildHasher>,
+    /// Outgoing edges per symbol (empty for symbols without edges).
+    buckets: Vec<Bucket>,
+    /// Sources with a non-empty bucket, in the reference's outer bucket order.
+    order: IndexSet<NodeId, FxBuildHasher>,
     /// Reverse index: for each symbol, the sources that have an edge to it (unordered).
     sources_of: Vec<SmallVec<[NodeId; 4]>>,
     edge_count: usize,
+    /// Stored edges whose target has no node; while 0, `outgoing` skips the check.
+    dangling: usize,
 }
 
 impl Graph {
@@ -196,6 +270,7 @@ impl Graph {
         self.names.push(id.to_string());
         self.ids.insert(id.to_string(), ix);
         self.present.push(false);
+        self.buckets.push(Bucket::default());
         self.sources_of.push(SmallVec::new());
         ix
     }
@@ -231,7 +306,10 @@ impl Graph {
     /// Inserts or replaces a node by id (replacement keeps its position; CORE.md §1.3).
     pub fn add_node(&mut self, node: Node) -> NodeId {
         let ix = self.intern(&node.id);
-        self.present[ix.index()] = true;
+        if !self.present[ix.index()] {
+            self.present[ix.index()] = true;
+            self.dangling -= self.sources_of[ix.index()].len();
+        }
         self.nodes.insert(ix, node);
         ix
     }
@@ -277,21 +355,22 @@ impl Graph {
     pub fn remove_node(&mut self, ix: NodeId) -> Option<Node> {
         let node = self.nodes.shift_remove(&ix)?;
         self.present[ix.index()] = false;
-        if let Some(bucket) = self.buckets.shift_remove(&ix) {
-            self.edge_count -= bucket.len();
-            for t in bucket.keys() {
-                self.unlink_source(*t, ix);
+        // edges to it are deleted below, so it leaves no dangling edges behind
+        let own = self.drop_bucket(ix);
+        self.edge_count -= own.len();
+        for t in own.keys() {
+            if !self.has_node(*t) && *t != ix {
+                self.dangling -= 1;
             }
+            self.unlink_source(*t, ix);
         }
         let sources = std::mem::take(&mut self.sources_of[ix.index()]);
         for s in sources {
-            if let Some(bucket) = self.buckets.get_mut(&s) {
-                if bucket.shift_remove(&ix).is_some() {
-                    self.edge_count -= 1;
-                }
-                if bucket.is_empty() {
-                    self.buckets.shift_remove(&s);
-                }
+            if self.buckets[s.index()].shift_remove(&ix).is_some() {
+                self.edge_count -= 1;
+            }
+            if self.buckets[s.index()].is_empty() {
+                self.order.shift_remove(&s);
             }
         }
         Some(node)
@@ -311,10 +390,16 @@ impl Graph {
             edge.weight,
         )?;
         edge.weight = w.clamp(-1.0, 1.0);
-        let bucket = self.buckets.entry(source).or_default();
+        let bucket = &mut self.buckets[source.index()];
+        if bucket.is_empty() {
+            self.order.insert(source);
+        }
         if bucket.insert(target, edge).is_none() {
             self.edge_count += 1;
             self.sources_of[target.index()].push(source);
+            if !self.present[target.index()] {
+                self.dangling += 1;
+            }
         }
         Ok(())
     }
@@ -337,7 +422,7 @@ impl Graph {
     /// The edge source→target, if stored.
     #[inline]
     pub fn edge(&self, source: NodeId, target: NodeId) -> Option<&Edge> {
-        self.buckets.get(&source).and_then(|b| b.get(&target))
+        self.buckets.get(source.index()).and_then(|b| b.get(&target))
     }
 
     /// Mutable access to a stored edge. Weights written here are not clamped; callers
@@ -345,7 +430,7 @@ impl Graph {
     #[inline]
     pub fn edge_mut(&mut self, source: NodeId, target: NodeId) -> Option<&mut Edge> {
         self.buckets
-            .get_mut(&source)
+            .get_mut(source.index())
             .and_then(|b| b.get_mut(&target))
     }
 
@@ -357,14 +442,23 @@ impl Graph {
 
     /// Removes source→target keeping orders; deletes the bucket if it becomes empty.
     pub fn remove_edge(&mut self, source: NodeId, target: NodeId) -> Option<Edge> {
-        let bucket = self.buckets.get_mut(&source)?;
+        let bucket = self.buckets.get_mut(source.index())?;
         let edge = bucket.shift_remove(&target)?;
         if bucket.is_empty() {
-            self.buckets.shift_remove(&source);
+            self.order.shift_remove(&source);
         }
         self.edge_count -= 1;
+        if !self.has_node(target) {
+            self.dangling -= 1;
+        }
         self.unlink_source(target, source);
         Some(edge)
+    }
+
+    /// Deletes a whole bucket, keeping the order of the others.
+    fn drop_bucket(&mut self, source: NodeId) -> Bucket {
+        self.order.shift_remove(&source);
+        std::mem::take(&mut self.buckets[source.index()])
     }
 
     fn unlink_source(&mut self, target: NodeId, source: NodeId) {
@@ -383,31 +477,30 @@ impl Graph {
     /// node (CORE.md §1.3 `outgoing`).
     #[inline]
     pub fn outgoing(&self, source: NodeId) -> impl Iterator<Item = (NodeId, &Edge)> + '_ {
+        let check = self.dangling > 0;
         self.buckets
-            .get(&source)
+            .get(source.index())
             .into_iter()
             .flat_map(|b| b.iter())
-            .filter(|(t, _)| self.has_node(**t))
+            .filter(move |(t, _)| !check || self.has_node(**t))
             .map(|(t, e)| (*t, e))
     }
 
-    /// The whole bucket of `source` (dangling edges included), if any.
+    /// The whole bucket of `source` (dangling edges included), if it has edges.
     pub fn bucket(&self, source: NodeId) -> Option<&Bucket> {
-        self.buckets.get(&source)
+        self.buckets.get(source.index()).filter(|b| !b.is_empty())
     }
 
     /// Incoming edges of `target` from existing source nodes, in outer bucket order
     /// (CORE.md §1.3 `incoming`), found through the reverse index.
     pub fn incoming(&self, target: NodeId) -> Vec<(NodeId, &Edge)> {
         let mut out: Vec<(usize, NodeId, &Edge)> = self
-            .sources_of
-            .get(target.index())
-            .into_iter()
-            .flatten()
+            .sources_of(target)
+            .iter()
             .filter(|s| self.has_node(**s))
             .filter_map(|&s| {
-                let (pos, _, bucket) = self.buckets.get_full(&s)?;
-                bucket.get(&target).map(|e| (pos, s, e))
+                let pos = self.bucket_position(s)?;
+                self.edge(s, target).map(|e| (pos, s, e))
             })
             .collect();
         out.sort_by_key(|x| x.0);
@@ -426,26 +519,28 @@ impl Graph {
     /// Position of `source`'s bucket in the outer bucket order.
     #[inline]
     pub fn bucket_position(&self, source: NodeId) -> Option<usize> {
-        self.buckets.get_index_of(&source)
+        self.order.get_index_of(&source)
     }
 
     /// Every stored edge as (source, target, edge), bucket by bucket.
     pub fn edges(&self) -> impl Iterator<Item = (NodeId, NodeId, &Edge)> + '_ {
-        self.buckets
-            .iter()
-            .flat_map(|(&s, b)| b.iter().map(move |(&t, e)| (s, t, e)))
+        self.order.iter().flat_map(move |&s| {
+            self.buckets[s.index()]
+                .iter()
+                .map(move |(&t, e)| (s, t, e))
+        })
     }
 
     /// Sources with a bucket, in outer order.
     pub fn sources(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.buckets.keys().copied()
+        self.order.iter().copied()
     }
 
     /// Mutable visit of every stored edge in bucket order (weights only change; the
     /// structure cannot). Used by decay.
     pub fn for_each_edge_mut(&mut self, mut f: impl FnMut(NodeId, NodeId, &mut Edge)) {
-        for (&s, bucket) in self.buckets.iter_mut() {
-            for (&t, e) in bucket.iter_mut() {
+        for &s in self.order.iter() {
+            for (&t, e) in self.buckets[s.index()].iter_mut() {
                 f(s, t, e);
             }
         }
@@ -457,7 +552,8 @@ impl Graph {
         source: NodeId,
     ) -> Option<impl Iterator<Item = (NodeId, &mut Edge)>> {
         self.buckets
-            .get_mut(&source)
+            .get_mut(source.index())
+            .filter(|b| !b.is_empty())
             .map(|b| b.iter_mut().map(|(&t, e)| (t, e)))
     }
 
@@ -475,7 +571,7 @@ impl Graph {
                     target: self.name(t).to_string(),
                     weight: e.weight,
                     kind: e.kind.clone(),
-                    metadata: e.metadata.clone(),
+                    metadata: e.metadata.to_map(),
                 })
                 .collect(),
         }
@@ -495,7 +591,7 @@ impl Graph {
                 Edge {
                     weight: e.weight,
                     kind: e.kind,
-                    metadata: e.metadata,
+                    metadata: e.metadata.into(),
                 },
             )?;
         }
@@ -599,6 +695,23 @@ mod tests {
         );
         assert!(g.get_node("b").is_none());
         assert_eq!(g.node_ids().collect::<Vec<_>>(), vec![a, c]);
+    }
+
+    #[test]
+    fn bucket_positions_follow_deletes() {
+        let (mut g, a, b, c) = g3();
+        g.add_edge(a, b, Edge::new(0.1)).unwrap();
+        g.add_edge(b, c, Edge::new(0.2)).unwrap();
+        g.add_edge(c, a, Edge::new(0.3)).unwrap();
+        g.remove_edge(a, b).unwrap();
+        assert_eq!(g.bucket_position(a), None);
+        assert_eq!(g.bucket_position(b), Some(0));
+        assert_eq!(g.bucket_position(c), Some(1));
+        assert_eq!(g.weight(c, a), Some(0.3));
+        g.add_edge(a, c, Edge::new(0.4)).unwrap();
+        assert_eq!(g.bucket_position(a), Some(2));
+        assert_eq!(g.sources().collect::<Vec<_>>(), vec![b, c, a]);
+        assert!(std::mem::size_of::<Edge>() <= 40, "edges stay compact");
     }
 
     #[test]

@@ -17,12 +17,13 @@ pub mod index;
 pub mod learn;
 pub mod profile;
 pub mod state;
+pub mod synth;
 pub mod tier;
 pub mod trajectory;
 pub mod traverse;
 
-pub use error::{Error, Result};
 pub use decay::{apply_decay, DecayConfig};
+pub use error::{Error, Result};
 pub use graph::{Edge, EdgeKind, Graph, Node, NodeId};
 pub use health::{autotune, measure_health, GraphHealth};
 pub use learn::{apply_outcome, apply_outcome_pg, Episode, LearningConfig, PgArgs, Updates};

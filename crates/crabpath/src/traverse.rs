@@ -6,6 +6,7 @@
 //! is kept (CORE.md §4.7, §14 item 5).
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{finite, Result};
@@ -213,6 +214,9 @@ pub struct Traverser {
     cands: Vec<Candidate>,
     selected: Vec<Candidate>,
     inh: Vec<(usize, f64)>,
+    /// Negative edges (≤ threshold) out of the active set, by target:
+    /// (bucket position of the source, source, weight).
+    neg: FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>,
     target_seen: Vec<NodeId>,
 }
 
@@ -248,12 +252,20 @@ impl Traverser {
         Ok(out)
     }
 
-    fn set_score(&mut self, out: &mut TraversalResult, id: NodeId, score: f64) {
+    fn set_score(
+        &mut self,
+        graph: &Graph,
+        thr: f64,
+        out: &mut TraversalResult,
+        id: NodeId,
+        score: f64,
+    ) {
         match self.scores.get(&id) {
             Some(&i) => out.fired_scores[i].1 = score,
             None => {
                 self.scores.insert(id, out.fired_scores.len());
                 out.fired_scores.push((id, score));
+                register_active(&mut self.neg, graph, id, thr);
             }
         }
     }
@@ -279,6 +291,7 @@ impl Traverser {
         self.seen.clear();
         self.scores.clear();
         self.used.clear();
+        self.neg.clear();
         self.frontier.clear();
 
         for &(id, s) in seeds {
@@ -301,13 +314,13 @@ impl Traverser {
         }
         let mut seed_scores: FxHashMap<NodeId, f64> = FxHashMap::default();
         for &(id, s) in &valid {
-            seed_scores.insert(id, s);
+            if seed_scores.insert(id, s).is_none() {
+                register_active(&mut self.neg, graph, id, thr);
+            }
         }
         valid.sort_by(|a, b| b.1.total_cmp(&a.1));
         for &(id, score) in &valid {
-            let s = inhibition(&mut self.inh, graph, id, thr, |n| {
-                seed_scores.get(&n).copied()
-            });
+            let s = inhibition(&mut self.inh, &self.neg, id, |n| seed_scores.get(&n).copied());
             if s <= thr {
                 continue;
             }
@@ -321,6 +334,8 @@ impl Traverser {
         if self.frontier.is_empty() {
             return Ok(());
         }
+        // from here on the active set is the fired set, registered as nodes fire
+        self.neg.clear();
         if let Some(m) = config.max_fired_nodes {
             self.frontier.truncate(m);
         }
@@ -329,7 +344,7 @@ impl Traverser {
             let (id, score) = self.frontier[i];
             out.fired.push(id);
             self.seen.insert(id, 1);
-            self.set_score(out, id, score);
+            self.set_score(graph, thr, out, id, score);
             if config.max_context_chars.is_some() {
                 cum_chars += graph.node(id).map_or(0, |n| n.content_chars());
             }
@@ -363,7 +378,7 @@ impl Traverser {
                     }
                     let mut score = source_score * eff;
                     let (scores, fs) = (&self.scores, &out.fired_scores);
-                    let inh = inhibition(&mut self.inh, graph, target, thr, |n| {
+                    let inh = inhibition(&mut self.inh, &self.neg, target, |n| {
                         scores.get(&n).map(|&i| fs[i].1)
                     });
                     if inh <= thr {
@@ -488,7 +503,7 @@ impl Traverser {
                     Some(prev) if prev >= c.score => prev,
                     _ => c.score,
                 };
-                self.set_score(out, c.target, best);
+                self.set_score(graph, thr, out, c.target, best);
                 *self.used.entry((c.source, c.target)).or_insert(0) += 1;
                 out.steps.push(Step {
                     from: c.source,
@@ -509,7 +524,7 @@ impl Traverser {
             if !config.keep_max_fired_score {
                 for i in 0..self.frontier.len() {
                     let (id, s) = self.frontier[i];
-                    self.set_score(out, id, s);
+                    self.set_score(graph, thr, out, id, s);
                 }
             }
             if stop {
@@ -520,27 +535,43 @@ impl Traverser {
     }
 }
 
-/// Inhibition of `target` from the active set (CORE.md §4.2): the sum, in outer bucket
-/// order, of `score(source) · w` over incoming edges with `w < 0` and `w <= threshold`
-/// whose source is active. `buf` is scratch space.
+/// Records the negative edges (`w < 0` and `w <= threshold`) out of a node that has
+/// just become active, keyed by target, with the source's outer bucket position.
+fn register_active(
+    neg: &mut FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>,
+    graph: &Graph,
+    source: NodeId,
+    threshold: f64,
+) {
+    let Some(bucket) = graph.bucket(source) else {
+        return;
+    };
+    let pos = graph.bucket_position(source).unwrap_or(usize::MAX);
+    for (&t, e) in bucket {
+        if e.weight < 0.0 && e.weight <= threshold {
+            neg.entry(t).or_default().push((pos, source, e.weight));
+        }
+    }
+}
+
+/// Inhibition of `target` (CORE.md §4.2): the sum, in outer bucket order, of
+/// `score(source) · w` over incoming edges with `w < 0` and `w <= threshold` whose
+/// source is active. The reference scans every bucket for each call; here the negative
+/// edges of active nodes are indexed by target as nodes activate ([`register_active`]),
+/// which visits the same edges and sums them in the same order. `buf` is scratch.
 fn inhibition(
     buf: &mut Vec<(usize, f64)>,
-    graph: &Graph,
+    neg: &FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>,
     target: NodeId,
-    threshold: f64,
     active: impl Fn(NodeId) -> Option<f64>,
 ) -> f64 {
+    let Some(list) = neg.get(&target) else {
+        return 0.0;
+    };
     buf.clear();
-    for &s in graph.sources_of(target) {
-        let Some(score) = active(s) else { continue };
-        if !graph.has_node(s) {
-            continue;
-        }
-        match graph.weight(s, target) {
-            Some(w) if w < 0.0 && w <= threshold => {
-                buf.push((graph.bucket_position(s).unwrap_or(usize::MAX), score * w));
-            }
-            _ => {}
+    for &(pos, s, w) in list {
+        if let Some(score) = active(s) {
+            buf.push((pos, score * w));
         }
     }
     if buf.len() > 1 {
