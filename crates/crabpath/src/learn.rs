@@ -404,7 +404,10 @@ pub fn apply_outcome_pg(
                 *updates.0.entry((s, Action::Node(t))).or_insert(0.0) += new - old;
             }
         }
-        updates.0.insert((s, Action::Stop), -scalar * p_stop);
+        // The reference assigns the STOP entry; a source occurs in several pairs only
+        // with duplicated seeds (paper) or several traversed steps (corrected), where
+        // accumulating keeps the report a true sum of the episode's gradient.
+        *updates.0.entry((s, Action::Stop)).or_insert(0.0) += -scalar * p_stop;
     }
     if config.hebbian_after_pg.runs(outcome) {
         hebbian_update(graph, &episode.fired, config)?;
