@@ -1,1 +1,321 @@
-fn main() {}
+//! `sims` — run, check and summarize the CrabPath simulations (SIMS.md).
+//!
+//! ```text
+//! sims list
+//! sims run    [--profile paper|corrected]... [--sim NAME]... [--seeds N] [--threads N] [--out DIR]
+//! sims check  [--dir DIR] [--profile ...]... [--sim NAME]... [--threads N]
+//! sims claims [--dir DIR] [--profile ...]...
+//! ```
+//! Files are `<DIR>/<profile>/<sim>.json` (default DIR `results/sims`), in Python
+//! `json.dumps(indent=2)` format so that paper-profile files diff cleanly against the
+//! reference's `<sim>_results.json`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::Value;
+
+use sims::runner::{self, ClaimRow};
+use sims::scenarios::{self, RUN_ALL_ORDER};
+use sims::sim::{Profile, Simulation};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "sims",
+    version,
+    about = "The 15 CrabPath simulations: exact paper reproduction (profile `paper`) and corrected multi-seed runs (profile `corrected`)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum ProfileArg {
+    /// Bit-for-bit the reference v11.2.1 (seed 42).
+    Paper,
+    /// The reference's bugs fixed; RNG-built scenarios over `--seeds` seeds.
+    Corrected,
+}
+
+impl From<ProfileArg> for Profile {
+    fn from(p: ProfileArg) -> Self {
+        match p {
+            ProfileArg::Paper => Profile::Paper,
+            ProfileArg::Corrected => Profile::Corrected,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the simulations (implemented ones first, in run_all order).
+    List,
+    /// Run simulations, write `<out>/<profile>/<sim>.json`, print the claims table.
+    Run {
+        /// Profile(s) to run; repeat for both (default: paper and corrected).
+        #[arg(long, value_enum)]
+        profile: Vec<ProfileArg>,
+        /// Simulation(s) to run by name, e.g. `deploy_pipeline`; repeatable (default: all).
+        #[arg(long = "sim", value_name = "NAME")]
+        sims: Vec<String>,
+        /// Number of seeds (42, 43, …) for the RNG-dependent sims under the corrected
+        /// profile; the paper profile always uses seed 42.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        seeds: u64,
+        /// Worker threads (0 = one per core). Results are identical for any value.
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Output directory (files go to `<out>/<profile>/<sim>.json`).
+        #[arg(long, default_value = "results/sims")]
+        out: PathBuf,
+    },
+    /// Re-run in memory and compare with the stored files (exact, timing fields by
+    /// type only); exits non-zero on any difference or missing file.
+    Check {
+        /// Directory holding `<profile>/<sim>.json`.
+        #[arg(long, default_value = "results/sims")]
+        dir: PathBuf,
+        /// Profile(s) to check (default: both).
+        #[arg(long, value_enum)]
+        profile: Vec<ProfileArg>,
+        /// Simulation(s) to check (default: all implemented).
+        #[arg(long = "sim", value_name = "NAME")]
+        sims: Vec<String>,
+        /// Worker threads (0 = one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Print the PASS/FAIL/N-A table of stored results (a flat directory of
+    /// reference `<sim>_results.json` files is accepted too).
+    Claims {
+        /// Directory holding `<profile>/<sim>.json`, or the reference files.
+        #[arg(long, default_value = "results/sims")]
+        dir: PathBuf,
+        /// Profile(s) to show (default: both).
+        #[arg(long, value_enum)]
+        profile: Vec<ProfileArg>,
+    },
+}
+
+fn profiles(args: &[ProfileArg]) -> Vec<Profile> {
+    if args.is_empty() {
+        Profile::ALL.to_vec()
+    } else {
+        let mut out: Vec<Profile> = Vec::new();
+        for &a in args {
+            let p = Profile::from(a);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+}
+
+fn select(names: &[String]) -> Result<Vec<&'static dyn Simulation>> {
+    if names.is_empty() {
+        return Ok(scenarios::registry());
+    }
+    let mut out: Vec<&'static dyn Simulation> = Vec::new();
+    for n in names {
+        let n = n.strip_suffix("_results").unwrap_or(n);
+        match scenarios::find(n) {
+            Some(s) if !out.iter().any(|o| o.name() == s.name()) => out.push(s),
+            Some(_) => {}
+            None if RUN_ALL_ORDER.contains(&n) => {
+                bail!("simulation `{n}` is not implemented yet (see `sims list`)")
+            }
+            None => bail!(
+                "unknown simulation `{n}`; known: {}",
+                RUN_ALL_ORDER.join(", ")
+            ),
+        }
+    }
+    // Keep run_all order whatever the command-line order.
+    out.sort_by_key(|s| RUN_ALL_ORDER.iter().position(|n| *n == s.name()));
+    Ok(out)
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("building the worker thread pool")
+}
+
+fn list() {
+    println!("{:<25} {:<4} {:<28} description", "sim", "rng", "paper");
+    for s in scenarios::registry() {
+        println!(
+            "{:<25} {:<4} {:<28} {}",
+            s.name(),
+            if s.uses_rng() { "yes" } else { "no" },
+            s.paper_ref(),
+            s.description()
+        );
+    }
+    for n in scenarios::missing() {
+        println!("{n:<25} {:<4} {:<28} (not implemented yet)", "?", "-");
+    }
+}
+
+fn run(
+    profile: &[ProfileArg],
+    sims: &[String],
+    seeds: u64,
+    threads: usize,
+    out: &Path,
+) -> Result<ExitCode> {
+    let sims = select(sims)?;
+    let profiles = profiles(profile);
+    let seeds = usize::try_from(seeds).context("--seeds too large")?;
+    if seeds > 1 && !profiles.contains(&Profile::Corrected) {
+        eprintln!("note: --seeds applies to the corrected profile only; paper runs use seed 42");
+    }
+    let multi = seeds > 1 && sims.iter().any(|s| s.uses_rng());
+    let outputs = pool(threads)?.install(|| {
+        runner::execute(
+            &sims,
+            &profiles,
+            |s, p| runner::seeds_for(s, p, seeds),
+            multi,
+        )
+    })?;
+    let mut rows = Vec::new();
+    for o in &outputs {
+        let path = runner::write_output(out, o)?;
+        eprintln!("wrote {}", path.display());
+        rows.push(runner::claim_row(
+            o.sim.name(),
+            o.profile.as_str(),
+            Some(o.sim),
+            Some(&o.doc),
+        ));
+    }
+    runner::print_claims(&rows);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) -> Result<ExitCode> {
+    let sims = select(sims)?;
+    let profiles = profiles(profile);
+    let mut problems = 0usize;
+    let mut stored: Vec<(&'static dyn Simulation, Profile, Value)> = Vec::new();
+    for &p in &profiles {
+        for &s in &sims {
+            let path = runner::output_path(dir, p, s.name());
+            if !path.exists() {
+                println!("{}/{}: missing file {}", p, s.name(), path.display());
+                problems += 1;
+                continue;
+            }
+            match runner::read_json(&path) {
+                Ok(doc) => stored.push((s, p, doc)),
+                Err(e) => {
+                    println!("{}/{}: {e:#}", p, s.name());
+                    problems += 1;
+                }
+            }
+        }
+    }
+    let pool = pool(threads)?;
+    for (sim, profile, doc) in &stored {
+        let seeds = match runner::stored_seeds(doc) {
+            Ok(s) => s,
+            Err(e) => {
+                println!("{profile}/{}: {e:#}", sim.name());
+                problems += 1;
+                continue;
+            }
+        };
+        let fresh =
+            pool.install(|| runner::execute(&[*sim], &[*profile], |_, _| seeds.clone(), false))?;
+        let fresh = fresh.into_iter().next().context("internal: no output")?;
+        let diffs = runner::diff(doc, &fresh.doc);
+        if diffs.is_empty() {
+            println!("{profile}/{}: ok", sim.name());
+        }
+        for d in &diffs {
+            println!("{profile}/{}: {d}", sim.name());
+        }
+        problems += diffs.len();
+    }
+    if problems > 0 {
+        println!("{problems} problem(s)");
+        Ok(ExitCode::FAILURE)
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
+    if !dir.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let flat = RUN_ALL_ORDER
+        .iter()
+        .any(|n| dir.join(format!("{n}_results.json")).exists());
+    let labels: Vec<(String, PathBuf)> = if flat {
+        vec![("reference".into(), dir.to_path_buf())]
+    } else {
+        profiles(profile)
+            .into_iter()
+            .map(|p| (p.as_str().to_string(), dir.join(p.as_str())))
+            .collect()
+    };
+    let mut rows: Vec<ClaimRow> = Vec::new();
+    for (label, pdir) in &labels {
+        for name in RUN_ALL_ORDER {
+            let sim = scenarios::find(name);
+            let path = if flat {
+                pdir.join(format!("{name}_results.json"))
+            } else {
+                pdir.join(format!("{name}.json"))
+            };
+            if !path.exists() {
+                if sim.is_some() {
+                    rows.push(runner::claim_row(name, label, sim, None));
+                }
+                continue;
+            }
+            let doc = runner::read_json(&path)?;
+            rows.push(runner::claim_row(name, label, sim, Some(&doc)));
+        }
+    }
+    runner::print_claims(&rows);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::List => {
+            list();
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run {
+            profile,
+            sims,
+            seeds,
+            threads,
+            out,
+        } => run(profile, sims, *seeds, *threads, out),
+        Command::Check {
+            dir,
+            profile,
+            sims,
+            threads,
+        } => check(dir, profile, sims, *threads),
+        Command::Claims { dir, profile } => claims(dir, profile),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

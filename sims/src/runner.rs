@@ -1,0 +1,385 @@
+//! Running simulations: job planning, parallel (multi-seed) execution, aggregation,
+//! atomic output files, re-run checks and the claims table.
+//!
+//! Output layout: `<out>/<profile>/<name>.json` (e.g.
+//! `results/sims/paper/deploy_pipeline.json`), where `<name>` is the reference file stem
+//! without the `_results` suffix; contents in Python `json.dumps(indent=2)` format
+//! ([`crate::pyjson`]), so `diff results/sims/paper/negation.json
+//! <reference>/negation_results.json` is empty for a matching sim.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+
+use crate::claims::{self, Verdict};
+use crate::compare::{self, Difference};
+use crate::pyjson;
+use crate::sim::{Profile, Simulation, PAPER_SEED};
+use crate::stats;
+
+/// The seeds a (sim, profile) pair is run with: `[42]` unless the profile is
+/// corrected, the sim uses the RNG and `seeds > 1` — then `42, 43, …, 42 + seeds − 1`.
+pub fn seeds_for(sim: &dyn Simulation, profile: Profile, seeds: usize) -> Vec<u64> {
+    if profile == Profile::Corrected && sim.uses_rng() && seeds > 1 {
+        (0..seeds as u64).map(|i| PAPER_SEED + i).collect()
+    } else {
+        vec![PAPER_SEED]
+    }
+}
+
+/// The finished document of one (sim, profile).
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The simulation.
+    pub sim: &'static dyn Simulation,
+    /// The profile it ran under.
+    pub profile: Profile,
+    /// Its JSON document (aggregated if it ran over several seeds).
+    pub doc: Value,
+}
+
+/// Runs every (sim, profile) with its seed list ([`seeds_for`]) on the current rayon
+/// pool, then aggregates multi-seed runs. Per-seed results are collected in seed
+/// order before aggregation, so the output does not depend on the thread count.
+pub fn execute(
+    sims: &[&'static dyn Simulation],
+    profiles: &[Profile],
+    seed_lists: impl Fn(&dyn Simulation, Profile) -> Vec<u64>,
+    progress: bool,
+) -> Result<Vec<Output>> {
+    let mut groups: Vec<(&'static dyn Simulation, Profile, Vec<u64>)> = Vec::new();
+    for &profile in profiles {
+        for &sim in sims {
+            groups.push((sim, profile, seed_lists(sim, profile)));
+        }
+    }
+    let jobs: Vec<(usize, u64)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, (_, _, seeds))| seeds.iter().map(move |&s| (g, s)))
+        .collect();
+    let bar = if progress {
+        let bar =
+            ProgressBar::with_draw_target(Some(jobs.len() as u64), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs {msg}",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let results: Vec<Result<Value>> = jobs
+        .par_iter()
+        .map(|&(g, seed)| {
+            let (sim, profile, _) = groups[g];
+            let r = sim
+                .run(profile, seed)
+                .with_context(|| format!("{} ({profile}, seed {seed}) failed", sim.name()));
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut results = results.into_iter();
+    let mut out = Vec::with_capacity(groups.len());
+    for (sim, profile, seeds) in groups {
+        let docs: Vec<Value> = results.by_ref().take(seeds.len()).collect::<Result<_>>()?;
+        let doc = if seeds.len() == 1 {
+            docs.into_iter()
+                .next()
+                .context("internal: missing result")?
+        } else {
+            aggregate(sim, &seeds, docs)?
+        };
+        out.push(Output { sim, profile, doc });
+    }
+    Ok(out)
+}
+
+fn metric_value(doc: &Value, pointer: &str) -> Option<f64> {
+    match doc.pointer(pointer)? {
+        Value::Number(n) => n.as_f64(),
+        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        _ => None,
+    }
+}
+
+fn opt(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, |v| json!(v))
+}
+
+/// Combines the per-seed documents of a multi-seed run: the first seed's document
+/// (seed 42, the paper's graph) plus a trailing `multi_seed` object with the seeds,
+/// every headline metric's per-seed values, mean, sample std and 95 % t-interval
+/// ([`stats::summarize`]), each seed's claim verdict and the share of seeds whose
+/// claim holds (`null` when no seed has a checkable claim).
+pub fn aggregate(sim: &dyn Simulation, seeds: &[u64], docs: Vec<Value>) -> Result<Value> {
+    let mut metrics = Map::new();
+    for m in sim.headline() {
+        let values: Vec<Option<f64>> = docs.iter().map(|d| metric_value(d, m.pointer)).collect();
+        let present: Vec<f64> = values.iter().flatten().copied().collect();
+        let s = stats::summarize(&present);
+        metrics.insert(
+            m.name.to_string(),
+            json!({
+                "pointer": m.pointer,
+                "values": values.iter().map(|v| opt(*v)).collect::<Vec<_>>(),
+                "n": s.n,
+                "mean": opt(s.mean),
+                "std": opt(s.std),
+                "ci95_low": opt(s.ci95_low),
+                "ci95_high": opt(s.ci95_high),
+            }),
+        );
+    }
+    let verdicts: Vec<Verdict> = docs.iter().map(claims::verdict).collect();
+    let checkable = verdicts
+        .iter()
+        .filter(|v| **v != Verdict::NotApplicable)
+        .count();
+    let holds = verdicts.iter().filter(|v| **v == Verdict::Pass).count();
+    let share = if checkable == 0 {
+        Value::Null
+    } else {
+        json!(holds as f64 / checkable as f64)
+    };
+    let mut base = docs.into_iter().next().context("aggregate: no documents")?;
+    let Value::Object(map) = &mut base else {
+        bail!("{}: document is not a JSON object", sim.name());
+    };
+    map.insert(
+        "multi_seed".into(),
+        json!({
+            "seeds": seeds,
+            "document_seed": seeds.first(),
+            "interval": "95% Student-t interval of the mean: mean ± t(0.975, n-1)·std/sqrt(n); std is the sample standard deviation (n-1)",
+            "metrics": metrics,
+            "claim_verdicts": verdicts.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+            "claim_holds_share": share,
+        }),
+    );
+    Ok(base)
+}
+
+/// `<dir>/<profile>/<name>.json`.
+pub fn output_path(dir: &Path, profile: Profile, name: &str) -> PathBuf {
+    dir.join(profile.as_str()).join(format!("{name}.json"))
+}
+
+/// Writes `text` to `path` atomically: a temporary file in the same directory, then a
+/// rename over the target.
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let dir = path
+        .parent()
+        .with_context(|| format!("{} has no parent directory", path.display()))?;
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let file_name = path
+        .file_name()
+        .with_context(|| format!("{} has no file name", path.display()))?
+        .to_string_lossy();
+    let tmp = dir.join(format!(".{file_name}.tmp.{}", std::process::id()));
+    let write = || -> Result<()> {
+        let mut f =
+            fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        f.write_all(text.as_bytes())
+            .and_then(|_| f.sync_all())
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        fs::rename(&tmp, path)
+            .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    };
+    let r = write();
+    if r.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    r
+}
+
+/// Reads and parses a stored result file.
+pub fn read_json(path: &Path) -> Result<Value> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {} as JSON", path.display()))
+}
+
+/// The seeds a stored document was produced with (`multi_seed.seeds`, else `[42]`).
+pub fn stored_seeds(doc: &Value) -> Result<Vec<u64>> {
+    match doc.pointer("/multi_seed/seeds") {
+        None => Ok(vec![PAPER_SEED]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_u64()
+                    .with_context(|| format!("multi_seed.seeds[{i}] is not a seed: {v}"))
+            })
+            .collect(),
+        Some(other) => bail!("multi_seed.seeds is not a list: {}", compare::render(other)),
+    }
+}
+
+/// One row of the claims table.
+#[derive(Debug, Clone)]
+pub struct ClaimRow {
+    /// Sim file stem.
+    pub name: String,
+    /// Profile label (`paper`, `corrected`, or `reference` for a flat directory).
+    pub profile: String,
+    /// Verdict, or `None` when the file is missing.
+    pub verdict: Option<Verdict>,
+    /// Measured value (summary column).
+    pub measured: String,
+    /// The paper's number.
+    pub paper: String,
+    /// Seeds over which the claim holds, for multi-seed documents.
+    pub seed_share: Option<String>,
+    /// Why the verdict is not PASS (or what is missing).
+    pub note: String,
+}
+
+/// Paths (inside `claim`) of the booleans that are false.
+pub fn false_claims(doc: &Value) -> Vec<String> {
+    fn walk(v: &Value, path: String, out: &mut Vec<String>) {
+        match v {
+            Value::Bool(false) => out.push(path),
+            Value::Object(m) => {
+                for (k, x) in m {
+                    walk(x, format!("{path}.{k}"), out);
+                }
+            }
+            Value::Array(xs) => {
+                for (i, x) in xs.iter().enumerate() {
+                    walk(x, format!("{path}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(c) = doc.get("claim") {
+        walk(c, "claim".into(), &mut out);
+    }
+    out
+}
+
+/// The claims-table row of one document.
+pub fn claim_row(
+    name: &str,
+    profile: &str,
+    sim: Option<&dyn Simulation>,
+    doc: Option<&Value>,
+) -> ClaimRow {
+    let paper = sim
+        .map_or("(not implemented)", |s| s.paper_value())
+        .to_string();
+    let Some(doc) = doc else {
+        return ClaimRow {
+            name: name.into(),
+            profile: profile.into(),
+            verdict: None,
+            measured: "-".into(),
+            paper,
+            seed_share: None,
+            note: "result file missing".into(),
+        };
+    };
+    let verdict = claims::verdict(doc);
+    let measured = match sim {
+        Some(s) => s.measured(doc),
+        None => claims::summary(name, doc),
+    };
+    let seed_share = doc.get("multi_seed").map(|m| {
+        let verdicts = m.get("claim_verdicts").and_then(Value::as_array);
+        let n = verdicts.map_or(0, |v| v.len());
+        let pass = verdicts.map_or(0, |v| {
+            v.iter().filter(|x| x.as_str() == Some("PASS")).count()
+        });
+        format!("{pass}/{n} seeds")
+    });
+    let note = match verdict {
+        Verdict::Pass => String::new(),
+        v => {
+            let reason = claims::reference_reason(name)
+                .filter(|_| claims::reference_verdict(name) == Some(v))
+                .map(str::to_string);
+            match (reason, v) {
+                (Some(r), _) => r,
+                (None, Verdict::Fail) => format!("false: {}", false_claims(doc).join(", ")),
+                (None, _) => "no boolean inside `claim` (or no `claim` key)".into(),
+            }
+        }
+    };
+    ClaimRow {
+        name: name.into(),
+        profile: profile.into(),
+        verdict: Some(verdict),
+        measured,
+        paper,
+        seed_share,
+        note,
+    }
+}
+
+/// Prints the claims table.
+pub fn print_claims(rows: &[ClaimRow]) {
+    let w_name = rows.iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);
+    let w_meas = rows
+        .iter()
+        .map(|r| r.measured.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let w_paper = rows
+        .iter()
+        .map(|r| r.paper.chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    println!(
+        "{:<w_name$}  {:<9}  {:<7}  {:<w_meas$}  {:<w_paper$}  note",
+        "sim", "profile", "verdict", "measured", "paper"
+    );
+    for r in rows {
+        let verdict = r.verdict.map_or("MISSING", Verdict::as_str);
+        let mut note = r.note.clone();
+        if let Some(s) = &r.seed_share {
+            note = if note.is_empty() {
+                format!("claim holds in {s}")
+            } else {
+                format!("claim holds in {s}; {note}")
+            };
+        }
+        println!(
+            "{:<w_name$}  {:<9}  {:<7}  {:<w_meas$}  {:<w_paper$}  {}",
+            r.name,
+            r.profile,
+            verdict,
+            pad(&r.measured, w_meas),
+            pad(&r.paper, w_paper),
+            note
+        );
+    }
+}
+
+fn pad(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    format!("{s}{}", " ".repeat(width.saturating_sub(n)))
+}
+
+/// Serializes and writes one output file; returns its path.
+pub fn write_output(dir: &Path, o: &Output) -> Result<PathBuf> {
+    let path = output_path(dir, o.profile, o.sim.name());
+    write_atomic(&path, &pyjson::to_string(&o.doc))?;
+    Ok(path)
+}
+
+/// Compares stored and fresh documents; differences prefixed by nothing (callers add
+/// `sim:`).
+pub fn diff(stored: &Value, fresh: &Value) -> Vec<Difference> {
+    compare::compare(stored, fresh)
+}

@@ -1,0 +1,105 @@
+//! negation (SIMS.md §2): a deprecated procedure's edge driven inhibitory by negative
+//! outcomes, with "keep pressure" learning once traversal stops reaching it.
+
+use anyhow::Result;
+use crabpath::{
+    apply_outcome, Episode, Graph, LearningConfig, TierThresholds, TraversalConfig, Traverser,
+};
+use serde_json::{json, Value};
+
+use super::common::{add_titled, edge, id, weight};
+use crate::sim::{Profile, Simulation};
+
+/// SIMS.md §2.
+pub struct Negation;
+
+const GOOD: (&str, &str) = ("run_tests_query", "run_tests_before_deploy");
+const BAD: (&str, &str) = ("skip_tests_query", "skip_tests_for_hotfix");
+
+impl Simulation for Negation {
+    fn name(&self) -> &'static str {
+        "negation"
+    }
+    fn paper_ref(&self) -> &'static str {
+        "§6 negation, Fig. 8"
+    }
+    fn description(&self) -> &'static str {
+        "10 positive 'run tests' then 10 negative 'skip tests' queries; the skip edge turns inhibitory"
+    }
+    fn uses_rng(&self) -> bool {
+        false
+    }
+    fn paper_value(&self) -> &'static str {
+        "good 1.0; bad −0.44 at Q11, −0.94 from Q12"
+    }
+
+    fn run(&self, profile: Profile, _seed: u64) -> Result<Value> {
+        let mut g = Graph::new();
+        for n in [GOOD.0, BAD.0, GOOD.1, BAD.1] {
+            add_titled(&mut g, n);
+        }
+        edge(&mut g, GOOD.0, GOOD.1, 0.45)?;
+        edge(&mut g, BAD.0, BAD.1, 0.45)?;
+        let config = profile.adjust_traversal(TraversalConfig {
+            max_hops: 3,
+            beam_width: 1,
+            tiers: TierThresholds {
+                habitual: (-1.0, 0.8),
+                ..TierThresholds::default()
+            },
+            ..TraversalConfig::default()
+        });
+        let learning = profile.adjust_learning(LearningConfig {
+            learning_rate: 1.0,
+            ..LearningConfig::default()
+        });
+        let mut traverser = Traverser::new();
+        let mut history = Vec::with_capacity(20);
+        for q in 1..=20usize {
+            let ((source, target), outcome, text) = if q <= 10 {
+                (GOOD, 1.0, "run tests before deploy")
+            } else {
+                (BAD, -1.0, "skip tests for hotfix")
+            };
+            let (s, t) = (id(&g, source)?, id(&g, target)?);
+            let result = traverser.traverse(&g, &[(s, 1.0)], &config)?;
+            let episode = if result.fired.len() >= 2 {
+                Episode::from_result(&result)
+            } else {
+                // The target is suppressed by its negative edge: keep the pressure on
+                // the pair (SIMS.md §2).
+                Episode::from_path(&[s, t])
+            };
+            apply_outcome(&mut g, &episode, outcome, &learning, None)?;
+            history.push(json!({
+                "query": q,
+                "query_text": text,
+                "good_weight": weight(&g, GOOD.0, GOOD.1).unwrap_or(0.0),
+                "bad_weight": weight(&g, BAD.0, BAD.1).unwrap_or(0.0),
+            }));
+        }
+        let good = weight(&g, GOOD.0, GOOD.1).unwrap_or(0.0);
+        let bad = weight(&g, BAD.0, BAD.1).unwrap_or(0.0);
+        Ok(json!({
+            "simulation": "negation",
+            "query_count": 20,
+            "query_plan": {
+                "first_10": "run tests (+1 outcome)",
+                "last_10": "skip tests (-1 outcome)",
+            },
+            "weight_history": history,
+            "final_weights": {
+                GOOD.1: good,
+                BAD.1: bad,
+            },
+            "claim": {
+                "bad_edge_inhibitory": {
+                    "threshold": 0.0,
+                    "value": bad,
+                    "met": bad < 0.0,
+                },
+                "good_edge_strengthened": good > 0.75,
+            },
+        }))
+    }
+}

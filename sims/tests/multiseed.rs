@@ -1,0 +1,101 @@
+//! Multi-seed runs are identical for any thread count, and their aggregate has the
+//! documented shape. Uses a test-only simulation (not in the registry).
+
+use anyhow::Result;
+use serde_json::{json, Value};
+use sims::runner;
+use sims::sim::{Metric, Profile, Simulation};
+
+struct Dice;
+
+impl Simulation for Dice {
+    fn name(&self) -> &'static str {
+        "dice_test_only"
+    }
+    fn paper_ref(&self) -> &'static str {
+        "-"
+    }
+    fn description(&self) -> &'static str {
+        "test double: draws from pyrand"
+    }
+    fn uses_rng(&self) -> bool {
+        true
+    }
+    fn paper_value(&self) -> &'static str {
+        "-"
+    }
+    fn headline(&self) -> &'static [Metric] {
+        &[
+            Metric {
+                name: "mean_draw",
+                pointer: "/mean_draw",
+            },
+            Metric {
+                name: "high",
+                pointer: "/claim/high",
+            },
+        ]
+    }
+    fn run(&self, _profile: Profile, seed: u64) -> Result<Value> {
+        let mut r = pyrand::Random::new(seed);
+        // Some work so that threads interleave.
+        let n = 20_000;
+        let mean = (0..n).map(|_| r.random()).sum::<f64>() / n as f64;
+        Ok(json!({"simulation": "dice", "mean_draw": mean, "claim": {"high": mean > 0.5}}))
+    }
+}
+
+static DICE: Dice = Dice;
+
+fn run_with(threads: usize, seeds: usize) -> Value {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool");
+    let out = pool
+        .install(|| {
+            runner::execute(
+                &[&DICE],
+                &[Profile::Corrected],
+                |s, p| runner::seeds_for(s, p, seeds),
+                false,
+            )
+        })
+        .expect("runs");
+    out.into_iter().next().expect("one output").doc
+}
+
+#[test]
+fn identical_for_any_thread_count() {
+    let one = sims::pyjson::to_string(&run_with(1, 24));
+    for threads in [2, 3, 8] {
+        assert_eq!(one, sims::pyjson::to_string(&run_with(threads, 24)), "threads {threads}");
+    }
+}
+
+#[test]
+fn aggregate_shape() {
+    let doc = run_with(2, 5);
+    let ms = &doc["multi_seed"];
+    assert_eq!(ms["seeds"], json!([42, 43, 44, 45, 46]));
+    assert_eq!(ms["document_seed"], json!(42));
+    let m = &ms["metrics"]["mean_draw"];
+    assert_eq!(m["n"], json!(5));
+    let values: Vec<f64> = m["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .map(|v| v.as_f64().expect("number"))
+        .collect();
+    let mean = values.iter().sum::<f64>() / 5.0;
+    assert_eq!(m["mean"].as_f64(), Some(mean));
+    assert!(m["ci95_low"].as_f64().expect("low") < mean);
+    assert!(m["ci95_high"].as_f64().expect("high") > mean);
+    // The document itself is seed 42's.
+    assert_eq!(doc["mean_draw"].as_f64(), Some(values[0]));
+    let verdicts = ms["claim_verdicts"].as_array().expect("verdicts");
+    let pass = verdicts.iter().filter(|v| *v == "PASS").count();
+    assert_eq!(ms["claim_holds_share"].as_f64(), Some(pass as f64 / 5.0));
+    // Paper profile ignores --seeds.
+    assert_eq!(runner::seeds_for(&DICE, Profile::Paper, 5), vec![42]);
+}

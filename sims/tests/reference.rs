@@ -1,0 +1,87 @@
+//! Paper-profile outputs against the reference result files (SIMS.md; the files are
+//! in `shared/spec/reference-results/sims/`, found next to the workspace or through
+//! `CRABPATH_REFERENCE_DIR`). Skipped with a message when the directory is absent.
+
+use std::fs;
+use std::path::PathBuf;
+
+use serde_json::Value;
+use sims::compare::compare;
+use sims::pyjson;
+use sims::scenarios::{registry, RUN_ALL_ORDER};
+use sims::sim::{Profile, PAPER_SEED};
+
+fn reference_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("CRABPATH_REFERENCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../shared/spec/reference-results/sims")
+        });
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "reference directory {} not found; set CRABPATH_REFERENCE_DIR — test skipped",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn read(dir: &PathBuf, name: &str) -> String {
+    let path = dir.join(format!("{name}_results.json"));
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// The writer reproduces every reference file byte for byte after a parse round trip.
+#[test]
+fn python_json_writer_round_trips_every_reference_file() {
+    let Some(dir) = reference_dir() else { return };
+    for name in RUN_ALL_ORDER {
+        let text = read(&dir, name);
+        let value: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{name}_results.json does not parse: {e}"));
+        let out = pyjson::to_string(&value);
+        let want = text.strip_suffix('\n').unwrap_or(&text);
+        if out != want {
+            let line = out
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .map_or(0, |i| i + 1);
+            panic!("{name}: re-serialized text differs from the reference, first at line {line}");
+        }
+    }
+}
+
+/// Every implemented sim's paper-profile document equals its reference file, field by
+/// field (timing fields by type only) and, without timing fields, byte for byte.
+#[test]
+fn paper_profile_matches_reference_files() {
+    let Some(dir) = reference_dir() else { return };
+    let mut failures = Vec::new();
+    for sim in registry() {
+        let name = sim.name();
+        let text = read(&dir, name);
+        let reference: Value = serde_json::from_str(&text).expect("reference parses");
+        let fresh = match sim.run(Profile::Paper, PAPER_SEED) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{name}: run failed: {e:#}"));
+                continue;
+            }
+        };
+        let diffs = compare(&reference, &fresh);
+        for d in &diffs {
+            failures.push(format!("{name}: {d}"));
+        }
+        if diffs.is_empty() && name != "scaling_analysis" {
+            let want = text.strip_suffix('\n').unwrap_or(&text);
+            if pyjson::to_string(&fresh) != want {
+                failures.push(format!("{name}: same values but different text"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
