@@ -45,7 +45,7 @@ pub fn apply_decay_with(
     skip: impl Fn(NodeId) -> bool,
     scale: impl Fn(NodeId) -> f64,
 ) -> usize {
-    if !(config.half_life > 0.0) {
+    if config.half_life.is_nan() || config.half_life <= 0.0 {
         return 0;
     }
     let base = config.factor();

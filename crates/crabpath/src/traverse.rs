@@ -193,6 +193,9 @@ where
     }
 }
 
+/// Negative edges out of active nodes, by target: (source bucket position, source, w).
+type NegIndex = FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>;
+
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
     source: NodeId,
@@ -216,7 +219,7 @@ pub struct Traverser {
     inh: Vec<(usize, f64)>,
     /// Negative edges (≤ threshold) out of the active set, by target:
     /// (bucket position of the source, source, weight).
-    neg: FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>,
+    neg: NegIndex,
     target_seen: Vec<NodeId>,
 }
 
@@ -538,7 +541,7 @@ impl Traverser {
 /// Records the negative edges (`w < 0` and `w <= threshold`) out of a node that has
 /// just become active, keyed by target, with the source's outer bucket position.
 fn register_active(
-    neg: &mut FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>,
+    neg: &mut NegIndex,
     graph: &Graph,
     source: NodeId,
     threshold: f64,
@@ -561,7 +564,7 @@ fn register_active(
 /// which visits the same edges and sums them in the same order. `buf` is scratch.
 fn inhibition(
     buf: &mut Vec<(usize, f64)>,
-    neg: &FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>,
+    neg: &NegIndex,
     target: NodeId,
     active: impl Fn(NodeId) -> Option<f64>,
 ) -> f64 {
