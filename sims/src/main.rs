@@ -147,18 +147,34 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool> {
 }
 
 fn list() {
-    println!("{:<25} {:<4} {:<28} description", "sim", "rng", "paper");
-    for s in scenarios::registry() {
+    let sims = scenarios::registry();
+    let w_name = RUN_ALL_ORDER.iter().map(|n| n.len()).max().unwrap_or(3);
+    let w_ref = sims
+        .iter()
+        .map(|s| s.paper_ref().chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    println!(
+        "{:<w_name$}  {:<3}  {:<w_ref$}  description",
+        "sim", "rng", "paper"
+    );
+    for s in &sims {
+        let pad = w_ref.saturating_sub(s.paper_ref().chars().count());
         println!(
-            "{:<25} {:<4} {:<28} {}",
+            "{:<w_name$}  {:<3}  {}{}  {}",
             s.name(),
             if s.uses_rng() { "yes" } else { "no" },
             s.paper_ref(),
+            " ".repeat(pad),
             s.description()
         );
     }
     for n in scenarios::missing() {
-        println!("{n:<25} {:<4} {:<28} (not implemented yet)", "?", "-");
+        println!(
+            "{n:<w_name$}  {:<3}  {:<w_ref$}  (not implemented yet)",
+            "?", "-"
+        );
     }
 }
 

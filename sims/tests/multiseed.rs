@@ -69,7 +69,11 @@ fn run_with(threads: usize, seeds: usize) -> Value {
 fn identical_for_any_thread_count() {
     let one = sims::pyjson::to_string(&run_with(1, 24));
     for threads in [2, 3, 8] {
-        assert_eq!(one, sims::pyjson::to_string(&run_with(threads, 24)), "threads {threads}");
+        assert_eq!(
+            one,
+            sims::pyjson::to_string(&run_with(threads, 24)),
+            "threads {threads}"
+        );
     }
 }
 

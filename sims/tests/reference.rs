@@ -1,9 +1,9 @@
 //! Paper-profile outputs against the reference result files (SIMS.md; the files are
-//! in `shared/spec/reference-results/sims/`, found next to the workspace or through
+//! in `shared/spec/reference-results/sims/` of the nearest ancestor directory, or in
 //! `CRABPATH_REFERENCE_DIR`). Skipped with a message when the directory is absent.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sims::compare::compare;
@@ -12,12 +12,16 @@ use sims::scenarios::{registry, RUN_ALL_ORDER};
 use sims::sim::{Profile, PAPER_SEED};
 
 fn reference_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("CRABPATH_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../shared/spec/reference-results/sims")
-        });
+    const REL: &str = "shared/spec/reference-results/sims";
+    let dir = match std::env::var_os("CRABPATH_REFERENCE_DIR") {
+        Some(d) => PathBuf::from(d),
+        // The nearest ancestor of this crate holding `shared/spec/...`.
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .map(|a| a.join(REL))
+            .find(|d| d.is_dir())
+            .unwrap_or_else(|| PathBuf::from(REL)),
+    };
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -29,7 +33,7 @@ fn reference_dir() -> Option<PathBuf> {
     }
 }
 
-fn read(dir: &PathBuf, name: &str) -> String {
+fn read(dir: &Path, name: &str) -> String {
     let path = dir.join(format!("{name}_results.json"));
     fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
