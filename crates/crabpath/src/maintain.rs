@@ -1,0 +1,948 @@
+//! Graph maintenance: node authority, edge and orphan pruning, merging of tightly
+//! coupled node pairs, cross-file connections, and the maintenance run that chains
+//! them (paper §3 "maintenance"; CORE.md §8).
+//!
+//! Every function keeps the reference's iteration orders (CORE.md §0), because merge
+//! ids, bucket positions and therefore later traversals depend on them.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use rustc_hash::{FxBuildHasher, FxHashSet};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha1::{Digest, Sha1};
+
+use crate::decay::{apply_decay_with, DecayConfig};
+use crate::embed::Embedder;
+use crate::error::{finite, Error, Result};
+use crate::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
+use crate::health::{measure_health, GraphHealth};
+use crate::index::{cosine, VectorIndex};
+use crate::profile::Profile;
+use crate::state::State;
+
+// ----- authority (§8.1) ----------------------------------------------------------------
+
+/// How strongly a node is protected from maintenance (CORE.md §8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Authority {
+    /// Never decayed (as a source), pruned, orphan-removed or merged.
+    Constitutional,
+    /// Decays at half speed; its edges are pruned only when `|w| <= 0.1`; never
+    /// orphan-removed; merged only with a judge.
+    Canonical,
+    /// No protection (the default).
+    Overlay,
+}
+
+impl Authority {
+    /// The metadata label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Authority::Constitutional => "constitutional",
+            Authority::Canonical => "canonical",
+            Authority::Overlay => "overlay",
+        }
+    }
+
+    /// Parses one of the three labels (exact match).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "constitutional" => Some(Authority::Constitutional),
+            "canonical" => Some(Authority::Canonical),
+            "overlay" => Some(Authority::Overlay),
+            _ => None,
+        }
+    }
+}
+
+/// The `authority` metadata of a node if it is one of the three labels, else overlay
+/// (also for a symbol without a node) (CORE.md §8.1).
+pub fn authority(graph: &Graph, id: NodeId) -> Authority {
+    graph
+        .node(id)
+        .and_then(|n| n.metadata.get("authority"))
+        .and_then(Value::as_str)
+        .and_then(Authority::parse)
+        .unwrap_or(Authority::Overlay)
+}
+
+// ----- pruning (§8.2, §8.3) ------------------------------------------------------------
+
+/// Removes edges with `|w| < below` (CORE.md §8.2), iterating over a snapshot in graph
+/// order. Edges touching a constitutional node are kept; edges touching a canonical
+/// node are kept when `|w| > 0.1`. `below <= 0` (or NaN) removes nothing. Returns the
+/// number of removed edges.
+pub fn prune_edges(graph: &mut Graph, below: f64) -> usize {
+    if below.is_nan() || below <= 0.0 {
+        return 0;
+    }
+    let doomed: Vec<(NodeId, NodeId)> = graph
+        .edges()
+        .filter(|&(s, t, e)| {
+            let (sa, ta) = (authority(graph, s), authority(graph, t));
+            if sa == Authority::Constitutional || ta == Authority::Constitutional {
+                return false;
+            }
+            let w = e.weight.abs();
+            if (sa == Authority::Canonical || ta == Authority::Canonical) && w > 0.1 {
+                return false;
+            }
+            w < below
+        })
+        .map(|(s, t, _)| (s, t))
+        .collect();
+    let mut removed = 0;
+    for (s, t) in doomed {
+        if graph.remove_edge(s, t).is_some() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether a node has no outgoing edge to an existing node and no incoming edge from
+/// an existing node (CORE.md §1.3 `outgoing`/`incoming`; a self-loop counts).
+fn is_orphan(graph: &Graph, n: NodeId) -> bool {
+    graph.outgoing(n).next().is_none()
+        && !graph
+            .sources_of(n)
+            .iter()
+            .any(|&s| graph.has_node(s) && graph.edge(s, n).is_some())
+}
+
+/// Removes overlay nodes (neither constitutional nor canonical) that have no incoming
+/// and no outgoing edges, collected in node order first (CORE.md §8.3). Returns the
+/// number of removed nodes.
+pub fn prune_orphan_nodes(graph: &mut Graph) -> usize {
+    let orphans: Vec<NodeId> = graph
+        .node_ids()
+        .filter(|&n| authority(graph, n) == Authority::Overlay && is_orphan(graph, n))
+        .collect();
+    orphans
+        .into_iter()
+        .filter(|&n| graph.remove_node(n).is_some())
+        .count()
+}
+
+// ----- merging (§8.5, §8.6) ------------------------------------------------------------
+
+/// Default content limit of merge candidates (`max_content_chars`, CORE.md §8.5).
+pub const MAX_MERGE_CONTENT_CHARS: usize = 1200;
+
+/// Minimum weight, in both directions, of a merge candidate pair (CORE.md §8.5).
+pub const MERGE_MIN_WEIGHT: f64 = 0.8;
+
+/// Merge candidates (CORE.md §8.5): for each node in node order whose content has at
+/// most `max_content_chars` code points, for each edge of its bucket in bucket order
+/// whose target node exists, is also short enough and has an id lexicographically
+/// greater than the source's, emit (source, target) if the reverse edge exists and
+/// `min(w, w_reverse) >= 0.8`.
+pub fn candidate_pairs(graph: &Graph, max_content_chars: usize) -> Vec<(NodeId, NodeId)> {
+    let mut short = vec![false; graph.symbol_count()];
+    for (ix, node) in graph.nodes() {
+        short[ix.index()] = node.content.chars().nth(max_content_chars).is_none();
+    }
+    let is_short = |n: NodeId| short.get(n.index()).copied().unwrap_or(false);
+    let mut out = Vec::new();
+    for s in graph.node_ids() {
+        if !is_short(s) {
+            continue;
+        }
+        let Some(bucket) = graph.bucket(s) else {
+            continue;
+        };
+        for (&t, e) in bucket {
+            if !graph.has_node(t) || !is_short(t) || graph.name(t) <= graph.name(s) {
+                continue;
+            }
+            let Some(rev) = graph.weight(t, s) else {
+                continue;
+            };
+            // Python `min(w, w_rev)`: the first argument unless the second is smaller.
+            let m = if rev < e.weight { rev } else { e.weight };
+            if m >= MERGE_MIN_WEIGHT {
+                out.push((s, t));
+            }
+        }
+    }
+    out
+}
+
+/// A merge judge: the reference's LLM callback, answering "should these two nodes be
+/// merged?" for each candidate pair (CORE.md §8.5).
+pub type MergeJudge<'a> = &'a mut dyn FnMut(&Node, &Node) -> bool;
+
+/// Merge suggestions (CORE.md §8.5): the [`candidate_pairs`] (limit 1200 code points);
+/// with a judge, only the pairs it confirms, in candidate order.
+pub fn suggest_merges(graph: &Graph, judge: Option<MergeJudge<'_>>) -> Vec<(NodeId, NodeId)> {
+    let pairs = candidate_pairs(graph, MAX_MERGE_CONTENT_CHARS);
+    let Some(judge) = judge else {
+        return pairs;
+    };
+    pairs
+        .into_iter()
+        .filter(|&(a, b)| match (graph.node(a), graph.node(b)) {
+            (Some(na), Some(nb)) => judge(na, nb),
+            _ => false,
+        })
+        .collect()
+}
+
+/// The id of the node merging `a` and `b` (CORE.md §8.6): `"merged:"` + the first 12
+/// hex digits of `sha1("a|b")`, with `:1`, `:2`, ... appended while a node of that id
+/// exists.
+pub fn merged_id(graph: &Graph, a: &str, b: &str) -> String {
+    let digest = Sha1::digest(format!("{a}|{b}").as_bytes());
+    let hex = hex::encode(digest);
+    let base = format!("merged:{}", &hex[..12]);
+    if graph.get_node(&base).is_none() {
+        return base;
+    }
+    let mut i = 1u64;
+    loop {
+        let candidate = format!("{base}:{i}");
+        if graph.get_node(&candidate).is_none() {
+            return candidate;
+        }
+        i += 1;
+    }
+}
+
+/// First line of a text: everything before the first `'\n'` (summary rule of merged
+/// and injected nodes, CORE.md §8.6, §9).
+pub fn first_line(text: &str) -> &str {
+    text.split('\n').next().unwrap_or("")
+}
+
+/// Merges nodes `a` and `b` into one new node (CORE.md §8.6) and returns its id.
+///
+/// * Both missing → `a`; one missing → the other; the graph is unchanged.
+/// * Id per [`merged_id`]; content `a + "\n\n" + b`; summary = its first line;
+///   metadata `{merged_from: [a, b], source: "llm-merge"}` (`file` is lost).
+/// * Rewire from a snapshot of all edges in graph order: a and b map to the merged id;
+///   edges that become self-loops (a↔b, and self-loops on a or b) are dropped; other
+///   self-loops are skipped (and stay untouched); duplicates collapse to the strictly
+///   larger weight at the first-seen position. Then a and b are removed, the merged
+///   node appended, and every rewired edge re-added with [`Graph::add_edge`] in rewired
+///   order — untouched edges stay in place, edges to the merged node are appended to
+///   their source's bucket, the merged node's bucket and buckets that only pointed to
+///   a/b are (re-)created at the end.
+///
+/// Errors (graph unchanged) if an edge to re-add has a non-finite weight.
+pub fn apply_merge(graph: &mut Graph, a: NodeId, b: NodeId) -> Result<NodeId> {
+    match (graph.has_node(a), graph.has_node(b)) {
+        (false, false) => return Ok(a),
+        (true, false) => return Ok(a),
+        (false, true) => return Ok(b),
+        (true, true) => {}
+    }
+    let (Some(na), Some(nb)) = (graph.node(a), graph.node(b)) else {
+        return Ok(a);
+    };
+    let (a_name, b_name) = (na.id.clone(), nb.id.clone());
+    let content = format!("{}\n\n{}", na.content, nb.content);
+    let id = merged_id(graph, &a_name, &b_name);
+    let mut metadata = Metadata::new();
+    metadata.insert("merged_from".into(), json!([a_name, b_name]));
+    metadata.insert("source".into(), json!("llm-merge"));
+    let merged = Node {
+        id: id.clone(),
+        summary: first_line(&content).to_string(),
+        content,
+        metadata,
+    };
+    let m = graph.intern(&id);
+    let map = |x: NodeId| if x == a || x == b { m } else { x };
+
+    let mut rewired: IndexMap<(NodeId, NodeId), Edge, FxBuildHasher> = IndexMap::default();
+    for (s, t, e) in graph.edges() {
+        if s == t {
+            // Self-loops on a/b would stay self-loops on the merged node: dropped.
+            // Other self-loops are not re-added; they stay in the graph untouched.
+            continue;
+        }
+        let key = (map(s), map(t));
+        if key.0 == key.1 {
+            continue;
+        }
+        match rewired.get_mut(&key) {
+            Some(kept) => {
+                if e.weight > kept.weight {
+                    *kept = e.clone();
+                }
+            }
+            None => {
+                rewired.insert(key, e.clone());
+            }
+        }
+    }
+    for (&(s, t), e) in &rewired {
+        finite(
+            || format!("edge weight {}->{}", graph.name(s), graph.name(t)),
+            e.weight,
+        )?;
+    }
+
+    graph.remove_node(a);
+    graph.remove_node(b);
+    graph.add_node(merged);
+    for ((s, t), e) in rewired {
+        graph.add_edge(s, t, e)?;
+    }
+    Ok(m)
+}
+
+// ----- connections (§8.7, §8.8) --------------------------------------------------------
+
+/// Default number of connection suggestions kept (`max_candidates`, CORE.md §8.8).
+pub const MAX_CONNECTION_CANDIDATES: usize = 20;
+
+/// One proposed cross-file edge (CORE.md §8.8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectionSuggestion {
+    /// Source node.
+    pub source: NodeId,
+    /// Target node.
+    pub target: NodeId,
+    /// Proposed weight (clamped to [-1, 1] by `add_edge`).
+    pub weight: f64,
+    /// Free-text reason stored in the edge's metadata.
+    pub reason: String,
+}
+
+/// A connection judge: the reference's LLM callback. Given two nodes and their token
+/// overlap it returns `None` to reject the pair, or `Some(weight)` to confirm it
+/// (returning the overlap keeps the default weight). The weight is clamped to [0, 1]
+/// (a NaN answer counts as the overlap).
+pub type ConnectJudge<'a> = &'a mut dyn FnMut(&Node, &Node, f64) -> Option<f64>;
+
+/// The lower-cased token set of a text: maximal runs of `[A-Za-z0-9']` after full
+/// Unicode lower-casing (CORE.md §8.8).
+pub fn token_set(text: &str) -> BTreeSet<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Jaccard overlap `|A ∩ B| / |A ∪ B|` (0.0 for two empty sets).
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let inter = a.intersection(b).count();
+    let union = a.len() + b.len() - inter;
+    if union == 0 {
+        0.0
+    } else {
+        inter as f64 / union as f64
+    }
+}
+
+/// The `file` metadata of a node if present and not null.
+fn file_of(node: &Node) -> Option<&Value> {
+    node.metadata.get("file").filter(|v| !v.is_null())
+}
+
+/// Whether two nodes carry different, present `file` metadata.
+fn different_files(a: &Node, b: &Node) -> bool {
+    matches!((file_of(a), file_of(b)), (Some(fa), Some(fb)) if fa != fb)
+}
+
+/// Cross-file connection suggestions (CORE.md §8.8): node pairs (i < j in node order)
+/// whose `file` metadata is present and different, scored by the Jaccard overlap of
+/// their token sets ([`token_set`]); pairs with overlap > 0 are sorted by
+/// (overlap, source id, target id) descending and the first `max_candidates` kept.
+/// Without a judge the weight is the overlap; with one, only confirmed pairs are kept,
+/// with the judge's weight. The judge is asked about the kept candidates only.
+///
+/// The reference's `reason` text is not specified; it is `"token overlap <jaccard>"`
+/// here.
+pub fn suggest_connections(
+    graph: &Graph,
+    judge: Option<ConnectJudge<'_>>,
+    max_candidates: usize,
+) -> Vec<ConnectionSuggestion> {
+    let nodes: Vec<(NodeId, &Node, BTreeSet<String>)> = graph
+        .nodes()
+        .filter(|(_, n)| file_of(n).is_some())
+        .map(|(ix, n)| (ix, n, token_set(&n.content)))
+        .collect();
+    let mut scored: Vec<(NodeId, NodeId, f64)> = Vec::new();
+    for (i, (si, ni, ti)) in nodes.iter().enumerate() {
+        for (sj, nj, tj) in &nodes[i + 1..] {
+            if !different_files(ni, nj) {
+                continue;
+            }
+            let overlap = jaccard(ti, tj);
+            if overlap > 0.0 {
+                scored.push((*si, *sj, overlap));
+            }
+        }
+    }
+    scored.sort_by(|x, y| {
+        y.2.total_cmp(&x.2)
+            .then_with(|| graph.name(y.0).cmp(graph.name(x.0)))
+            .then_with(|| graph.name(y.1).cmp(graph.name(x.1)))
+    });
+    scored.truncate(max_candidates);
+    let mut judge = judge;
+    scored
+        .into_iter()
+        .filter_map(|(s, t, overlap)| {
+            let weight = match judge.as_mut() {
+                None => overlap,
+                Some(j) => {
+                    let (ns, nt) = (graph.node(s)?, graph.node(t)?);
+                    let w = j(ns, nt, overlap)?;
+                    if w.is_nan() {
+                        overlap
+                    } else {
+                        w.clamp(0.0, 1.0)
+                    }
+                }
+            };
+            Some(ConnectionSuggestion {
+                source: s,
+                target: t,
+                weight,
+                reason: format!("token overlap {overlap}"),
+            })
+        })
+        .collect()
+}
+
+/// Applies connection suggestions with the reference's rule (CORE.md §8.8); see
+/// [`apply_connections_with`].
+pub fn apply_connections(graph: &mut Graph, suggestions: &[ConnectionSuggestion]) -> Result<usize> {
+    apply_connections_with(graph, suggestions, true)
+}
+
+/// Adds each suggestion as an edge of kind `cross_file` with metadata
+/// `{reason, kind: "cross_file", source: "connect"}`, skipping self pairs, repeated
+/// (source, target) pairs and pairs with a missing node (CORE.md §8.8). With
+/// `require_file_metadata` (the reference) pairs whose nodes do not both carry
+/// different `file` metadata are skipped too — which silently drops every pair made by
+/// [`connect_learning_nodes`] for nodes without `file` (CORE.md §14 item 11).
+/// Returns the number of edges that did not exist before.
+pub fn apply_connections_with(
+    graph: &mut Graph,
+    suggestions: &[ConnectionSuggestion],
+    require_file_metadata: bool,
+) -> Result<usize> {
+    let mut seen: FxHashSet<(NodeId, NodeId)> = FxHashSet::default();
+    let mut created = 0;
+    for sg in suggestions {
+        let (s, t) = (sg.source, sg.target);
+        if s == t || !seen.insert((s, t)) {
+            continue;
+        }
+        let (Some(ns), Some(nt)) = (graph.node(s), graph.node(t)) else {
+            continue;
+        };
+        if require_file_metadata && !different_files(ns, nt) {
+            continue;
+        }
+        let existed = graph.edge(s, t).is_some();
+        let mut metadata = Metadata::new();
+        metadata.insert("reason".into(), json!(sg.reason));
+        metadata.insert("kind".into(), json!("cross_file"));
+        metadata.insert("source".into(), json!("connect"));
+        graph.add_edge(
+            s,
+            t,
+            Edge::new(sg.weight)
+                .with_kind(EdgeKind::CrossFile)
+                .with_metadata(metadata),
+        )?;
+        if !existed {
+            created += 1;
+        }
+    }
+    Ok(created)
+}
+
+/// Prefix of the ids of learning nodes (CORE.md §8.4, §8.7).
+pub const LEARNING_PREFIX: &str = "learning::";
+
+/// Options of [`connect_learning_nodes`] (CORE.md §8.7).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConnectOptions {
+    /// Neighbours considered per learning node (3).
+    pub top_k: usize,
+    /// Minimum cosine similarity (0.3).
+    pub min_sim: f64,
+    /// `true` = reference: pairs without different `file` metadata are dropped by
+    /// [`apply_connections_with`] (CORE.md §14 item 11); `false` = corrected.
+    pub require_file_metadata: bool,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        ConnectOptions {
+            top_k: 3,
+            min_sim: 0.3,
+            require_file_metadata: true,
+        }
+    }
+}
+
+impl ConnectOptions {
+    /// Defaults with the switch of a profile: the paper profile requires `file`
+    /// metadata like the reference, the corrected one does not (profile table item 9).
+    pub fn for_profile(profile: Profile) -> Self {
+        ConnectOptions {
+            require_file_metadata: !profile.fixes_bugs(),
+            ..ConnectOptions::default()
+        }
+    }
+}
+
+/// The vector of a node: its index vector, else the embedding of its content.
+fn vector_of(
+    index: &VectorIndex,
+    embed: Option<&dyn Embedder>,
+    node: &Node,
+) -> Result<Option<Vec<f64>>> {
+    if let Some(v) = index.get(&node.id) {
+        return Ok(Some(v.to_vec()));
+    }
+    match embed {
+        Some(e) => Ok(Some(e.embed(&node.content)?)),
+        None => Ok(None),
+    }
+}
+
+/// Connects `learning::` nodes to the rest of the graph (CORE.md §8.7). For each
+/// learning node (node order): cosine against every non-learning node's vector (index
+/// vector, else `embed(content)`; a node with neither is an error), stable sort
+/// descending, first `top_k`, keep `sim >= min_sim`, weight `min(0.7, max(0.35, sim))`
+/// in both directions (learning→other, then other→learning); applied with
+/// [`apply_connections_with`]. Returns the number of newly created edges — 0 for
+/// learning nodes without `file` metadata when `require_file_metadata` is set (the
+/// reference's bug).
+pub fn connect_learning_nodes(
+    graph: &mut Graph,
+    index: &VectorIndex,
+    options: &ConnectOptions,
+    embed: Option<&dyn Embedder>,
+) -> Result<usize> {
+    let learning: Vec<NodeId> = graph
+        .nodes()
+        .filter(|(_, n)| n.id.starts_with(LEARNING_PREFIX))
+        .map(|(ix, _)| ix)
+        .collect();
+    if learning.is_empty() {
+        return Ok(0);
+    }
+    let mut others: Vec<(NodeId, Vec<f64>)> = Vec::new();
+    for (ix, n) in graph.nodes() {
+        if n.id.starts_with(LEARNING_PREFIX) {
+            continue;
+        }
+        let v = vector_of(index, embed, n)?
+            .ok_or_else(|| Error::MissingVector(format!("node `{}`", n.id)))?;
+        others.push((ix, v));
+    }
+    let mut suggestions = Vec::new();
+    for l in learning {
+        let Some(node) = graph.node(l) else {
+            continue;
+        };
+        let v = vector_of(index, embed, node)?
+            .ok_or_else(|| Error::MissingVector(format!("node `{}`", node.id)))?;
+        let mut sims: Vec<(NodeId, f64)> =
+            others.iter().map(|(o, ov)| (*o, cosine(&v, ov))).collect();
+        sims.sort_by(|x, y| y.1.partial_cmp(&x.1).unwrap_or(Ordering::Equal));
+        for (o, sim) in sims.into_iter().take(options.top_k) {
+            if sim
+                .partial_cmp(&options.min_sim)
+                .is_none_or(Ordering::is_lt)
+            {
+                continue;
+            }
+            let weight = sim.clamp(0.35, 0.7);
+            let reason = format!("learning node similarity {sim}");
+            suggestions.push(ConnectionSuggestion {
+                source: l,
+                target: o,
+                weight,
+                reason: reason.clone(),
+            });
+            suggestions.push(ConnectionSuggestion {
+                source: o,
+                target: l,
+                weight,
+                reason,
+            });
+        }
+    }
+    apply_connections_with(graph, &suggestions, options.require_file_metadata)
+}
+
+// ----- the maintenance run (§8.4) ------------------------------------------------------
+
+/// One maintenance task (CORE.md §8.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MaintenanceTask {
+    /// Measure and journal health.
+    Health,
+    /// Decay edges (constitutional sources skipped, canonical at half speed).
+    Decay,
+    /// Prune weak edges, then orphan nodes.
+    Prune,
+    /// Merge tightly coupled pairs.
+    Merge,
+    /// Connect `learning::` nodes.
+    Connect,
+}
+
+impl MaintenanceTask {
+    /// The task name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MaintenanceTask::Health => "health",
+            MaintenanceTask::Decay => "decay",
+            MaintenanceTask::Prune => "prune",
+            MaintenanceTask::Merge => "merge",
+            MaintenanceTask::Connect => "connect",
+        }
+    }
+
+    /// Parses a task name (exact match).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "health" => Some(MaintenanceTask::Health),
+            "decay" => Some(MaintenanceTask::Decay),
+            "prune" => Some(MaintenanceTask::Prune),
+            "merge" => Some(MaintenanceTask::Merge),
+            "connect" => Some(MaintenanceTask::Connect),
+            _ => None,
+        }
+    }
+
+    /// Whether the task can change the state (and so triggers a save).
+    pub fn mutates(self) -> bool {
+        self != MaintenanceTask::Health
+    }
+}
+
+/// Order in which requested tasks run (CORE.md §8.4, §14 item 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MaintenanceOrder {
+    /// The code: health, decay, prune, merge, connect.
+    #[default]
+    Reference,
+    /// The paper: health, decay, merge, prune, connect (no `compact` task exists).
+    Paper,
+}
+
+impl MaintenanceOrder {
+    /// The fixed execution sequence.
+    pub fn sequence(self) -> [MaintenanceTask; 5] {
+        use MaintenanceTask::*;
+        match self {
+            MaintenanceOrder::Reference => [Health, Decay, Prune, Merge, Connect],
+            MaintenanceOrder::Paper => [Health, Decay, Merge, Prune, Connect],
+        }
+    }
+}
+
+/// Default task request: health, decay, merge, prune (CORE.md §8.4).
+pub const DEFAULT_TASKS: [&str; 4] = ["health", "decay", "merge", "prune"];
+
+/// Options of [`run_maintenance`] (CORE.md §8.4 arguments plus switches).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MaintenanceOptions {
+    /// Requested task names; `None` = [`DEFAULT_TASKS`]. Unknown names are noted and
+    /// skipped; the request is filtered into [`MaintenanceOptions::order`].
+    pub tasks: Option<Vec<String>>,
+    /// Do not save (file wrapper only).
+    pub dry_run: bool,
+    /// Merges applied at most (5).
+    pub max_merges: usize,
+    /// Edge prune threshold (0.01).
+    pub prune_below: f64,
+    /// Decay parameters (defaults: half-life 80, min weight 0.01).
+    pub decay: DecayConfig,
+    /// Reference (decay → prune → merge) or paper (decay → merge → prune) order.
+    pub order: MaintenanceOrder,
+    /// Journal file: JSONL lines are appended only when given (the reference writes
+    /// to `~/.crabpath/journal.jsonl` otherwise; this port writes nothing).
+    pub journal_path: Option<PathBuf>,
+    /// Options of the connect task.
+    pub connect: ConnectOptions,
+}
+
+impl Default for MaintenanceOptions {
+    fn default() -> Self {
+        MaintenanceOptions {
+            tasks: None,
+            dry_run: false,
+            max_merges: 5,
+            prune_below: 0.01,
+            decay: DecayConfig::default(),
+            order: MaintenanceOrder::Reference,
+            journal_path: None,
+            connect: ConnectOptions::default(),
+        }
+    }
+}
+
+/// Callbacks of a maintenance run (the reference's `llm_fn` and `embed_fn`).
+#[derive(Default)]
+pub struct MaintenanceHooks<'a> {
+    /// Merge judge; without one, pairs involving canonical nodes are not merged.
+    pub judge: Option<MergeJudge<'a>>,
+    /// Embedder for nodes without an index vector (connect task).
+    pub embedder: Option<&'a dyn Embedder>,
+}
+
+/// What a maintenance run did (CORE.md §8.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MaintenanceReport {
+    /// Health at the start.
+    pub health_before: GraphHealth,
+    /// Health at the end.
+    pub health_after: GraphHealth,
+    /// Tasks executed, in execution order.
+    pub tasks_run: Vec<MaintenanceTask>,
+    /// Whether decay ran.
+    pub decay_applied: bool,
+    /// Edges whose weight decay changed.
+    pub decayed_edges: usize,
+    /// Edge count at the start.
+    pub edges_before: usize,
+    /// Edge count at the end.
+    pub edges_after: usize,
+    /// Node count at the start.
+    pub nodes_before: usize,
+    /// Node count at the end.
+    pub nodes_after: usize,
+    /// Merge pairs suggested (before the authority filter).
+    pub merges_proposed: usize,
+    /// Merges applied.
+    pub merges_applied: usize,
+    /// Ids of the merged nodes created.
+    pub merged_ids: Vec<String>,
+    /// Edges removed by pruning.
+    pub pruned_edges: usize,
+    /// Orphan nodes removed by pruning.
+    pub pruned_nodes: usize,
+    /// Edges created by the connect task.
+    pub connections_added: usize,
+    /// Free-text notes (unknown tasks, filtered pairs, ...).
+    pub notes: Vec<String>,
+}
+
+fn health_payload(graph: &Graph, health: &GraphHealth) -> Value {
+    json!({
+        "dormant_pct": health.dormant_pct,
+        "habitual_pct": health.habitual_pct,
+        "reflex_pct": health.reflex_pct,
+        "cross_file_edge_pct": health.cross_file_edge_pct,
+        "orphan_nodes": health.orphan_nodes,
+        "nodes": graph.node_count(),
+        "edges": graph.edge_count(),
+    })
+}
+
+fn append_journal(path: &Path, line: &Value) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io)?;
+    let mut text = line.to_string();
+    text.push('\n');
+    f.write_all(text.as_bytes()).map_err(io)
+}
+
+/// [`run_maintenance_with`] without callbacks.
+pub fn run_maintenance(
+    state: &mut State,
+    options: &MaintenanceOptions,
+) -> Result<MaintenanceReport> {
+    run_maintenance_with(state, options, MaintenanceHooks::default())
+}
+
+/// Runs the requested maintenance tasks on `state` in place (CORE.md §8.4), in the
+/// fixed order of `options.order`:
+/// * health: journal the health payload (health fields, node and edge counts);
+/// * decay: [`apply_decay_with`], constitutional sources skipped, canonical sources at
+///   half-life scale 2.0;
+/// * prune: [`prune_edges`]`(prune_below)` then [`prune_orphan_nodes`];
+/// * merge: [`suggest_merges`] with the judge; pairs with a constitutional node are
+///   dropped, and pairs with a canonical node when there is no judge; of the first
+///   `max_merges` remaining pairs, those whose nodes both still exist are merged;
+/// * connect: [`connect_learning_nodes`] if some node id starts with `learning::`.
+///
+/// A journal line is appended per health task and one at the end, only if
+/// `options.journal_path` is set. `dry_run` is the file wrapper's concern
+/// ([`run_maintenance_file`]); here the state is always modified.
+pub fn run_maintenance_with(
+    state: &mut State,
+    options: &MaintenanceOptions,
+    mut hooks: MaintenanceHooks<'_>,
+) -> Result<MaintenanceReport> {
+    let mut notes = Vec::new();
+    let requested: Vec<String> = match &options.tasks {
+        Some(t) => t.clone(),
+        None => DEFAULT_TASKS.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut wanted = FxHashSet::default();
+    for name in &requested {
+        match MaintenanceTask::parse(name) {
+            Some(t) => {
+                wanted.insert(t);
+            }
+            None => notes.push(format!("unknown task `{name}` skipped")),
+        }
+    }
+    let graph = &mut state.graph;
+    let health_before = measure_health(graph);
+    let mut report = MaintenanceReport {
+        health_before,
+        health_after: health_before,
+        tasks_run: Vec::new(),
+        decay_applied: false,
+        decayed_edges: 0,
+        edges_before: graph.edge_count(),
+        edges_after: graph.edge_count(),
+        nodes_before: graph.node_count(),
+        nodes_after: graph.node_count(),
+        merges_proposed: 0,
+        merges_applied: 0,
+        merged_ids: Vec::new(),
+        pruned_edges: 0,
+        pruned_nodes: 0,
+        connections_added: 0,
+        notes,
+    };
+    for task in options.order.sequence() {
+        if !wanted.contains(&task) {
+            continue;
+        }
+        report.tasks_run.push(task);
+        match task {
+            MaintenanceTask::Health => {
+                if let Some(path) = &options.journal_path {
+                    let h = measure_health(graph);
+                    let mut line = json!({"type": "health"});
+                    if let (Some(obj), Value::Object(p)) =
+                        (line.as_object_mut(), health_payload(graph, &h))
+                    {
+                        obj.extend(p);
+                    }
+                    append_journal(path, &line)?;
+                }
+            }
+            MaintenanceTask::Decay => {
+                let constitutional: FxHashSet<NodeId> = graph
+                    .node_ids()
+                    .filter(|&n| authority(graph, n) == Authority::Constitutional)
+                    .collect();
+                let canonical: FxHashSet<NodeId> = graph
+                    .node_ids()
+                    .filter(|&n| authority(graph, n) == Authority::Canonical)
+                    .collect();
+                report.decayed_edges = apply_decay_with(
+                    graph,
+                    &options.decay,
+                    |s| constitutional.contains(&s),
+                    |s| if canonical.contains(&s) { 2.0 } else { 1.0 },
+                );
+                report.decay_applied = true;
+            }
+            MaintenanceTask::Prune => {
+                report.pruned_edges += prune_edges(graph, options.prune_below);
+                report.pruned_nodes += prune_orphan_nodes(graph);
+            }
+            MaintenanceTask::Merge => {
+                let has_judge = hooks.judge.is_some();
+                let judge = hooks
+                    .judge
+                    .as_mut()
+                    .map(|j| &mut **j as &mut dyn FnMut(&Node, &Node) -> bool);
+                let pairs = suggest_merges(graph, judge);
+                report.merges_proposed = pairs.len();
+                let kept: Vec<(NodeId, NodeId)> = pairs
+                    .into_iter()
+                    .filter(|&(a, b)| {
+                        let (aa, ab) = (authority(graph, a), authority(graph, b));
+                        let blocked = |x: Authority| {
+                            x == Authority::Constitutional
+                                || (x == Authority::Canonical && !has_judge)
+                        };
+                        !blocked(aa) && !blocked(ab)
+                    })
+                    .collect();
+                if kept.len() < report.merges_proposed {
+                    report.notes.push(format!(
+                        "{} merge pair(s) dropped for authority",
+                        report.merges_proposed - kept.len()
+                    ));
+                }
+                for (a, b) in kept.into_iter().take(options.max_merges) {
+                    if !graph.has_node(a) || !graph.has_node(b) {
+                        continue;
+                    }
+                    let m = apply_merge(graph, a, b)?;
+                    report.merged_ids.push(graph.name(m).to_string());
+                    report.merges_applied += 1;
+                }
+            }
+            MaintenanceTask::Connect => {
+                if graph
+                    .nodes()
+                    .any(|(_, n)| n.id.starts_with(LEARNING_PREFIX))
+                {
+                    report.connections_added = connect_learning_nodes(
+                        graph,
+                        &state.index,
+                        &options.connect,
+                        hooks.embedder,
+                    )?;
+                } else {
+                    report.notes.push("connect: no learning:: nodes".into());
+                }
+            }
+        }
+    }
+    report.health_after = measure_health(graph);
+    report.edges_after = graph.edge_count();
+    report.nodes_after = graph.node_count();
+    if let Some(path) = &options.journal_path {
+        let line = json!({"type": "maintenance", "report": &report});
+        append_journal(path, &line)?;
+    }
+    Ok(report)
+}
+
+/// File-based maintenance (CORE.md §8.4): loads the state at `path`, runs
+/// [`run_maintenance_with`] on the loaded copy and, unless `dry_run`, saves it back to
+/// `path` (keeping the loaded meta) if decay, prune, merge or connect ran.
+pub fn run_maintenance_file(
+    path: &Path,
+    options: &MaintenanceOptions,
+    hooks: MaintenanceHooks<'_>,
+) -> Result<MaintenanceReport> {
+    let mut state = crate::state::load_state(path)?;
+    let report = run_maintenance_with(&mut state, options, hooks)?;
+    if !options.dry_run && report.tasks_run.iter().any(|t| t.mutates()) {
+        crate::state::save_state(path, &state, None, None)?;
+    }
+    Ok(report)
+}
