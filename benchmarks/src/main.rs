@@ -1,1 +1,363 @@
-fn main() {}
+//! `bench`: command-line front end of the CrabPath external benchmarks.
+//!
+//! Exit status: 0 on success, 2 on data errors (missing, malformed or corrupt data, checksum
+//! mismatch) and usage errors, 1 on other failures (network, local I/O).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use bench::catalog::{self, Dataset, KnownFile, Variant};
+use bench::data::json::sha256_of_content;
+use bench::data::locate::{resolve_input, DataDir};
+use bench::data::{hotpotqa, multihop};
+use bench::fetch::{self, FetchOptions};
+
+const AFTER_HELP: &str = "\
+Data directory: --data-dir, else $CRABPATH_DATA_DIR, else ./datasets. Layout inside it:
+  hotpotqa/hotpot_dev_distractor_v1.json            (bench fetch --dataset hotpotqa)
+  hotpotqa/hotpot_dev_distractor_v1.first103.json   (staged subset)
+  hotpotqa/hotpot_dev_distractor_v1.sample1100.json (staged subset)
+  multihop_rag/MultiHopRAG.json, multihop_rag/corpus.json (bench fetch --dataset multihop-rag)
+  multihop_rag/MultiHopRAG.sample500.json           (staged subset)
+Each may also be gzip-compressed with a .gz suffix. To use the staged copy:
+  --data-dir ../shared/datasets   or   CRABPATH_DATA_DIR=../shared/datasets
+
+Exit status: 0 success; 2 data error (missing, malformed, checksum mismatch) or usage error;
+1 other failure (network, local I/O). Malformed data is reported as
+  <file>: row N: field X: expected ..., found ...
+with rows counted from 0.";
+
+/// CrabPath external benchmarks (HotPotQA distractor, MultiHop-RAG): data tools.
+#[derive(Debug, Parser)]
+#[command(name = "bench", version, after_help = AFTER_HELP)]
+struct Cli {
+    /// Data directory holding hotpotqa/ and multihop_rag/ [default: $CRABPATH_DATA_DIR, else
+    /// ./datasets].
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Download the complete upstream dataset files into the data directory, verify their
+    /// SHA-256 and move them into place atomically.
+    Fetch(FetchArgs),
+    /// Load one dataset file, check every row against the official schema, and print a summary
+    /// (rows, question types, nodes of the reference protocol, content checksum).
+    Inspect(InspectArgs),
+    /// Show the data directory, the known files, where each is looked for and which are
+    /// present.
+    Paths,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FetchTarget {
+    /// hotpot_dev_distractor_v1.json (~46 MB, plain HTTP).
+    Hotpotqa,
+    /// MultiHopRAG.json and corpus.json.
+    MultihopRag,
+    /// MultiHopRAG.json only.
+    MultihopRagQueries,
+    /// corpus.json only.
+    MultihopRagCorpus,
+    /// All of the above.
+    All,
+}
+
+#[derive(Debug, Args)]
+struct FetchArgs {
+    /// Which dataset to download.
+    #[arg(long, value_enum, default_value_t = FetchTarget::All)]
+    dataset: FetchTarget,
+
+    /// Download from exactly this URL (only when a single file is selected).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+
+    /// Download every selected file from BASE/<upstream file name> (hotpot_dev_distractor_v1.json,
+    /// MultiHopRAG.json, corpus.json) instead of the upstream URLs.
+    #[arg(long, value_name = "BASE", env = fetch::URL_BASE_ENV)]
+    url_base: Option<String>,
+
+    /// Expected SHA-256 of the (single) selected file, replacing the built-in value. Needed to
+    /// verify HotPotQA in full, whose official checksum is not published.
+    #[arg(long, value_name = "HEX")]
+    sha256: Option<String>,
+
+    /// Download again even if the file is already present (the present file is otherwise
+    /// verified and kept).
+    #[arg(long)]
+    force: bool,
+
+    /// Do not draw the progress bar.
+    #[arg(long)]
+    no_progress: bool,
+
+    /// Seconds to wait for a connection, and for each read of the response.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    timeout: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum InspectDataset {
+    /// HotPotQA dev distractor questions.
+    Hotpotqa,
+    /// MultiHop-RAG queries.
+    MultihopRag,
+    /// MultiHop-RAG news corpus (corpus.json).
+    MultihopRagCorpus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum VariantArg {
+    /// The complete upstream file.
+    Full,
+    /// HotPotQA staged subset: first 103 questions (byte-identical prefix).
+    First103,
+    /// HotPotQA staged subset: random sample of 1100 questions.
+    Sample1100,
+    /// MultiHop-RAG staged subset: random sample of 500 queries.
+    Sample500,
+}
+
+#[derive(Debug, Args)]
+struct InspectArgs {
+    /// Which dataset the file holds.
+    #[arg(long, value_enum)]
+    dataset: InspectDataset,
+
+    /// Which file of the dataset to look for in the data directory.
+    #[arg(long, value_enum, default_value_t = VariantArg::Full)]
+    variant: VariantArg,
+
+    /// Read this file instead of looking in the data directory (plain JSON or gzip).
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+
+    /// Read only the first N rows (MultiHop-RAG: the first N non-null queries, as the
+    /// reference selects them); 0 = all.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    limit: usize,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench: error: {e:#}");
+            let code = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<bench::Error>())
+                .map_or(1, bench::Error::exit_code);
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let data_dir = DataDir::resolve(cli.data_dir.as_deref());
+    match cli.command {
+        Command::Fetch(a) => cmd_fetch(&data_dir, a),
+        Command::Inspect(a) => cmd_inspect(&data_dir, a),
+        Command::Paths => cmd_paths(&data_dir),
+    }
+}
+
+fn cmd_fetch(data_dir: &DataDir, a: FetchArgs) -> anyhow::Result<()> {
+    let files: Vec<&'static KnownFile> = match a.dataset {
+        FetchTarget::Hotpotqa => vec![&catalog::HOTPOTQA_DEV],
+        FetchTarget::MultihopRag => vec![&catalog::MULTIHOP_QUERIES, &catalog::MULTIHOP_CORPUS],
+        FetchTarget::MultihopRagQueries => vec![&catalog::MULTIHOP_QUERIES],
+        FetchTarget::MultihopRagCorpus => vec![&catalog::MULTIHOP_CORPUS],
+        FetchTarget::All => vec![
+            &catalog::HOTPOTQA_DEV,
+            &catalog::MULTIHOP_QUERIES,
+            &catalog::MULTIHOP_CORPUS,
+        ],
+    };
+    if files.len() > 1 && (a.url.is_some() || a.sha256.is_some()) {
+        return Err(bench::Error::Usage(
+            "--url and --sha256 apply to one file: select it with --dataset hotpotqa, \
+             multihop-rag-queries or multihop-rag-corpus"
+                .into(),
+        )
+        .into());
+    }
+    let mut opts = FetchOptions::new(&data_dir.path);
+    opts.url = a.url;
+    opts.url_base = a.url_base.filter(|s| !s.is_empty());
+    opts.sha256 = a.sha256;
+    opts.force = a.force;
+    opts.progress = !a.no_progress;
+    opts.connect_timeout = std::time::Duration::from_secs(a.timeout);
+    opts.read_timeout = std::time::Duration::from_secs(a.timeout);
+
+    eprintln!("bench fetch: data directory {}", data_dir.describe());
+    for f in files {
+        eprintln!(
+            "bench fetch: {} ({}, licence {})",
+            f.key, f.description, f.licence
+        );
+        let report = fetch::fetch(f, &opts).with_context(|| format!("fetching {}", f.key))?;
+        println!("{}", report.summary());
+    }
+    Ok(())
+}
+
+fn known_file(dataset: InspectDataset, variant: VariantArg) -> anyhow::Result<&'static KnownFile> {
+    let (ds, v) = match dataset {
+        InspectDataset::Hotpotqa => (Dataset::HotpotQa, variant_of(variant)),
+        InspectDataset::MultihopRag => (Dataset::MultihopRag, variant_of(variant)),
+        InspectDataset::MultihopRagCorpus => {
+            if variant != VariantArg::Full {
+                return Err(bench::Error::Usage(
+                    "the MultiHop-RAG corpus has no staged subset; use --variant full".into(),
+                )
+                .into());
+            }
+            (Dataset::MultihopRag, Variant::Corpus)
+        }
+    };
+    catalog::lookup(ds, v).ok_or_else(|| {
+        bench::Error::Usage(format!(
+            "--variant {variant:?} does not exist for {ds}; HotPotQA has full, first103, \
+             sample1100; MultiHop-RAG has full, sample500"
+        ))
+        .into()
+    })
+}
+
+fn variant_of(v: VariantArg) -> Variant {
+    match v {
+        VariantArg::Full => Variant::Full,
+        VariantArg::First103 => Variant::First103,
+        VariantArg::Sample1100 => Variant::Sample1100,
+        VariantArg::Sample500 => Variant::Sample500,
+    }
+}
+
+fn cmd_inspect(data_dir: &DataDir, a: InspectArgs) -> anyhow::Result<()> {
+    let file = known_file(a.dataset, a.variant)?;
+    let path = resolve_input(a.input.as_deref(), data_dir, file)?;
+    let limit = (a.limit > 0).then_some(a.limit);
+    println!("file: {}", path.display());
+    print_checksum(&path, file)?;
+    match a.dataset {
+        InspectDataset::Hotpotqa => inspect_hotpot(&path, limit),
+        InspectDataset::MultihopRag => inspect_multihop(&path, limit),
+        InspectDataset::MultihopRagCorpus => {
+            let articles = multihop::load_corpus(&path)?;
+            println!("articles: {}", articles.len());
+            print_counts(
+                "categories",
+                articles
+                    .iter()
+                    .map(|a| a.category.as_deref().unwrap_or("(none)")),
+            );
+            Ok(())
+        }
+    }
+}
+
+fn print_checksum(path: &Path, expected: &KnownFile) -> anyhow::Result<()> {
+    let sha = sha256_of_content(path)?;
+    let note = match catalog::by_sha256(&sha) {
+        Some(f) if f.key == expected.key => format!("matches {}", f.key),
+        Some(f) => format!("this is {} ({})", f.key, f.description),
+        None => "not a known file".to_string(),
+    };
+    println!("sha256 (content): {sha} ({note})");
+    Ok(())
+}
+
+fn inspect_hotpot(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
+    let qs = hotpotqa::load_questions(path, limit)?;
+    println!("questions: {}", qs.len());
+    print_counts(
+        "type",
+        qs.iter().map(|q| q.qtype.as_deref().unwrap_or("(none)")),
+    );
+    print_counts(
+        "level",
+        qs.iter().map(|q| q.level.as_deref().unwrap_or("(none)")),
+    );
+    let paragraphs: usize = qs.iter().map(|q| q.paragraphs.len()).sum();
+    let corpus = hotpotqa::PaperCorpus::build(&qs);
+    let relevant: usize = corpus.supporting_ids.iter().map(Vec::len).sum();
+    let unmapped: usize = qs
+        .iter()
+        .zip(&corpus.supporting_ids)
+        .map(|(q, ids)| q.supporting_titles.len() - ids.len())
+        .sum();
+    println!("paragraphs: {paragraphs}");
+    println!(
+        "reference protocol (BENCH.md §1.2): nodes {}, relevant ids {relevant} \
+         (supporting titles without a node mapping: {unmapped}), edge operations {} \
+         ({} without label edges)",
+        corpus.nodes.len(),
+        corpus.edge_ops(true).len(),
+        corpus.edge_ops(false).len()
+    );
+    Ok(())
+}
+
+fn inspect_multihop(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
+    let all = multihop::load_queries(path, multihop::QuerySelection::all())?;
+    println!("queries: {}", all.len());
+    print_counts(
+        "question_type",
+        all.iter().map(|q| q.question_type.as_str()),
+    );
+    let evidence: usize = all.iter().map(|q| q.evidence.len()).sum();
+    println!("evidence items: {evidence}");
+    // The reference selection (BENCH.md §1.3): non-null queries, then the first `limit`.
+    let sel: Vec<multihop::Query> = all
+        .iter()
+        .filter(|q| !q.is_null_query())
+        .take(limit.unwrap_or(usize::MAX))
+        .cloned()
+        .collect();
+    let corpus = multihop::PaperCorpus::build(&sel);
+    println!(
+        "reference protocol (BENCH.md §1.3): {} non-null queries selected, nodes {}, \
+         sources {}, categories {}, edge operations {} ({} without label edges)",
+        sel.len(),
+        corpus.nodes.len(),
+        corpus.source_groups.len(),
+        corpus.category_groups.len(),
+        corpus.edge_ops(true).len(),
+        corpus.edge_ops(false).len()
+    );
+    Ok(())
+}
+
+fn print_counts<'a>(what: &str, values: impl Iterator<Item = &'a str>) {
+    let mut m: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in values {
+        *m.entry(v).or_default() += 1;
+    }
+    let parts: Vec<String> = m.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    println!("{what}: {}", parts.join(", "));
+}
+
+fn cmd_paths(data_dir: &DataDir) -> anyhow::Result<()> {
+    println!("data directory: {}", data_dir.describe());
+    for f in catalog::ALL {
+        let found = data_dir.candidates(f).into_iter().find(|p| p.is_file());
+        let status = match &found {
+            Some(p) => format!("present: {}", p.display()),
+            None if f.is_fetchable() => "missing (bench fetch can download it)".to_string(),
+            None => "missing (staged subset; not downloadable)".to_string(),
+        };
+        println!("{:<24} {:<54} {status}", f.key, f.rel_path);
+    }
+    Ok(())
+}

@@ -1,0 +1,407 @@
+//! Tests of the `bench` binary: exit status 2 and one-line messages on data errors, and
+//! `bench fetch` against a local HTTP server on 127.0.0.1 (no other network access).
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use common::{bench_cmd, fixture, sha256_hex, staged_file, TestServer};
+
+fn run(args: &[&str]) -> Output {
+    bench_cmd().args(args).output().expect("run bench")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Files (recursively) under `dir`.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn help_documents_every_subcommand() {
+    let o = run(&["--help"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    for word in [
+        "fetch",
+        "inspect",
+        "paths",
+        "CRABPATH_DATA_DIR",
+        "Exit status",
+    ] {
+        assert!(s.contains(word), "--help lacks {word}");
+    }
+    let o = run(&["fetch", "--help"]);
+    let s = stdout(&o);
+    for flag in [
+        "--dataset",
+        "--url",
+        "--url-base",
+        "--sha256",
+        "--force",
+        "--no-progress",
+        "--timeout",
+        "--data-dir",
+        "CRABPATH_FETCH_URL_BASE",
+    ] {
+        assert!(s.contains(flag), "fetch --help lacks {flag}");
+    }
+    let o = run(&["inspect", "--help"]);
+    let s = stdout(&o);
+    for flag in ["--dataset", "--variant", "--input", "--limit", "--data-dir"] {
+        assert!(s.contains(flag), "inspect --help lacks {flag}");
+    }
+}
+
+#[test]
+fn inspect_fixture_succeeds() {
+    let f = fixture("hotpotqa_tiny.json");
+    let o = run(&[
+        "inspect",
+        "--dataset",
+        "hotpotqa",
+        "--input",
+        f.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("questions: 3"), "{s}");
+    assert!(s.contains("nodes 5"), "{s}");
+    let f = fixture("multihop_tiny.json");
+    let o = run(&[
+        "inspect",
+        "--dataset",
+        "multihop-rag",
+        "--input",
+        f.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("3 non-null queries selected, nodes 3"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn malformed_hotpot_exits_2_with_one_line_naming_file_row_field() {
+    let f = fixture("hotpotqa_malformed.json");
+    let o = run(&[
+        "inspect",
+        "--dataset",
+        "hotpotqa",
+        "--input",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains(&format!(
+            "{}: row 1: field context[0][1][2]: expected string, found number 7",
+            f.display()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn malformed_multihop_exits_2() {
+    let f = fixture("multihop_malformed.json");
+    let o = run(&[
+        "inspect",
+        "--dataset",
+        "multihop-rag",
+        "--input",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains(
+            "row 2: field evidence_list[1].fact: expected string (or null), found array of 3"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn invalid_json_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("x.json");
+    std::fs::write(&p, "[{\"query\": ").unwrap();
+    let o = run(&[
+        "inspect",
+        "--dataset",
+        "multihop-rag",
+        "--input",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("row 0: invalid JSON"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_file_exits_2_listing_paths_and_fetch_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = run(&["inspect", "--dataset", "hotpotqa", "--data-dir", d]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains(&format!("{d}/hotpotqa/hotpot_dev_distractor_v1.json")),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("{d}/hotpotqa/hotpot_dev_distractor_v1.json.gz")),
+        "{e}"
+    );
+    assert!(e.contains("bench fetch --dataset hotpotqa"), "{e}");
+
+    // Same through the environment variable.
+    let o = bench_cmd()
+        .args([
+            "inspect",
+            "--dataset",
+            "multihop-rag",
+            "--variant",
+            "sample500",
+        ])
+        .env("CRABPATH_DATA_DIR", d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("{d}/multihop_rag/MultiHopRAG.sample500.json")),
+        "{e}"
+    );
+    assert!(e.contains("../shared/datasets"), "{e}");
+
+    let o = run(&[
+        "inspect",
+        "--dataset",
+        "hotpotqa",
+        "--input",
+        "/nonexistent/x.json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/x.json"));
+}
+
+#[test]
+fn wrong_variant_is_a_usage_error() {
+    let o = run(&[
+        "inspect",
+        "--dataset",
+        "multihop-rag",
+        "--variant",
+        "first103",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("does not exist"), "{}", stderr(&o));
+}
+
+#[test]
+fn fetch_success_writes_verified_file_and_then_keeps_it() {
+    let body = std::fs::read(fixture("multihop_tiny.json")).unwrap();
+    let sha = sha256_hex(&body);
+    let routes = HashMap::from([("/data/MultiHopRAG.json".to_string(), body.clone())]);
+    let server = TestServer::start(routes, 4, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let url = format!("{}/data/MultiHopRAG.json", server.base);
+    let args = [
+        "fetch",
+        "--dataset",
+        "multihop-rag-queries",
+        "--data-dir",
+        d,
+        "--url",
+        &url,
+        "--sha256",
+        &sha,
+        "--no-progress",
+        "--timeout",
+        "10",
+    ];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dest = dir.path().join("multihop_rag/MultiHopRAG.json");
+    assert_eq!(std::fs::read(&dest).unwrap(), body);
+    assert!(stdout(&o).contains("SHA-256 verified"), "{}", stdout(&o));
+    assert_eq!(files_under(dir.path()).len(), 1, "no temporary file left");
+
+    // Second run: already present and verified, no download.
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("already present"), "{}", stdout(&o));
+    assert_eq!(server.requested(), ["/data/MultiHopRAG.json"]);
+
+    // And it loads.
+    let o = run(&["inspect", "--dataset", "multihop-rag", "--data-dir", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn fetch_checksum_mismatch_exits_2_and_leaves_nothing() {
+    // The built-in SHA-256 of MultiHopRAG.json cannot match these bytes.
+    let routes = HashMap::from([("/MultiHopRAG.json".to_string(), b"[]".to_vec())]);
+    let server = TestServer::start(routes, 2, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let o = bench_cmd()
+        .args([
+            "fetch",
+            "--dataset",
+            "multihop-rag-queries",
+            "--data-dir",
+            dir.path().to_str().unwrap(),
+            "--no-progress",
+            "--timeout",
+            "10",
+        ])
+        .env("CRABPATH_FETCH_URL_BASE", &server.base)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("SHA-256 mismatch"), "{e}");
+    assert!(
+        e.contains("03cfb4926461f868684903aadc8024447bdda5bb3f6804741424cce338515bff"),
+        "{e}"
+    );
+    assert!(e.contains(&sha256_hex(b"[]")), "{e}");
+    assert!(
+        files_under(dir.path()).is_empty(),
+        "left behind: {:?}",
+        files_under(dir.path())
+    );
+    assert_eq!(server.requested(), ["/MultiHopRAG.json"]);
+}
+
+#[test]
+fn fetch_http_error_exits_1_and_leaves_nothing() {
+    let server = TestServer::start(HashMap::new(), 2, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(&[
+        "fetch",
+        "--dataset",
+        "multihop-rag-corpus",
+        "--data-dir",
+        dir.path().to_str().unwrap(),
+        "--url-base",
+        &format!("{}/base", server.base),
+        "--no-progress",
+        "--timeout",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("404"), "{}", stderr(&o));
+    assert_eq!(server.requested(), ["/base/corpus.json"]);
+    assert!(files_under(dir.path()).is_empty());
+}
+
+#[test]
+fn fetch_url_with_several_files_is_refused() {
+    let o = run(&[
+        "fetch",
+        "--dataset",
+        "multihop-rag",
+        "--url",
+        "http://127.0.0.1:9/x",
+        "--no-progress",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("apply to one file"), "{}", stderr(&o));
+}
+
+#[test]
+fn fetch_hotpot_uses_prefix_check() {
+    // The staged first-103 file is exactly the 665,487-byte prefix of the dev file plus "]",
+    // so serving it as the "full" file passes the prefix check; flipping a byte inside the
+    // prefix fails it.
+    let Some(p) = staged_file("hotpotqa/hotpot_dev_distractor_v1.first103.json.gz") else {
+        return;
+    };
+    let mut good = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(p).unwrap()),
+        &mut good,
+    )
+    .unwrap();
+    let mut bad = good.clone();
+    bad[1000] ^= 0x20;
+    let routes = HashMap::from([
+        (
+            "/good/hotpot_dev_distractor_v1.json".to_string(),
+            good.clone(),
+        ),
+        ("/bad/hotpot_dev_distractor_v1.json".to_string(), bad),
+    ]);
+    let server = TestServer::start(routes, 4, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+
+    let o = run(&[
+        "fetch",
+        "--dataset",
+        "hotpotqa",
+        "--data-dir",
+        d,
+        "--url-base",
+        &format!("{}/bad", server.base),
+        "--no-progress",
+        "--timeout",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("prefix check"), "{}", stderr(&o));
+    assert!(files_under(dir.path()).is_empty());
+
+    let o = run(&[
+        "fetch",
+        "--dataset",
+        "hotpotqa",
+        "--data-dir",
+        d,
+        "--url-base",
+        &format!("{}/good", server.base),
+        "--no-progress",
+        "--timeout",
+        "10",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("prefix check passed"), "{s}");
+    assert!(
+        s.contains(&sha256_hex(&good)),
+        "computed hash is printed: {s}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("hotpotqa/hotpot_dev_distractor_v1.json")).unwrap(),
+        good
+    );
+}
