@@ -8,6 +8,7 @@ mod edge_damping;
 mod forgetting;
 mod individuation;
 mod negation;
+mod prune_health;
 
 use crate::sim::Simulation;
 
@@ -36,6 +37,7 @@ pub fn registry() -> Vec<&'static dyn Simulation> {
     vec![
         &deploy_pipeline::DeployPipeline,
         &negation::Negation,
+        &prune_health::PruneHealth,
         &forgetting::Forgetting,
         &edge_damping::EdgeDamping,
         &individuation::Individuation,
