@@ -7,6 +7,7 @@ mod deploy_pipeline;
 mod edge_damping;
 mod forgetting;
 mod individuation;
+mod merge_compression;
 mod negation;
 mod prune_health;
 
@@ -37,6 +38,7 @@ pub fn registry() -> Vec<&'static dyn Simulation> {
     vec![
         &deploy_pipeline::DeployPipeline,
         &negation::Negation,
+        &merge_compression::MergeCompression,
         &prune_health::PruneHealth,
         &forgetting::Forgetting,
         &edge_damping::EdgeDamping,
