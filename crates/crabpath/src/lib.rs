@@ -2,12 +2,31 @@
 //!
 //! Learned graph traversal for retrieval routing, after the CrabPath / OpenClawBrain
 //! papers (Gu, Feb 2026), with the exact semantics of the public reference
-//! implementation v11.2.1 (see `shared/spec/CORE.md`).
+//! implementation v11.2.1 (`shared/spec/CORE.md`).
 //!
 //! Memory is a directed [`graph::Graph`] of document chunks with signed edge weights
 //! in [-1, 1]. A query is seeded and [`traverse`]d for a few hops; edges are classified
-//! into [`tier`]s; after the episode an outcome updates the weights ([`learn`]), and
-//! [`decay`], [`health`], [`maintain`] and [`inject`] keep the graph in shape.
+//! into [`tier`]s; after the episode an outcome updates the weights ([`learn`],
+//! [`trajectory`]), and [`decay`], [`health`], [`maintain`] and [`inject`] keep the
+//! graph in shape. [`embed`] and [`index`] seed queries; [`state`] persists everything.
+//!
+//! | paper concept | module | spec |
+//! |---|---|---|
+//! | nodes, signed edges, insertion order | [`graph`] | CORE.md §1 |
+//! | reflex / habitual / dormant / inhibitory | [`tier`] | §2 |
+//! | seeding, beam, hops, inhibition, damping, budgets | [`traverse`] | §3–4 |
+//! | heuristic rule, Hebbian co-firing, PG with STOP | [`learn`] | §5 |
+//! | CrabPath paper Algorithm 1 (myopic / corrected) | [`trajectory`] | seed 000 §4 |
+//! | decay | [`decay`] | §6 |
+//! | health, autotune | [`health`] | §7 |
+//! | prune, merge, connect, maintenance order | [`maintain`] | §8 |
+//! | node and correction injection | [`inject`] | §9 |
+//! | hash-v1 embedder, exact cosine index | [`embed`], [`index`] | §10 |
+//! | state files (atomic writes) | [`state`], [`io`] | §1.4 |
+//! | `paper` vs `corrected` semantics | [`profile`] | §14 |
+//!
+//! The `paper` profile keeps every quirk listed in CORE.md §14; the `corrected` profile
+//! fixes them. Each fix and its reason is listed in the [`profile`] module docs.
 pub mod decay;
 pub mod embed;
 pub mod error;
