@@ -343,7 +343,7 @@ pub fn python_lower(text: &str) -> String {
 /// Rust's `str::to_lowercase` implements the same algorithm (SpecialCasing's
 /// unconditional mappings plus the Final_Sigma rule: `Σ` becomes `ς` when preceded by
 /// a cased letter and not followed by one, case-ignorable characters skipped) and
-/// agrees everywhere except on the code points of [`PY311_EXCEPTIONS`]; texts with
+/// agrees everywhere except on the code points of `PY311_EXCEPTIONS`; texts with
 /// such a code point take a slower path that applies the rule with Python's view of it.
 pub fn python_lower_into(text: &str, out: &mut String) {
     out.clear();

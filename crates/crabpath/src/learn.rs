@@ -287,7 +287,7 @@ pub fn hebbian_pairs(n: usize, max_pairs: usize) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// Hebbian co-firing (CORE.md §5.4): each kept pair fired[i]→fired[j] whose co-firing
+/// Hebbian co-firing (CORE.md §5.4): each kept pair `fired[i]→fired[j]` whose co-firing
 /// count `j − i + 1` reaches `promotion_threshold` gains `hebbian_increment` (created
 /// with that weight if missing, kind `sibling`).
 pub fn hebbian_update(graph: &mut Graph, fired: &[NodeId], config: &LearningConfig) -> Result<()> {

@@ -5,7 +5,7 @@
 //! implementation v11.2.1 (`shared/spec/CORE.md`).
 //!
 //! Memory is a directed [`graph::Graph`] of document chunks with signed edge weights
-//! in [-1, 1]. A query is seeded and [`traverse`]d for a few hops; edges are classified
+//! in [-1, 1]. A query is seeded and [traversed](mod@traverse) for a few hops; edges are classified
 //! into [`tier`]s; after the episode an outcome updates the weights ([`learn`],
 //! [`trajectory`]), and [`decay`], [`health`], [`maintain`] and [`inject`] keep the
 //! graph in shape. [`embed`] and [`index`] seed queries; [`state`] persists everything.
@@ -14,7 +14,7 @@
 //! |---|---|---|
 //! | nodes, signed edges, insertion order | [`graph`] | CORE.md §1 |
 //! | reflex / habitual / dormant / inhibitory | [`tier`] | §2 |
-//! | seeding, beam, hops, inhibition, damping, budgets | [`traverse`] | §3–4 |
+//! | seeding, beam, hops, inhibition, damping, budgets | [`traverse`](mod@traverse) | §3–4 |
 //! | heuristic rule, Hebbian co-firing, PG with STOP | [`learn`] | §5 |
 //! | CrabPath paper Algorithm 1 (myopic / corrected) | [`trajectory`] | seed 000 §4 |
 //! | decay | [`decay`] | §6 |
