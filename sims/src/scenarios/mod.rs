@@ -10,6 +10,7 @@ mod individuation;
 mod merge_compression;
 mod negation;
 mod prune_health;
+mod structural_vs_edge_only;
 
 use crate::sim::Simulation;
 
@@ -40,6 +41,7 @@ pub fn registry() -> Vec<&'static dyn Simulation> {
         &negation::Negation,
         &merge_compression::MergeCompression,
         &prune_health::PruneHealth,
+        &structural_vs_edge_only::StructuralVsEdgeOnly,
         &forgetting::Forgetting,
         &edge_damping::EdgeDamping,
         &individuation::Individuation,

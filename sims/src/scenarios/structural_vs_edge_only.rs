@@ -1,0 +1,258 @@
+//! structural_vs_edge_only (SIMS.md §7): edge learning alone vs. plus pruning vs. full
+//! structural maintenance (decay, prune, merge) on a procedure with duplicate
+//! reference chunks and stale notes.
+
+use anyhow::{Context, Result};
+use crabpath::index::VectorIndex;
+use crabpath::maintain::{prune_edges, run_maintenance, MaintenanceOptions};
+use crabpath::state::State;
+use crabpath::{
+    apply_outcome, measure_health, DecayConfig, Episode, Graph, LearningConfig, Node,
+    TierThresholds, TraversalConfig, Traverser,
+};
+use serde_json::{json, Map, Value};
+
+use super::common::{edge, id};
+use crate::sim::{Profile, Simulation};
+
+/// SIMS.md §7.
+pub struct StructuralVsEdgeOnly;
+
+const QUERIES: usize = 200;
+const SEED: &str = "proc_00";
+const STRATEGIES: [&str; 3] = ["edge_only", "edge_only_plus_prune", "full_maintain"];
+
+fn add(g: &mut Graph, id: &str, content: String, file: &str) {
+    g.add_node(Node::new(id, content).with_meta("file", file));
+}
+
+/// The base graph, in the insertion order of SIMS.md §7 (steps 1–7).
+fn base_graph() -> Result<Graph> {
+    let mut g = Graph::new();
+    for i in 0..10 {
+        let n = format!("proc_{i:02}");
+        add(
+            &mut g,
+            &n,
+            format!("procedural step {n} for the repeated task."),
+            "procedural.md",
+        );
+    }
+    for i in 0..15 {
+        let n = format!("stale_{i:02}");
+        add(
+            &mut g,
+            &n,
+            format!("stale note {n}: outdated guidance to be suppressed."),
+            "stale.md",
+        );
+    }
+    for i in 0..5 {
+        let (a, b) = (format!("ref_dup_{i:02}_a"), format!("ref_dup_{i:02}_b"));
+        add(
+            &mut g,
+            &a,
+            format!("reference chunk {i}: run prechecks, then compile, then deploy."),
+            "reference.md",
+        );
+        add(
+            &mut g,
+            &b,
+            format!("reference chunk {i}: execute prechecks, then compile, then deploy."),
+            "reference.md",
+        );
+        edge(&mut g, &a, &b, 0.86)?;
+        edge(&mut g, &b, &a, 0.86)?;
+    }
+    for i in 0..15 {
+        let n = format!("ref_misc_{i:02}");
+        add(
+            &mut g,
+            &n,
+            format!("reference note {n} for optional lookups."),
+            "reference.md",
+        );
+    }
+    for i in 0..10 {
+        let p = format!("proc_{i:02}");
+        edge(&mut g, &p, &format!("proc_{:02}", (i + 1) % 10), 0.8)?;
+        edge(&mut g, &p, &format!("ref_dup_{:02}_a", i % 5), 0.34)?;
+        edge(&mut g, &p, &format!("ref_dup_{:02}_b", i % 5), 0.31)?;
+        edge(&mut g, &p, &format!("stale_{:02}", i % 15), 0.03)?;
+    }
+    for j in 0..15 {
+        let s = format!("stale_{j:02}");
+        edge(&mut g, &s, &s, 0.0)?;
+    }
+    for i in 0..5 {
+        edge(&mut g, &format!("ref_dup_{i:02}_a"), SEED, 0.1)?;
+        edge(&mut g, &format!("ref_dup_{i:02}_b"), SEED, 0.1)?;
+    }
+    Ok(g)
+}
+
+/// `Graph.save` + `load_state`: the reference round-trips through a file, which drops
+/// empty buckets and re-creates buckets in edge order.
+fn reload(g: &Graph) -> Result<Graph> {
+    Graph::from_file(g.to_file()).context("reloading the graph")
+}
+
+fn run_strategy(base: &Graph, strategy: &str, profile: Profile) -> Result<Value> {
+    let mut g = reload(base)?;
+    let config = profile.adjust_traversal(TraversalConfig {
+        max_hops: 4,
+        beam_width: 4,
+        tiers: TierThresholds {
+            habitual: (0.2, 0.8),
+            ..TierThresholds::default()
+        },
+        ..TraversalConfig::default()
+    });
+    let learning = profile.adjust_learning(LearningConfig {
+        learning_rate: 0.08,
+        ..LearningConfig::default()
+    });
+    let maintenance = MaintenanceOptions {
+        tasks: Some(vec!["decay".into(), "prune".into(), "merge".into()]),
+        prune_below: 0.5,
+        decay: DecayConfig {
+            half_life: 12.0,
+            min_weight: 0.01,
+        },
+        ..MaintenanceOptions::default()
+    };
+    let mut traverser = Traverser::new();
+    let (mut fired_s, mut chars_s, mut edges_s, mut dormant_s) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut curve = Vec::new();
+    let mut total = 0usize;
+    for q in 1..=QUERIES {
+        let seed = id(&g, SEED)?;
+        let result = traverser.traverse(&g, &[(seed, 1.0)], &config)?;
+        apply_outcome(&mut g, &Episode::from_result(&result), 1.0, &learning, None)?;
+        let fired = result.fired.len();
+        let chars = result.context(&g, None).chars().count();
+        let edges = g.edge_count();
+        let dormant = measure_health(&g).dormant_pct;
+        total += chars;
+        fired_s.push(fired);
+        chars_s.push(chars);
+        edges_s.push(edges);
+        dormant_s.push(dormant);
+        if q % 50 == 0 {
+            curve.push(json!({
+                "query": q,
+                "nodes_fired": fired,
+                "context_chars": chars,
+                "edge_count": edges,
+                "dormant_pct": dormant,
+            }));
+            match strategy {
+                "edge_only_plus_prune" => {
+                    prune_edges(&mut g, 0.05);
+                }
+                "full_maintain" => {
+                    let mut state = State::new(reload(&g)?, VectorIndex::new());
+                    run_maintenance(&mut state, &maintenance)
+                        .with_context(|| format!("maintenance after query {q}"))?;
+                    g = reload(&state.graph)?;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(json!({
+        "nodes_fired_series": fired_s,
+        "context_chars_series": chars_s,
+        "edge_count_series": edges_s,
+        "dormant_pct_series": dormant_s,
+        "learning_curve": curve,
+        "total_cost": total,
+        "final_nodes_fired": fired_s.last(),
+        "final_context_chars": chars_s.last(),
+        "edge_count": edges_s.last(),
+        "dormant_pct": dormant_s.last(),
+    }))
+}
+
+impl Simulation for StructuralVsEdgeOnly {
+    fn name(&self) -> &'static str {
+        "structural_vs_edge_only"
+    }
+    fn paper_ref(&self) -> &'static str {
+        "Table 20"
+    }
+    fn description(&self) -> &'static str {
+        "200 queries on a procedure graph: edge-only vs +prune vs full maintenance (decay, prune, merge)"
+    }
+    fn uses_rng(&self) -> bool {
+        false
+    }
+    fn paper_value(&self) -> &'static str {
+        "edge-only 1,815 vs full maintenance 1,598 (−12 %)"
+    }
+    fn measured(&self, doc: &Value) -> String {
+        let sum_fired = |s: &str| -> Option<u64> {
+            doc.pointer(&format!("/strategies/{s}/nodes_fired_series"))?
+                .as_array()?
+                .iter()
+                .map(Value::as_u64)
+                .sum()
+        };
+        let cost = |s: &str| {
+            doc.pointer(&format!("/strategies/{s}/total_cost"))
+                .and_then(Value::as_u64)
+        };
+        match (
+            sum_fired("edge_only"),
+            sum_fired("full_maintain"),
+            cost("edge_only"),
+            cost("full_maintain"),
+        ) {
+            (Some(fe), Some(ff), Some(ce), Some(cf)) => {
+                format!("fired Σ {fe} vs {ff}; chars {ce} vs {cf}")
+            }
+            _ => "-".into(),
+        }
+    }
+
+    fn run(&self, profile: Profile, _seed: u64) -> Result<Value> {
+        let base = base_graph()?;
+        let mut strategies = Map::new();
+        for s in STRATEGIES {
+            strategies.insert(s.into(), run_strategy(&base, s, profile)?);
+        }
+        let curves: Map<String, Value> = strategies
+            .iter()
+            .map(|(k, v)| (k.clone(), v["learning_curve"].clone()))
+            .collect();
+        let table: Vec<Value> = strategies
+            .iter()
+            .map(|(k, v)| {
+                json!({
+                    "strategy": k,
+                    "final_nodes_fired": v["final_nodes_fired"],
+                    "final_context_chars": v["final_context_chars"],
+                    "total_cost": v["total_cost"],
+                    "dormant_pct": v["dormant_pct"],
+                    "edge_count": v["edge_count"],
+                })
+            })
+            .collect();
+        let totals: Vec<u64> = strategies
+            .values()
+            .filter_map(|v| v["total_cost"].as_u64())
+            .collect();
+        let full = strategies["full_maintain"]["total_cost"].as_u64();
+        let lowest = full.is_some() && full == totals.iter().copied().min();
+        Ok(json!({
+            "simulation": "structural_vs_edge_only",
+            "query_count": QUERIES,
+            "query_seed": SEED,
+            "strategies": strategies,
+            "learning_curves": curves,
+            "comparison_table": table,
+            "claim": {"full_maintenance_lowest_cost": lowest},
+        }))
+    }
+}
