@@ -89,10 +89,13 @@
 
 pub mod cache;
 pub mod error;
+mod fast;
 pub mod fetch;
 pub mod model;
 
 pub use cache::{CachedEmbedder, EmbeddingCache};
 pub use error::{EmbedError, Result};
 pub use fetch::{fetch_model, FetchReport, MODEL_SHA256};
-pub use model::{resolve_model_dir, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME};
+pub use model::{
+    resolve_model_dir, Backend, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME,
+};

@@ -9,6 +9,7 @@ use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::error::{EmbedError, Result};
+use crate::fast::{Dims, FastBert};
 
 /// Stable embedder name, recorded in state files, results and cache headers.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
@@ -18,7 +19,9 @@ pub const MAX_SEQ_LEN: usize = 256;
 /// Output dimension of all-MiniLM-L6-v2.
 pub const DIM: usize = 384;
 /// Default number of texts per forward pass.
-pub const DEFAULT_BATCH_SIZE: usize = 32;
+pub const DEFAULT_BATCH_SIZE: usize = 64;
+/// Most tokens in one forward pass of the fast backend.
+pub const MAX_BATCH_TOKENS: usize = 8192;
 
 /// Files that must be present in a model directory.
 pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
@@ -28,9 +31,21 @@ pub const MODEL_DIR_ENV: &str = "CRABPATH_MODEL_DIR";
 /// Model directory relative to the workspace root when nothing else is given.
 pub const DEFAULT_MODEL_SUBDIR: &str = "datasets/models/all-MiniLM-L6-v2";
 
+/// Which implementation of the BERT encoder runs the forward pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// This crate's lean forward pass (no padding, fused kernels); the default.
+    #[default]
+    Fast,
+    /// `candle_transformers::models::bert::BertModel` on padded batches.
+    Candle,
+}
+
 /// Runtime options of [`MiniLmEmbedder`].
 #[derive(Debug, Clone)]
 pub struct EmbedderOptions {
+    /// Forward-pass implementation.
+    pub backend: Backend,
     /// Texts per forward pass (after sorting by length). At least 1.
     pub batch_size: usize,
     /// Worker threads (`None`: rayon's global pool, i.e. `RAYON_NUM_THREADS` or the
@@ -41,6 +56,7 @@ pub struct EmbedderOptions {
 impl Default for EmbedderOptions {
     fn default() -> Self {
         EmbedderOptions {
+            backend: Backend::default(),
             batch_size: DEFAULT_BATCH_SIZE,
             threads: None,
         }
@@ -98,13 +114,18 @@ pub fn check_model_dir(dir: &Path) -> Result<()> {
 /// tokens, and L2 normalisation.
 pub struct MiniLmEmbedder {
     tokenizer: Tokenizer,
-    model: BertModel,
+    engine: Engine,
     device: Device,
     dim: usize,
     pad_id: u32,
     batch_size: usize,
     pool: Option<rayon::ThreadPool>,
     model_dir: PathBuf,
+}
+
+enum Engine {
+    Candle(Box<BertModel>),
+    Fast(Box<FastBert>),
 }
 
 impl std::fmt::Debug for MiniLmEmbedder {
@@ -156,8 +177,24 @@ impl MiniLmEmbedder {
             .map_err(|e| EmbedError::io("reading", &weights_path, e))?;
         let tensors = candle_core::safetensors::load_buffer(&bytes, &device)?;
         drop(bytes);
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
-        let model = BertModel::load(vb, &config)?;
+        let engine = match options.backend {
+            Backend::Candle => {
+                let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
+                Engine::Candle(Box::new(BertModel::load(vb, &config)?))
+            }
+            Backend::Fast => {
+                let dims = Dims {
+                    hidden: config.hidden_size,
+                    heads: config.num_attention_heads,
+                    intermediate: config.intermediate_size,
+                    layers: config.num_hidden_layers,
+                    vocab: config.vocab_size,
+                    max_positions: config.max_position_embeddings,
+                    eps: config.layer_norm_eps as f32,
+                };
+                Engine::Fast(Box::new(FastBert::load(&tensors, dims)?))
+            }
+        };
 
         let pool = match options.threads {
             Some(n) if n > 0 => Some(
@@ -173,7 +210,7 @@ impl MiniLmEmbedder {
         };
         Ok(MiniLmEmbedder {
             tokenizer,
-            model,
+            engine,
             device,
             dim: config.hidden_size,
             pad_id,
@@ -217,6 +254,32 @@ impl MiniLmEmbedder {
         // Longest first: similar lengths share a batch, so little padding.
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
+        if let Engine::Fast(fast) = &self.engine {
+            // No padding here, so batches are cut by size only; each pass uses
+            // every worker (matrix products, attention per text, row kernels).
+            let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+            let mut start = 0;
+            while start < order.len() {
+                let mut end = start;
+                let mut tokens = 0;
+                while end < order.len()
+                    && end - start < self.batch_size
+                    && (end == start || tokens + ids[order[end]].len() <= MAX_BATCH_TOKENS)
+                {
+                    tokens += ids[order[end]].len();
+                    end += 1;
+                }
+                let batch: Vec<&[u32]> = order[start..end]
+                    .iter()
+                    .map(|&i| ids[i].as_slice())
+                    .collect();
+                for (&i, v) in order[start..end].iter().zip(fast.embed(&batch)?) {
+                    out[i] = v;
+                }
+                start = end;
+            }
+            return Ok(out);
+        }
         let workers = rayon::current_num_threads().max(1);
         let per_worker = order.len().div_ceil(workers);
         let chunk = self.batch_size.min(per_worker).max(1);
@@ -251,9 +314,13 @@ impl MiniLmEmbedder {
         let input_ids = Tensor::from_vec(ids, (b, len), &self.device)?;
         let attention = Tensor::from_vec(mask, (b, len), &self.device)?;
         let token_types = input_ids.zeros_like()?;
-        let hidden = self
-            .model
-            .forward(&input_ids, &token_types, Some(&attention))?;
+        let Engine::Candle(model) = &self.engine else {
+            return Err(EmbedError::Inner {
+                name: MODEL_NAME.into(),
+                message: "padded forward pass without the candle backend".into(),
+            });
+        };
+        let hidden = model.forward(&input_ids, &token_types, Some(&attention))?;
         let hidden: Vec<Vec<Vec<f32>>> = hidden.to_vec3()?;
         Ok(hidden
             .iter()

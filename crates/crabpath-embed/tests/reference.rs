@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crabpath::embed::Embedder;
 use crabpath_embed::model::{check_model_dir, workspace_root};
-use crabpath_embed::{resolve_model_dir, EmbedderOptions, MiniLmEmbedder, MAX_SEQ_LEN};
+use crabpath_embed::{resolve_model_dir, Backend, EmbedderOptions, MiniLmEmbedder, MAX_SEQ_LEN};
 
 fn reference_path() -> PathBuf {
     let shared = match std::env::var_os("CRABPATH_SHARED_DIR") {
@@ -101,12 +101,21 @@ fn matches_sentence_transformers() {
             item.text
         );
     }
-    check(&model, "batched");
-    // One text per forward pass: padding must not change anything.
+    check(&model, "fast, batched");
+    assert!(model.embed_batch(&[]).expect("empty batch").is_empty());
+    // One text per forward pass on one thread: batching must not change anything.
     let single = load_model(EmbedderOptions {
         batch_size: 1,
         threads: Some(1),
+        ..Default::default()
     });
-    check(&single, "unbatched");
-    assert!(model.embed_batch(&[]).expect("empty batch").is_empty());
+    check(&single, "fast, unbatched");
+    // candle-transformers' BertModel on padded batches.
+    let candle = load_model(EmbedderOptions {
+        backend: Backend::Candle,
+        batch_size: 4,
+        ..Default::default()
+    });
+    check(&candle, "candle, padded batches of 4");
+    assert!(candle.embed_batch(&[]).expect("empty batch").is_empty());
 }

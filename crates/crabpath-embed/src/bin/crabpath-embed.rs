@@ -7,8 +7,8 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use crabpath::embed::Embedder;
 use crabpath_embed::{
-    cache::default_cache_root, fetch_model, resolve_model_dir, CachedEmbedder, EmbedderOptions,
-    MiniLmEmbedder,
+    cache::default_cache_root, fetch_model, resolve_model_dir, Backend, CachedEmbedder,
+    EmbedderOptions, MiniLmEmbedder,
 };
 
 #[global_allocator]
@@ -30,6 +30,9 @@ struct Cli {
     /// Texts per forward pass.
     #[arg(long, global = true, default_value_t = crabpath_embed::model::DEFAULT_BATCH_SIZE)]
     batch_size: usize,
+    /// Use candle-transformers' BertModel instead of the fast forward pass.
+    #[arg(long, global = true)]
+    candle: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -77,6 +80,11 @@ fn main() {
 
 fn options(cli: &Cli) -> EmbedderOptions {
     EmbedderOptions {
+        backend: if cli.candle {
+            Backend::Candle
+        } else {
+            Backend::Fast
+        },
         batch_size: cli.batch_size,
         threads: cli.threads,
     }
