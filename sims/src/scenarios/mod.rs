@@ -2,14 +2,22 @@
 //! runner's order (SIMS.md §0.1).
 
 pub mod common;
+pub mod forced_graph;
 
+mod brain_death;
+mod context_reduction;
 mod deploy_pipeline;
+mod domain_separation;
 mod edge_damping;
 mod forgetting;
 mod individuation;
 mod merge_compression;
 mod negation;
+mod noise_robustness;
+mod pg_vs_heuristic;
 mod prune_health;
+mod scaling_analysis;
+mod static_vs_learning;
 mod structural_vs_edge_only;
 
 use crate::sim::Simulation;
@@ -39,11 +47,18 @@ pub fn registry() -> Vec<&'static dyn Simulation> {
     vec![
         &deploy_pipeline::DeployPipeline,
         &negation::Negation,
+        &context_reduction::ContextReduction,
+        &pg_vs_heuristic::PgVsHeuristic,
         &merge_compression::MergeCompression,
         &prune_health::PruneHealth,
         &structural_vs_edge_only::StructuralVsEdgeOnly,
+        &noise_robustness::NoiseRobustness,
+        &static_vs_learning::StaticVsLearning,
+        &scaling_analysis::ScalingAnalysis,
         &forgetting::Forgetting,
         &edge_damping::EdgeDamping,
+        &domain_separation::DomainSeparation,
+        &brain_death::BrainDeath,
         &individuation::Individuation,
     ]
 }

@@ -1,0 +1,223 @@
+//! scaling_analysis (SIMS.md §10, §0.2; paper Table 17).
+//!
+//! Random graphs of 50–2000 nodes (8 targets per node, correct path n0000 → … → n0004
+//! inserted first) are traversed 50 times each (4 hops, beam 1, no learning); measured:
+//! nodes fired and wall time per traversal. Timing fields: `avg_traversal_ms`,
+//! `time_ratio`, `is_sublinear_time_growth` (and `time_loglog_slope` when corrected).
+//!
+//! The reference has no claim (N/A) and its only boolean is timing noise. Corrected
+//! claim: the work per traversal (out-edges examined plus incoming edges scanned for
+//! inhibition, counted, not timed) has a fitted log-log slope < 0.5 against graph size.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use crabpath::{
+    Graph, NodeId, Profile, Tier, TierThresholds, TraversalConfig, TraversalResult, Traverser,
+};
+use serde_json::{json, Value};
+
+use super::forced_graph::{self, SimRng};
+use crate::sim::{Metric, Simulation};
+
+const SIZES: [usize; 6] = [50, 100, 250, 500, 1000, 2000];
+const QUERIES: usize = 50;
+const PATH_LEN: usize = 5;
+const TARGETS: usize = 8;
+const CLAIM_MAX_SLOPE: f64 = 0.5;
+
+/// The graph of one size (a fresh generator per size, as the reference does).
+pub fn build(profile: Profile, seed: u64, n: usize) -> Result<Graph> {
+    let ids: Vec<String> = (0..n).map(|i| format!("n{i:04}")).collect();
+    forced_graph::build(
+        &ids,
+        |id| id.to_string(),
+        PATH_LEN,
+        TARGETS,
+        &mut SimRng::for_profile(profile, seed, 0),
+    )
+}
+
+/// Work of one traversal as the core does it: every out-edge of every expanded frontier
+/// node is examined, and each admissible candidate's incoming edges are scanned for
+/// inhibition. With beam 1, step i is accepted at hop i + 1, so the expanded nodes are
+/// the seed and the targets of the first `max_hops − 1` steps.
+fn work(g: &Graph, seed: NodeId, r: &TraversalResult, cfg: &TraversalConfig) -> (usize, usize) {
+    let expanded = std::iter::once(seed).chain(r.steps.iter().take(cfg.max_hops - 1).map(|s| s.to));
+    let (mut out_edges, mut incoming) = (0, 0);
+    for n in expanded {
+        for (t, e) in g.outgoing(n) {
+            out_edges += 1;
+            let tier = cfg.tiers.classify(e.weight);
+            if e.weight > 0.0 && matches!(tier, Tier::Reflex | Tier::Habitual) {
+                incoming += g.sources_of(t).len();
+            }
+        }
+    }
+    (out_edges, incoming)
+}
+
+/// Least-squares slope of ln(y) against ln(x).
+fn loglog_slope(points: &[(f64, f64)]) -> f64 {
+    let pts: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x.ln(), y.ln())).collect();
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    sxy / sxx
+}
+
+pub fn run(profile: Profile, seed: u64) -> Result<Value> {
+    let cfg = profile.adjust_traversal(TraversalConfig {
+        max_hops: 4,
+        beam_width: 1,
+        tiers: TierThresholds {
+            habitual: (0.2, 0.8),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let corrected = profile == Profile::Corrected;
+    let mut trav = Traverser::new();
+    let (mut rows, mut times, mut works) = (Vec::new(), Vec::new(), Vec::new());
+    for n in SIZES {
+        let g = build(profile, seed, n)?;
+        let (mut total_ms, mut fired) = (0.0, Vec::with_capacity(QUERIES));
+        let mut w = (0, 0);
+        for _ in 0..QUERIES {
+            // Timed like the reference: the node list used to pick the seed is built
+            // inside the timed region.
+            let start = Instant::now();
+            let nodes: Vec<NodeId> = g.node_ids().collect();
+            let r = trav.traverse(&g, &[(nodes[0], 1.0)], &cfg)?;
+            total_ms += start.elapsed().as_secs_f64() * 1000.0;
+            fired.push(r.fired.len());
+            w = work(&g, nodes[0], &r, &cfg);
+        }
+        let avg_ms = total_ms / QUERIES as f64;
+        times.push(avg_ms);
+        let mut row = json!({
+            "graph_size": n,
+            "avg_traversal_ms": avg_ms,
+            "avg_nodes_fired": fired.iter().sum::<usize>() as f64 / QUERIES as f64,
+            "nodes_fired_min": fired.iter().min(),
+            "nodes_fired_max": fired.iter().max(),
+        });
+        if corrected {
+            let o = row.as_object_mut().expect("object");
+            o.insert("out_edges_examined_per_traversal".into(), json!(w.0));
+            o.insert("incoming_edges_scanned_per_traversal".into(), json!(w.1));
+            o.insert("work_per_traversal".into(), json!(w.0 + w.1));
+        }
+        works.push((w.0 + w.1) as f64);
+        rows.push(row);
+    }
+    let ratios: Vec<Value> = (1..SIZES.len())
+        .map(|i| {
+            json!({
+                "from": SIZES[i - 1], "to": SIZES[i],
+                "size_ratio": SIZES[i] as f64 / SIZES[i - 1] as f64,
+                "time_ratio": times[i] / times[i - 1],
+            })
+        })
+        .collect();
+    let sublinear =
+        (1..SIZES.len()).all(|i| times[i] / times[i - 1] <= SIZES[i] as f64 / SIZES[i - 1] as f64);
+    let mut out = json!({
+        "simulation": "scaling_analysis",
+        "query_count": QUERIES,
+        "graph_sizes": SIZES,
+        "average_nodes_fired_by_size": rows,
+        "query_config": {"max_hops": cfg.max_hops, "beam_width": cfg.beam_width},
+        "scale_vs_size": ratios,
+        "summary": {"is_sublinear_time_growth": sublinear, "final_size": SIZES[SIZES.len() - 1]},
+    });
+    if !corrected {
+        return Ok(out);
+    }
+    let sizes = SIZES.map(|n| n as f64);
+    let slope = loglog_slope(
+        &sizes
+            .iter()
+            .copied()
+            .zip(works.iter().copied())
+            .collect::<Vec<_>>(),
+    );
+    let time_slope = loglog_slope(
+        &sizes
+            .iter()
+            .copied()
+            .zip(times.iter().copied())
+            .collect::<Vec<_>>(),
+    );
+    let met = slope < CLAIM_MAX_SLOPE;
+    let note = format!(
+        "The reference has no claim (N/A) and its is_sublinear_time_growth flips with timing \
+         noise. Restated on counted work, which is deterministic: work per traversal by size \
+         {works:?}, fitted slope {slope}. The reference's time grows ~linearly because its \
+         inhibition check scans every source bucket (§10); this core scans only the target's \
+         incoming edges. Wall time is reported in timing fields only (avg_traversal_ms, \
+         time_ratio, time_loglog_slope), never in the claim. {}",
+        if met {
+            "Holds."
+        } else {
+            "FAILS: work grows with graph size."
+        }
+    );
+    let o = out.as_object_mut().expect("object");
+    o.insert("profile".into(), json!(profile.as_str()));
+    o.insert("seed".into(), json!(seed));
+    o.insert(
+        "rng".into(),
+        json!("ChaCha8Rng::seed_from_u64(seed), a fresh generator per size"),
+    );
+    o.insert("work_loglog_slope".into(), json!(slope));
+    o.insert("time_loglog_slope".into(), json!(time_slope));
+    o.insert("claim".into(), json!({
+        "statement": "Traversal cost does not grow with graph size: the work per traversal (out-edges examined + incoming edges scanned for inhibition) has a fitted log-log slope below 0.5 over 50..2000 nodes",
+        "metric": "work_loglog_slope",
+        "value": slope,
+        "threshold": CLAIM_MAX_SLOPE,
+        "comparison": "<",
+        "met": met,
+        "note": note,
+    }));
+    Ok(out)
+}
+
+/// The simulation of SIMS.md §10.
+pub struct ScalingAnalysis;
+
+impl Simulation for ScalingAnalysis {
+    fn name(&self) -> &'static str {
+        "scaling_analysis"
+    }
+    fn paper_ref(&self) -> &'static str {
+        "OpenClawBrain Table 17 (scaling)"
+    }
+    fn description(&self) -> &'static str {
+        "random graphs of 50..2000 nodes, 50 timed 4-hop beam-1 traversals each"
+    }
+    fn uses_rng(&self) -> bool {
+        true
+    }
+    fn paper_value(&self) -> &'static str {
+        "5.0 nodes fired at every size; 0.0962 → 1.8766 ms (×19.5)"
+    }
+    fn headline(&self) -> &'static [Metric] {
+        &[
+            Metric {
+                name: "work_loglog_slope",
+                pointer: "/claim/value",
+            },
+            Metric {
+                name: "nodes_fired_at_2000",
+                pointer: "/average_nodes_fired_by_size/5/avg_nodes_fired",
+            },
+        ]
+    }
+    fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
+        run(profile, seed)
+    }
+}
