@@ -6,12 +6,21 @@
 //! resolution ([`data::locate`]), the catalogue of known files and checksums ([`catalog`]) and
 //! the downloader behind `bench fetch` ([`fetch`]). The `bench` binary wraps it.
 //!
+//! The run side (`bench run`, BENCH.md §1 and §3): corpora and graph builders ([`build`]),
+//! exact cosine search and BM25 ([`retrieval`]), the retrieval methods ([`methods`]),
+//! metrics, curves and bootstrap intervals ([`metrics`]), and the run itself ([`run`]).
+//!
 //! Errors ([`Error`]) are one line, name file, row (0-based) and field for malformed data, and
 //! map to exit status 2 for data errors ([`Error::exit_code`]).
 
+pub mod build;
 pub mod catalog;
 pub mod data;
 pub mod error;
 pub mod fetch;
+pub mod methods;
+pub mod metrics;
+pub mod retrieval;
+pub mod run;
 
 pub use error::{Error, Result};

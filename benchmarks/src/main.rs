@@ -55,6 +55,10 @@ enum Command {
     /// Show the data directory, the known files, where each is looked for and which are
     /// present.
     Paths,
+    /// Run a benchmark: build the graph for the protocol, run embedding_topk, crabpath_cold,
+    /// crabpath_learning, crabpath_pg_learning and bm25_topk over the query stream, and write
+    /// the JSON report, TREC run files and qrels (BENCH.md §1, §3).
+    Run(Box<bench::run::RunArgs>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -168,6 +172,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Fetch(a) => cmd_fetch(&data_dir, a),
         Command::Inspect(a) => cmd_inspect(&data_dir, a),
         Command::Paths => cmd_paths(&data_dir),
+        Command::Run(a) => {
+            let out = bench::run::cmd_run(&data_dir, &a)?;
+            print!("{}", bench::run::summary(&out.report));
+            println!("wrote {}", out.json_path.display());
+            Ok(())
+        }
     }
 }
 
