@@ -60,6 +60,29 @@ pub(crate) struct FastBert {
     emb_ln_g: Vec<f32>,
     emb_ln_b: Vec<f32>,
     layers: Vec<Layer>,
+    workspace: std::sync::Mutex<Workspace>,
+}
+
+/// Activation buffers of one forward pass, kept for the next.
+#[derive(Default)]
+struct Workspace {
+    qkv: Vec<f32>,
+    ctx: Vec<f32>,
+    tmp: Vec<f32>,
+    act: Vec<f32>,
+}
+
+thread_local! {
+    /// Attention scores of one head (`len × len`), per worker thread.
+    static SCORES: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `v` resized to `n` (contents unspecified: every user overwrites it).
+fn resize(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
+    if v.len() < n {
+        v.resize(n, 0.0);
+    }
+    &mut v[..n]
 }
 
 fn take(tensors: &HashMap<String, Tensor>, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
@@ -178,6 +201,7 @@ impl FastBert {
             emb_ln_g: take(tensors, "embeddings.LayerNorm.weight", &[h])?,
             emb_ln_b: take(tensors, "embeddings.LayerNorm.bias", &[h])?,
             layers,
+            workspace: Default::default(),
         })
     }
 
@@ -234,34 +258,45 @@ impl FastBert {
             });
         }
 
-        let mut qkv = vec![0f32; total * 3 * h];
-        let mut ctx = vec![0f32; total * h];
-        let mut tmp = vec![0f32; total * h];
-        let mut act = vec![0f32; total * inter];
+        // Scratch buffers live across calls (fresh pages cost more than the work
+        // of the small kernels); a concurrent caller gets its own.
+        let mut ws = self
+            .workspace
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default();
+        let Workspace { qkv, ctx, tmp, act } = &mut ws;
+        let qkv = resize(qkv, total * 3 * h);
+        let ctx = resize(ctx, total * h);
+        let tmp = resize(tmp, total * h);
+        let act = resize(act, total * inter);
         for layer in &self.layers {
-            matmul(&mut qkv, &x, &layer.w_qkv, total, h, 3 * h, true);
-            add_bias_rows(&mut qkv, &layer.b_qkv);
-            self.attention(&qkv, &mut ctx, &offsets);
-            matmul(&mut tmp, &ctx, &layer.w_o, total, h, h, true);
+            matmul(qkv, &x, &layer.w_qkv, total, h, 3 * h);
+            add_bias_rows(qkv, &layer.b_qkv);
+            self.attention(qkv, ctx, &offsets);
+            matmul(tmp, ctx, &layer.w_o, total, h, h);
             residual_layer_norm(
                 &mut x,
-                &tmp,
+                tmp,
                 &layer.b_o,
                 &layer.ln1_g,
                 &layer.ln1_b,
                 self.d.eps,
             );
-            matmul(&mut act, &x, &layer.w_i, total, h, inter, true);
-            bias_gelu_rows(&mut act, &layer.b_i);
-            matmul(&mut tmp, &act, &layer.w_out, total, inter, h, true);
+            matmul(act, &x, &layer.w_i, total, h, inter);
+            bias_gelu_rows(act, &layer.b_i);
+            matmul(tmp, act, &layer.w_out, total, inter, h);
             residual_layer_norm(
                 &mut x,
-                &tmp,
+                tmp,
                 &layer.b_out,
                 &layer.ln2_g,
                 &layer.ln2_b,
                 self.d.eps,
             );
+        }
+        if let Ok(mut w) = self.workspace.lock() {
+            *w = ws;
         }
 
         Ok(offsets
@@ -291,39 +326,39 @@ impl FastBert {
                 return;
             }
             let rows = &qkv[*start * 3 * h..(*start + len) * 3 * h];
-            let mut scores = vec![0f32; len * len];
-            for head in 0..heads {
-                let q = &rows[head * hd..];
-                let k = &rows[h + head * hd..];
-                let v = &rows[2 * h + head * hd..];
-                // scores = scale · Q Kᵀ  (len × len)
-                gemm_strided(
-                    &mut scores,
-                    len,
-                    len,
-                    hd,
-                    len,
-                    (q, 3 * h, 1),
-                    (k, 1, 3 * h),
-                    scale,
-                    Parallelism::None,
-                );
-                for row in scores.chunks_exact_mut(len) {
-                    softmax(row);
+            SCORES.with_borrow_mut(|scores| {
+                let scores = resize(scores, len * len);
+                for head in 0..heads {
+                    let q = &rows[head * hd..];
+                    let k = &rows[h + head * hd..];
+                    let v = &rows[2 * h + head * hd..];
+                    // scores = scale · Q Kᵀ  (len × len)
+                    gemm_strided(
+                        scores,
+                        len,
+                        len,
+                        hd,
+                        len,
+                        (q, 3 * h, 1),
+                        (k, 1, 3 * h),
+                        scale,
+                        Parallelism::None,
+                    );
+                    softmax_rows(scores, len);
+                    // context = P V  (len × hd), written at column head·hd.
+                    gemm_strided(
+                        &mut c[head * hd..],
+                        len,
+                        hd,
+                        len,
+                        h,
+                        (scores, len, 1),
+                        (v, 3 * h, 1),
+                        1.0,
+                        Parallelism::None,
+                    );
                 }
-                // context = P V  (len × hd), written at column head·hd.
-                gemm_strided(
-                    &mut c[head * hd..],
-                    len,
-                    hd,
-                    len,
-                    h,
-                    (&scores, len, 1),
-                    (v, 3 * h, 1),
-                    1.0,
-                    Parallelism::None,
-                );
-            }
+            });
         });
     }
 }
@@ -337,14 +372,9 @@ fn parallelism() -> Parallelism {
     }
 }
 
-/// `dst (m × n) = a (m × k) · b (k × n)`, all row-major and contiguous.
-fn matmul(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, k: usize, n: usize, par: bool) {
-    let p = if par {
-        parallelism()
-    } else {
-        Parallelism::None
-    };
-    gemm_strided(dst, m, n, k, n, (a, k, 1), (b, n, 1), 1.0, p);
+/// `dst (m × n) = a (m × k) · b (k × n)`, all row-major and contiguous, on all workers.
+fn matmul(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, k: usize, n: usize) {
+    gemm_strided(dst, m, n, k, n, (a, k, 1), (b, n, 1), 1.0, parallelism());
 }
 
 /// `dst (m × n, row stride dst_rs) = scale · lhs (m × k) · rhs (k × n)` where
@@ -402,28 +432,73 @@ fn gemm_strided(
     }
 }
 
+/// Whether the AVX2+FMA versions of the row kernels can run (checked once).
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    use std::sync::OnceLock;
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    })
+}
+
+/// Defines `$name`, which runs the `#[inline(always)]` body `$generic` compiled
+/// for AVX2+FMA when the CPU has them (so that it vectorises 8 lanes wide), else
+/// as compiled for the baseline target.
+macro_rules! multiversion {
+    ($(#[$m:meta])* fn $name:ident / $avx:ident = $generic:ident ($($arg:ident : $ty:ty),*)) => {
+        $(#[$m])*
+        fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+                unsafe { $avx($($arg),*) };
+                return;
+            }
+            $generic($($arg),*)
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn $avx($($arg: $ty),*) {
+            $generic($($arg),*)
+        }
+    };
+}
+
 const ROWS_PER_TASK: usize = 16;
 
 fn add_bias_rows(x: &mut [f32], bias: &[f32]) {
     let n = bias.len();
-    x.par_chunks_mut(n * ROWS_PER_TASK).for_each(|rows| {
-        for row in rows.chunks_exact_mut(n) {
-            for (v, b) in row.iter_mut().zip(bias) {
-                *v += b;
-            }
+    x.par_chunks_mut(n * ROWS_PER_TASK)
+        .for_each(|rows| add_bias_block(rows, bias));
+}
+
+multiversion!(fn add_bias_block / add_bias_block_avx2 = add_bias_block_generic(rows: &mut [f32], bias: &[f32]));
+
+#[inline(always)]
+fn add_bias_block_generic(rows: &mut [f32], bias: &[f32]) {
+    for row in rows.chunks_exact_mut(bias.len()) {
+        for (v, b) in row.iter_mut().zip(bias) {
+            *v += b;
         }
-    });
+    }
 }
 
 fn bias_gelu_rows(x: &mut [f32], bias: &[f32]) {
     let n = bias.len();
-    x.par_chunks_mut(n * ROWS_PER_TASK).for_each(|rows| {
-        for row in rows.chunks_exact_mut(n) {
-            for (v, b) in row.iter_mut().zip(bias) {
-                *v = gelu(*v + b);
-            }
+    x.par_chunks_mut(n * ROWS_PER_TASK)
+        .for_each(|rows| bias_gelu_block(rows, bias));
+}
+
+multiversion!(fn bias_gelu_block / bias_gelu_block_avx2 = bias_gelu_block_generic(rows: &mut [f32], bias: &[f32]));
+
+#[inline(always)]
+fn bias_gelu_block_generic(rows: &mut [f32], bias: &[f32]) {
+    for row in rows.chunks_exact_mut(bias.len()) {
+        for (v, b) in row.iter_mut().zip(bias) {
+            *v = gelu(*v + b);
         }
-    });
+    }
 }
 
 /// `x ← LayerNorm(x + y + bias)` row by row.
@@ -431,34 +506,104 @@ fn residual_layer_norm(x: &mut [f32], y: &[f32], bias: &[f32], g: &[f32], b: &[f
     let n = bias.len();
     x.par_chunks_mut(n * ROWS_PER_TASK)
         .zip(y.par_chunks(n * ROWS_PER_TASK))
-        .for_each(|(xs, ys)| {
-            for (row, yr) in xs.chunks_exact_mut(n).zip(ys.chunks_exact(n)) {
-                for ((v, yv), bv) in row.iter_mut().zip(yr).zip(bias) {
-                    *v += yv + bv;
-                }
-                layer_norm(row, g, b, eps);
-            }
-        });
+        .for_each(|(xs, ys)| residual_ln_block(xs, ys, bias, g, b, eps));
 }
 
-fn layer_norm(row: &mut [f32], g: &[f32], b: &[f32], eps: f32) {
+multiversion!(fn residual_ln_block / residual_ln_block_avx2 = residual_ln_block_generic(
+    xs: &mut [f32], ys: &[f32], bias: &[f32], g: &[f32], b: &[f32], eps: f32));
+
+#[inline(always)]
+fn residual_ln_block_generic(
+    xs: &mut [f32],
+    ys: &[f32],
+    bias: &[f32],
+    g: &[f32],
+    b: &[f32],
+    eps: f32,
+) {
+    let n = bias.len();
+    for (row, yr) in xs.chunks_exact_mut(n).zip(ys.chunks_exact(n)) {
+        for ((v, yv), bv) in row.iter_mut().zip(yr).zip(bias) {
+            *v += yv + bv;
+        }
+        layer_norm_generic(row, g, b, eps);
+    }
+}
+
+multiversion!(fn layer_norm / layer_norm_avx2 = layer_norm_generic(row: &mut [f32], g: &[f32], b: &[f32], eps: f32));
+
+#[inline(always)]
+fn layer_norm_generic(row: &mut [f32], g: &[f32], b: &[f32], eps: f32) {
     let n = row.len() as f32;
-    let mean = row.iter().sum::<f32>() / n;
-    let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+    let mean = sum(row) / n;
+    let mut acc = [0f32; LANES];
+    let mut chunks = row.chunks_exact(LANES);
+    for c in &mut chunks {
+        for i in 0..LANES {
+            let d = c[i] - mean;
+            acc[i] += d * d;
+        }
+    }
+    let rest: f32 = chunks
+        .remainder()
+        .iter()
+        .map(|v| (v - mean) * (v - mean))
+        .sum();
+    let var = (acc.iter().sum::<f32>() + rest) / n;
     let inv = 1.0 / (var + eps).sqrt();
     for ((v, gv), bv) in row.iter_mut().zip(g).zip(b) {
         *v = (*v - mean) * inv * gv + bv;
     }
 }
 
-fn softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0f32;
-    for v in row.iter_mut() {
-        *v = exp(*v - max);
-        sum += *v;
+const LANES: usize = 8;
+
+/// Sum with eight independent accumulators (vectorises).
+#[inline(always)]
+fn sum(xs: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for i in 0..LANES {
+            acc[i] += c[i];
+        }
     }
-    let inv = 1.0 / sum;
+    acc.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>()
+}
+
+/// Maximum with eight independent lanes (vectorises).
+#[inline(always)]
+fn max(xs: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for i in 0..LANES {
+            acc[i] = if c[i] > acc[i] { c[i] } else { acc[i] };
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .chain(acc.iter())
+        .fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m })
+}
+
+multiversion!(fn softmax_rows / softmax_rows_avx2 = softmax_rows_generic(rows: &mut [f32], len: usize));
+
+#[inline(always)]
+fn softmax_rows_generic(rows: &mut [f32], len: usize) {
+    for row in rows.chunks_exact_mut(len) {
+        softmax_generic(row);
+    }
+}
+
+#[inline(always)]
+fn softmax_generic(row: &mut [f32]) {
+    let m = max(row);
+    for v in row.iter_mut() {
+        *v = exp(*v - m);
+    }
+    let inv = 1.0 / sum(row);
     for v in row.iter_mut() {
         *v *= inv;
     }
@@ -587,7 +732,10 @@ mod tests {
     #[test]
     fn softmax_sums_to_one() {
         let mut row = vec![1.0f32, 2.0, 3.0, -1e30];
-        softmax(&mut row);
+        softmax_rows(&mut row, 4);
+        let mut long: Vec<f32> = (0..37).map(|i| (i as f32 * 0.37).sin() * 9.0).collect();
+        softmax_rows(&mut long, 37);
+        assert!((long.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         assert!(row[3] < 1e-30);
     }
