@@ -1,0 +1,310 @@
+//! Loading the result JSON files and reading fields out of them without panicking.
+//!
+//! A missing file is a *note* (printed, not an error); a file that is not valid JSON
+//! is a note too, naming the file and the parse error. Field access goes through
+//! [`Doc`], whose getters return `anyhow` errors that name the file and the JSON
+//! pointer, so a renderer can bail out with a clear message that becomes a skip note.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+use serde_json::Value;
+
+/// The 15 simulations in the reference runner's order (SIMS.md §0.1); the names are
+/// the result file stems (`results/sims/<profile>/<name>.json`).
+pub const SIMS: [&str; 15] = [
+    "deploy_pipeline",
+    "negation",
+    "context_reduction",
+    "pg_vs_heuristic",
+    "merge_compression",
+    "prune_health",
+    "structural_vs_edge_only",
+    "noise_robustness",
+    "static_vs_learning",
+    "scaling_analysis",
+    "forgetting",
+    "edge_damping",
+    "domain_separation",
+    "brain_death",
+    "individuation",
+];
+
+/// The two simulation profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Profile {
+    /// Bit-for-bit reproduction of the reference program.
+    Paper,
+    /// Bug-fixed runs (possibly multi-seed).
+    Corrected,
+}
+
+impl Profile {
+    /// Both profiles, paper first.
+    pub const ALL: [Profile; 2] = [Profile::Paper, Profile::Corrected];
+
+    /// Directory / label name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Paper => "paper",
+            Profile::Corrected => "corrected",
+        }
+    }
+}
+
+/// Messages about inputs or outputs that were skipped; printed by the binary.
+#[derive(Debug, Default, Clone)]
+pub struct Notes(pub Vec<String>);
+
+impl Notes {
+    /// Records a note.
+    pub fn push(&mut self, msg: impl Into<String>) {
+        self.0.push(msg.into());
+    }
+}
+
+/// One loaded JSON document and the file it came from.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    /// File name used in error messages (relative to the results directory).
+    pub name: String,
+    /// The parsed document.
+    pub value: Value,
+}
+
+impl Doc {
+    /// Wraps a value (tests, or documents built in memory).
+    pub fn new(name: impl Into<String>, value: Value) -> Self {
+        Self {
+            name: name.into(),
+            value,
+        }
+    }
+
+    /// The value at a JSON pointer, or an error naming the file and pointer.
+    pub fn at(&self, pointer: &str) -> Result<&Value> {
+        self.value
+            .pointer(pointer)
+            .ok_or_else(|| anyhow!("{}: missing field {pointer}", self.name))
+    }
+
+    /// The value at a pointer if present and not `null`.
+    pub fn opt(&self, pointer: &str) -> Option<&Value> {
+        self.value.pointer(pointer).filter(|v| !v.is_null())
+    }
+
+    /// A number (booleans count as 0/1).
+    pub fn f64(&self, pointer: &str) -> Result<f64> {
+        let v = self.at(pointer)?;
+        num(v).ok_or_else(|| anyhow!("{}: {pointer} is not a number ({v})", self.name))
+    }
+
+    /// An array.
+    pub fn arr(&self, pointer: &str) -> Result<&Vec<Value>> {
+        let v = self.at(pointer)?;
+        v.as_array()
+            .ok_or_else(|| anyhow!("{}: {pointer} is not an array", self.name))
+    }
+
+    /// An object.
+    pub fn obj(&self, pointer: &str) -> Result<&serde_json::Map<String, Value>> {
+        let v = self.at(pointer)?;
+        v.as_object()
+            .ok_or_else(|| anyhow!("{}: {pointer} is not an object", self.name))
+    }
+
+    /// An array of numbers.
+    pub fn f64s(&self, pointer: &str) -> Result<Vec<f64>> {
+        self.arr(pointer)?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                num(v).ok_or_else(|| anyhow!("{}: {pointer}/{i} is not a number", self.name))
+            })
+            .collect()
+    }
+
+    /// `field` of every element of the array at `pointer`, as numbers.
+    pub fn column(&self, pointer: &str, field: &str) -> Result<Vec<f64>> {
+        self.arr(pointer)?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.get(field).and_then(num).ok_or_else(|| {
+                    anyhow!(
+                        "{}: {pointer}/{i}/{field} missing or not a number",
+                        self.name
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// A string.
+    pub fn str(&self, pointer: &str) -> Result<&str> {
+        let v = self.at(pointer)?;
+        v.as_str()
+            .ok_or_else(|| anyhow!("{}: {pointer} is not a string", self.name))
+    }
+}
+
+/// A JSON number (or boolean as 0/1) as `f64`.
+pub fn num(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        _ => None,
+    }
+}
+
+/// Escapes `~` and `/` for use inside a JSON pointer segment.
+pub fn pointer_segment(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// Everything found under a results directory.
+#[derive(Debug, Default, Clone)]
+pub struct Results {
+    /// The results directory.
+    pub root: PathBuf,
+    /// `(profile, sim) → document`.
+    pub sims: BTreeMap<(Profile, String), Doc>,
+    /// `file stem → document` for `bench/*.json`, sorted by name.
+    pub bench: BTreeMap<String, Doc>,
+}
+
+impl Results {
+    /// Reads every known file; absent or unreadable files become notes.
+    pub fn load(root: &Path, notes: &mut Notes) -> Self {
+        let mut out = Results {
+            root: root.to_path_buf(),
+            ..Default::default()
+        };
+        for profile in Profile::ALL {
+            let dir = root.join("sims").join(profile.as_str());
+            if !dir.is_dir() {
+                notes.push(format!(
+                    "{}: no such directory; {} simulation figures and table cells skipped",
+                    dir.display(),
+                    profile.as_str()
+                ));
+                continue;
+            }
+            let mut missing = Vec::new();
+            for sim in SIMS {
+                let rel = format!("sims/{}/{sim}.json", profile.as_str());
+                match read_json(&root.join(&rel)) {
+                    Ok(Some(value)) => {
+                        out.sims
+                            .insert((profile, sim.to_string()), Doc::new(rel, value));
+                    }
+                    Ok(None) => missing.push(sim),
+                    Err(e) => notes.push(format!("{rel}: {e:#}; skipped")),
+                }
+            }
+            if !missing.is_empty() {
+                notes.push(format!(
+                    "{}: no result for {}; skipped",
+                    dir.display(),
+                    missing.join(", ")
+                ));
+            }
+        }
+        let bench = root.join("bench");
+        match fs::read_dir(&bench) {
+            Err(_) => notes.push(format!(
+                "{}: no such directory; benchmark figures and table cells skipped",
+                bench.display()
+            )),
+            Ok(entries) => {
+                let mut files: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                    .collect();
+                files.sort();
+                for path in files {
+                    let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                        continue;
+                    };
+                    let rel = format!("bench/{stem}.json");
+                    match read_json(&path) {
+                        Ok(Some(value)) if value.get("method_metrics").is_some() => {
+                            out.bench.insert(stem.to_string(), Doc::new(rel, value));
+                        }
+                        Ok(Some(_)) => {
+                            notes.push(format!("{rel}: no method_metrics; not a bench result"))
+                        }
+                        Ok(None) => {}
+                        Err(e) => notes.push(format!("{rel}: {e:#}; skipped")),
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The document of a simulation under a profile.
+    pub fn sim(&self, profile: Profile, sim: &str) -> Option<&Doc> {
+        self.sims.get(&(profile, sim.to_string()))
+    }
+}
+
+/// `Ok(None)` when the file does not exist.
+fn read_json(path: &Path) -> Result<Option<Value>> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(anyhow!("cannot read: {e}")),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| anyhow!("invalid JSON: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn getters_name_file_and_pointer() {
+        let d = Doc::new(
+            "x.json",
+            json!({"a": [1, 2.5, true], "s": "t", "o": {"k": null}}),
+        );
+        assert_eq!(d.f64s("/a").ok(), Some(vec![1.0, 2.5, 1.0]));
+        assert_eq!(d.str("/s").ok(), Some("t"));
+        let e = d.f64("/missing").unwrap_err().to_string();
+        assert!(e.contains("x.json") && e.contains("/missing"), "{e}");
+        assert!(d.f64("/s").is_err());
+        assert!(d.opt("/o/k").is_none());
+    }
+
+    #[test]
+    fn pointer_segments_are_escaped() {
+        assert_eq!(pointer_segment("a/b~c"), "a~1b~0c");
+        let d = Doc::new("x", json!({"a->b": 1}));
+        assert_eq!(
+            d.f64(&format!("/{}", pointer_segment("a->b"))).ok(),
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn load_tolerates_missing_and_invalid_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let paper = dir.path().join("sims/paper");
+        fs::create_dir_all(&paper).unwrap();
+        fs::write(paper.join("negation.json"), "{not json").unwrap();
+        fs::write(paper.join("edge_damping.json"), "{\"claim\": {}}").unwrap();
+        let mut notes = Notes::default();
+        let r = Results::load(dir.path(), &mut notes);
+        assert_eq!(r.sims.len(), 1);
+        let all = notes.0.join("\n");
+        assert!(all.contains("negation.json: invalid JSON"), "{all}");
+        assert!(all.contains("corrected"), "{all}");
+        assert!(all.contains("bench"), "{all}");
+    }
+}

@@ -1,0 +1,33 @@
+//! forgetting (paper Fig. 9): stacked tier shares over 100 queries.
+
+use anyhow::Result;
+
+use super::Ctx;
+use crate::data::Doc;
+use crate::plot::{Figure, Legend, Panel, StackedArea, PALETTE};
+
+/// Stacked areas of dormant (brown), habitual (blue) and reflex (green) shares from
+/// `tier_history` (the sim's own thresholds: reflex ≥ 0.8, habitual ≥ 0.3).
+pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
+    let x = doc.column("/tier_history", "query")?;
+    let layer = |k: &str| doc.column("/tier_history", k);
+    let chart = StackedArea {
+        title: ctx.title("Selective forgetting: tier distribution"),
+        x_label: "query".into(),
+        y_label: "share of edges".into(),
+        x_col: "query".into(),
+        x: x.clone(),
+        layers: vec![
+            ("dormant".into(), PALETTE[5], layer("dormant_pct")?),
+            ("habitual".into(), PALETTE[0], layer("habitual_pct")?),
+            ("reflex".into(), PALETTE[2], layer("reflex_pct")?),
+        ],
+        y_range: (0.0, 1.0),
+        legend: Legend::UpperRight,
+    };
+    Ok(Figure::single(
+        "forgetting",
+        (1200, 600),
+        Panel::Area(chart),
+    ))
+}

@@ -1,0 +1,139 @@
+//! Figure builders, one module per figure family. Each builder turns one result
+//! document into a [`Figure`]; [`render_all`] runs every builder for which an input
+//! exists and turns failures (missing fields) into skip notes.
+//!
+//! Simulations with a figure in the reference (`generate_figures.py`, SIMS.md §17):
+//! deploy_pipeline, negation, context_reduction, forgetting, edge_damping,
+//! domain_separation, brain_death, individuation — same plot type, series, axes and
+//! titles. The other seven get figures of their headline quantities. Corrected-profile
+//! documents are drawn by the same builders (title marked "corrected"), and multi-seed
+//! aggregates additionally by [`seeds`].
+
+pub mod bench;
+pub mod brain_death;
+pub mod context_reduction;
+pub mod deploy_pipeline;
+pub mod domain_separation;
+pub mod edge_damping;
+pub mod forgetting;
+pub mod individuation;
+pub mod merge_compression;
+pub mod negation;
+pub mod noise_robustness;
+pub mod pg_vs_heuristic;
+pub mod prune_health;
+pub mod scaling;
+pub mod seeds;
+pub mod static_vs_learning;
+pub mod structural;
+
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+
+use crate::artifact::Artifact;
+use crate::data::{Doc, Notes, Profile, Results, SIMS};
+use crate::plot::Figure;
+
+/// What a builder needs besides the document.
+#[derive(Debug, Clone, Copy)]
+pub struct Ctx {
+    /// The profile the document belongs to.
+    pub profile: Profile,
+}
+
+impl Ctx {
+    /// `base`, marked with the profile when it is not the paper profile.
+    pub fn title(&self, base: &str) -> String {
+        match self.profile {
+            Profile::Paper => base.to_string(),
+            Profile::Corrected => format!("{base} [corrected]"),
+        }
+    }
+}
+
+/// A simulation figure builder.
+pub type Builder = fn(&Doc, Ctx) -> Result<Figure>;
+
+/// The builder of a simulation's figure (every one of the 15 has one).
+pub fn builder(sim: &str) -> Option<Builder> {
+    Some(match sim {
+        "deploy_pipeline" => deploy_pipeline::figure,
+        "negation" => negation::figure,
+        "context_reduction" => context_reduction::figure,
+        "forgetting" => forgetting::figure,
+        "edge_damping" => edge_damping::figure,
+        "domain_separation" => domain_separation::figure,
+        "brain_death" => brain_death::figure,
+        "individuation" => individuation::figure,
+        "pg_vs_heuristic" => pg_vs_heuristic::figure,
+        "merge_compression" => merge_compression::figure,
+        "prune_health" => prune_health::figure,
+        "structural_vs_edge_only" => structural::figure,
+        "noise_robustness" => noise_robustness::figure,
+        "static_vs_learning" => static_vs_learning::figure,
+        "scaling_analysis" => scaling::figure,
+        _ => return None,
+    })
+}
+
+/// Renders every figure the results allow, in a fixed order.
+pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Vec<Artifact>> {
+    let mut arts = Vec::new();
+    for profile in Profile::ALL {
+        for sim in SIMS {
+            let Some(doc) = results.sim(profile, sim) else {
+                continue;
+            };
+            let Some(build) = builder(sim) else { continue };
+            let ctx = Ctx { profile };
+            match build(doc, ctx).and_then(|f| f.artifacts(out, profile.as_str())) {
+                Ok(a) => arts.extend(a),
+                Err(e) => notes.push(format!("figure {}/{sim} skipped: {e:#}", profile.as_str())),
+            }
+            if doc.opt("/multi_seed").is_some() {
+                match seeds::figure(doc, sim).and_then(|f| f.artifacts(out, profile.as_str())) {
+                    Ok(a) => arts.extend(a),
+                    Err(e) => notes.push(format!(
+                        "figure {}/{sim}_seeds skipped: {e:#}",
+                        profile.as_str()
+                    )),
+                }
+            }
+        }
+    }
+    for (name, doc) in &results.bench {
+        match bench::learning_curves(doc, name).and_then(|f| f.artifacts(out, "bench")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!(
+                "figure bench/{name} learning curves skipped: {e:#}"
+            )),
+        }
+    }
+    for fig in bench::protocol_comparisons(&results.bench, notes) {
+        arts.extend(fig.artifacts(out, "bench")?);
+    }
+    Ok(arts)
+}
+
+/// `[{key: number, …}, …]` → the numbers under `key`, with a clear error.
+pub fn column(doc: &Doc, pointer: &str, key: &str) -> Result<Vec<f64>> {
+    doc.column(pointer, key)
+}
+
+/// Queries `1..=n` as x values.
+pub fn queries(n: usize) -> Vec<f64> {
+    (1..=n).map(|q| q as f64).collect()
+}
+
+/// Zips x and y into points, checking the lengths agree.
+pub fn points(x: &[f64], y: &[f64], what: &str) -> Result<Vec<(f64, f64)>> {
+    if x.len() != y.len() {
+        return Err(anyhow!(
+            "{what}: {} x values but {} y values",
+            x.len(),
+            y.len()
+        ));
+    }
+    Ok(x.iter().copied().zip(y.iter().copied()).collect())
+}

@@ -1,0 +1,76 @@
+//! scaling_analysis (no reference figure; paper Table 17): traversal time against graph
+//! size on log-log axes — this run's times beside the reference program's (median of
+//! three runs, SIMS.md "Timing of the reference") and the paper's.
+
+use anyhow::Result;
+
+use super::{points, Ctx};
+use crate::data::{num, Doc};
+use crate::plot::{color, Figure, Legend, LineChart, Panel, Scale, Series};
+use crate::tables::values::{PAPER_SCALING_MS, REFERENCE_SCALING_MS};
+
+/// Log-log lines of mean traversal time by size; a second panel with the counted work
+/// per traversal when the results carry it (corrected profile).
+pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
+    let rows = "/average_nodes_fired_by_size";
+    let sizes = doc.column(rows, "graph_size")?;
+    let ms = doc.column(rows, "avg_traversal_ms")?;
+    let mut time = LineChart::new(
+        "Mean traversal time (log-log)",
+        "graph size (nodes)",
+        "ms per traversal",
+        "graph_size",
+        "ms_per_traversal",
+    );
+    time.x_scale = Scale::Log;
+    time.y_scale = Scale::Log;
+    time.legend = Legend::UpperLeft;
+    time.series = vec![
+        Series::new(
+            format!("this port ({})", ctx.profile.as_str()),
+            color(0),
+            points(&sizes, &ms, &doc.name)?,
+        ),
+        Series::new(
+            "reference program (Python, median of 3)",
+            color(1),
+            REFERENCE_SCALING_MS.to_vec(),
+        ),
+        Series::new(
+            "paper (author's machine)",
+            color(2),
+            PAPER_SCALING_MS.to_vec(),
+        ),
+    ];
+    let mut panels = vec![Panel::Line(time)];
+    let arr = doc.arr(rows)?;
+    if arr
+        .iter()
+        .all(|r| r.get("work_per_traversal").and_then(num).is_some())
+    {
+        let work = doc.column(rows, "work_per_traversal")?;
+        let mut c = LineChart::new(
+            "Counted work per traversal (log-log)",
+            "graph size (nodes)",
+            "edges examined per traversal",
+            "graph_size",
+            "work_per_traversal",
+        );
+        c.x_scale = Scale::Log;
+        c.y_scale = Scale::Log;
+        c.legend = Legend::UpperLeft;
+        c.series.push(Series::new(
+            "out-edges + inhibition scans",
+            color(0),
+            points(&sizes, &work, &doc.name)?,
+        ));
+        panels.push(Panel::Line(c));
+    }
+    Ok(Figure {
+        stem: "scaling_analysis".into(),
+        size: (if panels.len() == 1 { 1000 } else { 1700 }, 650),
+        title: Some(ctx.title("Scaling: traversal cost vs graph size")),
+        grid: (1, panels.len()),
+        panels,
+    })
+}

@@ -1,0 +1,80 @@
+//! Figures, tables and `REPRODUCE.md`, regenerated from the JSON results that the
+//! `sims` and `bench` binaries write under `results/`.
+//!
+//! Everything here is a pure function of the JSON inputs: the same files give the
+//! same bytes (PNG, SVG, CSV, Markdown), so the rendered artefacts can be committed
+//! and [`artifact::check`] can tell when one of them is stale.
+//!
+//! Layout of the inputs (`--results`, default `results`):
+//!
+//! * `sims/paper/<sim>.json`: paper-profile simulation results, same structure as the
+//!   reference program's `<sim>_results.json`;
+//! * `sims/corrected/<sim>.json`: corrected-profile results (same structure plus a
+//!   `claim` object and, for multi-seed runs, a `multi_seed` aggregate);
+//! * `bench/<dataset>-<protocol>-<embedder>.json`: retrieval benchmark results.
+//!
+//! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/` and
+//! `bench/` hold one PNG and one SVG per figure; `csv/` holds every figure's series
+//! and every table as CSV. The Markdown tables go to `<results>/sims/TABLES.md`, and
+//! the generated blocks of `REPRODUCE.md` are refreshed in place.
+//!
+//! Absent inputs are never an error: the figure or table cell is skipped and a note
+//! says why ([`data::Notes`]).
+
+pub mod artifact;
+pub mod data;
+pub mod figures;
+pub mod font;
+pub mod plot;
+pub mod reproduce;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::artifact::Artifact;
+use crate::data::{Notes, Results};
+
+/// Where the inputs are read and the outputs written.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// The results directory (`results`).
+    pub results: PathBuf,
+    /// The figures directory (`figures`).
+    pub out: PathBuf,
+    /// The `REPRODUCE.md` whose generated blocks are refreshed.
+    pub reproduce: PathBuf,
+}
+
+impl Paths {
+    /// The Markdown tables file: `<results>/sims/TABLES.md`.
+    pub fn tables_md(&self) -> PathBuf {
+        self.results.join("sims").join("TABLES.md")
+    }
+
+    /// The default layout relative to a repository root.
+    pub fn under(root: &Path) -> Self {
+        Self {
+            results: root.join("results"),
+            out: root.join("figures"),
+            reproduce: root.join("REPRODUCE.md"),
+        }
+    }
+}
+
+/// Every figure (PNG, SVG and CSV of its series) that the inputs allow.
+pub fn render_figures(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>> {
+    let results = Results::load(&paths.results, notes);
+    figures::render_all(&results, &paths.out, notes)
+}
+
+/// `TABLES.md`, every table as CSV, and `REPRODUCE.md` with refreshed generated
+/// blocks.
+pub fn render_tables(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>> {
+    let results = Results::load(&paths.results, notes);
+    let built = tables::build_all(&results);
+    let mut out = tables::render(&built, &paths.tables_md(), &paths.out)?;
+    out.push(reproduce::render(&paths.reproduce, &built, &results)?);
+    Ok(out)
+}

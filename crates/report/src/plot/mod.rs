@@ -1,0 +1,375 @@
+//! Figure model and rendering: a [`Figure`] is a grid of [`Panel`]s, rendered to PNG
+//! (plotters' bitmap backend + the bundled font, encoded with fixed settings) and to
+//! SVG, and exported as CSV (one file per panel, tidy columns) so that the data behind
+//! every figure can be re-plotted elsewhere.
+//!
+//! Rendering is deterministic: no timestamps, no hash-map iteration, fixed encoder
+//! settings; the same figure gives the same bytes.
+
+pub mod area;
+pub mod bar;
+pub mod heatmap;
+pub mod line;
+pub mod network;
+
+use std::path::Path;
+
+use anyhow::{anyhow, Context, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::artifact::Artifact;
+use crate::font::{self, FAMILY};
+
+pub use area::StackedArea;
+pub use bar::{BarChart, BarSeries};
+pub use heatmap::Heatmap;
+pub use line::{LineChart, Scale, Series};
+pub use network::Network;
+
+/// Font sizes in pixels.
+pub mod size {
+    /// Figure title (multi-panel figures).
+    pub const SUPTITLE: u32 = 26;
+    /// Panel title.
+    pub const TITLE: u32 = 22;
+    /// Axis descriptions.
+    pub const LABEL: u32 = 18;
+    /// Tick labels.
+    pub const TICK: u32 = 16;
+    /// Legend entries and annotations.
+    pub const LEGEND: u32 = 16;
+}
+
+/// The matplotlib "tab10" colours, used in the same roles as the reference figures.
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x7f, 0x7f, 0x7f),
+    RGBColor(0xbc, 0xbd, 0x22),
+    RGBColor(0x17, 0xbe, 0xcf),
+];
+
+/// The `i`-th palette colour (cycling).
+pub fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Grid line colour.
+pub const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
+
+/// Where a legend goes (or none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Legend {
+    /// No legend.
+    None,
+    /// Upper left corner of the plotting area.
+    UpperLeft,
+    /// Upper right corner.
+    UpperRight,
+    /// Lower left corner.
+    LowerLeft,
+    /// Lower right corner.
+    LowerRight,
+    /// Middle of the right edge.
+    MiddleRight,
+}
+
+impl Legend {
+    /// The plotters position, `None` for no legend.
+    pub fn position(self) -> Option<SeriesLabelPosition> {
+        Some(match self {
+            Legend::None => return None,
+            Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
+            Legend::UpperRight => SeriesLabelPosition::UpperRight,
+            Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
+            Legend::LowerRight => SeriesLabelPosition::LowerRight,
+            Legend::MiddleRight => SeriesLabelPosition::MiddleRight,
+        })
+    }
+}
+
+/// One sub-plot.
+#[derive(Debug, Clone)]
+pub enum Panel {
+    /// Lines (optionally with markers and shaded bands).
+    Line(LineChart),
+    /// Grouped bars (optionally with error whiskers).
+    Bar(BarChart),
+    /// Stacked areas of shares.
+    Area(StackedArea),
+    /// Matrix as coloured cells with a colour bar.
+    Heatmap(Heatmap),
+    /// Nodes in columns and weighted edges between them.
+    Network(Network),
+}
+
+impl Panel {
+    /// Draws the panel into `area`.
+    pub fn draw<DB>(&self, area: &DrawingArea<DB, Shift>) -> Result<()>
+    where
+        DB: DrawingBackend,
+        DB::ErrorType: 'static,
+    {
+        match self {
+            Panel::Line(c) => c.draw(area),
+            Panel::Bar(c) => c.draw(area),
+            Panel::Area(c) => c.draw(area),
+            Panel::Heatmap(c) => c.draw(area),
+            Panel::Network(c) => c.draw(area),
+        }
+    }
+
+    /// The panel's data as CSV rows (header first).
+    pub fn table(&self) -> Vec<Vec<String>> {
+        match self {
+            Panel::Line(c) => c.table(),
+            Panel::Bar(c) => c.table(),
+            Panel::Area(c) => c.table(),
+            Panel::Heatmap(c) => c.table(),
+            Panel::Network(c) => c.table(),
+        }
+    }
+
+    /// A short name for the panel's CSV file (multi-panel figures).
+    pub fn slug(&self) -> String {
+        let title = match self {
+            Panel::Line(c) => &c.title,
+            Panel::Bar(c) => &c.title,
+            Panel::Area(c) => &c.title,
+            Panel::Heatmap(c) => &c.title,
+            Panel::Network(c) => &c.title,
+        };
+        slug(title)
+    }
+}
+
+/// Lower-case ASCII letters and digits, other runs replaced by `_`.
+pub fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_string()
+}
+
+/// A figure: panels on a grid, an optional overall title, a pixel size.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// File stem (`deploy_pipeline` → `deploy_pipeline.png`, `.svg`, `.csv`).
+    pub stem: String,
+    /// Width and height in pixels.
+    pub size: (u32, u32),
+    /// Overall title above the panels (multi-panel figures).
+    pub title: Option<String>,
+    /// Rows and columns of panels.
+    pub grid: (usize, usize),
+    /// The panels, row-major.
+    pub panels: Vec<Panel>,
+}
+
+impl Figure {
+    /// A single-panel figure.
+    pub fn single(stem: impl Into<String>, size: (u32, u32), panel: Panel) -> Self {
+        Self {
+            stem: stem.into(),
+            size,
+            title: None,
+            grid: (1, 1),
+            panels: vec![panel],
+        }
+    }
+
+    /// Draws the whole figure on a backend.
+    pub fn draw<DB>(&self, root: &DrawingArea<DB, Shift>) -> Result<()>
+    where
+        DB: DrawingBackend,
+        DB::ErrorType: 'static,
+    {
+        root.fill(&WHITE)?;
+        let body = match &self.title {
+            Some(t) => root.titled(t, (FAMILY, size::SUPTITLE))?,
+            None => root.clone(),
+        };
+        let cells = body.split_evenly(self.grid);
+        for (panel, cell) in self.panels.iter().zip(cells.iter()) {
+            panel.draw(cell)?;
+        }
+        Ok(())
+    }
+
+    /// PNG bytes (8-bit RGB).
+    pub fn png(&self) -> Result<Vec<u8>> {
+        font::ensure_registered()?;
+        let (w, h) = self.size;
+        let mut buf = vec![0u8; w as usize * h as usize * 3];
+        {
+            let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+            self.draw(&root)
+                .with_context(|| format!("drawing {}.png", self.stem))?;
+            root.present()?;
+        }
+        encode_png(&buf, w, h)
+    }
+
+    /// SVG bytes.
+    pub fn svg(&self) -> Result<Vec<u8>> {
+        font::ensure_registered()?;
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, self.size).into_drawing_area();
+            self.draw(&root)
+                .with_context(|| format!("drawing {}.svg", self.stem))?;
+            root.present()?;
+        }
+        Ok(text.into_bytes())
+    }
+
+    /// `(file name, bytes)` of the CSV export: `<stem>.csv` for one panel,
+    /// `<stem>-<panel>.csv` for several.
+    pub fn csvs(&self) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for (i, p) in self.panels.iter().enumerate() {
+            let name = if self.panels.len() == 1 {
+                format!("{}.csv", self.stem)
+            } else {
+                let s = p.slug();
+                let s = if s.is_empty() {
+                    format!("panel{}", i + 1)
+                } else {
+                    s
+                };
+                format!("{}-{s}.csv", self.stem)
+            };
+            out.push((name, csv_bytes(&p.table())?));
+        }
+        Ok(out)
+    }
+
+    /// PNG and SVG under `<out>/<dir>/`, CSVs under `<out>/csv/<dir>/`.
+    pub fn artifacts(&self, out: &Path, dir: &str) -> Result<Vec<Artifact>> {
+        let mut arts = vec![
+            Artifact::new(
+                out.join(dir).join(format!("{}.png", self.stem)),
+                self.png()?,
+            ),
+            Artifact::new(
+                out.join(dir).join(format!("{}.svg", self.stem)),
+                self.svg()?,
+            ),
+        ];
+        for (name, bytes) in self.csvs()? {
+            arts.push(Artifact::new(out.join("csv").join(dir).join(name), bytes));
+        }
+        Ok(arts)
+    }
+}
+
+/// Encodes an RGB buffer as PNG with fixed settings.
+pub fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Default);
+        enc.set_filter(png::FilterType::Sub);
+        enc.set_adaptive_filter(png::AdaptiveFilterType::NonAdaptive);
+        let mut writer = enc.write_header().map_err(|e| anyhow!("PNG header: {e}"))?;
+        writer
+            .write_image_data(rgb)
+            .map_err(|e| anyhow!("PNG data: {e}"))?;
+        writer.finish().map_err(|e| anyhow!("PNG end: {e}"))?;
+    }
+    Ok(out)
+}
+
+/// Rows to CSV bytes (RFC 4180 quoting, `\n` line ends).
+pub fn csv_bytes(rows: &[Vec<String>]) -> Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    for r in rows {
+        w.write_record(r)?;
+    }
+    w.into_inner().map_err(|e| anyhow!("CSV: {e}"))
+}
+
+/// A number for CSV: shortest round-trip form (`0.1`, `1`, `-0.94`); empty for NaN.
+pub fn num_cell(v: f64) -> String {
+    if v.is_nan() {
+        String::new()
+    } else if v == v.trunc() && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A tick label: integers without decimals, otherwise up to 4 significant
+/// decimals with trailing zeros removed.
+pub fn tick(v: f64) -> String {
+    if v.abs() < 1e-12 {
+        return "0".into();
+    }
+    if (v - v.round()).abs() < 1e-9 {
+        return format!("{}", v.round() as i64);
+    }
+    let mut s = format!("{v:.4}");
+    while s.ends_with('0') {
+        s.pop();
+    }
+    if s.ends_with('.') {
+        s.pop();
+    }
+    s
+}
+
+/// `(lo, hi)` of finite values, padded by `pad` of the span (a unit span around
+/// a constant); `None` when there is no finite value.
+pub fn padded_range(values: impl IntoIterator<Item = f64>, pad: f64) -> Option<(f64, f64)> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if lo > hi {
+        return None;
+    }
+    if hi - lo < 1e-12 {
+        let d = if lo.abs() > 1e-12 {
+            lo.abs() * 0.1
+        } else {
+            1.0
+        };
+        return Some((lo - d, hi + d));
+    }
+    let d = (hi - lo) * pad;
+    Some((lo - d, hi + d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_and_cells() {
+        assert_eq!(tick(0.30000000000000004), "0.3");
+        assert_eq!(tick(5.0), "5");
+        assert_eq!(tick(-1e-17), "0");
+        assert_eq!(num_cell(0.41573750000000004), "0.41573750000000004");
+        assert_eq!(num_cell(30.0), "30");
+        assert_eq!(slug("Graph A (coding)"), "graph_a_coding");
+        assert_eq!(padded_range([1.0, 1.0], 0.05), Some((0.9, 1.1)));
+        assert_eq!(padded_range([f64::NAN], 0.05), None);
+    }
+}

@@ -1,0 +1,27 @@
+//! Numbers that are not in any result file: the paper's (OpenClawBrain v11.2.1) and
+//! the reference program's timings (SIMS.md, "Timing of the reference").
+//!
+//! Every other "reference program" value in the tables is a string that the same
+//! extractor produces from the reference result files; `tests/reference_values.rs`
+//! checks that when the files are available.
+
+/// Paper Table 17: `(graph size, ms per traversal)` on the author's machine.
+pub const PAPER_SCALING_MS: [(f64, f64); 6] = [
+    (50.0, 0.0962),
+    (100.0, 0.1432),
+    (250.0, 0.2814),
+    (500.0, 0.5169),
+    (1000.0, 0.9657),
+    (2000.0, 1.8766),
+];
+
+/// The reference program (CPython 3.11.7, 2-vCPU EPYC VM): median over three
+/// `run_all.py` runs of the mean ms per traversal (SIMS.md, "Timing of the reference").
+pub const REFERENCE_SCALING_MS: [(f64, f64); 6] = [
+    (50.0, 0.1422),
+    (100.0, 0.1940),
+    (250.0, 0.4145),
+    (500.0, 0.7332),
+    (1000.0, 1.3805),
+    (2000.0, 2.8846),
+];
