@@ -262,6 +262,16 @@ impl EmbeddingCache {
             .map_err(|e| EmbedError::io("creating a temporary file in", &self.dir, e))?;
         tmp.write_all(&buf)
             .map_err(|e| EmbedError::io("writing", tmp.path().to_path_buf(), e))?;
+        // Readable by everyone who can read the directory (temporary files are 0600).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+                .map_err(|e| {
+                    EmbedError::io("setting permissions of", tmp.path().to_path_buf(), e)
+                })?;
+        }
         tmp.as_file()
             .sync_all()
             .map_err(|e| EmbedError::io("syncing", tmp.path().to_path_buf(), e))?;

@@ -66,6 +66,7 @@ pub(crate) struct FastBert {
 /// Activation buffers of one forward pass, kept for the next.
 #[derive(Default)]
 struct Workspace {
+    x: Vec<f32>,
     qkv: Vec<f32>,
     ctx: Vec<f32>,
     tmp: Vec<f32>,
@@ -237,10 +238,24 @@ impl FastBert {
         }
 
         // Embeddings: word + position + token type 0, then LayerNorm.
-        let mut x = vec![0f32; total * h];
+        // Scratch buffers live across calls (fresh pages cost more than the work
+        // of the small kernels); a concurrent caller gets its own.
+        let mut ws = self
+            .workspace
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default();
+        let Workspace {
+            x,
+            qkv,
+            ctx,
+            tmp,
+            act,
+        } = &mut ws;
+        let x = resize(x, total * h);
         {
             let mut rows: Vec<(&mut [f32], u32, usize)> = Vec::with_capacity(total);
-            let mut rest = x.as_mut_slice();
+            let mut rest = &mut *x;
             for s in seqs {
                 for (pos, &id) in s.iter().enumerate() {
                     let (row, tail) = rest.split_at_mut(h);
@@ -258,51 +273,29 @@ impl FastBert {
             });
         }
 
-        // Scratch buffers live across calls (fresh pages cost more than the work
-        // of the small kernels); a concurrent caller gets its own.
-        let mut ws = self
-            .workspace
-            .lock()
-            .map(|mut w| std::mem::take(&mut *w))
-            .unwrap_or_default();
-        let Workspace { qkv, ctx, tmp, act } = &mut ws;
         let qkv = resize(qkv, total * 3 * h);
         let ctx = resize(ctx, total * h);
         let tmp = resize(tmp, total * h);
         let act = resize(act, total * inter);
         for layer in &self.layers {
-            matmul(qkv, &x, &layer.w_qkv, total, h, 3 * h);
+            matmul(qkv, x, &layer.w_qkv, total, h, 3 * h);
             add_bias_rows(qkv, &layer.b_qkv);
             self.attention(qkv, ctx, &offsets);
             matmul(tmp, ctx, &layer.w_o, total, h, h);
-            residual_layer_norm(
-                &mut x,
-                tmp,
-                &layer.b_o,
-                &layer.ln1_g,
-                &layer.ln1_b,
-                self.d.eps,
-            );
-            matmul(act, &x, &layer.w_i, total, h, inter);
+            residual_layer_norm(x, tmp, &layer.b_o, &layer.ln1_g, &layer.ln1_b, self.d.eps);
+            matmul(act, x, &layer.w_i, total, h, inter);
             bias_gelu_rows(act, &layer.b_i);
             matmul(tmp, act, &layer.w_out, total, inter, h);
-            residual_layer_norm(
-                &mut x,
-                tmp,
-                &layer.b_out,
-                &layer.ln2_g,
-                &layer.ln2_b,
-                self.d.eps,
-            );
+            residual_layer_norm(x, tmp, &layer.b_out, &layer.ln2_g, &layer.ln2_b, self.d.eps);
         }
+        let pooled = offsets
+            .windows(2)
+            .map(|w| mean_pool_normalise(&x[w[0] * h..w[1] * h], h))
+            .collect();
         if let Ok(mut w) = self.workspace.lock() {
             *w = ws;
         }
-
-        Ok(offsets
-            .windows(2)
-            .map(|w| mean_pool_normalise(&x[w[0] * h..w[1] * h], h))
-            .collect())
+        Ok(pooled)
     }
 
     /// Multi-head self-attention of each sequence over its own tokens; writes the

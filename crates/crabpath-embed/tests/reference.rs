@@ -8,12 +8,19 @@ use crabpath::embed::Embedder;
 use crabpath_embed::model::{check_model_dir, workspace_root};
 use crabpath_embed::{resolve_model_dir, Backend, EmbedderOptions, MiniLmEmbedder, MAX_SEQ_LEN};
 
+/// `$CRABPATH_SHARED_DIR/spec/minilm-reference.json` (or directly in that
+/// directory), else `../shared/spec/` beside the workspace root.
 fn reference_path() -> PathBuf {
     let shared = match std::env::var_os("CRABPATH_SHARED_DIR") {
         Some(v) if !v.is_empty() => PathBuf::from(v),
         _ => workspace_root().join("../shared"),
     };
-    shared.join("spec/minilm-reference.json")
+    let direct = shared.join("minilm-reference.json");
+    if direct.is_file() {
+        direct
+    } else {
+        shared.join("spec/minilm-reference.json")
+    }
 }
 
 fn load_model(options: EmbedderOptions) -> MiniLmEmbedder {

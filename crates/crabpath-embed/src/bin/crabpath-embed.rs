@@ -60,6 +60,9 @@ enum Command {
         /// Number of queries (~18 tokens each).
         #[arg(long, default_value_t = 1024)]
         queries: usize,
+        /// Mean words per paragraph (lengths vary uniformly from half to 1.5 times this).
+        #[arg(long, default_value_t = 120)]
+        paragraph_words: usize,
         /// Timed repetitions (the best is reported).
         #[arg(long, default_value_t = 3)]
         repeat: usize,
@@ -144,11 +147,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::BenchSpeed {
             paragraphs,
             queries,
+            paragraph_words,
             repeat,
             dump_texts,
         } => {
             let model = MiniLmEmbedder::load(&model_dir, options(&cli))?;
-            let paras = synthetic_texts(*paragraphs, 120, 0x5eed);
+            let paras = synthetic_texts(*paragraphs, *paragraph_words, 0x5eed);
             let quers = synthetic_texts(*queries, 12, 0xface);
             if let Some(p) = dump_texts {
                 let j = serde_json::json!({"paragraphs": paras, "queries": quers});
