@@ -1,5 +1,5 @@
 //! Offline sentence embeddings for CrabPath: sentence-transformers'
-//! **all-MiniLM-L6-v2** in pure Rust with [candle](https://docs.rs/candle-core), plus
+//! **all-MiniLM-L6-v2** in pure Rust with candle (`candle-core`), plus
 //! an on-disk embedding cache.
 //!
 //! # The model
