@@ -16,7 +16,8 @@
 //!    embedded with the reference's own `hash-v1`.
 //! 3. Inputs: the staged files gunzipped —
 //!    `python3 wrapper.py hotpotqa --input hotpot_dev_distractor_v1.first103.json --limit 0`
-//!    and `python3 wrapper.py multihop --input MultiHopRAG.sample500.json --limit 100`
+//!    and `python3 wrapper.py multihop --input MultiHopRAG.sample500.json --limit 100` (and
+//!    `--limit 0`, all 500 queries)
 //!    (all other flags at the reference defaults: seed_top_k 8, embed_top_k 10, max_hops 3,
 //!    beam_width 4; lr 0.3 and discount 0.9 are constants of the scripts).
 //! 4. The values below were printed from the output JSON with `repr(float)` (shortest
@@ -382,4 +383,120 @@ const MULTIHOP100_CURVES: &[(&str, &str, &str, f64)] = &[
     ),
     ("crabpath_pg_learning", "100", "mrr", 0.5650674603174602),
     ("crabpath_pg_learning", "100", "nodes_fired", 12.45),
+];
+
+#[test]
+fn multihop_sample500_all_paper_shared_matches_reference() {
+    let Some(dir) = common::staged_dir() else {
+        return;
+    };
+    if !dir
+        .join("multihop_rag/MultiHopRAG.sample500.json.gz")
+        .is_file()
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let d = dir.to_string_lossy().into_owned();
+    let r = run_bench(
+        &[
+            "--data-dir",
+            &d,
+            "run",
+            "--dataset",
+            "multihop-rag",
+            "--variant",
+            "sample500",
+            "--limit",
+            "0",
+            "--shared-edge-state",
+        ],
+        &tmp.path().join("mh.json"),
+    );
+    check(
+        &r,
+        MULTIHOP500_SIZES,
+        MULTIHOP500_METRICS,
+        MULTIHOP500_CURVES,
+    );
+}
+
+/// graph_nodes, graph_edges, dataset_queries of the reference run.
+const MULTIHOP500_SIZES: (u64, u64, u64) = (326, 29142, 429);
+/// method_metrics of the reference run: (method, metric, value).
+const MULTIHOP500_METRICS: &[(&str, &str, f64)] = &[
+    ("embedding_topk", "full_hit_rate", 0.10256410256410256),
+    ("embedding_topk", "partial_hit_rate", 0.62004662004662),
+    (
+        "embedding_topk",
+        "evidence_recall_at_10",
+        0.3459595959595961,
+    ),
+    ("embedding_topk", "mrr", 0.4253172753172752),
+    ("embedding_topk", "nodes_fired", 10.0),
+    ("crabpath_cold", "full_hit_rate", 0.3543123543123543),
+    ("crabpath_cold", "partial_hit_rate", 0.5617715617715617),
+    ("crabpath_cold", "evidence_recall_at_10", 0.4378399378399379),
+    ("crabpath_cold", "mrr", 0.41724672633763515),
+    ("crabpath_cold", "nodes_fired", 11.258741258741258),
+    ("crabpath_learning", "full_hit_rate", 0.22144522144522144),
+    ("crabpath_learning", "partial_hit_rate", 0.5617715617715617),
+    (
+        "crabpath_learning",
+        "evidence_recall_at_10",
+        0.36907536907536914,
+    ),
+    ("crabpath_learning", "mrr", 0.3898553305021835),
+    ("crabpath_learning", "nodes_fired", 12.244755244755245),
+    ("crabpath_pg_learning", "full_hit_rate", 0.19813519813519814),
+    (
+        "crabpath_pg_learning",
+        "partial_hit_rate",
+        0.5734265734265734,
+    ),
+    (
+        "crabpath_pg_learning",
+        "evidence_recall_at_10",
+        0.35470085470085466,
+    ),
+    ("crabpath_pg_learning", "mrr", 0.4044640479955166),
+    ("crabpath_pg_learning", "nodes_fired", 12.988344988344988),
+];
+/// learning_curves of the reference run: (method, checkpoint, metric, value).
+const MULTIHOP500_CURVES: &[(&str, &str, &str, f64)] = &[
+    ("crabpath_learning", "100", "full_hit_rate", 0.26),
+    ("crabpath_learning", "100", "partial_hit_rate", 0.58),
+    (
+        "crabpath_learning",
+        "100",
+        "evidence_recall_at_10",
+        0.3999999999999999,
+    ),
+    ("crabpath_learning", "100", "mrr", 0.40044455544455554),
+    ("crabpath_learning", "100", "nodes_fired", 12.68),
+    ("crabpath_learning", "250", "full_hit_rate", 0.244),
+    ("crabpath_learning", "250", "partial_hit_rate", 0.568),
+    (
+        "crabpath_learning",
+        "250",
+        "evidence_recall_at_10",
+        0.39133333333333337,
+    ),
+    ("crabpath_learning", "250", "mrr", 0.4078128871128872),
+    ("crabpath_learning", "250", "nodes_fired", 12.64),
+    ("crabpath_pg_learning", "100", "full_hit_rate", 0.2),
+    ("crabpath_pg_learning", "100", "partial_hit_rate", 0.55),
+    ("crabpath_pg_learning", "100", "evidence_recall_at_10", 0.34),
+    ("crabpath_pg_learning", "100", "mrr", 0.35550804750804743),
+    ("crabpath_pg_learning", "100", "nodes_fired", 13.38),
+    ("crabpath_pg_learning", "250", "full_hit_rate", 0.208),
+    ("crabpath_pg_learning", "250", "partial_hit_rate", 0.568),
+    (
+        "crabpath_pg_learning",
+        "250",
+        "evidence_recall_at_10",
+        0.3533333333333333,
+    ),
+    ("crabpath_pg_learning", "250", "mrr", 0.39842668442668444),
+    ("crabpath_pg_learning", "250", "nodes_fired", 13.32),
 ];
