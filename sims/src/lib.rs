@@ -11,14 +11,18 @@
 //! * [`claims`] — verdicts exactly as `run_all.py` (SIMS.md §0.1).
 //! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte.
 //! * [`compare`] — path-reporting JSON comparison (exact, timing fields tolerated).
+//! * [`predicate`] — the corrected profile's machine-checked claim shape.
 //! * [`runner`] — parallel multi-seed execution, aggregation, atomic output files.
+//! * [`shard`] — `--shard I/N` partial runs and `merge`.
 //! * [`stats`] — mean, sample std, 95 % Student-t interval.
 #![warn(missing_docs)]
 
 pub mod claims;
 pub mod compare;
+pub mod predicate;
 pub mod pyjson;
 pub mod runner;
 pub mod scenarios;
+pub mod shard;
 pub mod sim;
 pub mod stats;

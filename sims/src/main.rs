@@ -2,13 +2,17 @@
 //!
 //! ```text
 //! sims list
-//! sims run    [--profile paper|corrected]... [--sim NAME]... [--seeds N] [--threads N] [--out DIR]
+//! sims run    [--profile paper|corrected]... [--sim NAME]... [--seeds N] [--seed S]
+//!             [--threads N] [--out DIR] [--shard I/N]
+//! sims merge  PARTIAL... [--out DIR]
 //! sims check  [--dir DIR] [--profile ...]... [--sim NAME]... [--threads N]
 //! sims claims [--dir DIR] [--profile ...]...
 //! ```
 //! Files are `<DIR>/<profile>/<sim>.json` (default DIR `results/sims`), in Python
 //! `json.dumps(indent=2)` format so that paper-profile files diff cleanly against the
-//! reference's `<sim>_results.json`.
+//! reference's `<sim>_results.json`. With `--shard I/N`, `run` writes the partial file
+//! `<DIR>/shard-I-of-N.json` instead, and `merge` turns all N partials into the files a
+//! single run writes (see `sims::shard`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,9 +21,11 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
+use sims::predicate;
 use sims::runner::{self, ClaimRow};
 use sims::scenarios::{self, RUN_ALL_ORDER};
-use sims::sim::{Profile, Simulation};
+use sims::shard::{self, Shard};
+use sims::sim::{Profile, Simulation, PAPER_SEED};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -61,19 +67,41 @@ enum Command {
         /// Simulation(s) to run by name, e.g. `deploy_pipeline`; repeatable (default: all).
         #[arg(long = "sim", value_name = "NAME")]
         sims: Vec<String>,
-        /// Number of seeds (42, 43, …) for the RNG-dependent sims under the corrected
+        /// Number of seeds (S, S+1, …) for the RNG-dependent sims under the corrected
         /// profile; the paper profile always uses seed 42.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
         seeds: u64,
+        /// First seed S of the corrected profile's ChaCha8 generators (recorded in
+        /// every corrected document); the paper profile always uses 42.
+        #[arg(long, default_value_t = PAPER_SEED)]
+        seed: u64,
         /// Worker threads (0 = one per core). Results are identical for any value.
         #[arg(long, default_value_t = 0)]
         threads: usize,
         /// Output directory (files go to `<out>/<profile>/<sim>.json`).
         #[arg(long, default_value = "results/sims")]
         out: PathBuf,
+        /// Run only shard I of N (0-based): the seed at position p of every seed list
+        /// runs in shard p mod N; writes `<out>/shard-I-of-N.json` for `sims merge`.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<Shard>,
+    },
+    /// Combine the partial files of `run --shard I/N` (all N of them) into exactly the
+    /// files one `run` with the same options writes, and print the claims table.
+    Merge {
+        /// The partial files `shard-I-of-N.json`, any order.
+        #[arg(required = true, value_name = "PARTIAL")]
+        partials: Vec<PathBuf>,
+        /// Output directory (files go to `<out>/<profile>/<sim>.json`).
+        #[arg(long, default_value = "results/sims")]
+        out: PathBuf,
     },
     /// Re-run in memory and compare with the stored files (exact, timing fields by
-    /// type only); exits non-zero on any difference or missing file.
+    /// type only); corrected claims must have the predicate shape with consistent
+    /// `met`. Exits non-zero on any difference or missing file. Besides
+    /// `<dir>/<profile>/<sim>.json` (all required), every subdirectory of `<dir>` that
+    /// has `paper/` or `corrected/` inside (e.g. `results/sims/seeds-200`) is checked
+    /// file by file.
     Check {
         /// Directory holding `<profile>/<sim>.json`.
         #[arg(long, default_value = "results/sims")]
@@ -178,12 +206,15 @@ fn list() {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     profile: &[ProfileArg],
     sims: &[String],
     seeds: u64,
+    seed: u64,
     threads: usize,
     out: &Path,
+    shard: Option<Shard>,
 ) -> Result<ExitCode> {
     let sims = select(sims)?;
     let profiles = profiles(profile);
@@ -192,16 +223,35 @@ fn run(
         eprintln!("note: --seeds applies to the corrected profile only; paper runs use seed 42");
     }
     let multi = seeds > 1 && sims.iter().any(|s| s.uses_rng());
-    let outputs = pool(threads)?.install(|| {
+    let pool = pool(threads)?;
+    if let Some(shard) = shard {
+        let params = shard::Params {
+            profiles: profiles.clone(),
+            sims: sims.iter().map(|s| s.name().to_string()).collect(),
+            seeds,
+            seed,
+        };
+        let partial = pool.install(|| shard::run_shard(&params, shard, multi))?;
+        let path = shard::partial_path(out, shard);
+        let text = serde_json::to_string(&partial).context("serializing the partial result")?;
+        runner::write_atomic(&path, &text)?;
+        eprintln!("wrote {} (shard {shard})", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let outputs = pool.install(|| {
         runner::execute(
             &sims,
             &profiles,
-            |s, p| runner::seeds_for(s, p, seeds),
+            |s, p| runner::seeds_from(s, p, seeds, seed),
             multi,
         )
     })?;
+    write_and_table(&outputs, out)
+}
+
+fn write_and_table(outputs: &[runner::Output], out: &Path) -> Result<ExitCode> {
     let mut rows = Vec::new();
-    for o in &outputs {
+    for o in outputs {
         let path = runner::write_output(out, o)?;
         eprintln!("wrote {}", path.display());
         rows.push(runner::claim_row(
@@ -215,34 +265,71 @@ fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+fn merge(partials: &[PathBuf], out: &Path) -> Result<ExitCode> {
+    let docs = partials
+        .iter()
+        .map(|p| Ok((p.clone(), runner::read_json(p)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let outputs = shard::merge(&docs)?;
+    write_and_table(&outputs, out)
+}
+
+/// The result sets `check` looks at: `dir` itself (every selected file required) and
+/// each subdirectory holding `paper/` or `corrected/` (files present only).
+fn result_sets(dir: &Path) -> Result<Vec<(PathBuf, bool)>> {
+    let mut sets = vec![(dir.to_path_buf(), true)];
+    if !dir.is_dir() {
+        return Ok(sets);
+    }
+    let mut extra: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("listing {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() && Profile::ALL.iter().any(|pr| p.join(pr.as_str()).is_dir()))
+        .collect();
+    extra.sort();
+    sets.extend(extra.into_iter().map(|p| (p, false)));
+    Ok(sets)
+}
+
 fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) -> Result<ExitCode> {
     let sims = select(sims)?;
     let profiles = profiles(profile);
     let mut problems = 0usize;
-    let mut stored: Vec<(&'static dyn Simulation, Profile, Value)> = Vec::new();
-    for &p in &profiles {
-        for &s in &sims {
-            let path = runner::output_path(dir, p, s.name());
-            if !path.exists() {
-                println!("{}/{}: missing file {}", p, s.name(), path.display());
-                problems += 1;
-                continue;
-            }
-            match runner::read_json(&path) {
-                Ok(doc) => stored.push((s, p, doc)),
-                Err(e) => {
-                    println!("{}/{}: {e:#}", p, s.name());
-                    problems += 1;
+    let mut stored: Vec<(&'static dyn Simulation, Profile, PathBuf, Value)> = Vec::new();
+    for (set, required) in result_sets(dir)? {
+        for &p in &profiles {
+            for &s in &sims {
+                let path = runner::output_path(&set, p, s.name());
+                if !path.exists() {
+                    if required {
+                        println!("{}: missing file", path.display());
+                        problems += 1;
+                    }
+                    continue;
+                }
+                match runner::read_json(&path) {
+                    Ok(doc) => stored.push((s, p, path, doc)),
+                    Err(e) => {
+                        println!("{}: {e:#}", path.display());
+                        problems += 1;
+                    }
                 }
             }
         }
     }
     let pool = pool(threads)?;
-    for (sim, profile, doc) in &stored {
-        let seeds = match runner::stored_seeds(doc) {
+    for (sim, profile, path, doc) in &stored {
+        let at = path.display();
+        if *profile == Profile::Corrected {
+            for p in predicate::validate(doc) {
+                println!("{at}: {p}");
+                problems += 1;
+            }
+        }
+        let seeds = match runner::stored_seeds(*profile, doc) {
             Ok(s) => s,
             Err(e) => {
-                println!("{profile}/{}: {e:#}", sim.name());
+                println!("{at}: {e:#}");
                 problems += 1;
                 continue;
             }
@@ -252,10 +339,10 @@ fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) ->
         let fresh = fresh.into_iter().next().context("internal: no output")?;
         let diffs = runner::diff(doc, &fresh.doc);
         if diffs.is_empty() {
-            println!("{profile}/{}: ok", sim.name());
+            println!("{at}: ok");
         }
         for d in &diffs {
-            println!("{profile}/{}: {d}", sim.name());
+            println!("{at}: {d}");
         }
         problems += diffs.len();
     }
@@ -263,6 +350,7 @@ fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) ->
         println!("{problems} problem(s)");
         Ok(ExitCode::FAILURE)
     } else {
+        println!("{} file(s) ok", stored.len());
         Ok(ExitCode::SUCCESS)
     }
 }
@@ -316,9 +404,12 @@ fn main() -> ExitCode {
             profile,
             sims,
             seeds,
+            seed,
             threads,
             out,
-        } => run(profile, sims, *seeds, *threads, out),
+            shard,
+        } => run(profile, sims, *seeds, *seed, *threads, out, *shard),
+        Command::Merge { partials, out } => merge(partials, out),
         Command::Check {
             dir,
             profile,

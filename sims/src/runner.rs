@@ -18,18 +18,25 @@ use serde_json::{json, Map, Value};
 
 use crate::claims::{self, Verdict};
 use crate::compare::{self, Difference};
+use crate::predicate;
 use crate::pyjson;
 use crate::sim::{Profile, Simulation, PAPER_SEED};
 use crate::stats;
 
-/// The seeds a (sim, profile) pair is run with: `[42]` unless the profile is
-/// corrected, the sim uses the RNG and `seeds > 1` — then `42, 43, …, 42 + seeds − 1`.
-pub fn seeds_for(sim: &dyn Simulation, profile: Profile, seeds: usize) -> Vec<u64> {
-    if profile == Profile::Corrected && sim.uses_rng() && seeds > 1 {
-        (0..seeds as u64).map(|i| PAPER_SEED + i).collect()
-    } else {
-        vec![PAPER_SEED]
+/// The seeds a (sim, profile) pair is run with: `[42]` for the paper profile; for the
+/// corrected profile `base` alone, or `base, base + 1, …, base + seeds − 1` when the sim
+/// uses the RNG and `seeds > 1`.
+pub fn seeds_from(sim: &dyn Simulation, profile: Profile, seeds: usize, base: u64) -> Vec<u64> {
+    match profile {
+        Profile::Paper => vec![PAPER_SEED],
+        _ if sim.uses_rng() && seeds > 1 => (0..seeds as u64).map(|i| base + i).collect(),
+        _ => vec![base],
     }
+}
+
+/// [`seeds_from`] with the default base seed 42.
+pub fn seeds_for(sim: &dyn Simulation, profile: Profile, seeds: usize) -> Vec<u64> {
+    seeds_from(sim, profile, seeds, PAPER_SEED)
 }
 
 /// The finished document of one (sim, profile).
@@ -43,25 +50,49 @@ pub struct Output {
     pub doc: Value,
 }
 
-/// Runs every (sim, profile) with its seed list ([`seeds_for`]) on the current rayon
-/// pool, then aggregates multi-seed runs. Per-seed results are collected in seed
-/// order before aggregation, so the output does not depend on the thread count.
-pub fn execute(
+/// One (sim, profile) and its seed list.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// The simulation.
+    pub sim: &'static dyn Simulation,
+    /// The profile.
+    pub profile: Profile,
+    /// Its seeds, in order; a seed's index in this list is its *position*.
+    pub seeds: Vec<u64>,
+}
+
+/// The groups of a run, profiles outer, sims inner (the order of the output files).
+pub fn plan(
     sims: &[&'static dyn Simulation],
     profiles: &[Profile],
     seed_lists: impl Fn(&dyn Simulation, Profile) -> Vec<u64>,
-    progress: bool,
-) -> Result<Vec<Output>> {
-    let mut groups: Vec<(&'static dyn Simulation, Profile, Vec<u64>)> = Vec::new();
+) -> Vec<Group> {
+    let mut groups = Vec::new();
     for &profile in profiles {
         for &sim in sims {
-            groups.push((sim, profile, seed_lists(sim, profile)));
+            groups.push(Group {
+                sim,
+                profile,
+                seeds: seed_lists(sim, profile),
+            });
         }
     }
-    let jobs: Vec<(usize, u64)> = groups
+    groups
+}
+
+/// Runs the seed positions of every group for which `take(position)` holds, on the
+/// current rayon pool; returns per group the `(position, document)` pairs in position
+/// order (independent of the thread count).
+pub fn run_positions(
+    groups: &[Group],
+    take: impl Fn(usize) -> bool,
+    progress: bool,
+) -> Result<Vec<Vec<(usize, Value)>>> {
+    let jobs: Vec<(usize, usize)> = groups
         .iter()
         .enumerate()
-        .flat_map(|(g, (_, _, seeds))| seeds.iter().map(move |&s| (g, s)))
+        .flat_map(|(g, group)| (0..group.seeds.len()).map(move |p| (g, p)))
+        .filter(|&(_, p)| take(p))
         .collect();
     let bar = if progress {
         let bar =
@@ -77,30 +108,66 @@ pub fn execute(
     };
     let results: Vec<Result<Value>> = jobs
         .par_iter()
-        .map(|&(g, seed)| {
-            let (sim, profile, _) = groups[g];
+        .map(|&(g, p)| {
+            let Group { sim, profile, .. } = &groups[g];
+            let seed = groups[g].seeds[p];
             let r = sim
-                .run(profile, seed)
+                .run(*profile, seed)
                 .with_context(|| format!("{} ({profile}, seed {seed}) failed", sim.name()));
             bar.inc(1);
             r
         })
         .collect();
     bar.finish_and_clear();
-    let mut results = results.into_iter();
-    let mut out = Vec::with_capacity(groups.len());
-    for (sim, profile, seeds) in groups {
-        let docs: Vec<Value> = results.by_ref().take(seeds.len()).collect::<Result<_>>()?;
-        let doc = if seeds.len() == 1 {
-            docs.into_iter()
-                .next()
-                .context("internal: missing result")?
-        } else {
-            aggregate(sim, &seeds, docs)?
-        };
-        out.push(Output { sim, profile, doc });
+    let mut out: Vec<Vec<(usize, Value)>> = vec![Vec::new(); groups.len()];
+    for (&(g, p), r) in jobs.iter().zip(results) {
+        out[g].push((p, r?));
     }
     Ok(out)
+}
+
+/// The output document of a group from its per-seed documents (in seed order): the
+/// document itself for one seed, else [`aggregate`].
+pub fn finish(group: &Group, docs: Vec<Value>) -> Result<Output> {
+    if docs.len() != group.seeds.len() {
+        bail!(
+            "{} ({}): {} documents for {} seeds",
+            group.sim.name(),
+            group.profile,
+            docs.len(),
+            group.seeds.len()
+        );
+    }
+    let doc = if docs.len() == 1 {
+        docs.into_iter()
+            .next()
+            .context("internal: missing result")?
+    } else {
+        aggregate(group.sim, &group.seeds, docs)?
+    };
+    Ok(Output {
+        sim: group.sim,
+        profile: group.profile,
+        doc,
+    })
+}
+
+/// Runs every (sim, profile) with its seed list on the current rayon pool, then
+/// aggregates multi-seed runs. Per-seed results are collected in seed order before
+/// aggregation, so the output does not depend on the thread count.
+pub fn execute(
+    sims: &[&'static dyn Simulation],
+    profiles: &[Profile],
+    seed_lists: impl Fn(&dyn Simulation, Profile) -> Vec<u64>,
+    progress: bool,
+) -> Result<Vec<Output>> {
+    let groups = plan(sims, profiles, seed_lists);
+    let results = run_positions(&groups, |_| true, progress)?;
+    groups
+        .iter()
+        .zip(results)
+        .map(|(g, docs)| finish(g, docs.into_iter().map(|(_, d)| d).collect()))
+        .collect()
 }
 
 fn metric_value(doc: &Value, pointer: &str) -> Option<f64> {
@@ -207,10 +274,19 @@ pub fn read_json(path: &Path) -> Result<Value> {
     serde_json::from_str(&text).with_context(|| format!("parsing {} as JSON", path.display()))
 }
 
-/// The seeds a stored document was produced with (`multi_seed.seeds`, else `[42]`).
-pub fn stored_seeds(doc: &Value) -> Result<Vec<u64>> {
+/// The seeds a stored document was produced with: `[42]` for the paper profile, else
+/// `multi_seed.seeds`, else the document's `seed`, else `[42]`.
+pub fn stored_seeds(profile: Profile, doc: &Value) -> Result<Vec<u64>> {
+    if profile == Profile::Paper {
+        return Ok(vec![PAPER_SEED]);
+    }
     match doc.pointer("/multi_seed/seeds") {
-        None => Ok(vec![PAPER_SEED]),
+        None => match doc.get("seed") {
+            None => Ok(vec![PAPER_SEED]),
+            Some(v) => Ok(vec![v
+                .as_u64()
+                .with_context(|| format!("seed is not a seed: {v}"))?]),
+        },
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
@@ -289,9 +365,14 @@ pub fn claim_row(
         };
     };
     let verdict = claims::verdict(doc);
-    let measured = match sim {
-        Some(s) => s.measured(doc),
-        None => claims::summary(name, doc),
+    let harmonized = !predicate::predicates(doc).is_empty();
+    let measured = if harmonized {
+        claim_measured(doc)
+    } else {
+        match sim {
+            Some(s) => s.measured(doc),
+            None => claims::summary(name, doc),
+        }
     };
     let seed_share = doc.get("multi_seed").map(|m| {
         let verdicts = m.get("claim_verdicts").and_then(Value::as_array);
@@ -303,6 +384,15 @@ pub fn claim_row(
     });
     let note = match verdict {
         Verdict::Pass => String::new(),
+        Verdict::Fail if harmonized => format!(
+            "not met: {}",
+            predicate::predicates(doc)
+                .iter()
+                .filter(|(_, p)| p.get("met") != Some(&Value::Bool(true)))
+                .map(|(_, p)| p.get("metric").and_then(Value::as_str).unwrap_or("?"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
         v => {
             let reason = claims::reference_reason(name)
                 .filter(|_| claims::reference_verdict(name) == Some(v))
@@ -323,6 +413,42 @@ pub fn claim_row(
         seed_share,
         note,
     }
+}
+
+/// The measured column of a harmonized claim: `value cmp threshold` per predicate, or
+/// for a multi-seed document `mean [95 % CI] cmp threshold` from the headline metric
+/// whose pointer is the predicate's value (the seed-42 value when there is none).
+pub fn claim_measured(doc: &Value) -> String {
+    let metrics = doc
+        .pointer("/multi_seed/metrics")
+        .and_then(Value::as_object);
+    let parts: Vec<String> = predicate::predicates(doc)
+        .iter()
+        .map(|(ptr, p)| {
+            let n = |v: Option<&Value>| {
+                v.and_then(Value::as_f64)
+                    .map_or("?".into(), predicate::short)
+            };
+            let cmp = p.get("comparison").and_then(Value::as_str).unwrap_or("?");
+            let value_ptr = format!("{ptr}/value");
+            let agg = metrics.and_then(|m| {
+                m.values()
+                    .find(|x| x.get("pointer").and_then(Value::as_str) == Some(value_ptr.as_str()))
+            });
+            let value = match agg {
+                Some(m) if m.get("ci95_low").is_some_and(Value::is_number) => format!(
+                    "{} [{}, {}]",
+                    n(m.get("mean")),
+                    n(m.get("ci95_low")),
+                    n(m.get("ci95_high"))
+                ),
+                Some(m) => n(m.get("mean")),
+                None => n(p.get("value")),
+            };
+            format!("{value} {cmp} {}", n(p.get("threshold")))
+        })
+        .collect();
+    parts.join("; ")
 }
 
 /// Prints the claims table.

@@ -6,6 +6,7 @@ use crabpath::{apply_outcome, Episode, Graph, TierThresholds, TraversalConfig, T
 use serde_json::{json, Map, Value};
 
 use super::common::{add_titled, edge, id, weight};
+use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
 /// SIMS.md §1.
@@ -51,7 +52,7 @@ impl Simulation for DeployPipeline {
         "Q1 0.425/0.420/0.416/0.411; reflex 1.0 by Q10"
     }
 
-    fn run(&self, profile: Profile, _seed: u64) -> Result<Value> {
+    fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         let mut g = Graph::new();
         for n in NODES {
             add_titled(&mut g, n);
@@ -73,10 +74,18 @@ impl Simulation for DeployPipeline {
         let mut traverser = Traverser::new();
         let mut over_time = Vec::with_capacity(QUERIES);
         let mut snapshots = Vec::new();
+        let mut all_reflex_at = None;
         for q in 1..=QUERIES {
             let result = traverser.traverse(&g, &seeds, &config)?;
             apply_outcome(&mut g, &Episode::from_result(&result), 1.0, &learning, None)?;
             let weights = chain_weights(&g);
+            if all_reflex_at.is_none()
+                && weights
+                    .values()
+                    .all(|w| w.as_f64().is_some_and(|w| w > 0.8))
+            {
+                all_reflex_at = Some(q);
+            }
             if TRACKED.contains(&q) {
                 let mut snap = Map::new();
                 snap.insert("query".into(), json!(q));
@@ -92,7 +101,7 @@ impl Simulation for DeployPipeline {
         let finals = chain_weights(&g);
         let last = weight(&g, "rollback", "verify").unwrap_or(0.0);
         let met = finals.values().all(|w| w.as_f64().is_some_and(|w| w > 0.8));
-        Ok(json!({
+        let doc = json!({
             "simulation": "deploy_pipeline",
             "query_count": QUERIES,
             "query_text": QUERY_TEXT,
@@ -109,6 +118,50 @@ impl Simulation for DeployPipeline {
                 }
             },
             "notes": "All four pipeline edges compile from habitual to reflex through repeated deploy intent outcomes.",
-        }))
+        });
+        if profile == Profile::Paper {
+            return Ok(doc);
+        }
+        let min_final = finals
+            .values()
+            .filter_map(Value::as_f64)
+            .fold(f64::INFINITY, f64::min);
+        // Never reaching reflex counts as one query past the run.
+        let reached = all_reflex_at.unwrap_or(QUERIES + 1);
+        let predicates = [
+            Predicate::new(
+                "All four pipeline edges compile from 0.27 to reflex (weight > 0.8) within the 50 queries",
+                "min over the 4 chain edges of final_edge_weights",
+                min_final,
+                Cmp::Gt,
+                0.8,
+            ),
+            Predicate::new(
+                "The chain is reflex by query 10 (the paper's 'reflex by Q10')",
+                "first query after which all 4 chain edges have weight > 0.8 (51 = never)",
+                reached,
+                Cmp::Le,
+                10,
+            ),
+        ];
+        let note =
+            format!(
+            "The reference's claim (every chain edge > 0.8 after Q50) is kept and reported by its \
+             weakest edge instead of the last one; the paper's 'reflex by Q10' is added as a \
+             second predicate (all four edges pass 0.8 at query {}). {}",
+            all_reflex_at.map_or("never".to_string(), |q| q.to_string()),
+            if predicates.iter().all(Predicate::met) { "Holds." } else { "FAILS." }
+        );
+        Ok(predicate::restate(
+            doc,
+            seed,
+            "none (deterministic scenario)",
+            vec![("queries_until_all_reflex", json!(all_reflex_at))],
+            predicate::all_of(
+                "Repeated positive outcomes compile the deploy chain from habitual to reflex",
+                &predicates,
+                note,
+            ),
+        ))
     }
 }

@@ -13,6 +13,7 @@ use crabpath::{
 };
 use serde_json::{json, Value};
 
+use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::Simulation;
 
 const FILES: [&str; 3] = ["alpha", "beta", "gamma"];
@@ -189,15 +190,37 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         2 * alpha0_degree,
         if met { "Holds." } else { "FAILS: the count is outside the stated range or too dense." }
     );
-    obj.insert("claim".into(), json!({
-        "statement": "Mixed queries form a few (2 to 8) cross-file bridges and the cross-file edges stay sparse (at most twice alpha::0's out-degree)",
-        "metric": "final_cross_file_edge_count",
-        "value": count,
-        "threshold": 8,
-        "comparison": "<= (and >= 2, and <= 2 x out-degree of alpha::0)",
-        "met": met,
-        "note": note,
-    }));
+    let predicates = [
+        Predicate::new(
+            "Mixed queries form at least 2 cross-file bridges",
+            "final_cross_file_edge_count",
+            count,
+            Cmp::Ge,
+            2,
+        ),
+        Predicate::new(
+            "... and at most 8",
+            "final_cross_file_edge_count",
+            count,
+            Cmp::Le,
+            8,
+        ),
+        Predicate::new(
+            "Cross-file edges stay sparse: at most twice alpha::0's out-degree",
+            "final_cross_file_edge_count (threshold: 2 x alpha0_out_degree)",
+            count,
+            Cmp::Le,
+            2 * alpha0_degree,
+        ),
+    ];
+    obj.insert(
+        "claim".into(),
+        predicate::all_of(
+            "Mixed queries form a few cross-file bridges while the files stay separate domains",
+            &predicates,
+            note,
+        ),
+    );
     Ok(out)
 }
 

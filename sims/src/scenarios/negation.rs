@@ -8,6 +8,7 @@ use crabpath::{
 use serde_json::{json, Value};
 
 use super::common::{add_titled, edge, id, weight};
+use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
 /// SIMS.md §2.
@@ -33,7 +34,7 @@ impl Simulation for Negation {
         "good 1.0; bad −0.44 at Q11, −0.94 from Q12"
     }
 
-    fn run(&self, profile: Profile, _seed: u64) -> Result<Value> {
+    fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         let mut g = Graph::new();
         for n in [GOOD.0, BAD.0, GOOD.1, BAD.1] {
             add_titled(&mut g, n);
@@ -80,7 +81,7 @@ impl Simulation for Negation {
         }
         let good = weight(&g, GOOD.0, GOOD.1).unwrap_or(0.0);
         let bad = weight(&g, BAD.0, BAD.1).unwrap_or(0.0);
-        Ok(json!({
+        let doc = json!({
             "simulation": "negation",
             "query_count": 20,
             "query_plan": {
@@ -100,6 +101,46 @@ impl Simulation for Negation {
                 },
                 "good_edge_strengthened": good > 0.75,
             },
-        }))
+        });
+        if profile == Profile::Paper {
+            return Ok(doc);
+        }
+        let predicates = [
+            Predicate::new(
+                "Ten negative outcomes drive the deprecated 'skip tests' edge inhibitory",
+                "final_weights.skip_tests_for_hotfix",
+                bad,
+                Cmp::Lt,
+                0.0,
+            ),
+            Predicate::new(
+                "Ten positive outcomes strengthen the 'run tests' edge",
+                "final_weights.run_tests_before_deploy",
+                good,
+                Cmp::Gt,
+                0.75,
+            ),
+        ];
+        let note = format!(
+            "The reference's two checks are kept as predicates. The paper's -0.94 is the -1.0 \
+             clip plus a +0.06 Hebbian increment (SIMS.md §18 item 9); final weights here: bad \
+             {bad:?}, good {good:?}. {}",
+            if predicates.iter().all(Predicate::met) {
+                "Holds."
+            } else {
+                "FAILS."
+            }
+        );
+        Ok(predicate::restate(
+            doc,
+            seed,
+            "none (deterministic scenario)",
+            vec![],
+            predicate::all_of(
+                "Negative outcomes make a deprecated procedure's edge inhibitory while the endorsed procedure's edge is strengthened",
+                &predicates,
+                note,
+            ),
+        ))
     }
 }

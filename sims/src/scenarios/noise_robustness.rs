@@ -250,6 +250,18 @@ impl Simulation for NoiseRobustness {
                 pointer: "/claim/value",
             },
             Metric {
+                name: "correct_path_rate_last_10_at_0_0",
+                pointer: "/results/0/correct_path_rate_last_10",
+            },
+            Metric {
+                name: "correct_path_rate_last_10_at_0_1",
+                pointer: "/results/1/correct_path_rate_last_10",
+            },
+            Metric {
+                name: "correct_path_rate_last_10_at_0_2",
+                pointer: "/results/2/correct_path_rate_last_10",
+            },
+            Metric {
                 name: "correct_path_rate_last_10_at_0_3",
                 pointer: "/results/3/correct_path_rate_last_10",
             },

@@ -193,7 +193,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         "rng".into(),
         json!("ChaCha8Rng::seed_from_u64(seed), graph drawn afresh for each run"),
     );
-    obj.insert("reference_checks".into(), checks);
+    obj.insert("reference_claim".into(), checks);
     let met = total.abs() <= 0.1;
     let note = format!(
         "Restated (§0.2, §18 item 3): the reference summed PG deltas after clipping and with \

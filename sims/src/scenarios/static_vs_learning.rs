@@ -184,7 +184,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         "rng".into(),
         json!("ChaCha8Rng::seed_from_u64(seed), graph drawn afresh for each mode"),
     );
-    o.insert("reference_checks".into(), checks);
+    o.insert("reference_claim".into(), checks);
     o.insert("claim".into(), json!({
         "statement": "Both learning rules (heuristic, policy gradient) keep routing the full correct path that the static graph routes: at least 90% of the last 10 queries follow it",
         "metric": "min(heuristic, policy_gradient) of runs.*.correct_path_rate_last_10",
@@ -221,6 +221,14 @@ impl Simulation for StaticVsLearning {
             Metric {
                 name: "min_learning_correct_path_rate_last_10",
                 pointer: "/claim/value",
+            },
+            Metric {
+                name: "heuristic_correct_path_rate_last_10",
+                pointer: "/runs/heuristic/correct_path_rate_last_10",
+            },
+            Metric {
+                name: "pg_correct_path_rate_last_10",
+                pointer: "/runs/policy_gradient/correct_path_rate_last_10",
             },
             Metric {
                 name: "static_correct_path_rate_last_10",
