@@ -27,6 +27,9 @@ use sims::scenarios::{self, RUN_ALL_ORDER};
 use sims::shard::{self, Shard};
 use sims::sim::{Profile, Simulation, PAPER_SEED};
 
+/// Default `--seeds`: the committed corrected results are a 200-seed run.
+const DEFAULT_SEEDS: u64 = 200;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "sims",
@@ -68,9 +71,10 @@ enum Command {
         #[arg(long = "sim", value_name = "NAME")]
         sims: Vec<String>,
         /// Number of seeds (S, S+1, …) for the RNG-dependent sims under the corrected
-        /// profile; the paper profile always uses seed 42.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-        seeds: u64,
+        /// profile (default 200, the committed `results/sims/corrected`); the paper
+        /// profile always uses seed 42.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        seeds: Option<u64>,
         /// First seed S of the corrected profile's ChaCha8 generators (recorded in
         /// every corrected document); the paper profile always uses 42.
         #[arg(long, default_value_t = PAPER_SEED)]
@@ -100,7 +104,7 @@ enum Command {
     /// type only); corrected claims must have the predicate shape with consistent
     /// `met`. Exits non-zero on any difference or missing file. Besides
     /// `<dir>/<profile>/<sim>.json` (all required), every subdirectory of `<dir>` that
-    /// has `paper/` or `corrected/` inside (e.g. `results/sims/seeds-200`) is checked
+    /// has `paper/` or `corrected/` inside (e.g. a `--seeds 1000` run kept in `results/sims/seeds-1000`) is checked
     /// file by file.
     Check {
         /// Directory holding `<profile>/<sim>.json`.
@@ -210,7 +214,7 @@ fn list() {
 fn run(
     profile: &[ProfileArg],
     sims: &[String],
-    seeds: u64,
+    seeds: Option<u64>,
     seed: u64,
     threads: usize,
     out: &Path,
@@ -218,8 +222,9 @@ fn run(
 ) -> Result<ExitCode> {
     let sims = select(sims)?;
     let profiles = profiles(profile);
-    let seeds = usize::try_from(seeds).context("--seeds too large")?;
-    if seeds > 1 && !profiles.contains(&Profile::Corrected) {
+    let given = seeds.is_some();
+    let seeds = usize::try_from(seeds.unwrap_or(DEFAULT_SEEDS)).context("--seeds too large")?;
+    if given && seeds > 1 && !profiles.contains(&Profile::Corrected) {
         eprintln!("note: --seeds applies to the corrected profile only; paper runs use seed 42");
     }
     let multi = seeds > 1 && sims.iter().any(|s| s.uses_rng());
