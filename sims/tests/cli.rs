@@ -173,6 +173,8 @@ fn check_passes_then_names_an_edited_number() {
         "negation",
         "--sim",
         "pg_vs_heuristic",
+        "--seeds",
+        "2",
         "--out",
         dir,
     ]);
