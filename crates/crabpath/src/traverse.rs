@@ -1,12 +1,12 @@
 //! Query-time traversal: seeding, beam, hop loop, reflex/habitual routing, inhibition
 //! veto, per-episode edge damping, budgets, context assembly (paper §2–3; CORE.md §3–4).
 //!
-//! [`Traverser`] owns scratch buffers so that repeated queries allocate nothing but
-//! their results. With the `paper` profile every tie-break and quirk of the reference
+//! [`Traverser`] owns scratch buffers so that repeated queries allocate nothing once
+//! the buffers have grown ([`Traverser::run`] into a reused result, no router). With
+//! the `paper` profile every tie-break and quirk of the reference
 //! is kept (CORE.md §4.7, §14 item 5).
 
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{finite, Result};
@@ -193,8 +193,106 @@ where
     }
 }
 
-/// Negative edges out of active nodes, by target: (source bucket position, source, w).
-type NegIndex = FxHashMap<NodeId, SmallVec<[(usize, NodeId, f64); 2]>>;
+/// A 4096-bit set of node ids modulo 4096: `false` from [`IdFilter::may_contain`]
+/// proves an id was never inserted since the last clear.
+#[derive(Debug, Clone)]
+struct IdFilter([u64; 64]);
+
+impl Default for IdFilter {
+    fn default() -> Self {
+        IdFilter([0; 64])
+    }
+}
+
+impl IdFilter {
+    #[inline]
+    fn slot(id: NodeId) -> (usize, u64) {
+        let b = id.0 as usize & 4095;
+        (b >> 6, 1u64 << (b & 63))
+    }
+
+    #[inline]
+    fn insert(&mut self, id: NodeId) {
+        let (word, mask) = Self::slot(id);
+        self.0[word] |= mask;
+    }
+
+    #[inline]
+    fn may_contain(&self, id: NodeId) -> bool {
+        let (word, mask) = Self::slot(id);
+        self.0[word] & mask != 0
+    }
+
+    fn clear(&mut self) {
+        self.0 = [0; 64];
+    }
+}
+
+/// Negative edges (`w < 0` and `w <= threshold`) out of the active nodes, by target:
+/// per target a list, in registration order, of (source, w), linked through a flat
+/// arena so that clearing it frees nothing. A 4096-bit filter on the target id answers
+/// "no such edge" for most targets without a hash lookup.
+#[derive(Debug, Default)]
+struct NegIndex {
+    /// target → (first, last) arena index of its list.
+    heads: FxHashMap<NodeId, (u32, u32)>,
+    /// (source, w, next arena index or `u32::MAX`).
+    arena: Vec<(NodeId, f64, u32)>,
+    /// The targets that have a list.
+    filter: IdFilter,
+}
+
+impl NegIndex {
+    fn clear(&mut self) {
+        if !self.arena.is_empty() {
+            self.heads.clear();
+            self.arena.clear();
+            self.filter.clear();
+        }
+    }
+
+    fn push(&mut self, target: NodeId, source: NodeId, w: f64) {
+        let ix = self.arena.len() as u32;
+        self.arena.push((source, w, u32::MAX));
+        self.filter.insert(target);
+        match self.heads.get_mut(&target) {
+            Some(h) => {
+                self.arena[h.1 as usize].2 = ix;
+                h.1 = ix;
+            }
+            None => {
+                self.heads.insert(target, (ix, ix));
+            }
+        }
+    }
+
+    /// The (source, w) list of `target`, in registration order.
+    #[inline]
+    fn get(&self, target: NodeId) -> Option<NegIter<'_>> {
+        if !self.filter.may_contain(target) {
+            return None;
+        }
+        self.heads.get(&target).map(|&(first, _)| NegIter {
+            arena: &self.arena,
+            next: first,
+        })
+    }
+}
+
+struct NegIter<'a> {
+    arena: &'a [(NodeId, f64, u32)],
+    next: u32,
+}
+
+impl Iterator for NegIter<'_> {
+    type Item = (NodeId, f64);
+    #[inline]
+    fn next(&mut self) -> Option<(NodeId, f64)> {
+        let &(s, w, next) = self.arena.get(self.next as usize)?;
+        self.next = next;
+        Some((s, w))
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
@@ -206,21 +304,42 @@ struct Candidate {
     tier: Tier,
 }
 
+/// The selection order of the router-less path (CORE.md §4.4 b) as an integer key,
+/// ascending: score descending (in `f64::total_cmp` order), then habitual before
+/// reflex, then generation order (`index` in the candidate list, the low 32 bits).
+/// The reference gets this order from a stable sort of the habituals, a stable sort of
+/// the reflexes and a stable sort of their concatenation; the key is a strict total
+/// order giving the same sequence, so keeping the `beam_width` smallest keys gives the
+/// same prefix.
+#[inline]
+fn selection_key(c: &Candidate, index: usize) -> u128 {
+    // the bit trick of f64::total_cmp, made unsigned, then inverted for "descending"
+    let bits = c.score.to_bits() as i64;
+    let ordered = (bits ^ (((bits >> 63) as u64) >> 1) as i64) as u64 ^ (1 << 63);
+    let reflex = (c.tier != Tier::Habitual) as u128;
+    (u128::from(!ordered) << 64) | (reflex << 32) | index as u128
+}
+
 /// Reusable traversal engine: scratch buffers survive between queries.
 #[derive(Debug, Default)]
 pub struct Traverser {
-    seen: FxHashMap<NodeId, u32>,
     scores: FxHashMap<NodeId, usize>,
     used: FxHashMap<(NodeId, NodeId), u32>,
     frontier: Vec<(NodeId, f64)>,
     next: Vec<(NodeId, f64)>,
     cands: Vec<Candidate>,
     selected: Vec<Candidate>,
-    inh: Vec<(usize, f64)>,
-    /// Negative edges (≤ threshold) out of the active set, by target:
-    /// (bucket position of the source, source, weight).
+    inh: Vec<(NodeId, f64)>,
+    /// Negative edges (≤ threshold) out of the active set, by target.
     neg: NegIndex,
     target_seen: Vec<NodeId>,
+    /// Selection keys of the candidates (see [`selection_key`]).
+    keys: Vec<u128>,
+    valid: Vec<(NodeId, f64)>,
+    seed_scores: FxHashMap<NodeId, f64>,
+    /// 4096-bit filter on the sources of `used` entries (most frontier nodes have
+    /// none, which saves a pair lookup per candidate).
+    used_filter: IdFilter,
 }
 
 impl Traverser {
@@ -273,10 +392,6 @@ impl Traverser {
         }
     }
 
-    fn score_of(&self, out: &TraversalResult, id: NodeId) -> Option<f64> {
-        self.scores.get(&id).map(|&i| out.fired_scores[i].1)
-    }
-
     /// The traversal itself, writing into `out` (cleared first).
     pub fn run(
         &mut self,
@@ -291,9 +406,11 @@ impl Traverser {
         out.steps.clear();
         out.fired_scores.clear();
         out.reached_hop_loop = false;
-        self.seen.clear();
         self.scores.clear();
-        self.used.clear();
+        if !self.used.is_empty() {
+            self.used.clear();
+            self.used_filter.clear();
+        }
         self.neg.clear();
         self.frontier.clear();
 
@@ -307,23 +424,24 @@ impl Traverser {
         let thr = config.tiers.inhibitory;
 
         // §4.3 seeding: valid seeds, last duplicate score wins for the active map.
-        let mut valid: Vec<(NodeId, f64)> = seeds
-            .iter()
-            .copied()
-            .filter(|(id, _)| graph.has_node(*id))
-            .collect();
+        let valid = &mut self.valid;
+        valid.clear();
+        valid.extend(seeds.iter().copied().filter(|(id, _)| graph.has_node(*id)));
         if valid.is_empty() {
             return Ok(());
         }
-        let mut seed_scores: FxHashMap<NodeId, f64> = FxHashMap::default();
-        for &(id, s) in &valid {
+        let seed_scores = &mut self.seed_scores;
+        seed_scores.clear();
+        for &(id, s) in valid.iter() {
             if seed_scores.insert(id, s).is_none() {
                 register_active(&mut self.neg, graph, id, thr);
             }
         }
         valid.sort_by(|a, b| b.1.total_cmp(&a.1));
-        for &(id, score) in &valid {
-            let s = inhibition(&mut self.inh, &self.neg, id, |n| seed_scores.get(&n).copied());
+        for &(id, score) in valid.iter() {
+            let s = inhibition(&mut self.inh, &self.neg, graph, id, |n| {
+                seed_scores.get(&n).copied()
+            });
             if s <= thr {
                 continue;
             }
@@ -346,7 +464,6 @@ impl Traverser {
         for i in 0..self.frontier.len() {
             let (id, score) = self.frontier[i];
             out.fired.push(id);
-            self.seen.insert(id, 1);
             self.set_score(graph, thr, out, id, score);
             if config.max_context_chars.is_some() {
                 cum_chars += graph.node(id).map_or(0, |n| n.content_chars());
@@ -367,11 +484,22 @@ impl Traverser {
             // (a) candidate generation
             self.cands.clear();
             let frontier = std::mem::take(&mut self.frontier);
+            let penalize = config.visit_penalty.to_bits() != 0;
             for &(source, source_score) in &frontier {
+                let maybe_used = self.used_filter.may_contain(source);
                 for (target, edge) in graph.outgoing(source) {
                     let w = edge.weight;
-                    let k = self.used.get(&(source, target)).copied().unwrap_or(0);
-                    let eff = w * config.edge_damping.powf(k as f64);
+                    let k = if maybe_used {
+                        self.used.get(&(source, target)).copied().unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    // λ^0 is exactly 1.0, and w · 1.0 is exactly w
+                    let eff = if k == 0 {
+                        w
+                    } else {
+                        w * config.edge_damping.powf(k as f64)
+                    };
                     if eff <= 0.0 {
                         continue;
                     }
@@ -381,14 +509,16 @@ impl Traverser {
                     }
                     let mut score = source_score * eff;
                     let (scores, fs) = (&self.scores, &out.fired_scores);
-                    let inh = inhibition(&mut self.inh, &self.neg, target, |n| {
+                    let inh = inhibition(&mut self.inh, &self.neg, graph, target, |n| {
                         scores.get(&n).map(|&i| fs[i].1)
                     });
                     if inh <= thr {
                         continue;
                     }
                     score += inh;
-                    if self.seen.contains_key(&target) {
+                    // x − (+0.0) is exactly x, so the lookup is only needed otherwise
+                    // (visited = has a score: both sets grow together)
+                    if penalize && self.scores.contains_key(&target) {
                         score -= config.visit_penalty;
                     }
                     if score < config.fire_threshold {
@@ -445,28 +575,39 @@ impl Traverser {
                     self.selected.sort_by(|a, b| b.score.total_cmp(&a.score));
                 }
                 _ => {
-                    self.selected.extend(
-                        self.cands
-                            .iter()
-                            .filter(|c| c.tier == Tier::Habitual)
-                            .copied(),
-                    );
-                    self.selected.sort_by(|a, b| b.score.total_cmp(&a.score));
-                    let split = self.selected.len();
-                    self.selected.extend(
-                        self.cands
-                            .iter()
-                            .filter(|c| c.tier == Tier::Reflex)
-                            .copied(),
-                    );
-                    self.selected[split..].sort_by(|a, b| b.score.total_cmp(&a.score));
-                    self.selected.sort_by(|a, b| b.score.total_cmp(&a.score));
+                    // every candidate is habitual or reflex; see `selection_key`
+                    let keys = &mut self.keys;
+                    keys.clear();
+                    let keyed = self
+                        .cands
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| selection_key(c, i));
+                    if config.dedup_before_beam {
+                        keys.extend(keyed);
+                        keys.sort_unstable();
+                    } else {
+                        // the `beam_width` smallest keys, in order
+                        let k = config.beam_width;
+                        for key in keyed {
+                            if keys.len() == k && keys.last().is_some_and(|&l| key > l) {
+                                continue;
+                            }
+                            let at = keys.partition_point(|&x| x < key);
+                            keys.insert(at, key);
+                            keys.truncate(k);
+                        }
+                    }
+                    let cands = &self.cands;
+                    self.selected
+                        .extend(keys.iter().map(|&key| cands[key as u32 as usize]));
                 }
             }
 
             // (c) acceptance
             if config.dedup_before_beam {
-                let mut kept: Vec<NodeId> = Vec::new();
+                let kept = &mut self.target_seen;
+                kept.clear();
                 self.selected.retain(|c| {
                     if kept.contains(&c.target) {
                         false
@@ -481,15 +622,19 @@ impl Traverser {
             self.target_seen.clear();
             let mut stop = false;
             let selected = std::mem::take(&mut self.selected);
+            touch_buckets(graph, &selected);
             for c in &selected {
                 if self.target_seen.contains(&c.target) {
                     continue;
                 }
                 self.target_seen.push(c.target);
-                match self.seen.get_mut(&c.target) {
-                    Some(n) => *n += 1,
+                match self.scores.get(&c.target) {
+                    Some(&i) => {
+                        // the better of the two (the reference's comparison, NaN included)
+                        let prev = &mut out.fired_scores[i].1;
+                        *prev = if *prev >= c.score { *prev } else { c.score };
+                    }
                     None => {
-                        self.seen.insert(c.target, 1);
                         out.fired.push(c.target);
                         if config.max_fired_nodes.is_some_and(|m| out.fired.len() >= m) {
                             stop = true;
@@ -500,14 +645,11 @@ impl Traverser {
                                 stop = true;
                             }
                         }
+                        self.set_score(graph, thr, out, c.target, c.score);
                     }
                 }
-                let best = match self.score_of(out, c.target) {
-                    Some(prev) if prev >= c.score => prev,
-                    _ => c.score,
-                };
-                self.set_score(graph, thr, out, c.target, best);
                 *self.used.entry((c.source, c.target)).or_insert(0) += 1;
+                self.used_filter.insert(c.source);
                 out.steps.push(Step {
                     from: c.source,
                     to: c.target,
@@ -538,21 +680,34 @@ impl Traverser {
     }
 }
 
+/// Loads the bucket headers, then the first edges, of every selected target
+/// before any of them is used. On a graph much larger than the cache each is a memory
+/// access; issued back to back, the accesses of the (up to `beam_width`) accepted
+/// targets overlap instead of following one another, and the buckets are in cache when
+/// the targets are registered and expanded. Reads only; no effect on results.
+#[inline]
+fn touch_buckets(graph: &Graph, selected: &[Candidate]) {
+    for c in selected {
+        std::hint::black_box(graph.bucket(c.target).map(|b| b.len()));
+    }
+    for c in selected {
+        if let Some(b) = graph.bucket(c.target) {
+            // every cache line of a typical bucket (hubs: the first 16 edges)
+            let sum = b.values().take(16).fold(0.0, |acc, e| acc + e.weight);
+            std::hint::black_box(sum);
+        }
+    }
+}
+
 /// Records the negative edges (`w < 0` and `w <= threshold`) out of a node that has
-/// just become active, keyed by target, with the source's outer bucket position.
-fn register_active(
-    neg: &mut NegIndex,
-    graph: &Graph,
-    source: NodeId,
-    threshold: f64,
-) {
+/// just become active, keyed by target.
+fn register_active(neg: &mut NegIndex, graph: &Graph, source: NodeId, threshold: f64) {
     let Some(bucket) = graph.bucket(source) else {
         return;
     };
-    let pos = graph.bucket_position(source).unwrap_or(usize::MAX);
     for (&t, e) in bucket {
         if e.weight < 0.0 && e.weight <= threshold {
-            neg.entry(t).or_default().push((pos, source, e.weight));
+            neg.push(t, source, e.weight);
         }
     }
 }
@@ -561,26 +716,34 @@ fn register_active(
 /// `score(source) · w` over incoming edges with `w < 0` and `w <= threshold` whose
 /// source is active. The reference scans every bucket for each call; here the negative
 /// edges of active nodes are indexed by target as nodes activate ([`register_active`]),
-/// which visits the same edges and sums them in the same order. `buf` is scratch.
+/// which visits the same edges and sums them in the same order (the sources' bucket
+/// positions are looked up only when two or more terms must be ordered). `buf` is
+/// scratch.
 fn inhibition(
-    buf: &mut Vec<(usize, f64)>,
+    buf: &mut Vec<(NodeId, f64)>,
     neg: &NegIndex,
+    graph: &Graph,
     target: NodeId,
     active: impl Fn(NodeId) -> Option<f64>,
 ) -> f64 {
-    let Some(list) = neg.get(&target) else {
+    let Some(list) = neg.get(target) else {
         return 0.0;
     };
     buf.clear();
-    for &(pos, s, w) in list {
+    for (s, w) in list {
         if let Some(score) = active(s) {
-            buf.push((pos, score * w));
+            buf.push((s, score * w));
         }
     }
-    if buf.len() > 1 {
-        buf.sort_by_key(|x| x.0);
+    match buf.len() {
+        0 => 0.0,
+        1 => 0.0 + buf[0].1,
+        _ => {
+            // each source registers once, so the positions are distinct
+            buf.sort_unstable_by_key(|x| graph.bucket_position(x.0).unwrap_or(usize::MAX));
+            buf.iter().fold(0.0, |sum, &(_, v)| sum + v)
+        }
     }
-    buf.iter().fold(0.0, |sum, &(_, v)| sum + v)
 }
 
 /// One traversal with fresh scratch space (convenience for [`Traverser::traverse`]).

@@ -1,0 +1,109 @@
+//! Per-query traversal is allocation-free once a [`Traverser`]'s scratch buffers and
+//! the reused [`TraversalResult`] have grown (issue "Performance at scale"). Checked
+//! with a counting global allocator; the count is per thread, so tests running in
+//! parallel do not disturb each other.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use crabpath::synth::{random_graph, Degree, SplitMix64};
+use crabpath::{NodeId, TraversalConfig, TraversalResult, Traverser};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn bump() {
+    // `try_with`: thread-local storage may already be gone while a thread exits
+    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        bump();
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        bump();
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        bump();
+        System.realloc(ptr, layout, new_size)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocs() -> u64 {
+    ALLOCS.with(Cell::get)
+}
+
+/// Runs `queries` twice over the same traverser and result: the first pass grows the
+/// buffers, the second must not allocate. Returns the allocations of each pass.
+fn two_passes(degree: Degree, cfg: &TraversalConfig, seeds_per_query: usize) -> (u64, u64) {
+    let g = random_graph(5_000, degree, 42);
+    let ids: Vec<NodeId> = g.node_ids().collect();
+    let mut rng = SplitMix64::new(9);
+    let queries: Vec<Vec<(NodeId, f64)>> = (0..1_000)
+        .map(|_| {
+            (0..seeds_per_query)
+                .map(|_| (ids[rng.below(ids.len())], 0.5 + rng.next_f64()))
+                .collect()
+        })
+        .collect();
+    let mut t = Traverser::new();
+    let mut out = TraversalResult::default();
+    let mut fired = 0usize;
+    let mut pass = || {
+        let before = allocs();
+        for q in &queries {
+            t.run(&g, q, cfg, None, "", &mut out).expect("finite seeds");
+            fired += out.fired.len();
+        }
+        allocs() - before
+    };
+    let first = pass();
+    let second = pass();
+    assert!(fired > 2 * queries.len(), "the traversals do fire nodes");
+    (first, second)
+}
+
+#[test]
+fn traversal_allocates_nothing_once_warm() {
+    let bench = TraversalConfig {
+        beam_width: 4,
+        max_hops: 3,
+        ..TraversalConfig::default()
+    };
+    let deep = TraversalConfig {
+        visit_penalty: 0.05,
+        ..TraversalConfig::default()
+    };
+    let corrected = TraversalConfig {
+        dedup_before_beam: true,
+        keep_max_fired_score: true,
+        max_context_chars: Some(400),
+        ..TraversalConfig::default()
+    };
+    for (degree, cfg, seeds) in [
+        (Degree::Uniform(8), &bench, 1),
+        (Degree::PowerLaw(8), &bench, 1),
+        (Degree::Uniform(8), &deep, 3),
+        (Degree::PowerLaw(8), &corrected, 2),
+    ] {
+        let (first, second) = two_passes(degree, cfg, seeds);
+        assert!(first > 0, "the counter counts ({degree:?})");
+        assert_eq!(
+            second, 0,
+            "allocations in 1000 warm queries ({degree:?}, {cfg:?})"
+        );
+    }
+}
