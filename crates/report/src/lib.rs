@@ -74,7 +74,12 @@ pub fn render_figures(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>>
 pub fn render_tables(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>> {
     let results = Results::load(&paths.results, notes);
     let built = tables::build_all(&results);
-    let mut out = tables::render(&built, &paths.tables_md(), &paths.out)?;
+    let mut out = tables::render(
+        &built,
+        &tables::claims::build(&results),
+        &paths.tables_md(),
+        &paths.out,
+    )?;
     out.push(reproduce::render(&paths.reproduce, &built, &results)?);
     Ok(out)
 }

@@ -112,6 +112,59 @@ pub fn claim(d: &Doc) -> Option<String> {
     }
 }
 
+/// Mean and 95 % interval of multi-seed metric `name` (`multi_seed.metrics.<name>`).
+pub fn seed_stats(d: &Doc, name: &str) -> Option<(f64, f64, f64)> {
+    let m = d.opt(&format!(
+        "/multi_seed/metrics/{}",
+        crate::data::pointer_segment(name)
+    ))?;
+    Some((
+        m.get("mean").and_then(num)?,
+        m.get("ci95_low").and_then(num)?,
+        m.get("ci95_high").and_then(num)?,
+    ))
+}
+
+/// `mean [low, high]` of multi-seed metric `name`, each with `prec` decimals, all
+/// multiplied by `scale` (a positive factor).
+pub fn mean_ci_scaled(d: &Doc, name: &str, prec: usize, scale: f64) -> Option<String> {
+    let (m, lo, hi) = seed_stats(d, name)?;
+    let (m, lo, hi) = (m * scale, lo * scale, hi * scale);
+    Some(format!("{m:.prec$} [{lo:.prec$}, {hi:.prec$}]"))
+}
+
+/// `mean [low, high]` of multi-seed metric `name` with `prec` decimals.
+pub fn mean_ci(d: &Doc, name: &str, prec: usize) -> Option<String> {
+    mean_ci_scaled(d, name, prec, 1.0)
+}
+
+/// The multi-seed metric whose pointer is the claim's value, as `(mean, low, high)`.
+pub fn claim_stats(d: &Doc) -> Option<(f64, f64, f64)> {
+    let metrics = d.opt("/multi_seed/metrics")?.as_object()?;
+    let (name, _) = metrics
+        .iter()
+        .find(|(_, m)| m.get("pointer").and_then(Value::as_str) == Some("/claim/value"))?;
+    seed_stats(d, name)
+}
+
+/// How many seeds the claim holds in, and of how many: `(k, n)`.
+pub fn claim_seeds(d: &Doc) -> Option<(usize, usize)> {
+    let v = d.opt("/multi_seed/claim_verdicts")?.as_array()?;
+    let k = v.iter().filter(|x| x.as_str() == Some("PASS")).count();
+    Some((k, v.len()))
+}
+
+/// Number of seeds of a multi-seed document and the seed of the document itself.
+pub fn seed_count(d: &Doc) -> Option<(usize, i64)> {
+    let n = d.opt("/multi_seed/seeds")?.as_array()?.len();
+    let s = d
+        .opt("/multi_seed/document_seed")
+        .or_else(|| d.opt("/seed"))
+        .and_then(Value::as_i64)
+        .unwrap_or(42);
+    Some((n, s))
+}
+
 /// Up to 4 significant decimals, scientific below 1e-3.
 pub fn compact(v: f64) -> String {
     if v != 0.0 && v.abs() < 1e-3 {
@@ -144,6 +197,21 @@ mod tests {
         );
         assert_eq!(claim(&d).as_deref(), Some("0.5 (>= 0.9): does not hold"));
         assert_eq!(fixed(&d, "/missing", 2), None);
+        let m = Doc::new(
+            "m",
+            json!({"claim": {"value": 0.0}, "multi_seed": {"seeds": [42, 43, 44], "document_seed": 42,
+                "claim_verdicts": ["PASS", "FAIL", "PASS"],
+                "metrics": {"x": {"pointer": "/claim/value", "mean": 0.25, "ci95_low": 0.1, "ci95_high": 0.4}}}}),
+        );
+        assert_eq!(mean_ci(&m, "x", 2).as_deref(), Some("0.25 [0.10, 0.40]"));
+        assert_eq!(
+            mean_ci_scaled(&m, "x", 1, 10.0).as_deref(),
+            Some("2.5 [1.0, 4.0]")
+        );
+        assert_eq!(claim_stats(&m), Some((0.25, 0.1, 0.4)));
+        assert_eq!(claim_seeds(&m), Some((2, 3)));
+        assert_eq!(seed_count(&m), Some((3, 42)));
+        assert_eq!(mean_ci(&d, "x", 2), None);
         assert_eq!(
             signed(&Doc::new("y", json!({"m": -0.28401})), "/m", 4).as_deref(),
             Some("-0.2840")

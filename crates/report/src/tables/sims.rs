@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::extract::{
-    find, fixed, inner, int, join, object_values, pct, pct_of, signed, sum, thousands, yes_no,
+    find, fixed, inner, int, join, mean_ci, object_values, pct, pct_of, seed_stats, signed, sum,
+    thousands, yes_no,
 };
 use super::{Kind, RowSpec, Source, TableSpec};
 use crate::data::{num, Doc};
@@ -129,6 +130,52 @@ fn static_mode(d: &Doc, m: &str) -> Option<String> {
     )
 }
 
+/// Multi-seed PG mean per-query delta sum: the clipped total over the query count.
+fn pg_per_query_delta(d: &Doc) -> Option<String> {
+    let q = d.opt("/query_count").and_then(num).filter(|q| *q > 0.0)?;
+    let (m, lo, hi) = seed_stats(d, "pg_clipped_total_delta")?;
+    Some(format!("{:+.4} [{:+.4}, {:+.4}]", m / q, lo / q, hi / q))
+}
+
+/// The multi-seed metrics of noise level `level` (`0_0` … `0_3`) that exist:
+/// reflex-by-Q100 share, last-10 correct-path rate, correct-distractor gap.
+fn noise_seeds(d: &Doc, level: &str) -> Option<String> {
+    let parts: Vec<String> = [
+        (
+            "reflex by Q100 (share of seeds)",
+            format!("reflex_at_{level}"),
+            3,
+        ),
+        (
+            "correct-path rate (last 10)",
+            format!("correct_path_rate_last_10_at_{level}"),
+            3,
+        ),
+        ("gap", format!("gap_at_{level}"), 4),
+    ]
+    .iter()
+    .filter_map(|(label, name, prec)| mean_ci(d, name, *prec).map(|v| format!("{label} {v}")))
+    .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The multi-seed metrics of static_vs_learning mode prefix `m` (`static`,
+/// `heuristic`, `pg`) that exist: avg nodes fired, last-10 correct-path rate.
+fn static_seeds(d: &Doc, m: &str) -> Option<String> {
+    let parts: Vec<String> = [
+        ("avg nodes fired", format!("{m}_avg_nodes_fired"), 2),
+        (
+            "correct-path rate (last 10)",
+            format!("{m}_correct_path_rate_last_10"),
+            3,
+        ),
+    ]
+    .iter()
+    .filter_map(|(label, name, prec)| mean_ci(d, name, *prec).map(|v| format!("{label} {v}")))
+    .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// scaling_analysis row for `size`: field formatted.
 fn scaling(d: &Doc, size: f64, field: &str, prec: usize) -> Option<String> {
     find(d, "/average_nodes_fired_by_size", "graph_size", size)
@@ -227,25 +274,35 @@ pub fn specs() -> Vec<TableSpec> {
                 .note("both workloads favour first-inserted targets: largely a tie-breaking effect (§18 item 8)"),
         ]),
         sim_table(13, "True policy-gradient vs heuristic comparison", "pg_vs_heuristic", true, "convergence / total edge weight / avg distractor weight", vec![
-            RowSpec::new("Heuristic", "Q2 / 71.20 / 0.4226", "Q2 / 71.20 / 0.4226", Sim("pg_vs_heuristic"), |d| pg_run(d, "heuristic")),
-            RowSpec::new("True policy gradient", "Q2 / 53.68 / 0.3124", "Q2 / 53.68 / 0.3124", Sim("pg_vs_heuristic"), |d| pg_run(d, "policy_gradient")),
+            RowSpec::new("Heuristic", "Q2 / 71.20 / 0.4226", "Q2 / 71.20 / 0.4226", Sim("pg_vs_heuristic"), |d| pg_run(d, "heuristic"))
+                .seeds(|d| mean_ci(d, "heuristic_total_edge_weight", 2).map(|v| format!("total edge weight {v}"))),
+            RowSpec::new("True policy gradient", "Q2 / 53.68 / 0.3124", "Q2 / 53.68 / 0.3124", Sim("pg_vs_heuristic"), |d| pg_run(d, "policy_gradient"))
+                .seeds(|d| mean_ci(d, "pg_total_edge_weight", 2).map(|v| format!("total edge weight {v}"))),
         ]),
         sim_table(14, "Mass dynamics after 100 queries", "pg_vs_heuristic", true, "mean per-query sum of the returned update deltas", vec![
             RowSpec::new("Heuristic", "+0.3524", "+0.3524", Sim("pg_vs_heuristic"), |d| signed(d, "/runs/heuristic/conservation_check/per_query_delta_sum_mean", 4)),
             RowSpec::new("True policy gradient", "-0.2840", "-0.2840", Sim("pg_vs_heuristic"), |d| signed(d, "/runs/policy_gradient/conservation_check/per_query_delta_sum_mean", 4))
+                .seeds(pg_per_query_delta)
                 .note("the sim's own claim (PG sums to ~0) fails: saturation at +1 (§18 item 3)"),
         ]),
         sim_table(15, "Noise-robustness stress results", "noise_robustness", true, "reflex by Q100 / avg nodes fired (last 10) / correct-distractor gap", vec![
-            RowSpec::new("0% noise", "Yes / 5.0 / 0.5650", "Yes / 5.0 / 0.5650", Sim("noise_robustness"), |d| noise_level(d, 0)),
-            RowSpec::new("10% noise", "Yes / 4.0 / 0.4625", "Yes / 4.0 / 0.4625", Sim("noise_robustness"), |d| noise_level(d, 1)),
-            RowSpec::new("20% noise", "Yes / 5.0 / 0.4622", "Yes / 5.0 / 0.4622", Sim("noise_robustness"), |d| noise_level(d, 2)),
+            RowSpec::new("0% noise", "Yes / 5.0 / 0.5650", "Yes / 5.0 / 0.5650", Sim("noise_robustness"), |d| noise_level(d, 0))
+                .seeds(|d| noise_seeds(d, "0_0")),
+            RowSpec::new("10% noise", "Yes / 4.0 / 0.4625", "Yes / 4.0 / 0.4625", Sim("noise_robustness"), |d| noise_level(d, 1))
+                .seeds(|d| noise_seeds(d, "0_1")),
+            RowSpec::new("20% noise", "Yes / 5.0 / 0.4622", "Yes / 5.0 / 0.4622", Sim("noise_robustness"), |d| noise_level(d, 2))
+                .seeds(|d| noise_seeds(d, "0_2")),
             RowSpec::new("30% noise", "No / 4.0 / 0.3072", "No / 4.0 / 0.3072", Sim("noise_robustness"), |d| noise_level(d, 3))
+                .seeds(|d| noise_seeds(d, "0_3"))
                 .note("the paper's \"inhibitory edge risk\" column is editorial: no correct edge is negative at any level (§18 item 6)"),
         ]),
         sim_table(16, "Static, heuristic, and true PG baselines over 100 queries", "static_vs_learning", true, "stable path from / final path weights / avg nodes fired / queries until < 5 nodes", vec![
-            RowSpec::new("Static traversal", "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a", "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a", Sim("static_vs_learning"), |d| static_mode(d, "static")),
-            RowSpec::new("Heuristic learning", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", Sim("static_vs_learning"), |d| static_mode(d, "heuristic")),
-            RowSpec::new("True PG", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", Sim("static_vs_learning"), |d| static_mode(d, "policy_gradient")),
+            RowSpec::new("Static traversal", "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a", "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a", Sim("static_vs_learning"), |d| static_mode(d, "static"))
+                .seeds(|d| static_seeds(d, "static")),
+            RowSpec::new("Heuristic learning", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", Sim("static_vs_learning"), |d| static_mode(d, "heuristic"))
+                .seeds(|d| static_seeds(d, "heuristic")),
+            RowSpec::new("True PG", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a", Sim("static_vs_learning"), |d| static_mode(d, "policy_gradient"))
+                .seeds(|d| static_seeds(d, "pg")),
         ]),
         scaling_table(),
         sim_table(18, "Merge-compression simulation results", "merge_compression", true, "before → after", vec![
@@ -384,6 +441,16 @@ fn summary_table() -> TableSpec {
                     ))
                 },
             )
+            .seeds(|d| {
+                let (pg, _, _) = seed_stats(d, "pg_total_edge_weight")?;
+                let (h, _, _) = seed_stats(d, "heuristic_total_edge_weight")?;
+                Some(format!(
+                    "{} vs {}, {:.1} % lower",
+                    mean_ci(d, "pg_total_edge_weight", 2)?,
+                    mean_ci(d, "heuristic_total_edge_weight", 2)?,
+                    (1.0 - pg / h) * 100.0
+                ))
+            })
             .differs("1 − 53.68/71.20 = 24.6 %, not 27 % (the text says \"about 25 %\")"),
             RowSpec::new(
                 "Noise robustness: reflex by Q100 at 0/10/20/30 %",
@@ -400,7 +467,11 @@ fn summary_table() -> TableSpec {
                         ", ",
                     )
                 },
-            ),
+            )
+            .seeds(|d| {
+                mean_ci(d, "reflex_at_0_3", 3)
+                    .map(|v| format!("reflex by Q100 at 30 %: share of seeds {v}"))
+            }),
             RowSpec::new(
                 "Static baseline: core path weight",
                 "static 0.40 vs learned 1.00",
@@ -422,7 +493,15 @@ fn summary_table() -> TableSpec {
                         w("policy_gradient")?
                     ))
                 },
-            ),
+            )
+            .seeds(|d| {
+                Some(format!(
+                    "correct-path rate (last 10): static {}, heuristic {}, PG {}",
+                    mean_ci(d, "static_correct_path_rate_last_10", 3)?,
+                    mean_ci(d, "heuristic_correct_path_rate_last_10", 3)?,
+                    mean_ci(d, "pg_correct_path_rate_last_10", 3)?
+                ))
+            }),
             RowSpec::new(
                 "Scaling: time ratio 2000 vs 50 nodes",
                 "×19.5",
@@ -451,13 +530,16 @@ fn scaling_table() -> TableSpec {
     for ((size, paper_ms), (_, ref_ms)) in PAPER_SCALING_MS.iter().zip(REFERENCE_SCALING_MS.iter())
     {
         let s = *size;
-        rows.push(RowSpec::new(
-            &format!("{s} nodes: avg nodes fired"),
-            "5.0",
-            "5.0",
-            Source::Sim("scaling_analysis"),
-            move |d| scaling(d, s, "avg_nodes_fired", 1),
-        ));
+        rows.push(
+            RowSpec::new(
+                &format!("{s} nodes: avg nodes fired"),
+                "5.0",
+                "5.0",
+                Source::Sim("scaling_analysis"),
+                move |d| scaling(d, s, "avg_nodes_fired", 1),
+            )
+            .seeds(move |d| mean_ci(d, &format!("nodes_fired_at_{s}"), 1)),
+        );
         rows.push(
             RowSpec::new(
                 &format!("{s} nodes: ms per traversal"),
