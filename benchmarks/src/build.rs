@@ -35,7 +35,7 @@ use serde_json::Value;
 
 use crate::data::{hotpotqa, multihop, EdgeOp};
 use crate::error::{Error, Result};
-use crate::retrieval::ExactIndex;
+use crate::retrieval::CosineIndex;
 
 /// Weight of title-mention edges: the reference's context-edge weight, so traversal treats
 /// them as the same (habitual) tier.
@@ -291,7 +291,7 @@ pub fn build_graph(
     corpus: &Corpus,
     builder: GraphBuilder,
     label_edges: bool,
-    index: Option<&ExactIndex>,
+    index: Option<&CosineIndex>,
 ) -> Result<Graph> {
     let mut g = Graph::new();
     for (i, n) in corpus.nodes.iter().enumerate() {
@@ -398,7 +398,7 @@ pub fn title_mention_ops(corpus: &Corpus) -> Vec<(usize, usize, f64)> {
 /// kNN edge operations: for each node in order, its `k` most similar other nodes (exact
 /// cosine of the run's embeddings, stable ties by node order, zero-similarity neighbours
 /// skipped), `A → B` at [`KNN_EDGE_WEIGHT`]. Cost O(n²·dim).
-pub fn knn_ops(index: &ExactIndex, k: usize) -> Vec<(usize, usize, f64)> {
+pub fn knn_ops(index: &CosineIndex, k: usize) -> Vec<(usize, usize, f64)> {
     use rayon::prelude::*;
     let per: Vec<Vec<(usize, usize, f64)>> = (0..index.len())
         .into_par_iter()

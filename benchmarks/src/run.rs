@@ -1,8 +1,8 @@
 //! `bench run`: one benchmark run end to end (BENCH.md §1 protocol, §3 requirements).
 //!
-//! Load the rows → [`Corpus`] → embed nodes and queries → exact cosine search (once per
-//! query; `embedding_topk` and the traversal seeds are prefixes of the same stable ranking)
-//! → build the graph for the protocol → run the methods ([`crate::methods`]) → per-query
+//! Open the embedder ([`crate::embed`]) → load the rows → [`Corpus`] → embed nodes and
+//! queries → exact cosine search ([`CosineIndex`], once per query; `embedding_topk` and the
+//! traversal seeds are prefixes of the same stable ranking) → build the graph for the protocol → run the methods ([`crate::methods`]) → per-query
 //! metrics ([`crate::metrics`]) → JSON report, TREC run files and qrels, all written
 //! atomically (temporary file + rename).
 //!
@@ -13,15 +13,15 @@
 //! `traversal`), and adds the protocol, checksums, budget-matched metrics, curves of every
 //! method (`learning_curves_all`, a list of `{"query": n, metric: ...}`), paired bootstrap
 //! intervals and the output file names. Everything is deterministic (same inputs and flags
-//! → byte-identical JSON, whatever `--threads`) except `timings_s`, which `--no-timings`
-//! leaves out.
+//! → byte-identical JSON, whatever `--threads` and whether the embeddings came from the
+//! cache) except `timings_s` and `embedding_stats` (texts embedded vs. read from the cache,
+//! texts/s), which `--no-timings` leaves out.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::{LearningConfig, PgArgs, Profile, TraversalConfig};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -32,10 +32,12 @@ use crate::catalog::{self, KnownFile, Variant};
 use crate::data::json::sha256_of_content;
 use crate::data::locate::{resolve_input, DataDir};
 use crate::data::{hotpotqa, multihop};
+pub use crate::embed::EmbedderArg;
+use crate::embed::{ModelOpts, TextEmbedder};
 use crate::error::{Error, Result};
 use crate::methods::{self, MethodParams, LEARNING_METHODS, METHODS};
 use crate::metrics;
-use crate::retrieval::{Bm25, ExactIndex};
+use crate::retrieval::{Bm25, CosineIndex};
 
 /// `--dataset`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,14 +57,6 @@ pub enum ProtocolArg {
     Clean,
 }
 
-/// `--embedder`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EmbedderArg {
-    /// The reference's deterministic hashed n-gram embedder (CORE.md §10.1), bit-exact.
-    #[value(name = "hash-v1")]
-    HashV1,
-}
-
 /// `--graph`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GraphArg {
@@ -72,7 +66,8 @@ pub enum GraphArg {
     /// Paragraph A → B when A's text mentions B's title (whole word, case-insensitive), 0.3.
     TitleMentions,
     /// Each node → its --knn-k most cosine-similar nodes, 0.3. Exact, O(nodes² · dim): about
-    /// 100 s for the 11k nodes of the 1100-question sample on 2 cores.
+    /// 20 s for the 10,785 nodes of the 1100-question sample with minilm (384 dimensions) on 2
+    /// cores, proportionally longer with hash-v1's 1024.
     Knn,
 }
 
@@ -98,28 +93,12 @@ pub enum ProfileArg {
     Corrected,
 }
 
-/// Arguments of `bench run`.
+/// Which rows a run reads (shared by `bench run` and `bench embed`).
 #[derive(Debug, Clone, Args)]
-pub struct RunArgs {
+pub struct DatasetArgs {
     /// Benchmark to run.
     #[arg(long, value_enum)]
     pub dataset: DatasetArg,
-
-    /// paper = the reference protocol with its label-derived edges; clean = those dropped.
-    #[arg(long, value_enum, default_value_t = ProtocolArg::Paper)]
-    pub protocol: ProtocolArg,
-
-    /// Text embedder for nodes and queries.
-    #[arg(long, value_enum, default_value_t = EmbedderArg::HashV1)]
-    pub embedder: EmbedderArg,
-
-    /// Label-free base edges of the graph (the paper protocol adds the label edges on top).
-    #[arg(long, value_enum, default_value_t = GraphArg::Reference)]
-    pub graph: GraphArg,
-
-    /// Neighbours per node for --graph knn.
-    #[arg(long, value_name = "K", default_value_t = 5)]
-    pub knn_k: usize,
 
     /// Which file of the dataset to look for in the data directory (ignored with --input).
     #[arg(long, value_enum, default_value_t = VariantArg::Full)]
@@ -133,6 +112,35 @@ pub struct RunArgs {
     /// first N non-null queries); 0 = all [default: the reference's 500 / 1000].
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+}
+
+/// Arguments of `bench run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Dataset, file and rows.
+    #[command(flatten)]
+    pub data: DatasetArgs,
+
+    /// paper = the reference protocol with its label-derived edges; clean = those dropped.
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Paper)]
+    pub protocol: ProtocolArg,
+
+    /// Text embedder for nodes and queries (BENCH.md §3): hash-v1 reproduces the reference;
+    /// minilm is all-MiniLM-L6-v2 through the embedding cache.
+    #[arg(long, value_enum, default_value_t = EmbedderArg::HashV1)]
+    pub embedder: EmbedderArg,
+
+    /// Model and cache locations (--embedder minilm).
+    #[command(flatten)]
+    pub model: ModelOpts,
+
+    /// Label-free base edges of the graph (the paper protocol adds the label edges on top).
+    #[arg(long, value_enum, default_value_t = GraphArg::Reference)]
+    pub graph: GraphArg,
+
+    /// Neighbours per node for --graph knn.
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    pub knn_k: usize,
 
     /// Seeds per traversal (first hits of the cosine search).
     #[arg(long, value_name = "K", default_value_t = 8)]
@@ -180,8 +188,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SEED", default_value_t = 0)]
     pub bootstrap_seed: u64,
 
-    /// Output JSON path; run files (<out>.<method>.run) and qrels (<out>.qrels) go beside it
-    /// [default: results/bench/<file>-<protocol>[-<graph>]-<embedder>[-shared][-splitF].json].
+    /// Output JSON path; run files (`<out>.<method>.run`) and qrels (`<out>.qrels`) go beside
+    /// it [default:
+    /// `results/bench/<file>-<protocol>[-<graph>]-<embedder>[-shared][-splitF].json`, embedder
+    /// hash-v1 or minilm].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
@@ -254,51 +264,40 @@ fn bar(mp: &MultiProgress, len: usize, msg: &str) -> ProgressBar {
     b
 }
 
-/// Embeds `texts` in parallel chunks (order preserved).
-fn embed_all(emb: &dyn Embedder, texts: &[&str], b: &ProgressBar) -> Result<Vec<Vec<f64>>> {
-    let chunks: Vec<Vec<Vec<f64>>> = texts
-        .par_chunks(64)
-        .map(|c| {
-            let v = emb
-                .embed_batch(c)
-                .map_err(|e| Error::Usage(format!("embedding failed: {e}")))?;
-            b.inc(c.len() as u64);
-            Ok(v)
-        })
-        .collect::<Result<_>>()?;
-    Ok(chunks.into_iter().flatten().collect())
+/// The rows of a run, loaded and turned into the reference's corpus (BENCH.md §1.1–§1.3).
+#[derive(Debug)]
+pub struct LoadedData {
+    /// Which dataset.
+    pub ds: DatasetKind,
+    /// The file read.
+    pub path: PathBuf,
+    /// SHA-256 of the decompressed content.
+    pub content_sha: String,
+    /// SHA-256 of the file's bytes.
+    pub file_sha: String,
+    /// The known file it is, if any.
+    pub recognised: Option<&'static KnownFile>,
+    /// The row limit applied (0 = all).
+    pub limit: usize,
+    /// Nodes and queries.
+    pub corpus: Corpus,
 }
 
-/// Runs `bench run` with these arguments.
-pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
-    if a.threads > 0 {
-        // Ignore the error if a pool was already built (e.g. by a test).
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(a.threads)
-            .build_global();
+impl LoadedData {
+    /// Every text a run embeds: node contents in node order, then the queries in order.
+    pub fn texts(&self) -> Vec<&str> {
+        self.corpus
+            .nodes
+            .iter()
+            .map(|x| x.content.as_str())
+            .chain(self.corpus.queries.iter().map(|q| q.text.as_str()))
+            .collect()
     }
-    if let Some(f) = a.split {
-        if !(f > 0.0 && f < 1.0) {
-            return Err(Error::Usage(format!("--split must be in (0, 1), got {f}")));
-        }
-    }
-    let ds = dataset_kind(a.dataset);
-    let t_all = Instant::now();
-    let mut timings = Map::new();
-    let mut tick = |name: &str, t: Instant| {
-        timings.insert(
-            name.to_string(),
-            json!((t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0),
-        );
-    };
-    let mp = MultiProgress::with_draw_target(if a.no_progress {
-        ProgressDrawTarget::hidden()
-    } else {
-        ProgressDrawTarget::stderr()
-    });
+}
 
-    // ---- data -----------------------------------------------------------------------
-    let t = Instant::now();
+/// Finds, checks and loads the rows `a` selects.
+pub fn load_data(data_dir: &DataDir, a: &DatasetArgs) -> Result<LoadedData> {
+    let ds = dataset_kind(a.dataset);
     let file = known_file(ds, a.variant)?;
     let path = resolve_input(a.input.as_deref(), data_dir, file)?;
     let content_sha = sha256_of_content(&path)?;
@@ -319,46 +318,85 @@ pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
             path.display()
         )));
     }
-    let n = corpus.queries.len();
+    Ok(LoadedData {
+        ds,
+        path,
+        content_sha,
+        file_sha,
+        recognised,
+        limit,
+        corpus,
+    })
+}
+
+/// Sizes rayon's global pool (`--threads`; 0 keeps rayon's default). A pool that already
+/// exists (e.g. built by a test) is kept.
+pub fn set_threads(threads: usize) {
+    if threads > 0 {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
+    }
+}
+
+/// Runs `bench run` with these arguments.
+pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
+    set_threads(a.threads);
+    if let Some(f) = a.split {
+        if !(f > 0.0 && f < 1.0) {
+            return Err(Error::Usage(format!("--split must be in (0, 1), got {f}")));
+        }
+    }
+    let t_all = Instant::now();
+    let mut timings = Map::new();
+    let mut tick = |name: &str, t: Instant| {
+        timings.insert(
+            name.to_string(),
+            json!((t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0),
+        );
+    };
+    let mp = MultiProgress::with_draw_target(if a.no_progress {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    });
+
+    // ---- embedder (first, so that a missing model stops the run before any data) -----
+    let t = Instant::now();
+    let embedder = TextEmbedder::open(a.embedder, &a.model)?;
+    tick("embedder_load", t);
+
+    // ---- data -----------------------------------------------------------------------
+    let t = Instant::now();
+    let data = load_data(data_dir, &a.data)?;
     tick("load", t);
     let _ = mp.println(format!(
         "bench run: {} ({} queries, {} nodes) from {}",
-        ds.reference_name(),
-        n,
-        corpus.nodes.len(),
-        path.display()
+        data.ds.reference_name(),
+        data.corpus.queries.len(),
+        data.corpus.nodes.len(),
+        data.path.display()
     ));
 
     // ---- embeddings and search ------------------------------------------------------
     let t = Instant::now();
-    let embedder: Box<dyn Embedder> = match a.embedder {
-        EmbedderArg::HashV1 => Box::new(HashEmbedder::new()),
-    };
-    let texts: Vec<&str> = corpus
-        .nodes
-        .iter()
-        .map(|x| x.content.as_str())
-        .chain(corpus.queries.iter().map(|q| q.text.as_str()))
-        .collect();
-    let b = bar(&mp, texts.len(), "embed");
-    let mut vectors = embed_all(embedder.as_ref(), &texts, &b)?;
+    let texts = data.texts();
+    let b = mp.add(ProgressBar::new(texts.len() as u64));
+    crate::embed::style_bar(&b);
+    b.set_message("embed");
+    let (mut vectors, embed_stats) = embedder.embed(&texts, &b)?;
     b.finish_and_clear();
+    drop(texts);
+    let _ = mp.println(format!("bench run: embedded {}", embed_stats.describe()));
+    let (ds, limit, recognised, corpus) = (data.ds, data.limit, data.recognised, &data.corpus);
+    let n = corpus.queries.len();
     let query_vecs = vectors.split_off(corpus.nodes.len());
-    let index = ExactIndex::new(&vectors, embedder.dim())?;
+    let index = CosineIndex::new(&vectors, embedder.dim())?;
     drop(vectors);
     tick("embed", t);
     let t = Instant::now();
     let k_hits = a.seed_top_k.max(a.embed_top_k);
-    let b = bar(&mp, n, "search");
-    let hits: Vec<Vec<(usize, f64)>> = query_vecs
-        .par_iter()
-        .map(|q| {
-            let h = index.search(q, k_hits);
-            b.inc(1);
-            h
-        })
-        .collect();
-    b.finish_and_clear();
+    let hits = index.search_all(&query_vecs, k_hits);
     drop(query_vecs);
     tick("search", t);
 
@@ -370,11 +408,11 @@ pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
         GraphArg::Knn => GraphBuilder::Knn(a.knn_k),
     };
     let label_edges = a.protocol == ProtocolArg::Paper;
-    let graph = build_graph(&corpus, builder, label_edges, Some(&index))?;
+    let graph = build_graph(corpus, builder, label_edges, Some(&index))?;
     // Edges the label operations added or boosted (HotPotQA's supporting-fact pairs are
     // always context pairs too, so there they only raise 0.3 to 0.5).
     let edges_set_by_labels = if label_edges {
-        let free = build_graph(&corpus, builder, false, Some(&index))?;
+        let free = build_graph(corpus, builder, false, Some(&index))?;
         graph
             .edges()
             .filter(|&(s, t, e)| free.weight(s, t) != Some(e.weight))
@@ -565,7 +603,8 @@ pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
                 name.push('-');
                 name.push_str(builder.name());
             }
-            name.push_str("-hash-v1");
+            name.push('-');
+            name.push_str(a.embedder.slug());
             if a.core_profile == ProfileArg::Corrected {
                 name.push_str("-corrected");
             }
@@ -592,11 +631,14 @@ pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
     put("dataset", json!(ds.reference_name()));
     put(
         "dataset_file",
-        json!(path.file_name().map(|s| s.to_string_lossy().into_owned())),
+        json!(data
+            .path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())),
     );
     put("dataset_known_file", json!(recognised.map(|f| f.key)));
-    put("dataset_sha256", json!(content_sha));
-    put("dataset_file_sha256", json!(file_sha));
+    put("dataset_sha256", json!(data.content_sha));
+    put("dataset_file_sha256", json!(data.file_sha));
     put("dataset_queries", json!(n));
     put(
         "protocol",
@@ -669,6 +711,17 @@ pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
     tick("total", t_all);
     if !a.no_timings {
         put("timings_s", Value::Object(timings));
+        put(
+            "embedding_stats",
+            json!({
+                "texts": embed_stats.texts,
+                "distinct_texts": embed_stats.distinct,
+                "embedded": embed_stats.computed,
+                "from_cache": embed_stats.distinct - embed_stats.computed,
+                "seconds": (embed_stats.seconds * 1000.0).round() / 1000.0,
+                "embedded_per_s": embed_stats.computed_per_s().map(|r| (r * 10.0).round() / 10.0),
+            }),
+        );
     }
     let report = Value::Object(report);
 

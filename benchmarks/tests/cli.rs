@@ -72,6 +72,72 @@ fn help_documents_every_subcommand() {
     for flag in ["--dataset", "--variant", "--input", "--limit", "--data-dir"] {
         assert!(s.contains(flag), "inspect --help lacks {flag}");
     }
+    let s = stdout(&run(&["--help"]));
+    for word in ["embed", "fetch-model", "CRABPATH_MODEL_DIR", "minilm"] {
+        assert!(s.contains(word), "--help lacks {word}");
+    }
+    for sub in ["run", "embed"] {
+        let s = stdout(&run(&[sub, "--help"]));
+        for flag in [
+            "--dataset",
+            "--variant",
+            "--input",
+            "--limit",
+            "--model-dir",
+            "--cache-dir",
+            "--no-cache",
+            "--threads",
+        ] {
+            assert!(s.contains(flag), "{sub} --help lacks {flag}");
+        }
+    }
+    assert!(stdout(&run(&["run", "--help"])).contains("--embedder"));
+    assert!(stdout(&run(&["fetch-model", "--help"])).contains("--model-dir"));
+}
+
+#[test]
+fn minilm_without_a_model_exits_2_with_the_fetch_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let model = dir.path().join("no-model");
+    let m = model.to_str().unwrap();
+    let cache = dir.path().join("cache");
+    // The model is checked before any data is read (the data directory is empty as well).
+    let o = run(&[
+        "--data-dir",
+        d,
+        "run",
+        "--dataset",
+        "hotpotqa",
+        "--embedder",
+        "minilm",
+        "--model-dir",
+        m,
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--out",
+        dir.path().join("r.json").to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains(&format!("{m}/config.json")), "{e}");
+    assert!(
+        e.contains(&format!("bench fetch-model --model-dir {m}")),
+        "{e}"
+    );
+    assert!(e.contains("CRABPATH_MODEL_DIR"), "{e}");
+    // `bench embed`, with the model directory from the environment.
+    let o = bench_cmd()
+        .args(["--data-dir", d, "embed", "--dataset", "multihop-rag"])
+        .args(["--cache-dir", cache.to_str().unwrap(), "--no-progress"])
+        .env("CRABPATH_MODEL_DIR", m)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bench fetch-model"), "{}", stderr(&o));
+    assert_eq!(files_under(dir.path()), Vec::<String>::new());
 }
 
 #[test]

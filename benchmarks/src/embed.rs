@@ -1,0 +1,293 @@
+//! Text embedders of `bench run` and `bench embed` (BENCH.md §3 "Embedders").
+//!
+//! * `hash-v1`: the reference's hashed n-gram embedder (CORE.md §10.1), bit-exact, so the
+//!   `paper` protocol reproduces the reference program's numbers on the same rows (BENCH.md
+//!   §1.1, §3).
+//! * `minilm`: sentence-transformers' all-MiniLM-L6-v2 (384 dimensions), run offline on the CPU
+//!   by [`crabpath_embed::MiniLmEmbedder`], behind the on-disk cache of
+//!   [`crabpath_embed::CachedEmbedder`] (keyed by model id and the SHA-256 of each text; vectors
+//!   stored as f32). The model directory is `--model-dir`, else `$CRABPATH_MODEL_DIR`, else
+//!   `datasets/models/all-MiniLM-L6-v2` under the workspace root
+//!   ([`crabpath_embed::resolve_model_dir`]); when it lacks a file the run stops before reading
+//!   any data, with one line naming the file and the `bench fetch-model` command (exit 2).
+//!
+//! [`TextEmbedder::embed`] embeds each distinct text once (node contents repeat across
+//! questions) and returns the vectors in input order with [`EmbedStats`] (how many texts the
+//! model actually ran on, and how fast). Vectors do not depend on the chunking, the thread
+//! count or the cache: MiniLM vectors are f32 widened to f64 whether they come from the model
+//! or from the cache, so a cold and a warm run write the same report.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use crabpath::embed::{Embedder, HashEmbedder};
+use crabpath_embed::cache::default_cache_root;
+use crabpath_embed::{
+    resolve_model_dir, CachedEmbedder, EmbedError, EmbedderOptions, MiniLmEmbedder,
+};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// Texts per call into MiniLM (each call sorts its texts by length and batches them; the
+/// progress bar and the cache advance per call).
+const MINILM_CHUNK: usize = 128;
+/// Texts per parallel task of `hash-v1`.
+const HASH_CHUNK: usize = 64;
+
+/// `--embedder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EmbedderArg {
+    /// The reference's deterministic hashed n-gram embedder (CORE.md §10.1), bit-exact.
+    #[value(name = "hash-v1")]
+    HashV1,
+    /// all-MiniLM-L6-v2 sentence embeddings (offline, CPU), through the embedding cache.
+    Minilm,
+}
+
+impl EmbedderArg {
+    /// The embedder's part of the default output file name (`hash-v1`, `minilm`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            EmbedderArg::HashV1 => "hash-v1",
+            EmbedderArg::Minilm => "minilm",
+        }
+    }
+}
+
+/// Where the model and the embedding cache are (flattened into `bench run` and `bench embed`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ModelOpts {
+    /// all-MiniLM-L6-v2 model directory (config.json, tokenizer.json, model.safetensors)
+    /// [default: $CRABPATH_MODEL_DIR, else datasets/models/all-MiniLM-L6-v2 under the
+    /// workspace root]. Fetch it with `bench fetch-model`.
+    #[arg(long, value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+
+    /// Root of the embedding cache [default: $CRABPATH_EMBED_CACHE, else
+    /// datasets/cache/embeddings under the workspace root].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Run the model on every text, neither reading nor writing the embedding cache.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+}
+
+impl ModelOpts {
+    /// The model directory: `--model-dir`, else `$CRABPATH_MODEL_DIR`, else the default.
+    pub fn model_dir(&self) -> PathBuf {
+        resolve_model_dir(self.model_dir.as_deref())
+    }
+
+    /// The cache root, `None` with `--no-cache`.
+    pub fn cache_root(&self) -> Option<PathBuf> {
+        (!self.no_cache).then(|| self.cache_dir.clone().unwrap_or_else(default_cache_root))
+    }
+}
+
+/// What [`TextEmbedder::embed`] did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EmbedStats {
+    /// Texts asked for.
+    pub texts: usize,
+    /// Distinct texts among them.
+    pub distinct: usize,
+    /// Distinct texts the model ran on (the rest came from the cache).
+    pub computed: usize,
+    /// Wall-clock seconds of the whole call.
+    pub seconds: f64,
+}
+
+impl EmbedStats {
+    /// Texts the model embedded per second (`None` when it embedded none).
+    pub fn computed_per_s(&self) -> Option<f64> {
+        (self.computed > 0 && self.seconds > 0.0).then(|| self.computed as f64 / self.seconds)
+    }
+
+    /// One line for the terminal.
+    pub fn describe(&self) -> String {
+        let rate = self
+            .computed_per_s()
+            .map_or(String::new(), |r| format!(", {r:.1} texts/s"));
+        format!(
+            "{} texts ({} distinct): {} embedded, {} from the cache, in {:.1} s{rate}",
+            self.texts,
+            self.distinct,
+            self.computed,
+            self.distinct - self.computed,
+            self.seconds
+        )
+    }
+}
+
+/// An embedder of `bench` (see the module docs).
+#[derive(Debug)]
+pub enum TextEmbedder {
+    /// `hash-v1`.
+    Hash(HashEmbedder),
+    /// all-MiniLM-L6-v2 without the cache (`--no-cache`).
+    MiniLm(Box<MiniLmEmbedder>),
+    /// all-MiniLM-L6-v2 behind the embedding cache.
+    Cached(Box<CachedEmbedder<MiniLmEmbedder>>),
+}
+
+impl TextEmbedder {
+    /// Opens the embedder `kind`; for `minilm`, loads the model (a missing file is
+    /// [`Error::ModelMissing`]) and opens its cache unless `opts.no_cache`.
+    pub fn open(kind: EmbedderArg, opts: &ModelOpts) -> Result<Self> {
+        match kind {
+            EmbedderArg::HashV1 => Ok(TextEmbedder::Hash(HashEmbedder::new())),
+            EmbedderArg::Minilm => {
+                let dir = opts.model_dir();
+                // Threads: rayon's global pool, which `--threads` sizes.
+                let model = MiniLmEmbedder::load(&dir, EmbedderOptions::default())
+                    .map_err(|e| model_error(e, &dir))?;
+                match opts.cache_root() {
+                    None => Ok(TextEmbedder::MiniLm(Box::new(model))),
+                    Some(root) => {
+                        let cached = CachedEmbedder::open(model, &root)
+                            .map_err(|e| Error::Embed(e.to_string()))?;
+                        Ok(TextEmbedder::Cached(Box::new(cached)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The embedder's name as recorded in reports (`hash-v1`, `all-MiniLM-L6-v2`).
+    pub fn name(&self) -> &str {
+        match self {
+            TextEmbedder::Hash(e) => e.name(),
+            TextEmbedder::MiniLm(e) => e.name(),
+            TextEmbedder::Cached(e) => e.name(),
+        }
+    }
+
+    /// Vector dimension.
+    pub fn dim(&self) -> usize {
+        match self {
+            TextEmbedder::Hash(e) => e.dim(),
+            TextEmbedder::MiniLm(e) => e.dim(),
+            TextEmbedder::Cached(e) => e.dim(),
+        }
+    }
+
+    /// Embeds `texts` (each distinct text once), in input order; `bar` counts distinct texts.
+    pub fn embed(&self, texts: &[&str], bar: &ProgressBar) -> Result<(Vec<Vec<f64>>, EmbedStats)> {
+        let t = Instant::now();
+        let mut slot: HashMap<&str, usize> = HashMap::with_capacity(texts.len());
+        let mut distinct: Vec<&str> = Vec::new();
+        let which: Vec<usize> = texts
+            .iter()
+            .map(|&s| {
+                *slot.entry(s).or_insert_with(|| {
+                    distinct.push(s);
+                    distinct.len() - 1
+                })
+            })
+            .collect();
+        bar.set_length(distinct.len() as u64);
+        let failed = |e: crabpath::Error| Error::Embed(format!("embedding failed: {e}"));
+        let mut computed = 0;
+        let vectors: Vec<Vec<f64>> = match self {
+            TextEmbedder::Hash(e) => {
+                computed = distinct.len();
+                let chunks = distinct
+                    .par_chunks(HASH_CHUNK)
+                    .map(|c| {
+                        let v = e.embed_batch(c).map_err(failed)?;
+                        bar.inc(c.len() as u64);
+                        Ok(v)
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                chunks.into_iter().flatten().collect()
+            }
+            TextEmbedder::MiniLm(e) => {
+                let mut out = Vec::with_capacity(distinct.len());
+                for c in distinct.chunks(MINILM_CHUNK) {
+                    let v = e.embed_f32(c).map_err(|e| Error::Embed(e.to_string()))?;
+                    out.extend(v.into_iter().map(widen));
+                    computed += c.len();
+                    bar.inc(c.len() as u64);
+                }
+                out
+            }
+            TextEmbedder::Cached(e) => {
+                let mut out = Vec::with_capacity(distinct.len());
+                for c in distinct.chunks(MINILM_CHUNK) {
+                    let (v, fresh) = e.embed_f32(c).map_err(failed)?;
+                    out.extend(v.into_iter().map(widen));
+                    computed += fresh;
+                    bar.inc(c.len() as u64);
+                }
+                e.flush().map_err(|e| Error::Embed(e.to_string()))?;
+                out
+            }
+        };
+        if vectors.len() != distinct.len() || vectors.iter().any(|v| v.len() != self.dim()) {
+            return Err(Error::Embed(format!(
+                "embedder {} returned {} vectors for {} texts or a wrong dimension",
+                self.name(),
+                vectors.len(),
+                distinct.len()
+            )));
+        }
+        let stats = EmbedStats {
+            texts: texts.len(),
+            distinct: distinct.len(),
+            computed,
+            seconds: t.elapsed().as_secs_f64(),
+        };
+        Ok((
+            which.into_iter().map(|i| vectors[i].clone()).collect(),
+            stats,
+        ))
+    }
+}
+
+fn widen(v: Vec<f32>) -> Vec<f64> {
+    v.into_iter().map(f64::from).collect()
+}
+
+/// Maps an error of loading or fetching the model into `dir` to the bench's errors: a
+/// missing file becomes [`Error::ModelMissing`] with the command that fetches the model.
+pub fn model_error(e: EmbedError, dir: &Path) -> Error {
+    match e {
+        EmbedError::ModelMissing { path } => Error::ModelMissing(format!(
+            "all-MiniLM-L6-v2 model not found: {} is missing; fetch it with \
+             `bench fetch-model --model-dir {}` (from the workspace: `cargo run --release -p \
+             bench -- fetch-model`), or point --model-dir or CRABPATH_MODEL_DIR at a directory \
+             holding config.json, tokenizer.json and model.safetensors",
+            path.display(),
+            dir.display()
+        )),
+        EmbedError::Checksum {
+            path,
+            expected,
+            actual,
+        } => Error::ChecksumMismatch {
+            origin: path.display().to_string(),
+            what: "model weights".into(),
+            expected,
+            actual,
+            removed: true,
+        },
+        other => Error::Embed(other.to_string()),
+    }
+}
+
+/// A progress bar for embedding: distinct texts done, texts per second, time left.
+pub fn style_bar(b: &ProgressBar) {
+    if let Ok(style) = ProgressStyle::with_template(
+        "{msg:>22} [{bar:30}] {pos}/{len} texts, {rate}, {elapsed_precise} (eta {eta})",
+    ) {
+        let style = style.with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.1} texts/s", s.per_sec());
+        });
+        b.set_style(style.progress_chars("=> "));
+    }
+}
