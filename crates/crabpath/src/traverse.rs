@@ -332,6 +332,8 @@ pub struct Traverser {
     inh: Vec<(NodeId, f64)>,
     /// Negative edges (≤ threshold) out of the active set, by target.
     neg: NegIndex,
+    /// Nodes activated but not yet in `neg`.
+    pending: Vec<NodeId>,
     target_seen: Vec<NodeId>,
     /// Selection keys of the candidates (see [`selection_key`]).
     keys: Vec<u128>,
@@ -374,20 +376,15 @@ impl Traverser {
         Ok(out)
     }
 
-    fn set_score(
-        &mut self,
-        graph: &Graph,
-        thr: f64,
-        out: &mut TraversalResult,
-        id: NodeId,
-        score: f64,
-    ) {
+    /// Sets a fired node's score; a node scored for the first time becomes active and
+    /// is queued for [`register_active`].
+    fn set_score(&mut self, out: &mut TraversalResult, id: NodeId, score: f64) {
         match self.scores.get(&id) {
             Some(&i) => out.fired_scores[i].1 = score,
             None => {
                 self.scores.insert(id, out.fired_scores.len());
                 out.fired_scores.push((id, score));
-                register_active(&mut self.neg, graph, id, thr);
+                self.pending.push(id);
             }
         }
     }
@@ -412,6 +409,7 @@ impl Traverser {
             self.used_filter.clear();
         }
         self.neg.clear();
+        self.pending.clear();
         self.frontier.clear();
 
         for &(id, s) in seeds {
@@ -464,7 +462,7 @@ impl Traverser {
         for i in 0..self.frontier.len() {
             let (id, score) = self.frontier[i];
             out.fired.push(id);
-            self.set_score(graph, thr, out, id, score);
+            self.set_score(out, id, score);
             if config.max_context_chars.is_some() {
                 cum_chars += graph.node(id).map_or(0, |n| n.content_chars());
             }
@@ -477,10 +475,19 @@ impl Traverser {
         out.reached_hop_loop = true;
 
         // §4.4 hop loop.
-        for _hop in 0..config.max_hops {
+        for hop in 0..config.max_hops {
             if self.frontier.is_empty() {
                 break;
             }
+            // Nodes activated since the last hop enter the inhibition index now, the
+            // first time it is read; the index is only read in (a), so registering
+            // later than the reference does changes nothing, and the nodes fired in
+            // the last hop are never registered (their buckets are never loaded).
+            for i in 0..self.pending.len() {
+                register_active(&mut self.neg, graph, self.pending[i], thr);
+            }
+            self.pending.clear();
+
             // (a) candidate generation
             self.cands.clear();
             let frontier = std::mem::take(&mut self.frontier);
@@ -622,7 +629,9 @@ impl Traverser {
             self.target_seen.clear();
             let mut stop = false;
             let selected = std::mem::take(&mut self.selected);
-            touch_buckets(graph, &selected);
+            if hop + 1 < config.max_hops {
+                touch_buckets(graph, &selected);
+            }
             for c in &selected {
                 if self.target_seen.contains(&c.target) {
                     continue;
@@ -645,7 +654,7 @@ impl Traverser {
                                 stop = true;
                             }
                         }
-                        self.set_score(graph, thr, out, c.target, c.score);
+                        self.set_score(out, c.target, c.score);
                     }
                 }
                 *self.used.entry((c.source, c.target)).or_insert(0) += 1;
@@ -669,7 +678,7 @@ impl Traverser {
             if !config.keep_max_fired_score {
                 for i in 0..self.frontier.len() {
                     let (id, s) = self.frontier[i];
-                    self.set_score(graph, thr, out, id, s);
+                    self.set_score(out, id, s);
                 }
             }
             if stop {
@@ -715,7 +724,7 @@ fn register_active(neg: &mut NegIndex, graph: &Graph, source: NodeId, threshold:
 /// Inhibition of `target` (CORE.md §4.2): the sum, in outer bucket order, of
 /// `score(source) · w` over incoming edges with `w < 0` and `w <= threshold` whose
 /// source is active. The reference scans every bucket for each call; here the negative
-/// edges of active nodes are indexed by target as nodes activate ([`register_active`]),
+/// edges of active nodes are indexed by target ([`register_active`], before the next read),
 /// which visits the same edges and sums them in the same order (the sources' bucket
 /// positions are looked up only when two or more terms must be ordered). `buf` is
 /// scratch.
