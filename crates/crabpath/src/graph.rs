@@ -422,7 +422,9 @@ impl Graph {
     /// The edge source→target, if stored.
     #[inline]
     pub fn edge(&self, source: NodeId, target: NodeId) -> Option<&Edge> {
-        self.buckets.get(source.index()).and_then(|b| b.get(&target))
+        self.buckets
+            .get(source.index())
+            .and_then(|b| b.get(&target))
     }
 
     /// Mutable access to a stored edge. Weights written here are not clamped; callers
@@ -524,11 +526,9 @@ impl Graph {
 
     /// Every stored edge as (source, target, edge), bucket by bucket.
     pub fn edges(&self) -> impl Iterator<Item = (NodeId, NodeId, &Edge)> + '_ {
-        self.order.iter().flat_map(move |&s| {
-            self.buckets[s.index()]
-                .iter()
-                .map(move |(&t, e)| (s, t, e))
-        })
+        self.order
+            .iter()
+            .flat_map(move |&s| self.buckets[s.index()].iter().map(move |(&t, e)| (s, t, e)))
     }
 
     /// Sources with a bucket, in outer order.

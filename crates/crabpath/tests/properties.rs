@@ -10,7 +10,12 @@ fn graph_and_seeds(n: usize, seed: u64, k: usize) -> (crabpath::Graph, Vec<(Node
     let g = random_graph(n, Degree::Uniform(6), seed);
     let ids: Vec<NodeId> = g.node_ids().collect();
     let seeds = (0..k)
-        .map(|i| (ids[(seed as usize + 7 * i) % ids.len()], 1.0 - 0.1 * i as f64))
+        .map(|i| {
+            (
+                ids[(seed as usize + 7 * i) % ids.len()],
+                1.0 - 0.1 * i as f64,
+            )
+        })
         .collect();
     (g, seeds)
 }
