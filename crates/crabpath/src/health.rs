@@ -45,6 +45,11 @@ pub fn measure_health(graph: &Graph) -> GraphHealth {
             orphan_nodes: graph.node_count(),
         };
     }
+    // `file` metadata per symbol, looked up once (nodes only; dangling ids have none)
+    let mut files: Vec<Option<&Value>> = vec![None; graph.symbol_count()];
+    for (id, node) in graph.nodes() {
+        files[id.index()] = node.metadata.get("file").filter(|v| !v.is_null());
+    }
     let (mut reflex, mut habitual, mut dormant, mut cross) = (0usize, 0usize, 0usize, 0usize);
     for (s, t, e) in graph.edges() {
         let w = e.weight;
@@ -55,10 +60,8 @@ pub fn measure_health(graph: &Graph) -> GraphHealth {
         } else {
             dormant += 1;
         }
-        let sf = graph.node(s).and_then(|n| n.metadata.get("file"));
-        let tf = graph.node(t).and_then(|n| n.metadata.get("file"));
-        if let (Some(a), Some(b)) = (sf, tf) {
-            if !a.is_null() && !b.is_null() && a != b {
+        if let (Some(a), Some(b)) = (files[s.index()], files[t.index()]) {
+            if a != b {
                 cross += 1;
             }
         }
