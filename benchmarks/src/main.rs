@@ -193,6 +193,13 @@ struct InspectArgs {
 }
 
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    // SAFETY: restores the default SIGPIPE disposition at start-up, before any thread
+    // exists, so that output piped into `head` ends the process quietly (as Unix tools
+    // do) instead of panicking in `println!`.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -399,6 +399,13 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    // SAFETY: restores the default SIGPIPE disposition at start-up, before any thread
+    // exists, so that output piped into `head` ends the process quietly (as Unix tools
+    // do) instead of panicking in `println!`.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::List => {

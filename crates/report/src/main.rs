@@ -147,6 +147,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    // SAFETY: restores the default SIGPIPE disposition at start-up, before any thread
+    // exists, so that output piped into `head` ends the process quietly (as Unix tools
+    // do) instead of panicking in `println!`.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match run(Cli::parse()) {
         Ok(c) => c,
         Err(e) => {
