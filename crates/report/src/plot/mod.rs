@@ -275,13 +275,18 @@ impl Figure {
 }
 
 /// Encodes an RGB buffer as PNG with fixed settings.
+///
+/// `Compression::Fast` is the `png` crate's own pure-Rust deflate (fdeflate). The other
+/// levels go through `flate2`, whose backend (miniz_oxide or zlib-rs) is chosen by cargo
+/// feature unification with the other crates in the same build: the pixels were equal but
+/// the compressed bytes differed, so `report check` depended on what else was built.
 pub fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut out, w, h);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Default);
+        enc.set_compression(png::Compression::Fast);
         enc.set_filter(png::FilterType::Sub);
         enc.set_adaptive_filter(png::AdaptiveFilterType::NonAdaptive);
         let mut writer = enc.write_header().map_err(|e| anyhow!("PNG header: {e}"))?;
