@@ -13,24 +13,9 @@ use anyhow::{anyhow, Result};
 use serde_json::Value;
 
 /// The 15 simulations in the reference runner's order (SIMS.md §0.1); the names are
-/// the result file stems (`results/sims/<profile>/<name>.json`).
-pub const SIMS: [&str; 15] = [
-    "deploy_pipeline",
-    "negation",
-    "context_reduction",
-    "pg_vs_heuristic",
-    "merge_compression",
-    "prune_health",
-    "structural_vs_edge_only",
-    "noise_robustness",
-    "static_vs_learning",
-    "scaling_analysis",
-    "forgetting",
-    "edge_damping",
-    "domain_separation",
-    "brain_death",
-    "individuation",
-];
+/// the result file stems (`results/sims/<profile>/<name>.json`). One list, owned by the
+/// sims registry.
+pub use sims::scenarios::RUN_ALL_ORDER as SIMS;
 
 /// The two simulation profiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
