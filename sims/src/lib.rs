@@ -14,14 +14,18 @@
 //! * [`predicate`] — the corrected profile's machine-checked claim shape.
 //! * [`runner`] — parallel multi-seed execution, aggregation, atomic output files.
 //! * [`shard`] — `--shard I/N` partial runs and `merge`.
-//! * [`stats`] — mean, sample std, 95 % Student-t interval.
+//! * [`stats`] — mean, sample std, 95 % Student-t interval, log-log slopes.
+//! * [`scaling`] — the scaling study (`sims scaling`), 50 to 10^6+ nodes.
+//! * [`alloc`] — the counting allocator behind its memory-per-edge figures.
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod claims;
 pub mod compare;
 pub mod predicate;
 pub mod pyjson;
 pub mod runner;
+pub mod scaling;
 pub mod scenarios;
 pub mod shard;
 pub mod sim;

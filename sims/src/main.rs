@@ -7,6 +7,8 @@
 //! sims merge  PARTIAL... [--out DIR]
 //! sims check  [--dir DIR] [--profile ...]... [--sim NAME]... [--threads N]
 //! sims claims [--dir DIR] [--profile ...]...
+//! sims scaling [--sizes N,N,...] [--series NAME]... [--queries Q] [--batch B]
+//!             [--warmup W] [--seed S] [--out FILE]
 //! ```
 //! Files are `<DIR>/<profile>/<sim>.json` (default DIR `results/sims`), in Python
 //! `json.dumps(indent=2)` format so that paper-profile files diff cleanly against the
@@ -23,9 +25,14 @@ use serde_json::Value;
 
 use sims::predicate;
 use sims::runner::{self, ClaimRow};
+use sims::scaling::{self, Family};
 use sims::scenarios::{self, RUN_ALL_ORDER};
 use sims::shard::{self, Shard};
 use sims::sim::{Profile, Simulation, PAPER_SEED};
+
+/// Heap bytes per edge in the scaling study are counted by this allocator.
+#[global_allocator]
+static ALLOC: sims::alloc::Counting = sims::alloc::Counting;
 
 /// Default `--seeds`: the committed corrected results are a 200-seed run.
 const DEFAULT_SEEDS: u64 = 200;
@@ -130,6 +137,88 @@ enum Command {
         #[arg(long, value_enum)]
         profile: Vec<ProfileArg>,
     },
+    /// The scaling study: scaling_analysis extended to 10^6 nodes (corrected profile).
+    /// Per graph size: time per traversal (median of batch means), nodes fired and
+    /// edges touched (counted by the engine), heap bytes per edge; log-log slopes.
+    /// Writes one JSON file (see sims::scaling for its fields); builds one graph at a
+    /// time (10^6 nodes ≈ 1 GB; 10^7 ≈ 10 GB).
+    Scaling {
+        /// Graph sizes in nodes, comma-separated, ascending (default
+        /// 50,100,250,500,1000,2000,10000,100000,1000000).
+        #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+        sizes: Vec<usize>,
+        /// Series to run, repeatable: scaling_analysis, uniform8, powerlaw8 (default: all).
+        #[arg(long = "series", value_name = "NAME", value_parser = parse_family)]
+        series: Vec<Family>,
+        /// Timed queries per graph (each from a uniformly drawn start node).
+        #[arg(long, default_value_t = 20_000)]
+        queries: usize,
+        /// Queries per timed batch (must divide --queries).
+        #[arg(long, default_value_t = 100)]
+        batch: usize,
+        /// Untimed warm-up queries per graph.
+        #[arg(long, default_value_t = 2_000)]
+        warmup: usize,
+        /// Seed of the graphs and of the query start nodes.
+        #[arg(long, default_value_t = PAPER_SEED)]
+        seed: u64,
+        /// Output file.
+        #[arg(long, default_value = "results/scaling/scaling.json")]
+        out: PathBuf,
+    },
+}
+
+fn parse_family(s: &str) -> Result<Family, String> {
+    Family::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown series `{s}`; known: {}", names.join(", "))
+    })
+}
+
+fn scaling_study(opts: &scaling::Options, out: &Path) -> Result<ExitCode> {
+    let total = (opts.sizes.len() * opts.families.len()) as u64;
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} graphs  {msg}")
+            .context("progress bar template")?,
+    );
+    let study = scaling::run(opts, |family, n| {
+        bar.set_message(format!("{} at {n} nodes", family.name()));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    let mut text = serde_json::to_string_pretty(&study).context("serializing the study")?;
+    text.push('\n');
+    runner::write_atomic(out, &text)?;
+    eprintln!("wrote {}", out.display());
+    println!(
+        "{:<17} {:>9} {:>10} {:>8} {:>9} {:>8}",
+        "series", "nodes", "median µs", "fired", "touched", "B/edge"
+    );
+    for s in &study.series {
+        for r in &s.rows {
+            println!(
+                "{:<17} {:>9} {:>10.3} {:>8.2} {:>9.1} {:>8}",
+                s.name,
+                r.nodes,
+                r.time.median_ns / 1000.0,
+                r.nodes_fired_mean,
+                r.edges_touched_mean,
+                r.bytes_per_edge.map_or("-".into(), |b| format!("{b:.1}"))
+            );
+        }
+        let f = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+        println!(
+            "{:<17} log-log slope: time {} (≥1000 nodes: {}), work {}, fired {}; time largest/1000 = {}",
+            s.name,
+            f(s.fit.time_slope),
+            f(s.fit.time_slope_from_1000),
+            f(s.fit.work_slope),
+            f(s.fit.fired_slope),
+            f(s.fit.time_ratio_largest_vs_1000)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn profiles(args: &[ProfileArg]) -> Vec<Profile> {
@@ -429,6 +518,34 @@ fn main() -> ExitCode {
             threads,
         } => check(dir, profile, sims, *threads),
         Command::Claims { dir, profile } => claims(dir, profile),
+        Command::Scaling {
+            sizes,
+            series,
+            queries,
+            batch,
+            warmup,
+            seed,
+            out,
+        } => {
+            let defaults = scaling::Options::default();
+            let opts = scaling::Options {
+                sizes: if sizes.is_empty() {
+                    defaults.sizes
+                } else {
+                    sizes.clone()
+                },
+                families: if series.is_empty() {
+                    defaults.families
+                } else {
+                    series.clone()
+                },
+                queries: *queries,
+                batch: *batch,
+                warmup: *warmup,
+                seed: *seed,
+            };
+            scaling_study(&opts, out)
+        }
     };
     match result {
         Ok(code) => code,

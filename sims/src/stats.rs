@@ -22,6 +22,34 @@ pub struct Summary {
     pub ci95_high: Option<f64>,
 }
 
+/// Least-squares slope of `ln y` against `ln x` (the exponent `k` of `y ∝ x^k`);
+/// `None` with fewer than two distinct x or a non-positive value.
+pub fn loglog_slope(points: &[(f64, f64)]) -> Option<f64> {
+    if points.iter().any(|&(x, y)| !(x > 0.0 && y > 0.0)) {
+        return None;
+    }
+    let pts: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x.ln(), y.ln())).collect();
+    let n = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// The `q`-quantile (0 ≤ q ≤ 1) of `xs` by linear interpolation between order
+/// statistics (NumPy's default); `None` for an empty sample or a NaN.
+pub fn quantile(xs: &[f64], q: f64) -> Option<f64> {
+    if xs.is_empty() || xs.iter().any(|x| x.is_nan()) {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let pos = q.clamp(0.0, 1.0) * (v.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    Some(v[lo] + (v[hi] - v[lo]) * (pos - lo as f64))
+}
+
 /// Summarizes `xs` (summed in the given order).
 pub fn summarize(xs: &[f64]) -> Summary {
     let n = xs.len();
@@ -198,6 +226,23 @@ mod tests {
             let got = student_t_quantile(0.975, df);
             assert!((got - want).abs() < 1e-9, "df {df}: {got} vs {want}");
         }
+    }
+
+    #[test]
+    fn loglog_slope_and_quantiles() {
+        // y = 3·x^0.5 exactly: slope 0.5
+        let pts: Vec<(f64, f64)> = [1.0, 10.0, 100.0, 1e4]
+            .iter()
+            .map(|&x: &f64| (x, 3.0 * x.sqrt()))
+            .collect();
+        assert!((loglog_slope(&pts).unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(loglog_slope(&[(1.0, 1.0), (1.0, 2.0)]), None);
+        assert_eq!(loglog_slope(&[(1.0, 0.0), (2.0, 2.0)]), None);
+        // numpy.quantile([1, 2, 3, 4], 0.5) = 2.5, 0.9 → 3.7
+        assert_eq!(quantile(&[4.0, 1.0, 3.0, 2.0], 0.5), Some(2.5));
+        assert!((quantile(&[4.0, 1.0, 3.0, 2.0], 0.9).unwrap() - 3.7).abs() < 1e-12);
+        assert_eq!(quantile(&[], 0.5), None);
+        assert_eq!(quantile(&[1.0, f64::NAN], 0.5), None);
     }
 
     #[test]

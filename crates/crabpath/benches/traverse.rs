@@ -1,26 +1,47 @@
-//! Per-traversal time on random graphs of 10^3 … 10^6 nodes (beam 4, 3 hops): the cost
-//! must not grow with graph size (issue "Performance at scale"). Two out-degree
-//! distributions of mean 8: uniform (every node exactly 8) and power-law (Pareto,
-//! capped at 1000; a few hubs with hundreds of edges).
+//! Per-traversal time on random graphs of 10^3 … 10^6 nodes (beam 4, 3 hops), and
+//! 10^7 on request: the cost must not grow with graph size (issue "Performance at
+//! scale"). Two out-degree distributions of mean 8: uniform (every node exactly 8)
+//! and power-law (Pareto, capped at 1000; a few hubs with hundreds of edges).
 //!
 //! Run: `cargo bench -p crabpath --bench traverse` (add `-- --quick` for a fast pass).
-//! `CRABPATH_BENCH_MAX_NODES=100000` caps the sizes (the 10^6 graphs need ~1.2 GB each).
-//! 10^7 nodes is not benchmarked: see BENCHMARKS.md ("Why not 10^7").
+//! `CRABPATH_BENCH_MAX_NODES` sets the largest size: `100000` on a small machine (a
+//! 10^6 graph holds ~1.6 GB), `10000000` to add 10^7 nodes (~16 GB per graph, one
+//! graph at a time; skipped with a message when `MemAvailable` is below 17 GB).
 
 use crabpath::synth::{random_graph, Degree, SplitMix64};
 use crabpath::{NodeId, TraversalConfig, TraversalResult, Traverser};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-/// Graph sizes, capped by `CRABPATH_BENCH_MAX_NODES`.
+/// Bytes of memory a 10^7-node graph needs (measured: 196 heap bytes per edge,
+/// BENCHMARKS.md "Memory per edge"), with headroom.
+const BYTES_FOR_1E7: u64 = 17 << 30;
+
+/// `MemAvailable` from /proc/meminfo, in bytes.
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Graph sizes up to `CRABPATH_BENCH_MAX_NODES` (default 10^6).
 fn sizes() -> Vec<usize> {
     let max = std::env::var("CRABPATH_BENCH_MAX_NODES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(usize::MAX);
-    [1_000usize, 10_000, 100_000, 1_000_000]
+        .unwrap_or(1_000_000);
+    let mut out: Vec<usize> = [1_000usize, 10_000, 100_000, 1_000_000, 10_000_000]
         .into_iter()
         .filter(|&n| n <= max)
-        .collect()
+        .collect();
+    if out.contains(&10_000_000) && mem_available().is_none_or(|m| m < BYTES_FOR_1E7) {
+        eprintln!(
+            "traverse: skipping 10^7 nodes: MemAvailable {} GiB < 17 GiB",
+            mem_available().map_or("unknown".into(), |m| (m >> 30).to_string())
+        );
+        out.retain(|&n| n < 10_000_000);
+    }
+    out
 }
 
 fn bench_traverse(c: &mut Criterion) {

@@ -55,4 +55,4 @@ pub use learn::{apply_outcome, apply_outcome_pg, Episode, LearningConfig, PgArgs
 pub use profile::Profile;
 pub use state::{load_state, save_state, State};
 pub use tier::{Tier, TierThresholds};
-pub use traverse::{traverse, TraversalConfig, TraversalResult, Traverser};
+pub use traverse::{traverse, TraversalConfig, TraversalResult, TraversalStats, Traverser};

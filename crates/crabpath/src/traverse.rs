@@ -294,6 +294,28 @@ impl Iterator for NegIter<'_> {
     }
 }
 
+/// Work done by the last [`Traverser::run`], counted (not timed): what the scaling
+/// study fits against graph size. Counting costs two additions per expanded or
+/// registered node, nothing per edge.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraversalStats {
+    /// Frontier nodes whose out-edges were generated as candidates (§4.4 a).
+    pub nodes_expanded: usize,
+    /// Out-edges examined as candidates (the expanded nodes' out-degrees summed).
+    pub edges_examined: usize,
+    /// Nodes whose out-edges were scanned for the inhibition index.
+    pub nodes_indexed: usize,
+    /// Out-edges scanned for the inhibition index (the indexed nodes' out-degrees).
+    pub edges_indexed: usize,
+}
+
+impl TraversalStats {
+    /// Edges touched in total: candidates examined plus edges scanned for inhibition.
+    pub fn edges_touched(&self) -> usize {
+        self.edges_examined + self.edges_indexed
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
     source: NodeId,
@@ -342,12 +364,18 @@ pub struct Traverser {
     /// 4096-bit filter on the sources of `used` entries (most frontier nodes have
     /// none, which saves a pair lookup per candidate).
     used_filter: IdFilter,
+    stats: TraversalStats,
 }
 
 impl Traverser {
     /// A traverser with empty scratch space.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// What the last traversal examined (zero before the first).
+    pub fn stats(&self) -> TraversalStats {
+        self.stats
     }
 
     /// Runs one traversal (CORE.md §4) without a router.
@@ -411,6 +439,7 @@ impl Traverser {
         self.neg.clear();
         self.pending.clear();
         self.frontier.clear();
+        self.stats = TraversalStats::default();
 
         for &(id, s) in seeds {
             finite(|| format!("seed score of node #{}", id.0), s)?;
@@ -432,7 +461,7 @@ impl Traverser {
         seed_scores.clear();
         for &(id, s) in valid.iter() {
             if seed_scores.insert(id, s).is_none() {
-                register_active(&mut self.neg, graph, id, thr);
+                register_active(&mut self.neg, &mut self.stats, graph, id, thr);
             }
         }
         valid.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -484,7 +513,7 @@ impl Traverser {
             // later than the reference does changes nothing, and the nodes fired in
             // the last hop are never registered (their buckets are never loaded).
             for i in 0..self.pending.len() {
-                register_active(&mut self.neg, graph, self.pending[i], thr);
+                register_active(&mut self.neg, &mut self.stats, graph, self.pending[i], thr);
             }
             self.pending.clear();
 
@@ -494,6 +523,8 @@ impl Traverser {
             let penalize = config.visit_penalty.to_bits() != 0;
             for &(source, source_score) in &frontier {
                 let maybe_used = self.used_filter.may_contain(source);
+                self.stats.nodes_expanded += 1;
+                self.stats.edges_examined += graph.bucket(source).map_or(0, |b| b.len());
                 for (target, edge) in graph.outgoing(source) {
                     let w = edge.weight;
                     let k = if maybe_used {
@@ -710,10 +741,18 @@ fn touch_buckets(graph: &Graph, selected: &[Candidate]) {
 
 /// Records the negative edges (`w < 0` and `w <= threshold`) out of a node that has
 /// just become active, keyed by target.
-fn register_active(neg: &mut NegIndex, graph: &Graph, source: NodeId, threshold: f64) {
+fn register_active(
+    neg: &mut NegIndex,
+    stats: &mut TraversalStats,
+    graph: &Graph,
+    source: NodeId,
+    threshold: f64,
+) {
     let Some(bucket) = graph.bucket(source) else {
         return;
     };
+    stats.nodes_indexed += 1;
+    stats.edges_indexed += bucket.len();
     for (&t, e) in bucket {
         if e.weight < 0.0 && e.weight <= threshold {
             neg.push(t, source, e.weight);

@@ -237,3 +237,40 @@ fn beam_cut_before_dedup() {
     let r = traverse(&g, &s, &fixed).unwrap();
     assert_eq!(names(&g, &r.fired), ["s1", "s2", "t", "u"]);
 }
+
+/// The engine's work counters ([`crabpath::TraversalStats`], used by the scaling
+/// study): expansions per hop (§4.4 a) and the inhibition-index scans of every node
+/// that became active, counted by hand on a small graph.
+#[test]
+fn stats_count_expansions_and_index_scans() {
+    let g = graph(
+        &["q", "a", "b", "x", "c", "d"],
+        &[
+            ("q", "a", 0.5),
+            ("q", "b", 0.5),
+            ("q", "x", -0.5),
+            ("a", "c", 0.5),
+            ("a", "d", 0.5),
+            ("b", "c", 0.5),
+        ],
+    );
+    let cfg = TraversalConfig {
+        beam_width: 2,
+        max_hops: 2,
+        ..TraversalConfig::default()
+    };
+    let mut t = Traverser::new();
+    assert_eq!(t.stats(), crabpath::TraversalStats::default());
+    for _ in 0..2 {
+        let r = t.traverse(&g, &seeds(&g, &[("q", 1.0)]), &cfg).unwrap();
+        assert_eq!(names(&g, &r.fired), ["q", "a", "b", "c", "d"]);
+        let s = t.stats();
+        // hop 0 expands q (3 edges); hop 1 expands a and b (2 + 1 edges)
+        assert_eq!((s.nodes_expanded, s.edges_examined), (3, 6));
+        // q is scanned as a seed and again once fired (the seed index is rebuilt
+        // from the fired set), then a and b; c and d fire in the last hop and are
+        // never scanned
+        assert_eq!((s.nodes_indexed, s.edges_indexed), (4, 9));
+        assert_eq!(s.edges_touched(), 15);
+    }
+}

@@ -16,7 +16,7 @@ mod negation;
 mod noise_robustness;
 mod pg_vs_heuristic;
 mod prune_health;
-mod scaling_analysis;
+pub mod scaling_analysis;
 mod static_vs_learning;
 mod structural_vs_edge_only;
 

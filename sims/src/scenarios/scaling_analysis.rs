@@ -57,17 +57,12 @@ fn work(g: &Graph, seed: NodeId, r: &TraversalResult, cfg: &TraversalConfig) -> 
     (out_edges, incoming)
 }
 
-/// Least-squares slope of ln(y) against ln(x).
+/// Least-squares log-log slope ([`crate::stats::loglog_slope`]); NaN when undefined.
 fn loglog_slope(points: &[(f64, f64)]) -> f64 {
-    let pts: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x.ln(), y.ln())).collect();
-    let n = pts.len() as f64;
-    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    sxy / sxx
+    crate::stats::loglog_slope(points).unwrap_or(f64::NAN)
 }
 
+/// Runs the simulation for one profile and seed (SIMS.md §10).
 pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let cfg = profile.adjust_traversal(TraversalConfig {
         max_hops: 4,
