@@ -6,7 +6,8 @@
 //! Run: `cargo bench -p crabpath --bench traverse` (add `-- --quick` for a fast pass).
 //! `CRABPATH_BENCH_MAX_NODES` sets the largest size: `100000` on a small machine (a
 //! 10^6 graph holds ~1.6 GB), `10000000` to add 10^7 nodes (~16 GB per graph, one
-//! graph at a time; skipped with a message when `MemAvailable` is below 17 GB).
+//! graph at a time; skipped with a message when `MemAvailable` is below 17 GB at
+//! start).
 
 use crabpath::synth::{random_graph, Degree, SplitMix64};
 use crabpath::{NodeId, TraversalConfig, TraversalResult, Traverser};
@@ -51,11 +52,14 @@ fn bench_traverse(c: &mut Criterion) {
         max_hops: 3,
         ..TraversalConfig::default()
     };
+    // decided once, before any graph exists: memory freed by one graph is reused by
+    // the next within this process, but is not handed back to the system
+    let sizes = sizes();
     for (label, degree) in [
         ("uniform8", Degree::Uniform(8)),
         ("powerlaw8", Degree::PowerLaw(8)),
     ] {
-        for n in sizes() {
+        for &n in &sizes {
             let g = random_graph(n, degree, 42);
             let ids: Vec<NodeId> = g.node_ids().collect();
             // 4096 random single-node seeds, cycled: consecutive queries touch

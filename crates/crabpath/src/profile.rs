@@ -25,8 +25,8 @@ use crate::health::AutotuneConfig;
 use crate::learn::{Hebbian, LearnOn, LearningConfig};
 use crate::traverse::TraversalConfig;
 
-/// Which semantics to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Which semantics to run (ordered paper first, as results are listed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// Bit-for-bit the reference.

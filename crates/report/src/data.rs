@@ -17,27 +17,9 @@ use serde_json::Value;
 /// sims registry.
 pub use sims::scenarios::RUN_ALL_ORDER as SIMS;
 
-/// The two simulation profiles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Profile {
-    /// Bit-for-bit reproduction of the reference program.
-    Paper,
-    /// Bug-fixed runs (possibly multi-seed).
-    Corrected,
-}
-
-impl Profile {
-    /// Both profiles, paper first.
-    pub const ALL: [Profile; 2] = [Profile::Paper, Profile::Corrected];
-
-    /// Directory / label name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Profile::Paper => "paper",
-            Profile::Corrected => "corrected",
-        }
-    }
-}
+/// The two simulation profiles (the core's own type; `as_str` names the result
+/// directories).
+pub use sims::sim::Profile;
 
 /// Messages about inputs or outputs that were skipped; printed by the binary.
 #[derive(Debug, Default, Clone)]
@@ -158,6 +140,8 @@ pub struct Results {
     pub sims: BTreeMap<(Profile, String), Doc>,
     /// `file stem → document` for `bench/*.json`, sorted by name.
     pub bench: BTreeMap<String, Doc>,
+    /// `file stem → document` for `scaling/*.json` (`sims scaling`), sorted by name.
+    pub scaling: BTreeMap<String, Doc>,
 }
 
 impl Results {
@@ -226,6 +210,33 @@ impl Results {
                     }
                 }
             }
+        }
+        let scaling = root.join("scaling");
+        if let Ok(entries) = fs::read_dir(&scaling) {
+            let mut files: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect();
+            files.sort();
+            for path in files {
+                let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                    continue;
+                };
+                let rel = format!("scaling/{stem}.json");
+                match read_json(&path) {
+                    Ok(Some(value)) if value.get("study").is_some_and(|v| v == "scaling") => {
+                        out.scaling.insert(stem.to_string(), Doc::new(rel, value));
+                    }
+                    Ok(Some(_)) => notes.push(format!("{rel}: not a `sims scaling` result")),
+                    Ok(None) => {}
+                    Err(e) => notes.push(format!("{rel}: {e:#}; skipped")),
+                }
+            }
+        } else {
+            notes.push(format!(
+                "{}: no such directory; scaling study figure skipped (run `sims scaling`)",
+                scaling.display()
+            ));
         }
         out
     }

@@ -11,10 +11,11 @@
 //!   reference program's `<sim>_results.json`;
 //! * `sims/corrected/<sim>.json`: corrected-profile results (same structure plus a
 //!   `claim` object and, for multi-seed runs, a `multi_seed` aggregate);
-//! * `bench/<dataset>-<protocol>-<embedder>.json`: retrieval benchmark results.
+//! * `bench/<dataset>-<protocol>-<embedder>.json`: retrieval benchmark results;
+//! * `scaling/<name>.json`: the scaling study (`sims scaling`).
 //!
-//! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/` and
-//! `bench/` hold one PNG and one SVG per figure; `csv/` holds every figure's series
+//! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/`,
+//! `bench/` and `scaling/` hold one PNG and one SVG per figure; `csv/` holds every figure's series
 //! and every table as CSV. The Markdown tables go to `<results>/sims/TABLES.md`, and
 //! the generated blocks of `REPRODUCE.md` are refreshed in place.
 //!

@@ -40,7 +40,7 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct Dirs {
-    /// Directory with sims/{paper,corrected}/*.json and bench/*.json.
+    /// Directory with sims/{paper,corrected}/*.json, bench/*.json and scaling/*.json.
     #[arg(long, default_value = "results")]
     results: PathBuf,
     /// Output directory for figures and CSVs.
@@ -64,7 +64,7 @@ impl Dirs {
 /// Directories whose figure/CSV files belong to `report figures`.
 fn figure_dirs(p: &Paths) -> Vec<Managed> {
     let mut v = Vec::new();
-    for d in ["paper", "corrected", "bench"] {
+    for d in ["paper", "corrected", "bench", "scaling"] {
         v.push(Managed {
             dir: p.out.join(d),
             extensions: &["png", "svg"],

@@ -23,6 +23,7 @@ pub mod noise_robustness;
 pub mod pg_vs_heuristic;
 pub mod prune_health;
 pub mod scaling;
+pub mod scaling_study;
 pub mod seeds;
 pub mod static_vs_learning;
 pub mod structural;
@@ -112,6 +113,12 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
     }
     for fig in bench::protocol_comparisons(&results.bench, notes) {
         arts.extend(fig.artifacts(out, "bench")?);
+    }
+    for (name, doc) in &results.scaling {
+        match scaling_study::figure(doc, name).and_then(|f| f.artifacts(out, "scaling")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure scaling/{name} skipped: {e:#}")),
+        }
     }
     Ok(arts)
 }

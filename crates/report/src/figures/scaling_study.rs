@@ -1,0 +1,207 @@
+//! The scaling study (`sims scaling`, `results/scaling/*.json`): time per traversal,
+//! counted work and heap bytes per edge against graph size, one line per series,
+//! with the fitted log-log slope in each label. The reference program's times on the
+//! same scaling_analysis graphs, measured the same way (random start, traversal only;
+//! BENCHMARKS.md "(b) Scaling"), are drawn beside ours.
+
+use anyhow::{anyhow, Result};
+use serde_json::Value;
+
+use crate::data::{num, Doc};
+use crate::plot::{color, Figure, Legend, LineChart, Panel, Scale, Series};
+use crate::tables::values::REFERENCE_TRAVERSAL_US;
+
+/// One series of the study document.
+struct Line<'a> {
+    name: &'a str,
+    rows: &'a [Value],
+    slope: Option<f64>,
+    work_slope: Option<f64>,
+}
+
+fn lines(doc: &Doc) -> Result<Vec<Line<'_>>> {
+    doc.arr("/series")?
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let name = s
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| anyhow!("{}: /series/{i}/name missing", doc.name))?;
+            let rows = s
+                .get("rows")
+                .and_then(Value::as_array)
+                .ok_or_else(|| anyhow!("{}: /series/{i}/rows missing", doc.name))?;
+            let fit = |k: &str| s.pointer(&format!("/fit/{k}")).and_then(num);
+            Ok(Line {
+                name,
+                rows,
+                slope: fit("time_slope"),
+                work_slope: fit("work_slope"),
+            })
+        })
+        .collect()
+}
+
+/// `(nodes, value at pointer)` for every row, with a clear error.
+fn column(doc: &Doc, line: &Line<'_>, pointer: &str) -> Result<Vec<(f64, f64)>> {
+    line.rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let x = r.get("nodes").and_then(num);
+            let y = r.pointer(pointer).and_then(num);
+            match (x, y) {
+                (Some(x), Some(y)) => Ok((x, y)),
+                _ => Err(anyhow!(
+                    "{}: series {} row {i}: nodes or {pointer} missing",
+                    doc.name,
+                    line.name
+                )),
+            }
+        })
+        .collect()
+}
+
+fn slope_label(name: &str, slope: Option<f64>) -> String {
+    match slope {
+        Some(s) => format!("{name} (slope {s:.3})"),
+        None => name.to_string(),
+    }
+}
+
+fn log_log(title: &str, y_label: &str, y_col: &str) -> LineChart {
+    let mut c = LineChart::new(title, "graph size (nodes)", y_label, "nodes", y_col);
+    c.x_scale = Scale::Log;
+    c.y_scale = Scale::Log;
+    c.legend = Legend::UpperLeft;
+    c
+}
+
+/// The three-panel figure of one study file.
+pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
+    let lines = lines(doc)?;
+    if lines.is_empty() {
+        return Err(anyhow!("{}: no series", doc.name));
+    }
+    let mut time = log_log(
+        "Median time per traversal (band: p10-p90 of batch means)",
+        "µs per traversal",
+        "us_per_traversal",
+    );
+    // room above the reference line for the legend
+    time.y_range = Some((0.3, 1e8));
+    let mut work = log_log(
+        "Counted work per traversal",
+        "edges touched (solid) / nodes fired (dashed)",
+        "per_traversal",
+    );
+    // room above the lines for the legend
+    work.y_range = Some((2.0, 5000.0));
+    let mut memory = LineChart::new(
+        "Heap bytes per edge",
+        "graph size (nodes)",
+        "bytes per edge (graph total / edges)",
+        "nodes",
+        "bytes_per_edge",
+    );
+    memory.x_scale = Scale::Log;
+    memory.y_range = Some((0.0, 250.0));
+    memory.legend = Legend::LowerRight;
+    for (i, l) in lines.iter().enumerate() {
+        let us: Vec<(f64, f64)> = column(doc, l, "/time/median_ns")?
+            .into_iter()
+            .map(|(x, y)| (x, y / 1000.0))
+            .collect();
+        let lo = column(doc, l, "/time/p10_ns")?;
+        let hi = column(doc, l, "/time/p90_ns")?;
+        let mut s = Series::new(slope_label(l.name, l.slope), color(i), us);
+        s.band = Some(
+            lo.iter()
+                .zip(&hi)
+                .map(|(&(x, a), &(_, b))| (x, a / 1000.0, b / 1000.0))
+                .collect(),
+        );
+        time.series.push(s);
+        work.series.push(Series::new(
+            slope_label(&format!("{} edges", l.name), l.work_slope),
+            color(i),
+            column(doc, l, "/edges_touched_mean")?,
+        ));
+        let mut fired = Series::new(
+            format!("{} nodes fired", l.name),
+            color(i),
+            column(doc, l, "/nodes_fired_mean")?,
+        );
+        fired.dashed = true;
+        work.series.push(fired);
+        let bytes: Vec<(f64, f64)> = l
+            .rows
+            .iter()
+            .filter_map(|r| {
+                Some((
+                    r.get("nodes").and_then(num)?,
+                    r.get("bytes_per_edge").and_then(num)?,
+                ))
+            })
+            .collect();
+        if !bytes.is_empty() {
+            memory.series.push(Series::new(l.name, color(i), bytes));
+        }
+    }
+    let mut reference = Series::new(
+        "reference program, scaling_analysis graphs (Python)",
+        color(7),
+        REFERENCE_TRAVERSAL_US.to_vec(),
+    );
+    reference.dashed = true;
+    time.series.push(reference);
+    let mut panels = vec![Panel::Line(time), Panel::Line(work)];
+    if !memory.series.is_empty() {
+        panels.push(Panel::Line(memory));
+    }
+    Ok(Figure {
+        stem: stem.to_string(),
+        size: (600 * panels.len() as u32 + 200, 680),
+        title: Some("Scaling study: traversal cost vs graph size [corrected]".into()),
+        grid: (1, panels.len()),
+        panels,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(nodes: f64, ns: f64) -> Value {
+        json!({"nodes": nodes, "time": {"median_ns": ns, "p10_ns": ns * 0.9, "p90_ns": ns * 1.1},
+               "edges_touched_mean": 150.0, "nodes_fired_mean": 12.8, "bytes_per_edge": 190.0})
+    }
+
+    #[test]
+    fn builds_three_panels_and_names_missing_fields() {
+        let doc = Doc::new(
+            "scaling/s.json",
+            json!({"study": "scaling", "series": [
+                {"name": "uniform8", "rows": [row(1e3, 3000.0), row(1e6, 5000.0)],
+                 "fit": {"time_slope": 0.07, "work_slope": 0.0}}]}),
+        );
+        let f = figure(&doc, "s").unwrap();
+        assert_eq!(f.panels.len(), 3);
+        let Panel::Line(time) = &f.panels[0] else {
+            panic!("line chart expected")
+        };
+        assert_eq!(time.series[0].name, "uniform8 (slope 0.070)");
+        assert_eq!(time.series[0].points, vec![(1e3, 3.0), (1e6, 5.0)]);
+        let bad = Doc::new(
+            "scaling/bad.json",
+            json!({"series": [{"name": "u", "rows": [{"nodes": 10}], "fit": {}}]}),
+        );
+        let e = figure(&bad, "bad").unwrap_err().to_string();
+        assert!(
+            e.contains("scaling/bad.json") && e.contains("median_ns"),
+            "{e}"
+        );
+    }
+}
