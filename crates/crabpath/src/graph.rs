@@ -227,8 +227,8 @@ impl Edge {
     }
 }
 
-/// One source's outgoing edges in insertion order.
-pub type Bucket = IndexMap<NodeId, Edge, FxBuildHasher>;
+/// One source's outgoing edges in insertion order (contiguous; see [`crate::bucket`]).
+pub use crate::bucket::Bucket;
 
 /// The graph. See the module docs for the ordering guarantees.
 ///

@@ -12,7 +12,7 @@
 //!
 //! | paper concept | module | spec |
 //! |---|---|---|
-//! | nodes, signed edges, insertion order | [`graph`] | CORE.md §1 |
+//! | nodes, signed edges, insertion order | [`graph`], [`bucket`] (one source's edges) | CORE.md §1 |
 //! | reflex / habitual / dormant / inhibitory | [`tier`] | §2 |
 //! | seeding, beam, hops, inhibition, damping, budgets | [`traverse`](mod@traverse) | §3–4 |
 //! | heuristic rule, Hebbian co-firing, PG with STOP | [`learn`] | §5 |
@@ -27,6 +27,7 @@
 //!
 //! The `paper` profile keeps every quirk listed in CORE.md §14; the `corrected` profile
 //! fixes them. Each fix and its reason is listed in the [`profile`] module docs.
+pub mod bucket;
 pub mod decay;
 pub mod embed;
 pub mod error;
