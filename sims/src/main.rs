@@ -141,7 +141,7 @@ enum Command {
     /// Per graph size: time per traversal (median of batch means), nodes fired and
     /// edges touched (counted by the engine), heap bytes per edge; log-log slopes.
     /// Writes one JSON file (see sims::scaling for its fields); builds one graph at a
-    /// time (peak resident memory: 10^6 nodes ≈ 2 GB, 10^7 ≈ 16 GB).
+    /// time (peak resident memory: 10^6 nodes ≈ 1.5 GB, 10^7 ≈ 12.5 GB).
     Scaling {
         /// Graph sizes in nodes, comma-separated, ascending (default
         /// 50,100,250,500,1000,2000,10000,100000,1000000).

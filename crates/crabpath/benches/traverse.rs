@@ -5,17 +5,18 @@
 //!
 //! Run: `cargo bench -p crabpath --bench traverse` (add `-- --quick` for a fast pass).
 //! `CRABPATH_BENCH_MAX_NODES` sets the largest size: `100000` on a small machine (a
-//! 10^6 graph holds ~1.6 GB), `10000000` to add 10^7 nodes (~16 GB per graph, one
-//! graph at a time; skipped with a message when `MemAvailable` is below 17 GB at
+//! 10^6 graph holds ~1 GB), `10000000` to add 10^7 nodes (~10 GB per graph, one
+//! graph at a time; skipped with a message when `MemAvailable` is below 13 GiB at
 //! start).
 
 use crabpath::synth::{random_graph, Degree, SplitMix64};
 use crabpath::{NodeId, TraversalConfig, TraversalResult, Traverser};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-/// Bytes of memory a 10^7-node graph needs (measured: 196 heap bytes per edge,
-/// BENCHMARKS.md "Memory per edge"), with headroom.
-const BYTES_FOR_1E7: u64 = 17 << 30;
+/// Bytes of memory a 10^7-node graph needs (measured: ~123 heap bytes per edge, peak
+/// RSS 12.3 GB for the 10^7 scaling study; BENCHMARKS.md "Memory per edge"), with
+/// headroom.
+const BYTES_FOR_1E7: u64 = 13 << 30;
 
 /// `MemAvailable` from /proc/meminfo, in bytes.
 fn mem_available() -> Option<u64> {
@@ -37,7 +38,7 @@ fn sizes() -> Vec<usize> {
         .collect();
     if out.contains(&10_000_000) && mem_available().is_none_or(|m| m < BYTES_FOR_1E7) {
         eprintln!(
-            "traverse: skipping 10^7 nodes: MemAvailable {} GiB < 17 GiB",
+            "traverse: skipping 10^7 nodes: MemAvailable {} GiB < 13 GiB",
             mem_available().map_or("unknown".into(), |m| (m >> 30).to_string())
         );
         out.retain(|&n| n < 10_000_000);
