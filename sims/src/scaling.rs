@@ -22,9 +22,7 @@ use std::time::Instant;
 
 use anyhow::{ensure, Result};
 use crabpath::synth::{self, Degree};
-use crabpath::{
-    Graph, NodeId, Profile, TierThresholds, TraversalConfig, TraversalResult, Traverser,
-};
+use crabpath::{Graph, NodeId, Profile, TraversalConfig, TraversalResult, Traverser};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -82,23 +80,16 @@ impl Family {
 
     /// Query settings (corrected profile switches applied).
     pub fn config(self) -> TraversalConfig {
-        let base = match self {
-            Family::ScalingAnalysis => TraversalConfig {
-                max_hops: 4,
-                beam_width: 1,
-                tiers: TierThresholds {
-                    habitual: (0.2, 0.8),
+        match self {
+            Family::ScalingAnalysis => scaling_analysis::query_config(Profile::Corrected),
+            Family::Uniform8 | Family::Powerlaw8 => {
+                Profile::Corrected.adjust_traversal(TraversalConfig {
+                    max_hops: 3,
+                    beam_width: 4,
                     ..Default::default()
-                },
-                ..Default::default()
-            },
-            Family::Uniform8 | Family::Powerlaw8 => TraversalConfig {
-                max_hops: 3,
-                beam_width: 4,
-                ..Default::default()
-            },
-        };
-        Profile::Corrected.adjust_traversal(base)
+                })
+            }
+        }
     }
 
     /// The graph of `n` nodes.

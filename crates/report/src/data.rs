@@ -181,62 +181,20 @@ impl Results {
                 ));
             }
         }
-        let bench = root.join("bench");
-        match fs::read_dir(&bench) {
-            Err(_) => notes.push(format!(
+        match load_dir(root, "bench", |v| v.get("method_metrics").is_some(), notes) {
+            Some(docs) => out.bench = docs,
+            None => notes.push(format!(
                 "{}: no such directory; benchmark figures and table cells skipped",
-                bench.display()
+                root.join("bench").display()
             )),
-            Ok(entries) => {
-                let mut files: Vec<PathBuf> = entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                    .collect();
-                files.sort();
-                for path in files {
-                    let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-                        continue;
-                    };
-                    let rel = format!("bench/{stem}.json");
-                    match read_json(&path) {
-                        Ok(Some(value)) if value.get("method_metrics").is_some() => {
-                            out.bench.insert(stem.to_string(), Doc::new(rel, value));
-                        }
-                        Ok(Some(_)) => {
-                            notes.push(format!("{rel}: no method_metrics; not a bench result"))
-                        }
-                        Ok(None) => {}
-                        Err(e) => notes.push(format!("{rel}: {e:#}; skipped")),
-                    }
-                }
-            }
         }
-        let scaling = root.join("scaling");
-        if let Ok(entries) = fs::read_dir(&scaling) {
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect();
-            files.sort();
-            for path in files {
-                let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-                    continue;
-                };
-                let rel = format!("scaling/{stem}.json");
-                match read_json(&path) {
-                    Ok(Some(value)) if value.get("study").is_some_and(|v| v == "scaling") => {
-                        out.scaling.insert(stem.to_string(), Doc::new(rel, value));
-                    }
-                    Ok(Some(_)) => notes.push(format!("{rel}: not a `sims scaling` result")),
-                    Ok(None) => {}
-                    Err(e) => notes.push(format!("{rel}: {e:#}; skipped")),
-                }
-            }
-        } else {
-            notes.push(format!(
+        let is_study = |v: &Value| v.get("study").is_some_and(|s| s == "scaling");
+        match load_dir(root, "scaling", is_study, notes) {
+            Some(docs) => out.scaling = docs,
+            None => notes.push(format!(
                 "{}: no such directory; scaling study figure skipped (run `sims scaling`)",
-                scaling.display()
-            ));
+                root.join("scaling").display()
+            )),
         }
         out
     }
@@ -245,6 +203,39 @@ impl Results {
     pub fn sim(&self, profile: Profile, sim: &str) -> Option<&Doc> {
         self.sims.get(&(profile, sim.to_string()))
     }
+}
+
+/// Every `<root>/<sub>/<stem>.json` that `accept` recognises, by stem (sorted);
+/// `None` when the directory does not exist. Unreadable, invalid or unrecognised
+/// files become notes.
+fn load_dir(
+    root: &Path,
+    sub: &str,
+    accept: impl Fn(&Value) -> bool,
+    notes: &mut Notes,
+) -> Option<BTreeMap<String, Doc>> {
+    let entries = fs::read_dir(root.join(sub)).ok()?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut docs = BTreeMap::new();
+    for path in files {
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let rel = format!("{sub}/{stem}.json");
+        match read_json(&path) {
+            Ok(Some(value)) if accept(&value) => {
+                docs.insert(stem.to_string(), Doc::new(rel, value));
+            }
+            Ok(Some(_)) => notes.push(format!("{rel}: not a {sub} result; skipped")),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("{rel}: {e:#}; skipped")),
+        }
+    }
+    Some(docs)
 }
 
 /// `Ok(None)` when the file does not exist.

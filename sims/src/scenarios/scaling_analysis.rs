@@ -62,9 +62,10 @@ fn loglog_slope(points: &[(f64, f64)]) -> f64 {
     crate::stats::loglog_slope(points).unwrap_or(f64::NAN)
 }
 
-/// Runs the simulation for one profile and seed (SIMS.md §10).
-pub fn run(profile: Profile, seed: u64) -> Result<Value> {
-    let cfg = profile.adjust_traversal(TraversalConfig {
+/// The sim's query settings (SIMS.md §10): 4 hops, beam 1, habitual 0.2–0.8, with
+/// the profile's switches.
+pub fn query_config(profile: Profile) -> TraversalConfig {
+    profile.adjust_traversal(TraversalConfig {
         max_hops: 4,
         beam_width: 1,
         tiers: TierThresholds {
@@ -72,7 +73,12 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             ..Default::default()
         },
         ..Default::default()
-    });
+    })
+}
+
+/// Runs the simulation for one profile and seed (SIMS.md §10).
+pub fn run(profile: Profile, seed: u64) -> Result<Value> {
+    let cfg = query_config(profile);
     let corrected = profile == Profile::Corrected;
     let mut trav = Traverser::new();
     let (mut rows, mut times, mut works) = (Vec::new(), Vec::new(), Vec::new());
