@@ -28,7 +28,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::alloc;
-use crate::scenarios::scaling_analysis;
+use crate::scenarios::{forced_graph, scaling_analysis};
 use crate::stats::{loglog_slope, quantile};
 
 /// Default graph sizes: the sim's six, then decades to 10^6.
@@ -81,7 +81,7 @@ impl Family {
     /// Query settings (corrected profile switches applied).
     pub fn config(self) -> TraversalConfig {
         match self {
-            Family::ScalingAnalysis => scaling_analysis::query_config(Profile::Corrected),
+            Family::ScalingAnalysis => forced_graph::query_config(Profile::Corrected),
             Family::Uniform8 | Family::Powerlaw8 => {
                 Profile::Corrected.adjust_traversal(TraversalConfig {
                     max_hops: 3,

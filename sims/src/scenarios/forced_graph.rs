@@ -8,7 +8,7 @@
 //! edges are added at 0.4 in list order.
 
 use anyhow::Result;
-use crabpath::{Edge, Graph, Node, NodeId, Profile};
+use crabpath::{Edge, Graph, Node, NodeId, Profile, TierThresholds, TraversalConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -102,6 +102,32 @@ pub fn build(
         }
     }
     Ok(g)
+}
+
+/// The query settings every forced-target sim uses (SIMS.md §4, §8–§10): 4 hops,
+/// beam 1, habitual 0.2–0.8, with the profile's switches.
+pub fn query_config(profile: Profile) -> TraversalConfig {
+    profile.adjust_traversal(TraversalConfig {
+        max_hops: 4,
+        beam_width: 1,
+        tiers: TierThresholds {
+            habitual: (0.2, 0.8),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
+/// The correct path's edges as `"a->b"` keys with their endpoints resolved in `g`.
+pub fn path_edges(
+    g: &Graph,
+    ids: &[String],
+    path_len: usize,
+) -> Result<Vec<(String, NodeId, NodeId)>> {
+    path_keys(ids, path_len)
+        .into_iter()
+        .map(|(k, a, b)| Ok((k, g.require(&a)?, g.require(&b)?)))
+        .collect()
 }
 
 /// The correct path's edges as `"a->b"` keys with their node pairs.

@@ -11,8 +11,7 @@
 
 use anyhow::Result;
 use crabpath::{
-    apply_outcome, Episode, Graph, LearningConfig, NodeId, Profile, TierThresholds,
-    TraversalConfig, TraversalResult, Traverser,
+    apply_outcome, Episode, Graph, LearningConfig, NodeId, Profile, TraversalResult, Traverser,
 };
 use serde_json::{json, Map, Value};
 
@@ -59,19 +58,8 @@ fn on_path(r: &TraversalResult, path: &[(String, NodeId, NodeId)]) -> bool {
 fn run_level(profile: Profile, seed: u64, level: f64) -> Result<Value> {
     let mut g = build(profile, seed)?;
     let ids = ids();
-    let path: Vec<(String, NodeId, NodeId)> = forced_graph::path_keys(&ids, PATH_LEN)
-        .into_iter()
-        .map(|(k, a, b)| Ok((k, g.require(&a)?, g.require(&b)?)))
-        .collect::<Result<_>>()?;
-    let cfg = profile.adjust_traversal(TraversalConfig {
-        max_hops: 4,
-        beam_width: 1,
-        tiers: TierThresholds {
-            habitual: (0.2, 0.8),
-            ..Default::default()
-        },
-        ..Default::default()
-    });
+    let path = forced_graph::path_edges(&g, &ids, PATH_LEN)?;
+    let cfg = forced_graph::query_config(profile);
     let learning = profile.adjust_learning(LearningConfig {
         learning_rate: 0.1,
         ..Default::default()

@@ -12,9 +12,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use crabpath::{
-    Graph, NodeId, Profile, Tier, TierThresholds, TraversalConfig, TraversalResult, Traverser,
-};
+use crabpath::{Graph, NodeId, Profile, Tier, TraversalConfig, TraversalResult, Traverser};
 use serde_json::{json, Value};
 
 use super::forced_graph::{self, SimRng};
@@ -62,23 +60,9 @@ fn loglog_slope(points: &[(f64, f64)]) -> f64 {
     crate::stats::loglog_slope(points).unwrap_or(f64::NAN)
 }
 
-/// The sim's query settings (SIMS.md §10): 4 hops, beam 1, habitual 0.2–0.8, with
-/// the profile's switches.
-pub fn query_config(profile: Profile) -> TraversalConfig {
-    profile.adjust_traversal(TraversalConfig {
-        max_hops: 4,
-        beam_width: 1,
-        tiers: TierThresholds {
-            habitual: (0.2, 0.8),
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-}
-
 /// Runs the simulation for one profile and seed (SIMS.md §10).
 pub fn run(profile: Profile, seed: u64) -> Result<Value> {
-    let cfg = query_config(profile);
+    let cfg = forced_graph::query_config(profile);
     let corrected = profile == Profile::Corrected;
     let mut trav = Traverser::new();
     let (mut rows, mut times, mut works) = (Vec::new(), Vec::new(), Vec::new());
