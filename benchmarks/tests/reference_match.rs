@@ -30,23 +30,48 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn run_bench(args: &[&str], out: &Path) -> Value {
+/// `bench run --dataset <dataset> --variant <variant> --limit <limit> <flags>` on the
+/// staged data, or `None` (with a note) when `<staged>/<file>` is absent.
+fn run_staged(
+    file: &str,
+    dataset: &str,
+    variant: &str,
+    limit: &str,
+    flags: &[&str],
+) -> Option<Value> {
+    let dir = common::staged_dir()?;
+    if !dir.join(file).is_file() {
+        eprintln!("note: {file} not staged; skipping");
+        return None;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("report.json");
     let st = Command::new(env!("CARGO_BIN_EXE_bench"))
-        .args(args)
+        .arg("--data-dir")
+        .arg(&dir)
+        .args([
+            "run",
+            "--dataset",
+            dataset,
+            "--variant",
+            variant,
+            "--limit",
+            limit,
+        ])
+        .args(flags)
         .arg("--out")
-        .arg(out)
+        .arg(&out)
         .args(["--no-progress", "--no-timings", "--bootstrap", "50"])
         .stdout(std::process::Stdio::null())
         .status()
         .expect("bench runs");
     assert!(st.success(), "bench run failed: {st}");
-    let text = std::fs::read_to_string(out).expect("report written");
-    serde_json::from_str(&text).expect("report is JSON")
+    let text = std::fs::read_to_string(&out).expect("report written");
+    Some(serde_json::from_str(&text).expect("report is JSON"))
 }
 
 fn check(
@@ -62,16 +87,7 @@ fn check(
         Some(sizes.2),
         "dataset_queries"
     );
-    for &(m, k, want) in metrics {
-        let got = report["method_metrics"][m][k]
-            .as_f64()
-            .unwrap_or_else(|| panic!("missing method_metrics.{m}.{k}"));
-        assert_eq!(
-            got.to_bits(),
-            want.to_bits(),
-            "{m}.{k}: got {got:?}, want {want:?}"
-        );
-    }
+    check_subset(report, metrics);
     for &(m, q, k, want) in curves {
         let got = report["learning_curves"][m][q][k]
             .as_f64()
@@ -103,67 +119,35 @@ fn check(
 
 #[test]
 fn hotpotqa_first103_paper_shared_matches_reference() {
-    let Some(dir) = common::staged_dir() else {
-        return;
-    };
-    if !dir
-        .join("hotpotqa/hotpot_dev_distractor_v1.first103.json.gz")
-        .is_file()
-    {
-        eprintln!("note: first103 not staged; skipping");
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let d = dir.to_string_lossy().into_owned();
-    let r = run_bench(
+    let Some(r) = run_staged(
+        "hotpotqa/hotpot_dev_distractor_v1.first103.json.gz",
+        "hotpotqa",
+        "first103",
+        "0",
         &[
-            "--data-dir",
-            &d,
-            "run",
-            "--dataset",
-            "hotpotqa",
-            "--variant",
-            "first103",
-            "--limit",
-            "0",
             "--protocol",
             "paper",
             "--embedder",
             "hash-v1",
             "--shared-edge-state",
         ],
-        &tmp.path().join("hp.json"),
-    );
+    ) else {
+        return;
+    };
     check(&r, HOTPOT103_SIZES, HOTPOT103_METRICS, HOTPOT103_CURVES);
 }
 
 #[test]
 fn hotpotqa_first103_deep_copies_change_only_pg() {
-    let Some(dir) = common::staged_dir() else {
+    let Some(r) = run_staged(
+        "hotpotqa/hotpot_dev_distractor_v1.first103.json.gz",
+        "hotpotqa",
+        "first103",
+        "0",
+        &[],
+    ) else {
         return;
     };
-    if !dir
-        .join("hotpotqa/hotpot_dev_distractor_v1.first103.json.gz")
-        .is_file()
-    {
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let d = dir.to_string_lossy().into_owned();
-    let r = run_bench(
-        &[
-            "--data-dir",
-            &d,
-            "run",
-            "--dataset",
-            "hotpotqa",
-            "--variant",
-            "first103",
-            "--limit",
-            "0",
-        ],
-        &tmp.path().join("hp.json"),
-    );
     let not_pg: Vec<(&str, &str, f64)> = HOTPOT103_METRICS
         .iter()
         .copied()
@@ -180,9 +164,12 @@ fn hotpotqa_first103_deep_copies_change_only_pg() {
     );
 }
 
+/// Every `(method, metric, value)` equals the report's `method_metrics`, bit for bit.
 fn check_subset(report: &Value, metrics: &[(&str, &str, f64)]) {
     for &(m, k, want) in metrics {
-        let got = report["method_metrics"][m][k].as_f64().unwrap_or(f64::NAN);
+        let got = report["method_metrics"][m][k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("missing method_metrics.{m}.{k}"));
         assert_eq!(
             got.to_bits(),
             want.to_bits(),
@@ -193,37 +180,21 @@ fn check_subset(report: &Value, metrics: &[(&str, &str, f64)]) {
 
 #[test]
 fn multihop_sample500_limit100_paper_shared_matches_reference() {
-    let Some(dir) = common::staged_dir() else {
-        return;
-    };
-    if !dir
-        .join("multihop_rag/MultiHopRAG.sample500.json.gz")
-        .is_file()
-    {
-        eprintln!("note: sample500 not staged; skipping");
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let d = dir.to_string_lossy().into_owned();
-    let r = run_bench(
+    let Some(r) = run_staged(
+        "multihop_rag/MultiHopRAG.sample500.json.gz",
+        "multihop-rag",
+        "sample500",
+        "100",
         &[
-            "--data-dir",
-            &d,
-            "run",
-            "--dataset",
-            "multihop-rag",
-            "--variant",
-            "sample500",
-            "--limit",
-            "100",
             "--protocol",
             "paper",
             "--embedder",
             "hash-v1",
             "--shared-edge-state",
         ],
-        &tmp.path().join("mh.json"),
-    );
+    ) else {
+        return;
+    };
     check(
         &r,
         MULTIHOP100_SIZES,
@@ -387,32 +358,15 @@ const MULTIHOP100_CURVES: &[(&str, &str, &str, f64)] = &[
 
 #[test]
 fn multihop_sample500_all_paper_shared_matches_reference() {
-    let Some(dir) = common::staged_dir() else {
+    let Some(r) = run_staged(
+        "multihop_rag/MultiHopRAG.sample500.json.gz",
+        "multihop-rag",
+        "sample500",
+        "0",
+        &["--shared-edge-state"],
+    ) else {
         return;
     };
-    if !dir
-        .join("multihop_rag/MultiHopRAG.sample500.json.gz")
-        .is_file()
-    {
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let d = dir.to_string_lossy().into_owned();
-    let r = run_bench(
-        &[
-            "--data-dir",
-            &d,
-            "run",
-            "--dataset",
-            "multihop-rag",
-            "--variant",
-            "sample500",
-            "--limit",
-            "0",
-            "--shared-edge-state",
-        ],
-        &tmp.path().join("mh.json"),
-    );
     check(
         &r,
         MULTIHOP500_SIZES,
