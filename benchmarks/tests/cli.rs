@@ -22,6 +22,25 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `bench inspect --dataset <dataset> --input <file>`.
+fn inspect_file(dataset: &str, file: &Path) -> Output {
+    run(&[
+        "inspect",
+        "--dataset",
+        dataset,
+        "--input",
+        &file.to_string_lossy(),
+    ])
+}
+
+/// Asserts exit status 2 and exactly one line on stderr; returns that stderr.
+fn one_line_error(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+    let e = stderr(o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    e
+}
+
 /// Files (recursively) under `dir`.
 fn files_under(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -143,25 +162,13 @@ fn minilm_without_a_model_exits_2_with_the_fetch_hint() {
 #[test]
 fn inspect_fixture_succeeds() {
     let f = fixture("hotpotqa_tiny.json");
-    let o = run(&[
-        "inspect",
-        "--dataset",
-        "hotpotqa",
-        "--input",
-        f.to_str().unwrap(),
-    ]);
+    let o = inspect_file("hotpotqa", &f);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
     assert!(s.contains("questions: 3"), "{s}");
     assert!(s.contains("nodes 5"), "{s}");
     let f = fixture("multihop_tiny.json");
-    let o = run(&[
-        "inspect",
-        "--dataset",
-        "multihop-rag",
-        "--input",
-        f.to_str().unwrap(),
-    ]);
+    let o = inspect_file("multihop-rag", &f);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("3 non-null queries selected, nodes 3"),
@@ -173,16 +180,8 @@ fn inspect_fixture_succeeds() {
 #[test]
 fn malformed_hotpot_exits_2_with_one_line_naming_file_row_field() {
     let f = fixture("hotpotqa_malformed.json");
-    let o = run(&[
-        "inspect",
-        "--dataset",
-        "hotpotqa",
-        "--input",
-        f.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert_eq!(e.lines().count(), 1, "{e}");
+    let o = inspect_file("hotpotqa", &f);
+    let e = one_line_error(&o);
     assert!(
         e.contains(&format!(
             "{}: row 1: field context[0][1][2]: expected string, found number 7",
@@ -195,16 +194,8 @@ fn malformed_hotpot_exits_2_with_one_line_naming_file_row_field() {
 #[test]
 fn malformed_multihop_exits_2() {
     let f = fixture("multihop_malformed.json");
-    let o = run(&[
-        "inspect",
-        "--dataset",
-        "multihop-rag",
-        "--input",
-        f.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert_eq!(e.lines().count(), 1, "{e}");
+    let o = inspect_file("multihop-rag", &f);
+    let e = one_line_error(&o);
     assert!(
         e.contains(
             "row 2: field evidence_list[1].fact: expected string (or null), found array of 3"
@@ -218,13 +209,7 @@ fn invalid_json_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("x.json");
     std::fs::write(&p, "[{\"query\": ").unwrap();
-    let o = run(&[
-        "inspect",
-        "--dataset",
-        "multihop-rag",
-        "--input",
-        p.to_str().unwrap(),
-    ]);
+    let o = inspect_file("multihop-rag", &p);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("row 0: invalid JSON"), "{}", stderr(&o));
 }
@@ -234,9 +219,7 @@ fn missing_file_exits_2_listing_paths_and_fetch_hint() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let o = run(&["inspect", "--dataset", "hotpotqa", "--data-dir", d]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert_eq!(e.lines().count(), 1, "{e}");
+    let e = one_line_error(&o);
     assert!(
         e.contains(&format!("{d}/hotpotqa/hotpot_dev_distractor_v1.json")),
         "{e}"
