@@ -1,7 +1,7 @@
 //! Small helpers shared by the scenarios (SIMS.md §0 conventions).
 
 use anyhow::{Context, Result};
-use crabpath::{Edge, Graph, Node, NodeId};
+use crabpath::{Edge, Graph, Node, NodeId, Profile, TierThresholds, TraversalConfig};
 
 /// Python `str.title()` of `s`: a cased character is upper-cased when the previous
 /// character is not cased, lower-cased otherwise (digits and spaces are uncased).
@@ -58,6 +58,21 @@ pub fn weight(g: &Graph, source: &str, target: &str) -> Option<f64> {
     let s = g.lookup(source)?;
     let t = g.lookup(target)?;
     g.weight(s, t)
+}
+
+/// The traversal settings the simulations pass (`TraversalConfig(max_hops=…,
+/// beam_width=…, habitual_range=(0.2, 0.8))`, everything else default), with the
+/// profile's switches.
+pub fn query_config(profile: Profile, max_hops: usize, beam_width: usize) -> TraversalConfig {
+    profile.adjust_traversal(TraversalConfig {
+        max_hops,
+        beam_width,
+        tiers: TierThresholds {
+            habitual: (0.2, 0.8),
+            ..TierThresholds::default()
+        },
+        ..TraversalConfig::default()
+    })
 }
 
 /// Fired node ids as owned strings.

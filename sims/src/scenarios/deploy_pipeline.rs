@@ -2,10 +2,10 @@
 //! identical positive queries.
 
 use anyhow::Result;
-use crabpath::{apply_outcome, Episode, Graph, TierThresholds, TraversalConfig, Traverser};
+use crabpath::{apply_outcome, Episode, Graph, Traverser};
 use serde_json::{json, Map, Value};
 
-use super::common::{add_titled, edge, id, weight};
+use super::common::{add_titled, edge, id, query_config, weight};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
@@ -60,15 +60,7 @@ impl Simulation for DeployPipeline {
         for w in NODES.windows(2) {
             edge(&mut g, w[0], w[1], 0.27)?;
         }
-        let config = profile.adjust_traversal(TraversalConfig {
-            max_hops: 6,
-            beam_width: 1,
-            tiers: TierThresholds {
-                habitual: (0.2, 0.8),
-                ..TierThresholds::default()
-            },
-            ..TraversalConfig::default()
-        });
+        let config = query_config(profile, 6, 1);
         let learning = profile.learning();
         let seeds = [(id(&g, NODES[0])?, 1.0)];
         let mut traverser = Traverser::new();

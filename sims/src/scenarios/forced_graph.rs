@@ -8,7 +8,7 @@
 //! edges are added at 0.4 in list order.
 
 use anyhow::Result;
-use crabpath::{Edge, Graph, Node, NodeId, Profile, TierThresholds, TraversalConfig};
+use crabpath::{Edge, Graph, Node, NodeId, Profile, TraversalConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -107,15 +107,7 @@ pub fn build(
 /// The query settings every forced-target sim uses (SIMS.md §4, §8–§10): 4 hops,
 /// beam 1, habitual 0.2–0.8, with the profile's switches.
 pub fn query_config(profile: Profile) -> TraversalConfig {
-    profile.adjust_traversal(TraversalConfig {
-        max_hops: 4,
-        beam_width: 1,
-        tiers: TierThresholds {
-            habitual: (0.2, 0.8),
-            ..Default::default()
-        },
-        ..Default::default()
-    })
+    super::common::query_config(profile, 4, 1)
 }
 
 /// The correct path's edges as `"a->b"` keys with their endpoints resolved in `g`.

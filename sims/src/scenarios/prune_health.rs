@@ -5,11 +5,11 @@ use anyhow::Result;
 use crabpath::maintain::prune_edges;
 use crabpath::{
     apply_decay, apply_outcome, measure_health, DecayConfig, Episode, Graph, LearningConfig,
-    TierThresholds, TraversalConfig, Traverser,
+    Traverser,
 };
 use serde_json::{json, Value};
 
-use super::common::{add_with, edge, id, names};
+use super::common::{add_with, edge, id, names, query_config};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
@@ -28,15 +28,7 @@ fn batch(
     n: usize,
     profile: Profile,
 ) -> Result<Vec<(String, Vec<String>)>> {
-    let config = profile.adjust_traversal(TraversalConfig {
-        max_hops: 2,
-        beam_width: 5,
-        tiers: TierThresholds {
-            habitual: (0.2, 0.8),
-            ..TierThresholds::default()
-        },
-        ..TraversalConfig::default()
-    });
+    let config = query_config(profile, 2, 5);
     let learning = profile.adjust_learning(LearningConfig {
         learning_rate: 0.08,
         ..LearningConfig::default()

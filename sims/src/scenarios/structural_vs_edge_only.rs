@@ -7,12 +7,11 @@ use crabpath::index::VectorIndex;
 use crabpath::maintain::{prune_edges, run_maintenance, MaintenanceOptions};
 use crabpath::state::State;
 use crabpath::{
-    apply_outcome, measure_health, DecayConfig, Episode, Graph, LearningConfig, Node,
-    TierThresholds, TraversalConfig, Traverser,
+    apply_outcome, measure_health, DecayConfig, Episode, Graph, LearningConfig, Node, Traverser,
 };
 use serde_json::{json, Map, Value};
 
-use super::common::{edge, id};
+use super::common::{edge, id, query_config};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
@@ -100,15 +99,7 @@ fn reload(g: &Graph) -> Result<Graph> {
 
 fn run_strategy(base: &Graph, strategy: &str, profile: Profile) -> Result<Value> {
     let mut g = reload(base)?;
-    let config = profile.adjust_traversal(TraversalConfig {
-        max_hops: 4,
-        beam_width: 4,
-        tiers: TierThresholds {
-            habitual: (0.2, 0.8),
-            ..TierThresholds::default()
-        },
-        ..TraversalConfig::default()
-    });
+    let config = query_config(profile, 4, 4);
     let learning = profile.adjust_learning(LearningConfig {
         learning_rate: 0.08,
         ..LearningConfig::default()
