@@ -72,15 +72,7 @@ impl StackedArea {
                 });
             base = top;
         }
-        if let Some(pos) = self.legend.position() {
-            c.configure_series_labels()
-                .position(pos)
-                .margin(10)
-                .background_style(WHITE.mix(0.9))
-                .border_style(RGBColor(0x99, 0x99, 0x99))
-                .label_font((FAMILY, size::LEGEND))
-                .draw()?;
-        }
+        self.legend.draw(&mut c, None)?;
         Ok(())
     }
 

@@ -227,14 +227,8 @@ impl BarChart {
                 c.draw_series(std::iter::once(Text::new(label.clone(), (-0.45, *y), st)))?;
             }
         }
-        if let (true, Some(pos)) = (labelled, self.legend.position()) {
-            c.configure_series_labels()
-                .position(pos)
-                .margin(10)
-                .background_style(WHITE.mix(0.9))
-                .border_style(RGBColor(0x99, 0x99, 0x99))
-                .label_font((FAMILY, size::LEGEND))
-                .draw()?;
+        if labelled {
+            self.legend.draw(&mut c, None)?;
         }
         Ok(())
     }

@@ -255,15 +255,8 @@ impl LineChart {
                 });
             }
         }
-        if let (true, Some(pos)) = (labelled, self.legend.position()) {
-            c.configure_series_labels()
-                .position(pos)
-                .margin(10)
-                .legend_area_size(30)
-                .background_style(WHITE.mix(0.9))
-                .border_style(RGBColor(0x99, 0x99, 0x99))
-                .label_font((FAMILY, size::LEGEND))
-                .draw()?;
+        if labelled {
+            self.legend.draw(c, Some(30))?;
         }
         Ok(())
     }

@@ -92,6 +92,35 @@ impl Legend {
             Legend::MiddleRight => SeriesLabelPosition::MiddleRight,
         })
     }
+
+    /// Draws the chart's series legend here, in the house style (white box, grey
+    /// border, legend font); `marker_width` widens the marker column. No legend for
+    /// [`Legend::None`].
+    pub fn draw<'a, DB, CT>(
+        self,
+        chart: &mut ChartContext<'a, DB, CT>,
+        marker_width: Option<u32>,
+    ) -> Result<()>
+    where
+        DB: DrawingBackend + 'a,
+        DB::ErrorType: 'static,
+        CT: CoordTranslate,
+    {
+        let Some(pos) = self.position() else {
+            return Ok(());
+        };
+        let mut labels = chart.configure_series_labels();
+        labels.position(pos).margin(10);
+        if let Some(w) = marker_width {
+            labels.legend_area_size(w);
+        }
+        labels
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(0x99, 0x99, 0x99))
+            .label_font((FAMILY, size::LEGEND))
+            .draw()?;
+        Ok(())
+    }
 }
 
 /// One sub-plot.

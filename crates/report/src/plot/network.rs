@@ -118,14 +118,8 @@ impl Network {
                 .zip(&pos)
                 .map(|((id, _), p)| Text::new(id.clone(), (p.0 + 0.12, p.1), st.clone())),
         )?;
-        if let (false, Some(p)) = (self.edge_label.is_empty(), self.legend.position()) {
-            c.configure_series_labels()
-                .position(p)
-                .margin(10)
-                .background_style(WHITE.mix(0.9))
-                .border_style(RGBColor(0x99, 0x99, 0x99))
-                .label_font((FAMILY, size::LEGEND))
-                .draw()?;
+        if !self.edge_label.is_empty() {
+            self.legend.draw(&mut c, None)?;
         }
         Ok(())
     }
