@@ -7,25 +7,16 @@
 //! Run: `cargo bench -p crabpath --bench decay` (add `-- --quick` for a fast pass).
 //! `CRABPATH_BENCH_MAX_NODES` caps the sizes.
 
+mod common;
+
 use crabpath::synth::{random_graph, Degree};
 use crabpath::{apply_decay, DecayConfig};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-fn sizes() -> Vec<usize> {
-    let max = std::env::var("CRABPATH_BENCH_MAX_NODES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(usize::MAX);
-    [1_000usize, 10_000, 100_000, 1_000_000]
-        .into_iter()
-        .filter(|&n| n <= max)
-        .collect()
-}
-
 fn bench_decay(c: &mut Criterion) {
     let mut group = c.benchmark_group("decay");
     let cfg = DecayConfig::default();
-    for n in sizes() {
+    for n in common::sizes() {
         if n >= 100_000 {
             group.sample_size(10);
         }

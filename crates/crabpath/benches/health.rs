@@ -7,21 +7,12 @@
 //! Run: `cargo bench -p crabpath --bench health` (add `-- --quick` for a fast pass).
 //! `CRABPATH_BENCH_MAX_NODES` caps the sizes.
 
+mod common;
+
 use crabpath::synth::{random_graph, Degree};
 use crabpath::{measure_health, Graph};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::Value;
-
-fn sizes() -> Vec<usize> {
-    let max = std::env::var("CRABPATH_BENCH_MAX_NODES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(usize::MAX);
-    [1_000usize, 10_000, 100_000, 1_000_000]
-        .into_iter()
-        .filter(|&n| n <= max)
-        .collect()
-}
 
 /// Gives node `i` the metadata `file = "f{i / 50}.md"`.
 fn with_files(mut g: Graph) -> Graph {
@@ -40,7 +31,7 @@ fn bench_health(c: &mut Criterion) {
         ("uniform8", Degree::Uniform(8)),
         ("powerlaw8", Degree::PowerLaw(8)),
     ] {
-        for n in sizes() {
+        for n in common::sizes() {
             group.sample_size(if n >= 100_000 { 10 } else { 50 });
             let g = with_files(random_graph(n, degree, 42));
             group.throughput(Throughput::Elements(g.edge_count() as u64));

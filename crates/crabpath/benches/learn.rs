@@ -7,23 +7,14 @@
 //! Run: `cargo bench -p crabpath --bench learn` (add `-- --quick` for a fast pass).
 //! `CRABPATH_BENCH_MAX_NODES` caps the sizes.
 
+mod common;
+
 use crabpath::synth::{random_graph, Degree, SplitMix64};
 use crabpath::{
     apply_outcome, apply_outcome_pg, Episode, Graph, LearningConfig, NodeId, PgArgs,
     TraversalConfig, Traverser,
 };
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-
-fn sizes() -> Vec<usize> {
-    let max = std::env::var("CRABPATH_BENCH_MAX_NODES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(usize::MAX);
-    [1_000usize, 10_000, 100_000, 1_000_000]
-        .into_iter()
-        .filter(|&n| n <= max)
-        .collect()
-}
 
 /// 1024 episodes from traversals (beam 4, 3 hops) of random single-node seeds; only
 /// episodes that fired at least two nodes are kept (others learn nothing).
@@ -50,7 +41,7 @@ fn episodes(g: &Graph) -> Vec<Episode> {
 fn bench_learn(c: &mut Criterion) {
     let mut group = c.benchmark_group("learn");
     let lc = LearningConfig::default();
-    for n in sizes() {
+    for n in common::sizes() {
         let base = random_graph(n, Degree::Uniform(8), 42);
         let eps = episodes(&base);
         let mean_fired = eps.iter().map(|e| e.fired.len()).sum::<usize>() as f64 / eps.len() as f64;

@@ -9,6 +9,8 @@
 //! graph at a time; skipped with a message when `MemAvailable` is below 13 GiB at
 //! start).
 
+mod common;
+
 use crabpath::synth::{random_graph, Degree, SplitMix64};
 use crabpath::{NodeId, TraversalConfig, TraversalResult, Traverser};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -28,10 +30,7 @@ fn mem_available() -> Option<u64> {
 
 /// Graph sizes up to `CRABPATH_BENCH_MAX_NODES` (default 10^6).
 fn sizes() -> Vec<usize> {
-    let max = std::env::var("CRABPATH_BENCH_MAX_NODES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000);
+    let max = common::max_nodes();
     let mut out: Vec<usize> = [1_000usize, 10_000, 100_000, 1_000_000, 10_000_000]
         .into_iter()
         .filter(|&n| n <= max)
