@@ -148,6 +148,16 @@ pub fn single(p: Predicate) -> Value {
     p.to_json()
 }
 
+/// The closing word of a claim note: `"Holds."` when every predicate is met,
+/// `"FAILS."` otherwise.
+pub fn verdict(predicates: &[Predicate]) -> &'static str {
+    if predicates.iter().all(Predicate::met) {
+        "Holds."
+    } else {
+        "FAILS."
+    }
+}
+
 /// A compound claim: `{"statement", "predicates": [...], "met": all, "note"}`.
 pub fn all_of(
     statement: impl Into<String>,

@@ -136,13 +136,12 @@ impl Simulation for DeployPipeline {
                 10,
             ),
         ];
-        let note =
-            format!(
+        let note = format!(
             "The reference's claim (every chain edge > 0.8 after Q50) is kept and reported by its \
              weakest edge instead of the last one; the paper's 'reflex by Q10' is added as a \
              second predicate (all four edges pass 0.8 at query {}). {}",
             all_reflex_at.map_or("never".to_string(), |q| q.to_string()),
-            if predicates.iter().all(Predicate::met) { "Holds." } else { "FAILS." }
+            predicate::verdict(&predicates)
         );
         Ok(predicate::restate(
             doc,

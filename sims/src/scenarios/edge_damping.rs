@@ -113,11 +113,7 @@ impl Simulation for EdgeDamping {
             "The reference's two checks, kept. D is discovered at step {} with damping 0.3 \
              (paper: 4 hops). {}",
             crate::compare::render(&step),
-            if predicates.iter().all(Predicate::met) {
-                "Holds."
-            } else {
-                "FAILS."
-            }
+            predicate::verdict(&predicates)
         );
         Ok(predicate::restate(
             doc,

@@ -177,11 +177,7 @@ impl Simulation for Forgetting {
              refreshed ones) is made explicit as a third. Final: dormant {dormant_pct:?}, \
              {tracked_reflex} of {} tracked edges reflex. {}",
             tracked.len(),
-            if predicates.iter().all(Predicate::met) {
-                "Holds."
-            } else {
-                "FAILS."
-            }
+            predicate::verdict(&predicates)
         );
         Ok(predicate::restate(
             doc,

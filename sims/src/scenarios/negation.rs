@@ -125,11 +125,7 @@ impl Simulation for Negation {
             "The reference's two checks are kept as predicates. The paper's -0.94 is the -1.0 \
              clip plus a +0.06 Hebbian increment (SIMS.md §18 item 9); final weights here: bad \
              {bad:?}, good {good:?}. {}",
-            if predicates.iter().all(Predicate::met) {
-                "Holds."
-            } else {
-                "FAILS."
-            }
+            predicate::verdict(&predicates)
         );
         Ok(predicate::restate(
             doc,

@@ -195,11 +195,10 @@ impl Simulation for PruneHealth {
                 POST,
             ),
         ];
-        let note =
-            format!(
+        let note = format!(
             "The reference's three checks, kept. Edges {edges_before} -> {edges_after}, dormant \
              {before:?} -> {after:?}, {ok}/{POST} post-prune queries reach another key. {}",
-            if predicates.iter().all(Predicate::met) { "Holds." } else { "FAILS." }
+            predicate::verdict(&predicates)
         );
         Ok(predicate::restate(
             doc,
