@@ -10,6 +10,7 @@
 //!   `src/scenarios/`), [`scenarios::registry`] — the list, in run_all order.
 //! * [`claims`] — verdicts exactly as `run_all.py` (SIMS.md §0.1).
 //! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte.
+//! * [`reference`] — where the reference program's result files are (tests).
 //! * [`compare`] — path-reporting JSON comparison (exact, timing fields tolerated).
 //! * [`predicate`] — the corrected profile's machine-checked claim shape.
 //! * [`runner`] — parallel multi-seed execution, aggregation, atomic output files.
@@ -24,6 +25,7 @@ pub mod claims;
 pub mod compare;
 pub mod predicate;
 pub mod pyjson;
+pub mod reference;
 pub mod runner;
 pub mod scaling;
 pub mod scenarios;

@@ -4,8 +4,6 @@
 //! fixtures of the RNG-built graphs, and the shape and determinism of the corrected
 //! profile's claims.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::Value;
 use sims::compare::compare;
 use sims::scenarios::find;
@@ -13,15 +11,7 @@ use sims::scenarios::forced_graph::{self, SimRng};
 use sims::sim::{Profile, PAPER_SEED};
 
 fn reference(name: &str) -> Option<Value> {
-    const REL: &str = "shared/spec/reference-results/sims";
-    let dir = std::env::var_os("CRABPATH_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .ancestors()
-                .map(|a| a.join(REL))
-                .find(|d| d.is_dir())
-        })?;
+    let dir = sims::reference::results_dir()?;
     let text = std::fs::read_to_string(dir.join(format!("{name}_results.json"))).ok()?;
     Some(serde_json::from_str(&text).expect("reference parses"))
 }

@@ -3,35 +3,13 @@
 //! `CRABPATH_REFERENCE_DIR`). Skipped with a message when the directory is absent.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use sims::compare::compare;
 use sims::pyjson;
 use sims::scenarios::{registry, RUN_ALL_ORDER};
 use sims::sim::{Profile, PAPER_SEED};
-
-fn reference_dir() -> Option<PathBuf> {
-    const REL: &str = "shared/spec/reference-results/sims";
-    let dir = match std::env::var_os("CRABPATH_REFERENCE_DIR") {
-        Some(d) => PathBuf::from(d),
-        // The nearest ancestor of this crate holding `shared/spec/...`.
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .ancestors()
-            .map(|a| a.join(REL))
-            .find(|d| d.is_dir())
-            .unwrap_or_else(|| PathBuf::from(REL)),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "reference directory {} not found; set CRABPATH_REFERENCE_DIR — test skipped",
-            dir.display()
-        );
-        None
-    }
-}
 
 fn read(dir: &Path, name: &str) -> String {
     let path = dir.join(format!("{name}_results.json"));
@@ -41,7 +19,9 @@ fn read(dir: &Path, name: &str) -> String {
 /// The writer reproduces every reference file byte for byte after a parse round trip.
 #[test]
 fn python_json_writer_round_trips_every_reference_file() {
-    let Some(dir) = reference_dir() else { return };
+    let Some(dir) = sims::reference::results_dir() else {
+        return;
+    };
     for name in RUN_ALL_ORDER {
         let text = read(&dir, name);
         let value: Value = serde_json::from_str(&text)
@@ -63,7 +43,9 @@ fn python_json_writer_round_trips_every_reference_file() {
 /// field (timing fields by type only) and, without timing fields, byte for byte.
 #[test]
 fn paper_profile_matches_reference_files() {
-    let Some(dir) = reference_dir() else { return };
+    let Some(dir) = sims::reference::results_dir() else {
+        return;
+    };
     let mut failures = Vec::new();
     for sim in registry() {
         let name = sim.name();

@@ -11,24 +11,6 @@ use report::data::{Notes, Results};
 use report::tables::{self, Kind, Source};
 use report::Paths;
 
-fn reference_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("CRABPATH_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../../shared/spec/reference-results/sims")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "reference directory {} not found; set CRABPATH_REFERENCE_DIR — test skipped",
-            dir.display()
-        );
-        None
-    }
-}
-
 /// `<tmp>/results/sims/paper/<sim>.json` from the reference `<sim>_results.json` files.
 fn results_from_reference(reference: &Path, root: &Path) -> PathBuf {
     let results = root.join("results");
@@ -45,7 +27,7 @@ fn results_from_reference(reference: &Path, root: &Path) -> PathBuf {
 
 #[test]
 fn figures_and_tables_are_deterministic_and_checkable() {
-    let Some(reference) = reference_dir() else {
+    let Some(reference) = sims::reference::results_dir() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -116,7 +98,7 @@ fn figures_and_tables_are_deterministic_and_checkable() {
 
 #[test]
 fn reference_values_in_table_specs_match_the_reference_files() {
-    let Some(reference) = reference_dir() else {
+    let Some(reference) = sims::reference::results_dir() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
