@@ -69,11 +69,6 @@ impl Bucket {
         self.position(*target).map(|p| &mut self.entries[p].1)
     }
 
-    /// Whether there is an edge to `target`.
-    pub fn contains_key(&self, target: &NodeId) -> bool {
-        self.position(*target).is_some()
-    }
-
     /// Stores the edge to `target`: an existing entry is replaced in place (its old
     /// edge returned), a new one is appended.
     pub fn insert(&mut self, target: NodeId, edge: Edge) -> Option<Edge> {
