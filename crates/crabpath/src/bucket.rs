@@ -24,12 +24,6 @@ pub struct Bucket {
     index: Option<Box<FxHashMap<NodeId, u32>>>,
 }
 
-impl PartialEq for Bucket {
-    fn eq(&self, other: &Self) -> bool {
-        self.entries == other.entries
-    }
-}
-
 /// Iterator over `(&target, &edge)` in bucket order.
 pub type Iter<'a> = std::iter::Map<
     std::slice::Iter<'a, (NodeId, Edge)>,
