@@ -1,6 +1,6 @@
 //! Claim verdicts exactly as the reference's `sims/run_all.py` computes them
-//! (SIMS.md §0.1), its summary column, and the documented reasons for the reference's
-//! FAIL / N/A verdicts (SIMS.md §0.2).
+//! (`_extract_claim`), its summary column (`_summary_value`), and the documented reasons
+//! for the reference's FAIL / N/A verdicts (REPRODUCE.md discrepancies S3–S6).
 
 use std::fmt;
 
@@ -34,7 +34,8 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Every boolean the reference runner collects from a `claim` value (SIMS.md §0.1):
+/// Every boolean the reference runner collects from a `claim` value (reference
+/// `sims/run_all.py::_extract_claim`):
 /// for a map, its `met` value if boolean, all its values if *all* of them are
 /// booleans, then recursively every value; lists element-wise; a bare boolean itself.
 /// Booleans may be collected more than once; only their conjunction matters.
@@ -103,7 +104,8 @@ fn py_str(v: Option<&Value>) -> String {
     }
 }
 
-/// The reference runner's summary column (SIMS.md §0.1) for the document of sim
+/// The reference runner's summary column (reference `sims/run_all.py::_summary_value`)
+/// for the document of sim
 /// `name` (file stem); `-` where the runner prints none.
 pub fn summary(name: &str, doc: &Value) -> String {
     if doc.get("final_health").is_some() {
@@ -156,31 +158,33 @@ pub fn summary(name: &str, doc: &Value) -> String {
     }
 }
 
-/// Why the reference's verdict for `name` is not PASS (SIMS.md §0.2), if it is not.
+/// Why the reference's verdict for `name` is not PASS (REPRODUCE.md discrepancies S3–S6),
+/// if it is not.
 pub fn reference_reason(name: &str) -> Option<&'static str> {
     Some(match name {
         "pg_vs_heuristic" => {
             "pg_conservation_near_zero: the chosen edges saturate at the +1.0 clip from Q5, \
-             so Σ PG deltas = −28.40, not ≈ 0 (claim wrong for the implementation; §0.2)"
+             so Σ PG deltas = −28.40, not ≈ 0 (claim wrong for the implementation; discrepancy S3)"
         }
         "merge_compression" => {
             "merge_reduces_context: merged content = A + \"\\n\\n\" + B, exactly the \
-             two-node context (232 chars), so it can never drop (claim wrong by construction; §0.2)"
+             two-node context (232 chars), so it can never drop (claim wrong by construction; discrepancy S4)"
         }
         "structural_vs_edge_only" => {
             "full_maintenance_lowest_cost compares context chars: full 108 534 vs edge-only \
-             99 750; the paper's −12 % is summed nodes fired (1 815 → 1 598) (§0.2)"
+             99 750; the paper's −12 % is summed nodes fired (1 815 → 1 598) (discrepancy S5)"
         }
-        "noise_robustness" => "no `claim` key in the JSON, no check defined (§0.2)",
+        "noise_robustness" => "no `claim` key in the JSON, no check defined (discrepancy S6)",
         "scaling_analysis" => {
             "no `claim` key; summary.is_sublinear_time_growth is outside `claim` and \
-             timing-noise dependent (§0.2)"
+             timing-noise dependent (discrepancy S6)"
         }
         _ => return None,
     })
 }
 
-/// The verdicts the reference produced (SIMS.md §0.1 output), by sim file stem.
+/// The verdicts the reference produced (the output of reference `sims/run_all.py`), by
+/// sim file stem.
 pub fn reference_verdict(name: &str) -> Option<Verdict> {
     Some(match name {
         "pg_vs_heuristic" | "merge_compression" | "structural_vs_edge_only" => Verdict::Fail,

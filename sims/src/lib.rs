@@ -1,14 +1,14 @@
 //! # sims — the 15 CrabPath simulations
 //!
-//! Reproduces the simulation scripts of the reference implementation (crabpath
-//! v11.2.1; SIMS.md) on top of the `crabpath` core: the **paper** profile reproduces
-//! every deterministic field of the reference result files bit for bit; the
+//! Reproduces the simulation scripts of the reference implementation (crabpath v11.2.1,
+//! `sims/*.py` at commit 134c676) on top of the `crabpath` core: the **paper** profile
+//! reproduces every deterministic field of the reference result files bit for bit; the
 //! **corrected** profile runs the same scenarios with the core's bug fixes and, for the
 //! RNG-built scenarios, over several seeds.
 //!
 //! * [`sim::Simulation`] — the trait each scenario implements (one file per sim under
 //!   `src/scenarios/`), [`scenarios::registry`] — the list, in run_all order.
-//! * [`claims`] — verdicts exactly as `run_all.py` (SIMS.md §0.1).
+//! * [`claims`] — verdicts exactly as reference `sims/run_all.py`.
 //! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte.
 //! * [`reference`] — where the reference program's result files are (tests).
 //! * [`compare`] — path-reporting JSON comparison (exact, timing fields tolerated).

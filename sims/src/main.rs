@@ -1,4 +1,5 @@
-//! `sims` — run, check and summarize the CrabPath simulations (SIMS.md).
+//! `sims` — run, check and summarize the CrabPath simulations (reference `sims/*.py`,
+//! commit 134c676).
 //!
 //! ```text
 //! sims list

@@ -14,9 +14,9 @@
 //! ```
 //!
 //! `met` is always `value <comparison> threshold` (all of them for a compound claim), so
-//! the verdict of the reference runner (every boolean inside `claim`, SIMS.md §0.1) is
-//! exactly the conjunction of the predicates. [`validate`] checks the shape and that
-//! every stored `met` agrees with its value and threshold.
+//! the verdict of the reference runner (every boolean inside `claim`, reference
+//! `sims/run_all.py`) is exactly the conjunction of the predicates. [`validate`] checks the
+//! shape and that every stored `met` agrees with its value and threshold.
 
 use std::fmt;
 

@@ -1,4 +1,5 @@
-//! Python `json.dumps(value, indent=2)` output, byte for byte (SIMS.md §0).
+//! Python `json.dumps(value, indent=2)` output, byte for byte (how every reference
+//! script `sims/*.py` writes its result file).
 //!
 //! The reference writes every result file with `json.dumps(..., indent=2)` and no
 //! trailing newline. To let a reviewer `diff` our paper-profile files against the

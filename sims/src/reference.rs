@@ -1,4 +1,5 @@
-//! Where the reference program's result files are (`<sim>_results.json`, SIMS.md), for
+//! Where the reference program's result files are (`<sim>_results.json` of reference
+//! `sims/*.py`), for
 //! the tests that compare with them.
 
 use std::path::{Path, PathBuf};

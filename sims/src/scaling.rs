@@ -1,7 +1,7 @@
-//! The scaling study: scaling_analysis (SIMS.md §10, paper Table 17) grown from 50 to
-//! 10^6 nodes and beyond, corrected profile — time per traversal, nodes fired, the
-//! work counted by the engine ([`crabpath::TraversalStats`]) and heap bytes per edge,
-//! with log-log slopes fitted against graph size.
+//! The scaling study: scaling_analysis (reference `sims/scaling_analysis.py`, paper Table
+//! 17) grown from 50 to 10^6 nodes and beyond, corrected profile — time per traversal,
+//! nodes fired, the work counted by the engine ([`crabpath::TraversalStats`]) and heap
+//! bytes per edge, with log-log slopes fitted against graph size.
 //!
 //! The 15-simulation suite keeps `scaling_analysis` at 50..2000 nodes (it runs over
 //! 200 seeds); this study is a separate command, `sims scaling`, writing
@@ -67,7 +67,7 @@ impl Family {
     fn describe(self) -> &'static str {
         match self {
             Family::ScalingAnalysis => {
-                "scaling_analysis graphs (SIMS.md §10): 8 forced targets per node, all edges 0.4, ChaCha8(seed) construction"
+                "scaling_analysis graphs (reference `sims/scaling_analysis.py`): 8 forced targets per node, all edges 0.4, ChaCha8(seed) construction"
             }
             Family::Uniform8 => {
                 "crabpath::synth::random_graph, out-degree exactly 8, weights uniform in [-0.2, 1), SplitMix64(seed)"
@@ -435,10 +435,11 @@ mod tests {
                 assert!(ra.time.median_ns > 0.0);
             }
         }
-        // scaling_analysis graphs: beam 1 over a graph where every node has 8 out-edges
-        // at 0.4 (habitual, 0.4^4 above the fire threshold): every query runs 4 hops,
-        // expanding one node of 8 edges per hop; at most 5 nodes fire (SIMS.md §10:
-        // 5.0 from n0000, fewer when a random start walks into a cycle)
+        // scaling_analysis graphs: beam 1 over a graph where every node has 8 out-edges at
+        // 0.4 (habitual, 0.4^4 above the fire threshold): every query runs 4 hops,
+        // expanding one node of 8 edges per hop; at most 5 nodes fire (5.0 from n0000 in
+        // results/reference/sims/scaling_analysis_results.json, fewer when a random start
+        // walks into a cycle)
         let sa = &a.series[0];
         for r in &sa.rows {
             assert_eq!(r.edges, r.nodes * 8);

@@ -1,4 +1,5 @@
-//! The simulation trait. Each of the 15 simulations of SIMS.md §1–§15 is one file under
+//! The simulation trait. Each of the 15 simulation scripts of the reference (`sims/*.py`,
+//! commit 134c676) is one file under
 //! `src/scenarios/` implementing [`Simulation`], listed once in
 //! [`crate::scenarios::registry`].
 
@@ -7,7 +8,7 @@ use serde_json::Value;
 pub use crabpath::Profile;
 
 /// The seed of the reference: every RNG-built scenario uses `random.seed(42)` /
-/// `random.Random(42)` (SIMS.md §0.3). The paper profile always runs with it; the
+/// `random.Random(42)` (reference `sims/*.py`). The paper profile always runs with it; the
 /// corrected profile's multi-seed runs start from it (seeds 42, 43, …).
 pub const PAPER_SEED: u64 = 42;
 
@@ -21,11 +22,11 @@ pub struct Metric {
     pub pointer: &'static str,
 }
 
-/// One simulation of the reference (SIMS.md §1–§15).
+/// One simulation script of the reference (`sims/<name>.py`, commit 134c676).
 ///
 /// To add a simulation: create `src/scenarios/<name>.rs` with a unit struct that
 /// implements this trait, add `mod <name>;` and the struct to
-/// [`crate::scenarios::registry`] (which keeps run_all order, SIMS.md §0.1), and run
+/// [`crate::scenarios::registry`] (which keeps the order of reference `sims/run_all.py`), and run
 /// `cargo test -p sims` — the reference test compares its paper-profile output with
 /// `<name>_results.json` field by field.
 pub trait Simulation: Send + Sync {
@@ -39,7 +40,8 @@ pub trait Simulation: Send + Sync {
     /// One-line description of the scenario.
     fn description(&self) -> &'static str;
 
-    /// Whether the scenario draws from Python's `random` (SIMS.md §0.3); only these
+    /// Whether the scenario draws from Python's `random` (`random.seed(42)` in the
+    /// reference script); only these
     /// are run over several seeds.
     fn uses_rng(&self) -> bool;
 
@@ -52,7 +54,7 @@ pub trait Simulation: Send + Sync {
     }
 
     /// The measured value shown next to the paper's number: by default the reference
-    /// runner's summary column (SIMS.md §0.1).
+    /// runner's summary column (reference `sims/run_all.py::_summary_value`).
     fn measured(&self, doc: &Value) -> String {
         crate::claims::summary(self.name(), doc)
     }

@@ -1,6 +1,6 @@
 //! context_reduction, domain_separation, brain_death, static_vs_learning,
 //! pg_vs_heuristic, noise_robustness, scaling_analysis: one paper-profile test per sim
-//! against its reference file (field by field, timing fields by type only), the §16
+//! against its reference file (field by field, timing fields by type only), the
 //! fixtures of the RNG-built graphs, and the shape and determinism of the corrected
 //! profile's claims.
 
@@ -137,7 +137,8 @@ peer_18 : publish peer_15 peer_00 peer_16 peer_08 peer_14
 peer_19 : transform peer_07 peer_14 peer_09 peer_11 peer_03";
 
 /// Builds the graph from the fixture's node order with MT19937(42) and renders it in
-/// the fixture's format (SIMS.md §16.1–16.3; weights all 0.4).
+/// the fixture's format (the adjacency lists the reference scripts build
+/// under CPython 3.11.7 with `random.seed(42)`, printed from them; weights all 0.4).
 fn check_fixture(fixture: &str, k: usize) {
     let ids: Vec<String> = fixture
         .lines()
@@ -173,7 +174,8 @@ fn fixture_static_vs_learning_graph() {
     check_fixture(STATIC_FIXTURE, 6);
 }
 
-/// SIMS.md §16.4: the queries flipped at noise 0.1 (one `random()` draw per query).
+/// The queries reference `sims/noise_robustness.py` flips at noise 0.1 under CPython 3.11.7
+/// (one `random()` draw per query).
 #[test]
 fn fixture_noise_flips() {
     let mut r = SimRng::python();

@@ -1,4 +1,4 @@
-//! Paper-profile outputs against the reference result files (SIMS.md; the files are
+//! Paper-profile outputs against the reference result files (reference `sims/*.py`; the files are
 //! in `shared/spec/reference-results/sims/` of the nearest ancestor directory, or in
 //! `CRABPATH_REFERENCE_DIR`). Skipped with a message when the directory is absent.
 

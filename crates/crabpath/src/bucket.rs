@@ -1,5 +1,6 @@
-//! One source's outgoing edges, a "bucket" (CORE.md §1.3): insertion-ordered,
-//! replacement in place, order-preserving deletes — and stored contiguously.
+//! One source's outgoing edges, a "bucket" (reference `crabpath/graph.py::Graph`):
+//! insertion-ordered, replacement in place, order-preserving deletes — and stored
+//! contiguously.
 //!
 //! Entries are `(target, edge)` pairs back to back in one `Vec` (40 bytes each), so a
 //! traversal reads a node's edges as one sequential run of cache lines. Lookups by

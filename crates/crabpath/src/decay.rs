@@ -1,11 +1,11 @@
 //! Exponential weight decay with snapping of small weights to zero (paper §3 "decay";
-//! CORE.md §6).
+//! reference `crabpath/decay.py::apply_decay`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{Graph, NodeId};
 
-/// Decay parameters (CORE.md §6).
+/// Decay parameters (reference `crabpath/decay.py::apply_decay`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct DecayConfig {
     /// Half-life in decay calls (the reference stores an integer).
@@ -30,15 +30,17 @@ impl DecayConfig {
     }
 }
 
-/// Decays every edge once (CORE.md §6): `new = old · 0.5^(1/h)`, `|new| < min_weight`
-/// → 0.0. Returns the number of edges whose weight changed.
+/// Decays every edge once (reference `crabpath/decay.py::apply_decay`): `new = old ·
+/// 0.5^(1/h)`, `|new| < min_weight` → 0.0. Returns the number of edges whose weight
+/// changed.
 pub fn apply_decay(graph: &mut Graph, config: &DecayConfig) -> usize {
     apply_decay_with(graph, config, |_| false, |_| 1.0)
 }
 
-/// [`apply_decay`] with per-source control (maintenance, CORE.md §8.4): buckets whose
-/// source is `skip`ped are left alone; a source's half-life is multiplied by
-/// `scale(source)` (buckets with scale ≤ 0 are skipped; non-finite scale counts as 1).
+/// [`apply_decay`] with per-source control (maintenance, reference
+/// `crabpath/maintain.py::run_maintenance`): buckets whose source is `skip`ped are left
+/// alone; a source's half-life is multiplied by `scale(source)` (buckets with scale ≤ 0 are
+/// skipped; non-finite scale counts as 1).
 pub fn apply_decay_with(
     graph: &mut Graph,
     config: &DecayConfig,
@@ -89,7 +91,7 @@ mod tests {
     use super::*;
     use crate::graph::{Edge, Node};
 
-    /// CORE.md §12: decay factors `0.5^(1/h)`.
+    /// Decay factors `0.5^(1/h)` of reference `crabpath/decay.py::apply_decay`.
     #[test]
     fn factors_match_spec() {
         let f = |h: f64| {
@@ -108,7 +110,8 @@ mod tests {
         assert_eq!(0.01 * f(80.0), 0.00991373087462662);
     }
 
-    /// CORE.md §12: 0.36 decayed 50 times with h = 20 (iterate, never the closed form).
+    /// 0.36 decayed 50 times with h = 20, iterated as reference `crabpath/decay.py::apply_decay`
+    /// does (never the closed form).
     #[test]
     fn iterated_decay_individuation_identity() {
         let mut g = Graph::new();

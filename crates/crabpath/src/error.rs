@@ -28,7 +28,8 @@ pub enum Error {
         /// Dimension found.
         got: usize,
     },
-    /// An operation that needs vectors but none were available (CORE.md §8.7, §9).
+    /// An operation that needs vectors but none were available (reference
+    /// `crabpath/maintain.py::connect_learning_nodes`, `crabpath/inject.py`).
     #[error("missing vector: {0}")]
     MissingVector(String),
     /// A state or graph file that is not valid JSON or not of the expected shape.

@@ -1,12 +1,13 @@
 //! The memory graph: document-chunk nodes and signed, weighted directed edges
-//! (paper §2 "The Graph"; CORE.md §1).
+//! (paper §2 "The Graph"; reference `crabpath/graph.py`).
 //!
-//! Ids are interned to dense [`NodeId`] indices. Every ordering the reference relies on
-//! is kept exactly (CORE.md §0 "Ordered maps", §1.3): nodes in insertion order, each
-//! source's edges ("bucket") in insertion order, buckets in order of their first edge,
-//! replacement in place, order-preserving deletes. Unlike the reference, incoming edges
-//! are found through a reverse index (cost O(in-degree), not a scan of every bucket),
-//! and summed in the same outer-bucket order, so results are unchanged.
+//! Ids are interned to dense [`NodeId`] indices. Every ordering the reference relies on is
+//! kept exactly (reference `crabpath/graph.py::Graph`, built on Python's insertion-ordered
+//! dicts): nodes in insertion order, each source's edges ("bucket") in insertion order,
+//! buckets in order of their first edge, replacement in place, order-preserving deletes.
+//! Unlike the reference, incoming edges are found through a reverse index (cost
+//! O(in-degree), not a scan of every bucket), and summed in the same outer-bucket order, so
+//! results are unchanged.
 
 use indexmap::{IndexMap, IndexSet};
 use rustc_hash::{FxBuildHasher, FxHashMap};
@@ -20,7 +21,7 @@ use crate::error::{finite, Error, Result};
 pub type Metadata = serde_json::Map<String, Value>;
 
 /// Dense interned index of a node id. Ids of edge endpoints that have no node
-/// ("dangling" targets, CORE.md §1.3) are interned too.
+/// ("dangling" targets, reference `crabpath/graph.py::Graph`) are interned too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
 
@@ -32,7 +33,7 @@ impl NodeId {
     }
 }
 
-/// A document chunk (CORE.md §1.1).
+/// A document chunk (reference `crabpath/graph.py::Node`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     /// External id.
@@ -75,8 +76,8 @@ impl Node {
     }
 }
 
-/// Descriptive edge kind (CORE.md §1.2). No traversal, learning, decay or health
-/// computation reads it.
+/// Descriptive edge kind (reference `crabpath/graph.py::Edge`). No traversal, learning,
+/// decay or health computation reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum EdgeKind {
     /// Default and learned edges.
@@ -184,8 +185,8 @@ impl From<Metadata> for EdgeMeta {
     }
 }
 
-/// A directed signed edge (CORE.md §1.2), 40 bytes. Source and target are the keys
-/// under which the graph stores it.
+/// A directed signed edge (reference `crabpath/graph.py::Edge`), 40 bytes. Source and
+/// target are the keys under which the graph stores it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edge {
     /// Weight; [`Graph::add_edge`] clamps it to [-1, 1].
@@ -218,7 +219,8 @@ impl Edge {
         self
     }
 
-    /// The numeric `relevance` metadata (PG softmax, CORE.md §5.5), default 0.0.
+    /// The numeric `relevance` metadata (PG softmax, reference
+    /// `crabpath/learn.py::apply_outcome_pg`), default 0.0.
     pub fn relevance(&self) -> f64 {
         self.metadata
             .get("relevance")
@@ -303,7 +305,8 @@ impl Graph {
 
     // ----- nodes -----------------------------------------------------------------------
 
-    /// Inserts or replaces a node by id (replacement keeps its position; CORE.md §1.3).
+    /// Inserts or replaces a node by id (replacement keeps its position; reference
+    /// `crabpath/graph.py::Graph`).
     pub fn add_node(&mut self, node: Node) -> NodeId {
         let ix = self.intern(&node.id);
         if !self.present[ix.index()] {
@@ -351,7 +354,7 @@ impl Graph {
     }
 
     /// Removes a node, its outgoing bucket and every edge pointing to it, keeping all
-    /// other orders (CORE.md §1.3 `remove_node`).
+    /// other orders (reference `crabpath/graph.py::Graph.remove_node`).
     pub fn remove_node(&mut self, ix: NodeId) -> Option<Node> {
         let node = self.nodes.shift_remove(&ix)?;
         self.present[ix.index()] = false;
@@ -379,9 +382,10 @@ impl Graph {
     // ----- edges -----------------------------------------------------------------------
 
     /// Stores an edge with its weight clamped to [-1, 1]. An existing (source, target)
-    /// entry is replaced in place; a new one is appended to the source's bucket, which
-    /// is created at the end of the bucket list if missing (CORE.md §1.3 `add_edge`).
-    /// Endpoints need not have nodes. A non-finite weight is an error.
+    /// entry is replaced in place; a new one is appended to the source's bucket, which is
+    /// created at the end of the bucket list if missing (reference
+    /// `crabpath/graph.py::Graph.add_edge`). Endpoints need not have nodes. A non-finite
+    /// weight is an error.
     pub fn add_edge(&mut self, source: NodeId, target: NodeId, mut edge: Edge) -> Result<()> {
         self.check_symbol(source)?;
         self.check_symbol(target)?;
@@ -476,7 +480,7 @@ impl Graph {
     }
 
     /// Outgoing edges of `source` in bucket order, skipping edges whose target has no
-    /// node (CORE.md §1.3 `outgoing`).
+    /// node (reference `crabpath/graph.py::Graph.outgoing`).
     #[inline]
     pub fn outgoing(&self, source: NodeId) -> impl Iterator<Item = (NodeId, &Edge)> + '_ {
         let check = self.dangling > 0;
@@ -494,7 +498,7 @@ impl Graph {
     }
 
     /// Incoming edges of `target` from existing source nodes, in outer bucket order
-    /// (CORE.md §1.3 `incoming`), found through the reverse index.
+    /// (reference `crabpath/graph.py::Graph.incoming`), found through the reverse index.
     pub fn incoming(&self, target: NodeId) -> Vec<(NodeId, &Edge)> {
         let mut out: Vec<(usize, NodeId, &Edge)> = self
             .sources_of(target)
@@ -560,7 +564,7 @@ impl Graph {
     // ----- persistence -----------------------------------------------------------------
 
     /// The graph as the reference's JSON document `{"nodes": [...], "edges": [...]}`
-    /// (CORE.md §1.4), orders preserved.
+    /// (reference `crabpath/graph.py::Graph.save`), orders preserved.
     pub fn to_file(&self) -> GraphFile {
         GraphFile {
             nodes: self.nodes.values().cloned().collect(),
@@ -578,7 +582,7 @@ impl Graph {
     }
 
     /// Rebuilds a graph: nodes in listed order, then `add_edge` per listed edge, so a
-    /// save/load round trip keeps every order (CORE.md §1.4).
+    /// save/load round trip keeps every order (reference `crabpath/graph.py::Graph.load`).
     pub fn from_file(file: GraphFile) -> Result<Self> {
         let mut g = Graph::new();
         for n in file.nodes {
@@ -599,7 +603,7 @@ impl Graph {
     }
 }
 
-/// Serialized graph (CORE.md §1.4).
+/// Serialized graph (reference `crabpath/graph.py::Graph.save`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GraphFile {
     /// Nodes in insertion order.

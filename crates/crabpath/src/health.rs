@@ -1,5 +1,5 @@
 //! Graph health metrics and autotune suggestions (paper §3 "health", Table 4;
-//! CORE.md §7).
+//! reference `crabpath/autotune.py`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -8,7 +8,7 @@ use crate::decay::DecayConfig;
 use crate::graph::Graph;
 use crate::learn::LearningConfig;
 
-/// Health of a graph (CORE.md §7.1). Fractions are in [0, 1].
+/// Health of a graph (reference `crabpath/autotune.py::measure_health`). Fractions are in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GraphHealth {
     /// Share of edges with `w < 0.2` (negatives included).
@@ -24,12 +24,12 @@ pub struct GraphHealth {
 }
 
 /// Health thresholds: fixed 0.6 / 0.2 in the reference, independent of the traversal
-/// config (CORE.md §7.1, §14 item 7).
+/// config (reference `crabpath/autotune.py::measure_health`, discrepancy C7).
 pub const HEALTH_REFLEX: f64 = 0.6;
 /// Lower bound of "habitual" in health metrics.
 pub const HEALTH_HABITUAL: f64 = 0.2;
 
-/// Measures health over all stored edges (CORE.md §7.1).
+/// Measures health over all stored edges (reference `crabpath/autotune.py::measure_health`).
 pub fn measure_health(graph: &Graph) -> GraphHealth {
     let edges = graph.edge_count();
     let orphan_nodes = graph
@@ -93,7 +93,7 @@ pub struct Suggestion {
     pub suggested_adjustment: String,
     /// Amount (integer for half-life, fraction otherwise).
     pub value: Value,
-    /// Human-readable rationale (the reference's text, CORE.md §7.2).
+    /// Human-readable rationale (the text of reference `crabpath/autotune.py::autotune`).
     pub reason: String,
 }
 
@@ -106,7 +106,8 @@ fn suggestion(knob: &str, adj: &str, value: Value, reason: &str) -> Suggestion {
     }
 }
 
-/// Autotune rules in the reference's order (CORE.md §7.2); several may fire.
+/// Autotune rules in the reference's order (reference `crabpath/autotune.py::autotune`);
+/// several may fire.
 pub fn autotune(graph: &Graph, health: &GraphHealth) -> Vec<Suggestion> {
     let mut out = Vec::new();
     if health.dormant_pct > 0.65 {
@@ -158,8 +159,9 @@ pub fn autotune(graph: &Graph, health: &GraphHealth) -> Vec<Suggestion> {
     out
 }
 
-/// How suggestions are applied (CORE.md §7.3). The reference's bounds and bugs are the
-/// default; [`AutotuneConfig::corrected`] uses the paper's bounds and fixes them.
+/// How suggestions are applied (reference `crabpath/autotune.py::apply_autotune`). The
+/// reference's bounds and bugs are the default; [`AutotuneConfig::corrected`] uses the
+/// paper's bounds and fixes them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AutotuneConfig {
     /// Half-life clamp (reference [10, 500]; paper [20, 200]).
@@ -210,7 +212,8 @@ pub fn round_half_even(x: f64) -> f64 {
     }
 }
 
-/// Applies well-formed suggestions to copies of the configs (CORE.md §7.3).
+/// Applies well-formed suggestions to copies of the configs (reference
+/// `crabpath/autotune.py::apply_autotune`).
 pub fn apply_autotune(
     suggestions: &[Suggestion],
     decay: &DecayConfig,

@@ -1,4 +1,4 @@
-//! Exact cosine vector index (CORE.md §10.2).
+//! Exact cosine vector index (reference `crabpath/index.py::VectorIndex`).
 //!
 //! An ordered map id → vector, stored contiguously: the ids in an insertion-ordered set
 //! and all vectors back to back in one `Vec<f64>`. Search scores every vector (brute
@@ -15,9 +15,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, Result};
 
-/// Cosine similarity exactly as the reference computes it (CORE.md §10.2): 0.0 if
-/// either vector is empty, their lengths differ or either norm is 0; otherwise the dot
-/// product and both squared norms are accumulated in one left-to-right pass and the
+/// Cosine similarity exactly as reference `crabpath/index.py::VectorIndex.cosine` computes
+/// it: 0.0 if either vector is empty, their lengths differ or either norm is 0; otherwise
+/// the dot product and both squared norms are accumulated in one left-to-right pass and the
 /// result is `dot / (sqrt(|a|²) * sqrt(|b|²))`.
 pub fn cosine(a: &[f64], b: &[f64]) -> f64 {
     if a.is_empty() || b.is_empty() || a.len() != b.len() {
@@ -40,9 +40,9 @@ fn squared_norm(v: &[f64]) -> f64 {
     v.iter().fold(0.0, |acc, x| acc + x * x)
 }
 
-/// Ordered map id → vector (CORE.md §10.2). Every vector has the dimension of the first
-/// one stored (the reference does not check; mixed dimensions would only ever score
-/// 0.0 against each other there). Components must be finite.
+/// Ordered map id → vector (reference `crabpath/index.py::VectorIndex`). Every vector has
+/// the dimension of the first one stored (the reference does not check; mixed dimensions
+/// would only ever score 0.0 against each other there). Components must be finite.
 #[derive(Debug, Clone, Default)]
 pub struct VectorIndex {
     ids: IndexSet<String, FxBuildHasher>,
@@ -110,10 +110,11 @@ impl VectorIndex {
         self.ids.get_index_of(id).map(|i| self.row(i))
     }
 
-    /// Stores a copy of `vector` under `id` (CORE.md §10.2 `upsert`): a new id is
-    /// appended, an existing one keeps its position. The first vector fixes the
-    /// dimension (`Error::DimensionMismatch` otherwise); non-finite components are
-    /// `Error::NonFinite`. On error the index is unchanged.
+    /// Stores a copy of `vector` under `id` (reference
+    /// `crabpath/index.py::VectorIndex.upsert`): a new id is appended, an existing one
+    /// keeps its position. The first vector fixes the dimension (`Error::DimensionMismatch`
+    /// otherwise); non-finite components are `Error::NonFinite`. On error the index is
+    /// unchanged.
     pub fn upsert(&mut self, id: &str, vector: impl AsRef<[f64]>) -> Result<()> {
         let v = vector.as_ref();
         if !self.is_empty() && v.len() != self.dim {
@@ -157,9 +158,10 @@ impl VectorIndex {
     }
 
     /// The `top_k` most similar vectors as (id, [`cosine`] score), by score descending,
-    /// ties in insertion order (the reference's stable sort, CORE.md §10.2); no
-    /// threshold; `top_k = 0` gives nothing. A query of another dimension scores 0.0
-    /// everywhere. NaN scores (from a non-finite query) rank last.
+    /// ties in insertion order (the stable sort of reference
+    /// `crabpath/index.py::VectorIndex.search`); no threshold; `top_k = 0` gives nothing. A
+    /// query of another dimension scores 0.0 everywhere. NaN scores (from a non-finite
+    /// query) rank last.
     pub fn search(&self, query: &[f64], top_k: usize) -> Vec<(String, f64)> {
         let mut scores = Vec::new();
         self.search_into(query, top_k, &mut scores)

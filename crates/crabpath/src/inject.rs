@@ -1,11 +1,11 @@
 //! Injection of new nodes and corrections into a live graph, connected to their
-//! nearest neighbours in the vector index (CORE.md §9).
+//! nearest neighbours in the vector index (reference `crabpath/inject.py`).
 //!
-//! Corrections reproduce the reference by default: the correction→target edge is
-//! moved towards the inhibition strength from the similarity weight that
-//! [`inject_node`] just gave it, and clamped to [−1, 0] — so it always ends at 0.0
-//! (CORE.md §9, §14 item 9). [`InjectConfig::correction_negative`] switches to the
-//! corrected rule, under which a correction genuinely suppresses its targets.
+//! Corrections reproduce the reference by default: the correction→target edge is moved
+//! towards the inhibition strength from the similarity weight that [`inject_node`] just
+//! gave it, and clamped to [−1, 0] — so it always ends at 0.0 (reference
+//! `crabpath/inject.py`, discrepancy C9). [`InjectConfig::correction_negative`] switches to
+//! the corrected rule, under which a correction genuinely suppresses its targets.
 
 use std::cmp::Ordering;
 
@@ -30,7 +30,7 @@ pub const DEFAULT_INHIBITION_LR: f64 = 0.08;
 /// The `type` metadata of corrections.
 pub const CORRECTION_TYPE: &str = "CORRECTION";
 
-/// Optional arguments of [`inject_node`] / [`inject_correction`] (CORE.md §9).
+/// Optional arguments of [`inject_node`] / [`inject_correction`] (reference `crabpath/inject.py`).
 #[derive(Clone)]
 pub struct InjectOptions<'a> {
     /// Summary; `None` or empty → first line of the content.
@@ -61,7 +61,7 @@ impl Default for InjectOptions<'_> {
     }
 }
 
-/// Parameters of a correction (CORE.md §9).
+/// Parameters of a correction (reference `crabpath/inject.py`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CorrectionOptions {
@@ -84,17 +84,17 @@ impl Default for CorrectionOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct InjectConfig {
-    /// `false` (reference, CORE.md §14 item 9): the correction→target edge becomes
+    /// `false` (reference; REPRODUCE.md discrepancy C9): the correction→target edge becomes
     /// `clamp(existing + (strength − existing)·lr, −1, 0)`; since `existing` is the
     /// similarity (≥ min_sim) just assigned by [`inject_node`], this is always 0.0.
     ///
     /// `true` (corrected): the edge is set to `clamp(strength · similarity, −1, 0)`.
     /// Rationale: the paper's corrections suppress their targets, and the closer the
     /// correction is to a target, the more it concerns that target; with the defaults
-    /// (strength −0.5, similarity ≥ 0.3) the weight is ≤ −0.15, well inside the
-    /// inhibitory tier (≤ −0.01), so an active correction vetoes the target during
-    /// traversal (CORE.md §4.2, §4.4 a5). `inhibition_lr` is not used: a correction is
-    /// an explicit instruction, not a gradual learning signal.
+    /// (strength −0.5, similarity ≥ 0.3) the weight is ≤ −0.15, well inside the inhibitory
+    /// tier (≤ −0.01), so an active correction vetoes the target during traversal
+    /// (reference `crabpath/traverse.py::_incoming_inhibition`). `inhibition_lr` is not
+    /// used: a correction is an explicit instruction, not a gradual learning signal.
     pub correction_negative: bool,
 }
 
@@ -108,7 +108,7 @@ impl InjectConfig {
     }
 }
 
-/// What an injection did (CORE.md §9).
+/// What an injection did (reference `crabpath/inject.py`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct InjectReport {
     /// The injected node's id.
@@ -125,8 +125,8 @@ pub struct InjectReport {
     pub skipped: bool,
 }
 
-/// Checks the vector's dimension against the index's (CORE.md §9); components are
-/// checked by [`VectorIndex::upsert`].
+/// Checks the vector's dimension against the index's (reference `crabpath/inject.py`);
+/// components are checked by [`VectorIndex::upsert`].
 fn check_vector(index: &VectorIndex, vector: &[f64]) -> Result<()> {
     match index.dim() {
         Some(dim) if dim != vector.len() => Err(Error::DimensionMismatch {
@@ -207,14 +207,14 @@ fn inject_inner(
     Ok((report, connected))
 }
 
-/// Injects a node (CORE.md §9): no-op (`skipped`) if the id exists. The vector is
-/// `options.vector` or the embedding of the content (error if neither); if the index
-/// is non-empty its first vector's dimension must match. The node is added (summary
-/// defaulting to the content's first line), its vector upserted, and it is connected
-/// in both directions (node→neighbour, then neighbour→node; kind `cross_file`,
-/// metadata `{source: "inject", score}`, weight `clamp(score, 0, 1)`) to every hit of
-/// `index.search(vector, connect_top_k + 1)` other than itself with
-/// `score >= connect_min_sim` that is a graph node.
+/// Injects a node (reference `crabpath/inject.py`): no-op (`skipped`) if the id exists. The
+/// vector is `options.vector` or the embedding of the content (error if neither); if the
+/// index is non-empty its first vector's dimension must match. The node is added (summary
+/// defaulting to the content's first line), its vector upserted, and it is connected in
+/// both directions (node→neighbour, then neighbour→node; kind `cross_file`, metadata
+/// `{source: "inject", score}`, weight `clamp(score, 0, 1)`) to every hit of
+/// `index.search(vector, connect_top_k + 1)` other than itself with `score >=
+/// connect_min_sim` that is a graph node.
 pub fn inject_node(
     graph: &mut Graph,
     index: &mut VectorIndex,
@@ -225,10 +225,11 @@ pub fn inject_node(
     inject_inner(graph, index, id, content, options).map(|(r, _)| r)
 }
 
-/// Injects a correction (CORE.md §9): metadata `type` defaults to `CORRECTION`, the
-/// node is injected with [`inject_node`], then every correction→neighbour edge is made
-/// `inhibitory` with the weight rule chosen by [`InjectConfig::correction_negative`]
-/// (reference: always 0.0). The reverse neighbour→correction edges stay positive.
+/// Injects a correction (reference `crabpath/inject.py`): metadata `type` defaults to
+/// `CORRECTION`, the node is injected with [`inject_node`], then every correction→neighbour
+/// edge is made `inhibitory` with the weight rule chosen by
+/// [`InjectConfig::correction_negative`] (reference: always 0.0). The reverse
+/// neighbour→correction edges stay positive.
 pub fn inject_correction(
     graph: &mut Graph,
     index: &mut VectorIndex,
@@ -358,10 +359,10 @@ pub struct BatchReport {
     pub reports: Vec<InjectReport>,
 }
 
-/// Injects many items (CORE.md §9): vectors missing from the items are computed first
-/// with one `embed_batch` call (error before any change if some are missing and there
-/// is no embedder, or the embedder returns the wrong number of vectors); then each
-/// item is injected in order — corrections with [`inject_correction`] (the item's
+/// Injects many items (reference `crabpath/inject.py`): vectors missing from the items are
+/// computed first with one `embed_batch` call (error before any change if some are missing
+/// and there is no embedder, or the embedder returns the wrong number of vectors); then
+/// each item is injected in order — corrections with [`inject_correction`] (the item's
 /// strength, default lr), others with [`inject_node`].
 pub fn inject_batch(
     graph: &mut Graph,

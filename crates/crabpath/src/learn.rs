@@ -1,8 +1,8 @@
 //! Learning from outcomes: the heuristic rule, Hebbian co-firing, the "true" policy
-//! gradient with STOP, and the auto-decay counter (paper §3; CORE.md §5).
+//! gradient with STOP, and the auto-decay counter (paper §3; reference `crabpath/learn.py`).
 //!
 //! All rules consume an [`Episode`]. Which pairs of it are learned over is a switch of
-//! [`LearningConfig`]: consecutive `fired` entries (the reference, CORE.md §14 item 1)
+//! [`LearningConfig`]: consecutive `fired` entries (the reference; REPRODUCE.md discrepancy C1)
 //! or the traversed steps (corrected profile).
 
 use std::collections::HashMap;
@@ -26,7 +26,8 @@ pub enum LearnOn {
     TraversedSteps,
 }
 
-/// When Hebbian co-firing runs after an outcome rule (CORE.md §5.4).
+/// When Hebbian co-firing runs after an outcome rule (reference
+/// `crabpath/learn.py::hebbian_update`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Hebbian {
@@ -48,7 +49,7 @@ impl Hebbian {
     }
 }
 
-/// Learning parameters (CORE.md §5.1) plus the profile switches.
+/// Learning parameters (reference `crabpath/learn.py::LearningConfig`) plus the profile switches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LearningConfig {
     /// η, for the heuristic and PG.
@@ -228,7 +229,7 @@ fn check_inputs(
     Ok(())
 }
 
-/// Heuristic update (CORE.md §5.2): for pair `idx` (s, t),
+/// Heuristic update (reference `crabpath/learn.py::apply_outcome`): for pair `idx` (s, t),
 /// `δ = η · γ^(idx+1) · o`; a missing edge is created with weight `clip(δ)` (kind
 /// `inhibitory` if `o < 0`), an existing one becomes `clip(w + δ)` (kind set to
 /// `inhibitory` when `o < 0`, never back). Then Hebbian co-firing per the config.
@@ -270,8 +271,8 @@ pub fn apply_outcome(
     Ok(updates)
 }
 
-/// The Hebbian pairs of a fired list (CORE.md §5.4): all `i < j` if
-/// `n <= sqrt(2·max_pairs)`, else the first `max_pairs` by (distance, i).
+/// The Hebbian pairs of a fired list (reference `crabpath/learn.py::hebbian_update`): all
+/// `i < j` if `n <= sqrt(2·max_pairs)`, else the first `max_pairs` by (distance, i).
 pub fn hebbian_pairs(n: usize, max_pairs: usize) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for i in 0..n {
@@ -287,9 +288,9 @@ pub fn hebbian_pairs(n: usize, max_pairs: usize) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// Hebbian co-firing (CORE.md §5.4): each kept pair `fired[i]→fired[j]` whose co-firing
-/// count `j − i + 1` reaches `promotion_threshold` gains `hebbian_increment` (created
-/// with that weight if missing, kind `sibling`).
+/// Hebbian co-firing (reference `crabpath/learn.py::hebbian_update`): each kept pair
+/// `fired[i]→fired[j]` whose co-firing count `j − i + 1` reaches `promotion_threshold`
+/// gains `hebbian_increment` (created with that weight if missing, kind `sibling`).
 pub fn hebbian_update(graph: &mut Graph, fired: &[NodeId], config: &LearningConfig) -> Result<()> {
     if fired.len() < 2 || config.max_hebbian_pairs == 0 {
         return Ok(());
@@ -308,7 +309,7 @@ pub fn hebbian_update(graph: &mut Graph, fired: &[NodeId], config: &LearningConf
 }
 
 /// Call arguments of [`apply_outcome_pg`] that the reference takes separately from
-/// its config (CORE.md §5.5).
+/// its config (reference `crabpath/learn.py::apply_outcome_pg`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PgArgs {
     /// Baseline b.
@@ -326,9 +327,9 @@ impl Default for PgArgs {
     }
 }
 
-/// The softmax-with-STOP policy at one node (CORE.md §5.5 step 3): logits
-/// `(relevance_j + w_j)/τ` over outgoing edges in bucket order plus STOP at 0.
-/// Returns (targets, π per target, π_STOP).
+/// The softmax-with-STOP policy at one node (reference
+/// `crabpath/learn.py::_softmax_with_stop`): logits `(relevance_j + w_j)/τ` over outgoing
+/// edges in bucket order plus STOP at 0. Returns (targets, π per target, π_STOP).
 pub fn stop_softmax(graph: &Graph, source: NodeId, temperature: f64) -> (Vec<(NodeId, f64)>, f64) {
     let out: Vec<(NodeId, f64)> = graph
         .outgoing(source)
@@ -349,11 +350,11 @@ pub fn stop_softmax(graph: &Graph, source: NodeId, temperature: f64) -> (Vec<(No
     (probs, e_stop / z)
 }
 
-/// REINFORCE with STOP (CORE.md §5.5): for pair `idx` (s, chosen c) with outgoing
-/// edges, `scalar = η·(o − b)·γ^idx/τ`; the chosen edge gets `scalar·(1 − π_c)`, every
-/// other `−scalar·π_j`, each clipped; STOP reports `−scalar·π_STOP`. Kinds are
-/// rewritten (`inhibitory` iff `w < −0.01`). Then Hebbian per the config. Returns the
-/// actual (clipped) edge deltas and the nominal STOP deltas.
+/// REINFORCE with STOP (reference `crabpath/learn.py::apply_outcome_pg`): for pair `idx`
+/// (s, chosen c) with outgoing edges, `scalar = η·(o − b)·γ^idx/τ`; the chosen edge gets
+/// `scalar·(1 − π_c)`, every other `−scalar·π_j`, each clipped; STOP reports
+/// `−scalar·π_STOP`. Kinds are rewritten (`inhibitory` iff `w < −0.01`). Then Hebbian per
+/// the config. Returns the actual (clipped) edge deltas and the nominal STOP deltas.
 pub fn apply_outcome_pg(
     graph: &mut Graph,
     episode: &Episode,
@@ -415,9 +416,9 @@ pub fn apply_outcome_pg(
     Ok(updates)
 }
 
-/// The reference's module-global call counter with optional auto-decay (CORE.md §5.6):
-/// every outcome call counts; with auto-decay on, every `interval`-th call runs
-/// [`apply_decay`] with the default half-life.
+/// The reference's module-global call counter with optional auto-decay (reference
+/// `crabpath/learn.py::_apply_outcome_call_count`): every outcome call counts; with
+/// auto-decay on, every `interval`-th call runs [`apply_decay`] with the default half-life.
 #[derive(Debug, Clone, Default)]
 pub struct Learner {
     /// Outcome calls so far.

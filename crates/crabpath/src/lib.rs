@@ -2,7 +2,9 @@
 //!
 //! Learned graph traversal for retrieval routing, after the CrabPath / OpenClawBrain
 //! papers (Gu, Feb 2026), with the exact semantics of the public reference
-//! implementation v11.2.1 (`shared/spec/CORE.md`).
+//! implementation v11.2.1 (`jonathangu/crabpath`, commit 134c676). Doc comments cite
+//! the paper section and the reference module and function they implement, e.g.
+//! "reference `crabpath/traverse.py::traverse`", always at that commit.
 //!
 //! Memory is a directed [`graph::Graph`] of document chunks with signed edge weights
 //! in [-1, 1]. A query is seeded and [traversed](mod@traverse) for a few hops; edges are classified
@@ -10,23 +12,24 @@
 //! [`trajectory`]), and [`decay`], [`health`], [`maintain`] and [`inject`] keep the
 //! graph in shape. [`embed`] and [`index`] seed queries; [`state`] persists everything.
 //!
-//! | paper concept | module | spec |
+//! | paper concept (OpenClawBrain paper unless noted) | module | reference (commit 134c676) |
 //! |---|---|---|
-//! | nodes, signed edges, insertion order | [`graph`], [`bucket`] (one source's edges) | CORE.md §1 |
-//! | reflex / habitual / dormant / inhibitory | [`tier`] | §2 |
-//! | seeding, beam, hops, inhibition, damping, budgets | [`traverse`](mod@traverse) | §3–4 |
-//! | heuristic rule, Hebbian co-firing, PG with STOP | [`learn`] | §5 |
-//! | CrabPath paper Algorithm 1 (myopic / corrected) | [`trajectory`] | seed 000 §4 |
-//! | decay | [`decay`] | §6 |
-//! | health, autotune | [`health`] | §7 |
-//! | prune, merge, connect, maintenance order | [`maintain`] | §8 |
-//! | node and correction injection | [`inject`] | §9 |
-//! | hash-v1 embedder, exact cosine index | [`embed`], [`index`] | §10 |
-//! | state files (atomic writes) | [`state`], [`io`] | §1.4 |
-//! | `paper` vs `corrected` semantics | [`profile`] | §14 |
+//! | nodes, signed edges, insertion order (§2) | [`graph`], [`bucket`] (one source's edges) | `crabpath/graph.py` |
+//! | reflex / habitual / dormant / inhibitory (§2, Table 1) | [`tier`] | `crabpath/traverse.py::_tier` |
+//! | seeding, beam, hops, inhibition, damping, budgets (§2.1, §4.3) | [`traverse`](mod@traverse) | `crabpath/traverse.py::traverse` |
+//! | heuristic rule, Hebbian co-firing, PG with STOP (§3) | [`learn`] | `crabpath/learn.py` |
+//! | CrabPath paper Algorithm 1, myopic / corrected (seed 000 §4) | [`trajectory`] | — (not in the reference) |
+//! | decay (§4.2) | [`decay`] | `crabpath/decay.py` |
+//! | health, autotune (§5.1, §5.2) | [`health`] | `crabpath/autotune.py` |
+//! | prune, merge, connect, maintenance order (§5.9) | [`maintain`] | `crabpath/maintain.py`, `merge.py`, `connect.py` |
+//! | node and correction injection (§5.7, §5.8) | [`inject`] | `crabpath/inject.py` |
+//! | hash-v1 embedder, exact cosine index | [`embed`], [`index`] | `crabpath/hasher.py`, `index.py` |
+//! | state files (atomic writes) | [`state`], [`io`] | `crabpath/store.py` |
+//! | `paper` vs `corrected` semantics | [`profile`] | REPRODUCE.md, discrepancies C1–C23 |
 //!
-//! The `paper` profile keeps every quirk listed in CORE.md §14; the `corrected` profile
-//! fixes them. Each fix and its reason is listed in the [`profile`] module docs.
+//! The `paper` profile keeps every quirk of the reference (listed in `REPRODUCE.md`,
+//! discrepancies C1–C23); the `corrected` profile fixes the bugs among them. Each fix
+//! and its reason is listed in the [`profile`] module docs.
 pub mod bucket;
 pub mod decay;
 pub mod embed;

@@ -1,8 +1,9 @@
 //! Graph maintenance: node authority, edge and orphan pruning, merging of tightly
 //! coupled node pairs, cross-file connections, and the maintenance run that chains
-//! them (paper §3 "maintenance"; CORE.md §8).
+//! them (paper §3 "maintenance"; reference `crabpath/maintain.py`, `merge.py`, `connect.py`).
 //!
-//! Every function keeps the reference's iteration orders (CORE.md §0), because merge
+//! Every function keeps the reference's iteration orders (reference
+//! `crabpath/graph.py::Graph`, built on Python's insertion-ordered dicts), because merge
 //! ids, bucket positions and therefore later traversals depend on them.
 
 use std::cmp::Ordering;
@@ -25,9 +26,10 @@ use crate::index::{cosine, VectorIndex};
 use crate::profile::Profile;
 use crate::state::State;
 
-// ----- authority (§8.1) ----------------------------------------------------------------
+// ----- authority (maintain.py) ---------------------------------------------------------
 
-/// How strongly a node is protected from maintenance (CORE.md §8.1).
+/// How strongly a node is protected from maintenance (reference
+/// `crabpath/maintain.py::_node_authority`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Authority {
@@ -62,7 +64,7 @@ impl Authority {
 }
 
 /// The `authority` metadata of a node if it is one of the three labels, else overlay
-/// (also for a symbol without a node) (CORE.md §8.1).
+/// (also for a symbol without a node) (reference `crabpath/maintain.py::_node_authority`).
 pub fn authority(graph: &Graph, id: NodeId) -> Authority {
     graph
         .node(id)
@@ -72,12 +74,12 @@ pub fn authority(graph: &Graph, id: NodeId) -> Authority {
         .unwrap_or(Authority::Overlay)
 }
 
-// ----- pruning (§8.2, §8.3) ------------------------------------------------------------
+// ----- pruning (maintain.py) -----------------------------------------------------------
 
-/// Removes edges with `|w| < below` (CORE.md §8.2), iterating over a snapshot in graph
-/// order. Edges touching a constitutional node are kept; edges touching a canonical
-/// node are kept when `|w| > 0.1`. `below <= 0` (or NaN) removes nothing. Returns the
-/// number of removed edges.
+/// Removes edges with `|w| < below` (reference `crabpath/maintain.py::prune_edges`),
+/// iterating over a snapshot in graph order. Edges touching a constitutional node are kept;
+/// edges touching a canonical node are kept when `|w| > 0.1`. `below <= 0` (or NaN) removes
+/// nothing. Returns the number of removed edges.
 pub fn prune_edges(graph: &mut Graph, below: f64) -> usize {
     if below.is_nan() || below <= 0.0 {
         return 0;
@@ -107,7 +109,7 @@ pub fn prune_edges(graph: &mut Graph, below: f64) -> usize {
 }
 
 /// Whether a node has no outgoing edge to an existing node and no incoming edge from
-/// an existing node (CORE.md §1.3 `outgoing`/`incoming`; a self-loop counts).
+/// an existing node (reference `crabpath/graph.py::Graph.outgoing`/`incoming`; a self-loop counts).
 fn is_orphan(graph: &Graph, n: NodeId) -> bool {
     graph.outgoing(n).next().is_none()
         && !graph
@@ -116,9 +118,9 @@ fn is_orphan(graph: &Graph, n: NodeId) -> bool {
             .any(|&s| graph.has_node(s) && graph.edge(s, n).is_some())
 }
 
-/// Removes overlay nodes (neither constitutional nor canonical) that have no incoming
-/// and no outgoing edges, collected in node order first (CORE.md §8.3). Returns the
-/// number of removed nodes.
+/// Removes overlay nodes (neither constitutional nor canonical) that have no incoming and
+/// no outgoing edges, collected in node order first (reference
+/// `crabpath/maintain.py::prune_orphan_nodes`). Returns the number of removed nodes.
 pub fn prune_orphan_nodes(graph: &mut Graph) -> usize {
     let orphans: Vec<NodeId> = graph
         .node_ids()
@@ -130,19 +132,21 @@ pub fn prune_orphan_nodes(graph: &mut Graph) -> usize {
         .count()
 }
 
-// ----- merging (§8.5, §8.6) ------------------------------------------------------------
+// ----- merging (merge.py) --------------------------------------------------------------
 
-/// Default content limit of merge candidates (`max_content_chars`, CORE.md §8.5).
+/// Default content limit of merge candidates (`max_content_chars`, reference
+/// `crabpath/merge.py::_candidate_pairs`).
 pub const MAX_MERGE_CONTENT_CHARS: usize = 1200;
 
-/// Minimum weight, in both directions, of a merge candidate pair (CORE.md §8.5).
+/// Minimum weight, in both directions, of a merge candidate pair (reference
+/// `crabpath/merge.py::suggest_merges`).
 pub const MERGE_MIN_WEIGHT: f64 = 0.8;
 
-/// Merge candidates (CORE.md §8.5): for each node in node order whose content has at
-/// most `max_content_chars` code points, for each edge of its bucket in bucket order
-/// whose target node exists, is also short enough and has an id lexicographically
-/// greater than the source's, emit (source, target) if the reverse edge exists and
-/// `min(w, w_reverse) >= 0.8`.
+/// Merge candidates (reference `crabpath/merge.py::_candidate_pairs`): for each node in
+/// node order whose content has at most `max_content_chars` code points, for each edge of
+/// its bucket in bucket order whose target node exists, is also short enough and has an id
+/// lexicographically greater than the source's, emit (source, target) if the reverse edge
+/// exists and `min(w, w_reverse) >= 0.8`.
 pub fn candidate_pairs(graph: &Graph, max_content_chars: usize) -> Vec<(NodeId, NodeId)> {
     let mut short = vec![false; graph.symbol_count()];
     for (ix, node) in graph.nodes() {
@@ -175,11 +179,12 @@ pub fn candidate_pairs(graph: &Graph, max_content_chars: usize) -> Vec<(NodeId, 
 }
 
 /// A merge judge: the reference's LLM callback, answering "should these two nodes be
-/// merged?" for each candidate pair (CORE.md §8.5).
+/// merged?" for each candidate pair (reference `crabpath/merge.py::suggest_merges`).
 pub type MergeJudge<'a> = &'a mut dyn FnMut(&Node, &Node) -> bool;
 
-/// Merge suggestions (CORE.md §8.5): the [`candidate_pairs`] (limit 1200 code points);
-/// with a judge, only the pairs it confirms, in candidate order.
+/// Merge suggestions (reference `crabpath/merge.py::suggest_merges`): the
+/// [`candidate_pairs`] (limit 1200 code points); with a judge, only the pairs it confirms,
+/// in candidate order.
 pub fn suggest_merges(graph: &Graph, judge: Option<MergeJudge<'_>>) -> Vec<(NodeId, NodeId)> {
     let pairs = candidate_pairs(graph, MAX_MERGE_CONTENT_CHARS);
     let Some(judge) = judge else {
@@ -194,9 +199,9 @@ pub fn suggest_merges(graph: &Graph, judge: Option<MergeJudge<'_>>) -> Vec<(Node
         .collect()
 }
 
-/// The id of the node merging `a` and `b` (CORE.md §8.6): `"merged:"` + the first 12
-/// hex digits of `sha1("a|b")`, with `:1`, `:2`, ... appended while a node of that id
-/// exists.
+/// The id of the node merging `a` and `b` (reference
+/// `crabpath/merge.py::_unique_merge_id`): `"merged:"` + the first 12 hex digits of
+/// `sha1("a|b")`, with `:1`, `:2`, ... appended while a node of that id exists.
 pub fn merged_id(graph: &Graph, a: &str, b: &str) -> String {
     let digest = Sha1::digest(format!("{a}|{b}").as_bytes());
     let hex = hex::encode(digest);
@@ -215,12 +220,13 @@ pub fn merged_id(graph: &Graph, a: &str, b: &str) -> String {
 }
 
 /// First line of a text: everything before the first `'\n'` (summary rule of merged
-/// and injected nodes, CORE.md §8.6, §9).
+/// and injected nodes: reference `crabpath/merge.py::apply_merge`, `crabpath/inject.py`).
 pub fn first_line(text: &str) -> &str {
     text.split('\n').next().unwrap_or("")
 }
 
-/// Merges nodes `a` and `b` into one new node (CORE.md §8.6) and returns its id.
+/// Merges nodes `a` and `b` into one new node (reference `crabpath/merge.py::apply_merge`)
+/// and returns its id.
 ///
 /// * Both missing → `a`; one missing → the other; the graph is unchanged.
 /// * Id per [`merged_id`]; content `a + "\n\n" + b`; summary = its first line;
@@ -298,12 +304,14 @@ pub fn apply_merge(graph: &mut Graph, a: NodeId, b: NodeId) -> Result<NodeId> {
     Ok(m)
 }
 
-// ----- connections (§8.7, §8.8) --------------------------------------------------------
+// ----- connections (maintain.py, connect.py) -------------------------------------------
 
-/// Default number of connection suggestions kept (`max_candidates`, CORE.md §8.8).
+/// Default number of connection suggestions kept (`max_candidates`, reference
+/// `crabpath/connect.py::suggest_connections`/`apply_connections`).
 pub const MAX_CONNECTION_CANDIDATES: usize = 20;
 
-/// One proposed cross-file edge (CORE.md §8.8).
+/// One proposed cross-file edge (reference
+/// `crabpath/connect.py::suggest_connections`/`apply_connections`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConnectionSuggestion {
     /// Source node.
@@ -323,7 +331,7 @@ pub struct ConnectionSuggestion {
 pub type ConnectJudge<'a> = &'a mut dyn FnMut(&Node, &Node, f64) -> Option<f64>;
 
 /// The lower-cased token set of a text: maximal runs of `[A-Za-z0-9']` after full
-/// Unicode lower-casing (CORE.md §8.8).
+/// Unicode lower-casing (reference `crabpath/connect.py::suggest_connections`/`apply_connections`).
 pub fn token_set(text: &str) -> BTreeSet<String> {
     text.to_lowercase()
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
@@ -353,12 +361,13 @@ fn different_files(a: &Node, b: &Node) -> bool {
     matches!((file_of(a), file_of(b)), (Some(fa), Some(fb)) if fa != fb)
 }
 
-/// Cross-file connection suggestions (CORE.md §8.8): node pairs (i < j in node order)
-/// whose `file` metadata is present and different, scored by the Jaccard overlap of
-/// their token sets ([`token_set`]); pairs with overlap > 0 are sorted by
-/// (overlap, source id, target id) descending and the first `max_candidates` kept.
-/// Without a judge the weight is the overlap; with one, only confirmed pairs are kept,
-/// with the judge's weight. The judge is asked about the kept candidates only.
+/// Cross-file connection suggestions (reference
+/// `crabpath/connect.py::suggest_connections`/`apply_connections`): node pairs (i < j in
+/// node order) whose `file` metadata is present and different, scored by the Jaccard
+/// overlap of their token sets ([`token_set`]); pairs with overlap > 0 are sorted by
+/// (overlap, source id, target id) descending and the first `max_candidates` kept. Without
+/// a judge the weight is the overlap; with one, only confirmed pairs are kept, with the
+/// judge's weight. The judge is asked about the kept candidates only.
 ///
 /// The reference's `reason` text is not specified; it is `"token overlap <jaccard>"`
 /// here.
@@ -416,18 +425,20 @@ pub fn suggest_connections(
         .collect()
 }
 
-/// Applies connection suggestions with the reference's rule (CORE.md §8.8); see
+/// Applies connection suggestions with the reference's rule (reference
+/// `crabpath/connect.py::suggest_connections`/`apply_connections`); see
 /// [`apply_connections_with`].
 pub fn apply_connections(graph: &mut Graph, suggestions: &[ConnectionSuggestion]) -> Result<usize> {
     apply_connections_with(graph, suggestions, true)
 }
 
-/// Adds each suggestion as an edge of kind `cross_file` with metadata
-/// `{reason, kind: "cross_file", source: "connect"}`, skipping self pairs, repeated
-/// (source, target) pairs and pairs with a missing node (CORE.md §8.8). With
-/// `require_file_metadata` (the reference) pairs whose nodes do not both carry
-/// different `file` metadata are skipped too — which silently drops every pair made by
-/// [`connect_learning_nodes`] for nodes without `file` (CORE.md §14 item 11).
+/// Adds each suggestion as an edge of kind `cross_file` with metadata `{reason, kind:
+/// "cross_file", source: "connect"}`, skipping self pairs, repeated (source, target) pairs
+/// and pairs with a missing node (reference
+/// `crabpath/connect.py::suggest_connections`/`apply_connections`). With
+/// `require_file_metadata` (the reference) pairs whose nodes do not both carry different
+/// `file` metadata are skipped too — which silently drops every pair made by
+/// [`connect_learning_nodes`] for nodes without `file` (REPRODUCE.md discrepancy C11).
 /// Returns the number of edges that did not exist before.
 pub fn apply_connections_with(
     graph: &mut Graph,
@@ -466,10 +477,12 @@ pub fn apply_connections_with(
     Ok(created)
 }
 
-/// Prefix of the ids of learning nodes (CORE.md §8.4, §8.7).
+/// Prefix of the ids of learning nodes (reference `crabpath/maintain.py::run_maintenance`,
+/// `connect_learning_nodes`).
 pub const LEARNING_PREFIX: &str = "learning::";
 
-/// Options of [`connect_learning_nodes`] (CORE.md §8.7).
+/// Options of [`connect_learning_nodes`] (reference
+/// `crabpath/maintain.py::connect_learning_nodes`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConnectOptions {
@@ -478,7 +491,7 @@ pub struct ConnectOptions {
     /// Minimum cosine similarity (0.3).
     pub min_sim: f64,
     /// `true` = reference: pairs without different `file` metadata are dropped by
-    /// [`apply_connections_with`] (CORE.md §14 item 11); `false` = corrected.
+    /// [`apply_connections_with`] (REPRODUCE.md discrepancy C11); `false` = corrected.
     pub require_file_metadata: bool,
 }
 
@@ -518,14 +531,14 @@ fn vector_of(
     }
 }
 
-/// Connects `learning::` nodes to the rest of the graph (CORE.md §8.7). For each
-/// learning node (node order): cosine against every non-learning node's vector (index
-/// vector, else `embed(content)`; a node with neither is an error), stable sort
-/// descending, first `top_k`, keep `sim >= min_sim`, weight `min(0.7, max(0.35, sim))`
-/// in both directions (learning→other, then other→learning); applied with
-/// [`apply_connections_with`]. Returns the number of newly created edges — 0 for
-/// learning nodes without `file` metadata when `require_file_metadata` is set (the
-/// reference's bug).
+/// Connects `learning::` nodes to the rest of the graph (reference
+/// `crabpath/maintain.py::connect_learning_nodes`). For each learning node (node order):
+/// cosine against every non-learning node's vector (index vector, else `embed(content)`; a
+/// node with neither is an error), stable sort descending, first `top_k`, keep `sim >=
+/// min_sim`, weight `min(0.7, max(0.35, sim))` in both directions (learning→other, then
+/// other→learning); applied with [`apply_connections_with`]. Returns the number of newly
+/// created edges — 0 for learning nodes without `file` metadata when
+/// `require_file_metadata` is set (the reference's bug).
 pub fn connect_learning_nodes(
     graph: &mut Graph,
     index: &VectorIndex,
@@ -585,9 +598,9 @@ pub fn connect_learning_nodes(
     apply_connections_with(graph, &suggestions, options.require_file_metadata)
 }
 
-// ----- the maintenance run (§8.4) ------------------------------------------------------
+// ----- the maintenance run (run_maintenance) -------------------------------------------
 
-/// One maintenance task (CORE.md §8.4).
+/// One maintenance task (reference `crabpath/maintain.py::run_maintenance`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MaintenanceTask {
@@ -633,7 +646,8 @@ impl MaintenanceTask {
     }
 }
 
-/// Order in which requested tasks run (CORE.md §8.4, §14 item 8).
+/// Order in which requested tasks run (reference `crabpath/maintain.py::run_maintenance`,
+/// discrepancy C8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MaintenanceOrder {
@@ -655,10 +669,12 @@ impl MaintenanceOrder {
     }
 }
 
-/// Default task request: health, decay, merge, prune (CORE.md §8.4).
+/// Default task request: health, decay, merge, prune (reference
+/// `crabpath/maintain.py::run_maintenance`).
 pub const DEFAULT_TASKS: [&str; 4] = ["health", "decay", "merge", "prune"];
 
-/// Options of [`run_maintenance`] (CORE.md §8.4 arguments plus switches).
+/// Options of [`run_maintenance`] (reference `crabpath/maintain.py::run_maintenance`
+/// arguments plus switches).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MaintenanceOptions {
@@ -706,7 +722,7 @@ pub struct MaintenanceHooks<'a> {
     pub embedder: Option<&'a dyn Embedder>,
 }
 
-/// What a maintenance run did (CORE.md §8.4).
+/// What a maintenance run did (reference `crabpath/maintain.py::run_maintenance`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MaintenanceReport {
     /// Health at the start.
@@ -778,7 +794,8 @@ pub fn run_maintenance(
     run_maintenance_with(state, options, MaintenanceHooks::default())
 }
 
-/// Runs the requested maintenance tasks on `state` in place (CORE.md §8.4), in the
+/// Runs the requested maintenance tasks on `state` in place (reference
+/// `crabpath/maintain.py::run_maintenance`), in the
 /// fixed order of `options.order`:
 /// * health: journal the health payload (health fields, node and edge counts);
 /// * decay: [`apply_decay_with`], constitutional sources skipped, canonical sources at
@@ -931,9 +948,9 @@ pub fn run_maintenance_with(
     Ok(report)
 }
 
-/// File-based maintenance (CORE.md §8.4): loads the state at `path`, runs
-/// [`run_maintenance_with`] on the loaded copy and, unless `dry_run`, saves it back to
-/// `path` (keeping the loaded meta) if decay, prune, merge or connect ran.
+/// File-based maintenance (reference `crabpath/maintain.py::run_maintenance`): loads the
+/// state at `path`, runs [`run_maintenance_with`] on the loaded copy and, unless `dry_run`,
+/// saves it back to `path` (keeping the loaded meta) if decay, prune, merge or connect ran.
 pub fn run_maintenance_file(
     path: &Path,
     options: &MaintenanceOptions,

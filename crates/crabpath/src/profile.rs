@@ -1,20 +1,21 @@
 //! Profiles: one implementation, two sets of configuration values and switches.
 //!
 //! * [`Profile::Paper`] — every behaviour of the reference v11.2.1, quirks and bugs
-//!   included (CORE.md §14), so that every published number is reproduced exactly.
+//!   included (REPRODUCE.md, discrepancies C1–C23), so that every published number is
+//!   reproduced exactly.
 //! * [`Profile::Corrected`] — the same system with the reference's bugs fixed:
 //!
-//! | # | reference behaviour (CORE.md) | corrected | why |
+//! | # | reference behaviour (commit 134c676; REPRODUCE.md discrepancy) | corrected | why |
 //! |---|---|---|---|
-//! | 1 | outcomes update consecutive `fired` pairs (§5.2, §14.1) | the traversed steps | pairs of `fired` that were never traversed (two seeds) get edges; REINFORCE is defined over the actions taken |
-//! | 2 | Hebbian +0.06 after every heuristic update, whatever the sign (§5.4, §14.2) | only after positive outcomes | a correction must not strengthen the edges it penalises (negation floor −0.94) |
-//! | 3 | Hebbian also after PG (§14.2) | off | PG is then a pure policy gradient, mass-conserving before clipping |
-//! | 4 | PG ignores `config.temperature` (unless the argument ≤ 0) and `config.baseline` (§5.1, §14.4) | read from the config | a config field that is never read is a bug |
-//! | 5 | correction edges end at weight 0.0 (§9, §14.9) | genuinely negative | the paper's corrections suppress their targets |
-//! | 6 | autotune resets `min_weight`, promotion suggestions are no-ops, bounds [10, 500] (§7.3, §14.10) | fixed, paper bounds | |
-//! | 7 | beam cut before de-duplicating targets (§4.4 c) | de-duplicate first | duplicate candidates waste beam slots |
-//! | 8 | `fired_scores` overwritten by the latest hop (§4.4 d) | keeps the maximum | context order and inhibition use a node's best activation |
-//! | 9 | `connect_learning_nodes` needs `file` metadata (§8.7, §14.11) | not required | learning nodes have no file |
+//! | 1 | outcomes update consecutive `fired` pairs (`learn.py::apply_outcome`; C1) | the traversed steps | pairs of `fired` that were never traversed (two seeds) get edges; REINFORCE is defined over the actions taken |
+//! | 2 | Hebbian +0.06 after every heuristic update, whatever the sign (`learn.py::hebbian_update`; C2) | only after positive outcomes | a correction must not strengthen the edges it penalises (negation floor −0.94) |
+//! | 3 | Hebbian also after PG (`learn.py::apply_outcome_pg`; C2) | off | PG is then a pure policy gradient, mass-conserving before clipping |
+//! | 4 | PG ignores `config.temperature` (unless the argument ≤ 0) and `config.baseline` (`learn.py::apply_outcome_pg`; C4) | read from the config | a config field that is never read is a bug |
+//! | 5 | correction edges end at weight 0.0 (`inject.py::inject_correction`; C9) | genuinely negative | the paper's corrections suppress their targets |
+//! | 6 | autotune resets `min_weight`, promotion suggestions are no-ops, bounds [10, 500] (`autotune.py::apply_autotune`; C10) | fixed, paper bounds | |
+//! | 7 | beam cut before de-duplicating targets (`traverse.py::traverse`; C5) | de-duplicate first | duplicate candidates waste beam slots |
+//! | 8 | `fired_scores` overwritten by the latest hop (`traverse.py::traverse`; C5) | keeps the maximum | context order and inhibition use a node's best activation |
+//! | 9 | `connect_learning_nodes` needs `file` metadata (`maintain.py::connect_learning_nodes`; C11) | not required | learning nodes have no file |
 //!
 //! Each switch lives in the config struct it concerns; a profile only picks values.
 

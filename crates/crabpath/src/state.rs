@@ -1,5 +1,5 @@
-//! State files: graph + vector index + metadata in one JSON document (CORE.md §1.4,
-//! the reference's `store.py`):
+//! State files: graph + vector index + metadata in one JSON document (reference
+//! `crabpath/store.py::save_state`/`load_state`, commit 134c676):
 //!
 //! ```json
 //! {"graph": {"nodes": [...], "edges": [...]}, "index": {"id": [0.1, ...]}, "meta": {...}}
@@ -79,11 +79,11 @@ fn format_error(path: &Path, message: impl fmt::Display) -> Error {
     }
 }
 
-/// Loads a state file (CORE.md §1.4 `load_state`): the wrapper object, or a bare graph
-/// object (then the index is empty unless the object also has an `index` key). Nodes
-/// are added in listed order, then every listed edge (weight default 0.5, clamped to
-/// [-1, 1]; kind default `sibling`), so all orders survive a round trip. A `meta` that
-/// is not an object reads as empty.
+/// Loads a state file (reference `crabpath/store.py::load_state`): the wrapper object, or a
+/// bare graph object (then the index is empty unless the object also has an `index` key).
+/// Nodes are added in listed order, then every listed edge (weight default 0.5, clamped to
+/// [-1, 1]; kind default `sibling`), so all orders survive a round trip. A `meta` that is
+/// not an object reads as empty.
 ///
 /// Errors: `Error::Io` (with the path) if the file cannot be read; `Error::Format`
 /// (with the path and serde's line/column) for invalid JSON, a payload that is not an
@@ -118,7 +118,7 @@ fn parse_state(bytes: &[u8], path: &Path) -> Result<State> {
 
 // ----- save ------------------------------------------------------------------------------
 
-/// Saves a state file (CORE.md §1.4 `save_state`), atomically.
+/// Saves a state file (reference `crabpath/store.py::save_state`), atomically.
 ///
 /// Metadata: the existing file's `meta` (if the file exists), updated with
 /// `state.meta`; embedder name and dimension resolved as explicit argument > metadata >

@@ -1,4 +1,5 @@
-//! Edge tiers: reflex, habitual, dormant, inhibitory (paper §2, Table 1; CORE.md §2).
+//! Edge tiers: reflex, habitual, dormant, inhibitory (paper §2, Table 1; reference
+//! `crabpath/traverse.py::_tier`).
 
 use serde::{Deserialize, Serialize};
 
@@ -61,8 +62,8 @@ impl TierThresholds {
     }
 
     /// Classifies a raw weight with the reference's precedence: inhibitory, reflex,
-    /// habitual, dormant (CORE.md §2). A habitual upper bound above the reflex
-    /// threshold therefore changes nothing.
+    /// habitual, dormant (reference `crabpath/traverse.py::_tier`). A habitual upper bound
+    /// above the reflex threshold therefore changes nothing.
     #[inline]
     pub fn classify(&self, w: f64) -> Tier {
         if w <= self.inhibitory {
@@ -90,7 +91,8 @@ mod tests {
         assert_eq!(t.classify(0.5999), Tier::Habitual);
         assert_eq!(t.classify(0.6), Tier::Reflex);
         assert_eq!(t.classify(0.19), Tier::Dormant);
-        // habitual upper bound above reflex: [0.6, 0.8) is still reflex (CORE.md §2 note)
+        // habitual upper bound above reflex: [0.6, 0.8) is still reflex (reference
+        // `crabpath/traverse.py::_tier`)
         let wide = TierThresholds {
             habitual: (0.2, 0.8),
             ..t

@@ -1,10 +1,11 @@
-//! Query-time traversal: seeding, beam, hop loop, reflex/habitual routing, inhibition
-//! veto, per-episode edge damping, budgets, context assembly (paper §2–3; CORE.md §3–4).
+//! Query-time traversal: seeding, beam, hop loop, reflex/habitual routing, inhibition veto,
+//! per-episode edge damping, budgets, context assembly (paper §2–3; reference
+//! `crabpath/traverse.py`, commit 134c676).
 //!
 //! [`Traverser`] owns scratch buffers so that repeated queries allocate nothing once
 //! the buffers have grown ([`Traverser::run`] into a reused result, no router). With
 //! the `paper` profile every tie-break and quirk of the reference
-//! is kept (CORE.md §4.7, §14 item 5).
+//! is kept (reference `crabpath/traverse.py::traverse`, discrepancy C5).
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,8 @@ use crate::error::{finite, Result};
 use crate::graph::{Edge, Graph, NodeId};
 use crate::tier::{Tier, TierThresholds};
 
-/// Traversal parameters (CORE.md §3.1) plus the corrected profile's switches.
+/// Traversal parameters (reference `crabpath/traverse.py::TraversalConfig`) plus the
+/// corrected profile's switches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraversalConfig {
     /// Maximum number of hop iterations (0 → empty result).
@@ -32,11 +34,12 @@ pub struct TraversalConfig {
     pub max_fired_nodes: Option<usize>,
     /// Budget on summed content length (code points) of fired nodes.
     pub max_context_chars: Option<usize>,
-    /// Corrected switch: drop duplicate targets before the beam cut, so that two
-    /// candidates for one target do not consume two slots (paper: cut first, §4.4 c).
+    /// Corrected switch: drop duplicate targets before the beam cut, so that two candidates
+    /// for one target do not consume two slots (paper profile: cut first, as the reference
+    /// does).
     pub dedup_before_beam: bool,
     /// Corrected switch: keep the maximum score a node reached this episode (paper:
-    /// the latest hop's score overwrites it, §4.4 d).
+    /// the latest hop's score overwrites it, as in the reference).
     pub keep_max_fired_score: bool,
 }
 
@@ -57,7 +60,7 @@ impl Default for TraversalConfig {
     }
 }
 
-/// One accepted transition (CORE.md §3.2).
+/// One accepted transition (reference `crabpath/traverse.py::TraversalStep`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Step {
     /// Source node.
@@ -72,7 +75,7 @@ pub struct Step {
     pub tier: Tier,
 }
 
-/// The outcome of one traversal (CORE.md §3.3, §4.5).
+/// The outcome of one traversal (reference `crabpath/traverse.py::TraversalResult`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraversalResult {
     /// Accepted seeds (descending score) then each node at its first acceptance.
@@ -91,7 +94,8 @@ impl TraversalResult {
         self.fired.iter().map(|&n| graph.name(n)).collect()
     }
 
-    /// Fired ids in context order: score desc, then earlier fired position (§4.6).
+    /// Fired ids in context order: score desc, then earlier fired position (reference
+    /// `crabpath/traverse.py::_build_context`).
     pub fn context_order(&self) -> Vec<NodeId> {
         let score: FxHashMap<NodeId, f64> = self.fired_scores.iter().copied().collect();
         let mut order: Vec<(usize, NodeId, f64)> = self
@@ -104,8 +108,9 @@ impl TraversalResult {
         order.into_iter().map(|(_, n, _)| n).collect()
     }
 
-    /// The assembled context (CORE.md §4.6): contents joined by `"\n\n"` in context
-    /// order, greedily cut to `max_chars` code points when a budget is given.
+    /// The assembled context (reference `crabpath/traverse.py::_build_context`): contents
+    /// joined by `"\n\n"` in context order, greedily cut to `max_chars` code points when a
+    /// budget is given.
     pub fn context(&self, graph: &Graph, max_chars: Option<usize>) -> String {
         const SEP: &str = "\n\n";
         let contents = self
@@ -139,7 +144,8 @@ impl TraversalResult {
         }
     }
 
-    /// Length in code points of the unbudgeted context: `Σ len + 2·(n − 1)` (§4.6).
+    /// Length in code points of the unbudgeted context: `Σ len + 2·(n − 1)`
+    /// (reference `crabpath/traverse.py::_build_context`).
     pub fn context_chars(&self, graph: &Graph) -> usize {
         let n = self.fired.len();
         let total: usize = self
@@ -151,8 +157,8 @@ impl TraversalResult {
         total + 2 * n.saturating_sub(1)
     }
 
-    /// The reference's `tier_summary` strings (CORE.md §2), empty unless the hop loop
-    /// was reached.
+    /// The reference's `tier_summary` strings (reference `crabpath/traverse.py::_tier`),
+    /// empty unless the hop loop was reached.
     pub fn tier_summary(&self, config: &TraversalConfig) -> Vec<(&'static str, String)> {
         if !self.reached_hop_loop {
             return Vec::new();
@@ -172,7 +178,7 @@ impl TraversalResult {
 
 /// A router for habitual edges: given a source and its habitual candidates (target,
 /// edge, in generation order) and the query text, returns the targets to follow
-/// (CORE.md §4.4 b). Closures of the same shape implement it.
+/// (reference `crabpath/traverse.py::traverse`). Closures of the same shape implement it.
 pub trait Router {
     /// Chooses targets among `candidates`.
     fn route(&mut self, source: NodeId, candidates: &[(NodeId, &Edge)], query: &str)
@@ -299,7 +305,7 @@ impl Iterator for NegIter<'_> {
 /// registered node, nothing per edge.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraversalStats {
-    /// Frontier nodes whose out-edges were generated as candidates (§4.4 a).
+    /// Frontier nodes whose out-edges were generated as candidates.
     pub nodes_expanded: usize,
     /// Out-edges examined as candidates (the expanded nodes' out-degrees summed).
     pub edges_examined: usize,
@@ -326,13 +332,13 @@ struct Candidate {
     tier: Tier,
 }
 
-/// The selection order of the router-less path (CORE.md §4.4 b) as an integer key,
-/// ascending: score descending (in `f64::total_cmp` order), then habitual before
-/// reflex, then generation order (`index` in the candidate list, the low 32 bits).
-/// The reference gets this order from a stable sort of the habituals, a stable sort of
-/// the reflexes and a stable sort of their concatenation; the key is a strict total
-/// order giving the same sequence, so keeping the `beam_width` smallest keys gives the
-/// same prefix.
+/// The selection order of the router-less path (reference `crabpath/traverse.py::traverse`)
+/// as an integer key, ascending: score descending (in `f64::total_cmp` order), then
+/// habitual before reflex, then generation order (`index` in the candidate list, the low 32
+/// bits). The reference gets this order from a stable sort of the habituals, a stable sort
+/// of the reflexes and a stable sort of their concatenation; the key is a strict total
+/// order giving the same sequence, so keeping the `beam_width` smallest keys gives the same
+/// prefix.
 #[inline]
 fn selection_key(c: &Candidate, index: usize) -> u128 {
     // the bit trick of f64::total_cmp, made unsigned, then inverted for "descending"
@@ -378,7 +384,7 @@ impl Traverser {
         self.stats
     }
 
-    /// Runs one traversal (CORE.md §4) without a router.
+    /// Runs one traversal (reference `crabpath/traverse.py::traverse`) without a router.
     pub fn traverse(
         &mut self,
         graph: &Graph,
@@ -450,7 +456,7 @@ impl Traverser {
         }
         let thr = config.tiers.inhibitory;
 
-        // §4.3 seeding: valid seeds, last duplicate score wins for the active map.
+        // Seeding: valid seeds, last duplicate score wins for the active map.
         let valid = &mut self.valid;
         valid.clear();
         valid.extend(seeds.iter().copied().filter(|(id, _)| graph.has_node(*id)));
@@ -503,7 +509,7 @@ impl Traverser {
         }
         out.reached_hop_loop = true;
 
-        // §4.4 hop loop.
+        // The hop loop.
         for hop in 0..config.max_hops {
             if self.frontier.is_empty() {
                 break;
@@ -760,13 +766,13 @@ fn register_active(
     }
 }
 
-/// Inhibition of `target` (CORE.md §4.2): the sum, in outer bucket order, of
-/// `score(source) · w` over incoming edges with `w < 0` and `w <= threshold` whose
-/// source is active. The reference scans every bucket for each call; here the negative
-/// edges of active nodes are indexed by target ([`register_active`], before the next read),
-/// which visits the same edges and sums them in the same order (the sources' bucket
-/// positions are looked up only when two or more terms must be ordered). `buf` is
-/// scratch.
+/// Inhibition of `target` (reference `crabpath/traverse.py::_incoming_inhibition`): the
+/// sum, in outer bucket order, of `score(source) · w` over incoming edges with `w < 0` and
+/// `w <= threshold` whose source is active. The reference scans every bucket for each call;
+/// here the negative edges of active nodes are indexed by target ([`register_active`],
+/// before the next read), which visits the same edges and sums them in the same order (the
+/// sources' bucket positions are looked up only when two or more terms must be ordered).
+/// `buf` is scratch.
 fn inhibition(
     buf: &mut Vec<(NodeId, f64)>,
     neg: &NegIndex,

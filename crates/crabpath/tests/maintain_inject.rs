@@ -1,4 +1,5 @@
-//! Maintenance (CORE.md §8) and injection (CORE.md §9).
+//! Maintenance (reference `crabpath/maintain.py`, `merge.py`, `connect.py`) and injection
+//! (reference `crabpath/inject.py`), commit 134c676.
 
 use crabpath::graph::{Edge, EdgeKind, Graph, Node, NodeId};
 use crabpath::index::VectorIndex;
@@ -39,7 +40,7 @@ fn state(graph: Graph) -> State {
     State::new(graph, VectorIndex::new())
 }
 
-// ----- §8.1–8.3 ------------------------------------------------------------------------
+// ----- authority, pruning --------------------------------------------------------------
 
 #[test]
 fn authority_defaults_to_overlay() {
@@ -123,7 +124,7 @@ fn orphan_removal() {
     );
 }
 
-// ----- §8.5 candidates -----------------------------------------------------------------
+// ----- merge candidates ----------------------------------------------------------------
 
 #[test]
 fn candidate_pairs_need_both_directions_and_greater_target() {
@@ -159,11 +160,12 @@ fn candidate_pairs_need_both_directions_and_greater_target() {
     );
 }
 
-// ----- §8.6 apply_merge ----------------------------------------------------------------
+// ----- apply_merge ---------------------------------------------------------------------
 
 #[test]
 fn merged_ids_match_the_reference_sim() {
-    // SIMS.md §7: structural_vs_edge_only's merge ids.
+    // structural_vs_edge_only's merge ids (results/reference/sims/
+    // structural_vs_edge_only_results.json).
     let g = Graph::new();
     assert_eq!(
         merged_id(&g, "ref_dup_00_a", "ref_dup_00_b"),
@@ -270,7 +272,7 @@ fn merge_collapse_keeps_first_on_equal_weight() {
     assert_eq!(g.edge(x, m).unwrap().kind, EdgeKind::Inhibitory);
 }
 
-// ----- §8.8 connections ----------------------------------------------------------------
+// ----- connections ---------------------------------------------------------------------
 
 #[test]
 fn jaccard_tokens() {
@@ -413,7 +415,7 @@ fn connect_learning_nodes_reference_bug_and_fix() {
     assert!(connect_learning_nodes(&mut g2, &empty, &fixed, None).is_err());
 }
 
-// ----- §8.4 run_maintenance ------------------------------------------------------------
+// ----- run_maintenance -----------------------------------------------------------------
 
 #[test]
 fn maintenance_decays_before_pruning() {
@@ -620,7 +622,7 @@ fn maintenance_file_saves_unless_dry_run() {
     assert_eq!(after.graph.node_count(), 1);
 }
 
-// ----- §9 injection --------------------------------------------------------------------
+// ----- injection -----------------------------------------------------------------------
 
 fn unit(theta_cos: f64) -> Vec<f64> {
     vec![theta_cos, (1.0 - theta_cos * theta_cos).sqrt()]
@@ -709,7 +711,8 @@ fn inject_min_sim_and_top_k() {
     assert_eq!(r.connected_to, vec!["new".to_string()]);
 }
 
-/// CORE.md §9, §14 item 9 (verified example: similarity 0.887 → weight 0.0).
+/// Reference `crabpath/inject.py::inject_correction` (REPRODUCE.md discrepancy C9; run on
+/// the reference: similarity 0.887 → weight 0.0).
 #[test]
 fn inject_correction_reference_bug_gives_zero_weight() {
     let (mut g, mut idx) = inject_graph();
@@ -881,8 +884,9 @@ fn inject_batch_counts() {
     assert_eq!(g.weight(fix, t), Some(0.0));
 }
 
-/// SIMS.md §5 (merge_compression): 8 mutually linked pairs among 40 nodes merge into
-/// 32 nodes and 0 edges; each merged content is 115 + 2 + 115 code points.
+/// merge_compression (reference `sims/merge_compression.py`; numbers from
+/// results/reference/sims/merge_compression_results.json): 8 mutually linked pairs among 40
+/// nodes merge into 32 nodes and 0 edges; each merged content is 115 + 2 + 115 code points.
 #[test]
 fn merge_compression_shape() {
     let mut g = Graph::new();

@@ -23,8 +23,8 @@ fn graph_and_seeds(n: usize, seed: u64, k: usize) -> (crabpath::Graph, Vec<(Node
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Learned weights never leave `weight_bounds` (CORE.md §5.1 clip), whatever the
-    /// sequence of outcomes and rules.
+    /// Learned weights never leave `weight_bounds` (the clip of reference
+    /// `crabpath/learn.py::_clip_weight`), whatever the sequence of outcomes and rules.
     #[test]
     fn weights_stay_in_bounds(seed in 0u64..1000, outcomes in prop::collection::vec(prop::bool::ANY, 1..25), pg in prop::bool::ANY) {
         let (mut g, seeds) = graph_and_seeds(40, seed, 2);
@@ -47,7 +47,8 @@ proptest! {
     }
 
     /// Without clipping (bounds far away) and without Hebbian, the PG deltas reported
-    /// for each visited node, STOP included, sum to zero (CORE.md §5.5 conservation).
+    /// for each visited node, STOP included, sum to zero (the conservation of
+    /// reference `crabpath/learn.py::apply_outcome_pg` before clipping).
     /// Learned over traversed steps: a consecutive `fired` pair that is not an edge
     /// (two seeds) gives every action a negative share in the reference rule.
     #[test]
@@ -71,7 +72,8 @@ proptest! {
         }
     }
 
-    /// Traversal respects max_hops, the beam and both budgets (CORE.md §4.3–4.4).
+    /// Traversal respects max_hops, the beam and both budgets (reference
+    /// `crabpath/traverse.py::traverse`).
     #[test]
     fn traversal_respects_limits(seed in 0u64..1000, hops in 1usize..6, beam in 1usize..6,
                                  max_nodes in prop::option::of(1usize..12),

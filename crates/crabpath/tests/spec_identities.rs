@@ -1,6 +1,7 @@
-//! Numeric identities and worked examples from the spec and the papers.
-//! Every expected number names its source: CORE.md §12 / §5.7, OpenClawBrain (seed 002)
-//! §3.3, CrabPath (seed 000) §4.5.
+//! Numeric identities and worked examples from the papers and the reference program.
+//! Every expected number names its source: a rule of the reference (commit 134c676)
+//! worked by hand, a committed reference output under `results/reference/`, the
+//! OpenClawBrain paper (seed 002) §3.3 or the CrabPath paper (seed 000) §4.5.
 
 use crabpath::learn::{apply_outcome, apply_outcome_pg, stop_softmax, Action, Episode, PgArgs};
 use crabpath::trajectory::{
@@ -19,7 +20,8 @@ fn chain(weights: &[f64]) -> (Graph, Vec<NodeId>) {
     (g, ids)
 }
 
-/// CORE.md §12: heuristic deltas 0.095, 0.09025, 0.0857375, 0.081450625, sum 0.352438125.
+/// Reference `crabpath/learn.py::apply_outcome` (δ = 0.1·0.95^(idx+1)), by hand: deltas
+/// 0.095, 0.09025, 0.0857375, 0.081450625, sum 0.352438125.
 #[test]
 fn heuristic_deltas_and_sum() {
     let (mut g, ids) = chain(&[0.27; 4]);
@@ -36,8 +38,8 @@ fn heuristic_deltas_and_sum() {
     assert_eq!(u.sum(), 0.352438125);
 }
 
-/// CORE.md §12 (deploy_pipeline Q1): 0.27 + 0.095 + 0.06 = 0.425; 0.27 + 0.09025 +
-/// 0.06 = 0.42025; 0.27 + 0.0857375 + 0.06 = 0.4157375.
+/// deploy_pipeline Q1 (results/reference/sims/deploy_pipeline_results.json): 0.27 + 0.095 +
+/// 0.06 = 0.425; 0.27 + 0.09025 + 0.06 = 0.42025; 0.27 + 0.0857375 + 0.06 = 0.4157375.
 #[test]
 fn deploy_pipeline_first_query_weights() {
     let (mut g, ids) = chain(&[0.27; 3]);
@@ -51,16 +53,18 @@ fn deploy_pipeline_first_query_weights() {
     .unwrap();
     assert_eq!(g.weight(ids[0], ids[1]), Some(0.425));
     assert_eq!(g.weight(ids[1], ids[2]), Some(0.42025));
-    // printed 0.4157375 in CORE.md §12; the binary64 sum is 0.41573750000000004, which
-    // is what reference-results/sims/deploy_pipeline_results.json holds
+    // 0.4157375 by hand; the binary64 sum is 0.41573750000000004, which is what
+    // results/reference/sims/deploy_pipeline_results.json holds
     assert_eq!(g.weight(ids[2], ids[3]), Some(0.41573750000000004));
-    // Hebbian created the forward non-adjacent pairs with 0.06 (CORE.md §5.4)
+    // Hebbian created the forward non-adjacent pairs with 0.06 (reference
+    // `crabpath/learn.py::hebbian_update`)
     assert_eq!(g.weight(ids[0], ids[2]), Some(0.06));
     assert_eq!(g.weight(ids[0], ids[3]), Some(0.06));
 }
 
-/// CORE.md §12 (negation): 0.45 − 0.95 + 0.06 = −0.43999999999999995, then
-/// clip(−0.44 − 0.95) + 0.06 = −0.94 with kind inhibitory.
+/// negation (reference `crabpath/learn.py::apply_outcome` by hand; final value in
+/// results/reference/sims/negation_results.json): 0.45 − 0.95 + 0.06 =
+/// −0.43999999999999995, then clip(−0.44 − 0.95) + 0.06 = −0.94 with kind inhibitory.
 #[test]
 fn negation_floor() {
     let (mut g, ids) = chain(&[0.45]);
@@ -92,7 +96,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol
 }
 
-/// OpenClawBrain §3.3 / CORE.md §5.7 (A): π = 0.342/0.280/0.170/0.208 and deltas
+/// OpenClawBrain paper §3.3 (the four-action example): π = 0.342/0.280/0.170/0.208 and deltas
 /// +0.066 / −0.028 / −0.017 / −0.021 summing to 0; stored weights include Hebbian.
 #[test]
 fn pg_four_action_example() {
@@ -121,7 +125,8 @@ fn pg_four_action_example() {
     assert!(close(g.weight(i, c).unwrap(), -0.2170, 5e-5));
     assert_eq!(g.edge(i, c).unwrap().kind, EdgeKind::Inhibitory);
 
-    // outcome −1 flips the deltas (CORE.md §5.7 A: A = 0.4942 with Hebbian)
+    // outcome −1 flips the deltas (reference `crabpath/learn.py::apply_outcome_pg` run on
+    // this example: A = 0.4942 with Hebbian)
     let (mut g, i, [a, b, c]) = four_action();
     let u2 = apply_outcome_pg(
         &mut g,
@@ -212,7 +217,8 @@ fn giraffe_trajectory_update() {
     }
 }
 
-/// CORE.md §5.7 (B): what the reference's PG does on the Giraffe trajectory —
+/// What reference `crabpath/learn.py::apply_outcome_pg` (commit 134c676, run on this
+/// trajectory) does on the Giraffe example (REPRODUCE.md discrepancy C18) —
 /// ΔG,C actual 0.0 (saturated), ΔG,E = ΔG,STOP = −0.0212, ΔC,E = +0.0475,
 /// ΔC,STOP = −0.0475; stored G→E 0.0388, C→E 0.1075 after Hebbian.
 #[test]

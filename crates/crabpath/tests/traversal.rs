@@ -1,4 +1,5 @@
-//! Traversal semantics of CORE.md §4, one behaviour per test.
+//! Traversal semantics of reference `crabpath/traverse.py::traverse` (commit 134c676),
+//! one behaviour per test.
 
 use crabpath::traverse::{resolve_seeds, Router};
 use crabpath::{traverse, Edge, Graph, Node, NodeId, Tier, TraversalConfig, Traverser};
@@ -22,7 +23,7 @@ fn seeds(g: &Graph, s: &[(&str, f64)]) -> Vec<(NodeId, f64)> {
     resolve_seeds(g, s).unwrap()
 }
 
-/// §4.4/§4.7: with equal weights the first inserted edge wins the tie.
+/// With equal weights the first inserted edge wins the tie.
 #[test]
 fn ties_break_by_insertion_order() {
     let g = graph(&["q", "a", "b"], &[("q", "b", 0.5), ("q", "a", 0.5)]);
@@ -35,7 +36,7 @@ fn ties_break_by_insertion_order() {
     assert_eq!(names(&g, &r.fired), ["q", "b"]);
 }
 
-/// §4.4 b: habitual wins a score tie against reflex.
+/// Habitual wins a score tie against reflex.
 #[test]
 fn habitual_beats_reflex_on_ties() {
     // q→r reflex 0.6 from a seed of 0.5 → 0.3; q2→h habitual 0.3 from seed 1.0 → 0.3
@@ -58,8 +59,8 @@ fn habitual_beats_reflex_on_ties() {
     assert_eq!(steps[1].1, Tier::Reflex);
 }
 
-/// §4.4 a: an inhibitory edge from a fired node with score·w ≤ −0.01 vetoes its target;
-/// a weak one only lowers the score (§4.7).
+/// An inhibitory edge from a fired node with score·w ≤ −0.01 vetoes its target;
+/// a weak one only lowers the score (reference `crabpath/traverse.py::_incoming_inhibition`).
 #[test]
 fn inhibition_vetoes_or_lowers() {
     let g = graph(
@@ -85,7 +86,7 @@ fn inhibition_vetoes_or_lowers() {
     assert_eq!(bad_score, 0.9 + 0.015 * -0.5);
 }
 
-/// §4.4 a1 / §4.7: edge damping λ^k per prior use limits a reflex cycle; with λ = 1
+/// Edge damping λ^k per prior use limits a reflex cycle; with λ = 1
 /// the cycle is followed until max_hops.
 #[test]
 fn damping_limits_cycles() {
@@ -114,7 +115,7 @@ fn damping_limits_cycles() {
     assert_eq!(uses[..2], [1.0, 0.3]);
 }
 
-/// §4.7: score decay gives an implicit depth limit (0.27⁴ < 0.01).
+/// Score decay gives an implicit depth limit (0.27⁴ < 0.01).
 #[test]
 fn score_decay_depth_limit() {
     let g = graph(
@@ -130,7 +131,7 @@ fn score_decay_depth_limit() {
     assert_eq!(names(&g, &r.fired), ["a", "b", "c", "d"]);
 }
 
-/// §4.1/§4.3: guards, seed threshold, unknown seeds.
+/// Guards, seed threshold, unknown seeds.
 #[test]
 fn guards_and_seeding() {
     let g = graph(&["a", "b"], &[("a", "b", 0.9)]);
@@ -158,7 +159,7 @@ fn guards_and_seeding() {
         .is_empty());
 }
 
-/// §4.3/§4.4 c: node and character budgets stop the traversal.
+/// Node and character budgets stop the traversal.
 #[test]
 fn budgets() {
     let g = graph(
@@ -182,7 +183,7 @@ fn budgets() {
     assert_eq!(r.context_chars(&g), 4);
 }
 
-/// §4.4 b: the router sees habitual candidates per source (lexicographic source
+/// The router sees habitual candidates per source (lexicographic source
 /// order) and can reject them; reflex edges bypass it.
 #[test]
 fn router_filters_habitual_only() {
@@ -214,7 +215,7 @@ fn router_filters_habitual_only() {
     assert_eq!(calls[0].2, "why");
 }
 
-/// §4.4 c: the beam is cut before de-duplication (paper); the corrected switch
+/// The beam is cut before de-duplication (paper); the corrected switch
 /// de-duplicates first.
 #[test]
 fn beam_cut_before_dedup() {
@@ -239,7 +240,7 @@ fn beam_cut_before_dedup() {
 }
 
 /// The engine's work counters ([`crabpath::TraversalStats`], used by the scaling
-/// study): expansions per hop (§4.4 a) and the inhibition-index scans of every node
+/// study): expansions per hop and the inhibition-index scans of every node
 /// that became active, counted by hand on a small graph.
 #[test]
 fn stats_count_expansions_and_index_scans() {

@@ -1,8 +1,9 @@
 //! # pyrand
 //!
 //! A bit-exact port of the parts of CPython 3.11's `random` module that the CrabPath
-//! simulations use (SIMS.md §0.3): the Mersenne Twister MT19937 core of
-//! `Modules/_randommodule.c` and the pure-Python helpers of `Lib/random.py` built on it.
+//! simulations use (`random.seed(42)` / `random.Random(42)` in reference `sims/*.py`): the
+//! Mersenne Twister MT19937 core of `Modules/_randommodule.c` and the pure-Python helpers
+//! of `Lib/random.py` built on it.
 //!
 //! Reproduced behaviour, for a [`Random`] created with [`Random::new`]`(seed)`:
 //!

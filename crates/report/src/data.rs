@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 use serde_json::Value;
 
-/// The 15 simulations in the reference runner's order (SIMS.md §0.1); the names are
+/// The 15 simulations in the reference runner's order (reference `sims/run_all.py`); the names are
 /// the result file stems (`results/sims/<profile>/<name>.json`). One list, owned by the
 /// sims registry.
 pub use sims::scenarios::RUN_ALL_ORDER as SIMS;

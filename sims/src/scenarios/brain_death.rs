@@ -1,4 +1,5 @@
-//! brain_death (SIMS.md §14, §18 item 7; simulation name "brain_death_recovery").
+//! brain_death (reference `sims/brain_death.py`, discrepancy S7; simulation name
+//! "brain_death_recovery").
 //!
 //! 16 nodes, complete digraph whose weights are all set to 0.01 ("dead" brain); 30
 //! rounds of health → autotune suggestions (recorded, never applied) → traverse from n00
@@ -115,7 +116,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let met = recovered;
     let note = format!(
         "Restated: the reference credits the autotuner, but its suggestions are recorded and \
-         never applied (§18 item 7); what raises the reflex share is plain reinforcement of \
+         never applied (discrepancy S7); what raises the reflex share is plain reinforcement of \
          the one path traversed from n00 every round while decay snaps the untouched 0.01 \
          edges to 0. Autotune did flag the dead graph (round-1 dormant share {:?} > 0.9: {detected}). \
          Final dormant {:?}, reflex {:?} vs {:?} after round 1. {}",

@@ -1,4 +1,4 @@
-//! Small helpers shared by the scenarios (SIMS.md §0 conventions).
+//! Small helpers shared by the scenarios (conventions of the reference scripts `sims/*.py`).
 
 use anyhow::{Context, Result};
 use crabpath::{Edge, Graph, Node, NodeId, Profile, TierThresholds, TraversalConfig};
@@ -24,7 +24,7 @@ pub fn py_title(s: &str) -> String {
     out
 }
 
-/// Default node content (SIMS.md §0): the id with `_` replaced by a space, then
+/// Default node content (reference `sims/*.py`): the id with `_` replaced by a space, then
 /// `str.title()` (`deploy_query` → "Deploy Query", `aux_00` → "Aux 00").
 pub fn default_content(id: &str) -> String {
     py_title(&id.replace('_', " "))

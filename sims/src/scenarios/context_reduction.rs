@@ -1,4 +1,4 @@
-//! context_reduction (SIMS.md §3, §18 item 2).
+//! context_reduction (reference `sims/context_reduction.py`, discrepancy S2).
 //!
 //! 30 nodes, complete digraph at 0.35; Q1 is a one-hop traversal with beam 29 from n00,
 //! Q2–Q100 rotate 3–4 focused seeds with beam 2; each query learns (+1) and decays

@@ -1,5 +1,5 @@
-//! deploy_pipeline (SIMS.md §1): a 4-edge procedure chain compiled to reflex by 50
-//! identical positive queries.
+//! deploy_pipeline (reference `sims/deploy_pipeline.py`): a 4-edge procedure chain compiled
+//! to reflex by 50 identical positive queries.
 
 use anyhow::Result;
 use crabpath::{apply_outcome, Episode, Graph, Traverser};
@@ -9,7 +9,7 @@ use super::common::{add_titled, edge, id, query_config, weight};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §1.
+/// Reference `sims/deploy_pipeline.py`.
 pub struct DeployPipeline;
 
 const NODES: [&str; 5] = [

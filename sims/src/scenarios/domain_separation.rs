@@ -1,4 +1,4 @@
-//! domain_separation (SIMS.md §13).
+//! domain_separation (reference `sims/domain_separation.py`).
 //!
 //! Three files (alpha, beta, gamma) of 5 chunks, each a complete digraph at 0.5 with no
 //! cross-file edges; 50 one-hop beam-2 queries inside one file, except 5 mixed queries

@@ -1,5 +1,5 @@
-//! edge_damping (SIMS.md §12): per-episode edge damping breaks the A→B→C→A reflex
-//! cycle so that the weaker A→D is discovered.
+//! edge_damping (reference `sims/edge_damping.py`): per-episode edge damping breaks the
+//! A→B→C→A reflex cycle so that the weaker A→D is discovered.
 
 use anyhow::Result;
 use crabpath::{Graph, TraversalConfig, Traverser};
@@ -9,7 +9,7 @@ use super::common::{add_with, edge, id, names};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §12.
+/// Reference `sims/edge_damping.py`.
 pub struct EdgeDamping;
 
 fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {

@@ -1,5 +1,7 @@
 //! The random "forced-target" graphs of pg_vs_heuristic, noise_robustness,
-//! static_vs_learning and scaling_analysis (SIMS.md §0.3, §4, §8–§10, fixtures §16),
+//! static_vs_learning and scaling_analysis (reference
+//! `sims/pg_vs_heuristic.py`, `noise_robustness.py`, `static_vs_learning.py`,
+//! `scaling_analysis.py`; fixtures in `tests/learning_sims.rs`),
 //! and the one random source they draw from.
 //!
 //! For each node in order, its target list starts with the next node of the correct
@@ -104,7 +106,9 @@ pub fn build(
     Ok(g)
 }
 
-/// The query settings every forced-target sim uses (SIMS.md §4, §8–§10): 4 hops,
+/// The query settings every forced-target sim uses (reference
+/// `sims/pg_vs_heuristic.py`, `noise_robustness.py`, `static_vs_learning.py`,
+/// `scaling_analysis.py`): 4 hops,
 /// beam 1, habitual 0.2–0.8, with the profile's switches.
 pub fn query_config(profile: Profile) -> TraversalConfig {
     super::common::query_config(profile, 4, 1)

@@ -1,5 +1,5 @@
-//! forgetting / selective_forgetting (SIMS.md §11): decay makes untouched edges dormant
-//! while ten periodically refreshed edges stay reflex.
+//! forgetting / selective_forgetting (reference `sims/forgetting.py`): decay makes
+//! untouched edges dormant while ten periodically refreshed edges stay reflex.
 
 use anyhow::Result;
 use crabpath::{
@@ -12,15 +12,15 @@ use super::common::{add_with, edge, id};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §11.
+/// Reference `sims/forgetting.py`.
 pub struct Forgetting;
 
 const NODES: usize = 50;
 const QUERIES: usize = 100;
 const SNAPSHOTS: [usize; 4] = [1, 25, 50, 100];
 
-/// The sim's own tier counts (reflex ≥ 0.8, habitual ≥ 0.3, else dormant; SIMS.md §11),
-/// keys in the reference's order.
+/// The sim's own tier counts (reflex ≥ 0.8, habitual ≥ 0.3, else dormant; reference
+/// `sims/forgetting.py`), keys in the reference's order.
 fn distribution(g: &Graph) -> Map<String, Value> {
     let (mut dormant, mut habitual, mut reflex) = (0usize, 0usize, 0usize);
     let mut total = 0usize;

@@ -1,5 +1,5 @@
-//! individuation (SIMS.md §15): two copies of one complete graph trained on different
-//! workloads end structurally different.
+//! individuation (reference `sims/individuation.py`): two copies of one complete graph
+//! trained on different workloads end structurally different.
 
 use anyhow::Result;
 use crabpath::{
@@ -11,7 +11,7 @@ use super::common::{add_with, edge, id};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §15.
+/// Reference `sims/individuation.py`.
 pub struct Individuation;
 
 const NODES: usize = 18;

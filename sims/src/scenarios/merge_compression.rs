@@ -1,6 +1,6 @@
-//! merge_compression (SIMS.md §5): eight strongly bidirectional node pairs are merged;
-//! nodes fired halve while the context stays as long (the claim on context chars fails
-//! by construction, §0.2).
+//! merge_compression (reference `sims/merge_compression.py`): eight strongly bidirectional
+//! node pairs are merged; nodes fired halve while the context stays as long (the claim on
+//! context chars fails by construction; REPRODUCE.md discrepancy S4).
 
 use anyhow::{Context, Result};
 use crabpath::maintain::{apply_merge, suggest_merges};
@@ -13,7 +13,7 @@ use super::common::{add_with, edge, id};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §5.
+/// Reference `sims/merge_compression.py`.
 pub struct MergeCompression;
 
 const PAIRS: usize = 8;
@@ -202,7 +202,7 @@ impl Simulation for MergeCompression {
             fired_before,
         );
         let note = format!(
-            "Restated (SIMS.md §0.2, §18 item 4): the reference also claimed that the context \
+            "Restated (REPRODUCE.md discrepancy S4): the reference also claimed that the context \
              gets shorter, which cannot happen because a merged node's content is A + \
              \"\\n\\n\" + B, exactly the two-node context; context length is therefore \
              reported as a measurement, not claimed: avg context chars {chars_before:?} -> \

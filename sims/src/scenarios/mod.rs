@@ -1,5 +1,5 @@
 //! The simulations, one file each, and the registry that lists them in the reference
-//! runner's order (SIMS.md §0.1).
+//! runner's order (reference `sims/run_all.py`).
 
 pub mod common;
 pub mod forced_graph;
@@ -22,7 +22,7 @@ mod structural_vs_edge_only;
 
 use crate::sim::Simulation;
 
-/// The order in which `sims/run_all.py` runs the 15 scripts (SIMS.md §0.1), by file
+/// The order in which reference `sims/run_all.py` runs the 15 scripts, by file
 /// stem of their result files.
 pub const RUN_ALL_ORDER: [&str; 15] = [
     "deploy_pipeline",

@@ -1,5 +1,5 @@
-//! negation (SIMS.md §2): a deprecated procedure's edge driven inhibitory by negative
-//! outcomes, with "keep pressure" learning once traversal stops reaching it.
+//! negation (reference `sims/negation.py`): a deprecated procedure's edge driven inhibitory
+//! by negative outcomes, with "keep pressure" learning once traversal stops reaching it.
 
 use anyhow::Result;
 use crabpath::{
@@ -11,7 +11,7 @@ use super::common::{add_titled, edge, id, weight};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §2.
+/// Reference `sims/negation.py`.
 pub struct Negation;
 
 const GOOD: (&str, &str) = ("run_tests_query", "run_tests_before_deploy");
@@ -68,7 +68,7 @@ impl Simulation for Negation {
                 Episode::from_result(&result)
             } else {
                 // The target is suppressed by its negative edge: keep the pressure on
-                // the pair (SIMS.md §2).
+                // the pair (reference `sims/negation.py`).
                 Episode::from_path(&[s, t])
             };
             apply_outcome(&mut g, &episode, outcome, &learning, None)?;
@@ -123,7 +123,7 @@ impl Simulation for Negation {
         ];
         let note = format!(
             "The reference's two checks are kept as predicates. The paper's -0.94 is the -1.0 \
-             clip plus a +0.06 Hebbian increment (SIMS.md §18 item 9); final weights here: bad \
+             clip plus a +0.06 Hebbian increment (REPRODUCE.md discrepancy S9); final weights here: bad \
              {bad:?}, good {good:?}. {}",
             predicate::verdict(&predicates)
         );

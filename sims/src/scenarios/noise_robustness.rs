@@ -1,4 +1,5 @@
-//! noise_robustness (SIMS.md §8, §0.2; paper Table 15).
+//! noise_robustness (reference `sims/noise_robustness.py`; REPRODUCE.md discrepancy S6;
+//! paper Table 15).
 //!
 //! A 15-node random graph (7 targets per node, correct path query_node → … → ship
 //! inserted first) is traversed 100 times per noise level (0–0.3); each outcome is
@@ -212,7 +213,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     Ok(out)
 }
 
-/// The simulation of SIMS.md §8.
+/// The simulation of reference `sims/noise_robustness.py`.
 pub struct NoiseRobustness;
 
 impl Simulation for NoiseRobustness {

@@ -1,4 +1,5 @@
-//! pg_vs_heuristic (SIMS.md §4, §0.2, §18 item 3; paper Table 14).
+//! pg_vs_heuristic (reference `sims/pg_vs_heuristic.py`; REPRODUCE.md discrepancy S3;
+//! paper Table 14).
 //!
 //! A 20-node random graph (8 targets per node, correct path start_task → … → verify
 //! inserted first) is traversed 100 times (4 hops, beam 1) and learned with +1 by the
@@ -185,7 +186,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     obj.insert("reference_claim".into(), checks);
     let met = total.abs() <= 0.1;
     let note = format!(
-        "Restated (§0.2, §18 item 3): the reference summed PG deltas after clipping and with \
+        "Restated (REPRODUCE.md discrepancy S3): the reference summed PG deltas after clipping and with \
          Hebbian on, so chosen edges saturating at +1.0 lose their positive share and the sum \
          drifts (reference −28.40). Here Hebbian is off after PG (corrected profile) and the \
          check runs on a PG run with weight bounds widened to ±∞, so every reported delta is \
@@ -210,7 +211,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     Ok(out)
 }
 
-/// The simulation of SIMS.md §4.
+/// The simulation of reference `sims/pg_vs_heuristic.py`.
 pub struct PgVsHeuristic;
 
 impl Simulation for PgVsHeuristic {

@@ -1,5 +1,5 @@
-//! prune_health (SIMS.md §6): training on a complete graph leaves most edges dormant;
-//! pruning them restores health without breaking traversal.
+//! prune_health (reference `sims/prune_health.py`): training on a complete graph leaves
+//! most edges dormant; pruning them restores health without breaking traversal.
 
 use anyhow::Result;
 use crabpath::maintain::prune_edges;
@@ -13,14 +13,14 @@ use super::common::{add_with, edge, id, names, query_config};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §6.
+/// Reference `sims/prune_health.py`.
 pub struct PruneHealth;
 
 const NODES: usize = 30;
 const TRAINING: usize = 100;
 const POST: usize = 20;
 
-/// One query batch (SIMS.md §6 "query procedure"): seeds cycle through the keys;
+/// One query batch (as in reference `sims/prune_health.py`): seeds cycle through the keys;
 /// traverse, learn (+1, lr 0.08), decay (half-life 10). Returns (seed, fired ids).
 fn batch(
     g: &mut Graph,

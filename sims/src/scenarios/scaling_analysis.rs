@@ -1,4 +1,5 @@
-//! scaling_analysis (SIMS.md §10, §0.2; paper Table 17).
+//! scaling_analysis (reference `sims/scaling_analysis.py`; REPRODUCE.md discrepancy S6;
+//! paper Table 17).
 //!
 //! Random graphs of 50–2000 nodes (8 targets per node, correct path n0000 → … → n0004
 //! inserted first) are traversed 50 times each (4 hops, beam 1, no learning); measured:
@@ -60,7 +61,7 @@ fn loglog_slope(points: &[(f64, f64)]) -> f64 {
     crate::stats::loglog_slope(points).unwrap_or(f64::NAN)
 }
 
-/// Runs the simulation for one profile and seed (SIMS.md §10).
+/// Runs the simulation for one profile and seed (reference `sims/scaling_analysis.py`).
 pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let cfg = forced_graph::query_config(profile);
     let corrected = profile == Profile::Corrected;
@@ -141,7 +142,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         "The reference has no claim (N/A) and its is_sublinear_time_growth flips with timing \
          noise. Restated on counted work, which is deterministic: work per traversal by size \
          {works:?}, fitted slope {slope}. The reference's time grows ~linearly because its \
-         inhibition check scans every source bucket (§10); this core scans only the target's \
+         inhibition check scans every source bucket (crabpath/traverse.py::_incoming_inhibition); this core scans only the target's \
          incoming edges. Wall time is reported in timing fields only (avg_traversal_ms, \
          time_ratio, time_loglog_slope), never in the claim. {}",
         if met {
@@ -171,7 +172,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     Ok(out)
 }
 
-/// The simulation of SIMS.md §10.
+/// The simulation of reference `sims/scaling_analysis.py`.
 pub struct ScalingAnalysis;
 
 impl Simulation for ScalingAnalysis {

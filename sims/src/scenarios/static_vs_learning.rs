@@ -1,4 +1,4 @@
-//! static_vs_learning (SIMS.md §9, §18 item 8; paper Table 16).
+//! static_vs_learning (reference `sims/static_vs_learning.py`, discrepancy S8; paper Table 16).
 //!
 //! A 25-node random graph (6 targets per node, correct path task_entry → … → publish
 //! inserted first) is traversed 100 times with no learning, heuristic learning or
@@ -152,8 +152,8 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let met = value >= CLAIM_MIN_RATE;
     let note = format!(
         "The reference's static_has_lowest_fired compares equal averages (all modes fire 5 \
-         every query, §9), so it says nothing; the static graph already follows the correct \
-         path because its edges are inserted first and all weights tie (§18 item 8). \
+         every query), so it says nothing; the static graph already follows the correct \
+         path because its edges are inserted first and all weights tie (discrepancy S8). \
          Restated: learning must keep that path. Last-10 full-correct-path rate: static {rs:?}, \
          heuristic {rh:?}, policy gradient {rpg:?}. {}",
         if met {
@@ -186,7 +186,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     Ok(out)
 }
 
-/// The simulation of SIMS.md §9.
+/// The simulation of reference `sims/static_vs_learning.py`.
 pub struct StaticVsLearning;
 
 impl Simulation for StaticVsLearning {

@@ -1,6 +1,6 @@
-//! structural_vs_edge_only (SIMS.md §7): edge learning alone vs. plus pruning vs. full
-//! structural maintenance (decay, prune, merge) on a procedure with duplicate
-//! reference chunks and stale notes.
+//! structural_vs_edge_only (reference `sims/structural_vs_edge_only.py`): edge learning
+//! alone vs. plus pruning vs. full structural maintenance (decay, prune, merge) on a
+//! procedure with duplicate reference chunks and stale notes.
 
 use anyhow::{Context, Result};
 use crabpath::index::VectorIndex;
@@ -15,7 +15,7 @@ use super::common::{edge, id, query_config};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
 
-/// SIMS.md §7.
+/// Reference `sims/structural_vs_edge_only.py`.
 pub struct StructuralVsEdgeOnly;
 
 const QUERIES: usize = 200;
@@ -26,7 +26,8 @@ fn add(g: &mut Graph, id: &str, content: String, file: &str) {
     g.add_node(Node::new(id, content).with_meta("file", file));
 }
 
-/// The base graph, in the insertion order of SIMS.md §7 (steps 1–7).
+/// The base graph, in the insertion order of reference
+/// `sims/structural_vs_edge_only.py`.
 fn base_graph() -> Result<Graph> {
     let mut g = Graph::new();
     for i in 0..10 {
@@ -276,7 +277,7 @@ impl Simulation for StructuralVsEdgeOnly {
         );
         let pct = |a: u64, b: u64| 100.0 * (a as f64 - b as f64) / b as f64;
         let note = format!(
-            "Restated (SIMS.md §0.2, §18 item 5): the paper's -12 % (1 815 -> 1 598) compares \
+            "Restated (REPRODUCE.md discrepancy S5): the paper's -12 % (1 815 -> 1 598) compares \
              the summed nodes fired of edge-only and full maintenance, while the reference sim \
              checked total context chars over all three strategies. The claim compares what \
              the paper compared: nodes fired {fe} (edge-only) vs {ff} (full maintenance), \

@@ -2,7 +2,8 @@
 //! document into a [`Figure`]; [`render_all`] runs every builder for which an input
 //! exists and turns failures (missing fields) into skip notes.
 //!
-//! Simulations with a figure in the reference (`generate_figures.py`, SIMS.md §17):
+//! Simulations with a figure in the reference (reference
+//! `sims/generate_figures.py`, commit 134c676):
 //! deploy_pipeline, negation, context_reduction, forgetting, edge_damping,
 //! domain_separation, brain_death, individuation — same plot type, series, axes and
 //! titles. The other seven get figures of their headline quantities. Corrected-profile

@@ -1,6 +1,6 @@
 //! scaling_analysis (no reference figure; paper Table 17): traversal time against graph
 //! size on log-log axes — this run's times beside the reference program's (median of
-//! three runs, SIMS.md "Timing of the reference") and the paper's.
+//! three runs, [`crate::tables::values`]) and the paper's.
 
 use anyhow::Result;
 

@@ -4,7 +4,8 @@
 //! The paper embedded with OpenAI `text-embedding-3-small`; our runs use `hash-v1`
 //! (or a local neural embedder), so no row is compared — the columns sit side by side.
 //! "Ours (paper profile)" = protocol `paper`, reference graph, core profile `paper`,
-//! preferring the run that reproduces the shared edge objects (BENCH.md §2 defect 2);
+//! preferring the run that reproduces the shared edge objects (REPRODUCE.md
+//! discrepancy B2);
 //! "ours (corrected)" = protocol `clean`, preferring core profile `corrected`.
 
 use serde_json::Value;

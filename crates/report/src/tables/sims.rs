@@ -1,7 +1,7 @@
 //! Specs of the simulation tables (paper Tables 3, 5–20). Paper values are copied
 //! from the paper's tables; reference values are what the extractors give on the
 //! reference program's result files (checked by `tests/reference_values.rs`); paper
-//! vs code disagreements cite SIMS.md §18.
+//! vs code disagreements cite the discrepancy catalogue of REPRODUCE.md (S1–S10).
 
 use serde_json::Value;
 
@@ -225,19 +225,19 @@ pub fn specs() -> Vec<TableSpec> {
             RowSpec::new("round 1", "100.0 / 0.0 / 0.0", "100.00 / 0.00 / 0.00", Sim("brain_death"), |d| brain_round(d, 1.0)),
             RowSpec::new("round 10", "97.5 / 1.3 / 1.3", "97.50 / 1.25 / 1.25", Sim("brain_death"), |d| brain_round(d, 10.0)),
             RowSpec::new("round 30", "97.5 / 0.0 / 2.5", "97.50 / 0.00 / 2.50", Sim("brain_death"), |d| brain_round(d, 30.0))
-                .note("autotune suggestions are never applied; the gain is reinforcement of one path (§18 item 7)"),
+                .note("autotune suggestions are never applied; the gain is reinforcement of one path (discrepancy S7)"),
         ]),
         summary_table(),
         sim_table(7, "Context contraction in repetitive deployment work", "context_reduction", true, "nodes fired", vec![
             RowSpec::new("Q1", "30", "30", Sim("context_reduction"), |d| int(d, "/first_query/nodes_fired")),
             RowSpec::new("First 10 (avg)", "5.5", "5.7", Sim("context_reduction"), |d| fixed(d, "/first_10_average_fired", 1))
-                .differs("SIMS.md §18 item 2"),
+                .differs("discrepancy S2"),
             RowSpec::new("Last 10 (avg)", "2.7", "2.7", Sim("context_reduction"), |d| fixed(d, "/last_10_average_fired", 1))
-                .note("the drop from 30 comes from the beam 29 → 2 config switch after Q1 (§18 item 2)"),
+                .note("the drop from 30 comes from the beam 29 → 2 config switch after Q1 (discrepancy S2)"),
         ]),
         sim_table(8, "Deployment chain convergence", "deploy_pipeline", true, "the four chain edge weights", vec![
             RowSpec::new("Q1", "0.425, 0.420, 0.416, 0.411", "0.425, 0.420, 0.416, 0.270", Sim("deploy_pipeline"), |d| deploy_weights(d, 1.0))
-                .differs("0.411 is the Q2 value of the 4th edge (§18 item 1)"),
+                .differs("0.411 is the Q2 value of the 4th edge (discrepancy S1)"),
             RowSpec::new("Q10", "1.0, 1.0, 1.0, 1.0", "1.000, 1.000, 1.000, 1.000", Sim("deploy_pipeline"), |d| deploy_weights(d, 10.0)),
             RowSpec::new("Q50", "1.0, 1.0, 1.0, 1.0", "1.000, 1.000, 1.000, 1.000", Sim("deploy_pipeline"), |d| deploy_weights(d, 50.0)),
             RowSpec::new("all four at 1.0 from", "by Q10", "Q7", Sim("deploy_pipeline"), deploy_reflex_query)
@@ -246,7 +246,7 @@ pub fn specs() -> Vec<TableSpec> {
         sim_table(9, "Conflict direction from repeated negatives", "negation", true, "final edge weight", vec![
             RowSpec::new("run_tests_before_deploy", "1.0", "1.00", Sim("negation"), |d| fixed(d, "/final_weights/run_tests_before_deploy", 2)),
             RowSpec::new("skip_tests_for_hotfix", "-0.94", "-0.94", Sim("negation"), |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))
-                .note("−0.94 = −1 (clip) + 0.06 Hebbian after a negative outcome (§18 item 9)"),
+                .note("−0.94 = −1 (clip) + 0.06 Hebbian after a negative outcome (discrepancy S9)"),
         ]),
         sim_table(10, "Forgetting shifts most edges out of default visibility", "forgetting", true, "total edges / dormant / reflex", vec![
             RowSpec::new("Q1", "150 / 0.0% / 0.7%", "150 / 0.0 % / 0.7 %", Sim("forgetting"), |d| forgetting_at(d, 1.0)),
@@ -263,7 +263,7 @@ pub fn specs() -> Vec<TableSpec> {
                         .then(|| num(a.get(2)?).map(|w| format!("{w:.3}")))?
                 })
             })
-            .note("the edge is created by learning on consecutive fired nodes, not by a traversed step (CORE.md §14 item 1)"),
+            .note("the edge is created by learning on consecutive fired nodes, not by a traversed step (discrepancy C1)"),
         ]),
         sim_table(12, "Twin-brain individuation across experiences", "individuation", true, "graph A / graph B", vec![
             RowSpec::new("Nodes", "18 / 18", "18 / 18", Sim("individuation"), |d| join(vec![int(d, "/graph_a_size/nodes"), int(d, "/graph_b_size/nodes")], " / ")),
@@ -271,7 +271,7 @@ pub fn specs() -> Vec<TableSpec> {
             RowSpec::new("Reflex edges", "4 / 5", "4 / 5", Sim("individuation"), |d| join(vec![int(d, "/structural_distinctness/reflex_counts/graph_a"), int(d, "/structural_distinctness/reflex_counts/graph_b")], " / ")),
             RowSpec::new("Mean abs diff", "0.0358", "0.0358", Sim("individuation"), |d| fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4)),
             RowSpec::new("Edges differing by > 0.05 (§6.7)", "27", "27", Sim("individuation"), |d| int(d, "/structural_distinctness/edges_differ_by_gt_0_05"))
-                .note("both workloads favour first-inserted targets: largely a tie-breaking effect (§18 item 8)"),
+                .note("both workloads favour first-inserted targets: largely a tie-breaking effect (discrepancy S8)"),
         ]),
         sim_table(13, "True policy-gradient vs heuristic comparison", "pg_vs_heuristic", true, "convergence / total edge weight / avg distractor weight", vec![
             RowSpec::new("Heuristic", "Q2 / 71.20 / 0.4226", "Q2 / 71.20 / 0.4226", Sim("pg_vs_heuristic"), |d| pg_run(d, "heuristic"))
@@ -283,7 +283,7 @@ pub fn specs() -> Vec<TableSpec> {
             RowSpec::new("Heuristic", "+0.3524", "+0.3524", Sim("pg_vs_heuristic"), |d| signed(d, "/runs/heuristic/conservation_check/per_query_delta_sum_mean", 4)),
             RowSpec::new("True policy gradient", "-0.2840", "-0.2840", Sim("pg_vs_heuristic"), |d| signed(d, "/runs/policy_gradient/conservation_check/per_query_delta_sum_mean", 4))
                 .seeds(pg_per_query_delta)
-                .note("the sim's own claim (PG sums to ~0) fails: saturation at +1 (§18 item 3)"),
+                .note("the sim's own claim (PG sums to ~0) fails: saturation at +1 (discrepancy S3)"),
         ]),
         sim_table(15, "Noise-robustness stress results", "noise_robustness", true, "reflex by Q100 / avg nodes fired (last 10) / correct-distractor gap", vec![
             RowSpec::new("0% noise", "Yes / 5.0 / 0.5650", "Yes / 5.0 / 0.5650", Sim("noise_robustness"), |d| noise_level(d, 0))
@@ -294,7 +294,7 @@ pub fn specs() -> Vec<TableSpec> {
                 .seeds(|d| noise_seeds(d, "0_2")),
             RowSpec::new("30% noise", "No / 4.0 / 0.3072", "No / 4.0 / 0.3072", Sim("noise_robustness"), |d| noise_level(d, 3))
                 .seeds(|d| noise_seeds(d, "0_3"))
-                .note("the paper's \"inhibitory edge risk\" column is editorial: no correct edge is negative at any level (§18 item 6)"),
+                .note("the paper's \"inhibitory edge risk\" column is editorial: no correct edge is negative at any level (discrepancy S6)"),
         ]),
         sim_table(16, "Static, heuristic, and true PG baselines over 100 queries", "static_vs_learning", true, "stable path from / final path weights / avg nodes fired / queries until < 5 nodes", vec![
             RowSpec::new("Static traversal", "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a", "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a", Sim("static_vs_learning"), |d| static_mode(d, "static"))
@@ -307,7 +307,7 @@ pub fn specs() -> Vec<TableSpec> {
         scaling_table(),
         sim_table(18, "Merge-compression simulation results", "merge_compression", true, "before → after", vec![
             RowSpec::new("\"Nodes fired\" (graph node count)", "40 → 32", "40 → 32", Sim("merge_compression"), |d| join(vec![int(d, "/nodes_before_merge"), int(d, "/nodes_after_merge")], " → "))
-                .note("the paper's \"nodes fired\" is the node count of the graph (§18 item 4)"),
+                .note("the paper's \"nodes fired\" is the node count of the graph (discrepancy S4)"),
             RowSpec::new("Fired value (avg nodes fired)", "2.0 → 1.0", "2.0 → 1.0", Sim("merge_compression"), |d| join(vec![fixed(d, "/avg_nodes_fired_before", 1), fixed(d, "/avg_nodes_fired_after", 1)], " → ")),
             RowSpec::new("Avg context chars (the sim's claim)", "\"may not decrease\" (§6.12.4)", "232.0 → 232.0", Sim("merge_compression"), |d| join(vec![fixed(d, "/avg_context_chars_before", 1), fixed(d, "/avg_context_chars_after", 1)], " → "))
                 .note("merged content = A + 2 + B chars: the sim's merge_reduces_context claim fails by construction"),
@@ -318,13 +318,13 @@ pub fn specs() -> Vec<TableSpec> {
         ]),
         sim_table(20, "Full maintenance vs edge-only over 200 queries", "structural_vs_edge_only", true, "total over 200 queries", vec![
             RowSpec::new("Edge-only, summed nodes fired", "1,815", "1,815", Sim("structural_vs_edge_only"), |d| fired_total(d, "edge_only").map(|v| thousands(v as i64)))
-                .note("the paper calls it \"total context cost\"; it is the sum of nodes fired (§18 item 5)"),
+                .note("the paper calls it \"total context cost\"; it is the sum of nodes fired (discrepancy S5)"),
             RowSpec::new("Full maintenance, summed nodes fired", "1,598", "1,598", Sim("structural_vs_edge_only"), |d| fired_total(d, "full_maintain").map(|v| thousands(v as i64))),
             RowSpec::new("Difference (nodes fired)", "-12%", "-12.0 %", Sim("structural_vs_edge_only"), |d| change(fired_total(d, "edge_only"), fired_total(d, "full_maintain"))),
             RowSpec::new("Edge-only, context chars (the sim's cost)", "—", "99,750", Sim("structural_vs_edge_only"), |d| int(d, "/strategies/edge_only/total_cost")),
             RowSpec::new("Full maintenance, context chars", "—", "108,534", Sim("structural_vs_edge_only"), |d| int(d, "/strategies/full_maintain/total_cost")),
             RowSpec::new("Difference (context chars)", "\"12% cheaper\" (§6.12.3)", "+8.8 %", Sim("structural_vs_edge_only"), |d| change(d.opt("/strategies/edge_only/total_cost").and_then(num), d.opt("/strategies/full_maintain/total_cost").and_then(num)))
-                .differs("by the sim's own metric full maintenance costs more; its claim fails (§18 item 5)"),
+                .differs("by the sim's own metric full maintenance costs more; its claim fails (discrepancy S5)"),
         ]),
     ]
 }
@@ -552,7 +552,7 @@ fn scaling_table() -> TableSpec {
         );
     }
     rows.push(RowSpec::new("time ratio 2000 / 50", "×19.5", "×20.3", Source::Sim("scaling_analysis"), time_ratio).kind(Kind::Timing)
-        .note("the growth is the per-candidate incoming-edge scan (SIMS.md §10); \"sublinear\" is timing noise (§18 item 6)"));
+        .note("the growth is the per-candidate incoming-edge scan (reference `crabpath/traverse.py::_incoming_inhibition`); \"sublinear\" is timing noise (discrepancy S6)"));
     sim_table(
         17,
         "Scaling behavior over 50 random-graph queries each size",

@@ -1,5 +1,6 @@
 //! Numbers that are not in any result file: the paper's (OpenClawBrain v11.2.1) and
-//! the reference program's timings (SIMS.md, "Timing of the reference").
+//! the reference program's timings, measured by running reference `sims/run_all.py`
+//! (commit 134c676) three times; `results/reference/sims/README.md` gives the setup.
 //!
 //! Every other "reference program" value in the tables is a string that the same
 //! extractor produces from the reference result files; `tests/reference_values.rs`
@@ -16,7 +17,7 @@ pub const PAPER_SCALING_MS: [(f64, f64); 6] = [
 ];
 
 /// The reference program (CPython 3.11.7, 2-vCPU EPYC VM): median over three
-/// `run_all.py` runs of the mean ms per traversal (SIMS.md, "Timing of the reference").
+/// `run_all.py` runs of the mean ms per traversal (`results/reference/sims/README.md`).
 pub const REFERENCE_SCALING_MS: [(f64, f64); 6] = [
     (50.0, 0.1422),
     (100.0, 0.1940),
