@@ -202,7 +202,10 @@ pub struct LearningOutcome {
     pub steps_applied: Vec<Step>,
     /// Per-step advantages A_ℓ.
     pub advantages: Vec<f64>,
-    /// Applied updates, in order of first accumulation.
+    /// Accumulated per-edge deltas before they are applied (clipped per term, not yet
+    /// per weight), in order of first accumulation: the reference's `weight_delta`.
+    pub deltas: Vec<(Id, Id, f64)>,
+    /// Applied updates (`new − old` after the weight clip), in the same order.
     pub updates: Vec<Update>,
     /// Baseline used.
     pub baseline_before: f64,
@@ -315,6 +318,7 @@ pub fn learn(
     LearningOutcome {
         steps_applied: applied.to_vec(),
         advantages,
+        deltas: acc.iter().map(|(&(s, t), &d)| (s, t, d)).collect(),
         updates,
         baseline_before: b,
         baseline_after: after,
