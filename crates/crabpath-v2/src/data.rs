@@ -150,10 +150,7 @@ mod tests {
             Path::new("../shared/datasets")
         );
         std::fs::create_dir_all(tmp.path().join("datasets/crabpath-v2")).unwrap();
-        assert_eq!(
-            resolve_with(None, None, tmp.path()),
-            Path::new("datasets")
-        );
+        assert_eq!(resolve_with(None, None, tmp.path()), Path::new("datasets"));
     }
 
     #[test]

@@ -37,7 +37,11 @@ pub fn decay_factor(half_life_turns: f64, elapsed_turns: f64) -> f64 {
 
 /// Multiplies every edge weight by f(t), clipped; returns the changed edges as
 /// (`"src->tgt"`, new weight) in edge order (nothing when f = 1).
-pub fn apply_decay(graph: &mut Graph, elapsed_turns: f64, config: &DecayConfig) -> Vec<(String, f64)> {
+pub fn apply_decay(
+    graph: &mut Graph,
+    elapsed_turns: f64,
+    config: &DecayConfig,
+) -> Vec<(String, f64)> {
     let f = decay_factor(config.half_life_turns, elapsed_turns);
     if f == 1.0 {
         return Vec::new();
@@ -51,7 +55,11 @@ pub fn apply_decay(graph: &mut Graph, elapsed_turns: f64, config: &DecayConfig) 
     let mut labels = Vec::new();
     for (e, &w) in graph.edges().zip(&new_weights) {
         if w != e.weight {
-            labels.push(Some(format!("{}->{}", graph.name(e.source), graph.name(e.target))));
+            labels.push(Some(format!(
+                "{}->{}",
+                graph.name(e.source),
+                graph.name(e.target)
+            )));
         } else {
             labels.push(None);
         }

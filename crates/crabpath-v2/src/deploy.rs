@@ -63,9 +63,29 @@ pub fn deploy_sim(
     for (i, s) in scenarios.iter().enumerate() {
         let seeds = seeds_by_name(graph, &[DEPLOY_ROOT]);
         let traj = traverse(graph, &s.query, &seeds, &mut DeployRouter, &tcfg);
-        let path = traj.steps.iter().map(|st| graph.name(st.to).to_string()).collect();
-        let out = learn(graph, &traj.steps, s.reward, &s.query, credit, &config.learning, &mut baselines);
-        let call = LearningCall::new(credit.as_str(), i + 1, &s.query, s.reward, out, graph, trace);
+        let path = traj
+            .steps
+            .iter()
+            .map(|st| graph.name(st.to).to_string())
+            .collect();
+        let out = learn(
+            graph,
+            &traj.steps,
+            s.reward,
+            &s.query,
+            credit,
+            &config.learning,
+            &mut baselines,
+        );
+        let call = LearningCall::new(
+            credit.as_str(),
+            i + 1,
+            &s.query,
+            s.reward,
+            out,
+            graph,
+            trace,
+        );
         let w = |t: &str| graph.edge_by_name(DEPLOY_ROOT, t).map_or(0.0, |e| e.weight);
         episodes.push(DeployEpisode {
             query: s.query.clone(),
@@ -96,7 +116,11 @@ impl DeploySimulation {
             let _ = writeln!(out, "  Reward: {:+.1}", e.reward);
             let _ = writeln!(out, "  w(deploy_root->check_tests)={:.3}", e.w_check_tests);
             let _ = writeln!(out, "  w(deploy_root->skip_tests)={:.3}", e.w_skip_tests);
-            let _ = writeln!(out, "  skip_tests tier: {}", tiers.classify(e.w_skip_tests).as_str());
+            let _ = writeln!(
+                out,
+                "  skip_tests tier: {}",
+                tiers.classify(e.w_skip_tests).as_str()
+            );
             out.push('\n');
         }
         let w = |t: &str| {

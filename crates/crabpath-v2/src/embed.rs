@@ -128,10 +128,7 @@ impl KeywordIndex {
             vocab,
             vectors: Vec::with_capacity(texts.len()),
         };
-        index.vectors = texts
-            .iter()
-            .map(|(id, t)| (*id, index.embed(t)))
-            .collect();
+        index.vectors = texts.iter().map(|(id, t)| (*id, index.embed(t))).collect();
         index
     }
 

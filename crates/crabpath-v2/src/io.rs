@@ -85,7 +85,12 @@ pub fn parse_graph(text: &str, path: &Path) -> Result<Graph> {
         // top-level field is absent.
         let kind = n
             .kind
-            .or_else(|| metadata.get("type").and_then(Value::as_str).map(String::from))
+            .or_else(|| {
+                metadata
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            })
             .unwrap_or_else(|| "fact".to_string());
         let summary = n
             .summary
@@ -352,6 +357,8 @@ mod tests {
         let e = parse_scenarios(bad, Path::new("s.jsonl")).unwrap_err();
         assert!(e.to_string().starts_with("s.jsonl:2: `feedback`"), "{e}");
         let e = parse_scenarios("[1]\n", Path::new("s.jsonl")).unwrap_err();
-        assert!(e.to_string().starts_with("s.jsonl:1: expected a JSON object"));
+        assert!(e
+            .to_string()
+            .starts_with("s.jsonl:1: expected a JSON object"));
     }
 }

@@ -1,15 +1,15 @@
 //! Corrected ("Gu") and myopic policy gradient (seed 000 §4.2–4.3, Algorithm 1;
 //! reference `crabpath/learning.py::make_learning_step`, commit 799419b).
 //!
-//! For a list of steps S, reward z and episode key k, with b = baseline[k] (0.0 if
+//! For a list of steps S, reward z and episode key k, with b = baseline\[k\] (0.0 if
 //! unseen):
 //!
 //! 1. A_ℓ = (z − b) · γ^ℓ for each position ℓ in S (`powf`, not `powi`);
 //! 2. per step: p = softmax of the candidate weights (max-subtracted, the denominator
 //!    summed as Python ≥ 3.12's `sum` does, see [`neumaier_sum`]); for each candidate
-//!    d = (η · A_ℓ) · (1[chosen] − p), clipped to [−5, 5], accumulated per edge;
+//!    d = (η · A_ℓ) · (1\[chosen\] − p), clipped to [−5, 5], accumulated per edge;
 //! 3. each accumulated edge: w ← clip(w + d, −5, 5), bookkeeping counters;
-//! 4. baseline[k] ← β · b + (1 − β) · z.
+//! 4. baseline\[k\] ← β · b + (1 − β) · z.
 //!
 //! **Corrected** uses every step of the trajectory; **myopic** (Williams) only the last,
 //! at position 0. The baseline table is a value owned by the caller: the reference keeps
@@ -392,15 +392,41 @@ mod tests {
         let mut b = Baselines::new();
         let cfg = LearningConfig::default();
         let got: Vec<f64> = (0..3)
-            .map(|_| learn(&mut g, &[], 1.0, "same query", Credit::Corrected, &cfg, &mut b).baseline_after)
+            .map(|_| {
+                learn(
+                    &mut g,
+                    &[],
+                    1.0,
+                    "same query",
+                    Credit::Corrected,
+                    &cfg,
+                    &mut b,
+                )
+                .baseline_after
+            })
             .collect();
-        assert_eq!(got, [0.050000000000000044, 0.09750000000000009, 0.1426250000000001]);
+        assert_eq!(
+            got,
+            [
+                0.050000000000000044,
+                0.09750000000000009,
+                0.1426250000000001
+            ]
+        );
         let fixed = LearningConfig {
             baseline_on_empty: false,
             ..cfg
         };
         let mut b2 = Baselines::new();
-        let out = learn(&mut g, &[], 1.0, "same query", Credit::Corrected, &fixed, &mut b2);
+        let out = learn(
+            &mut g,
+            &[],
+            1.0,
+            "same query",
+            Credit::Corrected,
+            &fixed,
+            &mut b2,
+        );
         assert_eq!(out.baseline_after, 0.0);
         assert!(b2.is_empty());
     }

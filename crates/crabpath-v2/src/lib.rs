@@ -48,10 +48,10 @@
 //! | the softmax of learning covers every outgoing edge, including dormant, negative and visited targets the walk could not take | the softmax covers the options the policy chose among ([`traverse::Step::choice_set`]): the gradient of the policy that acted | a dormant 0.1 edge beside the followed one: 0.1 → 0.087924 (paper) vs unchanged |
 //! | `follow_count` grows on every candidate, `skip_count` never | followed edge +1 follow, other options +1 skip | counts (a 1,0) (b 1,0) (c 1,0) → (a 1,0) (b 0,1) (c 0,0) |
 //! | the baseline is updated by calls without any step | a call that made no decision leaves the baseline alone | 3 empty calls: 0.1426… → 0.0 |
-//! | one process-global baseline table couples the arms (myopic inherits corrected's baselines) | one table per arm | gate_bloat myopic episode 1 baseline 0.05 → 0.0 |
+//! | one process-global baseline table couples the arms (myopic inherits corrected's baselines) | one table per arm | a query repeated twice: myopic's first baseline 0.0975 → 0.0 (gate_bloat myopic episode 1: 0.05 in the reference trace) |
 //! | the keyword vocabulary comes from contents but vectors from summaries, so summary-only words vanish | vocabulary from the embedded texts | gate_bloat: zero-vector nodes 20 → 0 |
-//! | the configured temperature 0.2 is never used (τ = 1) | policy softmax(w/τ) and Algorithm 1's ∇/τ with τ = 0.2 | deploy sim episode 1 w(check_tests) 0.53625 → see test |
-//! | rewards are scripted, never from what was retrieved | the 4-arm runner rewards +1 when the expected fragments were loaded, else −1 | stale_context corrected-arm accuracy, see test |
+//! | the configured temperature 0.2 is never used (τ = 1) | policy softmax(w/τ) and Algorithm 1's ∇/τ with τ = 0.2 | deploy simulation, episode 1: w(check_tests) 0.5363 → 0.6444 |
+//! | rewards are scripted, never from what was retrieved | the 4-arm runner rewards +1 when the expected fragments were loaded, else −1 | a +1-scripted walk to the wrong node is repeated (accuracy 0.0) → avoided (0.5); whole profile on stale_context: CrabPath accuracy 0.2 → 0.367 |
 //! | the novelty gate's dead band 0.58 < top1 < 0.60 | novel up to the known threshold | top1 0.59: novelty_miss → novel |
 //! | the blocked-phrase rule is unreachable | checked before the token count | "hello": too_few_tokens → blocked_phrase |
 //!

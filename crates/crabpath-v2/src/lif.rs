@@ -108,7 +108,10 @@ pub fn activate(graph: &mut Graph, seeds: &[(Id, f64)], cfg: &ActivationConfig) 
     let mut ranked: Vec<(Id, f64)> = fired.into_iter().collect();
     ranked.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
     ranked.truncate(cfg.top_k);
-    let mut inhibited: Vec<String> = inhibited.iter().map(|&i| graph.name(i).to_string()).collect();
+    let mut inhibited: Vec<String> = inhibited
+        .iter()
+        .map(|&i| graph.name(i).to_string())
+        .collect();
     inhibited.sort();
     Firing {
         fired: ranked,
@@ -275,9 +278,14 @@ pub fn adapter_query(
         let node_id = match graph.id(&id).filter(|&i| graph.contains(i)) {
             Some(i) => {
                 let n = graph.node_mut(i).expect("present");
-                let count = n.metadata.get("auto_seed_count").and_then(Value::as_i64).unwrap_or(0);
+                let count = n
+                    .metadata
+                    .get("auto_seed_count")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
                 n.metadata.insert("auto_probationary".into(), json!(true));
-                n.metadata.insert("auto_seed_count".into(), json!(count + 1));
+                n.metadata
+                    .insert("auto_seed_count".into(), json!(count + 1));
                 i
             }
             None => {

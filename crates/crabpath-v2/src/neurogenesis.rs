@@ -180,7 +180,10 @@ mod tests {
     fn auto_ids_of_the_spec() {
         // V2.md §8.2.
         assert_eq!(auto_id("giraffe codeword sequence"), "auto:5092bf85cad2");
-        assert_eq!(auto_id("  Giraffe concept for codeword  "), "auto:cd19ddc6f571");
+        assert_eq!(
+            auto_id("  Giraffe concept for codeword  "),
+            "auto:cd19ddc6f571"
+        );
         assert_eq!(auto_id(""), "auto:da39a3ee5e6b");
     }
 
@@ -194,8 +197,17 @@ mod tests {
         assert_eq!(assess_novelty(q, Some(0.59), &c).band, Band::Novel);
         assert_eq!(assess_novelty(q, Some(0.5999999), &c).band, Band::Novel);
         assert_eq!(assess_novelty(q, Some(0.60), &c).band, Band::Known);
-        assert_eq!(assess_novelty("hello", None, &p).reason, Some("too_few_tokens"));
-        assert_eq!(assess_novelty("hello", None, &c).reason, Some("blocked_phrase"));
-        assert_eq!(assess_novelty("got it", None, &c).reason, Some("blocked_phrase"));
+        assert_eq!(
+            assess_novelty("hello", None, &p).reason,
+            Some("too_few_tokens")
+        );
+        assert_eq!(
+            assess_novelty("hello", None, &c).reason,
+            Some("blocked_phrase")
+        );
+        assert_eq!(
+            assess_novelty("got it", None, &c).reason,
+            Some("blocked_phrase")
+        );
     }
 }

@@ -7,10 +7,10 @@
 
 use crabpath::Profile;
 
+use crate::embed::VocabularySource;
 use crate::learning::{Counting, LearningConfig, SoftmaxOver};
 use crate::neurogenesis::NoveltyConfig;
 use crate::router::TieBreak;
-use crate::embed::VocabularySource;
 
 /// Where the four-arm runner's learning reward comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -179,18 +179,27 @@ mod tests {
         let mut paper = ArgmaxRouter {
             ties: TieBreak::LargestId,
         };
-        assert_eq!(g.name(paper.choose(&ctx(&g, "q"), &c).unwrap()), "skip_tests");
+        assert_eq!(
+            g.name(paper.choose(&ctx(&g, "q"), &c).unwrap()),
+            "skip_tests"
+        );
         let mut fixed = ArgmaxRouter {
             ties: TieBreak::FirstListed,
         };
-        assert_eq!(g.name(fixed.choose(&ctx(&g, "q"), &c).unwrap()), "check_tests");
+        assert_eq!(
+            g.name(fixed.choose(&ctx(&g, "q"), &c).unwrap()),
+            "check_tests"
+        );
     }
 
     #[test]
     fn deploy_router_rules() {
         let (g, c) = graph();
         let mut r = DeployRouter;
-        assert_eq!(g.name(r.choose(&ctx(&g, "Ship it"), &c).unwrap()), "check_tests");
+        assert_eq!(
+            g.name(r.choose(&ctx(&g, "Ship it"), &c).unwrap()),
+            "check_tests"
+        );
         assert_eq!(
             g.name(r.choose(&ctx(&g, "We need to deploy ASAP"), &c).unwrap()),
             "skip_tests"
@@ -215,9 +224,8 @@ mod tests {
         };
         assert_eq!(draw(7), draw(7));
         let picks = draw(7);
-        let share = |name| {
-            picks.iter().filter(|&&i| g.name(i) == name).count() as f64 / picks.len() as f64
-        };
+        let share =
+            |name| picks.iter().filter(|&&i| g.name(i) == name).count() as f64 / picks.len() as f64;
         // p = e^0.5 / (2 e^0.5 + e^0.3) = 0.3548 for each 0.5 edge, 0.2905 for rollback.
         assert!((share("check_tests") - 0.3548).abs() < 0.03);
         assert!((share("rollback") - 0.2905).abs() < 0.03);

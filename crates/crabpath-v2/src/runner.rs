@@ -228,8 +228,15 @@ pub fn compare_with(
                 }
                 (Arm::Rag, Some(index)) => {
                     let hits = index.raw_scores(&s.query, opts.top_k);
-                    let nodes: Vec<_> = hits.iter().filter_map(|(id, _)| g.node_by_id(*id)).collect();
-                    let answer = nodes.iter().map(|n| n.content.as_str()).collect::<Vec<_>>().join("\n\n");
+                    let nodes: Vec<_> = hits
+                        .iter()
+                        .filter_map(|(id, _)| g.node_by_id(*id))
+                        .collect();
+                    let answer = nodes
+                        .iter()
+                        .map(|n| n.content.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n\n");
                     EpisodeRecord {
                         query: s.query.clone(),
                         tokens_loaded: nodes.iter().map(|n| n.content.chars().count()).sum(),
@@ -280,8 +287,24 @@ pub fn compare_with(
                         }
                     };
                     let credit = arm.credit().expect("crabpath arm");
-                    let out = learn(&mut g, &traj.steps, reward, &s.query, credit, &cfg.learning, table);
-                    calls.push(LearningCall::new(arm.as_str(), i + 1, &s.query, reward, out, &g, opts.trace));
+                    let out = learn(
+                        &mut g,
+                        &traj.steps,
+                        reward,
+                        &s.query,
+                        credit,
+                        &cfg.learning,
+                        table,
+                    );
+                    calls.push(LearningCall::new(
+                        arm.as_str(),
+                        i + 1,
+                        &s.query,
+                        reward,
+                        out,
+                        &g,
+                        opts.trace,
+                    ));
                     rec
                 }
             };
@@ -317,6 +340,11 @@ pub fn compare_with(
 }
 
 /// [`compare_with`] in a fresh process (an empty baseline table).
-pub fn compare(graph: &Graph, experiment: &str, scenarios: &[Scenario], opts: &CompareOptions) -> ComparisonRun {
+pub fn compare(
+    graph: &Graph,
+    experiment: &str,
+    scenarios: &[Scenario],
+    opts: &CompareOptions,
+) -> ComparisonRun {
     compare_with(graph, experiment, scenarios, opts, &mut Baselines::new())
 }

@@ -110,7 +110,15 @@ pub fn simulate(
             weight_changes,
             path: traj.visit_names(graph),
         });
-        calls.push(LearningCall::new("simulator", i + 1, &s.query, s.reward, out, graph, trace));
+        calls.push(LearningCall::new(
+            "simulator",
+            i + 1,
+            &s.query,
+            s.reward,
+            out,
+            graph,
+            trace,
+        ));
         if (i + 1) % DECAY_INTERVAL == 0 {
             apply_decay(graph, DECAY_INTERVAL as f64, &DecayConfig::default());
         }

@@ -155,7 +155,10 @@ mod tests {
     fn wilson_known_values() {
         // 8/10: (0.4902, 0.9433) (Wilson 1927; e.g. Newcombe 1998 table I).
         let (lo, hi) = wilson(8, 10);
-        assert!((lo - 0.4902).abs() < 1e-4 && (hi - 0.9433).abs() < 1e-4, "{lo} {hi}");
+        assert!(
+            (lo - 0.4902).abs() < 1e-4 && (hi - 0.9433).abs() < 1e-4,
+            "{lo} {hi}"
+        );
         assert_eq!(wilson(0, 0), (0.0, 1.0));
     }
 

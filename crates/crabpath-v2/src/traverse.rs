@@ -167,11 +167,7 @@ pub fn traverse(
         };
         let reflex = of_tier(Tier::Reflex);
         let habitual = of_tier(Tier::Habitual);
-        let beam: Vec<Candidate> = habitual
-            .iter()
-            .copied()
-            .take(config.branch_beam)
-            .collect();
+        let beam: Vec<Candidate> = habitual.iter().copied().take(config.branch_beam).collect();
         let (chosen, tier, choice_set) = if !reflex.is_empty() {
             let c = best(graph, &reflex, config.ties).expect("non-empty");
             let mut set = reflex.clone();
@@ -253,7 +249,12 @@ mod tests {
     #[test]
     fn beam_hides_candidates_from_the_router() {
         // Quirks log Q-BEAM: four 0.5 edges a, b, c, z: beam 3 -> c, beam 4 -> z.
-        let g = star(&[("r", "a", 0.5), ("r", "b", 0.5), ("r", "c", 0.5), ("r", "z", 0.5)]);
+        let g = star(&[
+            ("r", "a", 0.5),
+            ("r", "b", 0.5),
+            ("r", "c", 0.5),
+            ("r", "z", 0.5),
+        ]);
         assert_eq!(walk(&g, 3), ["r", "c"]);
         assert_eq!(walk(&g, 4), ["r", "z"]);
     }

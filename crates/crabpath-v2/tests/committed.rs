@@ -21,7 +21,12 @@ fn giraffe() -> (Graph, Vec<Step>) {
     for n in ["G", "C", "E", "STOP"] {
         g.add_node(Node::new(n, n));
     }
-    for (s, t, w) in [("G", "C", 1.0), ("G", "E", 0.0), ("C", "E", 0.0), ("C", "STOP", 0.0)] {
+    for (s, t, w) in [
+        ("G", "C", 1.0),
+        ("G", "E", 0.0),
+        ("C", "E", 0.0),
+        ("C", "STOP", 0.0),
+    ] {
         g.add_edge(s, t, w);
     }
     let id = |n: &str| g.id(n).unwrap();
@@ -48,11 +53,41 @@ fn giraffe() -> (Graph, Vec<Step>) {
 fn worked_numerics_of_section_4_5() {
     let reference = reference("799419b/giraffe_worked_numerics.json");
     let cases = [
-        ("paper_corrected_eta0.1_gamma1_z+1", 0.1, 1.0, 1.0, Credit::Corrected),
-        ("paper_myopic_eta0.1_gamma1_z+1 (last step only)", 0.1, 1.0, 1.0, Credit::Myopic),
-        ("corrected_eta0.1_gamma1_z-1", 0.1, 1.0, -1.0, Credit::Corrected),
-        ("corrected_eta0.1_default_gamma0.99_z+1", 0.1, 0.99, 1.0, Credit::Corrected),
-        ("corrected_code_defaults_eta0.05_gamma0.99_z+1", 0.05, 0.99, 1.0, Credit::Corrected),
+        (
+            "paper_corrected_eta0.1_gamma1_z+1",
+            0.1,
+            1.0,
+            1.0,
+            Credit::Corrected,
+        ),
+        (
+            "paper_myopic_eta0.1_gamma1_z+1 (last step only)",
+            0.1,
+            1.0,
+            1.0,
+            Credit::Myopic,
+        ),
+        (
+            "corrected_eta0.1_gamma1_z-1",
+            0.1,
+            1.0,
+            -1.0,
+            Credit::Corrected,
+        ),
+        (
+            "corrected_eta0.1_default_gamma0.99_z+1",
+            0.1,
+            0.99,
+            1.0,
+            Credit::Corrected,
+        ),
+        (
+            "corrected_code_defaults_eta0.05_gamma0.99_z+1",
+            0.05,
+            0.99,
+            1.0,
+            Credit::Corrected,
+        ),
     ];
     let mut c = Checker::new();
     for (key, eta, gamma, z, credit) in cases {
@@ -74,7 +109,9 @@ fn worked_numerics_of_section_4_5() {
     }
     assert_eq!(c.count, 9 + 18);
     // The paper's printed values are these rounded: 1 - 0.731 = 0.269, 0.1 * 0.269.
-    let d = reference["paper_corrected_eta0.1_gamma1_z+1"]["deltas"]["G->C"].as_f64().unwrap();
+    let d = reference["paper_corrected_eta0.1_gamma1_z+1"]["deltas"]["G->C"]
+        .as_f64()
+        .unwrap();
     assert_eq!((d * 1e4).round() / 1e4, 0.0269);
 }
 
@@ -122,9 +159,23 @@ fn dormant_case(cfg: &LearningConfig) -> Graph {
     let mut router = ArgmaxRouter {
         ties: TieBreak::LargestId,
     };
-    let traj = traverse(&g, "q", &seeds_by_name(&g, &["r"]), &mut router, &TraversalConfig::default());
+    let traj = traverse(
+        &g,
+        "q",
+        &seeds_by_name(&g, &["r"]),
+        &mut router,
+        &TraversalConfig::default(),
+    );
     assert_eq!(traj.visit_names(&g), ["r", "a"]);
-    learn(&mut g, &traj.steps, 1.0, "q", Credit::Corrected, cfg, &mut Baselines::new());
+    learn(
+        &mut g,
+        &traj.steps,
+        1.0,
+        "q",
+        Credit::Corrected,
+        cfg,
+        &mut Baselines::new(),
+    );
     g
 }
 
@@ -151,7 +202,11 @@ fn quirks_log_learning_reproductions() {
     let g = dormant_case(&LearningConfig::default());
     assert_eq!(
         counts(&g),
-        json!([["a", 0.630091, 1, 0], ["b", 0.481985, 1, 0], ["c", 0.087924, 1, 0]])
+        json!([
+            ["a", 0.630091, 1, 0],
+            ["b", 0.481985, 1, 0],
+            ["c", 0.087924, 1, 0]
+        ])
     );
     let sum: f64 = g.edges().map(|e| e.weight).sum();
     assert!((sum - 1.2).abs() < 1e-12, "{sum}");

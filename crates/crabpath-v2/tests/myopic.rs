@@ -34,7 +34,10 @@ fn arms_are_paired_by_seed_and_differ_only_in_credit() {
     // the last one: in the giraffe design the last step (-> guard) has one option, so
     // the first hop's weights stay at the builder's 0.7 / 0.68.
     let a = run_one(Design::GiraffeElephant, 3, Credit::Myopic, &opts);
-    assert_eq!(a, run_one(Design::GiraffeElephant, 3, Credit::Myopic, &opts));
+    assert_eq!(
+        a,
+        run_one(Design::GiraffeElephant, 3, Credit::Myopic, &opts)
+    );
     assert_eq!(a.final_weights, [0.7, 0.68]);
     let c = run_one(Design::GiraffeElephant, 3, Credit::Corrected, &opts);
     assert_ne!(c.final_weights, [0.7, 0.68]);

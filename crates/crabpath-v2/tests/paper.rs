@@ -29,7 +29,11 @@ fn check_comparison(name: &str, trace_rel: &str) -> usize {
     let run = compare(&exp.graph, name, &exp.scenarios, &traced());
     let reference = reference(trace_rel);
     let mut c = Checker::new();
-    c.same(&format!("{name}.result"), &reference["result"], &run.result.to_json());
+    c.same(
+        &format!("{name}.result"),
+        &reference["result"],
+        &run.result.to_json(),
+    );
     let calls: Vec<Value> = run
         .learning_calls
         .iter()
@@ -48,7 +52,13 @@ fn check_comparison(name: &str, trace_rel: &str) -> usize {
 #[ignore = "needs ../shared/datasets/crabpath-v2 (or CRABPATH_DATA_DIR); run with: cargo test --workspace -- --ignored"]
 fn four_arm_comparisons_match_the_reference_traces() {
     let mut total = 0;
-    for name in ["context_bloat", "gate_bloat", "stale_context", "negation", "procedure"] {
+    for name in [
+        "context_bloat",
+        "gate_bloat",
+        "stale_context",
+        "negation",
+        "procedure",
+    ] {
         total += check_comparison(name, &format!("73444b2/traces/{name}.trace.json"));
     }
     for name in ["giraffe_test", "forbidden_door"] {
@@ -70,22 +80,37 @@ fn runner_json_is_byte_identical_to_the_reference_files() {
         ("stale_context", "73444b2/comparison/stale_context.json"),
         ("negation", "73444b2/comparison/negation.json"),
         ("procedure", "73444b2/comparison/procedure.json"),
-        ("deploy_pipeline", "e752b95/run_all_deploy/deploy_pipeline.json"),
+        (
+            "deploy_pipeline",
+            "e752b95/run_all_deploy/deploy_pipeline.json",
+        ),
     ];
     for (name, rel) in files {
         let exp = experiment(name);
         let run = compare(&exp.graph, name, &exp.scenarios, &CompareOptions::default());
         let ours = sims::pyjson::to_string(&run.result.to_json());
-        assert!(ours == reference_text(rel), "{name}: bytes differ from {rel}");
+        assert!(
+            ours == reference_text(rel),
+            "{name}: bytes differ from {rel}"
+        );
     }
     // run_all runs giraffe_test and forbidden_door in one process: one baseline table.
     let mut process = Baselines::new();
     for name in ["forbidden_door", "giraffe_test"] {
         let exp = experiment(name);
-        let run = compare_with(&exp.graph, name, &exp.scenarios, &CompareOptions::default(), &mut process);
+        let run = compare_with(
+            &exp.graph,
+            name,
+            &exp.scenarios,
+            &CompareOptions::default(),
+            &mut process,
+        );
         let rel = format!("73444b2/run_all/{name}.json");
         let ours = sims::pyjson::to_string(&run.result.to_json());
-        assert!(ours == reference_text(&rel), "{name}: bytes differ from {rel}");
+        assert!(
+            ours == reference_text(&rel),
+            "{name}: bytes differ from {rel}"
+        );
     }
 }
 
@@ -94,7 +119,13 @@ fn runner_json_is_byte_identical_to_the_reference_files() {
 fn deploy_simulation_matches_table_6_and_the_script_output() {
     let exp = experiment("deploy_pipeline");
     let mut g = exp.graph.clone();
-    let sim = deploy_sim(&mut g, &exp.scenarios, &EngineConfig::paper(), Credit::Corrected, true);
+    let sim = deploy_sim(
+        &mut g,
+        &exp.scenarios,
+        &EngineConfig::paper(),
+        Credit::Corrected,
+        true,
+    );
     let reference = reference("e752b95/traces/deploy_sim_corrected.trace.json");
     let mut c = Checker::new();
     let episodes: Vec<Value> = sim
@@ -113,7 +144,11 @@ fn deploy_simulation_matches_table_6_and_the_script_output() {
             })
         })
         .collect();
-    c.same("deploy_sim.episodes", &reference["episodes"], &Value::Array(episodes));
+    c.same(
+        "deploy_sim.episodes",
+        &reference["episodes"],
+        &Value::Array(episodes),
+    );
     let calls: Vec<Value> = sim
         .episodes
         .iter()
@@ -130,7 +165,11 @@ fn deploy_simulation_matches_table_6_and_the_script_output() {
             })
         })
         .collect();
-    c.same("deploy_sim.learning_calls", &reference["learning_calls"], &Value::Array(calls));
+    c.same(
+        "deploy_sim.learning_calls",
+        &reference["learning_calls"],
+        &Value::Array(calls),
+    );
     // The script's standard output from "Episode 1" on (its first two lines name files).
     let log = reference_text("e752b95/run_deploy_sim.stdout.log");
     let body: String = log.lines().skip(3).map(|l| format!("{l}\n")).collect();
@@ -146,7 +185,13 @@ fn simulator_runs_match_the_reference_traces() {
     for name in ["giraffe_test", "forbidden_door"] {
         let exp = experiment(name);
         let mut g = exp.graph.clone();
-        let sim = simulate(&mut g, &exp.scenarios, &EngineConfig::paper(), &mut Baselines::new(), false);
+        let sim = simulate(
+            &mut g,
+            &exp.scenarios,
+            &EngineConfig::paper(),
+            &mut Baselines::new(),
+            false,
+        );
         let reference = reference(&format!("a424df5/simulator_{name}.trace.json"));
         let episodes: Vec<Value> = sim
             .episodes
@@ -207,11 +252,35 @@ fn paper_table_values_from_the_runs() {
         ("context_bloat", 6066.0, 744.35, 296.7, 0.4, 0.1, 0.15),
         ("gate_bloat", 8163.0, 406.5, 89.3, 0.75, 0.1, 0.0),
         ("stale_context", 895.0, 507.2, 87.9, 0.8, 0.8, 0.2),
-        ("negation", 546.0, 546.0, 87.36363636363636, 0.7272727272727273, 0.7272727272727273, 0.0),
+        (
+            "negation",
+            546.0,
+            546.0,
+            87.36363636363636,
+            0.7272727272727273,
+            0.7272727272727273,
+            0.0,
+        ),
         ("procedure", 548.0, 467.0, 205.0, 0.0, 0.0, 0.0),
         ("giraffe_test", 108.0, 108.0, 78.8, 1.0, 1.0, 0.2),
-        ("forbidden_door", 150.0, 150.0, 95.66666666666667, 1.0, 1.0, 1.0),
-        ("deploy_pipeline", 525.0, 525.0, 199.4, 0.06666666666666667, 0.06666666666666667, 0.06666666666666667),
+        (
+            "forbidden_door",
+            150.0,
+            150.0,
+            95.66666666666667,
+            1.0,
+            1.0,
+            1.0,
+        ),
+        (
+            "deploy_pipeline",
+            525.0,
+            525.0,
+            199.4,
+            0.06666666666666667,
+            0.06666666666666667,
+            0.06666666666666667,
+        ),
     ];
     use crabpath_v2::Arm::*;
     for (name, st, rag, cp, st_acc, rag_acc, cp_acc) in expected {
@@ -224,7 +293,11 @@ fn paper_table_values_from_the_runs() {
         assert_eq!(arm(CrabpathMyopic).avg_tokens, cp, "{name} myopic");
         assert_eq!(arm(Static).accuracy, st_acc, "{name} static acc");
         assert_eq!(arm(Rag).accuracy, rag_acc, "{name} rag acc");
-        assert_eq!(arm(CrabpathCorrected).accuracy, cp_acc, "{name} corrected acc");
+        assert_eq!(
+            arm(CrabpathCorrected).accuracy,
+            cp_acc,
+            "{name} corrected acc"
+        );
         assert_eq!(arm(CrabpathMyopic).accuracy, cp_acc, "{name} myopic acc");
     }
 }
@@ -263,6 +336,9 @@ fn python_311_summation_would_change_gate_bloat_myopic_updates() {
             }
         }
     }
-    eprintln!("updates: {}, differing under naive summation: {}", total.0, total.1);
+    eprintln!(
+        "updates: {}, differing under naive summation: {}",
+        total.0, total.1
+    );
     assert_eq!(total.1, 15);
 }

@@ -23,7 +23,12 @@ use crate::simulator::Simulation;
 /// The four-arm comparison of `scenarios` on `graph` (left unchanged; every arm learns
 /// on its own copy). `experiment` names the result (the reference uses the scenario
 /// file's stem). Serialise `result.to_json()` for the reference runner's document.
-pub fn compare(graph: &Graph, experiment: &str, scenarios: &[Scenario], opts: &CompareOptions) -> ComparisonRun {
+pub fn compare(
+    graph: &Graph,
+    experiment: &str,
+    scenarios: &[Scenario],
+    opts: &CompareOptions,
+) -> ComparisonRun {
     crate::runner::compare(graph, experiment, scenarios, opts)
 }
 
@@ -31,12 +36,24 @@ pub fn compare(graph: &Graph, experiment: &str, scenarios: &[Scenario], opts: &C
 /// `graph`.
 pub fn deploy_sim(graph: &Graph, scenarios: &[Scenario], profile: Profile) -> DeploySimulation {
     let mut g = graph.clone();
-    crate::deploy::deploy_sim(&mut g, scenarios, &EngineConfig::for_profile(profile), Credit::Corrected, true)
+    crate::deploy::deploy_sim(
+        &mut g,
+        scenarios,
+        &EngineConfig::for_profile(profile),
+        Credit::Corrected,
+        true,
+    )
 }
 
 /// The simulator on a copy of `graph` in `profile`, in a fresh process (empty baseline
 /// table), with every weight recorded after every episode.
 pub fn simulate(graph: &Graph, scenarios: &[Scenario], profile: Profile) -> Simulation {
     let mut g = graph.clone();
-    crate::simulator::simulate(&mut g, scenarios, &EngineConfig::for_profile(profile), &mut Baselines::new(), true)
+    crate::simulator::simulate(
+        &mut g,
+        scenarios,
+        &EngineConfig::for_profile(profile),
+        &mut Baselines::new(),
+        true,
+    )
 }

@@ -223,7 +223,11 @@ impl Design {
                 path.last().map(String::as_str) == Some("check_logs/read_config/fix_code/run_tests")
             }
             Design::GiraffeElephant => {
-                let word = if episode <= episodes / 3 { "giraffe" } else { "elephant" };
+                let word = if episode <= episodes / 3 {
+                    "giraffe"
+                } else {
+                    "elephant"
+                };
                 has(word)
             }
             Design::Control => path.last().is_some_and(|n| n.ends_with("_good")),
@@ -335,7 +339,15 @@ pub fn run_one(design: Design, seed: u64, credit: Credit, opts: &MyopicOptions) 
         let traj = traverse(&g, query, &seeds, &mut router, &tcfg);
         let reward = design.reward(&traj.visit_names(&g), ep, opts.episodes);
         success.push(reward > 0.0);
-        learn(&mut g, &traj.steps, reward, query, credit, &cfg.learning, &mut baselines);
+        learn(
+            &mut g,
+            &traj.steps,
+            reward,
+            query,
+            credit,
+            &cfg.learning,
+            &mut baselines,
+        );
     }
     let final_weights = task
         .tracked
@@ -442,7 +454,8 @@ pub fn corrected_vs_myopic(opts: &MyopicOptions) -> crate::Result<MyopicStudy> {
         let (cor, myo): (Vec<Run>, Vec<Run>) = pairs.into_iter().unzip();
         let task = design.task();
         let last = opts.episodes - opts.window;
-        let metric = |runs: &[Run], f: &dyn Fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
+        let metric =
+            |runs: &[Run], f: &dyn Fn(&Run) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
         let ett = |r: &Run| r.episodes_to_threshold(opts.window, opts.threshold) as f64;
         designs.push(DesignResult {
             design,
@@ -451,8 +464,14 @@ pub fn corrected_vs_myopic(opts: &MyopicOptions) -> crate::Result<MyopicStudy> {
                 .iter()
                 .map(|(s, t)| (s.to_string(), t.to_string()))
                 .collect(),
-            diff_mean_success: paired(&metric(&cor, &|r| r.rate_from(0)), &metric(&myo, &|r| r.rate_from(0))),
-            diff_final_success: paired(&metric(&cor, &|r| r.rate_from(last)), &metric(&myo, &|r| r.rate_from(last))),
+            diff_mean_success: paired(
+                &metric(&cor, &|r| r.rate_from(0)),
+                &metric(&myo, &|r| r.rate_from(0)),
+            ),
+            diff_final_success: paired(
+                &metric(&cor, &|r| r.rate_from(last)),
+                &metric(&myo, &|r| r.rate_from(last)),
+            ),
             diff_episodes_to_threshold: paired(&metric(&cor, &ett), &metric(&myo, &ett)),
             arms: [
                 summarize_arm(Credit::Corrected, &cor, opts, task.tracked.len()),
@@ -549,12 +568,38 @@ mod tests {
     fn rewards_follow_the_designs() {
         let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let d = Design::DeployPipeline;
-        assert_eq!(d.reward(&p(&["deploy_root", "check_tests", "check_ci", "deploy_staging", "deploy_prod"]), 1, 9), 1.0);
-        assert_eq!(d.reward(&p(&["deploy_root", "skip_tests", "deploy_prod", "rollback"]), 1, 9), -1.0);
+        assert_eq!(
+            d.reward(
+                &p(&[
+                    "deploy_root",
+                    "check_tests",
+                    "check_ci",
+                    "deploy_staging",
+                    "deploy_prod"
+                ]),
+                1,
+                9
+            ),
+            1.0
+        );
+        assert_eq!(
+            d.reward(
+                &p(&["deploy_root", "skip_tests", "deploy_prod", "rollback"]),
+                1,
+                9
+            ),
+            -1.0
+        );
         let g = Design::GiraffeElephant;
         assert_eq!(g.reward(&p(&["query-root", "giraffe", "guard"]), 3, 9), 1.0);
-        assert_eq!(g.reward(&p(&["query-root", "giraffe", "guard"]), 4, 9), -1.0);
-        assert_eq!(Design::Control.reward(&p(&["root", "y", "y_good"]), 1, 9), 1.0);
+        assert_eq!(
+            g.reward(&p(&["query-root", "giraffe", "guard"]), 4, 9),
+            -1.0
+        );
+        assert_eq!(
+            Design::Control.reward(&p(&["root", "y", "y_good"]), 1, 9),
+            1.0
+        );
         let t = Design::Procedure.task();
         assert_eq!(t.graph.node_count(), 31);
     }

@@ -39,10 +39,7 @@ pub fn reference_text(rel: &str) -> String {
         s
     } else {
         std::fs::read_to_string(&base).unwrap_or_else(|e| {
-            panic!(
-                "committed reference output {} missing: {e}",
-                base.display()
-            )
+            panic!("committed reference output {} missing: {e}", base.display())
         })
     }
 }
@@ -123,7 +120,11 @@ impl Checker {
 }
 
 fn cands(g: &Graph, c: &[Candidate]) -> Value {
-    Value::Array(c.iter().map(|c| json!([g.name(c.target), c.weight])).collect())
+    Value::Array(
+        c.iter()
+            .map(|c| json!([g.name(c.target), c.weight]))
+            .collect(),
+    )
 }
 
 /// A step in the traces' shape.
@@ -156,7 +157,11 @@ pub fn outcome_fields(g: &Graph, o: &LearningOutcome) -> (Value, Value) {
 
 /// A weight table in the traces' shape.
 pub fn weights_json(w: &[(String, String, f64, i64, i64)]) -> Value {
-    Value::Array(w.iter().map(|(s, t, w, f, k)| json!([s, t, w, f, k])).collect())
+    Value::Array(
+        w.iter()
+            .map(|(s, t, w, f, k)| json!([s, t, w, f, k]))
+            .collect(),
+    )
 }
 
 /// A learning call of a comparison in the traces' shape.
