@@ -9,9 +9,9 @@ use common::*;
 use crabpath_v2::graph::{Graph, Node};
 use crabpath_v2::learning::{learn, Baselines, Credit, LearningConfig};
 use crabpath_v2::neurogenesis::{assess_novelty, auto_id, NoveltyConfig};
-use crabpath_v2::router::{ArgmaxRouter, Candidate, TieBreak};
+use crabpath_v2::router::Candidate;
 use crabpath_v2::tier::Tier;
-use crabpath_v2::traverse::{seeds_by_name, traverse, Step, TraversalConfig};
+use crabpath_v2::traverse::Step;
 use serde_json::{json, Map, Value};
 
 /// The §4.5 Giraffe example: G -> C with candidates [C 1.0, E 0.0], then C -> E with
@@ -147,38 +147,6 @@ fn neurogenesis_vectors() {
     eprintln!("neurogenesis: {} exact checks", c.count);
 }
 
-/// r -> {a 0.6, b 0.5, c 0.1}; one +1 episode through r -> a.
-fn dormant_case(cfg: &LearningConfig) -> Graph {
-    let mut g = Graph::new();
-    for n in ["r", "a", "b", "c"] {
-        g.add_node(Node::new(n, n));
-    }
-    for (t, w) in [("a", 0.6), ("b", 0.5), ("c", 0.1)] {
-        g.add_edge("r", t, w);
-    }
-    let mut router = ArgmaxRouter {
-        ties: TieBreak::LargestId,
-    };
-    let traj = traverse(
-        &g,
-        "q",
-        &seeds_by_name(&g, &["r"]),
-        &mut router,
-        &TraversalConfig::default(),
-    );
-    assert_eq!(traj.visit_names(&g), ["r", "a"]);
-    learn(
-        &mut g,
-        &traj.steps,
-        1.0,
-        "q",
-        Credit::Corrected,
-        cfg,
-        &mut Baselines::new(),
-    );
-    g
-}
-
 fn counts(g: &Graph) -> Value {
     Value::Array(
         g.edges()
@@ -199,7 +167,7 @@ fn quirks_log_learning_reproductions() {
     // Q-COUNTS / Q-DORMANT-LEARN / Q-SUM lines of quirks/quirks_e752b95.log.
     let log = reference_text("quirks/quirks_e752b95.log");
     assert!(log.contains("[('a', 0.630091, 1, 0), ('b', 0.481985, 1, 0), ('c', 0.087924, 1, 0)]"));
-    let g = dormant_case(&LearningConfig::default());
+    let g = dormant_episode(&crabpath_v2::EngineConfig::paper());
     assert_eq!(
         counts(&g),
         json!([

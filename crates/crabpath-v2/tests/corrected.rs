@@ -52,39 +52,11 @@ fn weight_ties_no_longer_go_to_the_largest_id() {
     );
 }
 
-/// r -> {a 0.6, b 0.5, c 0.1}; one +1 episode through r -> a (quirks log Q-COUNTS,
-/// Q-DORMANT-LEARN).
-fn one_episode(cfg: &EngineConfig) -> Graph {
-    let mut g = Graph::new();
-    for n in ["r", "a", "b", "c"] {
-        g.add_node(Node::new(n, n));
-    }
-    for (t, w) in [("a", 0.6), ("b", 0.5), ("c", 0.1)] {
-        g.add_edge("r", t, w);
-    }
-    let mut router = ArgmaxRouter { ties: cfg.ties };
-    let tcfg = TraversalConfig {
-        ties: cfg.ties,
-        ..TraversalConfig::default()
-    };
-    let traj = traverse(&g, "q", &seeds_by_name(&g, &["r"]), &mut router, &tcfg);
-    learn(
-        &mut g,
-        &traj.steps,
-        1.0,
-        "q",
-        Credit::Corrected,
-        &cfg.learning,
-        &mut Baselines::new(),
-    );
-    g
-}
-
 #[test]
 fn dormant_edges_are_no_longer_learned_and_counts_follow_decisions() {
     let [paper, fixed] = both();
     let w = |g: &Graph, t| g.edge_by_name("r", t).unwrap().clone();
-    let before = one_episode(&paper);
+    let before = dormant_episode(&paper);
     assert_eq!((w(&before, "c").weight * 1e6).round() / 1e6, 0.087924);
     let counts = |g: &Graph| {
         ["a", "b", "c"]
@@ -92,7 +64,7 @@ fn dormant_edges_are_no_longer_learned_and_counts_follow_decisions() {
             .to_vec()
     };
     assert_eq!(counts(&before), [(1, 0), (1, 0), (1, 0)]);
-    let after = one_episode(&fixed);
+    let after = dormant_episode(&fixed);
     assert_eq!(w(&after, "c").weight, 0.1);
     assert_eq!(counts(&after), [(1, 0), (0, 1), (0, 0)]);
     // The followed edge still gains and the other option loses, with τ = 0.2:

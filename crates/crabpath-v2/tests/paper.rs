@@ -309,16 +309,7 @@ fn python_311_summation_would_change_gate_bloat_myopic_updates() {
     // weight updates differ in the last bit, all in the gate_bloat myopic arm; the
     // compensated sum is what makes the check above exact.
     let mut total = (0, 0);
-    for name in [
-        "context_bloat",
-        "gate_bloat",
-        "stale_context",
-        "negation",
-        "procedure",
-        "giraffe_test",
-        "forbidden_door",
-        "deploy_pipeline",
-    ] {
+    for name in crabpath_v2::data::EXPERIMENTS {
         let exp = experiment(name);
         let mut opts = CompareOptions::default();
         let exact = compare(&exp.graph, name, &exp.scenarios, &opts);

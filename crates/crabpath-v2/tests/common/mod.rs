@@ -7,11 +7,15 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crabpath_v2::data::{load_experiment, Experiment};
-use crabpath_v2::graph::Graph;
+use crabpath_v2::graph::{Graph, Node};
+use crabpath_v2::learning::{learn, Baselines, Credit};
 use crabpath_v2::learning::{LearningOutcome, Update};
+use crabpath_v2::router::ArgmaxRouter;
 use crabpath_v2::router::Candidate;
 use crabpath_v2::trace::LearningCall;
 use crabpath_v2::traverse::Step;
+use crabpath_v2::traverse::{seeds_by_name, traverse, TraversalConfig};
+use crabpath_v2::EngineConfig;
 use serde_json::{json, Value};
 
 /// The ignore reason of every test that needs the staged datasets.
@@ -189,4 +193,33 @@ pub fn only(v: &Value, keep: &[&str]) -> Value {
         }
     }
     Value::Object(m)
+}
+
+/// The quirks log's learning case (Q-COUNTS, Q-DORMANT-LEARN, Q-SUM): r -> {a 0.6, b 0.5,
+/// c 0.1}, one +1 episode through r -> a with `cfg`'s ties and learning rule.
+pub fn dormant_episode(cfg: &EngineConfig) -> Graph {
+    let mut g = Graph::new();
+    for n in ["r", "a", "b", "c"] {
+        g.add_node(Node::new(n, n));
+    }
+    for (t, w) in [("a", 0.6), ("b", 0.5), ("c", 0.1)] {
+        g.add_edge("r", t, w);
+    }
+    let mut router = ArgmaxRouter { ties: cfg.ties };
+    let tcfg = TraversalConfig {
+        ties: cfg.ties,
+        ..TraversalConfig::default()
+    };
+    let traj = traverse(&g, "q", &seeds_by_name(&g, &["r"]), &mut router, &tcfg);
+    assert_eq!(traj.visit_names(&g), ["r", "a"]);
+    learn(
+        &mut g,
+        &traj.steps,
+        1.0,
+        "q",
+        Credit::Corrected,
+        &cfg.learning,
+        &mut Baselines::new(),
+    );
+    g
 }
