@@ -1,0 +1,75 @@
+//! The three weight tiers of v2 traversal (seed 000 §3, Table 1; reference
+//! `crabpath/traversal.py::_classify_tier`, commit a424df5).
+//!
+//! reflex: weight > 0.8 (auto-followed); habitual: 0.3 ≤ weight ≤ 0.8 (handed to the
+//! router); dormant: weight < 0.3, every negative weight included (never followed).
+//! The boundaries belong to the habitual tier: 0.8 and 0.3 are habitual, 0.2999 dormant.
+
+/// A weight tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Auto-followed.
+    Reflex,
+    /// Chosen by the router.
+    Habitual,
+    /// Never followed.
+    Dormant,
+}
+
+impl Tier {
+    /// `reflex` / `habitual` / `dormant`, as the reference prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Reflex => "reflex",
+            Tier::Habitual => "habitual",
+            Tier::Dormant => "dormant",
+        }
+    }
+}
+
+/// Tier boundaries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TierThresholds {
+    /// Reflex strictly above this (0.8).
+    pub reflex_above: f64,
+    /// Habitual from this up (0.3).
+    pub habitual_from: f64,
+}
+
+impl Default for TierThresholds {
+    fn default() -> Self {
+        TierThresholds {
+            reflex_above: 0.8,
+            habitual_from: 0.3,
+        }
+    }
+}
+
+impl TierThresholds {
+    /// The tier of `weight`.
+    pub fn classify(&self, weight: f64) -> Tier {
+        if weight > self.reflex_above {
+            Tier::Reflex
+        } else if weight >= self.habitual_from {
+            Tier::Habitual
+        } else {
+            Tier::Dormant
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundaries_are_habitual() {
+        // V2.md §1.4 / quirks log Q-BOUNDARY.
+        let t = TierThresholds::default();
+        assert_eq!(t.classify(0.8), Tier::Habitual);
+        assert_eq!(t.classify(0.8000000000000002), Tier::Reflex);
+        assert_eq!(t.classify(0.3), Tier::Habitual);
+        assert_eq!(t.classify(0.2999), Tier::Dormant);
+        assert_eq!(t.classify(-0.5), Tier::Dormant);
+    }
+}
