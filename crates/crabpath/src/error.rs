@@ -49,6 +49,21 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A state built with one embedder opened with another ([`crate::brain::EmbedderInfo`]).
+    #[error("the state was built with {state}, not {requested}: re-run init with this embedder, or use the state's")]
+    EmbedderMismatch {
+        /// The embedder recorded in the state.
+        state: crate::brain::EmbedderInfo,
+        /// The embedder asked for.
+        requested: crate::brain::EmbedderInfo,
+    },
+    /// Walking, reading or chunking a workspace ([`crate::workspace`], [`crate::bootstrap`]).
+    #[error(transparent)]
+    Workspace(#[from] crate::workspace::WorkspaceError),
+    /// A value that cannot be written as JSON (e.g. a map key that is not a string or
+    /// number).
+    #[error("cannot serialize: {0}")]
+    Serialize(String),
     /// An embedder failed (tokenizer, model).
     #[error("embedder `{name}` failed: {message}")]
     Embed {

@@ -30,10 +30,14 @@
 //! The `paper` profile keeps every quirk of the reference (listed in `REPRODUCE.md`,
 //! discrepancies C1–C23); the `corrected` profile fixes the bugs among them. Each fix
 //! and its reason is listed in the [`profile`] module docs.
+pub mod bootstrap;
+pub mod brain;
 pub mod bucket;
+pub mod chunk;
 pub mod decay;
 pub mod embed;
 pub mod error;
+pub mod gitignore;
 pub mod graph;
 pub mod health;
 pub mod index;
@@ -42,11 +46,14 @@ pub mod io;
 pub mod learn;
 pub mod maintain;
 pub mod profile;
+pub mod pyjson;
+pub mod pystr;
 pub mod state;
 pub mod synth;
 pub mod tier;
 pub mod trajectory;
 pub mod traverse;
+pub mod workspace;
 
 pub use decay::{apply_decay, DecayConfig};
 pub use embed::{Embedder, HashEmbedder};

@@ -5,10 +5,9 @@
 //! {"graph": {"nodes": [...], "edges": [...]}, "index": {"id": [0.1, ...]}, "meta": {...}}
 //! ```
 //!
-//! Written pretty-printed with 2-space indent, atomically ([`crate::io::write_atomic`]).
-//! The values written are those of the reference; the bytes can differ from Python's
-//! `json.dumps` (which escapes non-ASCII characters and spells some floats differently,
-//! e.g. `1e-05` for `1e-5`); both parse to the same document.
+//! Written atomically ([`crate::io::write_atomic`]) in the bytes of the reference's
+//! `json.dumps(payload, indent=2)` ([`crate::pyjson`]: ASCII escapes, Python float
+//! spelling), so a state made by either program opens in the other.
 
 use std::fmt;
 use std::path::Path;
@@ -195,9 +194,9 @@ pub fn save_state(
         index: &state.index,
         meta: &meta,
     };
-    let bytes = serde_json::to_vec_pretty(&doc)
+    let text = crate::pyjson::to_string_with(&doc, crate::pyjson::Style::PRETTY)
         .map_err(|e| format_error(path, format!("cannot serialize state: {e}")))?;
-    write_atomic(path, &bytes)
+    write_atomic(path, text.as_bytes())
 }
 
 /// The value of Python's `int(x)` for JSON values with `isinstance(x, int)` (integers and,
@@ -303,7 +302,7 @@ struct StateOut<'a> {
 
 /// A graph as `{"nodes": [...], "edges": [...]}` (the same document as
 /// [`Graph::to_file`], streamed).
-struct GraphOut<'a>(&'a Graph);
+pub(crate) struct GraphOut<'a>(pub(crate) &'a Graph);
 
 impl Serialize for GraphOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
