@@ -9,7 +9,8 @@
 //! * [`sim::Simulation`] — the trait each scenario implements (one file per sim under
 //!   `src/scenarios/`), [`scenarios::registry`] — the list, in run_all order.
 //! * [`claims`] — verdicts exactly as reference `sims/run_all.py`.
-//! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte.
+//! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte (the core's
+//!   [`crabpath::pyjson`], re-exported).
 //! * [`reference`] — where the reference program's result files are (tests).
 //! * [`compare`] — path-reporting JSON comparison (exact, timing fields tolerated).
 //! * [`predicate`] — the corrected profile's machine-checked claim shape.
@@ -24,7 +25,7 @@ pub mod alloc;
 pub mod claims;
 pub mod compare;
 pub mod predicate;
-pub mod pyjson;
+pub use crabpath::pyjson;
 pub mod reference;
 pub mod runner;
 pub mod scaling;
