@@ -60,6 +60,12 @@ pub enum Error {
     /// Walking, reading or chunking a workspace ([`crate::workspace`], [`crate::bootstrap`]).
     #[error(transparent)]
     Workspace(#[from] crate::workspace::WorkspaceError),
+    /// Reading session logs ([`crate::session`]).
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
+    /// Reading or appending to a journal ([`crate::journal`]).
+    #[error(transparent)]
+    Journal(#[from] crate::journal::JournalError),
     /// A value that cannot be written as JSON (e.g. a map key that is not a string or
     /// number).
     #[error("cannot serialize: {0}")]
