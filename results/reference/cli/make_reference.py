@@ -1,0 +1,119 @@
+"""Regenerates the reference outputs in this directory from the reference program.
+
+Usage (from the repository root):
+
+    python3 results/reference/cli/make_reference.py --checkout <path to jonathangu/crabpath at 134c676>
+
+It runs the reference CLI's `init` on the fixture workspace of this repository
+(`crates/crabpath/tests/fixtures/workspace`, with and without `--sessions`) and calls
+the reference library's functions directly for keyword seeding, session parsing and
+replay. Everything runs offline with the hash embedder. Outputs: see README.md.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+FIXTURES = ROOT / "crates" / "crabpath" / "tests" / "fixtures"
+WORKSPACE = FIXTURES / "workspace"
+SESSIONS = FIXTURES / "sessions"
+
+# queries for the keyword rankings: ordinary, repeated tokens, apostrophes, non-ASCII,
+# no token at all, a token that matches nothing
+KEYWORD_QUERIES = [
+    "how do I roll back a deploy",
+    "deploy deploy DEPLOY checklist",
+    "what's the on-call rotation",
+    "café naïve 日本語",
+    "Orchard runbook step 3",
+    "?!",
+    "zebra",
+]
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def normalize_state(data: bytes) -> bytes:
+    """state.json with its wall-clock `created_at` replaced by a fixed value."""
+    return re.sub(rb'"created_at": "[^"]*"', b'"created_at": "CREATED_AT"', data)
+
+
+def run_init(checkout: Path, out: Path, sessions: Path | None) -> None:
+    cmd = [sys.executable, "-m", "crabpath", "init", "--workspace", str(WORKSPACE), "--output", str(out)]
+    if sessions is not None:
+        cmd += ["--sessions", str(sessions)]
+    env = dict(os.environ, PYTHONPATH=str(checkout), TZ="UTC")
+    subprocess.run(cmd, check=True, env=env, cwd=str(checkout))
+
+
+def interaction_json(item: dict) -> dict:
+    return {"query": item["query"], "response": item["response"], "tool_calls": item["tool_calls"], "ts": item["ts"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--checkout", required=True, type=Path)
+    args = ap.parse_args()
+    checkout = args.checkout.resolve()
+    sys.path.insert(0, str(checkout))
+    os.environ["TZ"] = "UTC"
+    from crabpath import split_workspace  # noqa: E402
+    from crabpath import cli, replay  # noqa: E402
+
+    sums = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, sessions in [("init", None), ("init-sessions", SESSIONS / "flat.jsonl")]:
+            out = Path(tmp) / name
+            run_init(checkout, out, sessions)
+            dest = HERE / name
+            dest.mkdir(exist_ok=True)
+            for f in ["graph.json", "index.json", "texts.json", "state.json"]:
+                data = (out / f).read_bytes()
+                if f == "state.json":
+                    data = normalize_state(data)
+                sums[f"{name}/{f}"] = sha256(data)
+                # texts.json is the same for both runs (replay changes only edges)
+                if f == "graph.json" or (f == "texts.json" and name == "init"):
+                    (dest / f).write_bytes(data)
+
+    graph, _texts = split_workspace(WORKSPACE)
+    keyword = {
+        "replay_seeds": {q: replay.default_keyword_seed_fn(graph, q) for q in KEYWORD_QUERIES},
+        "query_ranking_top5": {q: cli._keyword_seeds(graph, q, 5) for q in KEYWORD_QUERIES},
+    }
+    (HERE / "keyword.json").write_text(json.dumps(keyword, indent=2), encoding="utf-8")
+
+    files = ["plain.txt", "flat.jsonl", "openclaw.jsonl", "dir/a.jsonl"]
+    sessions = {"interactions": {}, "interactions_since_150": {}, "queries": {}}
+    for f in files:
+        p = SESSIONS / f
+        sessions["interactions"][f] = [interaction_json(i) for i in replay.extract_interactions(p)]
+        sessions["interactions_since_150"][f] = [
+            interaction_json(i) for i in replay.extract_interactions(p, since_ts=150.0)
+        ]
+        sessions["queries"][f] = replay.extract_queries(p)
+    sessions["dir_interactions"] = [interaction_json(i) for i in cli._load_session_interactions([str(SESSIONS / "dir")])]
+    sessions["dir_queries"] = cli._load_session_queries([str(SESSIONS / "dir")])
+    (HERE / "sessions.json").write_text(json.dumps(sessions, indent=2), encoding="utf-8")
+
+    records = cli._load_session_interactions([str(SESSIONS / f) for f in ["flat.jsonl", "openclaw.jsonl", "plain.txt"]] + [str(SESSIONS / "dir")])
+    stats = replay.replay_queries(graph=graph, queries=records, verbose=False)
+    (HERE / "replay-stats.json").write_text(json.dumps(stats, indent=2), encoding="utf-8")
+    (HERE / "replay-graph.json").write_text(json.dumps(cli._graph_payload(graph), indent=2), encoding="utf-8")
+
+    lines = [f"{sums[k]}  {k}\n" for k in sorted(sums)]
+    (HERE / "SHA256SUMS").write_text("".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
