@@ -300,6 +300,7 @@ struct Walker {
 /// One directory entry: its name (lossy) and whether the name was valid UTF-8.
 struct Entry {
     name: String,
+    os_name: std::ffi::OsString,
     utf8: bool,
 }
 
@@ -376,10 +377,15 @@ impl Walker {
             };
             // os.walk: `entry.is_dir()` follows symbolic links; errors count as "not a dir"
             let is_dir = fs::metadata(entry.path()).map(|m| m.is_dir()).unwrap_or(false);
+            let e = Entry {
+                name,
+                os_name,
+                utf8,
+            };
             if is_dir {
-                dirs.push(Entry { name, utf8 });
+                dirs.push(e);
             } else {
-                files.push(Entry { name, utf8 });
+                files.push(e);
             }
         }
         let join = |name: &str| {
@@ -403,7 +409,7 @@ impl Walker {
         files.sort_by(|a, b| a.name.cmp(&b.name));
         for f in &files {
             let rel = join(&f.name);
-            let path = dir.join(&f.name);
+            let path = dir.join(&f.os_name);
             if !path.is_file() || !self.extensions.contains(&suffix_lower(&f.name)) {
                 continue;
             }
@@ -423,7 +429,7 @@ impl Walker {
             out.files.push(Candidate { path, rel });
         }
         for d in &dirs {
-            let path = dir.join(&d.name);
+            let path = dir.join(&d.os_name);
             // os.walk never enters a symbolic link to a directory
             if fs::symlink_metadata(&path)
                 .map(|m| m.file_type().is_symlink())
