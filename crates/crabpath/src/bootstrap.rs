@@ -25,8 +25,8 @@
 
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::chunk::Chunker;
 use crate::error::Result;
@@ -119,7 +119,9 @@ pub fn split_workspace(workspace: impl AsRef<Path>, options: &SplitOptions) -> R
         files.push((c.path, c.rel, text));
     }
     let mut out = build(
-        files.iter().map(|(p, r, t)| (p.as_path(), r.as_str(), t.as_str())),
+        files
+            .iter()
+            .map(|(p, r, t)| (p.as_path(), r.as_str(), t.as_str())),
         options.profile,
     )?;
     out.skipped = skipped;
@@ -137,10 +139,12 @@ pub fn build<'a>(
     let mut reports = Vec::new();
     for (path, rel, text) in files {
         let chunker = Chunker::for_path(rel);
-        let chunks = chunker.chunk(text, profile).map_err(|e| WorkspaceError::Json {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let chunks = chunker
+            .chunk(text, profile)
+            .map_err(|e| WorkspaceError::Json {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
         let kind = if profile.fixes_bugs() {
             chunker.name()
         } else {

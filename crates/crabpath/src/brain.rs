@@ -173,7 +173,10 @@ pub fn index_json(index: &VectorIndex) -> Result<String> {
     pyjson::to_string_with(index, Style::PRETTY)
 }
 
-struct TextsDoc<'a, I>(std::cell::RefCell<Option<I>>, std::marker::PhantomData<&'a ()>);
+struct TextsDoc<'a, I>(
+    std::cell::RefCell<Option<I>>,
+    std::marker::PhantomData<&'a ()>,
+);
 
 impl<'a, I: Iterator<Item = (&'a str, &'a str)>> Serialize for TextsDoc<'a, I> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -220,7 +223,12 @@ pub struct InitFiles {
 /// in `.json` and is not a directory) is the caller's: pass the directory.
 ///
 /// Cost: linear in graph plus index size; four atomic writes.
-pub fn write_init(dir: &Path, graph: &Graph, index: &VectorIndex, embedder: &EmbedderInfo) -> Result<InitFiles> {
+pub fn write_init(
+    dir: &Path,
+    graph: &Graph,
+    index: &VectorIndex,
+    embedder: &EmbedderInfo,
+) -> Result<InitFiles> {
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     if let Some(d) = index.dim() {
         if d != embedder.dim {
@@ -237,7 +245,10 @@ pub fn write_init(dir: &Path, graph: &Graph, index: &VectorIndex, embedder: &Emb
         index: dir.join("index.json"),
         texts: dir.join("texts.json"),
     };
-    write_atomic(&files.graph, graph_json(graph, GraphShape::WithMeta(&meta))?.as_bytes())?;
+    write_atomic(
+        &files.graph,
+        graph_json(graph, GraphShape::WithMeta(&meta))?.as_bytes(),
+    )?;
     let state = State {
         graph: graph.clone(),
         index: index.clone(),
@@ -245,7 +256,9 @@ pub fn write_init(dir: &Path, graph: &Graph, index: &VectorIndex, embedder: &Emb
     };
     save_state(&files.state, &state, None, None)?;
     write_atomic(&files.index, index_json(index)?.as_bytes())?;
-    let texts = graph.nodes().map(|(_, n)| (n.id.as_str(), n.content.as_str()));
+    let texts = graph
+        .nodes()
+        .map(|(_, n)| (n.id.as_str(), n.content.as_str()));
     write_atomic(&files.texts, texts_json(texts)?.as_bytes())?;
     Ok(files)
 }
@@ -320,13 +333,22 @@ mod tests {
         let with_meta = graph_json(&g, GraphShape::WithMeta(&meta)).unwrap();
         assert!(with_meta.starts_with("{\n  \"graph\": {\n    \"nodes\": [\n      {\n        \"id\": \"a\",\n        \"content\": \"\\u00c4\\n1e-05\","));
         assert!(with_meta.contains("\"weight\": 1e-05,"));
-        assert!(with_meta.ends_with("\"meta\": {\n    \"embedder_name\": \"hash-v1\",\n    \"embedder_dim\": 1024\n  }\n}"));
+        assert!(with_meta.ends_with(
+            "\"meta\": {\n    \"embedder_name\": \"hash-v1\",\n    \"embedder_dim\": 1024\n  }\n}"
+        ));
         let bare = graph_json(&g, GraphShape::Bare).unwrap();
         assert!(bare.starts_with("{\n  \"nodes\": ["));
         let wrapped = graph_json(&g, GraphShape::Wrapped).unwrap();
-        assert!(wrapped.starts_with("{\n  \"graph\": {") && !wrapped.contains("meta\": {\n    \"embedder"));
+        assert!(
+            wrapped.starts_with("{\n  \"graph\": {")
+                && !wrapped.contains("meta\": {\n    \"embedder")
+        );
         let dir = tempfile::tempdir().unwrap();
-        for (name, shape) in [("m.json", GraphShape::WithMeta(&meta)), ("b.json", GraphShape::Bare), ("w.json", GraphShape::Wrapped)] {
+        for (name, shape) in [
+            ("m.json", GraphShape::WithMeta(&meta)),
+            ("b.json", GraphShape::Bare),
+            ("w.json", GraphShape::Wrapped),
+        ] {
             let p = write_graph(&dir.path().join("sub").join(name), &g, shape).unwrap();
             let (back, m) = read_graph(&p).unwrap();
             assert_eq!(back.to_file(), g.to_file());
@@ -362,14 +384,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("index.json");
         std::fs::write(&p, "[1]").unwrap();
-        assert!(read_index(&p).unwrap_err().to_string().contains("must be a JSON object"));
+        assert!(read_index(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("must be a JSON object"));
         std::fs::write(&p, "{\"a\": [1, \"x\"]}").unwrap();
-        assert!(read_index(&p).unwrap_err().to_string().contains("index.json"));
+        assert!(read_index(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("index.json"));
         std::fs::write(&p, "{\"a\": [1, 2.5]}").unwrap();
         assert_eq!(read_index(&p).unwrap().get("a"), Some(&[1.0, 2.5][..]));
         let t = dir.path().join("texts.json");
         std::fs::write(&t, texts_json([("b", "é"), ("a", "x")]).unwrap()).unwrap();
-        assert_eq!(std::fs::read_to_string(&t).unwrap(), "{\n  \"b\": \"\\u00e9\",\n  \"a\": \"x\"\n}");
+        assert_eq!(
+            std::fs::read_to_string(&t).unwrap(),
+            "{\n  \"b\": \"\\u00e9\",\n  \"a\": \"x\"\n}"
+        );
         let back = read_texts(&t).unwrap();
         assert_eq!(back.keys().collect::<Vec<_>>(), ["b", "a"]);
         assert_eq!(texts_json(std::iter::empty()).unwrap(), "{}");

@@ -57,7 +57,9 @@ impl Chunker {
 
     /// The chunker of a file name or relative path.
     pub fn for_path(rel: &str) -> Chunker {
-        Chunker::for_suffix(&crate::workspace::suffix_lower(crate::gitignore::path_name(rel)))
+        Chunker::for_suffix(&crate::workspace::suffix_lower(
+            crate::gitignore::path_name(rel),
+        ))
     }
 
     /// Lower-case name (`markdown`, `python`, `json`, `config`).
@@ -150,7 +152,10 @@ fn push_block(chunks: &mut Vec<String>, lines: &[&str]) -> bool {
 /// Python `re.match(r"^\s*(def|class)\s+\w+", line)` (Unicode classes).
 fn is_block_start(line: &str) -> bool {
     let rest = line.trim_start_matches(pystr::is_space);
-    let Some(after) = rest.strip_prefix("def").or_else(|| rest.strip_prefix("class")) else {
+    let Some(after) = rest
+        .strip_prefix("def")
+        .or_else(|| rest.strip_prefix("class"))
+    else {
         return false;
     };
     let name = after.trim_start_matches(pystr::is_space);
@@ -241,7 +246,9 @@ fn is_config_boundary(line: &str) -> bool {
         let mut chars = line.chars();
         match chars.next() {
             Some(c) if word(c) => {
-                let rest = chars.as_str().trim_start_matches(|c: char| word(c) || c == '-');
+                let rest = chars
+                    .as_str()
+                    .trim_start_matches(|c: char| word(c) || c == '-');
                 rest.trim_start_matches(pystr::is_space).starts_with(':')
             }
             _ => false,
@@ -341,7 +348,10 @@ mod tests {
         assert_eq!(chunks.len(), 2);
         assert_eq!(chunks[0], "k:\n2.5");
         assert!(chunks[1].starts_with("pad:\n\"ppp"));
-        let nested = format!("{{\"a\": {{\"x\": 1e20, \"é\": [true, null]}}, \"b\": \"{}\"}}", "q".repeat(3200));
+        let nested = format!(
+            "{{\"a\": {{\"x\": 1e20, \"é\": [true, null]}}, \"b\": \"{}\"}}",
+            "q".repeat(3200)
+        );
         assert_eq!(
             chunk_json(&nested).unwrap()[0],
             "a:\n{\n  \"x\": 1e+20,\n  \"é\": [\n    true,\n    null\n  ]\n}"

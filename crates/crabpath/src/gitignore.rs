@@ -30,7 +30,10 @@ enum Tok {
     /// `?` or the negated empty set `[!]`-equivalent: any one character.
     Any,
     /// A character class.
-    Class { negate: bool, items: Vec<(char, char)> },
+    Class {
+        negate: bool,
+        items: Vec<(char, char)>,
+    },
     /// A class that can never match (an empty range such as `[z-a]`).
     Never,
     /// A literal character.
@@ -105,7 +108,8 @@ fn class_token(pat: &[char], mut i: usize, j: usize) -> Tok {
         // remove empty ranges, from the end
         let mut k = chunks.len().saturating_sub(1);
         while k > 0 {
-            let (prev_last, next_first) = (chunks[k - 1].last().copied(), chunks[k].first().copied());
+            let (prev_last, next_first) =
+                (chunks[k - 1].last().copied(), chunks[k].first().copied());
             if let (Some(a), Some(b)) = (prev_last, next_first) {
                 if a > b {
                     let mut merged = chunks[k - 1][..chunks[k - 1].len() - 1].to_vec();
@@ -194,7 +198,9 @@ pub fn fnmatch(name: &str, pat: &str) -> bool {
 
 /// Python `pathlib.PurePosixPath(p).name`: the last non-empty, non-`.` component.
 pub(crate) fn path_name(p: &str) -> &str {
-    p.rsplit('/').find(|c| !c.is_empty() && *c != ".").unwrap_or("")
+    p.rsplit('/')
+        .find(|c| !c.is_empty() && *c != ".")
+        .unwrap_or("")
 }
 
 // ===== the reference's matcher =================================================
@@ -394,10 +400,20 @@ mod tests {
     fn reference_gitignore_quirks() {
         // the reference's own .gitignore line `/*.json` only matches a file named `.json`
         // minus its first character: it keeps benchmarks/queries.json in the corpus
-        let gi = ReferenceIgnore::parse("/*.json\n!keep.md\n# c\n  \n/ign.md\n.env.md\nbuild/\nsub/*.txt\nlog\n");
+        let gi = ReferenceIgnore::parse(
+            "/*.json\n!keep.md\n# c\n  \n/ign.md\n.env.md\nbuild/\nsub/*.txt\nlog\n",
+        );
         assert_eq!(
             gi.patterns,
-            ["/*.json", "!keep.md", "/ign.md", ".env.md", "build/", "sub/*.txt", "log"]
+            [
+                "/*.json",
+                "!keep.md",
+                "/ign.md",
+                ".env.md",
+                "build/",
+                "sub/*.txt",
+                "log"
+            ]
         );
         assert!(!gi.matches("benchmarks/queries.json"));
         assert!(!gi.matches("x.json"));

@@ -107,7 +107,11 @@ pub fn learn_event(fired: &[&str], outcome: f64) -> PyDict {
 }
 
 /// A `replay` event.
-pub fn replay_event(queries_replayed: usize, edges_reinforced: usize, cross_file_created: usize) -> PyDict {
+pub fn replay_event(
+    queries_replayed: usize,
+    edges_reinforced: usize,
+    cross_file_created: usize,
+) -> PyDict {
     let mut e = PyDict::new();
     e.insert("type".into(), PyValue::Str("replay".into()));
     e.insert("queries_replayed".into(), int(queries_replayed));
@@ -225,7 +229,10 @@ mod tests {
         let want = r#"{"type": "learn", "fired": ["deploy.md::0", "deploy.md::1"], "outcome": 1.0, "metadata": null, "ts": 1795348831.5523171, "iso": "2026-11-22T12:00:31+0000"}"#;
         let mut e = learn_event(&["deploy.md::0", "deploy.md::1"], 1.0);
         e.insert("ts".into(), PyValue::Float(1795348831.5523171));
-        e.insert("iso".into(), PyValue::Str("2026-11-22T12:00:31+0000".into()));
+        e.insert(
+            "iso".into(),
+            PyValue::Str("2026-11-22T12:00:31+0000".into()),
+        );
         assert_eq!(entry_line(&e), want);
         // round trip through the parser keeps every byte
         let back = pyjson::loads(want).unwrap();
@@ -233,7 +240,10 @@ mod tests {
         let nan = entry_line(&learn_event(&["a"], f64::NAN));
         assert!(nan.contains("\"outcome\": NaN"), "{nan}");
         let q = entry_line(&query_event("é?", &[], 19, PyValue::Null));
-        assert_eq!(q, r#"{"type": "query", "query": "\u00e9?", "fired": [], "fired_count": 0, "node_count": 19, "metadata": null}"#);
+        assert_eq!(
+            q,
+            r#"{"type": "query", "query": "\u00e9?", "fired": [], "fired_count": 0, "node_count": 19, "metadata": null}"#
+        );
     }
 
     #[test]
@@ -245,21 +255,47 @@ mod tests {
         append(&p, learn_event(&["a", "b"], -1.0)).unwrap();
         let j = read_journal(&p, Profile::Paper).unwrap();
         assert_eq!(j.entries.len(), 2);
-        assert_eq!(j.entries[0].keys().collect::<Vec<_>>(), ["type", "queries_replayed", "edges_reinforced", "cross_file_created", "ts", "iso"]);
+        assert_eq!(
+            j.entries[0].keys().collect::<Vec<_>>(),
+            [
+                "type",
+                "queries_replayed",
+                "edges_reinforced",
+                "cross_file_created",
+                "ts",
+                "iso"
+            ]
+        );
         let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
         f.write_all(b"{\"type\": \"le").unwrap();
         let e = read_journal(&p, Profile::Paper).unwrap_err();
-        assert!(e.to_string().contains("journal.jsonl:3: Unterminated string"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("journal.jsonl:3: Unterminated string"),
+            "{e}"
+        );
         let j = read_journal(&p, Profile::Corrected).unwrap();
         assert_eq!((j.entries.len(), j.malformed.clone()), (2, vec![3]));
     }
 
     #[test]
     fn journal_locations() {
-        assert_eq!(journal_path(Some(Path::new("b/state.json")), None), Path::new("b/journal.jsonl"));
-        assert_eq!(journal_path(Some(Path::new("state.json")), None), Path::new("journal.jsonl"));
+        assert_eq!(
+            journal_path(Some(Path::new("b/state.json")), None),
+            Path::new("b/journal.jsonl")
+        );
+        assert_eq!(
+            journal_path(Some(Path::new("state.json")), None),
+            Path::new("journal.jsonl")
+        );
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(journal_path(None, Some(dir.path())), dir.path().join("journal.jsonl"));
-        assert_eq!(journal_path(None, Some(Path::new("x/g.json"))), Path::new("x/journal.jsonl"));
+        assert_eq!(
+            journal_path(None, Some(dir.path())),
+            dir.path().join("journal.jsonl")
+        );
+        assert_eq!(
+            journal_path(None, Some(Path::new("x/g.json"))),
+            Path::new("x/journal.jsonl")
+        );
     }
 }

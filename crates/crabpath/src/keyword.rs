@@ -205,7 +205,20 @@ mod tests {
         // CPython 3.11 on the reference's _tokenize: sorted(_tokenize(...))
         assert_eq!(
             tokenize("What's new? CrabPath's K-means; café ÉTÉ x_y 42 don't\u{212a}x İi"),
-            ["42", "caf", "crabpath's", "don't", "i", "k", "means", "new", "t", "what's", "x", "y"]
+            [
+                "42",
+                "caf",
+                "crabpath's",
+                "don't",
+                "i",
+                "k",
+                "means",
+                "new",
+                "t",
+                "what's",
+                "x",
+                "y"
+            ]
         );
         assert!(tokenize("").is_empty());
         assert!(tokenize("— … 😀").is_empty());
@@ -222,7 +235,12 @@ mod tests {
 
     fn graph() -> Graph {
         let mut g = Graph::new();
-        for (id, text) in [("a", "deploy guide"), ("b", "rollback"), ("c", "deploy"), ("d", "misc")] {
+        for (id, text) in [
+            ("a", "deploy guide"),
+            ("b", "rollback"),
+            ("c", "deploy"),
+            ("d", "misc"),
+        ] {
             g.add_node(Node::new(id, text));
         }
         g.add_edge_by_id("b", "a", Edge::new(0.5)).unwrap();
@@ -246,7 +264,12 @@ mod tests {
         // in-neighbours of matched nodes join at 0.0 (the dangling `ghost` does not)
         assert_eq!(
             names(keyword_seeds(&g, "deploy guide")),
-            [("a".into(), 1.0), ("c".into(), 0.5), ("d".into(), 0.0), ("b".into(), 0.0)]
+            [
+                ("a".into(), 1.0),
+                ("c".into(), 0.5),
+                ("d".into(), 0.0),
+                ("b".into(), 0.0)
+            ]
         );
         assert!(keyword_seeds(&g, "nothing here").is_empty());
         assert!(keyword_ranking(&g, "...", 3).is_empty());

@@ -30,6 +30,27 @@
 //! The `paper` profile keeps every quirk of the reference (listed in `REPRODUCE.md`,
 //! discrepancies C1–C23); the `corrected` profile fixes the bugs among them. Each fix
 //! and its reason is listed in the [`profile`] module docs.
+//!
+//! ## Brains from folders: the building blocks of the reference CLI
+//!
+//! The reference's command-line program (`crabpath/cli.py` and the modules it drives,
+//! commit 134c676) builds a brain from a folder, replays session logs and keeps its
+//! files in a fixed format. These modules reproduce those pieces exactly (paper
+//! profile) and fix their bugs (corrected profile, each fix tabled in its module docs):
+//!
+//! | piece | module | reference |
+//! |---|---|---|
+//! | walk, skip rules, `.gitignore`, reading | [`workspace`], [`gitignore`] | `split.py::split_workspace`, `_should_skip_path`, `_match_gitignore` |
+//! | Markdown / Python / JSON / config chunkers | [`chunk`] | `split.py::_chunk_*` |
+//! | nodes, ids, metadata, sibling edges | [`bootstrap`] | `split.py::split_workspace`, `_sibling_weight` |
+//! | tokeniser, keyword seeds, learning path | [`keyword`] | `_util.py::_tokenize`, `replay.py::default_keyword_seed_fn`, `cli.py::_keyword_seeds` |
+//! | session logs (plain, flat, OpenClaw) | [`session`] | `replay.py::extract_interactions`, `extract_queries` |
+//! | session replay | [`replay`] | `replay.py::replay_queries` |
+//! | `graph.json`, `index.json`, `texts.json`, embedder record | [`brain`] | `cli.py::cmd_init`, `_write_graph`, `_load_graph` |
+//! | journal | [`journal`] | `journal.py` |
+//! | Python `json`, `str`, time semantics | [`pyjson`], [`pystr`], [`pytime`] | CPython 3.11 |
+#![warn(missing_docs)]
+
 pub mod bootstrap;
 pub mod brain;
 pub mod bucket;
@@ -60,6 +81,7 @@ pub mod trajectory;
 pub mod traverse;
 pub mod workspace;
 
+pub use bootstrap::{split_workspace, Bootstrap};
 pub use decay::{apply_decay, DecayConfig};
 pub use embed::{Embedder, HashEmbedder};
 pub use error::{Error, Result};
@@ -72,3 +94,4 @@ pub use profile::Profile;
 pub use state::{load_state, save_state, State};
 pub use tier::{Tier, TierThresholds};
 pub use traverse::{traverse, TraversalConfig, TraversalResult, TraversalStats, Traverser};
+pub use workspace::SplitOptions;

@@ -330,14 +330,12 @@ pub struct ConnectionSuggestion {
 /// (a NaN answer counts as the overlap).
 pub type ConnectJudge<'a> = &'a mut dyn FnMut(&Node, &Node, f64) -> Option<f64>;
 
-/// The lower-cased token set of a text: maximal runs of `[A-Za-z0-9']` after full
-/// Unicode lower-casing (reference `crabpath/connect.py::suggest_connections`/`apply_connections`).
+/// The token set of a text ([`crate::keyword::tokenize`]: maximal runs of
+/// `[A-Za-z0-9']`, each lower-cased), as reference `crabpath/_util.py::_tokenize`
+/// computes it for `crabpath/connect.py::suggest_connections` (it lower-cases each run,
+/// so `K` (Kelvin sign) and `İ` separate tokens).
 pub fn token_set(text: &str) -> BTreeSet<String> {
-    text.to_lowercase()
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-        .collect()
+    crate::keyword::tokenize(text).into_iter().collect()
 }
 
 /// Jaccard overlap `|A ∩ B| / |A ∪ B|` (0.0 for two empty sets).

@@ -18,6 +18,11 @@
 //! | 9 | `connect_learning_nodes` needs `file` metadata (`maintain.py::connect_learning_nodes`; C11) | not required | learning nodes have no file |
 //!
 //! Each switch lives in the config struct it concerns; a profile only picks values.
+//!
+//! The fixes of the workspace bootstrap, session logs and journal (directory order,
+//! `.gitignore` rules, unreadable files, decorators, JSON scalars in session logs, torn
+//! journal lines, …) are tabled with their before/after values in [`crate::workspace`],
+//! [`crate::chunk`], [`crate::session`] and [`crate::journal`].
 
 use serde::{Deserialize, Serialize};
 

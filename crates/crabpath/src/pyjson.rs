@@ -293,8 +293,11 @@ impl Writer {
     }
 
     fn item_separator(&mut self) {
-        self.out
-            .push_str(if self.style.indent.is_some() { "," } else { ", " });
+        self.out.push_str(if self.style.indent.is_some() {
+            ","
+        } else {
+            ", "
+        });
     }
 
     fn open(&mut self, c: char) {
@@ -545,7 +548,10 @@ impl<'a> ser::Serializer for &'a mut Writer {
 impl ser::SerializeSeq for Compound<'_> {
     type Ok = ();
     type Error = SerError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> std::result::Result<(), SerError> {
+    fn serialize_element<T: Serialize + ?Sized>(
+        &mut self,
+        v: &T,
+    ) -> std::result::Result<(), SerError> {
         self.element(v)
     }
     fn end(self) -> std::result::Result<(), SerError> {
@@ -556,7 +562,10 @@ impl ser::SerializeSeq for Compound<'_> {
 impl ser::SerializeTuple for Compound<'_> {
     type Ok = ();
     type Error = SerError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> std::result::Result<(), SerError> {
+    fn serialize_element<T: Serialize + ?Sized>(
+        &mut self,
+        v: &T,
+    ) -> std::result::Result<(), SerError> {
         self.element(v)
     }
     fn end(self) -> std::result::Result<(), SerError> {
@@ -567,7 +576,10 @@ impl ser::SerializeTuple for Compound<'_> {
 impl ser::SerializeTupleStruct for Compound<'_> {
     type Ok = ();
     type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> std::result::Result<(), SerError> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        v: &T,
+    ) -> std::result::Result<(), SerError> {
         self.element(v)
     }
     fn end(self) -> std::result::Result<(), SerError> {
@@ -578,7 +590,10 @@ impl ser::SerializeTupleStruct for Compound<'_> {
 impl ser::SerializeTupleVariant for Compound<'_> {
     type Ok = ();
     type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> std::result::Result<(), SerError> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        v: &T,
+    ) -> std::result::Result<(), SerError> {
         self.element(v)
     }
     fn end(self) -> std::result::Result<(), SerError> {
@@ -592,7 +607,10 @@ impl ser::SerializeMap for Compound<'_> {
     fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> std::result::Result<(), SerError> {
         self.key(k)
     }
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> std::result::Result<(), SerError> {
+    fn serialize_value<T: Serialize + ?Sized>(
+        &mut self,
+        v: &T,
+    ) -> std::result::Result<(), SerError> {
         v.serialize(&mut *self.w)
     }
     fn end(self) -> std::result::Result<(), SerError> {
@@ -898,7 +916,9 @@ impl PyValue {
             },
             PyValue::Float(f) => Value::from(Number::from_f64(*f)?),
             PyValue::Str(s) => Value::String(s.clone()),
-            PyValue::List(l) => Value::Array(l.iter().map(PyValue::to_json).collect::<Option<_>>()?),
+            PyValue::List(l) => {
+                Value::Array(l.iter().map(PyValue::to_json).collect::<Option<_>>()?)
+            }
             PyValue::Dict(d) => Value::Object(
                 d.iter()
                     .map(|(k, v)| Some((k.clone(), v.to_json()?)))
@@ -920,9 +940,11 @@ impl From<&Value> for PyValue {
             },
             Value::String(s) => PyValue::Str(s.clone()),
             Value::Array(a) => PyValue::List(a.iter().map(PyValue::from).collect()),
-            Value::Object(o) => {
-                PyValue::Dict(o.iter().map(|(k, v)| (k.clone(), PyValue::from(v))).collect())
-            }
+            Value::Object(o) => PyValue::Dict(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), PyValue::from(v)))
+                    .collect(),
+            ),
         }
     }
 }
@@ -1332,7 +1354,6 @@ impl<'a> Parser<'a> {
         let text = std::str::from_utf8(h).unwrap_or("0");
         u32::from_str_radix(text, 16).map_err(|_| self.decode_err("Invalid \\uXXXX escape", esc))
     }
-
 }
 
 /// An open container while parsing.
@@ -1437,7 +1458,10 @@ mod tests {
     #[test]
     fn duplicate_keys_keep_first_position_last_value() {
         let v = loads(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
-        assert_eq!(to_string_with(&v, Style::COMPACT).unwrap(), r#"{"a": 3, "b": 2}"#);
+        assert_eq!(
+            to_string_with(&v, Style::COMPACT).unwrap(),
+            r#"{"a": 3, "b": 2}"#
+        );
     }
 
     #[test]
@@ -1447,21 +1471,48 @@ mod tests {
             ("", "Expecting value: line 1 column 1 (char 0)"),
             ("  \n x", "Expecting value: line 2 column 2 (char 4)"),
             ("[1,]", "Expecting value: line 1 column 4 (char 3)"),
-            ("{\"a\" 1}", "Expecting ':' delimiter: line 1 column 6 (char 5)"),
-            ("{\"a\": 1,}", "Expecting property name enclosed in double quotes: line 1 column 9 (char 8)"),
+            (
+                "{\"a\" 1}",
+                "Expecting ':' delimiter: line 1 column 6 (char 5)",
+            ),
+            (
+                "{\"a\": 1,}",
+                "Expecting property name enclosed in double quotes: line 1 column 9 (char 8)",
+            ),
             ("[1 2]", "Expecting ',' delimiter: line 1 column 4 (char 3)"),
-            ("\"abc", "Unterminated string starting at: line 1 column 1 (char 0)"),
-            ("\"a\tb\"", "Invalid control character at: line 1 column 3 (char 2)"),
+            (
+                "\"abc",
+                "Unterminated string starting at: line 1 column 1 (char 0)",
+            ),
+            (
+                "\"a\tb\"",
+                "Invalid control character at: line 1 column 3 (char 2)",
+            ),
             ("\"\\x\"", "Invalid \\escape: line 1 column 2 (char 1)"),
-            ("\"\\u12\"", "Invalid \\uXXXX escape: line 1 column 3 (char 2)"),
-            ("{", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+            (
+                "\"\\u12\"",
+                "Invalid \\uXXXX escape: line 1 column 3 (char 2)",
+            ),
+            (
+                "{",
+                "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+            ),
             ("[", "Expecting value: line 1 column 2 (char 1)"),
             ("{\"a\":", "Expecting value: line 1 column 6 (char 5)"),
-            ("\"\\", "Unterminated string starting at: line 1 column 1 (char 0)"),
+            (
+                "\"\\",
+                "Unterminated string starting at: line 1 column 1 (char 0)",
+            ),
             ("01", "Extra data: line 1 column 2 (char 1)"),
-            ("{\"a\":1 \"b\"}", "Expecting ',' delimiter: line 1 column 8 (char 7)"),
+            (
+                "{\"a\":1 \"b\"}",
+                "Expecting ',' delimiter: line 1 column 8 (char 7)",
+            ),
             ("1 2", "Extra data: line 1 column 3 (char 2)"),
-            ("\u{feff}1", "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"),
+            (
+                "\u{feff}1",
+                "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)",
+            ),
             ("é x", "Expecting value: line 1 column 1 (char 0)"),
             ("[\"é\", x]", "Expecting value: line 1 column 7 (char 6)"),
         ];
@@ -1472,10 +1523,16 @@ mod tests {
 
     #[test]
     fn surrogates() {
-        assert_eq!(loads(r#""\ud83d\ude00""#).unwrap(), PyValue::Str("😀".into()));
+        assert_eq!(
+            loads(r#""\ud83d\ude00""#).unwrap(),
+            PyValue::Str("😀".into())
+        );
         let e = loads(r#""\ud800x""#).unwrap_err();
         assert_eq!(e.kind, LoadsErrorKind::LoneSurrogate);
-        assert_eq!(loads_lossy(r#""\ud800x""#).unwrap(), PyValue::Str("\u{fffd}x".into()));
+        assert_eq!(
+            loads_lossy(r#""\ud800x""#).unwrap(),
+            PyValue::Str("\u{fffd}x".into())
+        );
     }
 
     #[test]

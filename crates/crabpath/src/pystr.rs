@@ -33,7 +33,15 @@ pub fn lstrip(s: &str) -> &str {
 pub fn is_line_break(c: char) -> bool {
     matches!(
         c,
-        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        '\n' | '\r'
+            | '\u{b}'
+            | '\u{c}'
+            | '\u{1c}'
+            | '\u{1d}'
+            | '\u{1e}'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
     )
 }
 
@@ -206,7 +214,9 @@ mod tests {
         assert!(parse_float("nan").unwrap().is_nan());
         assert_eq!(parse_float("-Infinity"), Some(f64::NEG_INFINITY));
         assert_eq!(parse_float("iNF"), Some(f64::INFINITY));
-        for bad in ["", ".", "1__0", "_1", "1_", "1e", "1.5.2", "0x10", "1 2", "e5", "--1", "infinit"] {
+        for bad in [
+            "", ".", "1__0", "_1", "1_", "1e", "1.5.2", "0x10", "1 2", "e5", "--1", "infinit",
+        ] {
             assert_eq!(parse_float(bad), None, "{bad:?}");
         }
     }

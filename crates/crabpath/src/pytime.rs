@@ -271,7 +271,8 @@ pub fn fromisoformat_timestamp(s: &str) -> Option<f64> {
                 if rest {
                     return None;
                 }
-                let us = (i64::from(o[0]) * 3600 + i64::from(o[1]) * 60 + i64::from(o[2])) * 1_000_000
+                let us = (i64::from(o[0]) * 3600 + i64::from(o[1]) * 60 + i64::from(o[2]))
+                    * 1_000_000
                     + i64::from(o[3]);
                 if us >= 86_400 * 1_000_000 {
                     return None;
@@ -300,17 +301,16 @@ fn local_to_seconds(t: i64) -> i64 {
     let a = local(t) - t;
     let u1 = t - a;
     let t1 = local(u1);
-    let b;
-    if t1 == t {
+    let b = if t1 == t {
         let u2 = u1 - 24 * 3600;
         let bb = local(u2) - u2;
         if a == bb {
             return u1;
         }
-        b = bb;
+        bb
     } else {
-        b = t1 - u1;
-    }
+        t1 - u1
+    };
     let u2 = t - b;
     let t2 = local(u2);
     if t2 == t {
@@ -356,7 +356,17 @@ mod tests {
         for (s, want) in cases {
             assert_eq!(fromisoformat_timestamp(s), Some(want), "{s}");
         }
-        for bad in ["2026-13-01", "2026-02-30T00:00", "2026-02-01T25:00", "x", "2026-02-01T10:00+1", "2026-02-01T10:0", "2026-02-01T10:00:00Zx", "2026-W54", "2026-02-01T10:00:00."] {
+        for bad in [
+            "2026-13-01",
+            "2026-02-30T00:00",
+            "2026-02-01T25:00",
+            "x",
+            "2026-02-01T10:00+1",
+            "2026-02-01T10:0",
+            "2026-02-01T10:00:00Zx",
+            "2026-W54",
+            "2026-02-01T10:00:00.",
+        ] {
             assert_eq!(fromisoformat_timestamp(bad), None, "{bad}");
         }
     }
@@ -367,7 +377,11 @@ mod tests {
         let t = fromisoformat_timestamp("2026-02-01T10:00:00").unwrap() as i64;
         let off = utc_offset(t);
         let sign = if off < 0 { '-' } else { '+' };
-        let s = format!("2026-02-01T10:00:00{sign}{:02}:{:02}", off.abs() / 3600, off.abs() / 60 % 60);
+        let s = format!(
+            "2026-02-01T10:00:00{sign}{:02}:{:02}",
+            off.abs() / 3600,
+            off.abs() / 60 % 60
+        );
         assert_eq!(fromisoformat_timestamp(&s), Some(t as f64));
         let iso = strftime_iso_local(t as f64);
         assert!(iso.starts_with("2026-02-01T10:00:00"), "{iso}");

@@ -79,7 +79,8 @@ fn auto_score(outcome: f64, response: Option<&str>, fired: &[NodeId], graph: &Gr
     }
     for &n in fired {
         if let Some(node) = graph.node(n) {
-            if !node.content.is_empty() && text.contains(&crate::embed::python_lower(&node.content)) {
+            if !node.content.is_empty() && text.contains(&crate::embed::python_lower(&node.content))
+            {
                 return 2.0f64.min(outcome + 0.5);
             }
         }
@@ -111,7 +112,11 @@ pub fn replay_queries(
 ) -> Result<ReplayStats> {
     let kept: Vec<&Interaction> = records
         .iter()
-        .filter(|r| r.query.as_deref().is_some_and(|q| !crate::pystr::strip(q).is_empty()))
+        .filter(|r| {
+            r.query
+                .as_deref()
+                .is_some_and(|q| !crate::pystr::strip(q).is_empty())
+        })
         .filter(|r| match (options.since, r.ts) {
             (Some(s), Some(t)) => t > s,
             _ => true,
@@ -140,8 +145,10 @@ pub fn replay_queries(
             }
             let mut seen = FxHashSet::default();
             touched.retain(|p| seen.insert(*p));
-            let before: FxHashMap<(NodeId, NodeId), Option<f64>> =
-                touched.iter().map(|&(s, t)| ((s, t), graph.weight(s, t))).collect();
+            let before: FxHashMap<(NodeId, NodeId), Option<f64>> = touched
+                .iter()
+                .map(|&(s, t)| ((s, t), graph.weight(s, t)))
+                .collect();
             apply_outcome(graph, &episode, outcome, &learning, None)?;
             for &(s, t) in &touched {
                 let old = before.get(&(s, t)).copied().flatten();
@@ -156,8 +163,9 @@ pub fn replay_queries(
         }
         progress(&stats, total);
         if let Some(t) = r.ts {
+            // Python `max(latest, t)`: `t` replaces `latest` only if `t > latest`
             latest = Some(match latest {
-                Some(l) if !(t > l) => l,
+                Some(l) if t.partial_cmp(&l) != Some(std::cmp::Ordering::Greater) => l,
                 _ => t,
             });
         }
@@ -176,8 +184,10 @@ mod tests {
         g.add_node(Node::new("d::0", "# Deploy Guide").with_meta("file", "d"));
         g.add_node(Node::new("d::1", "## Steps").with_meta("file", "d"));
         g.add_node(Node::new("e::0", "other").with_meta("file", "e"));
-        g.add_edge_by_id("d::0", "d::1", Edge::new(0.49642)).unwrap();
-        g.add_edge_by_id("d::1", "d::0", Edge::new(0.49642)).unwrap();
+        g.add_edge_by_id("d::0", "d::1", Edge::new(0.49642))
+            .unwrap();
+        g.add_edge_by_id("d::1", "d::0", Edge::new(0.49642))
+            .unwrap();
         g
     }
 
@@ -187,7 +197,10 @@ mod tests {
         // query "deploy guide" scores 1.5
         let g = graph();
         let fired = [g.lookup("d::0").unwrap()];
-        assert_eq!(auto_score(1.0, Some("See # DEPLOY GUIDE first"), &fired, &g), 1.5);
+        assert_eq!(
+            auto_score(1.0, Some("See # DEPLOY GUIDE first"), &fired, &g),
+            1.5
+        );
         assert_eq!(auto_score(1.0, Some("unrelated"), &fired, &g), 1.0);
         assert_eq!(auto_score(1.0, Some(""), &fired, &g), 1.0);
         assert_eq!(auto_score(1.8, Some("# deploy guide"), &fired, &g), 2.0);
@@ -201,10 +214,15 @@ mod tests {
             rec.response = response.map(str::to_string);
             rec.ts = Some(5.0);
             let mut calls = 0;
-            let stats = replay_queries(&mut g, &[rec, Interaction::query("  ")], &ReplayOptions::new(Profile::Paper), &mut |_, total| {
-                calls += 1;
-                assert_eq!(total, 1);
-            })
+            let stats = replay_queries(
+                &mut g,
+                &[rec, Interaction::query("  ")],
+                &ReplayOptions::new(Profile::Paper),
+                &mut |_, total| {
+                    calls += 1;
+                    assert_eq!(total, 1);
+                },
+            )
             .unwrap();
             assert_eq!(calls, 1);
             let (a, b) = (g.lookup("d::0").unwrap(), g.lookup("d::1").unwrap());

@@ -253,7 +253,11 @@ fn message_of(payload: &PyDict) -> Result<Option<&PyDict>, String> {
     match payload.get("role") {
         Some(r) if !r.is_hashable() => Err(format!(
             "unhashable type: '{}' (role)",
-            if r.as_list().is_some() { "list" } else { "dict" }
+            if r.as_list().is_some() {
+                "list"
+            } else {
+                "dict"
+            }
         )),
         Some(PyValue::Str(r)) if r == "user" || r == "assistant" => Ok(Some(payload)),
         _ => Ok(None),
@@ -425,12 +429,20 @@ pub fn extract_interactions(
 /// Queries of one session text as `init --sessions` reads them (reference
 /// `extract_queries`): plain lines, and the text of user messages (OpenClaw format
 /// first, then flat); no responses, no timestamps.
-pub fn parse_queries(text: &str, path: &Path, profile: Profile) -> Result<Vec<String>, SessionError> {
+pub fn parse_queries(
+    text: &str,
+    path: &Path,
+    profile: Profile,
+) -> Result<Vec<String>, SessionError> {
     let fixes = profile.fixes_bugs();
     let mut out = Vec::new();
     let lines: Vec<&str> = text.split('\n').collect();
     // a trailing newline ends the last line; it does not start an empty one
-    let n_lines = if text.ends_with('\n') { lines.len() - 1 } else { lines.len() };
+    let n_lines = if text.ends_with('\n') {
+        lines.len() - 1
+    } else {
+        lines.len()
+    };
     for (n, line) in lines.into_iter().take(n_lines).enumerate() {
         let err = |message: String| SessionError::Line {
             path: path.to_path_buf(),
@@ -502,7 +514,10 @@ pub fn collect_interactions<P: AsRef<Path>>(
 
 /// Queries of every `--sessions` argument in order (reference
 /// `cli.py::_load_session_queries`, used by `init --sessions`).
-pub fn collect_queries<P: AsRef<Path>>(args: &[P], profile: Profile) -> Result<Vec<String>, SessionError> {
+pub fn collect_queries<P: AsRef<Path>>(
+    args: &[P],
+    profile: Profile,
+) -> Result<Vec<String>, SessionError> {
     let mut out = Vec::new();
     for arg in args {
         for f in session_files(arg)? {
@@ -544,7 +559,10 @@ mod tests {
         assert_eq!(v[0].ts, Some(1769940005.0));
         assert_eq!(v[0].response.as_deref(), Some("Steps:"));
         assert_eq!(v[0].tool_calls.len(), 1);
-        assert_eq!(v[0].tool_calls[0].get("name"), Some(&PyValue::Str("read".into())));
+        assert_eq!(
+            v[0].tool_calls[0].get("name"),
+            Some(&PyValue::Str("read".into()))
+        );
         // since drops the old user message, and the reply then stands alone
         let v = parse_interactions(oc, p(), Some(1769940000.0), Profile::Paper).unwrap();
         assert_eq!(v.len(), 1);
@@ -566,14 +584,25 @@ mod tests {
         let bad = "ok\n{\"role\": [\"user\"]}\n";
         let e = parse_interactions(bad, p(), None, Profile::Paper).unwrap_err();
         assert_eq!(e.to_string(), "s.jsonl:2: unhashable type: 'list' (role)");
-        assert_eq!(parse_interactions(bad, p(), None, Profile::Corrected).unwrap().len(), 1);
+        assert_eq!(
+            parse_interactions(bad, p(), None, Profile::Corrected)
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]
     fn init_queries() {
         let text = "plain line\n\n{\"type\": \"message\", \"message\": {\"role\": \"user\", \"content\": \" q1 \"}}\n{\"role\": \"user\", \"content\": [\"q2\"]}\n{\"role\": \"assistant\", \"content\": \"r\"}\n7\n";
-        assert_eq!(parse_queries(text, p(), Profile::Paper).unwrap(), ["plain line", "q1", "q2"]);
-        assert_eq!(parse_queries(text, p(), Profile::Corrected).unwrap(), ["plain line", "q1", "q2", "7"]);
+        assert_eq!(
+            parse_queries(text, p(), Profile::Paper).unwrap(),
+            ["plain line", "q1", "q2"]
+        );
+        assert_eq!(
+            parse_queries(text, p(), Profile::Corrected).unwrap(),
+            ["plain line", "q1", "q2", "7"]
+        );
     }
 
     #[test]
@@ -582,8 +611,15 @@ mod tests {
         let f = dir.path().join("bad.jsonl");
         std::fs::write(&f, b"ok\r\nfine\ncaf\xe9\n").unwrap();
         let e = extract_interactions(&f, None, Profile::Paper).unwrap_err();
-        assert!(e.to_string().ends_with("bad.jsonl:3: 'utf-8' codec can't decode byte 0xe9 in position 12"), "{e}");
-        assert!(matches!(session_files(dir.path().join("nope")), Err(SessionError::InvalidPath(_))));
+        assert!(
+            e.to_string()
+                .ends_with("bad.jsonl:3: 'utf-8' codec can't decode byte 0xe9 in position 12"),
+            "{e}"
+        );
+        assert!(matches!(
+            session_files(dir.path().join("nope")),
+            Err(SessionError::InvalidPath(_))
+        ));
         assert_eq!(session_files(dir.path()).unwrap(), [f]);
     }
 }

@@ -376,7 +376,9 @@ impl Walker {
                 None => (os_name.to_string_lossy().into_owned(), false),
             };
             // os.walk: `entry.is_dir()` follows symbolic links; errors count as "not a dir"
-            let is_dir = fs::metadata(entry.path()).map(|m| m.is_dir()).unwrap_or(false);
+            let is_dir = fs::metadata(entry.path())
+                .map(|m| m.is_dir())
+                .unwrap_or(false);
             let e = Entry {
                 name,
                 os_name,
@@ -525,9 +527,17 @@ mod tests {
             "f.md: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte"
         );
         let e = decode_text(b"ab\xff".to_vec(), p).unwrap_err();
-        assert!(e.to_string().ends_with("byte 0xff in position 2: invalid start byte"), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("byte 0xff in position 2: invalid start byte"),
+            "{e}"
+        );
         let e = decode_text(b"ab\xe2\x82".to_vec(), p).unwrap_err();
-        assert!(e.to_string().ends_with("byte 0xe2 in position 2: unexpected end of data"), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("byte 0xe2 in position 2: unexpected end of data"),
+            "{e}"
+        );
         assert_eq!(decode_text(b"a\r\nb\rc".to_vec(), p).unwrap(), "a\nb\nc");
     }
 

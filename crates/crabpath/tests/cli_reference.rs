@@ -9,7 +9,9 @@ use crabpath::brain::{graph_json, write_init, EmbedderInfo, GraphShape};
 use crabpath::keyword::{keyword_ranking, keyword_seeds};
 use crabpath::pyjson::{self, PyDict, PyValue, Style};
 use crabpath::replay::{replay_queries, ReplayOptions};
-use crabpath::session::{collect_interactions, collect_queries, extract_interactions, extract_queries, Interaction};
+use crabpath::session::{
+    collect_interactions, collect_queries, extract_interactions, extract_queries, Interaction,
+};
 use crabpath::workspace::SplitOptions;
 use crabpath::{Embedder, Graph, HashEmbedder, NodeId, Profile, VectorIndex};
 use sha2::{Digest, Sha256};
@@ -77,16 +79,40 @@ fn paper() -> SplitOptions {
 /// Writes the `init` files and checks them against `results/reference/cli/<name>/`.
 fn check_init(name: &str, graph: &Graph) {
     let out = tempfile::tempdir().unwrap();
-    let files = write_init(out.path(), graph, &embed_all(graph), &EmbedderInfo::hash_v1()).unwrap();
+    let files = write_init(
+        out.path(),
+        graph,
+        &embed_all(graph),
+        &EmbedderInfo::hash_v1(),
+    )
+    .unwrap();
     let graph_bytes = read(&files.graph);
-    assert_eq!(graph_bytes, read(&reference(&format!("{name}/graph.json"))), "{name}/graph.json");
-    assert_eq!(sha256_hex(graph_bytes.as_bytes()), sum_of(&format!("{name}/graph.json")));
+    assert_eq!(
+        graph_bytes,
+        read(&reference(&format!("{name}/graph.json"))),
+        "{name}/graph.json"
+    );
+    assert_eq!(
+        sha256_hex(graph_bytes.as_bytes()),
+        sum_of(&format!("{name}/graph.json"))
+    );
     let texts = read(&files.texts);
-    assert_eq!(sha256_hex(texts.as_bytes()), sum_of(&format!("{name}/texts.json")));
+    assert_eq!(
+        sha256_hex(texts.as_bytes()),
+        sum_of(&format!("{name}/texts.json"))
+    );
     let index = std::fs::read(&files.index).unwrap();
-    assert_eq!(sha256_hex(&index), sum_of(&format!("{name}/index.json")), "{name}/index.json");
+    assert_eq!(
+        sha256_hex(&index),
+        sum_of(&format!("{name}/index.json")),
+        "{name}/index.json"
+    );
     let state = normalize_state(&read(&files.state));
-    assert_eq!(sha256_hex(state.as_bytes()), sum_of(&format!("{name}/state.json")), "{name}/state.json");
+    assert_eq!(
+        sha256_hex(state.as_bytes()),
+        sum_of(&format!("{name}/state.json")),
+        "{name}/state.json"
+    );
 }
 
 #[test]
@@ -102,9 +128,16 @@ fn init_matches_the_reference() {
 #[test]
 fn init_with_sessions_matches_the_reference() {
     let mut b = split_workspace(fixtures().join("workspace"), &paper()).unwrap();
-    let queries = collect_queries(&[fixtures().join("sessions/flat.jsonl")], Profile::Paper).unwrap();
+    let queries =
+        collect_queries(&[fixtures().join("sessions/flat.jsonl")], Profile::Paper).unwrap();
     let records: Vec<Interaction> = queries.into_iter().map(Interaction::query).collect();
-    replay_queries(&mut b.graph, &records, &ReplayOptions::new(Profile::Paper), &mut |_, _| {}).unwrap();
+    replay_queries(
+        &mut b.graph,
+        &records,
+        &ReplayOptions::new(Profile::Paper),
+        &mut |_, _| {},
+    )
+    .unwrap();
     check_init("init-sessions", &b.graph);
 }
 
@@ -112,7 +145,9 @@ fn seeds_json(graph: &Graph, seeds: &[(NodeId, f64)]) -> PyValue {
     PyValue::List(
         seeds
             .iter()
-            .map(|&(n, s)| PyValue::List(vec![PyValue::Str(graph.name(n).into()), PyValue::Float(s)]))
+            .map(|&(n, s)| {
+                PyValue::List(vec![PyValue::Str(graph.name(n).into()), PyValue::Float(s)])
+            })
             .collect(),
     )
 }
@@ -133,16 +168,23 @@ fn keyword_seeding_matches_the_reference() {
     let mut ranking = PyDict::new();
     for q in &queries {
         replay.insert(q.clone(), seeds_json(&b.graph, &keyword_seeds(&b.graph, q)));
-        ranking.insert(q.clone(), seeds_json(&b.graph, &keyword_ranking(&b.graph, q, 5)));
+        ranking.insert(
+            q.clone(),
+            seeds_json(&b.graph, &keyword_ranking(&b.graph, q, 5)),
+        );
     }
     let mut doc = PyDict::new();
     doc.insert("replay_seeds".into(), PyValue::Dict(replay));
     doc.insert("query_ranking_top5".into(), PyValue::Dict(ranking));
-    assert_eq!(pyjson::to_string_with(&PyValue::Dict(doc), Style::PRETTY).unwrap(), want);
+    assert_eq!(
+        pyjson::to_string_with(&PyValue::Dict(doc), Style::PRETTY).unwrap(),
+        want
+    );
 }
 
 fn opt_str(s: &Option<String>) -> PyValue {
-    s.as_ref().map_or(PyValue::Null, |v| PyValue::Str(v.clone()))
+    s.as_ref()
+        .map_or(PyValue::Null, |v| PyValue::Str(v.clone()))
 }
 
 fn interactions_json(v: &[Interaction]) -> PyValue {
@@ -152,7 +194,10 @@ fn interactions_json(v: &[Interaction]) -> PyValue {
                 let mut d = PyDict::new();
                 d.insert("query".into(), opt_str(&i.query));
                 d.insert("response".into(), opt_str(&i.response));
-                d.insert("tool_calls".into(), PyValue::List(i.tool_calls.iter().cloned().map(PyValue::Dict).collect()));
+                d.insert(
+                    "tool_calls".into(),
+                    PyValue::List(i.tool_calls.iter().cloned().map(PyValue::Dict).collect()),
+                );
                 d.insert("ts".into(), i.ts.map_or(PyValue::Null, PyValue::Float));
                 PyValue::Dict(d)
             })
@@ -164,7 +209,12 @@ fn interactions_json(v: &[Interaction]) -> PyValue {
 fn session_logs_match_the_reference() {
     let want = read(&reference("sessions.json"));
     let parsed = pyjson::loads(&want).unwrap();
-    let files: Vec<String> = parsed.as_dict().unwrap()["interactions"].as_dict().unwrap().keys().cloned().collect();
+    let files: Vec<String> = parsed.as_dict().unwrap()["interactions"]
+        .as_dict()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert!(files.len() >= 4);
     let dir = fixtures().join("sessions");
     let mut all = PyDict::new();
@@ -172,39 +222,83 @@ fn session_logs_match_the_reference() {
     let mut queries = PyDict::new();
     for f in &files {
         let p = dir.join(f);
-        all.insert(f.clone(), interactions_json(&extract_interactions(&p, None, Profile::Paper).unwrap()));
-        since.insert(f.clone(), interactions_json(&extract_interactions(&p, Some(150.0), Profile::Paper).unwrap()));
+        all.insert(
+            f.clone(),
+            interactions_json(&extract_interactions(&p, None, Profile::Paper).unwrap()),
+        );
+        since.insert(
+            f.clone(),
+            interactions_json(&extract_interactions(&p, Some(150.0), Profile::Paper).unwrap()),
+        );
         let q = extract_queries(&p, Profile::Paper).unwrap();
-        queries.insert(f.clone(), PyValue::List(q.into_iter().map(PyValue::Str).collect()));
+        queries.insert(
+            f.clone(),
+            PyValue::List(q.into_iter().map(PyValue::Str).collect()),
+        );
     }
     let mut doc = PyDict::new();
     doc.insert("interactions".into(), PyValue::Dict(all));
     doc.insert("interactions_since_150".into(), PyValue::Dict(since));
     doc.insert("queries".into(), PyValue::Dict(queries));
     let d = [dir.join("dir")];
-    doc.insert("dir_interactions".into(), interactions_json(&collect_interactions(&d, None, Profile::Paper).unwrap()));
+    doc.insert(
+        "dir_interactions".into(),
+        interactions_json(&collect_interactions(&d, None, Profile::Paper).unwrap()),
+    );
     let dq = collect_queries(&d, Profile::Paper).unwrap();
-    doc.insert("dir_queries".into(), PyValue::List(dq.into_iter().map(PyValue::Str).collect()));
-    assert_eq!(pyjson::to_string_with(&PyValue::Dict(doc), Style::PRETTY).unwrap(), want);
+    doc.insert(
+        "dir_queries".into(),
+        PyValue::List(dq.into_iter().map(PyValue::Str).collect()),
+    );
+    assert_eq!(
+        pyjson::to_string_with(&PyValue::Dict(doc), Style::PRETTY).unwrap(),
+        want
+    );
 }
 
 #[test]
 fn replay_matches_the_reference() {
     let mut b = split_workspace(fixtures().join("workspace"), &paper()).unwrap();
     let s = fixtures().join("sessions");
-    let args = [s.join("flat.jsonl"), s.join("openclaw.jsonl"), s.join("plain.txt"), s.join("dir")];
+    let args = [
+        s.join("flat.jsonl"),
+        s.join("openclaw.jsonl"),
+        s.join("plain.txt"),
+        s.join("dir"),
+    ];
     let records = collect_interactions(&args, None, Profile::Paper).unwrap();
     let mut progress = 0;
-    let stats = replay_queries(&mut b.graph, &records, &ReplayOptions::new(Profile::Paper), &mut |_, _| progress += 1).unwrap();
+    let stats = replay_queries(
+        &mut b.graph,
+        &records,
+        &ReplayOptions::new(Profile::Paper),
+        &mut |_, _| progress += 1,
+    )
+    .unwrap();
     assert_eq!(progress, stats.queries_replayed);
     let mut d = PyDict::new();
-    d.insert("queries_replayed".into(), PyValue::Int((stats.queries_replayed as i64).into()));
-    d.insert("edges_reinforced".into(), PyValue::Int((stats.edges_reinforced as i64).into()));
-    d.insert("cross_file_edges_created".into(), PyValue::Int((stats.cross_file_edges_created as i64).into()));
-    d.insert("last_replayed_ts".into(), stats.last_replayed_ts.map_or(PyValue::Null, PyValue::Float));
+    d.insert(
+        "queries_replayed".into(),
+        PyValue::Int((stats.queries_replayed as i64).into()),
+    );
+    d.insert(
+        "edges_reinforced".into(),
+        PyValue::Int((stats.edges_reinforced as i64).into()),
+    );
+    d.insert(
+        "cross_file_edges_created".into(),
+        PyValue::Int((stats.cross_file_edges_created as i64).into()),
+    );
+    d.insert(
+        "last_replayed_ts".into(),
+        stats.last_replayed_ts.map_or(PyValue::Null, PyValue::Float),
+    );
     assert_eq!(
         pyjson::to_string_with(&PyValue::Dict(d), Style::PRETTY).unwrap(),
         read(&reference("replay-stats.json"))
     );
-    assert_eq!(graph_json(&b.graph, GraphShape::Bare).unwrap(), read(&reference("replay-graph.json")));
+    assert_eq!(
+        graph_json(&b.graph, GraphShape::Bare).unwrap(),
+        read(&reference("replay-graph.json"))
+    );
 }

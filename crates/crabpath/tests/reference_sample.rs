@@ -36,9 +36,18 @@ fn sample_workspace_init_matches_reference_hashes() {
     // the reference's `init` output hashes, as recorded with the reference run
     // (graph.json 11 884 bytes, index.json 260 019 bytes, texts.json 3 194 bytes)
     let want = [
-        (&files.graph, "bef31e5b1eb9a52df9275df870db4ea46c4beed85835e1216d103c21b3d427a7"),
-        (&files.index, "1a6eae81da72d08433ba89dd293e85900027d34e73c556dd596c918cd51cb67d"),
-        (&files.texts, "a9e01662a6e7a10df6224c9df812147f39ba9aa0a5e9910bc7d78fbd914cefbe"),
+        (
+            &files.graph,
+            "bef31e5b1eb9a52df9275df870db4ea46c4beed85835e1216d103c21b3d427a7",
+        ),
+        (
+            &files.index,
+            "1a6eae81da72d08433ba89dd293e85900027d34e73c556dd596c918cd51cb67d",
+        ),
+        (
+            &files.texts,
+            "a9e01662a6e7a10df6224c9df812147f39ba9aa0a5e9910bc7d78fbd914cefbe",
+        ),
     ];
     for (path, sha) in want {
         let bytes = std::fs::read(path).unwrap();
