@@ -318,6 +318,23 @@ impl Writer {
     }
 }
 
+/// Opens an array (`'['`) or object (`'{'`), inside `{"variant": ...}` for enum
+/// variants.
+fn begin<'a>(w: &'a mut Writer, c: char, variant: Option<&str>) -> Compound<'a> {
+    if let Some(v) = variant {
+        w.open('{');
+        w.newline();
+        w.str(v);
+        w.out.push_str(": ");
+    }
+    w.open(c);
+    Compound {
+        w,
+        first: true,
+        variant: variant.is_some(),
+    }
+}
+
 /// An array or object being written.
 struct Compound<'a> {
     w: &'a mut Writer,
@@ -357,6 +374,16 @@ impl Compound<'_> {
     }
 }
 
+/// Integers print in decimal.
+macro_rules! writer_ints {
+    ($($m:ident: $t:ty),*) => {$(
+        fn $m(self, v: $t) -> std::result::Result<(), SerError> {
+            let _ = write!(self.out, "{v}");
+            Ok(())
+        }
+    )*};
+}
+
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
     type Error = SerError;
@@ -372,40 +399,18 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.out.push_str(if v { "true" } else { "false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> std::result::Result<(), SerError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> std::result::Result<(), SerError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> std::result::Result<(), SerError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i64(self, v: i64) -> std::result::Result<(), SerError> {
-        let _ = write!(self.out, "{v}");
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> std::result::Result<(), SerError> {
-        let _ = write!(self.out, "{v}");
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> std::result::Result<(), SerError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> std::result::Result<(), SerError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> std::result::Result<(), SerError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u64(self, v: u64) -> std::result::Result<(), SerError> {
-        let _ = write!(self.out, "{v}");
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> std::result::Result<(), SerError> {
-        let _ = write!(self.out, "{v}");
-        Ok(())
-    }
+    writer_ints!(
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_i128: i128,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_u128: u128
+    );
     fn serialize_f32(self, v: f32) -> std::result::Result<(), SerError> {
         self.serialize_f64(v.into())
     }
@@ -475,12 +480,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         map.end()
     }
     fn serialize_seq(self, _: Option<usize>) -> std::result::Result<Compound<'a>, SerError> {
-        self.open('[');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: false,
-        })
+        Ok(begin(self, '[', None))
     }
     fn serialize_tuple(self, len: usize) -> std::result::Result<Compound<'a>, SerError> {
         self.serialize_seq(Some(len))
@@ -499,24 +499,10 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _: usize,
     ) -> std::result::Result<Compound<'a>, SerError> {
-        self.open('{');
-        self.newline();
-        self.str(variant);
-        self.out.push_str(": ");
-        self.open('[');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: true,
-        })
+        Ok(begin(self, '[', Some(variant)))
     }
     fn serialize_map(self, _: Option<usize>) -> std::result::Result<Compound<'a>, SerError> {
-        self.open('{');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: false,
-        })
+        Ok(begin(self, '{', None))
     }
     fn serialize_struct(
         self,
@@ -532,74 +518,55 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _: usize,
     ) -> std::result::Result<Compound<'a>, SerError> {
-        self.open('{');
-        self.newline();
-        self.str(variant);
-        self.out.push_str(": ");
-        self.open('{');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: true,
-        })
+        Ok(begin(self, '{', Some(variant)))
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_element<T: Serialize + ?Sized>(
-        &mut self,
-        v: &T,
-    ) -> std::result::Result<(), SerError> {
-        self.element(v)
-    }
-    fn end(self) -> std::result::Result<(), SerError> {
-        self.finish(']')
-    }
+/// The array-like `Serialize*` traits: each element is a list item.
+macro_rules! seq_impls {
+    ($($tr:ident :: $m:ident),*) => {$(
+        impl ser::$tr for Compound<'_> {
+            type Ok = ();
+            type Error = SerError;
+            fn $m<T: Serialize + ?Sized>(&mut self, v: &T) -> std::result::Result<(), SerError> {
+                self.element(v)
+            }
+            fn end(self) -> std::result::Result<(), SerError> {
+                self.finish(']')
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_element<T: Serialize + ?Sized>(
-        &mut self,
-        v: &T,
-    ) -> std::result::Result<(), SerError> {
-        self.element(v)
-    }
-    fn end(self) -> std::result::Result<(), SerError> {
-        self.finish(']')
-    }
+seq_impls!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+/// The struct-like `Serialize*` traits: each field is a key and its value.
+macro_rules! struct_impls {
+    ($($tr:ident),*) => {$(
+        impl ser::$tr for Compound<'_> {
+            type Ok = ();
+            type Error = SerError;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                v: &T,
+            ) -> std::result::Result<(), SerError> {
+                self.key(key)?;
+                v.serialize(&mut *self.w)
+            }
+            fn end(self) -> std::result::Result<(), SerError> {
+                self.finish('}')
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        v: &T,
-    ) -> std::result::Result<(), SerError> {
-        self.element(v)
-    }
-    fn end(self) -> std::result::Result<(), SerError> {
-        self.finish(']')
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        v: &T,
-    ) -> std::result::Result<(), SerError> {
-        self.element(v)
-    }
-    fn end(self) -> std::result::Result<(), SerError> {
-        self.finish(']')
-    }
-}
+struct_impls!(SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -618,38 +585,6 @@ impl ser::SerializeMap for Compound<'_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> std::result::Result<(), SerError> {
-        self.key(key)?;
-        v.serialize(&mut *self.w)
-    }
-    fn end(self) -> std::result::Result<(), SerError> {
-        self.finish('}')
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> std::result::Result<(), SerError> {
-        self.key(key)?;
-        v.serialize(&mut *self.w)
-    }
-    fn end(self) -> std::result::Result<(), SerError> {
-        self.finish('}')
-    }
-}
-
 /// Turns a map key (or a raw number) into its text, the way `json.dumps` converts
 /// dict keys: strings as they are, integers and floats as printed, `True` → `true`,
 /// `None` → `null`.
@@ -659,6 +594,15 @@ fn key_error<T>() -> std::result::Result<T, SerError> {
     Err(SerError(
         "keys must be str, int, float, bool or None".to_string(),
     ))
+}
+
+/// Integer keys print as `str(int)`.
+macro_rules! key_ints {
+    ($($m:ident: $t:ty),*) => {$(
+        fn $m(self, v: $t) -> std::result::Result<String, SerError> {
+            Ok(v.to_string())
+        }
+    )*};
 }
 
 impl ser::Serializer for KeySerializer {
@@ -675,36 +619,18 @@ impl ser::Serializer for KeySerializer {
     fn serialize_bool(self, v: bool) -> std::result::Result<String, SerError> {
         Ok(if v { "true" } else { "false" }.to_string())
     }
-    fn serialize_i8(self, v: i8) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i128(self, v: i128) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u128(self, v: u128) -> std::result::Result<String, SerError> {
-        Ok(v.to_string())
-    }
+    key_ints!(
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_i128: i128,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_u128: u128
+    );
     fn serialize_f32(self, v: f32) -> std::result::Result<String, SerError> {
         Ok(py_float_repr(v.into()))
     }

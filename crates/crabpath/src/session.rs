@@ -315,6 +315,33 @@ fn parse_line(raw: &str) -> Result<Option<PyValue>, String> {
     }
 }
 
+/// What a stripped session line is.
+enum LineKind {
+    /// A plain-text query (not JSON; in the corrected profile also a JSON scalar).
+    Plain,
+    /// A JSON object.
+    Record(PyDict),
+    /// Ignored (a JSON scalar, paper profile).
+    Ignore,
+}
+
+fn classify(raw: &str, fixes: bool) -> Result<LineKind, String> {
+    Ok(match parse_line(raw)? {
+        None => LineKind::Plain,
+        Some(PyValue::Dict(d)) => LineKind::Record(d),
+        Some(_) if fixes => LineKind::Plain,
+        Some(_) => LineKind::Ignore,
+    })
+}
+
+/// [`message_of`], with an unhashable role ignored in the corrected profile.
+fn message_for(payload: &PyDict, fixes: bool) -> Result<Option<&PyDict>, String> {
+    match message_of(payload) {
+        Err(_) if fixes => Ok(None),
+        other => other,
+    }
+}
+
 /// Interactions of one session text (see the module docs); `path` names it in errors.
 pub fn parse_interactions(
     text: &str,
@@ -336,23 +363,15 @@ pub fn parse_interactions(
         if raw.is_empty() {
             continue;
         }
-        let payload = match parse_line(raw).map_err(err)? {
-            None => {
+        let payload = match classify(raw, fixes).map_err(err)? {
+            LineKind::Plain => {
                 out.push(Interaction::query(raw));
                 continue;
             }
-            Some(PyValue::Dict(d)) => d,
-            Some(_) if fixes => {
-                out.push(Interaction::query(raw));
-                continue;
-            }
-            Some(_) => continue,
+            LineKind::Record(d) => d,
+            LineKind::Ignore => continue,
         };
-        let message = match message_of(&payload) {
-            Ok(m) => m,
-            Err(_) if fixes => None,
-            Err(e) => return Err(err(e)),
-        };
+        let message = message_for(&payload, fixes).map_err(err)?;
         let Some(message) = message else {
             if fixes && matches!(payload.get("role"), Some(PyValue::Str(_))) {
                 open = None;
@@ -450,25 +469,17 @@ pub fn parse_queries(
             message,
         };
         let raw = pystr::strip(line);
-        let payload = match parse_line(raw).map_err(err)? {
-            None => {
+        let payload = match classify(raw, fixes).map_err(err)? {
+            LineKind::Plain => {
                 if !raw.is_empty() {
                     out.push(raw.to_string());
                 }
                 continue;
             }
-            Some(PyValue::Dict(d)) => d,
-            Some(_) if fixes => {
-                out.push(raw.to_string());
-                continue;
-            }
-            Some(_) => continue,
+            LineKind::Record(d) => d,
+            LineKind::Ignore => continue,
         };
-        let message = match message_of(&payload) {
-            Ok(m) => m,
-            Err(_) if fixes => None,
-            Err(e) => return Err(err(e)),
-        };
+        let message = message_for(&payload, fixes).map_err(err)?;
         let mut query = match message {
             Some(m) if m.get("role").and_then(PyValue::as_str) == Some("user") => {
                 message_text(m.get("content"))
@@ -493,23 +504,34 @@ pub fn extract_queries(path: &Path, profile: Profile) -> Result<Vec<String>, Ses
     parse_queries(&text, path, profile)
 }
 
-/// Interactions of every `--sessions` argument in order (reference
-/// `cli.py::_load_session_interactions`, used by `replay`).
-pub fn collect_interactions<P: AsRef<Path>>(
+/// Applies `extract` to every file of every `--sessions` argument, in order.
+fn collect<T, P: AsRef<Path>>(
     args: &[P],
-    since: Option<f64>,
     profile: Profile,
-) -> Result<Vec<Interaction>, SessionError> {
+    extract: impl Fn(&Path) -> Result<Vec<T>, SessionError>,
+) -> Result<Vec<T>, SessionError> {
     let mut out = Vec::new();
     for arg in args {
         for f in session_files(arg)? {
             if profile.fixes_bugs() && !f.is_file() {
                 continue;
             }
-            out.extend(extract_interactions(&f, since, profile)?);
+            out.extend(extract(&f)?);
         }
     }
     Ok(out)
+}
+
+/// Interactions of every `--sessions` argument in order (reference
+/// `cli.py::_load_session_interactions`, used by `replay`). In the corrected profile,
+/// directory entries matching `*.jsonl` that are not files are skipped (the reference
+/// fails on them).
+pub fn collect_interactions<P: AsRef<Path>>(
+    args: &[P],
+    since: Option<f64>,
+    profile: Profile,
+) -> Result<Vec<Interaction>, SessionError> {
+    collect(args, profile, |f| extract_interactions(f, since, profile))
 }
 
 /// Queries of every `--sessions` argument in order (reference
@@ -518,16 +540,7 @@ pub fn collect_queries<P: AsRef<Path>>(
     args: &[P],
     profile: Profile,
 ) -> Result<Vec<String>, SessionError> {
-    let mut out = Vec::new();
-    for arg in args {
-        for f in session_files(arg)? {
-            if profile.fixes_bugs() && !f.is_file() {
-                continue;
-            }
-            out.extend(extract_queries(&f, profile)?);
-        }
-    }
-    Ok(out)
+    collect(args, profile, |f| extract_queries(f, profile))
 }
 
 #[cfg(test)]

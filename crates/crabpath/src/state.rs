@@ -380,7 +380,7 @@ fn utc_now_iso() -> String {
 fn iso_utc(secs: i64, micros: u32) -> String {
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = crate::pytime::civil_from_days(days);
     let base = format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
         sod / 3600,
@@ -392,20 +392,6 @@ fn iso_utc(secs: i64, micros: u32) -> String {
     } else {
         format!("{base}.{micros:06}+00:00")
     }
-}
-
-/// Proleptic Gregorian (year, month, day) of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
