@@ -193,7 +193,8 @@ mod tests {
 
     #[test]
     fn sibling_weights_match_the_reference() {
-        // CLI.md worked example: sha256("deploy.md:0") starts a78770ab → 0.49642;
+        // the reference init on its sample workspace: sha256("deploy.md:0") starts
+        // a78770ab → 0.49642;
         // the sample workspace's other weights are from its init output
         assert_eq!(sibling_weight("deploy.md", 0), 0.49642);
         assert_eq!(sibling_weight("deploy.md", 1), 0.50044);
