@@ -76,6 +76,24 @@ pub struct LearningConfig {
     pub hebbian_after_pg: Hebbian,
     /// PG reads τ and b from this config instead of its call arguments.
     pub pg_params_from_config: bool,
+    /// The outcome rules relabel edge kinds: the heuristic marks an edge `inhibitory` on a
+    /// negative outcome, PG sets `inhibitory` iff `w < −0.01` else `sibling` (reference).
+    /// Off in the corrected profile, where kind `inhibitory` is left to explicit
+    /// corrections (it decides which edges inhibit; [`crate::profile`] fix 10).
+    #[serde(default = "yes")]
+    pub relabel_kinds: bool,
+    /// Hebbian co-firing raises a weight only while it is below this value, and not
+    /// past it (`None`: up to the upper clip bound, reference
+    /// `crabpath/learn.py::hebbian_update`). Corrected: [`crate::profile::HEBBIAN_CEILING`],
+    /// so that co-firing alone can propose an association inside the habitual tier but
+    /// only the outcome rules, which credit and blame traversed transitions, raise an
+    /// edge above it ([`crate::profile`] fix 11).
+    #[serde(default)]
+    pub hebbian_ceiling: Option<f64>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for LearningConfig {
@@ -93,6 +111,8 @@ impl Default for LearningConfig {
             hebbian_after_heuristic: Hebbian::Always,
             hebbian_after_pg: Hebbian::Always,
             pg_params_from_config: false,
+            relabel_kinds: true,
+            hebbian_ceiling: None,
         }
     }
 }
@@ -249,7 +269,7 @@ pub fn apply_outcome(
         let delta = config.learning_rate * config.discount.powf((idx + 1) as f64) * o;
         match graph.edge_mut(s, t) {
             None => {
-                let kind = if o < 0.0 {
+                let kind = if o < 0.0 && config.relabel_kinds {
                     EdgeKind::Inhibitory
                 } else {
                     EdgeKind::Sibling
@@ -258,7 +278,7 @@ pub fn apply_outcome(
             }
             Some(e) => {
                 e.weight = config.clip(e.weight + delta);
-                if o < 0.0 {
+                if o < 0.0 && config.relabel_kinds {
                     e.kind = EdgeKind::Inhibitory;
                 }
             }
@@ -290,7 +310,9 @@ pub fn hebbian_pairs(n: usize, max_pairs: usize) -> Vec<(usize, usize)> {
 
 /// Hebbian co-firing (reference `crabpath/learn.py::hebbian_update`): each kept pair
 /// `fired[i]→fired[j]` whose co-firing count `j − i + 1` reaches `promotion_threshold`
-/// gains `hebbian_increment` (created with that weight if missing, kind `sibling`).
+/// gains `hebbian_increment` (created with that weight if missing, kind `sibling`); with
+/// `hebbian_ceiling` c, only a weight below c is raised, to at most c (a new edge starts
+/// at `min(increment, c)`).
 pub fn hebbian_update(graph: &mut Graph, fired: &[NodeId], config: &LearningConfig) -> Result<()> {
     if fired.len() < 2 || config.max_hebbian_pairs == 0 {
         return Ok(());
@@ -300,9 +322,15 @@ pub fn hebbian_update(graph: &mut Graph, fired: &[NodeId], config: &LearningConf
             continue;
         }
         let (s, t) = (fired[i], fired[j]);
-        match graph.edge_mut(s, t) {
-            None => graph.add_edge(s, t, Edge::new(config.hebbian_increment))?,
-            Some(e) => e.weight = config.clip(e.weight + config.hebbian_increment),
+        match (graph.edge_mut(s, t), config.hebbian_ceiling) {
+            (None, None) => graph.add_edge(s, t, Edge::new(config.hebbian_increment))?,
+            (Some(e), None) => e.weight = config.clip(e.weight + config.hebbian_increment),
+            (None, Some(c)) => graph.add_edge(s, t, Edge::new(config.hebbian_increment.min(c)))?,
+            (Some(e), Some(c)) => {
+                if e.weight < c {
+                    e.weight = config.clip(e.weight + config.hebbian_increment).min(c);
+                }
+            }
         }
     }
     Ok(())
@@ -397,11 +425,13 @@ pub fn apply_outcome_pg(
                 let old = e.weight;
                 let new = config.clip(old + delta);
                 e.weight = new;
-                e.kind = if new < -0.01 {
-                    EdgeKind::Inhibitory
-                } else {
-                    EdgeKind::Sibling
-                };
+                if config.relabel_kinds {
+                    e.kind = if new < -0.01 {
+                        EdgeKind::Inhibitory
+                    } else {
+                        EdgeKind::Sibling
+                    };
+                }
                 *updates.0.entry((s, Action::Node(t))).or_insert(0.0) += new - old;
             }
         }

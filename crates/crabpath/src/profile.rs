@@ -16,6 +16,8 @@
 //! | 7 | beam cut before de-duplicating targets (`traverse.py::traverse`; C5) | de-duplicate first | duplicate candidates waste beam slots |
 //! | 8 | `fired_scores` overwritten by the latest hop (`traverse.py::traverse`; C5) | keeps the maximum | context order and inhibition use a node's best activation |
 //! | 9 | `connect_learning_nodes` needs `file` metadata (`maintain.py::connect_learning_nodes`; C11) | not required | learning nodes have no file |
+//! | 10 | every active edge with `w <= −0.01` vetoes its target (reference `traverse.py::traverse`); the outcome rules relabel kinds (`learn.py`) | only edges of kind `inhibitory` veto — the ones explicit corrections make (`inject.py::inject_correction`); outcome rules leave kinds alone | a learned weight `w(s,t)` is a logit of the choice at `s`: PG's update is the gradient of `log π(a \| s)` at `s` alone. As a veto the same weight also deletes `t` from every later decision, which the gradient never accounts for — pushing siblings down (what PG does on every success) then blocks a later node of the path it rewards. Without the veto a negative weight routes around `t` from `s` only (static_vs_learning: claim held in 49/200 seeds before, 200/200 after) |
+//! | 11 | Hebbian co-firing raises every kept pair of `fired` up to the +1 clip (`learn.py::hebbian_update`) | only while the weight is below [`HEBBIAN_CEILING`] = 0.4, the middle of the habitual tier [0.2, 0.6) | co-firing credits pairs that were never traversed: such a pair gains +0.06 on every success and, never being traversed, can never be blamed, so unbounded it climbs to the +1 clip whatever its value, ties the credited path there, and the first failure on the path (which only weakens traversed edges) hands the route to the untested shortcut. Bounded inside the habitual tier, co-firing can still propose an association (make it a candidate the beam and routers consider, as context_reduction and domain_separation need) but never make it reflex; only outcome credit, which can also blame, moves an edge above. The bound's existence and its range follow from the rule and the tiers; the value within the range is a choice (0.2 breaks prune_health's traversal check, 0.6 leaves noise_robustness at 114/200) |
 //!
 //! Each switch lives in the config struct it concerns; a profile only picks values.
 //!
@@ -30,6 +32,10 @@ use crate::decay::DecayConfig;
 use crate::health::AutotuneConfig;
 use crate::learn::{Hebbian, LearnOn, LearningConfig};
 use crate::traverse::TraversalConfig;
+
+/// The corrected profile's [`LearningConfig::hebbian_ceiling`]: the middle of the
+/// default habitual tier [0.2, 0.6) (fix 11 in the module table).
+pub const HEBBIAN_CEILING: f64 = 0.4;
 
 /// Which semantics to run (ordered paper first, as results are listed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -63,6 +69,7 @@ impl Profile {
         let fix = self == Profile::Corrected;
         c.dedup_before_beam = fix;
         c.keep_max_fired_score = fix;
+        c.explicit_inhibition_only = fix;
         c
     }
 
@@ -79,12 +86,16 @@ impl Profile {
                 c.hebbian_after_heuristic = Hebbian::Always;
                 c.hebbian_after_pg = Hebbian::Always;
                 c.pg_params_from_config = false;
+                c.relabel_kinds = true;
+                c.hebbian_ceiling = None;
             }
             Profile::Corrected => {
                 c.learn_on = LearnOn::TraversedSteps;
                 c.hebbian_after_heuristic = Hebbian::PositiveOnly;
                 c.hebbian_after_pg = Hebbian::Off;
                 c.pg_params_from_config = true;
+                c.relabel_kinds = false;
+                c.hebbian_ceiling = Some(HEBBIAN_CEILING);
             }
         }
         c

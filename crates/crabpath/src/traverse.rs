@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{finite, Result};
-use crate::graph::{Edge, Graph, NodeId};
+use crate::graph::{Edge, EdgeKind, Graph, NodeId};
 use crate::tier::{Tier, TierThresholds};
 
 /// Traversal parameters (reference `crabpath/traverse.py::TraversalConfig`) plus the
@@ -41,6 +41,14 @@ pub struct TraversalConfig {
     /// Corrected switch: keep the maximum score a node reached this episode (paper:
     /// the latest hop's score overwrites it, as in the reference).
     pub keep_max_fired_score: bool,
+    /// Corrected switch: only edges of kind [`EdgeKind::Inhibitory`] inhibit (veto) their
+    /// targets — the edges explicit corrections make ([`crate::inject::inject_correction`]);
+    /// a learned negative weight only makes its own edge non-traversable, so the policy
+    /// routes around the target instead of vetoing it from everywhere (paper: every edge
+    /// with `w <= inhibitory` inhibits, reference `crabpath/traverse.py::traverse`).
+    /// See [`crate::profile`] fix 10.
+    #[serde(default)]
+    pub explicit_inhibition_only: bool,
 }
 
 impl Default for TraversalConfig {
@@ -56,6 +64,7 @@ impl Default for TraversalConfig {
             max_context_chars: None,
             dedup_before_beam: false,
             keep_max_fired_score: false,
+            explicit_inhibition_only: false,
         }
     }
 }
@@ -455,6 +464,7 @@ impl Traverser {
             return Ok(());
         }
         let thr = config.tiers.inhibitory;
+        let explicit = config.explicit_inhibition_only;
 
         // Seeding: valid seeds, last duplicate score wins for the active map.
         let valid = &mut self.valid;
@@ -467,7 +477,7 @@ impl Traverser {
         seed_scores.clear();
         for &(id, s) in valid.iter() {
             if seed_scores.insert(id, s).is_none() {
-                register_active(&mut self.neg, &mut self.stats, graph, id, thr);
+                register_active(&mut self.neg, &mut self.stats, graph, id, thr, explicit);
             }
         }
         valid.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -519,7 +529,8 @@ impl Traverser {
             // later than the reference does changes nothing, and the nodes fired in
             // the last hop are never registered (their buckets are never loaded).
             for i in 0..self.pending.len() {
-                register_active(&mut self.neg, &mut self.stats, graph, self.pending[i], thr);
+                let id = self.pending[i];
+                register_active(&mut self.neg, &mut self.stats, graph, id, thr, explicit);
             }
             self.pending.clear();
 
@@ -745,14 +756,16 @@ fn touch_buckets(graph: &Graph, selected: &[Candidate]) {
     }
 }
 
-/// Records the negative edges (`w < 0` and `w <= threshold`) out of a node that has
-/// just become active, keyed by target.
+/// Records the negative edges (`w < 0` and `w <= threshold`; with `explicit_only`, of
+/// kind [`EdgeKind::Inhibitory`] only) out of a node that has just become active, keyed
+/// by target.
 fn register_active(
     neg: &mut NegIndex,
     stats: &mut TraversalStats,
     graph: &Graph,
     source: NodeId,
     threshold: f64,
+    explicit_only: bool,
 ) {
     let Some(bucket) = graph.bucket(source) else {
         return;
@@ -760,7 +773,10 @@ fn register_active(
     stats.nodes_indexed += 1;
     stats.edges_indexed += bucket.len();
     for (&t, e) in bucket {
-        if e.weight < 0.0 && e.weight <= threshold {
+        if e.weight < 0.0
+            && e.weight <= threshold
+            && (!explicit_only || e.kind == EdgeKind::Inhibitory)
+        {
             neg.push(t, source, e.weight);
         }
     }

@@ -70,6 +70,7 @@ fn run_level(profile: Profile, seed: u64, level: f64) -> Result<Value> {
     let mut trav = Traverser::new();
     let (mut fired, mut correct, mut flips) = (Vec::new(), Vec::new(), 0usize);
     let mut last_path = Vec::new();
+    let mut first_flipped = false;
     for _ in 0..QUERIES {
         let r = trav.traverse(&g, &seeds, &cfg)?;
         fired.push(r.fired.len());
@@ -81,6 +82,7 @@ fn run_level(profile: Profile, seed: u64, level: f64) -> Result<Value> {
             .collect::<Vec<_>>();
         let outcome = if noise.random() < level { -1.0 } else { 1.0 };
         flips += usize::from(outcome < 0.0);
+        first_flipped |= fired.len() == 1 && outcome < 0.0;
         apply_outcome(&mut g, &Episode::from_result(&r), outcome, &learning, None)?;
     }
     let weights: Vec<f64> = path
@@ -128,6 +130,7 @@ fn run_level(profile: Profile, seed: u64, level: f64) -> Result<Value> {
             json!(rate(&correct[QUERIES - 10..])),
         );
         o.insert("last_query_fired".into(), json!(last_path));
+        o.insert("first_outcome_flipped".into(), json!(first_flipped));
     }
     Ok(out)
 }
@@ -184,13 +187,30 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         .map(|r| format!("{}: {}", r["noise_rate"], r["last_query_fired"]))
         .collect::<Vec<_>>()
         .join("; ");
+    let first = out["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["first_outcome_flipped"] == json!(true))
+        .map(|r| r["noise_rate"].to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let first = if first.is_empty() {
+        "none".to_string()
+    } else {
+        first
+    };
     let note = format!(
         "The reference has no claim (N/A; its 'inhibitory edge risk' column is editorial). \
          Restated as a routing check: a query counts when its 4 steps are exactly the correct \
-         path. Last-10 rates by noise level: {listed}. Q100 fired by level: {paths}. Noise \
-         flips only weaken the traversed (correct) edges, while positive outcomes keep adding \
-         Hebbian increments to the skip-ahead pairs of the path, so a shortcut can overtake a \
-         weakened correct edge. {}",
+         path. Last-10 rates by noise level: {listed}. Q100 fired by level: {paths}. Before \
+         corrected fix 11 positive outcomes kept adding Hebbian increments to the skip-ahead \
+         pairs of the path up to the +1 clip, where they tied the credited path and overtook \
+         it at the first flip (claim held in 0/200 seeds); co-firing now stops at the middle \
+         of the habitual tier. A level whose first outcome is flipped can still lose the path \
+         at Q1, while every edge ties at 0.4: the outcome does not depend on the route, so the \
+         detour is then rewarded as the path would have been (first outcome flipped at levels: \
+         {first}). {}",
         if met {
             "Holds."
         } else {
@@ -265,6 +285,10 @@ impl Simulation for NoiseRobustness {
             Metric {
                 name: "reflex_at_0_3",
                 pointer: "/results/3/reaches_reflex_by_q100",
+            },
+            Metric {
+                name: "first_outcome_flipped_at_0_2",
+                pointer: "/results/2/first_outcome_flipped",
             },
         ]
     }
