@@ -40,7 +40,7 @@ pub enum Hebbian {
 }
 
 impl Hebbian {
-    fn runs(self, outcome: f64) -> bool {
+    pub(crate) fn runs(self, outcome: f64) -> bool {
         match self {
             Hebbian::Always => true,
             Hebbian::PositiveOnly => outcome > 0.0,
@@ -221,7 +221,7 @@ impl Updates {
 /// Per-source outcomes overriding the episode outcome.
 pub type PerNodeOutcomes = HashMap<NodeId, f64>;
 
-fn check_inputs(
+pub(crate) fn check_inputs(
     graph: &Graph,
     episode: &Episode,
     outcome: f64,
@@ -359,22 +359,28 @@ impl Default for PgArgs {
 /// `crabpath/learn.py::_softmax_with_stop`): logits `(relevance_j + w_j)/τ` over outgoing
 /// edges in bucket order plus STOP at 0. Returns (targets, π per target, π_STOP).
 pub fn stop_softmax(graph: &Graph, source: NodeId, temperature: f64) -> (Vec<(NodeId, f64)>, f64) {
-    let out: Vec<(NodeId, f64)> = graph
+    let (targets, logits): (Vec<NodeId>, Vec<f64>) = graph
         .outgoing(source)
         .map(|(t, e)| (t, (e.relevance() + e.weight) / temperature))
-        .collect();
-    let m = out
+        .unzip();
+    let (probs, stop) = softmax_with_stop(&logits);
+    (targets.into_iter().zip(probs).collect(), stop)
+}
+
+/// Softmax over `logits` plus a STOP action of logit 0, as the reference computes it
+/// (reference `crabpath/learn.py::apply_outcome_pg`, commit 134c676): `m = max(0, l_j)`,
+/// `Z = e^(−m)` plus `e^(l_j − m)` in order, `π_j = e^(l_j − m)/Z`. Returns (π per logit,
+/// π_STOP).
+pub fn softmax_with_stop(logits: &[f64]) -> (Vec<f64>, f64) {
+    let m = logits
         .iter()
-        .fold(0.0f64, |m, &(_, l)| if l > m { l } else { m });
+        .fold(0.0f64, |m, &l| if l > m { l } else { m });
     let e_stop = (0.0 - m).exp();
     let mut z = e_stop;
-    for &(_, l) in &out {
+    for &l in logits {
         z += (l - m).exp();
     }
-    let probs = out
-        .into_iter()
-        .map(|(t, l)| (t, (l - m).exp() / z))
-        .collect();
+    let probs = logits.iter().map(|&l| (l - m).exp() / z).collect();
     (probs, e_stop / z)
 }
 

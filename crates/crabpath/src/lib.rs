@@ -24,6 +24,8 @@
 //! | prune, merge, connect, maintenance order (§5.9) | [`maintain`] | `crabpath/maintain.py`, `merge.py`, `connect.py` |
 //! | node and correction injection (§5.7, §5.8) | [`inject`] | `crabpath/inject.py` |
 //! | hash-v1 embedder, exact cosine index | [`embed`], [`index`] | `crabpath/hasher.py`, `index.py` |
+//! | query-aware routers, PG over a router's softmax | [`router`], [`router_pg`] | OpenClawBrain `daemon.py` / `policy.py` (commits 3902ac6, bfd1cec) |
+//! | unit `f32` node vectors | [`vectors`] | — |
 //! | state files (atomic writes) | [`state`], [`io`] | `crabpath/store.py` |
 //! | `paper` vs `corrected` semantics | [`profile`] | REPRODUCE.md, discrepancies C1–C23 |
 //!
@@ -73,12 +75,15 @@ pub mod pyjson;
 pub mod pystr;
 pub mod pytime;
 pub mod replay;
+pub mod router;
+pub mod router_pg;
 pub mod session;
 pub mod state;
 pub mod synth;
 pub mod tier;
 pub mod trajectory;
 pub mod traverse;
+pub mod vectors;
 pub mod workspace;
 
 pub use bootstrap::{split_workspace, Bootstrap};
@@ -91,7 +96,10 @@ pub use index::{cosine, VectorIndex};
 pub use io::write_atomic;
 pub use learn::{apply_outcome, apply_outcome_pg, Episode, LearningConfig, PgArgs, Updates};
 pub use profile::Profile;
+pub use router::{QueryRouter, RouterConfig, RouterKind};
+pub use router_pg::apply_outcome_router_pg;
 pub use state::{load_state, save_state, State};
 pub use tier::{Tier, TierThresholds};
 pub use traverse::{traverse, TraversalConfig, TraversalResult, TraversalStats, Traverser};
+pub use vectors::{NodeVectors, UnitVectors};
 pub use workspace::SplitOptions;

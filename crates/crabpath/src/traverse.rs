@@ -185,13 +185,37 @@ impl TraversalResult {
     }
 }
 
-/// A router for habitual edges: given a source and its habitual candidates (target,
-/// edge, in generation order) and the query text, returns the targets to follow
-/// (reference `crabpath/traverse.py::traverse`). Closures of the same shape implement it.
+/// One habitual candidate offered to a [`Router`]: the edge `source → target` (raw
+/// weight `weight`) and the candidate's traversal score at this hop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Offer {
+    /// Target node.
+    pub target: NodeId,
+    /// Raw edge weight.
+    pub weight: f64,
+    /// The candidate's score (source score · damped weight, after inhibition).
+    pub score: f64,
+}
+
+/// A router for habitual edges (reference `crabpath/traverse.py::traverse`, `route_fn`,
+/// commit 134c676): called once per source that has habitual candidates this hop, in
+/// lexicographic order of source id, with that source's candidates in generation order;
+/// it sets `keep[i]` for the offers to follow (`keep` arrives all `false`, one entry per
+/// offer). Reflex candidates never reach it; rejected offers are dropped.
+///
+/// The query-aware routers are in [`crate::router`]. Closures of the reference's shape
+/// `FnMut(source, &[(target, &Edge)], query) -> Vec<target>` implement it too (they
+/// allocate; the routers of [`crate::router`] do not).
 pub trait Router {
-    /// Chooses targets among `candidates`.
-    fn route(&mut self, source: NodeId, candidates: &[(NodeId, &Edge)], query: &str)
-        -> Vec<NodeId>;
+    /// Marks in `keep` the offers of `source` to follow.
+    fn route(
+        &mut self,
+        graph: &Graph,
+        source: NodeId,
+        offers: &[Offer],
+        query: &str,
+        keep: &mut [bool],
+    );
 }
 
 impl<F> Router for F
@@ -200,11 +224,20 @@ where
 {
     fn route(
         &mut self,
+        graph: &Graph,
         source: NodeId,
-        candidates: &[(NodeId, &Edge)],
+        offers: &[Offer],
         query: &str,
-    ) -> Vec<NodeId> {
-        self(source, candidates, query)
+        keep: &mut [bool],
+    ) {
+        let offered: Vec<(NodeId, &Edge)> = offers
+            .iter()
+            .filter_map(|o| graph.edge(source, o.target).map(|e| (o.target, e)))
+            .collect();
+        let chosen = self(source, &offered, query);
+        for (k, o) in keep.iter_mut().zip(offers) {
+            *k = chosen.contains(&o.target);
+        }
     }
 }
 
@@ -350,11 +383,17 @@ struct Candidate {
 /// prefix.
 #[inline]
 fn selection_key(c: &Candidate, index: usize) -> u128 {
-    // the bit trick of f64::total_cmp, made unsigned, then inverted for "descending"
-    let bits = c.score.to_bits() as i64;
-    let ordered = (bits ^ (((bits >> 63) as u64) >> 1) as i64) as u64 ^ (1 << 63);
     let reflex = (c.tier != Tier::Habitual) as u128;
-    (u128::from(!ordered) << 64) | (reflex << 32) | index as u128
+    (u128::from(descending(c.score)) << 64) | (reflex << 32) | index as u128
+}
+
+/// A key whose ascending order is `score` descending in [`f64::total_cmp`] order: the bit
+/// trick of `total_cmp`, made unsigned, then inverted.
+#[inline]
+fn descending(score: f64) -> u64 {
+    let bits = score.to_bits() as i64;
+    let ordered = (bits ^ (((bits >> 63) as u64) >> 1) as i64) as u64 ^ (1 << 63);
+    !ordered
 }
 
 /// Reusable traversal engine: scratch buffers survive between queries.
@@ -379,6 +418,13 @@ pub struct Traverser {
     /// 4096-bit filter on the sources of `used` entries (most frontier nodes have
     /// none, which saves a pair lookup per candidate).
     used_filter: IdFilter,
+    /// Routed selection scratch: sources with habitual candidates, one source's offers
+    /// and their candidate positions, the router's marks, the routed candidates.
+    route_sources: Vec<NodeId>,
+    offers: Vec<Offer>,
+    offer_at: Vec<usize>,
+    keep: Vec<bool>,
+    route_buf: Vec<Candidate>,
     stats: TraversalStats,
 }
 
@@ -599,35 +645,55 @@ impl Traverser {
             let has_habitual = self.cands.iter().any(|c| c.tier == Tier::Habitual);
             match router.as_deref_mut() {
                 Some(r) if has_habitual => {
-                    let mut sources: Vec<NodeId> = Vec::new();
+                    let sources = &mut self.route_sources;
+                    sources.clear();
                     for c in self.cands.iter().filter(|c| c.tier == Tier::Habitual) {
                         if !sources.contains(&c.source) {
                             sources.push(c.source);
                         }
                     }
-                    sources.sort_by(|a, b| graph.name(*a).cmp(graph.name(*b)));
-                    for s in sources {
-                        let mine: Vec<Candidate> = self
-                            .cands
-                            .iter()
-                            .filter(|c| c.tier == Tier::Habitual && c.source == s)
-                            .copied()
-                            .collect();
-                        let offered: Vec<(NodeId, &Edge)> = mine
-                            .iter()
-                            .filter_map(|c| graph.edge(c.source, c.target).map(|e| (c.target, e)))
-                            .collect();
-                        let chosen = r.route(s, &offered, query);
-                        self.selected
-                            .extend(mine.into_iter().filter(|c| chosen.contains(&c.target)));
+                    // distinct ids have distinct names: unstable is the stable order
+                    sources.sort_unstable_by(|a, b| graph.name(*a).cmp(graph.name(*b)));
+                    let routed = &mut self.route_buf;
+                    routed.clear();
+                    for &s in sources.iter() {
+                        let (offers, at) = (&mut self.offers, &mut self.offer_at);
+                        offers.clear();
+                        at.clear();
+                        for (i, c) in self.cands.iter().enumerate() {
+                            if c.tier == Tier::Habitual && c.source == s {
+                                offers.push(Offer {
+                                    target: c.target,
+                                    weight: c.weight,
+                                    score: c.score,
+                                });
+                                at.push(i);
+                            }
+                        }
+                        self.keep.clear();
+                        self.keep.resize(offers.len(), false);
+                        r.route(graph, s, offers, query, &mut self.keep);
+                        let cands = &self.cands;
+                        routed.extend(
+                            at.iter()
+                                .zip(&self.keep)
+                                .filter(|(_, &k)| k)
+                                .map(|(&i, _)| cands[i]),
+                        );
                     }
-                    self.selected.extend(
-                        self.cands
+                    routed.extend(self.cands.iter().filter(|c| c.tier == Tier::Reflex));
+                    // stable sort by score, descending: ties keep this order
+                    let keys = &mut self.keys;
+                    keys.clear();
+                    keys.extend(
+                        routed
                             .iter()
-                            .filter(|c| c.tier == Tier::Reflex)
-                            .copied(),
+                            .enumerate()
+                            .map(|(i, c)| (u128::from(descending(c.score)) << 64) | i as u128),
                     );
-                    self.selected.sort_by(|a, b| b.score.total_cmp(&a.score));
+                    keys.sort_unstable();
+                    self.selected
+                        .extend(keys.iter().map(|&key| routed[key as u32 as usize]));
                 }
                 _ => {
                     // every candidate is habitual or reflex; see `selection_key`
