@@ -25,7 +25,7 @@
 //! | node and correction injection (§5.7, §5.8) | [`inject`] | `crabpath/inject.py` |
 //! | hash-v1 embedder, exact cosine index | [`embed`], [`index`] | `crabpath/hasher.py`, `index.py` |
 //! | query-aware routers, PG over a router's softmax | [`router`], [`router_pg`] | OpenClawBrain `daemon.py` / `policy.py` (commits 3902ac6, bfd1cec) |
-//! | unit `f32` node vectors | [`vectors`] | — |
+//! | unit `f32` node vectors, `f32` exact search by matrix products | [`vectors`], [`search_f32`] | — |
 //! | state files (atomic writes) | [`state`], [`io`] | `crabpath/store.py` |
 //! | `paper` vs `corrected` semantics | [`profile`] | REPRODUCE.md, discrepancies C1–C23 |
 //!
@@ -77,6 +77,7 @@ pub mod pytime;
 pub mod replay;
 pub mod router;
 pub mod router_pg;
+pub mod search_f32;
 pub mod session;
 pub mod state;
 pub mod synth;

@@ -167,7 +167,7 @@ impl RouterConfig {
         match self.kind {
             RouterKind::Edge => 0.0,
             RouterKind::EdgeSim => 1.0,
-            RouterKind::Adaptive => confidence_mix(graph, source, self.confidence_temperature).0,
+            RouterKind::Adaptive => confidence_beta(graph, source, self.confidence_temperature),
         }
     }
 }
@@ -176,25 +176,72 @@ impl RouterConfig {
 /// (bucket order), and its gradient `∂β/∂w_j = −p_j (ln p_j + H) / (τ_c ln n)` per edge.
 /// β = 1 and a zero gradient when n ≤ 1. Cost O(out degree).
 pub fn confidence_mix(graph: &Graph, source: NodeId, temperature: f64) -> (f64, Vec<f64>) {
-    let u: Vec<f64> = graph
+    let t = MixTerms::of(graph, source, temperature);
+    let grad = match t.ln_n {
+        Some(ln_n) => priors(graph, source, temperature)
+            .map(|u| {
+                let l = (u - t.max) - t.ln_z;
+                -l.exp() * (l + t.entropy) / (temperature * ln_n)
+            })
+            .collect(),
+        None => vec![0.0; t.n],
+    };
+    (t.beta(), grad)
+}
+
+/// β(s) alone, allocation-free (the same bits as [`confidence_mix`]).
+pub fn confidence_beta(graph: &Graph, source: NodeId, temperature: f64) -> f64 {
+    MixTerms::of(graph, source, temperature).beta()
+}
+
+/// `(r + w)/τ_c` per outgoing edge, bucket order.
+fn priors(graph: &Graph, source: NodeId, temperature: f64) -> impl Iterator<Item = f64> + '_ {
+    graph
         .outgoing(source)
-        .map(|(_, e)| (e.relevance() + e.weight) / temperature)
-        .collect();
-    let n = u.len();
-    if n <= 1 {
-        return (1.0, vec![0.0; n]);
+        .map(move |(_, e)| (e.relevance() + e.weight) / temperature)
+}
+
+/// The pieces of β(s): edge count, max prior, ln Z, entropy, ln n (None if n ≤ 1).
+struct MixTerms {
+    n: usize,
+    max: f64,
+    ln_z: f64,
+    entropy: f64,
+    ln_n: Option<f64>,
+}
+
+impl MixTerms {
+    fn of(graph: &Graph, source: NodeId, temperature: f64) -> Self {
+        let (n, max) = priors(graph, source, temperature)
+            .fold((0usize, f64::NEG_INFINITY), |(n, m), u| (n + 1, m.max(u)));
+        if n <= 1 {
+            return MixTerms {
+                n,
+                max,
+                ln_z: 0.0,
+                entropy: 0.0,
+                ln_n: None,
+            };
+        }
+        let ln_z = priors(graph, source, temperature)
+            .fold(0.0, |acc, u| acc + (u - max).exp())
+            .ln();
+        let entropy = -priors(graph, source, temperature).fold(0.0, |acc, u| {
+            let l = (u - max) - ln_z;
+            acc + l.exp() * l
+        });
+        MixTerms {
+            n,
+            max,
+            ln_z,
+            entropy,
+            ln_n: Some((n as f64).ln()),
+        }
     }
-    let m = u.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let z = u.iter().fold(0.0, |acc, &x| acc + (x - m).exp());
-    let ln_z = z.ln();
-    let ln_p: Vec<f64> = u.iter().map(|&x| (x - m) - ln_z).collect();
-    let h = -ln_p.iter().fold(0.0, |acc, &l| acc + l.exp() * l);
-    let ln_n = (n as f64).ln();
-    let grad = ln_p
-        .iter()
-        .map(|&l| -l.exp() * (l + h) / (temperature * ln_n))
-        .collect();
-    (h / ln_n, grad)
+
+    fn beta(&self) -> f64 {
+        self.ln_n.map_or(1.0, |ln_n| self.entropy / ln_n)
+    }
 }
 
 /// One query's router: a [`RouterConfig`], the node vectors and the current query's unit

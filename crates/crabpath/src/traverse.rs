@@ -3,9 +3,9 @@
 //! `crabpath/traverse.py`, commit 134c676).
 //!
 //! [`Traverser`] owns scratch buffers so that repeated queries allocate nothing once
-//! the buffers have grown ([`Traverser::run`] into a reused result, no router). With
-//! the `paper` profile every tie-break and quirk of the reference
-//! is kept (reference `crabpath/traverse.py::traverse`, discrepancy C5).
+//! the buffers have grown ([`Traverser::run`] into a reused result, without a router or
+//! with one of [`crate::router`]). With the `paper` profile every tie-break and quirk of
+//! the reference is kept (reference `crabpath/traverse.py::traverse`, discrepancy C5).
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
