@@ -32,8 +32,9 @@
 //!   and its learning rule see the same policy.
 //!
 //! A router keeps, per source, the `top_k` offers of highest logit (ties: the earlier
-//! offer, i.e. bucket order); the traversal then orders everything it kept by score as
-//! without a router. Its stochastic counterpart — what [`crate::router_pg`] differentiates
+//! offer, i.e. bucket order); the traversal then orders everything it kept exactly as
+//! without a router ([`Router::lexicographic_sources`] is `false`), so an `edge` router
+//! keeping every offer traverses exactly as no router. Its stochastic counterpart — what [`crate::router_pg`] differentiates
 //! — is the softmax of `ℓ/τ` over the source's outgoing edges plus STOP (logit 0), whose
 //! most probable edges are the ones the router keeps.
 //!
@@ -309,10 +310,11 @@ impl<'v> QueryRouter<'v> {
     /// Sets the query embedding (normalised here; a zero vector means "no query", every
     /// cosine 0). Its dimension must be the vectors' (`Error::DimensionMismatch`);
     /// components must be finite. Allocates nothing once the buffer has the dimension.
+    /// The `edge` kind ignores the query.
     pub fn set_query(&mut self, query: &[f64]) -> Result<()> {
         self.betas.clear();
         self.query.clear();
-        let Some(v) = self.vectors else {
+        let Some(v) = self.vectors.filter(|_| self.config.kind.uses_vectors()) else {
             return Ok(());
         };
         if query.len() != v.dim() {
@@ -368,6 +370,11 @@ impl<'v> QueryRouter<'v> {
 }
 
 impl Router for QueryRouter<'_> {
+    /// Each call depends only on its own source's offers.
+    fn lexicographic_sources(&self) -> bool {
+        false
+    }
+
     fn route(
         &mut self,
         graph: &Graph,

@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::vectors::UnitVectors;
 
 /// Queries per tile.
-pub const QUERY_TILE: usize = 64;
+pub const QUERY_TILE: usize = 128;
 /// Stored vectors per tile.
 pub const DOC_TILE: usize = 2048;
 

@@ -207,6 +207,17 @@ pub struct Offer {
 /// `FnMut(source, &[(target, &Edge)], query) -> Vec<target>` implement it too (they
 /// allocate; the routers of [`crate::router`] do not).
 pub trait Router {
+    /// Whether the router needs the reference's protocol (the default): sources called in
+    /// lexicographic order of id, and the kept habituals, then the reflexes, stably
+    /// sorted by score (ties: source id, then generation order). A router whose calls
+    /// are independent of each other returns `false`: sources are then called in
+    /// generation order and what it keeps is ordered exactly as without a router (ties:
+    /// habitual before reflex, then generation order), so a router that keeps every
+    /// offer traverses exactly as no router does.
+    fn lexicographic_sources(&self) -> bool {
+        true
+    }
+
     /// Marks in `keep` the offers of `source` to follow.
     fn route(
         &mut self,
@@ -425,6 +436,8 @@ pub struct Traverser {
     offer_at: Vec<usize>,
     keep: Vec<bool>,
     route_buf: Vec<Candidate>,
+    /// Per candidate: kept by the router (order-independent routers).
+    cand_keep: Vec<bool>,
     stats: TraversalStats,
 }
 
@@ -643,86 +656,106 @@ impl Traverser {
             // (b) selection
             self.selected.clear();
             let has_habitual = self.cands.iter().any(|c| c.tier == Tier::Habitual);
-            match router.as_deref_mut() {
-                Some(r) if has_habitual => {
-                    let sources = &mut self.route_sources;
-                    sources.clear();
-                    for c in self.cands.iter().filter(|c| c.tier == Tier::Habitual) {
-                        if !sources.contains(&c.source) {
-                            sources.push(c.source);
-                        }
+            let lexicographic =
+                has_habitual && router.as_deref().is_some_and(|r| r.lexicographic_sources());
+            if let (true, Some(r)) = (lexicographic, router.as_deref_mut()) {
+                // the reference's protocol: sources in id order, kept habituals, then
+                // reflexes, stably sorted by score
+                let sources = &mut self.route_sources;
+                sources.clear();
+                for c in self.cands.iter().filter(|c| c.tier == Tier::Habitual) {
+                    if !sources.contains(&c.source) {
+                        sources.push(c.source);
                     }
-                    // distinct ids have distinct names: unstable is the stable order
-                    sources.sort_unstable_by(|a, b| graph.name(*a).cmp(graph.name(*b)));
-                    let routed = &mut self.route_buf;
-                    routed.clear();
-                    for &s in sources.iter() {
-                        let (offers, at) = (&mut self.offers, &mut self.offer_at);
-                        offers.clear();
-                        at.clear();
-                        for (i, c) in self.cands.iter().enumerate() {
-                            if c.tier == Tier::Habitual && c.source == s {
-                                offers.push(Offer {
-                                    target: c.target,
-                                    weight: c.weight,
-                                    score: c.score,
-                                });
-                                at.push(i);
-                            }
-                        }
-                        self.keep.clear();
-                        self.keep.resize(offers.len(), false);
-                        r.route(graph, s, offers, query, &mut self.keep);
-                        let cands = &self.cands;
-                        routed.extend(
-                            at.iter()
-                                .zip(&self.keep)
-                                .filter(|(_, &k)| k)
-                                .map(|(&i, _)| cands[i]),
-                        );
-                    }
-                    routed.extend(self.cands.iter().filter(|c| c.tier == Tier::Reflex));
-                    // stable sort by score, descending: ties keep this order
-                    let keys = &mut self.keys;
-                    keys.clear();
-                    keys.extend(
-                        routed
-                            .iter()
-                            .enumerate()
-                            .map(|(i, c)| (u128::from(descending(c.score)) << 64) | i as u128),
-                    );
-                    keys.sort_unstable();
-                    self.selected
-                        .extend(keys.iter().map(|&key| routed[key as u32 as usize]));
                 }
-                _ => {
-                    // every candidate is habitual or reflex; see `selection_key`
-                    let keys = &mut self.keys;
-                    keys.clear();
-                    let keyed = self
-                        .cands
+                // distinct ids have distinct names: unstable is the stable order
+                sources.sort_unstable_by(|a, b| graph.name(*a).cmp(graph.name(*b)));
+                let routed = &mut self.route_buf;
+                routed.clear();
+                for &s in sources.iter() {
+                    offers_of(&self.cands, s, &mut self.offers, &mut self.offer_at);
+                    self.keep.clear();
+                    self.keep.resize(self.offers.len(), false);
+                    r.route(graph, s, &self.offers, query, &mut self.keep);
+                    let cands = &self.cands;
+                    routed.extend(
+                        self.offer_at
+                            .iter()
+                            .zip(&self.keep)
+                            .filter(|(_, &k)| k)
+                            .map(|(&i, _)| cands[i]),
+                    );
+                }
+                routed.extend(self.cands.iter().filter(|c| c.tier == Tier::Reflex));
+                // stable sort by score, descending: ties keep this order
+                let keys = &mut self.keys;
+                keys.clear();
+                keys.extend(
+                    routed
                         .iter()
                         .enumerate()
-                        .map(|(i, c)| selection_key(c, i));
-                    if config.dedup_before_beam {
-                        keys.extend(keyed);
-                        keys.sort_unstable();
-                    } else {
-                        // the `beam_width` smallest keys, in order
-                        let k = config.beam_width;
-                        for key in keyed {
-                            if keys.len() == k && keys.last().is_some_and(|&l| key > l) {
-                                continue;
+                        .map(|(i, c)| (u128::from(descending(c.score)) << 64) | i as u128),
+                );
+                keys.sort_unstable();
+                self.selected
+                    .extend(keys.iter().map(|&key| routed[key as u32 as usize]));
+            } else {
+                // Without a router, or with one whose calls are independent of each other
+                // (sources in generation order): the candidates it keeps, in the
+                // router-less order (see `selection_key`).
+                let filtered = match router.as_deref_mut() {
+                    Some(r) if has_habitual => {
+                        let kept = &mut self.cand_keep;
+                        kept.clear();
+                        kept.resize(self.cands.len(), true);
+                        let sources = &mut self.route_sources;
+                        sources.clear();
+                        for c in self.cands.iter().filter(|c| c.tier == Tier::Habitual) {
+                            if !sources.contains(&c.source) {
+                                sources.push(c.source);
                             }
-                            let at = keys.partition_point(|&x| x < key);
-                            keys.insert(at, key);
-                            keys.truncate(k);
                         }
+                        for &s in sources.iter() {
+                            offers_of(&self.cands, s, &mut self.offers, &mut self.offer_at);
+                            self.keep.clear();
+                            self.keep.resize(self.offers.len(), false);
+                            r.route(graph, s, &self.offers, query, &mut self.keep);
+                            for (&i, &k) in self.offer_at.iter().zip(&self.keep) {
+                                kept[i] = k;
+                            }
+                        }
+                        true
                     }
-                    let cands = &self.cands;
-                    self.selected
-                        .extend(keys.iter().map(|&key| cands[key as u32 as usize]));
+                    _ => false,
+                };
+                // every candidate is habitual or reflex; see `selection_key`
+                let keys = &mut self.keys;
+                keys.clear();
+                let kept = &self.cand_keep;
+                let keyed = self
+                    .cands
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| !filtered || kept[i])
+                    .map(|(i, c)| selection_key(c, i));
+                if config.dedup_before_beam {
+                    keys.extend(keyed);
+                    keys.sort_unstable();
+                } else {
+                    // the `beam_width` smallest keys, in order
+                    let k = config.beam_width;
+                    for key in keyed {
+                        if keys.len() == k && keys.last().is_some_and(|&l| key > l) {
+                            continue;
+                        }
+                        let at = keys.partition_point(|&x| x < key);
+                        keys.insert(at, key);
+                        keys.truncate(k);
+                    }
                 }
+                let cands = &self.cands;
+                self.selected
+                    .extend(keys.iter().map(|&key| cands[key as u32 as usize]));
             }
 
             // (c) acceptance
@@ -800,6 +833,22 @@ impl Traverser {
             }
         }
         Ok(())
+    }
+}
+
+/// The habitual candidates of `source` as offers, with their positions in `cands`.
+fn offers_of(cands: &[Candidate], source: NodeId, offers: &mut Vec<Offer>, at: &mut Vec<usize>) {
+    offers.clear();
+    at.clear();
+    for (i, c) in cands.iter().enumerate() {
+        if c.tier == Tier::Habitual && c.source == source {
+            offers.push(Offer {
+                target: c.target,
+                weight: c.weight,
+                score: c.score,
+            });
+            at.push(i);
+        }
     }
 }
 

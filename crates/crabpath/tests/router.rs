@@ -286,3 +286,47 @@ fn routers_follow_the_query_where_the_weights_do_not_decide() {
     assert_eq!(fired(&g, RouterKind::EdgeSim, &[0.0, 1.0]), ["s", "c"]);
     assert_eq!(fired(&g, RouterKind::Adaptive, &[0.0, 1.0]), ["s", "a"]);
 }
+
+/// An `edge` router that keeps every offer traverses exactly as no router does (the
+/// query-aware routers keep the router-less selection order), in both profiles.
+#[test]
+fn edge_router_keeping_everything_is_the_plain_traversal() {
+    let (g, v) = world();
+    let ids: Vec<NodeId> = g.node_ids().collect();
+    for profile in Profile::ALL {
+        let cfg = TraversalConfig {
+            beam_width: 3,
+            max_hops: 5,
+            tiers: crabpath::TierThresholds {
+                habitual: (0.0, 0.8),
+                ..Default::default()
+            },
+            ..profile.traversal()
+        };
+        let mut edge = QueryRouter::edge(usize::MAX).unwrap();
+        let rc = RouterConfig {
+            kind: RouterKind::EdgeSim,
+            top_k: 1,
+            ..RouterConfig::default()
+        };
+        let mut sim = QueryRouter::new(rc, Some(&v)).unwrap();
+        sim.set_query(&query(1)).unwrap();
+        let mut t = Traverser::new();
+        let mut differs = 0;
+        for i in 0..300 {
+            let seeds = [
+                (ids[(i * 11) % ids.len()], 1.0),
+                (ids[(i * 5) % ids.len()], 0.7),
+            ];
+            let plain = t.traverse(&g, &seeds, &cfg).unwrap();
+            let routed = t.traverse_routed(&g, &seeds, &cfg, &mut edge, "").unwrap();
+            assert_eq!(plain, routed, "{profile} query {i}");
+            let other = t.traverse_routed(&g, &seeds, &cfg, &mut sim, "").unwrap();
+            differs += usize::from(other.fired != plain.fired);
+        }
+        assert!(
+            differs > 15,
+            "top-1 edge+sim routing changes traversals: {differs} of 300"
+        );
+    }
+}
