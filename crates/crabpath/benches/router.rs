@@ -10,13 +10,28 @@
 use crabpath::synth::{random_graph, Degree, SplitMix64};
 use crabpath::traverse::Router;
 use crabpath::{
-    apply_outcome_router_pg, Episode, NodeId, Profile, QueryRouter, RouterConfig, RouterKind,
-    TraversalConfig, TraversalResult, Traverser, UnitVectors,
+    apply_outcome_router_pg, Episode, Graph, NodeId, Profile, QueryRouter, RouterConfig,
+    RouterKind, TraversalConfig, TraversalResult, Traverser, UnitVectors,
 };
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 const NODES: usize = 10_000;
 const DIM: usize = 384;
+
+/// One traversal from `seed` with the router set to `query`.
+fn routed(
+    t: &mut Traverser,
+    g: &Graph,
+    cfg: &TraversalConfig,
+    r: &mut QueryRouter,
+    query: &[f64],
+    seed: NodeId,
+    out: &mut TraversalResult,
+) {
+    r.set_query(query).expect("query of the dimension");
+    t.run(g, &[(seed, 1.0)], cfg, Some(r as &mut dyn Router), "", out)
+        .expect("finite seeds");
+}
 
 fn bench_router(c: &mut Criterion) {
     let g = random_graph(NODES, Degree::Uniform(8), 42);
@@ -57,19 +72,16 @@ fn bench_router(c: &mut Criterion) {
         let mut i = 0usize;
         group.bench_function(BenchmarkId::new("traverse", kind.as_str()), |b| {
             b.iter(|| {
-                let seed = [(seeds[i & 4095], 1.0)];
-                r.set_query(&queries[i & 255])
-                    .expect("query of the dimension");
-                i = i.wrapping_add(1);
-                t.run(
+                routed(
+                    &mut t,
                     &g,
-                    &seed,
                     &cfg,
-                    Some(&mut r as &mut dyn Router),
-                    "",
+                    &mut r,
+                    &queries[i & 255],
+                    seeds[i & 4095],
                     &mut out,
-                )
-                .expect("finite seeds");
+                );
+                i = i.wrapping_add(1);
                 out.fired.len()
             })
         });
@@ -79,18 +91,15 @@ fn bench_router(c: &mut Criterion) {
         let mut lg = g.clone();
         let episodes: Vec<(usize, Episode)> = (0..1024)
             .map(|k| {
-                r.set_query(&queries[k & 255])
-                    .expect("query of the dimension");
-                let seed = [(seeds[k], 1.0)];
-                t.run(
+                routed(
+                    &mut t,
                     &lg,
-                    &seed,
                     &cfg,
-                    Some(&mut r as &mut dyn Router),
-                    "",
+                    &mut r,
+                    &queries[k & 255],
+                    seeds[k],
                     &mut out,
-                )
-                .expect("finite seeds");
+                );
                 (k & 255, Episode::from_result(&out))
             })
             .collect();

@@ -405,12 +405,7 @@ pub fn apply_outcome_pg(
     } else {
         (config.temperature, args.baseline)
     };
-    finite(|| "PG baseline".into(), baseline)?;
-    if !(temperature.is_finite() && temperature > 0.0) {
-        return Err(Error::InvalidConfig(format!(
-            "PG temperature must be finite and > 0, got {temperature}"
-        )));
-    }
+    check_pg_params(temperature, baseline)?;
     let mut updates = Updates::default();
     let pairs = episode.pairs(config.learn_on);
     for (idx, &(s, c)) in pairs.iter().enumerate() {
@@ -427,19 +422,7 @@ pub fn apply_outcome_pg(
             } else {
                 -scalar * p
             };
-            if let Some(e) = graph.edge_mut(s, t) {
-                let old = e.weight;
-                let new = config.clip(old + delta);
-                e.weight = new;
-                if config.relabel_kinds {
-                    e.kind = if new < -0.01 {
-                        EdgeKind::Inhibitory
-                    } else {
-                        EdgeKind::Sibling
-                    };
-                }
-                *updates.0.entry((s, Action::Node(t))).or_insert(0.0) += new - old;
-            }
+            apply_pg_delta(graph, config, (s, t), delta, &mut updates);
         }
         // The reference assigns the STOP entry; a source occurs in several pairs only
         // with duplicated seeds (paper) or several traversed steps (corrected), where
@@ -450,6 +433,42 @@ pub fn apply_outcome_pg(
         hebbian_update(graph, &episode.fired, config)?;
     }
     Ok(updates)
+}
+
+/// PG's temperature must be finite and > 0, its baseline finite.
+pub(crate) fn check_pg_params(temperature: f64, baseline: f64) -> Result<()> {
+    finite(|| "PG baseline".into(), baseline)?;
+    if !(temperature.is_finite() && temperature > 0.0) {
+        return Err(Error::InvalidConfig(format!(
+            "PG temperature must be finite and > 0, got {temperature}"
+        )));
+    }
+    Ok(())
+}
+
+/// One PG step on an existing edge: `w ← clip(w + delta)`, kind relabelled
+/// (`inhibitory` iff `w < −0.01`) if `config.relabel_kinds`, the actual change added to
+/// the report. A missing edge is left alone.
+pub(crate) fn apply_pg_delta(
+    graph: &mut Graph,
+    config: &LearningConfig,
+    (s, t): (NodeId, NodeId),
+    delta: f64,
+    updates: &mut Updates,
+) {
+    if let Some(e) = graph.edge_mut(s, t) {
+        let old = e.weight;
+        let new = config.clip(old + delta);
+        e.weight = new;
+        if config.relabel_kinds {
+            e.kind = if new < -0.01 {
+                EdgeKind::Inhibitory
+            } else {
+                EdgeKind::Sibling
+            };
+        }
+        *updates.0.entry((s, Action::Node(t))).or_insert(0.0) += new - old;
+    }
 }
 
 /// The reference's module-global call counter with optional auto-decay (reference

@@ -25,11 +25,11 @@
 //! update raises `log π(a | s)` after a positive advantage and lowers it after a negative
 //! one.
 
-use crate::error::{finite, Error, Result};
-use crate::graph::{EdgeKind, Graph, NodeId};
+use crate::error::Result;
+use crate::graph::{Graph, NodeId};
 use crate::learn::{
-    check_inputs, hebbian_update, softmax_with_stop, Action, Episode, LearningConfig,
-    PerNodeOutcomes, Updates,
+    apply_pg_delta, check_inputs, check_pg_params, hebbian_update, softmax_with_stop, Action,
+    Episode, LearningConfig, PerNodeOutcomes, Updates,
 };
 use crate::router::{confidence_mix, QueryRouter, RouterKind};
 
@@ -176,12 +176,7 @@ pub fn apply_outcome_router_pg(
 ) -> Result<Updates> {
     check_inputs(graph, episode, outcome, per_node)?;
     let (temperature, baseline) = (config.temperature, config.baseline);
-    finite(|| "PG baseline".into(), baseline)?;
-    if !(temperature.is_finite() && temperature > 0.0) {
-        return Err(Error::InvalidConfig(format!(
-            "PG temperature must be finite and > 0, got {temperature}"
-        )));
-    }
+    check_pg_params(temperature, baseline)?;
     let alpha = router.config().alpha;
     let mut updates = Updates::default();
     for (idx, &(s, c)) in episode.pairs(config.learn_on).iter().enumerate() {
@@ -204,19 +199,7 @@ pub fn apply_outcome_router_pg(
             } else {
                 scalar * u
             };
-            if let Some(e) = graph.edge_mut(s, t) {
-                let old = e.weight;
-                let new = config.clip(old + delta);
-                e.weight = new;
-                if config.relabel_kinds {
-                    e.kind = if new < -0.01 {
-                        EdgeKind::Inhibitory
-                    } else {
-                        EdgeKind::Sibling
-                    };
-                }
-                *updates.0.entry((s, Action::Node(t))).or_insert(0.0) += new - old;
-            }
+            apply_pg_delta(graph, config, (s, t), delta, &mut updates);
         }
         *updates.0.entry((s, Action::Stop)).or_insert(0.0) += -scalar * pol.stop;
     }
