@@ -129,7 +129,8 @@ enum Command {
         threads: usize,
     },
     /// Print the PASS/FAIL/N-A table of stored results (a flat directory of
-    /// reference `<sim>_results.json` files is accepted too).
+    /// reference `<sim>_results.json` or `.json.gz` files, such as
+    /// `results/reference/sims`, is accepted too).
     Claims {
         /// Directory holding `<profile>/<sim>.json`, or the reference files.
         #[arg(long, default_value = "results/sims")]
@@ -454,9 +455,19 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
+    // A flat directory of reference files: `<sim>_results.json`, or compressed as in
+    // results/reference/sims.
+    let flat_file = |d: &Path, name: &str| {
+        let plain = d.join(format!("{name}_results.json"));
+        if plain.exists() {
+            plain
+        } else {
+            sims::reference::path(d, name)
+        }
+    };
     let flat = RUN_ALL_ORDER
         .iter()
-        .any(|n| dir.join(format!("{n}_results.json")).exists());
+        .any(|n| flat_file(dir, n).exists());
     let labels: Vec<(String, PathBuf)> = if flat {
         vec![("reference".into(), dir.to_path_buf())]
     } else {
@@ -470,7 +481,7 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
         for name in RUN_ALL_ORDER {
             let sim = scenarios::find(name);
             let path = if flat {
-                pdir.join(format!("{name}_results.json"))
+                flat_file(pdir, name)
             } else {
                 pdir.join(format!("{name}.json"))
             };

@@ -8,7 +8,7 @@
 //! <reference>/negation_results.json` is empty for a matching sim.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -268,9 +268,24 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     r
 }
 
-/// Reads and parses a stored result file.
+/// Reads a text file, decompressing it when its name ends in `.gz`.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut out)
+            .with_context(|| format!("decompressing {}", path.display()))?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", path.display()))
+}
+
+/// Reads and parses a stored result file (`.json`, or `.json.gz`).
 pub fn read_json(path: &Path) -> Result<Value> {
-    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = read_text(path)?;
     serde_json::from_str(&text).with_context(|| format!("parsing {} as JSON", path.display()))
 }
 

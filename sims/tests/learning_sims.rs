@@ -10,10 +10,9 @@ use sims::scenarios::find;
 use sims::scenarios::forced_graph::{self, SimRng};
 use sims::sim::{Profile, PAPER_SEED};
 
-fn reference(name: &str) -> Option<Value> {
-    let dir = sims::reference::results_dir()?;
-    let text = std::fs::read_to_string(dir.join(format!("{name}_results.json"))).ok()?;
-    Some(serde_json::from_str(&text).expect("reference parses"))
+/// The committed reference result file of `name` (results/reference/sims).
+fn reference(name: &str) -> Value {
+    sims::reference::load(&testdata::reference("sims"), name).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 fn run(name: &str, profile: Profile, seed: u64) -> Value {
@@ -24,10 +23,7 @@ fn run(name: &str, profile: Profile, seed: u64) -> Value {
 }
 
 fn paper_matches(name: &str) {
-    let Some(want) = reference(name) else {
-        eprintln!("reference files not found; {name} skipped");
-        return;
-    };
+    let want = reference(name);
     let diffs = compare(&want, &run(name, Profile::Paper, PAPER_SEED));
     assert!(
         diffs.is_empty(),

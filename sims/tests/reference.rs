@@ -1,9 +1,7 @@
-//! Paper-profile outputs against the reference result files (reference `sims/*.py`; the files are
-//! in `shared/spec/reference-results/sims/` of the nearest ancestor directory, or in
-//! `CRABPATH_REFERENCE_DIR`). Skipped with a message when the directory is absent.
+//! Paper-profile outputs against the reference result files (reference `sims/*.py`,
+//! committed in `results/reference/sims/`).
 
-use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sims::compare::compare;
@@ -11,17 +9,18 @@ use sims::pyjson;
 use sims::scenarios::{registry, RUN_ALL_ORDER};
 use sims::sim::{Profile, PAPER_SEED};
 
+fn dir() -> PathBuf {
+    testdata::reference("sims")
+}
+
 fn read(dir: &Path, name: &str) -> String {
-    let path = dir.join(format!("{name}_results.json"));
-    fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+    sims::reference::text(dir, name).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 /// The writer reproduces every reference file byte for byte after a parse round trip.
 #[test]
 fn python_json_writer_round_trips_every_reference_file() {
-    let Some(dir) = sims::reference::results_dir() else {
-        return;
-    };
+    let dir = dir();
     for name in RUN_ALL_ORDER {
         let text = read(&dir, name);
         let value: Value = serde_json::from_str(&text)
@@ -43,9 +42,7 @@ fn python_json_writer_round_trips_every_reference_file() {
 /// field (timing fields by type only) and, without timing fields, byte for byte.
 #[test]
 fn paper_profile_matches_reference_files() {
-    let Some(dir) = sims::reference::results_dir() else {
-        return;
-    };
+    let dir = dir();
     let mut failures = Vec::new();
     for sim in registry() {
         let name = sim.name();
