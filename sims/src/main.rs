@@ -433,7 +433,7 @@ fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) ->
         let fresh =
             pool.install(|| runner::execute(&[*sim], &[*profile], |_, _| seeds.clone(), false))?;
         let fresh = fresh.into_iter().next().context("internal: no output")?;
-        let diffs = runner::diff(doc, &fresh.doc);
+        let diffs = runner::diff(*sim, *profile, doc, &fresh.doc);
         if diffs.is_empty() {
             println!("{at}: ok");
         }
@@ -465,9 +465,7 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
             sims::reference::path(d, name)
         }
     };
-    let flat = RUN_ALL_ORDER
-        .iter()
-        .any(|n| flat_file(dir, n).exists());
+    let flat = RUN_ALL_ORDER.iter().any(|n| flat_file(dir, n).exists());
     let labels: Vec<(String, PathBuf)> = if flat {
         vec![("reference".into(), dir.to_path_buf())]
     } else {

@@ -519,8 +519,13 @@ pub fn write_output(dir: &Path, o: &Output) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Compares stored and fresh documents; differences prefixed by nothing (callers add
-/// `sim:`).
-pub fn diff(stored: &Value, fresh: &Value) -> Vec<Difference> {
-    compare::compare(stored, fresh)
+/// Compares the stored and a fresh document of `sim` under `profile`, its timing fields
+/// by type only; differences prefixed by nothing (callers add the file).
+pub fn diff(
+    sim: &dyn Simulation,
+    profile: Profile,
+    stored: &Value,
+    fresh: &Value,
+) -> Vec<Difference> {
+    compare::compare(stored, fresh, sim.timing_fields(profile))
 }

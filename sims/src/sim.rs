@@ -48,6 +48,14 @@ pub trait Simulation: Send + Sync {
     /// The paper's headline number(s) for the claims table.
     fn paper_value(&self) -> &'static str;
 
+    /// The key paths of this simulation's document under `profile` that hold wall-clock
+    /// measurements (`a.b[*].c`, see [`crate::compare::generic_path`]): compared by
+    /// presence and type only. Empty by default; everything else is compared exactly.
+    fn timing_fields(&self, profile: Profile) -> &'static [&'static str] {
+        let _ = profile;
+        &[]
+    }
+
     /// Metrics aggregated over seeds (RNG-dependent sims); empty by default.
     fn headline(&self) -> &'static [Metric] {
         &[]

@@ -235,3 +235,46 @@ fn check_passes_then_names_an_edited_number() {
     assert!(text.contains("multi_seed.metrics"), "{text}");
     let _ = fs::remove_dir_all(&base);
 }
+
+/// `check` compares every deterministic field, including the 50 snapshots of
+/// deploy_pipeline's `edge_weights_over_time` (a key whose name merely contains "time"):
+/// one edited weight in a copy of the committed file fails the check, naming its path.
+#[test]
+fn check_sees_an_edited_weight_in_edge_weights_over_time() {
+    let base = tmp("edge-weights");
+    let committed = testdata::committed("results/sims/paper/deploy_pipeline.json");
+    let copy = base.join("paper/deploy_pipeline.json");
+    fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    fs::copy(&committed, &copy).unwrap();
+    let dir = base.to_str().unwrap();
+    let check = [
+        "check",
+        "--dir",
+        dir,
+        "--profile",
+        "paper",
+        "--sim",
+        "deploy_pipeline",
+    ];
+    let out = ok(&check);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 file(s) ok"));
+
+    // Query 20's weight of the last chain edge: 1.0 in the committed file.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&copy).unwrap()).unwrap();
+    let w = &mut doc["edge_weights_over_time"][19]["edge_weights"]["rollback->verify"];
+    assert_eq!(*w, serde_json::json!(1.0));
+    *w = serde_json::json!(0.99);
+    fs::write(&copy, sims::pyjson::to_string(&doc)).unwrap();
+    let out = sims(&check);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "{}: edge_weights_over_time[19].edge_weights.rollback->verify: 0.99 → 1.0",
+            copy.display()
+        )),
+        "{text}"
+    );
+    let _ = fs::remove_dir_all(&base);
+}

@@ -24,7 +24,12 @@ fn run(name: &str, profile: Profile, seed: u64) -> Value {
 
 fn paper_matches(name: &str) {
     let want = reference(name);
-    let diffs = compare(&want, &run(name, Profile::Paper, PAPER_SEED));
+    let sim = find(name).unwrap_or_else(|| panic!("{name} not registered"));
+    let diffs = compare(
+        &want,
+        &run(name, Profile::Paper, PAPER_SEED),
+        sim.timing_fields(Profile::Paper),
+    );
     assert!(
         diffs.is_empty(),
         "{name}:\n{}",
@@ -244,7 +249,11 @@ fn corrected_is_deterministic_per_seed() {
             run(name, Profile::Corrected, 11),
             run(name, Profile::Corrected, 11),
         );
-        assert!(compare(&a, &b).is_empty(), "{name}: not deterministic");
+        let timing = find(name).unwrap().timing_fields(Profile::Corrected);
+        assert!(
+            compare(&a, &b, timing).is_empty(),
+            "{name}: not deterministic"
+        );
     }
     let g = |seed| {
         let ids: Vec<String> = (0..20).map(|i| format!("n{i:02}")).collect();

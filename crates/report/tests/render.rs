@@ -96,10 +96,7 @@ fn figures_and_tables_are_deterministic_and_checkable() {
 #[test]
 fn reference_values_in_table_specs_match_the_reference_files() {
     let tmp = tempfile::tempdir().unwrap();
-    let results = Results::load(
-        &results_from_reference(tmp.path()),
-        &mut Notes::default(),
-    );
+    let results = Results::load(&results_from_reference(tmp.path()), &mut Notes::default());
     let mut checked = 0;
     for t in tables::specs() {
         for r in &t.rows {

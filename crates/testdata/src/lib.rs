@@ -115,7 +115,9 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "missing external test input: the widgets: nowhere\nto get it: make widgets")]
+    #[should_panic(
+        expected = "missing external test input: the widgets: nowhere\nto get it: make widgets"
+    )]
     fn a_missing_external_input_panics_with_how_to_get_it() {
         external::<(), _>("the widgets", "make widgets", Err("nowhere"));
     }
