@@ -68,7 +68,8 @@ impl From<ProfileArg> for Profile {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// List the simulations (implemented ones first, in run_all order).
+    /// List the simulations (registry order: the reference's run_all order first) with
+    /// the paper section, tables and figures each backs.
     List,
     /// Run simulations, write `<out>/<profile>/<sim>.json`, print the claims table.
     Run {
@@ -121,7 +122,7 @@ enum Command {
         /// Profile(s) to check (default: both).
         #[arg(long, value_enum)]
         profile: Vec<ProfileArg>,
-        /// Simulation(s) to check (default: all implemented).
+        /// Simulation(s) to check (default: all).
         #[arg(long = "sim", value_name = "NAME")]
         sims: Vec<String>,
         /// Worker threads (0 = one per core).
@@ -239,8 +240,9 @@ fn profiles(args: &[ProfileArg]) -> Vec<Profile> {
 }
 
 fn select(names: &[String]) -> Result<Vec<&'static dyn Simulation>> {
+    let all = scenarios::registry();
     if names.is_empty() {
-        return Ok(scenarios::registry());
+        return Ok(all);
     }
     let mut out: Vec<&'static dyn Simulation> = Vec::new();
     for n in names {
@@ -248,17 +250,14 @@ fn select(names: &[String]) -> Result<Vec<&'static dyn Simulation>> {
         match scenarios::find(n) {
             Some(s) if !out.iter().any(|o| o.name() == s.name()) => out.push(s),
             Some(_) => {}
-            None if RUN_ALL_ORDER.contains(&n) => {
-                bail!("simulation `{n}` is not implemented yet (see `sims list`)")
-            }
             None => bail!(
                 "unknown simulation `{n}`; known: {}",
-                RUN_ALL_ORDER.join(", ")
+                all.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
             ),
         }
     }
-    // Keep run_all order whatever the command-line order.
-    out.sort_by_key(|s| RUN_ALL_ORDER.iter().position(|n| *n == s.name()));
+    // Keep registry order whatever the command-line order.
+    out.sort_by_key(|s| all.iter().position(|a| a.name() == s.name()));
     Ok(out)
 }
 
@@ -270,11 +269,17 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool> {
 }
 
 fn list() {
-    let sims = scenarios::registry();
-    let w_name = RUN_ALL_ORDER.iter().map(|n| n.len()).max().unwrap_or(3);
-    let w_ref = sims
+    let rows: Vec<(&str, bool, String, &str)> = scenarios::registry()
         .iter()
-        .map(|s| s.paper_ref().chars().count())
+        .map(|s| {
+            let card = s.card();
+            (s.name(), s.uses_rng(), card.paper_ref(), card.description)
+        })
+        .collect();
+    let w_name = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
+    let w_ref = rows
+        .iter()
+        .map(|r| r.2.chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -282,21 +287,12 @@ fn list() {
         "{:<w_name$}  {:<3}  {:<w_ref$}  description",
         "sim", "rng", "paper"
     );
-    for s in &sims {
-        let pad = w_ref.saturating_sub(s.paper_ref().chars().count());
+    for (name, rng, paper_ref, description) in &rows {
+        let pad = w_ref.saturating_sub(paper_ref.chars().count());
         println!(
-            "{:<w_name$}  {:<3}  {}{}  {}",
-            s.name(),
-            if s.uses_rng() { "yes" } else { "no" },
-            s.paper_ref(),
+            "{name:<w_name$}  {:<3}  {paper_ref}{}  {description}",
+            if *rng { "yes" } else { "no" },
             " ".repeat(pad),
-            s.description()
-        );
-    }
-    for n in scenarios::missing() {
-        println!(
-            "{n:<w_name$}  {:<3}  {:<w_ref$}  (not implemented yet)",
-            "?", "-"
         );
     }
 }
@@ -350,12 +346,7 @@ fn write_and_table(outputs: &[runner::Output], out: &Path) -> Result<ExitCode> {
     for o in outputs {
         let path = runner::write_output(out, o)?;
         eprintln!("wrote {}", path.display());
-        rows.push(runner::claim_row(
-            o.sim.name(),
-            o.profile.as_str(),
-            Some(o.sim),
-            Some(&o.doc),
-        ));
+        rows.push(runner::claim_row(o.sim, o.profile.as_str(), Some(&o.doc)));
     }
     runner::print_claims(&rows);
     Ok(ExitCode::SUCCESS)
@@ -474,23 +465,26 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
             .map(|p| (p.as_str().to_string(), dir.join(p.as_str())))
             .collect()
     };
+    // A flat directory holds the reference program's files: its own simulations only.
+    let sims = if flat {
+        scenarios::reference_group()
+    } else {
+        scenarios::registry()
+    };
     let mut rows: Vec<ClaimRow> = Vec::new();
     for (label, pdir) in &labels {
-        for name in RUN_ALL_ORDER {
-            let sim = scenarios::find(name);
+        for &sim in &sims {
             let path = if flat {
-                flat_file(pdir, name)
+                flat_file(pdir, sim.name())
             } else {
-                pdir.join(format!("{name}.json"))
+                pdir.join(format!("{}.json", sim.name()))
             };
             if !path.exists() {
-                if sim.is_some() {
-                    rows.push(runner::claim_row(name, label, sim, None));
-                }
+                rows.push(runner::claim_row(sim, label, None));
                 continue;
             }
             let doc = runner::read_json(&path)?;
-            rows.push(runner::claim_row(name, label, sim, Some(&doc)));
+            rows.push(runner::claim_row(sim, label, Some(&doc)));
         }
     }
     runner::print_claims(&rows);

@@ -333,41 +333,12 @@ pub struct ClaimRow {
     pub note: String,
 }
 
-/// Paths (inside `claim`) of the booleans that are false.
-pub fn false_claims(doc: &Value) -> Vec<String> {
-    fn walk(v: &Value, path: String, out: &mut Vec<String>) {
-        match v {
-            Value::Bool(false) => out.push(path),
-            Value::Object(m) => {
-                for (k, x) in m {
-                    walk(x, format!("{path}.{k}"), out);
-                }
-            }
-            Value::Array(xs) => {
-                for (i, x) in xs.iter().enumerate() {
-                    walk(x, format!("{path}[{i}]"), out);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    if let Some(c) = doc.get("claim") {
-        walk(c, "claim".into(), &mut out);
-    }
-    out
-}
-
-/// The claims-table row of one document.
-pub fn claim_row(
-    name: &str,
-    profile: &str,
-    sim: Option<&dyn Simulation>,
-    doc: Option<&Value>,
-) -> ClaimRow {
-    let paper = sim
-        .map_or("(not implemented)", |s| s.paper_value())
-        .to_string();
+/// The claims-table row of `sim`'s document under the label `profile` (`None`: the
+/// file is missing).
+pub fn claim_row(sim: &dyn Simulation, profile: &str, doc: Option<&Value>) -> ClaimRow {
+    let card = sim.card();
+    let name = sim.name();
+    let paper = card.paper_values();
     let Some(doc) = doc else {
         return ClaimRow {
             name: name.into(),
@@ -384,10 +355,7 @@ pub fn claim_row(
     let measured = if harmonized {
         claim_measured(doc)
     } else {
-        match sim {
-            Some(s) => s.measured(doc),
-            None => claims::summary(name, doc),
-        }
+        sim.measured(doc)
     };
     let seed_share = doc.get("multi_seed").map(|m| {
         let verdicts = m.get("claim_verdicts").and_then(Value::as_array);
@@ -408,16 +376,13 @@ pub fn claim_row(
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
-        v => {
-            let reason = claims::reference_reason(name)
-                .filter(|_| claims::reference_verdict(name) == Some(v))
-                .map(str::to_string);
-            match (reason, v) {
-                (Some(r), _) => r,
-                (None, Verdict::Fail) => format!("false: {}", false_claims(doc).join(", ")),
-                (None, _) => "no boolean inside `claim` (or no `claim` key)".into(),
+        v => match card.reference_note.filter(|_| card.reference_verdict == v) {
+            Some(r) => r.to_string(),
+            None if v == Verdict::Fail => {
+                format!("false: {}", claims::false_claims(doc).join(", "))
             }
-        }
+            None => "no boolean inside `claim` (or no `claim` key)".into(),
+        },
     };
     ClaimRow {
         name: name.into(),

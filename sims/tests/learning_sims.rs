@@ -213,9 +213,9 @@ fn corrected_claims_are_predicates() {
         let all = preds.iter().all(|(_, p)| p["met"] == true);
         assert_eq!(doc["claim"]["met"].as_bool(), Some(all), "{name}");
         assert_eq!(
-            sims::claims::collect_booleans(&doc["claim"])
+            sims::claims::booleans(&doc["claim"])
                 .iter()
-                .all(|&b| b),
+                .all(|(_, b)| *b),
             all,
             "{name}"
         );

@@ -138,3 +138,75 @@ fn leaf_paths(v: &Value) -> std::collections::BTreeSet<String> {
     walk(v, String::new(), &mut out);
     out
 }
+
+/// Each card's reference column is what its extractor reads from the committed
+/// reference file, and its recorded reference verdict is the verdict of that file.
+#[test]
+fn cards_match_the_reference_files() {
+    let dir = dir();
+    let mut checked = 0;
+    for sim in sims::scenarios::reference_group() {
+        let card = sim.card();
+        let reference = sims::reference::load(&dir, sim.name()).unwrap();
+        assert_eq!(
+            sims::claims::verdict(&reference),
+            card.reference_verdict,
+            "{}",
+            sim.name()
+        );
+        assert_eq!(
+            card.reference_note.is_some(),
+            card.reference_verdict != sims::claims::Verdict::Pass,
+            "{}: a reference verdict other than PASS needs its reason",
+            sim.name()
+        );
+        let rows = card
+            .tables
+            .iter()
+            .flat_map(|t| &t.rows)
+            .chain(&card.summary);
+        for row in rows {
+            assert_eq!(
+                row.source,
+                sims::paper::Source::Sim(sim.name()),
+                "{}: {}",
+                sim.name(),
+                row.label
+            );
+            if row.kind != sims::paper::Kind::Exact {
+                continue;
+            }
+            assert_eq!(
+                (row.extract)(&reference).as_deref(),
+                Some(row.reference.as_str()),
+                "{}: row {}",
+                sim.name(),
+                row.label
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 50, "{checked}");
+}
+
+/// Every claim on a card points at one of its table rows (whose paper column holds
+/// the claim's number), and every card lists at least one figure.
+#[test]
+fn card_claims_point_at_rows() {
+    for sim in registry() {
+        let card = sim.card();
+        assert!(!card.claims.is_empty(), "{}", sim.name());
+        assert!(!card.figures.is_empty(), "{}", sim.name());
+        for c in &card.claims {
+            assert!(
+                card.row(c.table, c.row).is_some(),
+                "{}: claim {:?} → Table {} {}",
+                sim.name(),
+                c.text,
+                c.table,
+                c.row
+            );
+        }
+        assert!(!card.paper_values().is_empty(), "{}", sim.name());
+    }
+}

@@ -17,7 +17,12 @@ use serde_json::{json, Map, Value};
 
 use super::common::default_content;
 use super::forced_graph::{self, SimRng};
+use crate::claims::Verdict;
+use crate::paper::extract::{fixed, join, mean_ci, num, object_values, opt};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::sim::{Metric, Simulation};
+
+const NAME: &str = "static_vs_learning";
 
 const QUERIES: usize = 100;
 const PATH_LEN: usize = 5;
@@ -197,19 +202,91 @@ pub struct StaticVsLearning;
 
 impl Simulation for StaticVsLearning {
     fn name(&self) -> &'static str {
-        "static_vs_learning"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "OpenClawBrain Table 16 (static vs learning)"
-    }
-    fn description(&self) -> &'static str {
-        "random 25-node graph, 100 queries each without learning, with heuristic, with PG"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.10",
+            paper_figures: &[],
+            description:
+                "random 25-node graph, 100 queries each without learning, with heuristic, with PG",
+            tables: vec![sim_table(
+                16,
+                "Static, heuristic, and true PG baselines over 100 queries",
+                NAME,
+                true,
+                "stable path from / final path weights / avg nodes fired / queries until < 5 nodes",
+                vec![
+                    Row::sim(
+                        NAME,
+                        "Static traversal",
+                        "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a",
+                        "Q1 / 0.40, 0.40, 0.40, 0.40 / 5.0 / n/a",
+                        |d| static_mode(d, "static"),
+                    )
+                    .seeds(|d| static_seeds(d, "static")),
+                    Row::sim(
+                        NAME,
+                        "Heuristic learning",
+                        "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a",
+                        "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a",
+                        |d| static_mode(d, "heuristic"),
+                    )
+                    .seeds(|d| static_seeds(d, "heuristic")),
+                    Row::sim(
+                        NAME,
+                        "True PG",
+                        "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a",
+                        "Q1 / 1.00, 1.00, 1.00, 1.00 / 5.0 / n/a",
+                        |d| static_mode(d, "policy_gradient"),
+                    )
+                    .seeds(|d| static_seeds(d, "pg")),
+                ],
+            )],
+            summary: vec![Row::sim(
+                NAME,
+                "Static baseline: core path weight",
+                "static 0.40 vs learned 1.00",
+                "0.40 vs 1.00 / 1.00",
+                |d| {
+                    let w = |m: &str| {
+                        opt(d, &format!("/runs/{m}/final_correct_path_weights"))?
+                            .as_object()?
+                            .values()
+                            .next()
+                            .and_then(num)
+                            .map(|v| format!("{v:.2}"))
+                    };
+                    Some(format!(
+                        "{} vs {} / {}",
+                        w("static")?,
+                        w("heuristic")?,
+                        w("policy_gradient")?
+                    ))
+                },
+            )
+            .seeds(|d| {
+                Some(format!(
+                    "correct-path rate (last 10): static {}, heuristic {}, PG {}",
+                    mean_ci(d, "static_correct_path_rate_last_10", 3)?,
+                    mean_ci(d, "heuristic_correct_path_rate_last_10", 3)?,
+                    mean_ci(d, "pg_correct_path_rate_last_10", 3)?
+                ))
+            })],
+            claims: vec![Claim {
+                section: "6.10",
+                text: "learning raises the core path's weights above the static graph's",
+                table: 16,
+                row: "Static traversal",
+            }],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         true
-    }
-    fn paper_value(&self) -> &'static str {
-        "5 nodes every query in all modes, stable at Q1"
     }
     fn headline(&self) -> &'static [Metric] {
         &[
@@ -242,4 +319,41 @@ impl Simulation for StaticVsLearning {
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         run(profile, seed)
     }
+}
+
+/// static_vs_learning mode: `stable Q / weights / avg fired / until < 5`.
+fn static_mode(d: &Value, m: &str) -> Option<String> {
+    let b = format!("/runs/{m}");
+    let until = match opt(d, &format!("{b}/queries_until_nodes_fired_lt_5")) {
+        None => "n/a".to_string(),
+        Some(v) => format!("Q{}", num(v)?),
+    };
+    join(
+        vec![
+            opt(d, &format!("{b}/queries_until_stable_path"))
+                .and_then(num)
+                .map(|q| format!("Q{q}")),
+            object_values(d, &format!("{b}/final_correct_path_weights"), 2),
+            fixed(d, &format!("{b}/average_nodes_fired"), 1),
+            Some(until),
+        ],
+        " / ",
+    )
+}
+
+/// The multi-seed metrics of static_vs_learning mode prefix `m` (`static`,
+/// `heuristic`, `pg`) that exist: avg nodes fired, last-10 correct-path rate.
+fn static_seeds(d: &Value, m: &str) -> Option<String> {
+    let parts: Vec<String> = [
+        ("avg nodes fired", format!("{m}_avg_nodes_fired"), 2),
+        (
+            "correct-path rate (last 10)",
+            format!("{m}_correct_path_rate_last_10"),
+            3,
+        ),
+    ]
+    .iter()
+    .filter_map(|(label, name, prec)| mean_ci(d, name, *prec).map(|v| format!("{label} {v}")))
+    .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }

@@ -26,6 +26,8 @@ pub use bar::{BarChart, BarSeries};
 pub use heatmap::Heatmap;
 pub use line::{LineChart, Scale, Series};
 pub use network::Network;
+/// Tick labels and table numbers share one formatter.
+pub use sims::paper::extract::tick;
 
 /// Font sizes in pixels.
 pub mod size {
@@ -347,25 +349,6 @@ pub fn num_cell(v: f64) -> String {
     } else {
         format!("{v}")
     }
-}
-
-/// A tick label: integers without decimals, otherwise up to 4 significant
-/// decimals with trailing zeros removed.
-pub fn tick(v: f64) -> String {
-    if v.abs() < 1e-12 {
-        return "0".into();
-    }
-    if (v - v.round()).abs() < 1e-9 {
-        return format!("{}", v.round() as i64);
-    }
-    let mut s = format!("{v:.4}");
-    while s.ends_with('0') {
-        s.pop();
-    }
-    if s.ends_with('.') {
-        s.pop();
-    }
-    s
 }
 
 /// `(lo, hi)` of finite values, padded by `pad` of the span (a unit span around
