@@ -8,7 +8,7 @@
 //! <reference>/negation_results.json` is empty for a matching sim.
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -240,32 +240,15 @@ pub fn output_path(dir: &Path, profile: Profile, name: &str) -> PathBuf {
     dir.join(profile.as_str()).join(format!("{name}.json"))
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same directory, then a
-/// rename over the target.
+/// Writes `text` to `path` with the core's atomic write ([`crabpath::io::write_atomic`]:
+/// temporary file in the same directory, fsync, rename, fsync of the directory),
+/// creating the directory first if needed.
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .with_context(|| format!("{} has no parent directory", path.display()))?;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{} has no file name", path.display()))?
-        .to_string_lossy();
-    let tmp = dir.join(format!(".{file_name}.tmp.{}", std::process::id()));
-    let write = || -> Result<()> {
-        let mut f =
-            fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(text.as_bytes())
-            .and_then(|_| f.sync_all())
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        fs::rename(&tmp, path)
-            .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-    };
-    let r = write();
-    if r.is_err() {
-        let _ = fs::remove_file(&tmp);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    r
+    crabpath::io::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Reads a text file, decompressing it when its name ends in `.gz`.
