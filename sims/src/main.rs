@@ -7,6 +7,7 @@
 //!             [--threads N] [--out DIR] [--shard I/N]
 //! sims merge  PARTIAL... [--out DIR]
 //! sims check  [--dir DIR] [--profile ...]... [--sim NAME]... [--threads N]
+//!             [--fresh-dir DIR] [--update]
 //! sims claims [--dir DIR] [--profile ...]...
 //! sims scaling [--sizes N,N,...] [--series NAME]... [--queries Q] [--batch B]
 //!             [--warmup W] [--seed S] [--out FILE]
@@ -109,12 +110,14 @@ enum Command {
         #[arg(long, default_value = "results/sims")]
         out: PathBuf,
     },
-    /// Re-run in memory and compare with the stored files (exact, timing fields by
-    /// type only); corrected claims must have the predicate shape with consistent
-    /// `met`. Exits non-zero on any difference or missing file. Besides
+    /// Re-run every stored file (with its own seeds) and compare: exactly, except the
+    /// simulation's declared timing fields (by type); corrected claims must have the
+    /// predicate shape with consistent `met`. Prints one line per file (`ok`, or each
+    /// differing JSON path `stored → fresh`) and a summary; exits 1 on any difference
+    /// or missing file. Never writes into `--dir` unless `--update` is given. Besides
     /// `<dir>/<profile>/<sim>.json` (all required), every subdirectory of `<dir>` that
-    /// has `paper/` or `corrected/` inside (e.g. a `--seeds 1000` run kept in `results/sims/seeds-1000`) is checked
-    /// file by file.
+    /// has `paper/` or `corrected/` inside (e.g. a `--seeds 1000` run kept in
+    /// `results/sims/seeds-1000`) is checked file by file.
     Check {
         /// Directory holding `<profile>/<sim>.json`.
         #[arg(long, default_value = "results/sims")]
@@ -128,6 +131,15 @@ enum Command {
         /// Worker threads (0 = one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Also write every fresh document under this directory, in the layout of
+        /// `--dir` (e.g. `out/sims/paper/negation.json`), for inspection or diffing.
+        #[arg(long, value_name = "DIR")]
+        fresh_dir: Option<PathBuf>,
+        /// Replace each stored file whose deterministic fields differ from the fresh run
+        /// by the fresh document (timing fields alone never trigger a rewrite); exit 0
+        /// unless something could not be checked.
+        #[arg(long)]
+        update: bool,
     },
     /// Print the PASS/FAIL/N-A table of stored results (a flat directory of
     /// reference `<sim>_results.json` or `.json.gz` files, such as
@@ -378,10 +390,25 @@ fn result_sets(dir: &Path) -> Result<Vec<(PathBuf, bool)>> {
     Ok(sets)
 }
 
-fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) -> Result<ExitCode> {
+/// What `check` does besides comparing.
+struct CheckOutput<'a> {
+    /// Where fresh documents are written (same layout as the checked directory).
+    fresh_dir: Option<&'a Path>,
+    /// Replace stored files whose deterministic fields differ from a fresh run.
+    update: bool,
+}
+
+fn check(
+    dir: &Path,
+    profile: &[ProfileArg],
+    sims: &[String],
+    threads: usize,
+    output: CheckOutput,
+) -> Result<ExitCode> {
     let sims = select(sims)?;
     let profiles = profiles(profile);
     let mut problems = 0usize;
+    let (mut differing, mut updated) = (0usize, 0usize);
     let mut stored: Vec<(&'static dyn Simulation, Profile, PathBuf, Value)> = Vec::new();
     for (set, required) in result_sets(dir)? {
         for &p in &profiles {
@@ -424,20 +451,42 @@ fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) ->
         let fresh =
             pool.install(|| runner::execute(&[*sim], &[*profile], |_, _| seeds.clone(), false))?;
         let fresh = fresh.into_iter().next().context("internal: no output")?;
+        let text = sims::pyjson::to_string(&fresh.doc);
+        if let Some(fresh_dir) = output.fresh_dir {
+            let rel = path.strip_prefix(dir).unwrap_or(path);
+            runner::write_atomic(&fresh_dir.join(rel), &text)?;
+        }
         let diffs = runner::diff(*sim, *profile, doc, &fresh.doc);
         if diffs.is_empty() {
             println!("{at}: ok");
+            continue;
         }
+        differing += 1;
         for d in &diffs {
             println!("{at}: {d}");
         }
-        problems += diffs.len();
+        if output.update {
+            runner::write_atomic(path, &text)?;
+            println!("{at}: updated from a fresh run");
+            updated += 1;
+        } else {
+            problems += diffs.len();
+        }
     }
+    println!(
+        "sims check: {} file(s), {} ok, {differing} differ{}",
+        stored.len(),
+        stored.len() - differing,
+        if output.update {
+            format!(", {updated} updated")
+        } else {
+            String::new()
+        }
+    );
     if problems > 0 {
         println!("{problems} problem(s)");
         Ok(ExitCode::FAILURE)
     } else {
-        println!("{} file(s) ok", stored.len());
         Ok(ExitCode::SUCCESS)
     }
 }
@@ -520,7 +569,18 @@ fn main() -> ExitCode {
             profile,
             sims,
             threads,
-        } => check(dir, profile, sims, *threads),
+            fresh_dir,
+            update,
+        } => check(
+            dir,
+            profile,
+            sims,
+            *threads,
+            CheckOutput {
+                fresh_dir: fresh_dir.as_deref(),
+                update: *update,
+            },
+        ),
         Command::Claims { dir, profile } => claims(dir, profile),
         Command::Scaling {
             sizes,

@@ -202,7 +202,7 @@ fn check_passes_then_names_an_edited_number() {
     ];
     let out = ok(&check);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("5 file(s) ok"), "{text}");
+    assert!(text.contains("5 file(s), 5 ok, 0 differ"), "{text}");
 
     // Edit one stored number by hand.
     let path = base.join("corrected/negation.json");
@@ -257,7 +257,7 @@ fn check_sees_an_edited_weight_in_edge_weights_over_time() {
         "deploy_pipeline",
     ];
     let out = ok(&check);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 file(s) ok"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 file(s), 1 ok, 0 differ"));
 
     // Query 20's weight of the last chain edge: 1.0 in the committed file.
     let mut doc: serde_json::Value =
@@ -276,5 +276,24 @@ fn check_sees_an_edited_weight_in_edge_weights_over_time() {
         )),
         "{text}"
     );
+
+    // Fresh documents go to --fresh-dir; the stored file is left alone.
+    let edited = fs::read(&copy).unwrap();
+    let fresh = base.join("fresh");
+    let mut with_fresh = check.to_vec();
+    with_fresh.extend(["--fresh-dir", fresh.to_str().unwrap()]);
+    assert_eq!(sims(&with_fresh).status.code(), Some(1));
+    assert_eq!(fs::read(&copy).unwrap(), edited);
+    assert_eq!(
+        fs::read(fresh.join("paper/deploy_pipeline.json")).unwrap(),
+        fs::read(&committed).unwrap()
+    );
+    // Only --update replaces it, with the fresh run.
+    let mut update = check.to_vec();
+    update.push("--update");
+    let out = ok(&update);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 differ, 1 updated"));
+    assert_eq!(fs::read(&copy).unwrap(), fs::read(&committed).unwrap());
+    ok(&check);
     let _ = fs::remove_dir_all(&base);
 }
