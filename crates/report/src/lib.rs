@@ -16,11 +16,13 @@
 //!
 //! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/`,
 //! `bench/` and `scaling/` hold one PNG and one SVG per figure; `csv/` holds every figure's series
-//! and every table as CSV. The Markdown tables go to `<results>/sims/TABLES.md`, and
+//! and every table as CSV (a corrected-profile series identical to the paper profile's is
+//! stored once, under `csv/paper/`). The Markdown tables go to `<results>/sims/TABLES.md`, and
 //! the generated blocks of `REPRODUCE.md` are refreshed in place.
 //!
 //! Absent inputs are never an error: the figure or table cell is skipped and a note
 //! says why ([`data::Notes`]).
+#![warn(missing_docs)]
 
 pub mod artifact;
 pub mod data;

@@ -30,7 +30,7 @@ pub mod seeds;
 pub mod static_vs_learning;
 pub mod structural;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
@@ -119,6 +119,7 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
             }
         }
     }
+    drop_csvs_equal_to_paper(&mut arts, out);
     for (name, doc) in &results.bench {
         match bench::learning_curves(doc, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
@@ -137,6 +138,24 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
         }
     }
     Ok(arts)
+}
+
+/// Drops each corrected-profile CSV that is byte-identical to the paper profile's CSV
+/// of the same name (a series the corrections do not change), so that no file is
+/// stored twice; the corrected figure itself is kept (its title differs).
+fn drop_csvs_equal_to_paper(arts: &mut Vec<Artifact>, out: &Path) {
+    let (paper, corrected) = (out.join("csv/paper"), out.join("csv/corrected"));
+    let paper_csvs: std::collections::BTreeMap<PathBuf, Vec<u8>> = arts
+        .iter()
+        .filter_map(|a| {
+            let rel = a.path.strip_prefix(&paper).ok()?;
+            Some((rel.to_path_buf(), a.bytes.clone()))
+        })
+        .collect();
+    arts.retain(|a| match a.path.strip_prefix(&corrected) {
+        Ok(rel) => paper_csvs.get(rel) != Some(&a.bytes),
+        Err(_) => true,
+    });
 }
 
 /// `[{key: number, …}, …]` → the numbers under `key`, with a clear error.

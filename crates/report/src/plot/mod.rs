@@ -167,7 +167,7 @@ impl Panel {
         }
     }
 
-    /// A short name for the panel's CSV file (multi-panel figures).
+    /// A short name for the panel: the `panel` column of a multi-panel figure's CSV.
     pub fn slug(&self) -> String {
         let title = match self {
             Panel::Line(c) => &c.title,
@@ -265,25 +265,57 @@ impl Figure {
         Ok(text.into_bytes())
     }
 
-    /// `(file name, bytes)` of the CSV export: `<stem>.csv` for one panel,
-    /// `<stem>-<panel>.csv` for several.
-    pub fn csvs(&self) -> Result<Vec<(String, Vec<u8>)>> {
-        let mut out = Vec::new();
-        for (i, p) in self.panels.iter().enumerate() {
-            let name = if self.panels.len() == 1 {
-                format!("{}.csv", self.stem)
-            } else {
+    /// `(file name, bytes)` of the CSV export, one file `<stem>.csv` per figure: a
+    /// single panel's table as it is; for several panels a `panel` column (the panel's
+    /// slug, `panel<i>` when untitled) followed by the union of the panels' columns in
+    /// first-seen order, each row filling its own panel's columns.
+    pub fn csv(&self) -> Result<(String, Vec<u8>)> {
+        let name = format!("{}.csv", self.stem);
+        if self.panels.len() == 1 {
+            return Ok((name, csv_bytes(&self.panels[0].table())?));
+        }
+        let tables: Vec<(String, Vec<Vec<String>>)> = self
+            .panels
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
                 let s = p.slug();
                 let s = if s.is_empty() {
                     format!("panel{}", i + 1)
                 } else {
                     s
                 };
-                format!("{}-{s}.csv", self.stem)
-            };
-            out.push((name, csv_bytes(&p.table())?));
+                (s, p.table())
+            })
+            .collect();
+        let mut columns: Vec<String> = Vec::new();
+        for (_, t) in &tables {
+            for c in t.first().into_iter().flatten() {
+                if !columns.contains(c) {
+                    columns.push(c.clone());
+                }
+            }
         }
-        Ok(out)
+        let mut head = vec!["panel".to_string()];
+        head.extend(columns.iter().cloned());
+        let mut rows = vec![head];
+        for (slug, t) in &tables {
+            let Some((header, body)) = t.split_first() else {
+                continue;
+            };
+            for r in body {
+                let mut row = vec![slug.clone()];
+                row.extend(columns.iter().map(|c| {
+                    header
+                        .iter()
+                        .position(|h| h == c)
+                        .and_then(|i| r.get(i).cloned())
+                        .unwrap_or_default()
+                }));
+                rows.push(row);
+            }
+        }
+        Ok((name, csv_bytes(&rows)?))
     }
 
     /// PNG and SVG under `<out>/<dir>/`, CSVs under `<out>/csv/<dir>/`.
@@ -298,28 +330,45 @@ impl Figure {
                 self.svg()?,
             ),
         ];
-        for (name, bytes) in self.csvs()? {
-            arts.push(Artifact::new(out.join("csv").join(dir).join(name), bytes));
-        }
+        let (name, bytes) = self.csv()?;
+        arts.push(Artifact::new(out.join("csv").join(dir).join(name), bytes));
         Ok(arts)
     }
 }
 
-/// Encodes an RGB buffer as PNG with fixed settings.
+/// Encodes an RGB buffer as PNG, as small as the `png` crate's encoder makes it while
+/// staying byte-stable: `Compression::Best` (zlib level 9), each image encoded with no
+/// filter and with the adaptive per-row filter, the smaller kept (ties: no filter).
 ///
-/// `Compression::Fast` is the `png` crate's own pure-Rust deflate (fdeflate). The other
-/// levels go through `flate2`, whose backend (miniz_oxide or zlib-rs) is chosen by cargo
-/// feature unification with the other crates in the same build: the pixels were equal but
-/// the compressed bytes differed, so `report check` depended on what else was built.
+/// Levels other than `Fast` compress through `flate2`, whose backend cargo chooses by
+/// feature unification across the whole build; this crate therefore enables flate2's
+/// `zlib-rs` backend itself (see its Cargo.toml), so that the bytes are the same whether
+/// `report` is built alone or with the rest of the workspace (pixels were always
+/// equal, but with two backends the compressed bytes were not).
 pub fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
+    let plain = encode_png_with(rgb, w, h, png::AdaptiveFilterType::NonAdaptive)?;
+    let adaptive = encode_png_with(rgb, w, h, png::AdaptiveFilterType::Adaptive)?;
+    Ok(if adaptive.len() < plain.len() {
+        adaptive
+    } else {
+        plain
+    })
+}
+
+fn encode_png_with(
+    rgb: &[u8],
+    w: u32,
+    h: u32,
+    adaptive: png::AdaptiveFilterType,
+) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut out, w, h);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
-        enc.set_filter(png::FilterType::Sub);
-        enc.set_adaptive_filter(png::AdaptiveFilterType::NonAdaptive);
+        enc.set_compression(png::Compression::Best);
+        enc.set_filter(png::FilterType::NoFilter);
+        enc.set_adaptive_filter(adaptive);
         let mut writer = enc.write_header().map_err(|e| anyhow!("PNG header: {e}"))?;
         writer
             .write_image_data(rgb)
@@ -388,5 +437,28 @@ mod tests {
         assert_eq!(slug("Graph A (coding)"), "graph_a_coding");
         assert_eq!(padded_range([1.0, 1.0], 0.05), Some((0.9, 1.1)));
         assert_eq!(padded_range([f64::NAN], 0.05), None);
+    }
+
+    #[test]
+    fn a_multi_panel_figure_has_one_csv_with_a_panel_column() {
+        let panel = |title: &str, y: &str, v: f64| {
+            let mut c = LineChart::new(title, "query", y, "query", y);
+            c.series
+                .push(Series::new("a", RGBColor(0, 0, 0), vec![(1.0, v)]));
+            Panel::Line(c)
+        };
+        let fig = Figure {
+            stem: "two".into(),
+            size: (100, 100),
+            title: None,
+            grid: (1, 2),
+            panels: vec![panel("MRR", "mrr", 0.5), panel("", "recall", 0.25)],
+        };
+        let (name, bytes) = fig.csv().unwrap();
+        assert_eq!(name, "two.csv");
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "panel,series,query,mrr,recall\nmrr,a,1,0.5,\npanel2,a,1,,0.25\n"
+        );
     }
 }
