@@ -110,6 +110,7 @@
 //! # Ok(())
 //! # }
 //! ```
+#![warn(missing_docs)]
 
 pub mod cache;
 pub mod error;
