@@ -177,8 +177,9 @@ enum Command {
         /// Seed of the graphs and of the query start nodes.
         #[arg(long, default_value_t = PAPER_SEED)]
         seed: u64,
-        /// Output file.
-        #[arg(long, default_value = "results/scaling/scaling.json")]
+        /// Output file (default beside, never over, the committed measurement in
+        /// `results/scaling/`; pass `--out results/scaling/scaling.json` to publish one).
+        #[arg(long, default_value = "out/scaling/scaling.json")]
         out: PathBuf,
     },
 }
