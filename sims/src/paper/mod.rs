@@ -179,9 +179,10 @@ impl std::fmt::Debug for Row {
     }
 }
 
-/// One table of a paper.
-#[derive(Debug)]
-pub struct Table {
+/// One table of a paper: its header and rows of type `R` — [`Row`] as defined (paper
+/// value, reference value, extractor), or the rows `report` builds from them.
+#[derive(Debug, Clone)]
+pub struct Table<R = Row> {
     /// The paper it is in.
     pub paper: Paper,
     /// Its number in the paper.
@@ -195,13 +196,57 @@ pub struct Table {
     /// What the value columns mean.
     pub columns: String,
     /// Rows.
-    pub rows: Vec<Row>,
+    pub rows: Vec<R>,
 }
 
-impl Table {
+/// A table row with a label (the first column).
+pub trait Labelled {
+    /// The row's label.
+    fn label(&self) -> &str;
+}
+
+impl Labelled for Row {
+    fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl<R> Table<R> {
     /// The row with this label.
-    pub fn row(&self, label: &str) -> Option<&Row> {
-        self.rows.iter().find(|r| r.label == label)
+    pub fn row(&self, label: &str) -> Option<&R>
+    where
+        R: Labelled,
+    {
+        self.rows.iter().find(|r| r.label() == label)
+    }
+
+    /// The same table with every row mapped by `f`.
+    pub fn map_rows<S>(self, f: impl FnMut(&R) -> S) -> Table<S> {
+        Table {
+            paper: self.paper,
+            number: self.number,
+            title: self.title,
+            command: self.command,
+            figure: self.figure,
+            columns: self.columns,
+            rows: self.rows.iter().map(f).collect(),
+        }
+    }
+
+    /// `Table 8` (OpenClawBrain, the reference program's paper) or `CrabPath Table 8`.
+    pub fn name(&self) -> String {
+        match self.paper {
+            Paper::OpenClawBrain => format!("Table {}", self.number),
+            other => format!("{} Table {}", other.name(), self.number),
+        }
+    }
+
+    /// File stem of its CSV: `table_08`, or `crabpath_table_08`.
+    pub fn csv_stem(&self) -> String {
+        match self.paper {
+            Paper::OpenClawBrain => format!("table_{:02}", self.number),
+            other => format!("{}_table_{:02}", other.name().to_lowercase(), self.number),
+        }
     }
 }
 

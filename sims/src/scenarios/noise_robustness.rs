@@ -16,7 +16,6 @@ use crabpath::{
 };
 use serde_json::{json, Map, Value};
 
-use super::common::default_content;
 use super::forced_graph::{self, SimRng};
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, join, mean_ci, yes_no};
@@ -34,22 +33,16 @@ const CLAIM_MAX_LEVEL: f64 = 0.2;
 const CLAIM_MIN_RATE: f64 = 0.9;
 
 fn ids() -> Vec<String> {
-    let mut v: Vec<String> = ["query_node", "inspect", "validate", "approve", "ship"]
-        .map(String::from)
-        .to_vec();
-    v.extend((0..10).map(|i| format!("detour_{i:02}")));
-    v
+    forced_graph::node_ids(
+        &["query_node", "inspect", "validate", "approve", "ship"],
+        "detour",
+        10,
+    )
 }
 
 /// The graph of one noise level (the reference builds it afresh with the same seed).
 pub fn build(profile: Profile, seed: u64) -> Result<Graph> {
-    forced_graph::build(
-        &ids(),
-        default_content,
-        PATH_LEN,
-        TARGETS,
-        &mut SimRng::for_profile(profile, seed, 0),
-    )
+    forced_graph::build_scenario(&ids(), PATH_LEN, TARGETS, profile, seed)
 }
 
 /// Whether a traversal followed exactly the 4 correct transitions.

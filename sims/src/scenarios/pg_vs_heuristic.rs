@@ -16,8 +16,7 @@ use crabpath::{
 };
 use serde_json::{json, Map, Value};
 
-use super::common::default_content;
-use super::forced_graph::{self, SimRng};
+use super::forced_graph;
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, join, mean_ci, num, opt, seed_stats, signed};
 use crate::paper::{sim_table, Card, Claim, Paper, Row};
@@ -30,17 +29,16 @@ const PATH_LEN: usize = 5;
 const TARGETS: usize = 8;
 
 fn ids() -> Vec<String> {
-    let mut v: Vec<String> = ["start_task", "prepare", "compile", "deploy", "verify"]
-        .map(String::from)
-        .to_vec();
-    v.extend((0..15).map(|i| format!("aux_{i:02}")));
-    v
+    forced_graph::node_ids(
+        &["start_task", "prepare", "compile", "deploy", "verify"],
+        "aux",
+        15,
+    )
 }
 
 /// The graph of one variant (the reference reseeds before every build).
 pub fn build(profile: Profile, seed: u64) -> Result<Graph> {
-    let mut rng = SimRng::for_profile(profile, seed, 0);
-    forced_graph::build(&ids(), default_content, PATH_LEN, TARGETS, &mut rng)
+    forced_graph::build_scenario(&ids(), PATH_LEN, TARGETS, profile, seed)
 }
 
 #[derive(Clone, Copy, PartialEq)]

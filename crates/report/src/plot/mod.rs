@@ -65,6 +65,25 @@ pub fn color(i: usize) -> RGBColor {
 /// Grid line colour.
 pub const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
 
+/// The axis descriptions, label fonts and light grid every chart with axes uses.
+pub fn axes<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+    x_label: &str,
+    y_label: &str,
+) -> &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+    DB: DrawingBackend,
+{
+    mesh.x_desc(x_label)
+        .y_desc(y_label)
+        .axis_desc_style((FAMILY, size::LABEL))
+        .label_style((FAMILY, size::TICK))
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+}
+
 /// Where a legend goes (or none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Legend {

@@ -49,29 +49,12 @@ pub struct Row {
     pub note: String,
 }
 
-/// A built table.
-#[derive(Debug, Clone)]
-pub struct Table {
-    /// The paper it is in.
-    pub paper: Paper,
-    /// Number in the paper.
-    pub number: u32,
-    /// Caption.
-    pub title: String,
-    /// Command.
-    pub command: String,
-    /// Figure.
-    pub figure: Option<String>,
-    /// Column meaning.
-    pub columns: String,
-    /// Rows.
-    pub rows: Vec<Row>,
-}
+/// A built table: the definition's header with [`Row`]s.
+pub type Table = sims::paper::Table<Row>;
 
-impl Table {
-    /// The row with this label.
-    pub fn row(&self, label: &str) -> Option<&Row> {
-        self.rows.iter().find(|r| r.label == label)
+impl sims::paper::Labelled for Row {
+    fn label(&self) -> &str {
+        &self.label
     }
 }
 
@@ -160,34 +143,8 @@ pub fn specs() -> Vec<TableSpec> {
 pub fn build_all(results: &Results) -> Vec<Table> {
     specs()
         .into_iter()
-        .map(|t| Table {
-            paper: t.paper,
-            number: t.number,
-            title: t.title,
-            command: t.command,
-            figure: t.figure,
-            columns: t.columns,
-            rows: t.rows.iter().map(|r| build_row(r, results)).collect(),
-        })
+        .map(|t| t.map_rows(|r| build_row(r, results)))
         .collect()
-}
-
-impl Table {
-    /// `Table 8` (OpenClawBrain, the reference program's paper) or `CrabPath Table 8`.
-    pub fn name(&self) -> String {
-        match self.paper {
-            Paper::OpenClawBrain => format!("Table {}", self.number),
-            other => format!("{} Table {}", other.name(), self.number),
-        }
-    }
-
-    /// File stem of its CSV: `table_08`, or `crabpath_table_08`.
-    pub fn csv_stem(&self) -> String {
-        match self.paper {
-            Paper::OpenClawBrain => format!("table_{:02}", self.number),
-            other => format!("{}_table_{:02}", other.name().to_lowercase(), self.number),
-        }
-    }
 }
 
 /// `—` for an absent value.
