@@ -34,7 +34,7 @@ fn figures_and_tables_are_deterministic_and_checkable() {
     };
     let mut notes = Notes::default();
     let figs = report::render_figures(&paths, &mut notes).unwrap();
-    // 15 sims × (PNG + SVG + ≥ 1 CSV).
+    // 15 sims × (PNG + SVGZ + CSV).
     let pngs = figs
         .iter()
         .filter(|a| a.path.extension().is_some_and(|x| x == "png"))
@@ -56,7 +56,7 @@ fn figures_and_tables_are_deterministic_and_checkable() {
 
     let managed = [Managed {
         dir: paths.out.clone(),
-        extensions: &["png", "svg", "csv"],
+        extensions: &["png", "svgz", "csv"],
     }];
     let mut all = figs.clone();
     all.extend(tabs.clone());

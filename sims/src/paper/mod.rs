@@ -282,7 +282,7 @@ pub struct Card {
     /// The paper's claims it backs (`REPRODUCE.md`).
     pub claims: Vec<Claim>,
     /// Figure stems the `report` crate draws from each of its documents
-    /// (`figures/<profile>/<stem>.png`, `.svg`).
+    /// (`figures/<profile>/<stem>.png`, `.svgz`).
     pub figures: &'static [&'static str],
     /// The verdict the reference runner (`sims/run_all.py`) printed for it.
     pub reference_verdict: Verdict,

@@ -1,7 +1,8 @@
 //! Figure model and rendering: a [`Figure`] is a grid of [`Panel`]s, rendered to PNG
 //! (plotters' bitmap backend + the bundled font, encoded with fixed settings) and to
-//! SVG, and exported as CSV (one file per panel, tidy columns) so that the data behind
-//! every figure can be re-plotted elsewhere.
+//! SVG (stored gzip-compressed as `.svgz`, which vector editors open directly), and
+//! exported as CSV (one file per figure, tidy columns) so that the data behind every
+//! figure can be re-plotted elsewhere.
 //!
 //! Rendering is deterministic: no timestamps, no hash-map iteration, fixed encoder
 //! settings; the same figure gives the same bytes.
@@ -215,7 +216,7 @@ pub fn slug(s: &str) -> String {
 /// A figure: panels on a grid, an optional overall title, a pixel size.
 #[derive(Debug, Clone)]
 pub struct Figure {
-    /// File stem (`deploy_pipeline` → `deploy_pipeline.png`, `.svg`, `.csv`).
+    /// File stem (`deploy_pipeline` → `deploy_pipeline.png`, `.svgz`, `.csv`).
     pub stem: String,
     /// Width and height in pixels.
     pub size: (u32, u32),
@@ -284,6 +285,22 @@ impl Figure {
         Ok(text.into_bytes())
     }
 
+    /// The SVG, gzip-compressed (`.svgz`): level 9, no file name, modification time 0
+    /// and OS byte 255 in the header, so the bytes depend on the drawing only.
+    pub fn svgz(&self) -> Result<Vec<u8>> {
+        use std::io::Write;
+        let svg = self.svg()?;
+        let mut gz = flate2::GzBuilder::new()
+            .mtime(0)
+            .operating_system(255)
+            .write(Vec::new(), flate2::Compression::best());
+        gz.write_all(&svg)
+            .and_then(|()| gz.try_finish())
+            .with_context(|| format!("compressing {}.svgz", self.stem))?;
+        gz.finish()
+            .with_context(|| format!("compressing {}.svgz", self.stem))
+    }
+
     /// `(file name, bytes)` of the CSV export, one file `<stem>.csv` per figure: a
     /// single panel's table as it is; for several panels a `panel` column (the panel's
     /// slug, `panel<i>` when untitled) followed by the union of the panels' columns in
@@ -337,7 +354,7 @@ impl Figure {
         Ok((name, csv_bytes(&rows)?))
     }
 
-    /// PNG and SVG under `<out>/<dir>/`, CSVs under `<out>/csv/<dir>/`.
+    /// PNG and SVGZ under `<out>/<dir>/`, CSVs under `<out>/csv/<dir>/`.
     pub fn artifacts(&self, out: &Path, dir: &str) -> Result<Vec<Artifact>> {
         let mut arts = vec![
             Artifact::new(
@@ -345,8 +362,8 @@ impl Figure {
                 self.png()?,
             ),
             Artifact::new(
-                out.join(dir).join(format!("{}.svg", self.stem)),
-                self.svg()?,
+                out.join(dir).join(format!("{}.svgz", self.stem)),
+                self.svgz()?,
             ),
         ];
         let (name, bytes) = self.csv()?;
