@@ -1,6 +1,7 @@
 //! Claim verdicts exactly as the reference's `sims/run_all.py` computes them
-//! (`_extract_claim`), its summary column (`_summary_value`), and the documented reasons
-//! for the reference's FAIL / N/A verdicts (REPRODUCE.md discrepancies S3–S6).
+//! (`_extract_claim`), and its summary column (`_summary_value`). The reference's verdict
+//! on each simulation, and why it is not PASS, are on the simulation's card
+//! ([`crate::paper::Card`]).
 
 use std::fmt;
 
@@ -34,51 +35,61 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Every boolean the reference runner collects from a `claim` value (reference
-/// `sims/run_all.py::_extract_claim`):
-/// for a map, its `met` value if boolean, all its values if *all* of them are
-/// booleans, then recursively every value; lists element-wise; a bare boolean itself.
-/// Booleans may be collected more than once; only their conjunction matters.
-pub fn collect_booleans(claim: &Value) -> Vec<bool> {
+/// Every boolean inside a `claim` value with its path (`claim.a.b[2]`), in document
+/// order — one walk for the verdict and for naming what failed.
+///
+/// The reference's `_extract_claim` collects, for a map, its `met` value, all its values
+/// if they are all booleans, then recursively every value (lists element-wise, a bare
+/// boolean itself), so a boolean may be collected several times; since only the
+/// conjunction matters, that is exactly "every boolean anywhere inside `claim`".
+pub fn booleans(claim: &Value) -> Vec<(String, bool)> {
+    fn walk(v: &Value, path: String, out: &mut Vec<(String, bool)>) {
+        match v {
+            Value::Bool(b) => out.push((path, *b)),
+            Value::Object(m) => {
+                for (k, x) in m {
+                    walk(x, format!("{path}.{k}"), out);
+                }
+            }
+            Value::Array(xs) => {
+                for (i, x) in xs.iter().enumerate() {
+                    walk(x, format!("{path}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
     let mut out = Vec::new();
-    walk(claim, &mut out);
+    walk(claim, "claim".into(), &mut out);
     out
 }
 
-fn walk(v: &Value, out: &mut Vec<bool>) {
-    match v {
-        Value::Bool(b) => out.push(*b),
-        Value::Object(map) => {
-            if let Some(Value::Bool(met)) = map.get("met") {
-                out.push(*met);
-            }
-            if map.values().all(Value::is_boolean) {
-                out.extend(map.values().filter_map(Value::as_bool));
-            }
-            for x in map.values() {
-                walk(x, out);
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
-        _ => {}
-    }
-}
-
-/// The verdict of a result document: N/A without a top-level `claim` key or without
-/// any boolean in it, else PASS iff all collected booleans are true (informational
-/// booleans count too).
+/// The verdict of a result document as reference `sims/run_all.py` computes it: N/A
+/// without a top-level `claim` key or without any boolean in it, else PASS iff every
+/// boolean inside it is true (informational booleans count too).
 pub fn verdict(doc: &Value) -> Verdict {
     let Some(claim) = doc.get("claim") else {
         return Verdict::NotApplicable;
     };
-    let bools = collect_booleans(claim);
+    let bools = booleans(claim);
     if bools.is_empty() {
         Verdict::NotApplicable
-    } else if bools.iter().all(|&b| b) {
+    } else if bools.iter().all(|(_, b)| *b) {
         Verdict::Pass
     } else {
         Verdict::Fail
     }
+}
+
+/// Paths of the booleans inside `claim` that are false.
+pub fn false_claims(doc: &Value) -> Vec<String> {
+    doc.get("claim")
+        .map(booleans)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, b)| !b)
+        .map(|(p, _)| p)
+        .collect()
 }
 
 fn at<'a>(doc: &'a Value, path: &[&str]) -> Option<&'a Value> {
@@ -104,17 +115,17 @@ fn py_str(v: Option<&Value>) -> String {
     }
 }
 
-/// The reference runner's summary column (reference `sims/run_all.py::_summary_value`)
-/// for the document of sim
-/// `name` (file stem); `-` where the runner prints none.
-pub fn summary(name: &str, doc: &Value) -> String {
+/// The reference runner's summary column (reference `sims/run_all.py::_summary_value`),
+/// dispatching like it on the document's `simulation` field; `-` where it prints none.
+pub fn summary(doc: &Value) -> String {
     if doc.get("final_health").is_some() {
         return format!(
             "dormant={}",
             fixed(at(doc, &["final_health", "dormant_pct"]), 3)
         );
     }
-    match name {
+    let simulation = doc.get("simulation").and_then(Value::as_str).unwrap_or("");
+    match simulation {
         "edge_damping" => format!(
             "dr={} ur={}",
             py_str(at(doc, &["damped", "reached_D"])),
@@ -149,51 +160,13 @@ pub fn summary(name: &str, doc: &Value) -> String {
                 1
             )
         ),
-        "forgetting" => format!(
+        "selective_forgetting" => format!(
             "dormant={}",
             fixed(at(doc, &["final_tier_distribution", "dormant_pct"]), 3)
         ),
         "domain_separation" => format!("cross={}", py_str(doc.get("final_cross_file_edge_count"))),
         _ => "-".into(),
     }
-}
-
-/// Why the reference's verdict for `name` is not PASS (REPRODUCE.md discrepancies S3–S6),
-/// if it is not.
-pub fn reference_reason(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "pg_vs_heuristic" => {
-            "pg_conservation_near_zero: the chosen edges saturate at the +1.0 clip from Q5, \
-             so Σ PG deltas = −28.40, not ≈ 0 (claim wrong for the implementation; discrepancy S3)"
-        }
-        "merge_compression" => {
-            "merge_reduces_context: merged content = A + \"\\n\\n\" + B, exactly the \
-             two-node context (232 chars), so it can never drop (claim wrong by construction; discrepancy S4)"
-        }
-        "structural_vs_edge_only" => {
-            "full_maintenance_lowest_cost compares context chars: full 108 534 vs edge-only \
-             99 750; the paper's −12 % is summed nodes fired (1 815 → 1 598) (discrepancy S5)"
-        }
-        "noise_robustness" => "no `claim` key in the JSON, no check defined (discrepancy S6)",
-        "scaling_analysis" => {
-            "no `claim` key; summary.is_sublinear_time_growth is outside `claim` and \
-             timing-noise dependent (discrepancy S6)"
-        }
-        _ => return None,
-    })
-}
-
-/// The verdicts the reference produced (the output of reference `sims/run_all.py`), by
-/// sim file stem.
-pub fn reference_verdict(name: &str) -> Option<Verdict> {
-    Some(match name {
-        "pg_vs_heuristic" | "merge_compression" | "structural_vs_edge_only" => Verdict::Fail,
-        "noise_robustness" | "scaling_analysis" => Verdict::NotApplicable,
-        "deploy_pipeline" | "negation" | "context_reduction" | "prune_health"
-        | "static_vs_learning" | "forgetting" | "edge_damping" | "domain_separation"
-        | "brain_death" | "individuation" => Verdict::Pass,
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
@@ -221,22 +194,24 @@ mod tests {
     #[test]
     fn met_and_nested() {
         let doc = json!({"claim": {"a": {"from": 0.27, "to": 1.0, "met": true}}});
-        assert_eq!(collect_booleans(&doc["claim"]), vec![true, true]);
+        assert_eq!(booleans(&doc["claim"]), [("claim.a.met".to_string(), true)]);
         assert_eq!(verdict(&doc), Verdict::Pass);
         let doc = json!({"claim": {"a": {"value": 1, "met": false}, "b": true}});
         assert_eq!(verdict(&doc), Verdict::Fail);
     }
 
     #[test]
-    fn all_boolean_map_values_are_added_and_recursed() {
-        // {"x": true, "y": false}: all values boolean → both added, then both again by
-        // recursion.
-        let doc = json!({"claim": {"x": true, "y": false}});
+    fn every_boolean_once_with_its_path() {
+        let doc = json!({"claim": {"x": true, "y": [1, {"z": false}]}});
         assert_eq!(
-            collect_booleans(&doc["claim"]),
-            vec![true, false, true, false]
+            booleans(&doc["claim"]),
+            [
+                ("claim.x".to_string(), true),
+                ("claim.y[1].z".to_string(), false)
+            ]
         );
         assert_eq!(verdict(&doc), Verdict::Fail);
+        assert_eq!(false_claims(&doc), ["claim.y[1].z"]);
     }
 
     #[test]
@@ -267,12 +242,13 @@ mod tests {
 
     #[test]
     fn summary_column() {
-        let doc = json!({"damped": {"reached_D": true}, "undamped": {"reached_D": false}});
-        assert_eq!(summary("edge_damping", &doc), "dr=True ur=False");
-        let doc = json!({"final_health": {"dormant_pct": 0.975}});
-        assert_eq!(summary("brain_death", &doc), "dormant=0.975");
-        let doc = json!({"claim": {"reduction_to_few_nodes": {"from_query1": 30, "to_last_10_avg": 2.6}}});
-        assert_eq!(summary("context_reduction", &doc), "30.0->2.6");
-        assert_eq!(summary("static_vs_learning", &json!({})), "-");
+        let doc = json!({"simulation": "edge_damping", "damped": {"reached_D": true}, "undamped": {"reached_D": false}});
+        assert_eq!(summary(&doc), "dr=True ur=False");
+        let doc =
+            json!({"simulation": "brain_death_recovery", "final_health": {"dormant_pct": 0.975}});
+        assert_eq!(summary(&doc), "dormant=0.975");
+        let doc = json!({"simulation": "context_reduction", "claim": {"reduction_to_few_nodes": {"from_query1": 30, "to_last_10_avg": 2.6}}});
+        assert_eq!(summary(&doc), "30.0->2.6");
+        assert_eq!(summary(&json!({"simulation": "static_vs_learning"})), "-");
     }
 }

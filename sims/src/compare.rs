@@ -1,14 +1,14 @@
 //! Field-by-field comparison of two JSON documents with a path report, used by
-//! `sims check` and by the test that compares paper-profile outputs with the reference
+//! `sims check` and by the tests that compare paper-profile outputs with the reference
 //! files.
 //!
 //! Everything is compared exactly — numbers by their Python `repr` (so `1` ≠ `1.0` and
 //! `0.0` ≠ `-0.0`, as the printed files would differ), object keys including their
-//! order — except **timing fields**: a key whose name contains one of
-//! [`TIMING_KEY_PATTERNS`] (`time`, `_ms`, `elapsed`) only has to exist on both sides
-//! with the same JSON type. The reference README names `avg_traversal_ms`,
-//! `time_ratio` and `is_sublinear_time_growth` (scaling_analysis) as its only
-//! non-deterministic fields; all three match these patterns.
+//! order — except the **timing fields** a simulation declares
+//! ([`crate::sim::Simulation::timing_fields`]): an exact list of key paths such as
+//! `average_nodes_fired_by_size[*].avg_traversal_ms` (`[*]` = any array index). A timing
+//! field only has to exist on both sides with the same JSON type (numbers: int or
+//! float); everything else, however it is named, is compared exactly.
 
 use std::fmt;
 
@@ -16,12 +16,23 @@ use serde_json::Value;
 
 use crate::pyjson;
 
-/// Substrings that mark a key as a timing field (compared by presence and type only).
-pub const TIMING_KEY_PATTERNS: &[&str] = &["time", "_ms", "elapsed"];
-
-/// Whether `key` names a timing field.
-pub fn is_timing_key(key: &str) -> bool {
-    TIMING_KEY_PATTERNS.iter().any(|p| key.contains(p))
+/// `path` with every array index written as `[*]`: `a[3].b[0]` → `a[*].b[*]`, the form
+/// timing-field lists are written in.
+pub fn generic_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_index = false;
+    for c in path.chars() {
+        match c {
+            '[' => {
+                in_index = true;
+                out.push_str("[*]");
+            }
+            ']' if in_index => in_index = false,
+            _ if in_index => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// One difference: where, and the two values (compact, truncated text).
@@ -43,25 +54,32 @@ impl fmt::Display for Difference {
 
 /// Options of [`compare_with`].
 #[derive(Debug, Clone, Copy)]
-pub struct CompareOptions {
-    /// Treat keys matching [`TIMING_KEY_PATTERNS`] as timing fields.
-    pub tolerate_timing: bool,
+pub struct CompareOptions<'a> {
+    /// Key paths compared by presence and type only (`a.b[*].c`; see [`generic_path`]).
+    pub timing_fields: &'a [&'a str],
     /// Stop after this many differences (the report says how many more were cut).
     pub max_differences: usize,
 }
 
-impl Default for CompareOptions {
+impl Default for CompareOptions<'_> {
     fn default() -> Self {
         CompareOptions {
-            tolerate_timing: true,
+            timing_fields: &[],
             max_differences: 200,
         }
     }
 }
 
-/// [`compare_with`] with default options (timing fields tolerated).
-pub fn compare(stored: &Value, fresh: &Value) -> Vec<Difference> {
-    compare_with(stored, fresh, CompareOptions::default())
+/// [`compare_with`] with the given timing fields and the default difference limit.
+pub fn compare(stored: &Value, fresh: &Value, timing_fields: &[&str]) -> Vec<Difference> {
+    compare_with(
+        stored,
+        fresh,
+        CompareOptions {
+            timing_fields,
+            ..Default::default()
+        },
+    )
 }
 
 /// All differences between `stored` and `fresh`, in document order.
@@ -165,7 +183,7 @@ fn walk(
         (Value::Object(ma), Value::Object(mb)) => {
             for (k, va) in ma {
                 let p = join_key(path, k);
-                let t = timing || (opts.tolerate_timing && is_timing_key(k));
+                let t = timing || opts.timing_fields.contains(&generic_path(&p).as_str());
                 match mb.get(k) {
                     Some(vb) => walk(va, vb, &p, t, opts, out, cut),
                     None => push(out, cut, opts, &p, render(va), "<missing>".into()),
@@ -232,14 +250,14 @@ mod tests {
     #[test]
     fn equal_documents() {
         let v = json!({"a": [1, 2.5, {"b": null}], "c": "x"});
-        assert!(compare(&v, &v).is_empty());
+        assert!(compare(&v, &v, &[]).is_empty());
     }
 
     #[test]
     fn reports_paths() {
         let a = json!({"a": [1, 2.5, {"b": null}], "c": "x", "gone": 1});
         let b = json!({"a": [1, 2.6, {"b": true}], "c": "x", "new": 2});
-        let d: Vec<String> = compare(&a, &b).iter().map(|d| d.to_string()).collect();
+        let d: Vec<String> = compare(&a, &b, &[]).iter().map(|d| d.to_string()).collect();
         assert_eq!(
             d,
             [
@@ -255,7 +273,7 @@ mod tests {
     fn int_vs_float_and_length_and_order() {
         let a = json!({"x": 1, "l": [1, 2], "o": {"p": 1, "q": 2}});
         let b = json!({"x": 1.0, "l": [1], "o": {"q": 2, "p": 1}});
-        let d: Vec<String> = compare(&a, &b).iter().map(|d| d.to_string()).collect();
+        let d: Vec<String> = compare(&a, &b, &[]).iter().map(|d| d.to_string()).collect();
         assert_eq!(
             d,
             [
@@ -267,17 +285,38 @@ mod tests {
     }
 
     #[test]
-    fn timing_fields_tolerated() {
+    fn timing_fields_are_exact_paths() {
+        const TIMING: &[&str] = &[
+            "sizes[*].avg_traversal_ms",
+            "summary.is_sublinear_time_growth",
+            "time_ratio",
+        ];
         let a = json!({"sizes": [{"avg_traversal_ms": 0.14, "n": 5}], "summary": {"is_sublinear_time_growth": false}, "time_ratio": 1});
         let b = json!({"sizes": [{"avg_traversal_ms": 0.02, "n": 5}], "summary": {"is_sublinear_time_growth": true}, "time_ratio": 1.7});
-        assert!(compare(&a, &b).is_empty());
-        let strict = CompareOptions {
-            tolerate_timing: false,
-            ..Default::default()
-        };
-        assert_eq!(compare_with(&a, &b, strict).len(), 3);
+        assert!(compare(&a, &b, TIMING).is_empty());
+        assert_eq!(compare(&a, &b, &[]).len(), 3);
         // A type change in a timing field is still reported.
         let c = json!({"sizes": [{"avg_traversal_ms": "fast", "n": 5}], "summary": {"is_sublinear_time_growth": true}, "time_ratio": 1.7});
-        assert_eq!(compare(&a, &c).len(), 1);
+        assert_eq!(compare(&a, &c, TIMING).len(), 1);
+        // A key that merely looks like timing is compared exactly.
+        let a = json!({"edge_weights_over_time": [{"w": 0.5}], "elapsed_ms": 1});
+        let b = json!({"edge_weights_over_time": [{"w": 0.6}], "elapsed_ms": 2});
+        let d: Vec<String> = compare(&a, &b, TIMING)
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        assert_eq!(
+            d,
+            [
+                "edge_weights_over_time[0].w: 0.5 → 0.6",
+                "elapsed_ms: 1 → 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn generic_paths() {
+        assert_eq!(generic_path("a[3].b[10].c"), "a[*].b[*].c");
+        assert_eq!(generic_path("time_ratio"), "time_ratio");
     }
 }

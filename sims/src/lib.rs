@@ -8,6 +8,8 @@
 //!
 //! * [`sim::Simulation`] — the trait each scenario implements (one file per sim under
 //!   `src/scenarios/`), [`scenarios::registry`] — the list, in run_all order.
+//! * [`paper`] — each simulation's card: paper tables and values, summary rows, claims,
+//!   figures, the reference's verdict (read by `sims claims` and the `report` crate).
 //! * [`claims`] — verdicts exactly as reference `sims/run_all.py`.
 //! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte (the core's
 //!   [`crabpath::pyjson`], re-exported).
@@ -24,6 +26,7 @@
 pub mod alloc;
 pub mod claims;
 pub mod compare;
+pub mod paper;
 pub mod predicate;
 pub use crabpath::pyjson;
 pub mod reference;

@@ -7,6 +7,7 @@
 //!             [--threads N] [--out DIR] [--shard I/N]
 //! sims merge  PARTIAL... [--out DIR]
 //! sims check  [--dir DIR] [--profile ...]... [--sim NAME]... [--threads N]
+//!             [--fresh-dir DIR] [--update]
 //! sims claims [--dir DIR] [--profile ...]...
 //! sims scaling [--sizes N,N,...] [--series NAME]... [--queries Q] [--batch B]
 //!             [--warmup W] [--seed S] [--out FILE]
@@ -68,7 +69,8 @@ impl From<ProfileArg> for Profile {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// List the simulations (implemented ones first, in run_all order).
+    /// List the simulations (registry order: the reference's run_all order first) with
+    /// the paper section, tables and figures each backs.
     List,
     /// Run simulations, write `<out>/<profile>/<sim>.json`, print the claims table.
     Run {
@@ -108,12 +110,14 @@ enum Command {
         #[arg(long, default_value = "results/sims")]
         out: PathBuf,
     },
-    /// Re-run in memory and compare with the stored files (exact, timing fields by
-    /// type only); corrected claims must have the predicate shape with consistent
-    /// `met`. Exits non-zero on any difference or missing file. Besides
+    /// Re-run every stored file (with its own seeds) and compare: exactly, except the
+    /// simulation's declared timing fields (by type); corrected claims must have the
+    /// predicate shape with consistent `met`. Prints one line per file (`ok`, or each
+    /// differing JSON path `stored → fresh`) and a summary; exits 1 on any difference
+    /// or missing file. Never writes into `--dir` unless `--update` is given. Besides
     /// `<dir>/<profile>/<sim>.json` (all required), every subdirectory of `<dir>` that
-    /// has `paper/` or `corrected/` inside (e.g. a `--seeds 1000` run kept in `results/sims/seeds-1000`) is checked
-    /// file by file.
+    /// has `paper/` or `corrected/` inside (e.g. a `--seeds 1000` run kept in
+    /// `results/sims/seeds-1000`) is checked file by file.
     Check {
         /// Directory holding `<profile>/<sim>.json`.
         #[arg(long, default_value = "results/sims")]
@@ -121,15 +125,25 @@ enum Command {
         /// Profile(s) to check (default: both).
         #[arg(long, value_enum)]
         profile: Vec<ProfileArg>,
-        /// Simulation(s) to check (default: all implemented).
+        /// Simulation(s) to check (default: all).
         #[arg(long = "sim", value_name = "NAME")]
         sims: Vec<String>,
         /// Worker threads (0 = one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Also write every fresh document under this directory, in the layout of
+        /// `--dir` (e.g. `out/sims/paper/negation.json`), for inspection or diffing.
+        #[arg(long, value_name = "DIR")]
+        fresh_dir: Option<PathBuf>,
+        /// Replace each stored file whose deterministic fields differ from the fresh run
+        /// by the fresh document (timing fields alone never trigger a rewrite); exit 0
+        /// unless something could not be checked.
+        #[arg(long)]
+        update: bool,
     },
     /// Print the PASS/FAIL/N-A table of stored results (a flat directory of
-    /// reference `<sim>_results.json` files is accepted too).
+    /// reference `<sim>_results.json` or `.json.gz` files, such as
+    /// `results/reference/sims`, is accepted too).
     Claims {
         /// Directory holding `<profile>/<sim>.json`, or the reference files.
         #[arg(long, default_value = "results/sims")]
@@ -163,8 +177,9 @@ enum Command {
         /// Seed of the graphs and of the query start nodes.
         #[arg(long, default_value_t = PAPER_SEED)]
         seed: u64,
-        /// Output file.
-        #[arg(long, default_value = "results/scaling/scaling.json")]
+        /// Output file (default beside, never over, the committed measurement in
+        /// `results/scaling/`; pass `--out results/scaling/scaling.json` to publish one).
+        #[arg(long, default_value = "out/scaling/scaling.json")]
         out: PathBuf,
     },
 }
@@ -238,8 +253,9 @@ fn profiles(args: &[ProfileArg]) -> Vec<Profile> {
 }
 
 fn select(names: &[String]) -> Result<Vec<&'static dyn Simulation>> {
+    let all = scenarios::registry();
     if names.is_empty() {
-        return Ok(scenarios::registry());
+        return Ok(all);
     }
     let mut out: Vec<&'static dyn Simulation> = Vec::new();
     for n in names {
@@ -247,17 +263,14 @@ fn select(names: &[String]) -> Result<Vec<&'static dyn Simulation>> {
         match scenarios::find(n) {
             Some(s) if !out.iter().any(|o| o.name() == s.name()) => out.push(s),
             Some(_) => {}
-            None if RUN_ALL_ORDER.contains(&n) => {
-                bail!("simulation `{n}` is not implemented yet (see `sims list`)")
-            }
             None => bail!(
                 "unknown simulation `{n}`; known: {}",
-                RUN_ALL_ORDER.join(", ")
+                all.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
             ),
         }
     }
-    // Keep run_all order whatever the command-line order.
-    out.sort_by_key(|s| RUN_ALL_ORDER.iter().position(|n| *n == s.name()));
+    // Keep registry order whatever the command-line order.
+    out.sort_by_key(|s| all.iter().position(|a| a.name() == s.name()));
     Ok(out)
 }
 
@@ -269,11 +282,17 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool> {
 }
 
 fn list() {
-    let sims = scenarios::registry();
-    let w_name = RUN_ALL_ORDER.iter().map(|n| n.len()).max().unwrap_or(3);
-    let w_ref = sims
+    let rows: Vec<(&str, bool, String, &str)> = scenarios::registry()
         .iter()
-        .map(|s| s.paper_ref().chars().count())
+        .map(|s| {
+            let card = s.card();
+            (s.name(), s.uses_rng(), card.paper_ref(), card.description)
+        })
+        .collect();
+    let w_name = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
+    let w_ref = rows
+        .iter()
+        .map(|r| r.2.chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -281,21 +300,12 @@ fn list() {
         "{:<w_name$}  {:<3}  {:<w_ref$}  description",
         "sim", "rng", "paper"
     );
-    for s in &sims {
-        let pad = w_ref.saturating_sub(s.paper_ref().chars().count());
+    for (name, rng, paper_ref, description) in &rows {
+        let pad = w_ref.saturating_sub(paper_ref.chars().count());
         println!(
-            "{:<w_name$}  {:<3}  {}{}  {}",
-            s.name(),
-            if s.uses_rng() { "yes" } else { "no" },
-            s.paper_ref(),
+            "{name:<w_name$}  {:<3}  {paper_ref}{}  {description}",
+            if *rng { "yes" } else { "no" },
             " ".repeat(pad),
-            s.description()
-        );
-    }
-    for n in scenarios::missing() {
-        println!(
-            "{n:<w_name$}  {:<3}  {:<w_ref$}  (not implemented yet)",
-            "?", "-"
         );
     }
 }
@@ -349,12 +359,7 @@ fn write_and_table(outputs: &[runner::Output], out: &Path) -> Result<ExitCode> {
     for o in outputs {
         let path = runner::write_output(out, o)?;
         eprintln!("wrote {}", path.display());
-        rows.push(runner::claim_row(
-            o.sim.name(),
-            o.profile.as_str(),
-            Some(o.sim),
-            Some(&o.doc),
-        ));
+        rows.push(runner::claim_row(o.sim, o.profile.as_str(), Some(&o.doc)));
     }
     runner::print_claims(&rows);
     Ok(ExitCode::SUCCESS)
@@ -386,10 +391,25 @@ fn result_sets(dir: &Path) -> Result<Vec<(PathBuf, bool)>> {
     Ok(sets)
 }
 
-fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) -> Result<ExitCode> {
+/// What `check` does besides comparing.
+struct CheckOutput<'a> {
+    /// Where fresh documents are written (same layout as the checked directory).
+    fresh_dir: Option<&'a Path>,
+    /// Replace stored files whose deterministic fields differ from a fresh run.
+    update: bool,
+}
+
+fn check(
+    dir: &Path,
+    profile: &[ProfileArg],
+    sims: &[String],
+    threads: usize,
+    output: CheckOutput,
+) -> Result<ExitCode> {
     let sims = select(sims)?;
     let profiles = profiles(profile);
     let mut problems = 0usize;
+    let (mut differing, mut updated) = (0usize, 0usize);
     let mut stored: Vec<(&'static dyn Simulation, Profile, PathBuf, Value)> = Vec::new();
     for (set, required) in result_sets(dir)? {
         for &p in &profiles {
@@ -432,20 +452,42 @@ fn check(dir: &Path, profile: &[ProfileArg], sims: &[String], threads: usize) ->
         let fresh =
             pool.install(|| runner::execute(&[*sim], &[*profile], |_, _| seeds.clone(), false))?;
         let fresh = fresh.into_iter().next().context("internal: no output")?;
-        let diffs = runner::diff(doc, &fresh.doc);
+        let text = sims::pyjson::to_string(&fresh.doc);
+        if let Some(fresh_dir) = output.fresh_dir {
+            let rel = path.strip_prefix(dir).unwrap_or(path);
+            runner::write_atomic(&fresh_dir.join(rel), &text)?;
+        }
+        let diffs = runner::diff(*sim, *profile, doc, &fresh.doc);
         if diffs.is_empty() {
             println!("{at}: ok");
+            continue;
         }
+        differing += 1;
         for d in &diffs {
             println!("{at}: {d}");
         }
-        problems += diffs.len();
+        if output.update {
+            runner::write_atomic(path, &text)?;
+            println!("{at}: updated from a fresh run");
+            updated += 1;
+        } else {
+            problems += diffs.len();
+        }
     }
+    println!(
+        "sims check: {} file(s), {} ok, {differing} differ{}",
+        stored.len(),
+        stored.len() - differing,
+        if output.update {
+            format!(", {updated} updated")
+        } else {
+            String::new()
+        }
+    );
     if problems > 0 {
         println!("{problems} problem(s)");
         Ok(ExitCode::FAILURE)
     } else {
-        println!("{} file(s) ok", stored.len());
         Ok(ExitCode::SUCCESS)
     }
 }
@@ -454,9 +496,17 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
-    let flat = RUN_ALL_ORDER
-        .iter()
-        .any(|n| dir.join(format!("{n}_results.json")).exists());
+    // A flat directory of reference files: `<sim>_results.json`, or compressed as in
+    // results/reference/sims.
+    let flat_file = |d: &Path, name: &str| {
+        let plain = d.join(format!("{name}_results.json"));
+        if plain.exists() {
+            plain
+        } else {
+            sims::reference::path(d, name)
+        }
+    };
+    let flat = RUN_ALL_ORDER.iter().any(|n| flat_file(dir, n).exists());
     let labels: Vec<(String, PathBuf)> = if flat {
         vec![("reference".into(), dir.to_path_buf())]
     } else {
@@ -465,23 +515,26 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
             .map(|p| (p.as_str().to_string(), dir.join(p.as_str())))
             .collect()
     };
+    // A flat directory holds the reference program's files: its own simulations only.
+    let sims = if flat {
+        scenarios::reference_group()
+    } else {
+        scenarios::registry()
+    };
     let mut rows: Vec<ClaimRow> = Vec::new();
     for (label, pdir) in &labels {
-        for name in RUN_ALL_ORDER {
-            let sim = scenarios::find(name);
+        for &sim in &sims {
             let path = if flat {
-                pdir.join(format!("{name}_results.json"))
+                flat_file(pdir, sim.name())
             } else {
-                pdir.join(format!("{name}.json"))
+                pdir.join(format!("{}.json", sim.name()))
             };
             if !path.exists() {
-                if sim.is_some() {
-                    rows.push(runner::claim_row(name, label, sim, None));
-                }
+                rows.push(runner::claim_row(sim, label, None));
                 continue;
             }
             let doc = runner::read_json(&path)?;
-            rows.push(runner::claim_row(name, label, sim, Some(&doc)));
+            rows.push(runner::claim_row(sim, label, Some(&doc)));
         }
     }
     runner::print_claims(&rows);
@@ -517,7 +570,18 @@ fn main() -> ExitCode {
             profile,
             sims,
             threads,
-        } => check(dir, profile, sims, *threads),
+            fresh_dir,
+            update,
+        } => check(
+            dir,
+            profile,
+            sims,
+            *threads,
+            CheckOutput {
+                fresh_dir: fresh_dir.as_deref(),
+                update: *update,
+            },
+        ),
         Command::Claims { dir, profile } => claims(dir, profile),
         Command::Scaling {
             sizes,

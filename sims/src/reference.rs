@@ -1,31 +1,29 @@
-//! Where the reference program's result files are (`<sim>_results.json` of reference
-//! `sims/*.py`), for
-//! the tests that compare with them.
+//! The reference program's result files: `<sim>_results.json` as written by reference
+//! `sims/*.py` (commit 134c676), committed gzip-compressed in [`DIR`] (its README gives
+//! the command and environment). The `paper` profile must reproduce every deterministic
+//! field of them ([`crate::sim::Simulation::timing_fields`] lists the others).
+//!
+//! Tests find the directory with `testdata::reference("sims")`.
 
 use std::path::{Path, PathBuf};
 
-/// Relative location of the reference results inside the shared material.
-const REL: &str = "shared/spec/reference-results/sims";
+use anyhow::Result;
+use serde_json::Value;
 
-/// `CRABPATH_REFERENCE_DIR` if set, else `shared/spec/reference-results/sims` in the
-/// nearest ancestor of this crate's source directory that has it; `None` (after a
-/// note on stderr naming the variable) when that directory does not exist.
-pub fn results_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("CRABPATH_REFERENCE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .ancestors()
-            .map(|a| a.join(REL))
-            .find(|d| d.is_dir())
-            .unwrap_or_else(|| PathBuf::from(REL)),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "reference directory {} not found; set CRABPATH_REFERENCE_DIR — test skipped",
-            dir.display()
-        );
-        None
-    }
+/// Where the repository keeps the reference result files, relative to its root.
+pub const DIR: &str = "results/reference/sims";
+
+/// `<dir>/<sim>_results.json.gz`.
+pub fn path(dir: &Path, sim: &str) -> PathBuf {
+    dir.join(format!("{sim}_results.json.gz"))
+}
+
+/// The reference's result file of `sim` as the script wrote it (decompressed text).
+pub fn text(dir: &Path, sim: &str) -> Result<String> {
+    crate::runner::read_text(&path(dir, sim))
+}
+
+/// The reference's result file of `sim`, parsed.
+pub fn load(dir: &Path, sim: &str) -> Result<Value> {
+    crate::runner::read_json(&path(dir, sim))
 }

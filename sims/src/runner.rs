@@ -8,7 +8,7 @@
 //! <reference>/negation_results.json` is empty for a matching sim.
 
 use std::fs;
-use std::io::Write;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -240,37 +240,35 @@ pub fn output_path(dir: &Path, profile: Profile, name: &str) -> PathBuf {
     dir.join(profile.as_str()).join(format!("{name}.json"))
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same directory, then a
-/// rename over the target.
+/// Writes `text` to `path` with the core's atomic write ([`crabpath::io::write_atomic`]:
+/// temporary file in the same directory, fsync, rename, fsync of the directory),
+/// creating the directory first if needed.
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .with_context(|| format!("{} has no parent directory", path.display()))?;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{} has no file name", path.display()))?
-        .to_string_lossy();
-    let tmp = dir.join(format!(".{file_name}.tmp.{}", std::process::id()));
-    let write = || -> Result<()> {
-        let mut f =
-            fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(text.as_bytes())
-            .and_then(|_| f.sync_all())
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        fs::rename(&tmp, path)
-            .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-    };
-    let r = write();
-    if r.is_err() {
-        let _ = fs::remove_file(&tmp);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    r
+    crabpath::io::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Reads and parses a stored result file.
+/// Reads a text file, decompressing it when its name ends in `.gz`.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut out)
+            .with_context(|| format!("decompressing {}", path.display()))?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", path.display()))
+}
+
+/// Reads and parses a stored result file (`.json`, or `.json.gz`).
 pub fn read_json(path: &Path) -> Result<Value> {
-    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = read_text(path)?;
     serde_json::from_str(&text).with_context(|| format!("parsing {} as JSON", path.display()))
 }
 
@@ -318,41 +316,12 @@ pub struct ClaimRow {
     pub note: String,
 }
 
-/// Paths (inside `claim`) of the booleans that are false.
-pub fn false_claims(doc: &Value) -> Vec<String> {
-    fn walk(v: &Value, path: String, out: &mut Vec<String>) {
-        match v {
-            Value::Bool(false) => out.push(path),
-            Value::Object(m) => {
-                for (k, x) in m {
-                    walk(x, format!("{path}.{k}"), out);
-                }
-            }
-            Value::Array(xs) => {
-                for (i, x) in xs.iter().enumerate() {
-                    walk(x, format!("{path}[{i}]"), out);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    if let Some(c) = doc.get("claim") {
-        walk(c, "claim".into(), &mut out);
-    }
-    out
-}
-
-/// The claims-table row of one document.
-pub fn claim_row(
-    name: &str,
-    profile: &str,
-    sim: Option<&dyn Simulation>,
-    doc: Option<&Value>,
-) -> ClaimRow {
-    let paper = sim
-        .map_or("(not implemented)", |s| s.paper_value())
-        .to_string();
+/// The claims-table row of `sim`'s document under the label `profile` (`None`: the
+/// file is missing).
+pub fn claim_row(sim: &dyn Simulation, profile: &str, doc: Option<&Value>) -> ClaimRow {
+    let card = sim.card();
+    let name = sim.name();
+    let paper = card.paper_values();
     let Some(doc) = doc else {
         return ClaimRow {
             name: name.into(),
@@ -369,10 +338,7 @@ pub fn claim_row(
     let measured = if harmonized {
         claim_measured(doc)
     } else {
-        match sim {
-            Some(s) => s.measured(doc),
-            None => claims::summary(name, doc),
-        }
+        sim.measured(doc)
     };
     let seed_share = doc.get("multi_seed").map(|m| {
         let verdicts = m.get("claim_verdicts").and_then(Value::as_array);
@@ -393,16 +359,13 @@ pub fn claim_row(
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
-        v => {
-            let reason = claims::reference_reason(name)
-                .filter(|_| claims::reference_verdict(name) == Some(v))
-                .map(str::to_string);
-            match (reason, v) {
-                (Some(r), _) => r,
-                (None, Verdict::Fail) => format!("false: {}", false_claims(doc).join(", ")),
-                (None, _) => "no boolean inside `claim` (or no `claim` key)".into(),
+        v => match card.reference_note.filter(|_| card.reference_verdict == v) {
+            Some(r) => r.to_string(),
+            None if v == Verdict::Fail => {
+                format!("false: {}", claims::false_claims(doc).join(", "))
             }
-        }
+            None => "no boolean inside `claim` (or no `claim` key)".into(),
+        },
     };
     ClaimRow {
         name: name.into(),
@@ -504,8 +467,13 @@ pub fn write_output(dir: &Path, o: &Output) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Compares stored and fresh documents; differences prefixed by nothing (callers add
-/// `sim:`).
-pub fn diff(stored: &Value, fresh: &Value) -> Vec<Difference> {
-    compare::compare(stored, fresh)
+/// Compares the stored and a fresh document of `sim` under `profile`, its timing fields
+/// by type only; differences prefixed by nothing (callers add the file).
+pub fn diff(
+    sim: &dyn Simulation,
+    profile: Profile,
+    stored: &Value,
+    fresh: &Value,
+) -> Vec<Difference> {
+    compare::compare(stored, fresh, sim.timing_fields(profile))
 }

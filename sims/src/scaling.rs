@@ -270,7 +270,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(Family, usize)) -> Result<St
     );
     ensure!(opts.queries > 0, "--queries must be positive");
     ensure!(
-        opts.batch > 0 && opts.queries % opts.batch == 0,
+        opts.batch > 0 && opts.queries.is_multiple_of(opts.batch),
         "--queries ({}) must be a positive multiple of --batch ({})",
         opts.queries,
         opts.batch

@@ -1,11 +1,13 @@
-//! The simulation trait. Each of the 15 simulation scripts of the reference (`sims/*.py`,
-//! commit 134c676) is one file under
-//! `src/scenarios/` implementing [`Simulation`], listed once in
-//! [`crate::scenarios::registry`].
+//! The simulation trait. Each simulation is one file under `src/scenarios/` implementing
+//! [`Simulation`] — its scenario and its [`Card`] (what the paper says about it) — and
+//! is listed once in [`crate::scenarios::registry`]. The reference program's 15
+//! simulation scripts (`sims/*.py`, commit 134c676) form the first group.
 
 use serde_json::Value;
 
 pub use crabpath::Profile;
+
+use crate::paper::Card;
 
 /// The seed of the reference: every RNG-built scenario uses `random.seed(42)` /
 /// `random.Random(42)` (reference `sims/*.py`). The paper profile always runs with it; the
@@ -22,41 +24,45 @@ pub struct Metric {
     pub pointer: &'static str,
 }
 
-/// One simulation script of the reference (`sims/<name>.py`, commit 134c676).
+/// One simulation: a scenario run under a profile, and what the paper says about it.
 ///
 /// To add a simulation: create `src/scenarios/<name>.rs` with a unit struct that
-/// implements this trait, add `mod <name>;` and the struct to
-/// [`crate::scenarios::registry`] (which keeps the order of reference `sims/run_all.py`), and run
-/// `cargo test -p sims` — the reference test compares its paper-profile output with
-/// `<name>_results.json` field by field.
+/// implements this trait — the scenario ([`Simulation::run`]) and its [`Card`] (paper
+/// tables, summary rows, claims, figures, the reference's verdict) — and add it to its
+/// group in [`crate::scenarios::groups`]; for each figure stem the card lists, `report`
+/// needs a builder. `cargo test --workspace` then checks the paper profile against the
+/// committed reference output (when the group has one), the card's reference values
+/// against the same files, and that every figure has a builder.
 pub trait Simulation: Send + Sync {
     /// File stem of the reference result file (`<name>_results.json`), e.g.
     /// `"deploy_pipeline"`; our output file is `<profile>/<name>.json`.
     fn name(&self) -> &'static str;
 
-    /// Paper section / table the simulation backs.
-    fn paper_ref(&self) -> &'static str;
-
-    /// One-line description of the scenario.
-    fn description(&self) -> &'static str;
-
     /// Whether the scenario draws from Python's `random` (`random.seed(42)` in the
-    /// reference script); only these
-    /// are run over several seeds.
+    /// reference script); only these are run over several seeds.
     fn uses_rng(&self) -> bool;
 
-    /// The paper's headline number(s) for the claims table.
-    fn paper_value(&self) -> &'static str;
+    /// What the paper says about the simulation and how to read our numbers for it.
+    fn card(&self) -> Card;
+
+    /// The key paths of this simulation's document under `profile` that hold wall-clock
+    /// measurements (`a.b[*].c`, see [`crate::compare::generic_path`]): compared by
+    /// presence and type only. Empty by default; everything else is compared exactly.
+    fn timing_fields(&self, profile: Profile) -> &'static [&'static str] {
+        let _ = profile;
+        &[]
+    }
 
     /// Metrics aggregated over seeds (RNG-dependent sims); empty by default.
     fn headline(&self) -> &'static [Metric] {
         &[]
     }
 
-    /// The measured value shown next to the paper's number: by default the reference
-    /// runner's summary column (reference `sims/run_all.py::_summary_value`).
+    /// The measured value `sims claims` shows beside the paper's numbers for a document
+    /// without a machine-checked predicate: by default the reference runner's summary
+    /// column ([`crate::claims::summary`]).
     fn measured(&self, doc: &Value) -> String {
-        crate::claims::summary(self.name(), doc)
+        crate::claims::summary(doc)
     }
 
     /// Runs the scenario and returns its JSON document, keys in construction order.

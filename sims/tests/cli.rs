@@ -202,7 +202,7 @@ fn check_passes_then_names_an_edited_number() {
     ];
     let out = ok(&check);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("5 file(s) ok"), "{text}");
+    assert!(text.contains("5 file(s), 5 ok, 0 differ"), "{text}");
 
     // Edit one stored number by hand.
     let path = base.join("corrected/negation.json");
@@ -233,5 +233,67 @@ fn check_passes_then_names_an_edited_number() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&path.display().to_string()), "{text}");
     assert!(text.contains("multi_seed.metrics"), "{text}");
+    let _ = fs::remove_dir_all(&base);
+}
+
+/// `check` compares every deterministic field, including the 50 snapshots of
+/// deploy_pipeline's `edge_weights_over_time` (a key whose name merely contains "time"):
+/// one edited weight in a copy of the committed file fails the check, naming its path.
+#[test]
+fn check_sees_an_edited_weight_in_edge_weights_over_time() {
+    let base = tmp("edge-weights");
+    let committed = testdata::committed("results/sims/paper/deploy_pipeline.json");
+    let copy = base.join("paper/deploy_pipeline.json");
+    fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    fs::copy(&committed, &copy).unwrap();
+    let dir = base.to_str().unwrap();
+    let check = [
+        "check",
+        "--dir",
+        dir,
+        "--profile",
+        "paper",
+        "--sim",
+        "deploy_pipeline",
+    ];
+    let out = ok(&check);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 file(s), 1 ok, 0 differ"));
+
+    // Query 20's weight of the last chain edge: 1.0 in the committed file.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&copy).unwrap()).unwrap();
+    let w = &mut doc["edge_weights_over_time"][19]["edge_weights"]["rollback->verify"];
+    assert_eq!(*w, serde_json::json!(1.0));
+    *w = serde_json::json!(0.99);
+    fs::write(&copy, sims::pyjson::to_string(&doc)).unwrap();
+    let out = sims(&check);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "{}: edge_weights_over_time[19].edge_weights.rollback->verify: 0.99 → 1.0",
+            copy.display()
+        )),
+        "{text}"
+    );
+
+    // Fresh documents go to --fresh-dir; the stored file is left alone.
+    let edited = fs::read(&copy).unwrap();
+    let fresh = base.join("fresh");
+    let mut with_fresh = check.to_vec();
+    with_fresh.extend(["--fresh-dir", fresh.to_str().unwrap()]);
+    assert_eq!(sims(&with_fresh).status.code(), Some(1));
+    assert_eq!(fs::read(&copy).unwrap(), edited);
+    assert_eq!(
+        fs::read(fresh.join("paper/deploy_pipeline.json")).unwrap(),
+        fs::read(&committed).unwrap()
+    );
+    // Only --update replaces it, with the fresh run.
+    let mut update = check.to_vec();
+    update.push("--update");
+    let out = ok(&update);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 differ, 1 updated"));
+    assert_eq!(fs::read(&copy).unwrap(), fs::read(&committed).unwrap());
+    ok(&check);
     let _ = fs::remove_dir_all(&base);
 }

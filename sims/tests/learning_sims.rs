@@ -10,10 +10,9 @@ use sims::scenarios::find;
 use sims::scenarios::forced_graph::{self, SimRng};
 use sims::sim::{Profile, PAPER_SEED};
 
-fn reference(name: &str) -> Option<Value> {
-    let dir = sims::reference::results_dir()?;
-    let text = std::fs::read_to_string(dir.join(format!("{name}_results.json"))).ok()?;
-    Some(serde_json::from_str(&text).expect("reference parses"))
+/// The committed reference result file of `name` (results/reference/sims).
+fn reference(name: &str) -> Value {
+    sims::reference::load(&testdata::reference("sims"), name).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 fn run(name: &str, profile: Profile, seed: u64) -> Value {
@@ -24,11 +23,13 @@ fn run(name: &str, profile: Profile, seed: u64) -> Value {
 }
 
 fn paper_matches(name: &str) {
-    let Some(want) = reference(name) else {
-        eprintln!("reference files not found; {name} skipped");
-        return;
-    };
-    let diffs = compare(&want, &run(name, Profile::Paper, PAPER_SEED));
+    let want = reference(name);
+    let sim = find(name).unwrap_or_else(|| panic!("{name} not registered"));
+    let diffs = compare(
+        &want,
+        &run(name, Profile::Paper, PAPER_SEED),
+        sim.timing_fields(Profile::Paper),
+    );
     assert!(
         diffs.is_empty(),
         "{name}:\n{}",
@@ -212,9 +213,9 @@ fn corrected_claims_are_predicates() {
         let all = preds.iter().all(|(_, p)| p["met"] == true);
         assert_eq!(doc["claim"]["met"].as_bool(), Some(all), "{name}");
         assert_eq!(
-            sims::claims::collect_booleans(&doc["claim"])
+            sims::claims::booleans(&doc["claim"])
                 .iter()
-                .all(|&b| b),
+                .all(|(_, b)| *b),
             all,
             "{name}"
         );
@@ -248,7 +249,11 @@ fn corrected_is_deterministic_per_seed() {
             run(name, Profile::Corrected, 11),
             run(name, Profile::Corrected, 11),
         );
-        assert!(compare(&a, &b).is_empty(), "{name}: not deterministic");
+        let timing = find(name).unwrap().timing_fields(Profile::Corrected);
+        assert!(
+            compare(&a, &b, timing).is_empty(),
+            "{name}: not deterministic"
+        );
     }
     let g = |seed| {
         let ids: Vec<String> = (0..20).map(|i| format!("n{i:02}")).collect();

@@ -3,6 +3,8 @@
 
 use anyhow::Result;
 use serde_json::{json, Value};
+use sims::claims::Verdict;
+use sims::paper::{Card, Paper};
 use sims::runner;
 use sims::sim::{Metric, Profile, Simulation};
 
@@ -12,17 +14,22 @@ impl Simulation for Dice {
     fn name(&self) -> &'static str {
         "dice_test_only"
     }
-    fn paper_ref(&self) -> &'static str {
-        "-"
-    }
-    fn description(&self) -> &'static str {
-        "test double: draws from pyrand"
-    }
     fn uses_rng(&self) -> bool {
         true
     }
-    fn paper_value(&self) -> &'static str {
-        "-"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "0",
+            paper_figures: &[],
+            description: "test double: draws from pyrand",
+            tables: vec![],
+            summary: vec![],
+            claims: vec![],
+            figures: &[],
+            reference_verdict: Verdict::NotApplicable,
+            reference_note: None,
+        }
     }
     fn headline(&self) -> &'static [Metric] {
         &[

@@ -35,7 +35,7 @@
 //!    widened to f64 by the trait.
 //!
 //! Against the vectors sentence-transformers (PyTorch, CPU) produced from the same
-//! weights (`shared/spec/minilm-reference.json`, checked by `tests/reference.rs`),
+//! weights (`results/reference/minilm/`, checked by `tests/reference.rs`),
 //! the largest difference of any component is about 2e-7.
 //!
 //! # Speed
@@ -110,6 +110,7 @@
 //! # Ok(())
 //! # }
 //! ```
+#![warn(missing_docs)]
 
 pub mod cache;
 pub mod error;

@@ -1,33 +1,21 @@
 //! all-MiniLM-L6-v2 against the vectors sentence-transformers produced from the same
-//! weights (`shared/spec/minilm-reference.json`). Needs the model: when it is
-//! absent this test fails and says how to fetch it.
+//! weights (committed in `results/reference/minilm/`, README there). Needs the model
+//! weights, an external input: the test is ignored by `cargo test --workspace` and,
+//! when run with `-- --ignored` without them, fails saying how to fetch them.
 
-use std::path::PathBuf;
+use std::io::Read;
 
 use crabpath::embed::Embedder;
-use crabpath_embed::model::{check_model_dir, workspace_root};
+use crabpath_embed::model::check_model_dir;
 use crabpath_embed::{resolve_model_dir, Backend, EmbedderOptions, MiniLmEmbedder, MAX_SEQ_LEN};
-
-/// `$CRABPATH_SHARED_DIR/spec/minilm-reference.json` (or directly in that
-/// directory), else `../shared/spec/` beside the workspace root.
-fn reference_path() -> PathBuf {
-    let shared = match std::env::var_os("CRABPATH_SHARED_DIR") {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => workspace_root().join("../shared"),
-    };
-    let direct = shared.join("minilm-reference.json");
-    if direct.is_file() {
-        direct
-    } else {
-        shared.join("spec/minilm-reference.json")
-    }
-}
 
 fn load_model(options: EmbedderOptions) -> MiniLmEmbedder {
     let dir = resolve_model_dir(None);
-    if let Err(e) = check_model_dir(&dir) {
-        panic!("{e}");
-    }
+    testdata::external(
+        "the all-MiniLM-L6-v2 weights",
+        "cargo run -p crabpath-embed -- fetch-model (or set CRABPATH_MODEL_DIR)",
+        check_model_dir(&dir),
+    );
     MiniLmEmbedder::load(&dir, options).unwrap_or_else(|e| panic!("loading the model: {e}"))
 }
 
@@ -38,13 +26,12 @@ struct Item {
 }
 
 fn reference_items() -> Vec<Item> {
-    let path = reference_path();
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "reading {} (set CRABPATH_SHARED_DIR to the shared/ directory): {e}",
-            path.display()
-        )
-    });
+    let path = testdata::reference("minilm/minilm-reference.json.gz");
+    let file = std::fs::File::open(&path).expect("reference file");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .expect("gzip JSON");
     let json: serde_json::Value = serde_json::from_str(&text).expect("reference JSON");
     let items = json["items"].as_array().expect("items array");
     items
@@ -97,6 +84,7 @@ fn check(model: &MiniLmEmbedder, batch_size_note: &str) {
 }
 
 #[test]
+#[ignore = "needs the all-MiniLM-L6-v2 weights (cargo run -p crabpath-embed -- fetch-model); run with: cargo test --workspace -- --ignored"]
 fn matches_sentence_transformers() {
     let model = load_model(EmbedderOptions::default());
     for item in reference_items() {
@@ -125,4 +113,17 @@ fn matches_sentence_transformers() {
     });
     check(&candle, "candle, padded batches of 4");
     assert!(candle.embed_batch(&[]).expect("empty batch").is_empty());
+}
+
+/// The committed reference file itself (no model needed): ten texts, 384-d unit vectors.
+#[test]
+fn reference_file_is_well_formed() {
+    let items = reference_items();
+    assert_eq!(items.len(), 10);
+    for item in &items {
+        assert_eq!(item.embedding.len(), 384, "{:?}", item.text);
+        let norm: f64 = item.embedding.iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5, "{:?}: norm {norm}", item.text);
+        assert!(item.tokens_untruncated > 0);
+    }
 }

@@ -1,16 +1,18 @@
-//! Learning from outcomes: the heuristic rule, Hebbian co-firing, the "true" policy
-//! gradient with STOP, and the auto-decay counter (paper §3; reference `crabpath/learn.py`).
+//! Learning from outcomes: the heuristic rule, Hebbian co-firing and the "true" policy
+//! gradient with STOP (paper §3; reference `crabpath/learn.py`). The reference's
+//! module-global call counter with optional auto-decay is not reproduced: no caller of
+//! the reference (sims, benchmarks, CLI) turns auto-decay on, and here decay is an
+//! explicit [`crate::decay::apply_decay`] call.
 //!
 //! All rules consume an [`Episode`]. Which pairs of it are learned over is a switch of
-//! [`LearningConfig`]: consecutive `fired` entries (the reference; REPRODUCE.md discrepancy C1)
-//! or the traversed steps (corrected profile).
+//! [`LearningConfig`]: consecutive `fired` entries (the reference; REPRODUCE.md
+//! discrepancy C1) or the traversed steps (corrected profile).
 
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::decay::{apply_decay, DecayConfig};
 use crate::error::{finite, Error, Result};
 use crate::graph::{Edge, EdgeKind, Graph, NodeId};
 use crate::traverse::TraversalResult;
@@ -468,55 +470,5 @@ pub(crate) fn apply_pg_delta(
             };
         }
         *updates.0.entry((s, Action::Node(t))).or_insert(0.0) += new - old;
-    }
-}
-
-/// The reference's module-global call counter with optional auto-decay (reference
-/// `crabpath/learn.py::_apply_outcome_call_count`): every outcome call counts; with
-/// auto-decay on, every `interval`-th call runs [`apply_decay`] with the default half-life.
-#[derive(Debug, Clone, Default)]
-pub struct Learner {
-    /// Outcome calls so far.
-    pub calls: u64,
-    /// `Some(interval)` enables auto-decay (interval ≤ 0 is treated as 1).
-    pub auto_decay: Option<i64>,
-}
-
-impl Learner {
-    fn tick(&mut self, graph: &mut Graph) {
-        self.calls += 1;
-        if let Some(interval) = self.auto_decay {
-            let interval = interval.max(1) as u64;
-            if self.calls % interval == 0 {
-                apply_decay(graph, &DecayConfig::default());
-            }
-        }
-    }
-
-    /// [`apply_outcome`], counted.
-    pub fn outcome(
-        &mut self,
-        graph: &mut Graph,
-        episode: &Episode,
-        outcome: f64,
-        config: &LearningConfig,
-    ) -> Result<Updates> {
-        let u = apply_outcome(graph, episode, outcome, config, None)?;
-        self.tick(graph);
-        Ok(u)
-    }
-
-    /// [`apply_outcome_pg`], counted.
-    pub fn outcome_pg(
-        &mut self,
-        graph: &mut Graph,
-        episode: &Episode,
-        outcome: f64,
-        config: &LearningConfig,
-        args: PgArgs,
-    ) -> Result<Updates> {
-        let u = apply_outcome_pg(graph, episode, outcome, config, None, args)?;
-        self.tick(graph);
-        Ok(u)
     }
 }

@@ -33,7 +33,33 @@
 //! discrepancies C1–C23); the `corrected` profile fixes the bugs among them. Each fix
 //! and its reason is listed in the [`profile`] module docs.
 //!
-//! ## Brains from folders: the building blocks of the reference CLI
+//! # Example: build a graph, traverse it, learn from the outcome
+//!
+//! ```
+//! use crabpath::{apply_outcome, traverse, Edge, Episode, Graph, Node, Profile};
+//!
+//! // Three document chunks linked by habitual edges a → b → c (weights in [-1, 1]).
+//! let mut g = Graph::new();
+//! let a = g.add_node(Node::new("deploy", "Deploy: run the checks first."));
+//! let b = g.add_node(Node::new("checks", "Checks: CI must be green."));
+//! let c = g.add_node(Node::new("ci", "CI: rerun flaky jobs once."));
+//! g.add_edge(a, b, Edge::new(0.5))?;
+//! g.add_edge(b, c, Edge::new(0.5))?;
+//!
+//! // A query seeded at `a` (score 1.0) follows the edges for a few hops.
+//! let profile = Profile::Corrected;
+//! let result = traverse(&g, &[(a, 1.0)], &profile.traversal())?;
+//! assert_eq!(result.fired, [a, b, c]);
+//! let context = result.context(&g, None); // the chunks, best activation first
+//! assert!(context.starts_with("Deploy: run the checks first."));
+//!
+//! // The answer helped (+1): the traversed edges are reinforced.
+//! apply_outcome(&mut g, &Episode::from_result(&result), 1.0, &profile.learning(), None)?;
+//! assert!(g.weight(a, b).unwrap() > 0.5 && g.weight(b, c).unwrap() > 0.5);
+//! # Ok::<(), crabpath::Error>(())
+//! ```
+//!
+//! # Brains from folders: the building blocks of the reference CLI
 //!
 //! The reference's command-line program (`crabpath/cli.py` and the modules it drives,
 //! commit 134c676) builds a brain from a folder, replays session logs and keeps its

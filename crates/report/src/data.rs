@@ -12,10 +12,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 use serde_json::Value;
 
-/// The 15 simulations in the reference runner's order (reference `sims/run_all.py`); the names are
-/// the result file stems (`results/sims/<profile>/<name>.json`). One list, owned by the
-/// sims registry.
-pub use sims::scenarios::RUN_ALL_ORDER as SIMS;
+/// The simulations' names in registry order (the reference runner's order first):
+/// the result file stems (`results/sims/<profile>/<name>.json`). One list, owned by
+/// the sims registry.
+pub fn sim_names() -> Vec<&'static str> {
+    sims::scenarios::registry()
+        .iter()
+        .map(|s| s.name())
+        .collect()
+}
 
 /// The two simulation profiles (the core's own type; `as_str` names the result
 /// directories).
@@ -117,19 +122,7 @@ impl Doc {
     }
 }
 
-/// A JSON number (or boolean as 0/1) as `f64`.
-pub fn num(v: &Value) -> Option<f64> {
-    match v {
-        Value::Number(n) => n.as_f64(),
-        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-        _ => None,
-    }
-}
-
-/// Escapes `~` and `/` for use inside a JSON pointer segment.
-pub fn pointer_segment(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
+pub use sims::paper::extract::{num, pointer_segment};
 
 /// Everything found under a results directory.
 #[derive(Debug, Default, Clone)]
@@ -162,7 +155,7 @@ impl Results {
                 continue;
             }
             let mut missing = Vec::new();
-            for sim in SIMS {
+            for sim in sim_names() {
                 let rel = format!("sims/{}/{sim}.json", profile.as_str());
                 match read_json(&root.join(&rel)) {
                     Ok(Some(value)) => {

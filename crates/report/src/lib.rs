@@ -2,7 +2,7 @@
 //! `sims` and `bench` binaries write under `results/`.
 //!
 //! Everything here is a pure function of the JSON inputs: the same files give the
-//! same bytes (PNG, SVG, CSV, Markdown), so the rendered artefacts can be committed
+//! same bytes (PNG, SVGZ, CSV, Markdown), so the rendered artefacts can be committed
 //! and [`artifact::check`] can tell when one of them is stale.
 //!
 //! Layout of the inputs (`--results`, default `results`):
@@ -15,12 +15,14 @@
 //! * `scaling/<name>.json`: the scaling study (`sims scaling`).
 //!
 //! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/`,
-//! `bench/` and `scaling/` hold one PNG and one SVG per figure; `csv/` holds every figure's series
-//! and every table as CSV. The Markdown tables go to `<results>/sims/TABLES.md`, and
+//! `bench/` and `scaling/` hold one PNG and one SVG (gzip-compressed, `.svgz`) per figure; `csv/` holds every figure's series
+//! and every table as CSV (a corrected-profile series identical to the paper profile's is
+//! stored once, under `csv/paper/`). The Markdown tables go to `<results>/sims/TABLES.md`, and
 //! the generated blocks of `REPRODUCE.md` are refreshed in place.
 //!
 //! Absent inputs are never an error: the figure or table cell is skipped and a note
 //! says why ([`data::Notes`]).
+#![warn(missing_docs)]
 
 pub mod artifact;
 pub mod data;

@@ -28,7 +28,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Render every figure (PNG + SVG) and its CSV series.
+    /// Render every figure (PNG + gzip-compressed SVG) and its CSV series.
     Figures(Dirs),
     /// Write results/sims/TABLES.md, the table CSVs and REPRODUCE.md's generated blocks.
     Tables(Dirs),
@@ -67,7 +67,7 @@ fn figure_dirs(p: &Paths) -> Vec<Managed> {
     for d in ["paper", "corrected", "bench", "scaling"] {
         v.push(Managed {
             dir: p.out.join(d),
-            extensions: &["png", "svg"],
+            extensions: &["png", "svg", "svgz"],
         });
         v.push(Managed {
             dir: p.out.join("csv").join(d),

@@ -13,218 +13,60 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
+use sims::claims::Verdict;
+use sims::paper::extract::{claim, compact, fixed, int, num, opt};
+use sims::paper::Paper;
+
 use crate::artifact::Artifact;
-use crate::data::{num, Doc, Profile, Results};
-use crate::tables::extract::{claim, compact, fixed, int};
+use crate::data::{Doc, Profile, Results};
 use crate::tables::{bench, cell, md, Table};
 
 /// The skeleton used when `REPRODUCE.md` does not exist yet.
 pub const TEMPLATE: &str = include_str!("../templates/REPRODUCE.md");
 
 /// A paper claim and where its evidence is.
-struct Claim {
+struct ClaimRef {
+    section: String,
     text: &'static str,
     table: u32,
     row: &'static str,
-    figure: Option<&'static str>,
+    figure: Option<String>,
     command: &'static str,
 }
 
 const SIMS: &str = "cargo run --release -p sims -- run";
 const BENCH: &str = "cargo run --release -p bench -- run …";
 
-fn claims() -> Vec<Claim> {
-    let c = |text, table, row, figure, command| Claim {
-        text,
-        table,
-        row,
-        figure,
-        command,
-    };
-    vec![
-        c(
-            "§6.1 nodes fired 30 → 2.7 (last 10), 91 % reduction",
-            7,
-            "Last 10 (avg)",
-            Some("paper/context_reduction.png"),
-            SIMS,
-        ),
-        c(
-            "§6.2 deployment chain at reflex 1.0 by Q10",
-            8,
-            "Q10",
-            Some("paper/deploy_pipeline.png"),
-            SIMS,
-        ),
-        c(
-            "§6.3 deprecated edge converges to −0.94",
-            9,
-            "skip_tests_for_hotfix",
-            Some("paper/negation.png"),
-            SIMS,
-        ),
-        c(
-            "§6.3 preferred edge converges to 1.0",
-            9,
-            "run_tests_before_deploy",
-            Some("paper/negation.png"),
-            SIMS,
-        ),
-        c(
-            "§6.4 93.3 % dormant by Q25",
-            10,
-            "Q25",
-            Some("paper/forgetting.png"),
-            SIMS,
-        ),
-        c(
-            "§6.5 λ = 0.3 reaches D in 4 hops",
-            3,
-            "λ = 0.3",
-            Some("paper/edge_damping.png"),
-            SIMS,
-        ),
-        c(
-            "§6.5 λ = 1.0 cycles",
-            3,
-            "λ = 1.0",
-            Some("paper/edge_damping.png"),
-            SIMS,
-        ),
-        c(
-            "§6.6 5 cross-file edges, 2 clusters",
-            11,
-            "Cross-file edges",
-            Some("paper/domain_separation.png"),
-            SIMS,
-        ),
-        c(
-            "§6.7 mean |Δw| 0.0358 between twin graphs",
-            12,
-            "Mean abs diff",
-            Some("paper/individuation.png"),
-            SIMS,
-        ),
-        c(
-            "§6.7 27 edges differ by > 0.05",
-            12,
-            "Edges differing by > 0.05 (§6.7)",
-            Some("paper/individuation.png"),
-            SIMS,
-        ),
-        c(
-            "§6.8 PG total mass 53.68 vs heuristic 71.20",
-            13,
-            "True policy gradient",
-            Some("paper/pg_vs_heuristic.png"),
-            SIMS,
-        ),
-        c(
-            "§6.8 \"27 % lower total mass\" (Table 6)",
-            6,
-            "PG ablation: total mass PG vs heuristic",
-            Some("paper/pg_vs_heuristic.png"),
-            SIMS,
-        ),
-        c(
-            "Table 14 mean per-query mass change −0.2840 (PG)",
-            14,
-            "True policy gradient",
-            Some("paper/pg_vs_heuristic.png"),
-            SIMS,
-        ),
-        c(
-            "Table 15 reflex lost only at 30 % noise",
-            15,
-            "30% noise",
-            Some("paper/noise_robustness.png"),
-            SIMS,
-        ),
-        c(
-            "§6.10 static 0.40 vs learned 1.00",
-            16,
-            "Static traversal",
-            Some("paper/static_vs_learning.png"),
-            SIMS,
-        ),
-        c(
-            "§6.11 5 nodes fired at every graph size",
-            17,
-            "2000 nodes: avg nodes fired",
-            Some("paper/scaling_analysis.png"),
-            SIMS,
-        ),
-        c(
-            "§6.11 traversal time ×19.5 from 50 to 2000 nodes",
-            17,
-            "time ratio 2000 / 50",
-            Some("paper/scaling_analysis.png"),
-            SIMS,
-        ),
-        c(
-            "§6.12.1 merge: 40 → 32 \"nodes fired\"",
-            18,
-            "\"Nodes fired\" (graph node count)",
-            Some("paper/merge_compression.png"),
-            SIMS,
-        ),
-        c(
-            "§6.12.1 merge: fired 2.0 → 1.0",
-            18,
-            "Fired value (avg nodes fired)",
-            Some("paper/merge_compression.png"),
-            SIMS,
-        ),
-        c(
-            "§6.12.2 prune: edges 870 → 24",
-            19,
-            "Edges",
-            Some("paper/prune_health.png"),
-            SIMS,
-        ),
-        c(
-            "§6.12.2 prune: dormant 98 % → 29 %",
-            19,
-            "Dormant",
-            Some("paper/prune_health.png"),
-            SIMS,
-        ),
-        c(
-            "§6.12.3 full maintenance 12 % cheaper (nodes fired)",
-            20,
-            "Difference (nodes fired)",
-            Some("paper/structural_vs_edge_only.png"),
-            SIMS,
-        ),
-        c(
-            "§6.12.3 full maintenance cheaper (context chars, the sim's metric)",
-            20,
-            "Difference (context chars)",
-            Some("paper/structural_vs_edge_only.png"),
-            SIMS,
-        ),
-        c(
-            "§5.3 brain death: reflex 2.5 % at round 30",
-            5,
-            "round 30",
-            Some("paper/brain_death.png"),
-            SIMS,
-        ),
-        c(
-            "§7.1 MultiHop-RAG cold traversal full-hit 0.6430",
-            22,
-            "openclawbrain_cold",
-            None,
-            BENCH,
-        ),
-        c(
-            "§7.2 HotPotQA cold traversal SP@5 0.9700",
-            23,
-            "openclawbrain_cold",
-            None,
-            BENCH,
-        ),
-    ]
+/// Every claim: the simulations' (from their cards), then the benchmarks'; in the
+/// paper's section order.
+fn claims() -> Vec<ClaimRef> {
+    let mut out: Vec<ClaimRef> = sims::paper::claims(&sims::scenarios::registry())
+        .into_iter()
+        .filter(|(_, paper, _, _)| *paper == Paper::OpenClawBrain)
+        .map(|(_, _, c, figure)| ClaimRef {
+            section: c.section.to_string(),
+            text: c.text,
+            table: c.table,
+            row: c.row,
+            figure,
+            command: SIMS,
+        })
+        .collect();
+    for (section, text, table) in [
+        ("7.1", "MultiHop-RAG: cold traversal full-hit rate", 22),
+        ("7.2", "HotPotQA: cold traversal SP@5", 23),
+    ] {
+        out.push(ClaimRef {
+            section: section.into(),
+            text,
+            table,
+            row: "openclawbrain_cold",
+            figure: None,
+            command: BENCH,
+        });
+    }
+    out.sort_by_key(|c| sims::paper::section_key(&c.section));
+    out
 }
 
 fn claims_block(tables: &[Table]) -> String {
@@ -235,7 +77,7 @@ fn claims_block(tables: &[Table]) -> String {
     for c in claims() {
         let row = tables
             .iter()
-            .find(|t| t.number == c.table)
+            .find(|t| t.paper == Paper::OpenClawBrain && t.number == c.table)
             .and_then(|t| t.row(c.row));
         let fig = c
             .figure
@@ -252,7 +94,8 @@ fn claims_block(tables: &[Table]) -> String {
             None => Default::default(),
         };
         s.push_str(&format!(
-            "| {} | `{}` | {} | Table {}, \"{}\" | {} | {} | {} | {} | {} |\n",
+            "| §{} {} | `{}` | {} | Table {}, \"{}\" | {} | {} | {} | {} | {} |\n",
+            c.section,
             md(c.text),
             c.command,
             fig,
@@ -279,44 +122,34 @@ struct Discrepancy {
 
 type Getter = Box<dyn Fn(&Results) -> Option<String>>;
 
-fn sim(name: &'static str, p: Profile, f: impl Fn(&Doc) -> Option<String> + 'static) -> Getter {
-    Box::new(move |r: &Results| r.sim(p, name).and_then(&f))
+fn sim(name: &'static str, p: Profile, f: impl Fn(&Value) -> Option<String> + 'static) -> Getter {
+    Box::new(move |r: &Results| r.sim(p, name).and_then(|d: &Doc| f(&d.value)))
 }
 
 fn none() -> Getter {
     Box::new(|_| None)
 }
 
-/// Claim verdict of a paper-profile document: the reference runner's rule (PASS iff
-/// every boolean in `claim` is true; N/A without a claim).
-fn verdict(d: &Doc) -> Option<String> {
-    fn walk(v: &Value, out: &mut Vec<bool>) {
-        match v {
-            Value::Bool(b) => out.push(*b),
-            Value::Object(m) => m.values().for_each(|x| walk(x, out)),
-            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            _ => {}
+/// Claim verdict of a paper-profile document (the reference runner's rule,
+/// [`sims::claims::verdict`]).
+fn verdict(d: &Value) -> Option<String> {
+    Some(
+        match sims::claims::verdict(d) {
+            Verdict::Pass => "claim PASS",
+            Verdict::Fail => "claim FAIL",
+            Verdict::NotApplicable => "no checked claim (N/A)",
         }
-    }
-    let Some(c) = d.opt("/claim") else {
-        return Some("no claim (N/A)".into());
-    };
-    let mut bools = Vec::new();
-    walk(c, &mut bools);
-    Some(match (bools.is_empty(), bools.iter().all(|b| *b)) {
-        (true, _) => "N/A".into(),
-        (false, true) => "claim PASS".into(),
-        (false, false) => "claim FAIL".into(),
-    })
+        .into(),
+    )
 }
 
 /// A corrected-profile outcome: the restated claim if there is one, else the
 /// reference runner's verdict on the (unchanged) claim.
-fn after(d: &Doc) -> Option<String> {
+fn after(d: &Value) -> Option<String> {
     claim(d).or_else(|| verdict(d))
 }
 
-fn with_verdict(d: &Doc, value: Option<String>) -> Option<String> {
+fn with_verdict(d: &Value, value: Option<String>) -> Option<String> {
     Some(format!("{}; {}", value?, verdict(d)?))
 }
 
@@ -365,7 +198,7 @@ fn discrepancies() -> Vec<Discrepancy> {
         d("S6", "noise_robustness has no machine-checked claim (N/A)",
             sim("noise_robustness", P, verdict), sim("noise_robustness", C, after)),
         d("S6", "scaling_analysis has no claim; \"sublinear\" flips with timing noise",
-            sim("scaling_analysis", P, |d| with_verdict(d, d.opt("/summary/is_sublinear_time_growth").and_then(Value::as_bool).map(|b| format!("is_sublinear_time_growth = {b}")))),
+            sim("scaling_analysis", P, |d| with_verdict(d, opt(d, "/summary/is_sublinear_time_growth").and_then(Value::as_bool).map(|b| format!("is_sublinear_time_growth = {b}")))),
             sim("scaling_analysis", C, after)),
         d("S7", "brain_death: autotune suggestions are never applied; the recovery is reinforcement of one path",
             sim("brain_death", P, |d| with_verdict(d, fixed(d, "/final_health/reflex_pct", 3).map(|v| format!("final reflex share {v}")))),
@@ -398,7 +231,7 @@ fn discrepancies() -> Vec<Discrepancy> {
         d("C3", "discount exponents differ between the heuristic (idx+1) and PG (idx)", none(), none()),
         d("C4", "PG: STOP always an action, saturation at ±1 breaks conservation",
             sim("pg_vs_heuristic", P, |d| fixed(d, "/runs/policy_gradient/conservation_check/total_delta_sum", 2).map(|v| format!("Σ PG deltas {v}"))),
-            sim("pg_vs_heuristic", C, |d| d.opt("/claim/value").and_then(num).map(|v| format!("|Σ unclipped PG deltas| {}", compact(v))))),
+            sim("pg_vs_heuristic", C, |d| opt(d, "/claim/value").and_then(num).map(|v| format!("|Σ unclipped PG deltas| {}", compact(v))))),
         d("C5", "traversal: beam cut before de-duplication, ties, revisits, hard suppression", none(), none()),
         d("C6", "decay is global per call, with snapping below min_weight",
             sim("brain_death", P, |d| fixed(d, "/final_health/dormant_pct", 3).map(|v| format!("brain_death final dormant {v}"))),

@@ -1,44 +1,40 @@
-//! End-to-end: render from the reference program's result files (standing in for
-//! paper-profile results), check determinism, the stale-file check, and that the
-//! reference values in the table specs are what the extractors give on those files.
-//! Skipped with a message when the reference directory is absent.
+//! End-to-end: render from the reference program's result files (committed in
+//! `results/reference/sims/`, standing in for paper-profile results), check
+//! determinism, the stale-file check, and that the reference values in the table specs
+//! are what the extractors give on those files.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use report::artifact::{self, Managed};
-use report::data::{Notes, Results};
-use report::tables::{self, Kind, Source};
+use report::data::Notes;
 use report::Paths;
 
-/// `<tmp>/results/sims/paper/<sim>.json` from the reference `<sim>_results.json` files.
-fn results_from_reference(reference: &Path, root: &Path) -> PathBuf {
+/// `<root>/results/sims/paper/<sim>.json` from the committed reference
+/// `<sim>_results.json.gz` files.
+fn results_from_reference(root: &Path) -> PathBuf {
+    let reference = testdata::reference("sims");
     let results = root.join("results");
     let paper = results.join("sims/paper");
     fs::create_dir_all(&paper).unwrap();
-    for e in fs::read_dir(reference).unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if let Some(stem) = name.strip_suffix("_results.json") {
-            fs::copy(e.path(), paper.join(format!("{stem}.json"))).unwrap();
-        }
+    for name in report::data::sim_names() {
+        let text = sims::reference::text(&reference, name).unwrap_or_else(|e| panic!("{e:#}"));
+        fs::write(paper.join(format!("{name}.json")), text).unwrap();
     }
     results
 }
 
 #[test]
 fn figures_and_tables_are_deterministic_and_checkable() {
-    let Some(reference) = sims::reference::results_dir() else {
-        return;
-    };
     let tmp = tempfile::tempdir().unwrap();
     let paths = Paths {
-        results: results_from_reference(&reference, tmp.path()),
+        results: results_from_reference(tmp.path()),
         out: tmp.path().join("figures"),
         reproduce: tmp.path().join("REPRODUCE.md"),
     };
     let mut notes = Notes::default();
     let figs = report::render_figures(&paths, &mut notes).unwrap();
-    // 15 sims × (PNG + SVG + ≥ 1 CSV).
+    // 15 sims × (PNG + SVGZ + CSV).
     let pngs = figs
         .iter()
         .filter(|a| a.path.extension().is_some_and(|x| x == "png"))
@@ -60,7 +56,7 @@ fn figures_and_tables_are_deterministic_and_checkable() {
 
     let managed = [Managed {
         dir: paths.out.clone(),
-        extensions: &["png", "svg", "csv"],
+        extensions: &["png", "svgz", "csv"],
     }];
     let mut all = figs.clone();
     all.extend(tabs.clone());
@@ -94,37 +90,6 @@ fn figures_and_tables_are_deterministic_and_checkable() {
         repro.contains("claim FAIL"),
         "pg/merge/structural fail in the paper profile"
     );
-}
-
-#[test]
-fn reference_values_in_table_specs_match_the_reference_files() {
-    let Some(reference) = sims::reference::results_dir() else {
-        return;
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let results = Results::load(
-        &results_from_reference(&reference, tmp.path()),
-        &mut Notes::default(),
-    );
-    let mut checked = 0;
-    for t in tables::specs() {
-        for r in &t.rows {
-            let Source::Sim(sim) = r.source else { continue };
-            if r.kind != Kind::Exact {
-                continue;
-            }
-            let doc = results.sim(report::data::Profile::Paper, sim).unwrap();
-            assert_eq!(
-                (r.extract)(doc).as_deref(),
-                Some(r.reference.as_str()),
-                "Table {} row {}",
-                t.number,
-                r.label
-            );
-            checked += 1;
-        }
-    }
-    assert!(checked >= 50, "{checked}");
 }
 
 #[test]

@@ -14,7 +14,12 @@ use crabpath::{
 };
 use serde_json::{json, Value};
 
+use crate::claims::Verdict;
+use crate::paper::extract::{find, inner, join};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::sim::Simulation;
+
+const NAME: &str = "brain_death";
 
 const N: usize = 16;
 const ROUNDS: usize = 30;
@@ -140,21 +145,41 @@ pub struct BrainDeath;
 
 impl Simulation for BrainDeath {
     fn name(&self) -> &'static str {
-        "brain_death"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "OpenClawBrain Table 5, Fig. 5 (autotuner under forgetting pressure)"
-    }
-    fn description(&self) -> &'static str {
-        "16-node graph with all weights 0.01; 30 rounds of health, autotune (not applied), traversal, learning, decay"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "5.3",
+            paper_figures: &["5"],
+            description: "16-node graph with all weights 0.01; 30 rounds of health, autotune (not applied), traversal, learning, decay",
+            tables: vec![sim_table(5, "Brain-death recovery behavior", NAME, true, "dormant / habitual / reflex share after the round, %", vec![
+                Row::sim(NAME, "round 1", "100.0 / 0.0 / 0.0", "100.00 / 0.00 / 0.00", |d| brain_round(d, 1.0)),
+                Row::sim(NAME, "round 10", "97.5 / 1.3 / 1.3", "97.50 / 1.25 / 1.25", |d| brain_round(d, 10.0)),
+                Row::sim(NAME, "round 30", "97.5 / 0.0 / 2.5", "97.50 / 0.00 / 2.50", |d| brain_round(d, 30.0))
+                    .note("autotune suggestions are never applied; the gain is reinforcement of one path (discrepancy S7)"),
+            ])],
+            summary: vec![],
+            claims: vec![Claim { section: "5.3", text: "brain death: the reflex share recovers by round 30", table: 5, row: "round 30" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
     }
-    fn paper_value(&self) -> &'static str {
-        "R1 100/0/0 → R30 97.5/0/2.5 (dormant/habitual/reflex %)"
-    }
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         run(profile, seed)
     }
+}
+
+/// Post-round health of brain_death round `r`: `dormant / habitual / reflex` in %.
+fn brain_round(d: &Value, r: f64) -> Option<String> {
+    let e = find(d, "/rounds", "round", r)?;
+    let p = |k: &str| inner(e, &format!("/post_health/{k}")).map(|v| format!("{:.2}", v * 100.0));
+    join(
+        vec![p("dormant_pct"), p("habitual_pct"), p("reflex_pct")],
+        " / ",
+    )
 }

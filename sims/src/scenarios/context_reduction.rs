@@ -15,7 +15,12 @@ use crabpath::{
 };
 use serde_json::{json, Value};
 
+use crate::claims::Verdict;
+use crate::paper::extract::{fixed, int, join};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::sim::Simulation;
+
+const NAME: &str = "context_reduction";
 
 const N: usize = 30;
 const QUERIES: usize = 100;
@@ -226,19 +231,32 @@ pub struct ContextReduction;
 
 impl Simulation for ContextReduction {
     fn name(&self) -> &'static str {
-        "context_reduction"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "OpenClawBrain Fig. 6, Table 7 (context collapse)"
-    }
-    fn description(&self) -> &'static str {
-        "30-node complete graph; Q1 beam 29, then 99 focused beam-2 one-hop queries with learning and decay"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.1",
+            paper_figures: &["6"],
+            description: "30-node complete graph; Q1 beam 29, then 99 focused beam-2 one-hop queries with learning and decay",
+            tables: vec![sim_table(7, "Context contraction in repetitive deployment work", NAME, true, "nodes fired", vec![
+                Row::sim(NAME, "Q1", "30", "30", |d| int(d, "/first_query/nodes_fired")),
+                Row::sim(NAME, "First 10 (avg)", "5.5", "5.7", |d| fixed(d, "/first_10_average_fired", 1))
+                    .differs("discrepancy S2"),
+                Row::sim(NAME, "Last 10 (avg)", "2.7", "2.7", |d| fixed(d, "/last_10_average_fired", 1))
+                    .note("the drop from 30 comes from the beam 29 → 2 config switch after Q1 (discrepancy S2)"),
+            ])],
+            summary: vec![Row::sim(NAME, "Context reduction: nodes fired", "30.0 to 2.7 (Q100 avg)", "30 → 2.7", |d| {
+                join(vec![int(d, "/first_query/nodes_fired"), fixed(d, "/last_10_average_fired", 1)], " → ")
+            })],
+            claims: vec![Claim { section: "6.1", text: "nodes fired per query drop from the whole graph to a few (last 10 queries)", table: 7, row: "Last 10 (avg)" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "30 → 2.7 nodes fired (last 10), 91 % reduction"
     }
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         run(profile, seed)

@@ -6,8 +6,16 @@ use crabpath::{apply_outcome, Episode, Graph, Traverser};
 use serde_json::{json, Map, Value};
 
 use super::common::{add_titled, edge, id, query_config, weight};
+use crate::claims::Verdict;
+use crate::paper::extract::{find, num, opt};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "deploy_pipeline";
+
+/// The paper's "reflex 1.0 by Q10" (§6.2, Table 6).
+const PAPER_REFLEX_BY: usize = 10;
 
 /// Reference `sims/deploy_pipeline.py`.
 pub struct DeployPipeline;
@@ -37,19 +45,82 @@ fn chain_weights(g: &Graph) -> Map<String, Value> {
 
 impl Simulation for DeployPipeline {
     fn name(&self) -> &'static str {
-        "deploy_pipeline"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "Table 8, Fig. 7"
-    }
-    fn description(&self) -> &'static str {
-        "5-node deploy chain at 0.27 reinforced by 50 identical +1 queries until reflex"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.2",
+            paper_figures: &["7"],
+            description:
+                "5-node deploy chain at 0.27 reinforced by 50 identical +1 queries until reflex",
+            tables: vec![sim_table(
+                8,
+                "Deployment chain convergence",
+                NAME,
+                true,
+                "the four chain edge weights",
+                vec![
+                    Row::sim(
+                        NAME,
+                        "Q1",
+                        "0.425, 0.420, 0.416, 0.411",
+                        "0.425, 0.420, 0.416, 0.270",
+                        |d| deploy_weights(d, 1.0),
+                    )
+                    .differs("0.411 is the Q2 value of the 4th edge (discrepancy S1)"),
+                    Row::sim(
+                        NAME,
+                        "Q10",
+                        "1.0, 1.0, 1.0, 1.0",
+                        "1.000, 1.000, 1.000, 1.000",
+                        |d| deploy_weights(d, 10.0),
+                    ),
+                    Row::sim(
+                        NAME,
+                        "Q50",
+                        "1.0, 1.0, 1.0, 1.0",
+                        "1.000, 1.000, 1.000, 1.000",
+                        |d| deploy_weights(d, 50.0),
+                    ),
+                    Row::sim(
+                        NAME,
+                        "all four at 1.0 from",
+                        &format!("by Q{PAPER_REFLEX_BY}"),
+                        "Q7",
+                        deploy_reflex_query,
+                    )
+                    .note("\"by Q10\" holds; the chain is complete at Q7"),
+                ],
+            )],
+            summary: vec![Row::sim(
+                NAME,
+                "Procedural memory: chain at reflex 1.0",
+                &format!("by Q{PAPER_REFLEX_BY}"),
+                "Q7",
+                deploy_reflex_query,
+            )],
+            claims: vec![
+                Claim {
+                    section: "6.2",
+                    text: "the deployment chain's first-query weights",
+                    table: 8,
+                    row: "Q1",
+                },
+                Claim {
+                    section: "6.2",
+                    text: "the deployment chain compiles to reflex",
+                    table: 8,
+                    row: "all four at 1.0 from",
+                },
+            ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "Q1 0.425/0.420/0.416/0.411; reflex 1.0 by Q10"
     }
 
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
@@ -129,17 +200,20 @@ impl Simulation for DeployPipeline {
                 0.8,
             ),
             Predicate::new(
-                "The chain is reflex by query 10 (the paper's 'reflex by Q10')",
+                format!(
+                    "The chain is reflex by query {PAPER_REFLEX_BY} (the paper's 'reflex by \
+                     Q{PAPER_REFLEX_BY}')"
+                ),
                 "first query after which all 4 chain edges have weight > 0.8 (51 = never)",
                 reached,
                 Cmp::Le,
-                10,
+                PAPER_REFLEX_BY,
             ),
         ];
         let note = format!(
             "The reference's claim (every chain edge > 0.8 after Q50) is kept and reported by its \
-             weakest edge instead of the last one; the paper's 'reflex by Q10' is added as a \
-             second predicate (all four edges pass 0.8 at query {}). {}",
+             weakest edge instead of the last one; the paper's 'reflex by Q{PAPER_REFLEX_BY}' is \
+             added as a second predicate (all four edges pass 0.8 at query {}). {}",
             all_reflex_at.map_or("never".to_string(), |q| q.to_string()),
             predicate::verdict(&predicates)
         );
@@ -155,4 +229,25 @@ impl Simulation for DeployPipeline {
             ),
         ))
     }
+}
+
+/// The four deploy_pipeline chain weights after query `q`, 3 decimals.
+fn deploy_weights(d: &Value, q: f64) -> Option<String> {
+    let e = find(d, "/edge_weights_over_time", "query", q)?;
+    let w = e.get("edge_weights")?.as_object()?;
+    let v: Option<Vec<String>> = w
+        .values()
+        .map(|x| num(x).map(|x| format!("{x:.3}")))
+        .collect();
+    v.map(|v| v.join(", "))
+}
+
+/// First query at which every deploy_pipeline chain weight is 1.0.
+fn deploy_reflex_query(d: &Value) -> Option<String> {
+    let rows = opt(d, "/edge_weights_over_time")?.as_array()?;
+    rows.iter().find_map(|r| {
+        let w = r.get("edge_weights")?.as_object()?;
+        let all = !w.is_empty() && w.values().all(|x| num(x) == Some(1.0));
+        all.then(|| format!("Q{}", r.get("query").and_then(num).unwrap_or(0.0)))
+    })
 }

@@ -6,8 +6,13 @@ use crabpath::{Graph, TraversalConfig, Traverser};
 use serde_json::{json, Value};
 
 use super::common::{add_with, edge, id, names};
+use crate::claims::Verdict;
+use crate::paper::extract::{join, opt, yes_no};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "edge_damping";
 
 /// Reference `sims/edge_damping.py`.
 pub struct EdgeDamping;
@@ -51,19 +56,75 @@ fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {
 
 impl Simulation for EdgeDamping {
     fn name(&self) -> &'static str {
-        "edge_damping"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "Table 3, Fig. 10"
-    }
-    fn description(&self) -> &'static str {
-        "one traversal with damping 0.3 vs 1.0 on a 0.9 reflex cycle with a 0.5 exit to D"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.5",
+            paper_figures: &["10"],
+            description: "one traversal with damping 0.3 vs 1.0 on a 0.9 reflex cycle with a 0.5 exit to D",
+            tables: vec![sim_table(
+                3,
+                "Route damping prevents cyclic lockup",
+                NAME,
+                true,
+                "trajectory",
+                vec![
+                    Row::sim(
+                        NAME,
+                        "λ = 0.3",
+                        &format!("A → B → C → D, reached target in {PAPER_HOPS} hops"),
+                        "A → B → C → A → D (4 hops, D reached)",
+                        |d| trajectory(d, "damped"),
+                    )
+                    .differs("the damped walk revisits A before D; D is found at hop 4"),
+                    Row::sim(
+                        NAME,
+                        "λ = 1.0",
+                        "A → B → C → A, cycled",
+                        "A → B → C → A → B → C → A → B → C → A → B → C → A (12 hops, D not reached)",
+                        |d| trajectory(d, "undamped"),
+                    ),
+                ],
+            )],
+            summary: vec![Row::sim(
+                NAME,
+                "Edge damping: reaches target",
+                "at λ = 0.3 only",
+                "λ = 0.3: Yes, λ = 1.0: No",
+                |d| {
+                    join(
+                        vec![
+                            yes_no(d, "/damped/reached_D"),
+                            yes_no(d, "/undamped/reached_D"),
+                        ],
+                        ", λ = 1.0: ",
+                    )
+                    .map(|s| format!("λ = 0.3: {s}"))
+                },
+            )],
+            claims: vec![
+                Claim {
+                    section: "6.5",
+                    text: "with damping λ = 0.3 the walk leaves the cycle and reaches D",
+                    table: 3,
+                    row: "λ = 0.3",
+                },
+                Claim {
+                    section: "6.5",
+                    text: "without damping (λ = 1.0) the walk cycles",
+                    table: 3,
+                    row: "λ = 1.0",
+                },
+            ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "λ=0.3 reaches D in 4 hops; λ=1.0 cycles"
     }
 
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
@@ -111,7 +172,7 @@ impl Simulation for EdgeDamping {
         ];
         let note = format!(
             "The reference's two checks, kept. D is discovered at step {} with damping 0.3 \
-             (paper: 4 hops). {}",
+             (paper: {PAPER_HOPS} hops). {}",
             crate::compare::render(&step),
             predicate::verdict(&predicates)
         );
@@ -127,4 +188,23 @@ impl Simulation for EdgeDamping {
             ),
         ))
     }
+}
+
+/// The paper's hop count to D with damping 0.3 (Table 3).
+const PAPER_HOPS: u32 = 4;
+
+/// `A → B → C …` of a traversal's steps (first from_node, then every to_node).
+fn trajectory(d: &Value, run: &str) -> Option<String> {
+    let steps = opt(d, &format!("/{run}/steps"))?.as_array()?;
+    let mut nodes = vec![steps.first()?.get("from_node")?.as_str()?.to_string()];
+    for s in steps {
+        nodes.push(s.get("to_node")?.as_str()?.to_string());
+    }
+    let reached = opt(d, &format!("/{run}/reached_D")).and_then(Value::as_bool)?;
+    Some(format!(
+        "{} ({} hops, D {})",
+        nodes.join(" → "),
+        steps.len(),
+        if reached { "reached" } else { "not reached" }
+    ))
 }

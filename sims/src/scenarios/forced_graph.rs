@@ -106,6 +106,32 @@ pub fn build(
     Ok(g)
 }
 
+/// A scenario's node ids: its correct path, then `extra` filler nodes `<prefix>_00`,
+/// `<prefix>_01`, … (the reference's insertion order).
+pub fn node_ids(path: &[&str], prefix: &str, extra: usize) -> Vec<String> {
+    let mut v: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+    v.extend((0..extra).map(|i| format!("{prefix}_{i:02}")));
+    v
+}
+
+/// A scenario's graph: [`build`] over `ids` with the default node content and the
+/// profile's generator for `seed` (stream 0), as the reference builds it after seeding.
+pub fn build_scenario(
+    ids: &[String],
+    path_len: usize,
+    targets: usize,
+    profile: Profile,
+    seed: u64,
+) -> Result<Graph> {
+    build(
+        ids,
+        super::common::default_content,
+        path_len,
+        targets,
+        &mut SimRng::for_profile(profile, seed, 0),
+    )
+}
+
 /// The query settings every forced-target sim uses (reference
 /// `sims/pg_vs_heuristic.py`, `noise_robustness.py`, `static_vs_learning.py`,
 /// `scaling_analysis.py`): 4 hops,

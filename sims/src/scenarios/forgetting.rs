@@ -9,8 +9,13 @@ use crabpath::{
 use serde_json::{json, Map, Value};
 
 use super::common::{add_with, edge, id};
+use crate::claims::Verdict;
+use crate::paper::extract::{find, inner, join, pct_of};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "forgetting";
 
 /// Reference `sims/forgetting.py`.
 pub struct Forgetting;
@@ -54,19 +59,69 @@ fn distribution(g: &Graph) -> Map<String, Value> {
 
 impl Simulation for Forgetting {
     fn name(&self) -> &'static str {
-        "forgetting"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "Table 10, Fig. 9"
-    }
-    fn description(&self) -> &'static str {
-        "50-node ring-like graph, 10 tracked edges refreshed, the rest decays to dormant"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.4",
+            paper_figures: &["9"],
+            description:
+                "50-node ring-like graph, 10 tracked edges refreshed, the rest decays to dormant",
+            tables: vec![sim_table(
+                10,
+                "Forgetting shifts most edges out of default visibility",
+                NAME,
+                true,
+                "total edges / dormant / reflex",
+                vec![
+                    Row::sim(
+                        NAME,
+                        "Q1",
+                        "150 / 0.0% / 0.7%",
+                        "150 / 0.0 % / 0.7 %",
+                        |d| forgetting_at(d, 1.0),
+                    ),
+                    Row::sim(
+                        NAME,
+                        "Q25",
+                        "150 / 93.3% / 6.7%",
+                        "150 / 93.3 % / 6.7 %",
+                        |d| forgetting_at(d, 25.0),
+                    ),
+                    Row::sim(
+                        NAME,
+                        "Q100",
+                        "150 / 93.3% / 6.7%",
+                        "150 / 93.3 % / 6.7 %",
+                        |d| forgetting_at(d, 100.0),
+                    ),
+                ],
+            )],
+            summary: vec![Row::sim(
+                NAME,
+                "Selective forgetting: dormant share by Q25",
+                "93.3%",
+                "93.3 %",
+                |d| {
+                    find(d, "/tier_history", "query", 25.0)
+                        .and_then(|e| inner(e, "/dormant_pct"))
+                        .map(|v| pct_of(v, 1))
+                },
+            )],
+            claims: vec![Claim {
+                section: "6.4",
+                text: "most edges become dormant by query 25",
+                table: 10,
+                row: "Q25",
+            }],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "Q25/50/100: 93.3 % dormant, 6.7 % reflex"
     }
 
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
@@ -191,4 +246,17 @@ impl Simulation for Forgetting {
             ),
         ))
     }
+}
+
+/// forgetting snapshot at query `q`: `total / dormant % / reflex %`.
+fn forgetting_at(d: &Value, q: f64) -> Option<String> {
+    let e = find(d, "/tier_history", "query", q)?;
+    join(
+        vec![
+            inner(e, "/total_edges").map(|v| format!("{v}")),
+            inner(e, "/dormant_pct").map(|v| pct_of(v, 1)),
+            inner(e, "/reflex_pct").map(|v| pct_of(v, 1)),
+        ],
+        " / ",
+    )
 }

@@ -8,8 +8,13 @@ use crabpath::{
 use serde_json::{json, Value};
 
 use super::common::{add_with, edge, id};
+use crate::claims::Verdict;
+use crate::paper::extract::{fixed, int, join};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "individuation";
 
 /// Reference `sims/individuation.py`.
 pub struct Individuation;
@@ -72,19 +77,33 @@ fn sorted_edges_json(edges: &[(String, String, f64)]) -> Vec<Value> {
 
 impl Simulation for Individuation {
     fn name(&self) -> &'static str {
-        "individuation"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "Table 12, §6.7, Figs. 1/12"
-    }
-    fn description(&self) -> &'static str {
-        "two copies of an 18-node complete graph trained on 'coding' vs 'safety' workloads"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.7",
+            paper_figures: &["1", "12"],
+            description: "two copies of an 18-node complete graph trained on 'coding' vs 'safety' workloads",
+            tables: vec![sim_table(12, "Twin-brain individuation across experiences", NAME, true, "graph A / graph B", vec![
+                Row::sim(NAME, "Nodes", "18 / 18", "18 / 18", |d| join(vec![int(d, "/graph_a_size/nodes"), int(d, "/graph_b_size/nodes")], " / ")),
+                Row::sim(NAME, "Edges", "306 / 306", "306 / 306", |d| join(vec![int(d, "/graph_a_size/edges"), int(d, "/graph_b_size/edges")], " / ")),
+                Row::sim(NAME, "Reflex edges", "4 / 5", "4 / 5", |d| join(vec![int(d, "/structural_distinctness/reflex_counts/graph_a"), int(d, "/structural_distinctness/reflex_counts/graph_b")], " / ")),
+                Row::sim(NAME, "Mean abs diff", "0.0358", "0.0358", |d| fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4)),
+                Row::sim(NAME, "Edges differing by > 0.05 (§6.7)", "27", "27", |d| int(d, "/structural_distinctness/edges_differ_by_gt_0_05"))
+                    .note("both workloads favour first-inserted targets: largely a tie-breaking effect (discrepancy S8)"),
+            ])],
+            summary: vec![Row::sim(NAME, "Twin individuation: drift", "0.0358 mean abs diff; 27 edges > 0.05", "0.0358; 27", |d| {
+                join(vec![fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4), int(d, "/structural_distinctness/edges_differ_by_gt_0_05")], "; ")
+            })],
+            claims: vec![Claim { section: "6.7", text: "twin graphs drift apart in mean absolute weight", table: 12, row: "Mean abs diff" }, Claim { section: "6.7", text: "twin graphs differ in many edges", table: 12, row: "Edges differing by > 0.05 (§6.7)" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "306 edges, mean |Δw| 0.0358, 27 differ > 0.05, reflex 4 vs 5"
     }
 
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {

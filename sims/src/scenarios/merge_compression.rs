@@ -10,8 +10,16 @@ use crabpath::{
 use serde_json::{json, Value};
 
 use super::common::{add_with, edge, id};
+use crate::claims::Verdict;
+use crate::paper::extract::{fixed, int, join};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "merge_compression";
+
+/// The paper's "nodes fired 40 → 32" (§6.12.1, Table 18), which is the node count.
+const PAPER_NODES: (u32, u32) = (40, 32);
 
 /// Reference `sims/merge_compression.py`.
 pub struct MergeCompression;
@@ -62,19 +70,33 @@ fn phase(
 
 impl Simulation for MergeCompression {
     fn name(&self) -> &'static str {
-        "merge_compression"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "Table 18"
-    }
-    fn description(&self) -> &'static str {
-        "8 strongly linked chunk pairs among 24 noise chunks; 50 queries, merge the pairs, 50 more"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.12.1",
+            paper_figures: &[],
+            description: "8 strongly linked chunk pairs among 24 noise chunks; 50 queries, merge the pairs, 50 more",
+            tables: vec![sim_table(18, "Merge-compression simulation results", NAME, true, "before → after", vec![
+                Row::sim(NAME, "\"Nodes fired\" (graph node count)", &format!("{} → {}", PAPER_NODES.0, PAPER_NODES.1), "40 → 32", |d| join(vec![int(d, "/nodes_before_merge"), int(d, "/nodes_after_merge")], " → "))
+                    .note("the paper's \"nodes fired\" is the node count of the graph (discrepancy S4)"),
+                Row::sim(NAME, "Fired value (avg nodes fired)", "2.0 → 1.0", "2.0 → 1.0", |d| join(vec![fixed(d, "/avg_nodes_fired_before", 1), fixed(d, "/avg_nodes_fired_after", 1)], " → ")),
+                Row::sim(NAME, "Avg context chars (the sim's claim)", "\"may not decrease\" (§6.12.4)", "232.0 → 232.0", |d| join(vec![fixed(d, "/avg_context_chars_before", 1), fixed(d, "/avg_context_chars_after", 1)], " → "))
+                    .note("merged content = A + 2 + B chars: the sim's merge_reduces_context claim fails by construction"),
+            ])],
+            summary: vec![],
+            claims: vec![Claim { section: "6.12.1", text: "merge compression: \"nodes fired\"", table: 18, row: "\"Nodes fired\" (graph node count)" }, Claim { section: "6.12.1", text: "merge compression: fired value", table: 18, row: "Fired value (avg nodes fired)" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Fail,
+            reference_note: Some(
+                "merge_reduces_context: merged content = A + \"\\n\\n\" + B, exactly the \
+                 two-node context, so it can never drop (claim wrong by construction; discrepancy S4)",
+            ),
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "\"nodes fired\" 40 → 32 (node count); fired 2.0 → 1.0"
     }
     fn measured(&self, doc: &Value) -> String {
         let f = |k: &str| {
@@ -206,9 +228,11 @@ impl Simulation for MergeCompression {
              gets shorter, which cannot happen because a merged node's content is A + \
              \"\\n\\n\" + B, exactly the two-node context; context length is therefore \
              reported as a measurement, not claimed: avg context chars {chars_before:?} -> \
-             {chars_after:?}. The paper's '40 -> 32' is the node count ({nodes_before} -> \
+             {chars_after:?}. The paper's '{} -> {}' is the node count ({nodes_before} -> \
              {nodes_after}, {merges_applied} merges). Nodes fired {fired_before:?} -> \
              {fired_after:?}. {}",
+            PAPER_NODES.0,
+            PAPER_NODES.1,
             if p.met() { "Holds." } else { "FAILS." }
         );
         Ok(predicate::restate(

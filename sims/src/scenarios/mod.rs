@@ -42,8 +42,9 @@ pub const RUN_ALL_ORDER: [&str; 15] = [
     "individuation",
 ];
 
-/// Every implemented simulation, in [`RUN_ALL_ORDER`].
-pub fn registry() -> Vec<&'static dyn Simulation> {
+/// The reference program's 15 simulations (they back the OpenClawBrain paper), in
+/// [`RUN_ALL_ORDER`].
+pub fn reference_group() -> Vec<&'static dyn Simulation> {
     vec![
         &deploy_pipeline::DeployPipeline,
         &negation::Negation,
@@ -63,40 +64,43 @@ pub fn registry() -> Vec<&'static dyn Simulation> {
     ]
 }
 
-/// The implemented simulation with this name (file stem).
-pub fn find(name: &str) -> Option<&'static dyn Simulation> {
-    registry().into_iter().find(|s| s.name() == name)
+/// Every simulation, group after group: the [`reference_group`], then any further
+/// group (e.g. the CrabPath paper's own experiments), each simulation's card naming
+/// the paper it backs. `run`, `check`, `claims` and `report` take this list.
+pub fn registry() -> Vec<&'static dyn Simulation> {
+    reference_group()
 }
 
-/// The reference simulations not implemented yet.
-pub fn missing() -> Vec<&'static str> {
-    let have: Vec<&str> = registry().iter().map(|s| s.name()).collect();
-    RUN_ALL_ORDER
-        .iter()
-        .copied()
-        .filter(|n| !have.contains(n))
-        .collect()
+/// The simulation with this name (file stem).
+pub fn find(name: &str) -> Option<&'static dyn Simulation> {
+    registry().into_iter().find(|s| s.name() == name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::paper::Paper;
 
     #[test]
-    fn registry_follows_run_all_order_without_duplicates() {
-        let names: Vec<&str> = registry().iter().map(|s| s.name()).collect();
-        let positions: Vec<usize> = names
-            .iter()
-            .map(|n| {
-                RUN_ALL_ORDER
-                    .iter()
-                    .position(|r| r == n)
-                    .unwrap_or_else(|| panic!("{n} is not a reference simulation"))
-            })
-            .collect();
-        assert!(
-            positions.windows(2).all(|w| w[0] < w[1]),
-            "registry must follow RUN_ALL_ORDER without duplicates: {names:?}"
-        );
+    fn the_reference_group_is_exactly_the_15_simulations_in_run_all_order() {
+        let names: Vec<&str> = reference_group().iter().map(|s| s.name()).collect();
+        assert_eq!(names, RUN_ALL_ORDER);
+        for s in reference_group() {
+            assert_eq!(s.card().paper, Paper::OpenClawBrain, "{}", s.name());
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_found() {
+        let all = registry();
+        for (i, s) in all.iter().enumerate() {
+            assert!(
+                all[..i].iter().all(|o| o.name() != s.name()),
+                "{} twice",
+                s.name()
+            );
+            assert_eq!(find(s.name()).map(|f| f.name()), Some(s.name()));
+        }
+        assert!(find("no_such_sim").is_none());
     }
 }

@@ -8,8 +8,16 @@ use crabpath::{
 use serde_json::{json, Value};
 
 use super::common::{add_titled, edge, id, weight};
+use crate::claims::Verdict;
+use crate::paper::extract::fixed;
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "negation";
+
+/// The paper's final weight of the deprecated edge (§6.3, Tables 6 and 9).
+const PAPER_BAD_WEIGHT: &str = "-0.94";
 
 /// Reference `sims/negation.py`.
 pub struct Negation;
@@ -19,19 +27,28 @@ const BAD: (&str, &str) = ("skip_tests_query", "skip_tests_for_hotfix");
 
 impl Simulation for Negation {
     fn name(&self) -> &'static str {
-        "negation"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "§6 negation, Fig. 8"
-    }
-    fn description(&self) -> &'static str {
-        "10 positive 'run tests' then 10 negative 'skip tests' queries; the skip edge turns inhibitory"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.3",
+            paper_figures: &["8"],
+            description: "10 positive 'run tests' then 10 negative 'skip tests' queries; the skip edge turns inhibitory",
+            tables: vec![sim_table(9, "Conflict direction from repeated negatives", NAME, true, "final edge weight", vec![
+                Row::sim(NAME, "run_tests_before_deploy", "1.0", "1.00", |d| fixed(d, "/final_weights/run_tests_before_deploy", 2)),
+                Row::sim(NAME, "skip_tests_for_hotfix", PAPER_BAD_WEIGHT, "-0.94", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))
+                    .note("−0.94 = −1 (clip) + 0.06 Hebbian after a negative outcome (discrepancy S9)"),
+            ])],
+            summary: vec![Row::sim(NAME, "Negation learning: inhibitory weight", PAPER_BAD_WEIGHT, "-0.94", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))],
+            claims: vec![Claim { section: "6.3", text: "the deprecated procedure's edge converges to an inhibitory weight", table: 9, row: "skip_tests_for_hotfix" }, Claim { section: "6.3", text: "the preferred procedure's edge converges to reflex", table: 9, row: "run_tests_before_deploy" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "good 1.0; bad −0.44 at Q11, −0.94 from Q12"
     }
 
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
@@ -122,8 +139,8 @@ impl Simulation for Negation {
             ),
         ];
         let note = format!(
-            "The reference's two checks are kept as predicates. The paper's -0.94 is the -1.0 \
-             clip plus a +0.06 Hebbian increment (REPRODUCE.md discrepancy S9); final weights here: bad \
+            "The reference's two checks are kept as predicates. The paper's {PAPER_BAD_WEIGHT} is \
+             the -1.0 clip plus a +0.06 Hebbian increment (REPRODUCE.md discrepancy S9); final weights here: bad \
              {bad:?}, good {good:?}. {}",
             predicate::verdict(&predicates)
         );

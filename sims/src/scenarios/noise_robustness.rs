@@ -16,9 +16,13 @@ use crabpath::{
 };
 use serde_json::{json, Map, Value};
 
-use super::common::default_content;
 use super::forced_graph::{self, SimRng};
+use crate::claims::Verdict;
+use crate::paper::extract::{fixed, join, mean_ci, yes_no};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::sim::{Metric, Simulation};
+
+const NAME: &str = "noise_robustness";
 
 const QUERIES: usize = 100;
 const PATH_LEN: usize = 5;
@@ -29,22 +33,16 @@ const CLAIM_MAX_LEVEL: f64 = 0.2;
 const CLAIM_MIN_RATE: f64 = 0.9;
 
 fn ids() -> Vec<String> {
-    let mut v: Vec<String> = ["query_node", "inspect", "validate", "approve", "ship"]
-        .map(String::from)
-        .to_vec();
-    v.extend((0..10).map(|i| format!("detour_{i:02}")));
-    v
+    forced_graph::node_ids(
+        &["query_node", "inspect", "validate", "approve", "ship"],
+        "detour",
+        10,
+    )
 }
 
 /// The graph of one noise level (the reference builds it afresh with the same seed).
 pub fn build(profile: Profile, seed: u64) -> Result<Graph> {
-    forced_graph::build(
-        &ids(),
-        default_content,
-        PATH_LEN,
-        TARGETS,
-        &mut SimRng::for_profile(profile, seed, 0),
-    )
+    forced_graph::build_scenario(&ids(), PATH_LEN, TARGETS, profile, seed)
 }
 
 /// Whether a traversal followed exactly the 4 correct transitions.
@@ -238,19 +236,37 @@ pub struct NoiseRobustness;
 
 impl Simulation for NoiseRobustness {
     fn name(&self) -> &'static str {
-        "noise_robustness"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "OpenClawBrain Table 15 (noise robustness)"
-    }
-    fn description(&self) -> &'static str {
-        "random 15-node graph, 100 queries per noise level 0/0.1/0.2/0.3 with flipped outcomes"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.9",
+            paper_figures: &[],
+            description: "random 15-node graph, 100 queries per noise level 0/0.1/0.2/0.3 with flipped outcomes",
+            tables: vec![sim_table(15, "Noise-robustness stress results", NAME, true, "reflex by Q100 / avg nodes fired (last 10) / correct-distractor gap", vec![
+                Row::sim(NAME, "0% noise", "Yes / 5.0 / 0.5650", "Yes / 5.0 / 0.5650", |d| noise_level(d, 0))
+                    .seeds(|d| noise_seeds(d, "0_0")),
+                Row::sim(NAME, "10% noise", "Yes / 4.0 / 0.4625", "Yes / 4.0 / 0.4625", |d| noise_level(d, 1))
+                    .seeds(|d| noise_seeds(d, "0_1")),
+                Row::sim(NAME, "20% noise", "Yes / 5.0 / 0.4622", "Yes / 5.0 / 0.4622", |d| noise_level(d, 2))
+                    .seeds(|d| noise_seeds(d, "0_2")),
+                Row::sim(NAME, "30% noise", "No / 4.0 / 0.3072", "No / 4.0 / 0.3072", |d| noise_level(d, 3))
+                    .seeds(|d| noise_seeds(d, "0_3"))
+                    .note("the paper's \"inhibitory edge risk\" column is editorial: no correct edge is negative at any level (discrepancy S6)"),
+            ])],
+            summary: vec![Row::sim(NAME, "Noise robustness: reflex by Q100 at 0/10/20/30 %", "drops only at 30% noise", "Yes, Yes, Yes, No", |d| {
+                join((0..4).map(|i| yes_no(d, &format!("/comparison_table/{i}/reaches_reflex_by_q100"))).collect(), ", ")
+            })
+            .seeds(|d| mean_ci(d, "reflex_at_0_3", 3).map(|v| format!("reflex by Q100 at 30 %: share of seeds {v}")))],
+            claims: vec![Claim { section: "6.9", text: "reflex is lost only at the highest noise level", table: 15, row: "30% noise" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::NotApplicable,
+            reference_note: Some("no `claim` key in the JSON, no check defined (discrepancy S6)"),
+        }
     }
     fn uses_rng(&self) -> bool {
         true
-    }
-    fn paper_value(&self) -> &'static str {
-        "reflex Y/Y/Y/N; gaps 0.5650/0.4625/0.4622/0.3072"
     }
     fn headline(&self) -> &'static [Metric] {
         &[
@@ -295,4 +311,39 @@ impl Simulation for NoiseRobustness {
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         run(profile, seed)
     }
+}
+
+/// noise_robustness level `i`: `reflex / last-10 fired / gap`.
+fn noise_level(d: &Value, i: usize) -> Option<String> {
+    let b = format!("/comparison_table/{i}");
+    join(
+        vec![
+            yes_no(d, &format!("{b}/reaches_reflex_by_q100")),
+            fixed(d, &format!("{b}/avg_nodes_fired_last_10"), 1),
+            fixed(d, &format!("{b}/correct_vs_distractor_gap"), 4),
+        ],
+        " / ",
+    )
+}
+
+/// The multi-seed metrics of noise level `level` (`0_0` … `0_3`) that exist:
+/// reflex-by-Q100 share, last-10 correct-path rate, correct-distractor gap.
+fn noise_seeds(d: &Value, level: &str) -> Option<String> {
+    let parts: Vec<String> = [
+        (
+            "reflex by Q100 (share of seeds)",
+            format!("reflex_at_{level}"),
+            3,
+        ),
+        (
+            "correct-path rate (last 10)",
+            format!("correct_path_rate_last_10_at_{level}"),
+            3,
+        ),
+        ("gap", format!("gap_at_{level}"), 4),
+    ]
+    .iter()
+    .filter_map(|(label, name, prec)| mean_ci(d, name, *prec).map(|v| format!("{label} {v}")))
+    .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }

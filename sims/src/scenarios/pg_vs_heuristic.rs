@@ -16,26 +16,29 @@ use crabpath::{
 };
 use serde_json::{json, Map, Value};
 
-use super::common::default_content;
-use super::forced_graph::{self, SimRng};
+use super::forced_graph;
+use crate::claims::Verdict;
+use crate::paper::extract::{fixed, join, mean_ci, num, opt, seed_stats, signed};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::sim::{Metric, Simulation};
+
+const NAME: &str = "pg_vs_heuristic";
 
 const QUERIES: usize = 100;
 const PATH_LEN: usize = 5;
 const TARGETS: usize = 8;
 
 fn ids() -> Vec<String> {
-    let mut v: Vec<String> = ["start_task", "prepare", "compile", "deploy", "verify"]
-        .map(String::from)
-        .to_vec();
-    v.extend((0..15).map(|i| format!("aux_{i:02}")));
-    v
+    forced_graph::node_ids(
+        &["start_task", "prepare", "compile", "deploy", "verify"],
+        "aux",
+        15,
+    )
 }
 
 /// The graph of one variant (the reference reseeds before every build).
 pub fn build(profile: Profile, seed: u64) -> Result<Graph> {
-    let mut rng = SimRng::for_profile(profile, seed, 0);
-    forced_graph::build(&ids(), default_content, PATH_LEN, TARGETS, &mut rng)
+    forced_graph::build_scenario(&ids(), PATH_LEN, TARGETS, profile, seed)
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -216,19 +219,56 @@ pub struct PgVsHeuristic;
 
 impl Simulation for PgVsHeuristic {
     fn name(&self) -> &'static str {
-        "pg_vs_heuristic"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "OpenClawBrain Table 14 (heuristic vs policy gradient)"
-    }
-    fn description(&self) -> &'static str {
-        "random 20-node graph, 100 × (4-hop beam-1 traversal + heuristic or PG learning)"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.8",
+            paper_figures: &[],
+            description: "random 20-node graph, 100 × (4-hop beam-1 traversal + heuristic or PG learning)",
+            tables: vec![
+            sim_table(13, "True policy-gradient vs heuristic comparison", NAME, true, "convergence / total edge weight / avg distractor weight", vec![
+                Row::sim(NAME, "Heuristic", "Q2 / 71.20 / 0.4226", "Q2 / 71.20 / 0.4226", |d| pg_run(d, "heuristic"))
+                    .seeds(|d| mean_ci(d, "heuristic_total_edge_weight", 2).map(|v| format!("total edge weight {v}"))),
+                Row::sim(NAME, "True policy gradient", "Q2 / 53.68 / 0.3124", "Q2 / 53.68 / 0.3124", |d| pg_run(d, "policy_gradient"))
+                    .seeds(|d| mean_ci(d, "pg_total_edge_weight", 2).map(|v| format!("total edge weight {v}"))),
+            ]),
+            sim_table(14, "Mass dynamics after 100 queries", NAME, true, "mean per-query sum of the returned update deltas", vec![
+                Row::sim(NAME, "Heuristic", "+0.3524", "+0.3524", |d| signed(d, "/runs/heuristic/conservation_check/per_query_delta_sum_mean", 4)),
+                Row::sim(NAME, "True policy gradient", "-0.2840", "-0.2840", |d| signed(d, "/runs/policy_gradient/conservation_check/per_query_delta_sum_mean", 4))
+                    .seeds(pg_per_query_delta)
+                    .note("the sim's own claim (PG sums to ~0) fails: saturation at +1 (discrepancy S3)"),
+            ]),
+        ],
+            summary: vec![Row::sim(NAME, "PG ablation: total mass PG vs heuristic", "53.68 vs 71.20, 27% lower", "53.68 vs 71.20, 24.6 % lower", |d| {
+                let pg = opt(d, "/runs/policy_gradient/final_total_edge_weight").and_then(num)?;
+                let h = opt(d, "/runs/heuristic/final_total_edge_weight").and_then(num)?;
+                Some(format!("{pg:.2} vs {h:.2}, {:.1} % lower", (1.0 - pg / h) * 100.0))
+            })
+            .seeds(|d| {
+                let (pg, _, _) = seed_stats(d, "pg_total_edge_weight")?;
+                let (h, _, _) = seed_stats(d, "heuristic_total_edge_weight")?;
+                Some(format!(
+                    "{} vs {}, {:.1} % lower",
+                    mean_ci(d, "pg_total_edge_weight", 2)?,
+                    mean_ci(d, "heuristic_total_edge_weight", 2)?,
+                    (1.0 - pg / h) * 100.0
+                ))
+            })
+            .differs("1 − 53.68/71.20 = 24.6 %, not 27 % (the text says \"about 25 %\")")],
+            claims: vec![Claim { section: "6.8", text: "the true policy gradient ends with less total edge mass than the heuristic", table: 13, row: "True policy gradient" }, Claim { section: "6.8", text: "how much lower the policy gradient's total mass is", table: 6, row: "PG ablation: total mass PG vs heuristic" }, Claim { section: "6.8", text: "mean per-query mass change of the policy gradient (Table 14)", table: 14, row: "True policy gradient" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Fail,
+            reference_note: Some(
+                "pg_conservation_near_zero: the chosen edges saturate at the +1.0 clip from Q5, so \
+                 the PG deltas do not sum to ≈ 0 (claim wrong for the implementation; Table 14; \
+                 discrepancy S3)",
+            ),
+        }
     }
     fn uses_rng(&self) -> bool {
         true
-    }
-    fn paper_value(&self) -> &'static str {
-        "total 71.20 vs 53.68; conv. Q2; mass change +0.3524 / −0.2840 per query"
     }
     fn headline(&self) -> &'static [Metric] {
         &[
@@ -253,4 +293,32 @@ impl Simulation for PgVsHeuristic {
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         run(profile, seed)
     }
+}
+
+/// pg_vs_heuristic run summary: `Q<conv> / total / distractor avg`.
+fn pg_run(d: &Value, run: &str) -> Option<String> {
+    join(
+        vec![
+            opt(
+                d,
+                &format!("/runs/{run}/convergence_query_reflex_threshold"),
+            )
+            .and_then(num)
+            .map(|q| format!("Q{q}")),
+            fixed(d, &format!("/runs/{run}/final_total_edge_weight"), 2),
+            fixed(
+                d,
+                &format!("/runs/{run}/final_distractor_edge_avg_weight"),
+                4,
+            ),
+        ],
+        " / ",
+    )
+}
+
+/// Multi-seed PG mean per-query delta sum: the clipped total over the query count.
+fn pg_per_query_delta(d: &Value) -> Option<String> {
+    let q = opt(d, "/query_count").and_then(num).filter(|q| *q > 0.0)?;
+    let (m, lo, hi) = seed_stats(d, "pg_clipped_total_delta")?;
+    Some(format!("{:+.4} [{:+.4}, {:+.4}]", m / q, lo / q, hi / q))
 }

@@ -10,8 +10,13 @@ use crabpath::{
 use serde_json::{json, Value};
 
 use super::common::{add_with, edge, id, names, query_config};
+use crate::claims::Verdict;
+use crate::paper::extract::{int, join, pct};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "prune_health";
 
 /// Reference `sims/prune_health.py`.
 pub struct PruneHealth;
@@ -58,19 +63,27 @@ fn mean_len(records: &[(String, Vec<String>)]) -> f64 {
 
 impl Simulation for PruneHealth {
     fn name(&self) -> &'static str {
-        "prune_health"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "Table 19"
-    }
-    fn description(&self) -> &'static str {
-        "30-node complete graph, 100 decaying training queries, prune |w| < 0.05, 20 more queries"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.12.2",
+            paper_figures: &[],
+            description: "30-node complete graph, 100 decaying training queries, prune |w| < 0.05, 20 more queries",
+            tables: vec![sim_table(19, "Prune-health simulation results", NAME, true, "before → after", vec![
+                Row::sim(NAME, "Edges", "870 → 24", "870 → 24", |d| join(vec![int(d, "/edges_before_prune"), int(d, "/edges_after_prune")], " → ")),
+                Row::sim(NAME, "Dormant", "98% → 29%", "98.0 % → 29.2 %", |d| join(vec![pct(d, "/dormant_pct_before", 1), pct(d, "/dormant_pct_after", 1)], " → ")),
+            ])],
+            summary: vec![],
+            claims: vec![Claim { section: "6.12.2", text: "pruning removes most edges", table: 19, row: "Edges" }, Claim { section: "6.12.2", text: "pruning lowers the dormant share", table: 19, row: "Dormant" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Pass,
+            reference_note: None,
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "edges 870 → 24, dormant 98 % → 29 %"
     }
     fn measured(&self, doc: &Value) -> String {
         let pct = |k: &str| doc.get(k).and_then(Value::as_f64).map(|x| x * 100.0);

@@ -12,8 +12,19 @@ use crabpath::{
 use serde_json::{json, Map, Value};
 
 use super::common::{edge, id, query_config};
+use crate::claims::Verdict;
+use crate::paper::extract::{int, num, opt, sum, thousands};
+use crate::paper::{sim_table, Card, Claim, Paper, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{Profile, Simulation};
+
+const NAME: &str = "structural_vs_edge_only";
+
+/// The paper's summed nodes fired, edge-only and full maintenance (§6.12.3, Table 20).
+const PAPER_FIRED: (i64, i64) = (1815, 1598);
+
+/// The paper's difference between the two (Table 20).
+const PAPER_CHANGE: &str = "-12%";
 
 /// Reference `sims/structural_vs_edge_only.py`.
 pub struct StructuralVsEdgeOnly;
@@ -170,19 +181,37 @@ fn run_strategy(base: &Graph, strategy: &str, profile: Profile) -> Result<Value>
 
 impl Simulation for StructuralVsEdgeOnly {
     fn name(&self) -> &'static str {
-        "structural_vs_edge_only"
+        NAME
     }
-    fn paper_ref(&self) -> &'static str {
-        "Table 20"
-    }
-    fn description(&self) -> &'static str {
-        "200 queries on a procedure graph: edge-only vs +prune vs full maintenance (decay, prune, merge)"
+    fn card(&self) -> Card {
+        Card {
+            paper: Paper::OpenClawBrain,
+            section: "6.12.3",
+            paper_figures: &[],
+            description: "200 queries on a procedure graph: edge-only vs +prune vs full maintenance (decay, prune, merge)",
+            tables: vec![sim_table(20, "Full maintenance vs edge-only over 200 queries", NAME, true, "total over 200 queries", vec![
+                Row::sim(NAME, "Edge-only, summed nodes fired", &thousands(PAPER_FIRED.0), "1,815", |d| fired_total(d, "edge_only").map(|v| thousands(v as i64)))
+                    .note("the paper calls it \"total context cost\"; it is the sum of nodes fired (discrepancy S5)"),
+                Row::sim(NAME, "Full maintenance, summed nodes fired", &thousands(PAPER_FIRED.1), "1,598", |d| fired_total(d, "full_maintain").map(|v| thousands(v as i64))),
+                Row::sim(NAME, "Difference (nodes fired)", PAPER_CHANGE, "-12.0 %", |d| change(fired_total(d, "edge_only"), fired_total(d, "full_maintain"))),
+                Row::sim(NAME, "Edge-only, context chars (the sim's cost)", "—", "99,750", |d| int(d, "/strategies/edge_only/total_cost")),
+                Row::sim(NAME, "Full maintenance, context chars", "—", "108,534", |d| int(d, "/strategies/full_maintain/total_cost")),
+                Row::sim(NAME, "Difference (context chars)", "\"12% cheaper\" (§6.12.3)", "+8.8 %", |d| change(opt(d, "/strategies/edge_only/total_cost").and_then(num), opt(d, "/strategies/full_maintain/total_cost").and_then(num)))
+                    .differs("by the sim's own metric full maintenance costs more; its claim fails (discrepancy S5)"),
+            ])],
+            summary: vec![],
+            claims: vec![Claim { section: "6.12.3", text: "full maintenance is cheaper than edge-only learning (nodes fired)", table: 20, row: "Difference (nodes fired)" }, Claim { section: "6.12.3", text: "full maintenance is cheaper (context chars, the sim's metric)", table: 20, row: "Difference (context chars)" }, ],
+            figures: &[NAME],
+            reference_verdict: Verdict::Fail,
+            reference_note: Some(
+                "full_maintenance_lowest_cost compares context chars, by which full maintenance \
+                 costs more than edge-only; the paper's difference is summed nodes fired \
+                 (Table 20; discrepancy S5)",
+            ),
+        }
     }
     fn uses_rng(&self) -> bool {
         false
-    }
-    fn paper_value(&self) -> &'static str {
-        "edge-only 1,815 vs full maintenance 1,598 (−12 %)"
     }
     fn measured(&self, doc: &Value) -> String {
         let sum_fired = |s: &str| -> Option<u64> {
@@ -277,12 +306,14 @@ impl Simulation for StructuralVsEdgeOnly {
         );
         let pct = |a: u64, b: u64| 100.0 * (a as f64 - b as f64) / b as f64;
         let note = format!(
-            "Restated (REPRODUCE.md discrepancy S5): the paper's -12 % (1 815 -> 1 598) compares \
-             the summed nodes fired of edge-only and full maintenance, while the reference sim \
+            "Restated (REPRODUCE.md discrepancy S5): the paper's {PAPER_CHANGE} ({} -> {}) \
+             compares the summed nodes fired of edge-only and full maintenance, while the reference sim \
              checked total context chars over all three strategies. The claim compares what \
              the paper compared: nodes fired {fe} (edge-only) vs {ff} (full maintenance), \
              {:+.1} %. Context chars are reported, not claimed: {ce} vs {cf} ({:+.1} %; merged \
              nodes carry both contents). {}",
+            thousands(PAPER_FIRED.0),
+            thousands(PAPER_FIRED.1),
             pct(ff, fe),
             pct(cf, ce),
             if p.met() { "Holds." } else { "FAILS." }
@@ -301,4 +332,15 @@ impl Simulation for StructuralVsEdgeOnly {
             predicate::single(p.note(note)),
         ))
     }
+}
+
+/// structural_vs_edge_only: summed nodes fired of a strategy.
+fn fired_total(d: &Value, s: &str) -> Option<f64> {
+    sum(d, &format!("/strategies/{s}/nodes_fired_series"))
+}
+
+/// `(b − a) / a` as a signed percentage.
+fn change(a: Option<f64>, b: Option<f64>) -> Option<String> {
+    let (a, b) = (a?, b?);
+    (a != 0.0).then(|| format!("{:+.1} %", (b - a) / a * 100.0))
 }

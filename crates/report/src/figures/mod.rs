@@ -2,7 +2,8 @@
 //! document into a [`Figure`]; [`render_all`] runs every builder for which an input
 //! exists and turns failures (missing fields) into skip notes.
 //!
-//! Simulations with a figure in the reference (reference
+//! Each simulation's card lists the figure stems drawn from its documents; [`builder`]
+//! maps a stem to its builder. Simulations with a figure in the reference (reference
 //! `sims/generate_figures.py`, commit 134c676):
 //! deploy_pipeline, negation, context_reduction, forgetting, edge_damping,
 //! domain_separation, brain_death, individuation — same plot type, series, axes and
@@ -29,12 +30,12 @@ pub mod seeds;
 pub mod static_vs_learning;
 pub mod structural;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
 use crate::artifact::Artifact;
-use crate::data::{Doc, Notes, Profile, Results, SIMS};
+use crate::data::{Doc, Notes, Profile, Results};
 use crate::plot::Figure;
 
 /// What a builder needs besides the document.
@@ -57,41 +58,55 @@ impl Ctx {
 /// A simulation figure builder.
 pub type Builder = fn(&Doc, Ctx) -> Result<Figure>;
 
-/// The builder of a simulation's figure (every one of the 15 has one).
-pub fn builder(sim: &str) -> Option<Builder> {
-    Some(match sim {
-        "deploy_pipeline" => deploy_pipeline::figure,
-        "negation" => negation::figure,
-        "context_reduction" => context_reduction::figure,
-        "forgetting" => forgetting::figure,
-        "edge_damping" => edge_damping::figure,
-        "domain_separation" => domain_separation::figure,
-        "brain_death" => brain_death::figure,
-        "individuation" => individuation::figure,
-        "pg_vs_heuristic" => pg_vs_heuristic::figure,
-        "merge_compression" => merge_compression::figure,
-        "prune_health" => prune_health::figure,
-        "structural_vs_edge_only" => structural::figure,
-        "noise_robustness" => noise_robustness::figure,
-        "static_vs_learning" => static_vs_learning::figure,
-        "scaling_analysis" => scaling::figure,
-        _ => return None,
-    })
+/// The simulation figure builders, by the stem a card lists
+/// ([`sims::paper::Card::figures`]).
+pub const BUILDERS: [(&str, Builder); 15] = [
+    ("deploy_pipeline", deploy_pipeline::figure),
+    ("negation", negation::figure),
+    ("context_reduction", context_reduction::figure),
+    ("forgetting", forgetting::figure),
+    ("edge_damping", edge_damping::figure),
+    ("domain_separation", domain_separation::figure),
+    ("brain_death", brain_death::figure),
+    ("individuation", individuation::figure),
+    ("pg_vs_heuristic", pg_vs_heuristic::figure),
+    ("merge_compression", merge_compression::figure),
+    ("prune_health", prune_health::figure),
+    ("structural_vs_edge_only", structural::figure),
+    ("noise_robustness", noise_robustness::figure),
+    ("static_vs_learning", static_vs_learning::figure),
+    ("scaling_analysis", scaling::figure),
+];
+
+/// The builder of figure `stem`.
+pub fn builder(stem: &str) -> Option<Builder> {
+    BUILDERS.iter().find(|(s, _)| *s == stem).map(|(_, b)| *b)
 }
 
 /// Renders every figure the results allow, in a fixed order.
 pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Vec<Artifact>> {
     let mut arts = Vec::new();
+    let sims: Vec<(&str, &[&str])> = sims::scenarios::registry()
+        .iter()
+        .map(|s| (s.name(), s.card().figures))
+        .collect();
     for profile in Profile::ALL {
-        for sim in SIMS {
+        for &(sim, stems) in &sims {
             let Some(doc) = results.sim(profile, sim) else {
                 continue;
             };
-            let Some(build) = builder(sim) else { continue };
             let ctx = Ctx { profile };
-            match build(doc, ctx).and_then(|f| f.artifacts(out, profile.as_str())) {
-                Ok(a) => arts.extend(a),
-                Err(e) => notes.push(format!("figure {}/{sim} skipped: {e:#}", profile.as_str())),
+            for stem in stems {
+                let built = match builder(stem) {
+                    Some(build) => build(doc, ctx),
+                    None => Err(anyhow!("no builder for figure `{stem}`")),
+                };
+                match built.and_then(|f| f.artifacts(out, profile.as_str())) {
+                    Ok(a) => arts.extend(a),
+                    Err(e) => {
+                        notes.push(format!("figure {}/{stem} skipped: {e:#}", profile.as_str()))
+                    }
+                }
             }
             if doc.opt("/multi_seed").is_some() {
                 match seeds::figure(doc, sim).and_then(|f| f.artifacts(out, profile.as_str())) {
@@ -104,6 +119,7 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
             }
         }
     }
+    drop_csvs_equal_to_paper(&mut arts, out);
     for (name, doc) in &results.bench {
         match bench::learning_curves(doc, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
@@ -122,6 +138,24 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
         }
     }
     Ok(arts)
+}
+
+/// Drops each corrected-profile CSV that is byte-identical to the paper profile's CSV
+/// of the same name (a series the corrections do not change), so that no file is
+/// stored twice; the corrected figure itself is kept (its title differs).
+fn drop_csvs_equal_to_paper(arts: &mut Vec<Artifact>, out: &Path) {
+    let (paper, corrected) = (out.join("csv/paper"), out.join("csv/corrected"));
+    let paper_csvs: std::collections::BTreeMap<PathBuf, Vec<u8>> = arts
+        .iter()
+        .filter_map(|a| {
+            let rel = a.path.strip_prefix(&paper).ok()?;
+            Some((rel.to_path_buf(), a.bytes.clone()))
+        })
+        .collect();
+    arts.retain(|a| match a.path.strip_prefix(&corrected) {
+        Ok(rel) => paper_csvs.get(rel) != Some(&a.bytes),
+        Err(_) => true,
+    });
 }
 
 /// `[{key: number, …}, …]` → the numbers under `key`, with a clear error.
@@ -144,4 +178,24 @@ pub fn points(x: &[f64], y: &[f64], what: &str) -> Result<Vec<(f64, f64)>> {
         ));
     }
     Ok(x.iter().copied().zip(y.iter().copied()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every figure a card lists has a builder, and every builder is listed by a card.
+    #[test]
+    fn every_card_figure_has_a_builder() {
+        let stems: Vec<&str> = sims::scenarios::registry()
+            .iter()
+            .flat_map(|s| s.card().figures.to_vec())
+            .collect();
+        for stem in &stems {
+            assert!(builder(stem).is_some(), "no builder for {stem}");
+        }
+        for (stem, _) in BUILDERS {
+            assert!(stems.contains(&stem), "builder {stem} is listed by no card");
+        }
+    }
 }

@@ -1,13 +1,13 @@
 //! scaling_analysis (no reference figure; paper Table 17): traversal time against graph
 //! size on log-log axes — this run's times beside the reference program's (median of
-//! three runs, [`crate::tables::values`]) and the paper's.
+//! three runs, [`sims::scenarios::scaling_analysis::REFERENCE_SCALING_MS`]) and the paper's.
 
 use anyhow::Result;
 
 use super::{points, Ctx};
 use crate::data::{num, Doc};
 use crate::plot::{color, Figure, Legend, LineChart, Panel, Scale, Series};
-use crate::tables::values::{PAPER_SCALING_MS, REFERENCE_SCALING_MS};
+use sims::scenarios::scaling_analysis::{PAPER_SCALING_MS, REFERENCE_SCALING_MS};
 
 /// Log-log lines of mean traversal time by size; a second panel with the counted work
 /// per traversal when the results carry it (corrected profile).

@@ -9,7 +9,20 @@ use serde_json::Value;
 
 use crate::data::{num, Doc};
 use crate::plot::{color, Figure, Legend, LineChart, Panel, Scale, Series};
-use crate::tables::values::REFERENCE_TRAVERSAL_US;
+
+/// The reference program's `traverse` on the scaling_analysis graphs with a random
+/// start per query, traversal only (BENCHMARKS.md "(b) Scaling", measured beside
+/// `sims scaling` on the same machine): `(graph size, median µs per traversal)`.
+pub const REFERENCE_TRAVERSAL_US: [(f64, f64); 8] = [
+    (50.0, 195.6),
+    (100.0, 282.9),
+    (250.0, 552.9),
+    (500.0, 1049.0),
+    (1000.0, 2098.6),
+    (2000.0, 4210.0),
+    (10000.0, 20874.4),
+    (100000.0, 464140.8),
+];
 
 /// One series of the study document.
 struct Line<'a> {

@@ -4,7 +4,7 @@ use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{num_cell, size, tick, Legend, GRID};
+use super::{axes, num_cell, size, tick, Legend};
 use crate::font::FAMILY;
 
 /// Layers stacked bottom to top over a common x.
@@ -48,15 +48,9 @@ impl StackedArea {
             .y_label_area_size(82)
             .build_cartesian_2d(x0..x1, self.y_range.0..self.y_range.1)?;
         let fmt = |v: &f64| tick(*v);
-        c.configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .axis_desc_style((FAMILY, size::LABEL))
-            .label_style((FAMILY, size::TICK))
+        axes(&mut c.configure_mesh(), &self.x_label, &self.y_label)
             .x_label_formatter(&fmt)
             .y_label_formatter(&fmt)
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
         let mut base = vec![0.0; self.x.len()];
         for (name, color, vals) in &self.layers {

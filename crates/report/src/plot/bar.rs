@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{num_cell, padded_range, size, tick, Legend, GRID};
+use super::{axes, num_cell, padded_range, size, tick, Legend};
 use crate::font::FAMILY;
 
 /// One series of bars (one bar per category).
@@ -143,17 +143,11 @@ impl BarChart {
             }
         };
         let yfmt = |v: &f64| tick(*v);
-        c.configure_mesh()
+        axes(&mut c.configure_mesh(), &self.x_label, &self.y_label)
             .disable_x_mesh()
             .x_labels(n)
             .x_label_formatter(&xfmt)
             .y_label_formatter(&yfmt)
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .axis_desc_style((FAMILY, size::LABEL))
-            .label_style((FAMILY, size::TICK))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
         let m = self.series.len() as f64;
         let group = 0.8;

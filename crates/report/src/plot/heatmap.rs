@@ -4,7 +4,7 @@ use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{num_cell, size, tick};
+use super::{axes, num_cell, size, tick};
 use crate::font::FAMILY;
 
 /// Viridis, sampled at nine evenly spaced stops (matplotlib's default colour map).
@@ -84,16 +84,12 @@ impl Heatmap {
         let rows = self.rows.clone();
         let xfmt = move |v: &f64| label_at(&cols, *v, every, false);
         let yfmt = move |v: &f64| label_at(&rows, *v, every, true);
-        c.configure_mesh()
+        axes(&mut c.configure_mesh(), &self.x_label, &self.y_label)
             .disable_mesh()
             .x_labels(m)
             .y_labels(n)
             .x_label_formatter(&xfmt)
             .y_label_formatter(&yfmt)
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .axis_desc_style((FAMILY, size::LABEL))
-            .label_style((FAMILY, size::TICK))
             .draw()?;
         let span = (self.vmax - self.vmin).max(1e-12);
         let mut cells = Vec::with_capacity(n * m);

@@ -6,7 +6,7 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{num_cell, padded_range, size, tick, Legend, GRID};
+use super::{axes, num_cell, padded_range, size, tick, Legend};
 use crate::font::FAMILY;
 
 /// Axis scale.
@@ -195,17 +195,11 @@ impl LineChart {
             if self.x_scale == Scale::Log { 20 } else { 10 },
             if self.y_scale == Scale::Log { 20 } else { 10 },
         );
-        c.configure_mesh()
+        axes(&mut c.configure_mesh(), &self.x_label, &self.y_label)
             .x_labels(nx)
             .y_labels(ny)
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .axis_desc_style((FAMILY, size::LABEL))
-            .label_style((FAMILY, size::TICK))
             .x_label_formatter(&fmt)
             .y_label_formatter(&fmt)
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
             .draw()?;
         for s in &self.series {
             if let Some(band) = &s.band {

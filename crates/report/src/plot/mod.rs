@@ -1,7 +1,8 @@
 //! Figure model and rendering: a [`Figure`] is a grid of [`Panel`]s, rendered to PNG
 //! (plotters' bitmap backend + the bundled font, encoded with fixed settings) and to
-//! SVG, and exported as CSV (one file per panel, tidy columns) so that the data behind
-//! every figure can be re-plotted elsewhere.
+//! SVG (stored gzip-compressed as `.svgz`, which vector editors open directly), and
+//! exported as CSV (one file per figure, tidy columns) so that the data behind every
+//! figure can be re-plotted elsewhere.
 //!
 //! Rendering is deterministic: no timestamps, no hash-map iteration, fixed encoder
 //! settings; the same figure gives the same bytes.
@@ -26,6 +27,8 @@ pub use bar::{BarChart, BarSeries};
 pub use heatmap::Heatmap;
 pub use line::{LineChart, Scale, Series};
 pub use network::Network;
+/// Tick labels and table numbers share one formatter.
+pub use sims::paper::extract::tick;
 
 /// Font sizes in pixels.
 pub mod size {
@@ -62,6 +65,25 @@ pub fn color(i: usize) -> RGBColor {
 
 /// Grid line colour.
 pub const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
+
+/// The axis descriptions, label fonts and light grid every chart with axes uses.
+pub fn axes<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+    x_label: &str,
+    y_label: &str,
+) -> &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+    DB: DrawingBackend,
+{
+    mesh.x_desc(x_label)
+        .y_desc(y_label)
+        .axis_desc_style((FAMILY, size::LABEL))
+        .label_style((FAMILY, size::TICK))
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+}
 
 /// Where a legend goes (or none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +187,7 @@ impl Panel {
         }
     }
 
-    /// A short name for the panel's CSV file (multi-panel figures).
+    /// A short name for the panel: the `panel` column of a multi-panel figure's CSV.
     pub fn slug(&self) -> String {
         let title = match self {
             Panel::Line(c) => &c.title,
@@ -194,7 +216,7 @@ pub fn slug(s: &str) -> String {
 /// A figure: panels on a grid, an optional overall title, a pixel size.
 #[derive(Debug, Clone)]
 pub struct Figure {
-    /// File stem (`deploy_pipeline` → `deploy_pipeline.png`, `.svg`, `.csv`).
+    /// File stem (`deploy_pipeline` → `deploy_pipeline.png`, `.svgz`, `.csv`).
     pub stem: String,
     /// Width and height in pixels.
     pub size: (u32, u32),
@@ -263,28 +285,76 @@ impl Figure {
         Ok(text.into_bytes())
     }
 
-    /// `(file name, bytes)` of the CSV export: `<stem>.csv` for one panel,
-    /// `<stem>-<panel>.csv` for several.
-    pub fn csvs(&self) -> Result<Vec<(String, Vec<u8>)>> {
-        let mut out = Vec::new();
-        for (i, p) in self.panels.iter().enumerate() {
-            let name = if self.panels.len() == 1 {
-                format!("{}.csv", self.stem)
-            } else {
+    /// The SVG, gzip-compressed (`.svgz`): level 9, no file name, modification time 0
+    /// and OS byte 255 in the header, so the bytes depend on the drawing only.
+    pub fn svgz(&self) -> Result<Vec<u8>> {
+        use std::io::Write;
+        let svg = self.svg()?;
+        let mut gz = flate2::GzBuilder::new()
+            .mtime(0)
+            .operating_system(255)
+            .write(Vec::new(), flate2::Compression::best());
+        gz.write_all(&svg)
+            .and_then(|()| gz.try_finish())
+            .with_context(|| format!("compressing {}.svgz", self.stem))?;
+        gz.finish()
+            .with_context(|| format!("compressing {}.svgz", self.stem))
+    }
+
+    /// `(file name, bytes)` of the CSV export, one file `<stem>.csv` per figure: a
+    /// single panel's table as it is; for several panels a `panel` column (the panel's
+    /// slug, `panel<i>` when untitled) followed by the union of the panels' columns in
+    /// first-seen order, each row filling its own panel's columns.
+    pub fn csv(&self) -> Result<(String, Vec<u8>)> {
+        let name = format!("{}.csv", self.stem);
+        if self.panels.len() == 1 {
+            return Ok((name, csv_bytes(&self.panels[0].table())?));
+        }
+        let tables: Vec<(String, Vec<Vec<String>>)> = self
+            .panels
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
                 let s = p.slug();
                 let s = if s.is_empty() {
                     format!("panel{}", i + 1)
                 } else {
                     s
                 };
-                format!("{}-{s}.csv", self.stem)
-            };
-            out.push((name, csv_bytes(&p.table())?));
+                (s, p.table())
+            })
+            .collect();
+        let mut columns: Vec<String> = Vec::new();
+        for (_, t) in &tables {
+            for c in t.first().into_iter().flatten() {
+                if !columns.contains(c) {
+                    columns.push(c.clone());
+                }
+            }
         }
-        Ok(out)
+        let mut head = vec!["panel".to_string()];
+        head.extend(columns.iter().cloned());
+        let mut rows = vec![head];
+        for (slug, t) in &tables {
+            let Some((header, body)) = t.split_first() else {
+                continue;
+            };
+            for r in body {
+                let mut row = vec![slug.clone()];
+                row.extend(columns.iter().map(|c| {
+                    header
+                        .iter()
+                        .position(|h| h == c)
+                        .and_then(|i| r.get(i).cloned())
+                        .unwrap_or_default()
+                }));
+                rows.push(row);
+            }
+        }
+        Ok((name, csv_bytes(&rows)?))
     }
 
-    /// PNG and SVG under `<out>/<dir>/`, CSVs under `<out>/csv/<dir>/`.
+    /// PNG and SVGZ under `<out>/<dir>/`, CSVs under `<out>/csv/<dir>/`.
     pub fn artifacts(&self, out: &Path, dir: &str) -> Result<Vec<Artifact>> {
         let mut arts = vec![
             Artifact::new(
@@ -292,32 +362,49 @@ impl Figure {
                 self.png()?,
             ),
             Artifact::new(
-                out.join(dir).join(format!("{}.svg", self.stem)),
-                self.svg()?,
+                out.join(dir).join(format!("{}.svgz", self.stem)),
+                self.svgz()?,
             ),
         ];
-        for (name, bytes) in self.csvs()? {
-            arts.push(Artifact::new(out.join("csv").join(dir).join(name), bytes));
-        }
+        let (name, bytes) = self.csv()?;
+        arts.push(Artifact::new(out.join("csv").join(dir).join(name), bytes));
         Ok(arts)
     }
 }
 
-/// Encodes an RGB buffer as PNG with fixed settings.
+/// Encodes an RGB buffer as PNG, as small as the `png` crate's encoder makes it while
+/// staying byte-stable: `Compression::Best` (zlib level 9), each image encoded with no
+/// filter and with the adaptive per-row filter, the smaller kept (ties: no filter).
 ///
-/// `Compression::Fast` is the `png` crate's own pure-Rust deflate (fdeflate). The other
-/// levels go through `flate2`, whose backend (miniz_oxide or zlib-rs) is chosen by cargo
-/// feature unification with the other crates in the same build: the pixels were equal but
-/// the compressed bytes differed, so `report check` depended on what else was built.
+/// Levels other than `Fast` compress through `flate2`, whose backend cargo chooses by
+/// feature unification across the whole build; this crate therefore enables flate2's
+/// `zlib-rs` backend itself (see its Cargo.toml), so that the bytes are the same whether
+/// `report` is built alone or with the rest of the workspace (pixels were always
+/// equal, but with two backends the compressed bytes were not).
 pub fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
+    let plain = encode_png_with(rgb, w, h, png::AdaptiveFilterType::NonAdaptive)?;
+    let adaptive = encode_png_with(rgb, w, h, png::AdaptiveFilterType::Adaptive)?;
+    Ok(if adaptive.len() < plain.len() {
+        adaptive
+    } else {
+        plain
+    })
+}
+
+fn encode_png_with(
+    rgb: &[u8],
+    w: u32,
+    h: u32,
+    adaptive: png::AdaptiveFilterType,
+) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut out, w, h);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
-        enc.set_filter(png::FilterType::Sub);
-        enc.set_adaptive_filter(png::AdaptiveFilterType::NonAdaptive);
+        enc.set_compression(png::Compression::Best);
+        enc.set_filter(png::FilterType::NoFilter);
+        enc.set_adaptive_filter(adaptive);
         let mut writer = enc.write_header().map_err(|e| anyhow!("PNG header: {e}"))?;
         writer
             .write_image_data(rgb)
@@ -347,25 +434,6 @@ pub fn num_cell(v: f64) -> String {
     } else {
         format!("{v}")
     }
-}
-
-/// A tick label: integers without decimals, otherwise up to 4 significant
-/// decimals with trailing zeros removed.
-pub fn tick(v: f64) -> String {
-    if v.abs() < 1e-12 {
-        return "0".into();
-    }
-    if (v - v.round()).abs() < 1e-9 {
-        return format!("{}", v.round() as i64);
-    }
-    let mut s = format!("{v:.4}");
-    while s.ends_with('0') {
-        s.pop();
-    }
-    if s.ends_with('.') {
-        s.pop();
-    }
-    s
 }
 
 /// `(lo, hi)` of finite values, padded by `pad` of the span (a unit span around
@@ -405,5 +473,28 @@ mod tests {
         assert_eq!(slug("Graph A (coding)"), "graph_a_coding");
         assert_eq!(padded_range([1.0, 1.0], 0.05), Some((0.9, 1.1)));
         assert_eq!(padded_range([f64::NAN], 0.05), None);
+    }
+
+    #[test]
+    fn a_multi_panel_figure_has_one_csv_with_a_panel_column() {
+        let panel = |title: &str, y: &str, v: f64| {
+            let mut c = LineChart::new(title, "query", y, "query", y);
+            c.series
+                .push(Series::new("a", RGBColor(0, 0, 0), vec![(1.0, v)]));
+            Panel::Line(c)
+        };
+        let fig = Figure {
+            stem: "two".into(),
+            size: (100, 100),
+            title: None,
+            grid: (1, 2),
+            panels: vec![panel("MRR", "mrr", 0.5), panel("", "recall", 0.25)],
+        };
+        let (name, bytes) = fig.csv().unwrap();
+        assert_eq!(name, "two.csv");
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "panel,series,query,mrr,recall\nmrr,a,1,0.5,\npanel2,a,1,,0.25\n"
+        );
     }
 }

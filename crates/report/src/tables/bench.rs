@@ -10,8 +10,9 @@
 
 use serde_json::Value;
 
-use super::extract::fixed;
-use super::{Kind, RowSpec, Source, TableSpec};
+use sims::paper::extract::{fixed, opt};
+
+use super::{Kind, Paper, RowSpec, Source, TableSpec};
 use crate::data::{num, Doc, Profile, Results};
 
 /// Reads a string field.
@@ -70,11 +71,11 @@ pub fn select<'a>(results: &'a Results, dataset: &str, profile: Profile) -> Opti
 
 /// A method's metrics, `/`-joined, 4 decimals; our method names are `crabpath_*`,
 /// the paper's `openclawbrain_*`.
-fn metrics(d: &Doc, method: &str, names: &[&str]) -> Option<String> {
+fn metrics(d: &Value, method: &str, names: &[&str]) -> Option<String> {
     let alt = method.replace("openclawbrain_", "crabpath_");
     let base = [method, alt.as_str()]
         .into_iter()
-        .find(|m| d.opt(&format!("/method_metrics/{m}")).is_some())?;
+        .find(|m| opt(d, &format!("/method_metrics/{m}")).is_some())?;
     let v: Option<Vec<String>> = names
         .iter()
         .map(|n| fixed(d, &format!("/method_metrics/{base}/{n}"), 4))
@@ -97,6 +98,7 @@ fn table(
         "openclawbrain_pg_learning",
     ];
     TableSpec {
+        paper: Paper::OpenClawBrain,
         number,
         title: title.into(),
         command: format!("cargo run --release -p bench -- run --dataset {slug} --protocol paper --shared-edge-state (and --protocol clean --core-profile corrected)"),
@@ -108,7 +110,7 @@ fn table(
             .map(|(m, p)| {
                 let label = m.to_string();
                 let m = m.to_string();
-                RowSpec::new(&label, p, "— (paper used OpenAI embeddings)", Source::Bench(dataset), move |d| metrics(d, &m, names))
+                RowSpec::new(Source::Bench(dataset), &label, p, "— (paper used OpenAI embeddings)", move |d| metrics(d, &m, names))
                     .kind(Kind::Uncomparable)
             })
             .collect(),
@@ -191,7 +193,7 @@ mod tests {
         assert!(select(&r, "MultiHop-RAG", Profile::Paper).is_none());
         let d = &r.bench["b"];
         assert_eq!(
-            metrics(d, "openclawbrain_cold", &["sp_recall_at_5"]).as_deref(),
+            metrics(&d.value, "openclawbrain_cold", &["sp_recall_at_5"]).as_deref(),
             Some("0.5000")
         );
     }

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::extract::{claim_seeds, claim_stats, compact, seed_count};
-use crate::data::{num, Profile, Results, SIMS};
+use crate::data::{num, sim_names, Profile, Results};
+use sims::paper::extract::{claim_seeds, claim_stats, compact, seed_count};
 
 /// One corrected-profile claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,7 @@ fn parts(c: &Value) -> (String, String, String) {
 /// Every corrected-profile claim found, in the runner's order.
 pub fn build(results: &Results) -> Vec<ClaimRow> {
     let mut rows = Vec::new();
-    for sim in SIMS {
+    for sim in sim_names() {
         let Some(d) = results.sim(Profile::Corrected, sim) else {
             continue;
         };
@@ -88,8 +88,8 @@ pub fn build(results: &Results) -> Vec<ClaimRow> {
             None => "—".to_string(),
         };
         let mut seeds = "deterministic (1 run)".to_string();
-        if let Some((n, seed)) = seed_count(d) {
-            if let Some((m, lo, hi)) = claim_stats(d) {
+        if let Some((n, seed)) = seed_count(&d.value) {
+            if let Some((m, lo, hi)) = claim_stats(&d.value) {
                 value = format!(
                     "{} [{}, {}] (seed {seed}: {value})",
                     compact(m),
@@ -98,7 +98,7 @@ pub fn build(results: &Results) -> Vec<ClaimRow> {
                 );
             }
             verdict = format!("{verdict} (seed {seed})");
-            seeds = match claim_seeds(d) {
+            seeds = match claim_seeds(&d.value) {
                 Some((k, total)) => format!("{k}/{total} seeds"),
                 None => format!("{n} seeds"),
             };

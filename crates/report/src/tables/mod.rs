@@ -2,25 +2,24 @@
 //! value, the reference program's value, this port's paper-profile value and its
 //! corrected-profile value, and a verdict.
 //!
-//! Specs live in [`sims`] (Tables 3, 5–20) and [`bench`] (Tables 22–23); Tables 1, 2, 4
+//! The simulation tables (OpenClawBrain Tables 3, 5–20) are defined on the simulations'
+//! cards ([`sims::paper`]); the benchmark tables (22–23) in [`bench`]. Tables 1, 2, 4
 //! are not numeric results, and 21, 24, 25 (production brains, the repository-internal
 //! benchmark) are not produced by this harness — [`NOT_PRODUCED`] says so in
 //! `TABLES.md`.
 
 pub mod bench;
 pub mod claims;
-pub mod extract;
-pub mod sims;
-pub mod values;
 
 use std::path::Path;
 
 use anyhow::Result;
+pub use sims::paper::{Kind, Paper, Row as RowSpec, Source, Table as TableSpec};
 
 use crate::artifact::Artifact;
 use crate::data::{Doc, Profile, Results};
 use crate::plot::csv_bytes;
-use extract::Extract;
+use sims::paper::extract;
 
 /// Tables of the paper that the harness does not produce, with the reason.
 pub const NOT_PRODUCED: [(u32, &str); 3] = [
@@ -28,126 +27,6 @@ pub const NOT_PRODUCED: [(u32, &str); 3] = [
     (24, "repository-internal benchmark (45 queries over the reference's own code base); not part of this harness"),
     (25, "learning curves of that internal benchmark; not part of this harness"),
 ];
-
-/// How a row is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Deterministic: our paper-profile value must equal the reference program's.
-    Exact,
-    /// Wall-clock timing: machine-dependent, shown but not compared.
-    Timing,
-    /// No reference-program value exists (e.g. the paper's benchmarks used OpenAI
-    /// embeddings); shown but not compared.
-    Uncomparable,
-}
-
-/// One row to build.
-pub struct RowSpec {
-    /// Row label (first column).
-    pub label: String,
-    /// The paper's value, as printed.
-    pub paper: String,
-    /// The reference program's value, formatted as `extract` formats ours.
-    pub reference: String,
-    /// Whether the paper's value agrees with the reference program's (after the
-    /// paper's rounding); `false` rows are paper/code discrepancies.
-    pub paper_agrees: bool,
-    /// Result document the value comes from: a sim name, or a bench selector.
-    pub source: Source,
-    /// Reads the value (applied to the paper- and the corrected-profile document).
-    pub extract: Extract,
-    /// Reads the corrected value, when it differs from `extract`.
-    pub corrected: Option<Extract>,
-    /// Reads the multi-seed aggregate (`multi_seed.metrics`: mean [95 % CI]) of the
-    /// corrected-profile document, for rows backed by multi-seed metrics.
-    pub seeds: Option<Extract>,
-    /// How to judge it.
-    pub kind: Kind,
-    /// Short note (discrepancy reference, caveat).
-    pub note: String,
-}
-
-/// Where a row's documents come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// `results/sims/<profile>/<name>.json`.
-    Sim(&'static str),
-    /// A bench run of this dataset (`HotPotQA`, `MultiHop-RAG`), chosen by
-    /// [`bench::select`].
-    Bench(&'static str),
-}
-
-impl RowSpec {
-    /// A deterministic row that agrees with the paper.
-    pub fn new(
-        label: &str,
-        paper: &str,
-        reference: &str,
-        source: Source,
-        extract: impl Fn(&Doc) -> Option<String> + Send + Sync + 'static,
-    ) -> Self {
-        Self {
-            label: label.into(),
-            paper: paper.into(),
-            reference: reference.into(),
-            paper_agrees: true,
-            source,
-            extract: Box::new(extract),
-            corrected: None,
-            seeds: None,
-            kind: Kind::Exact,
-            note: String::new(),
-        }
-    }
-
-    /// Marks the paper's value as disagreeing with the code, with a note.
-    pub fn differs(mut self, note: &str) -> Self {
-        self.paper_agrees = false;
-        self.note = note.into();
-        self
-    }
-
-    /// Adds a note.
-    pub fn note(mut self, note: &str) -> Self {
-        self.note = note.into();
-        self
-    }
-
-    /// Sets the kind.
-    pub fn kind(mut self, kind: Kind) -> Self {
-        self.kind = kind;
-        self
-    }
-
-    /// The multi-seed aggregate shown in the corrected cell (when the corrected
-    /// document has a `multi_seed` object), ahead of the document seed's value.
-    pub fn seeds(mut self, f: impl Fn(&Doc) -> Option<String> + Send + Sync + 'static) -> Self {
-        self.seeds = Some(Box::new(f));
-        self
-    }
-
-    /// A different extractor for the corrected profile.
-    pub fn corrected(mut self, f: impl Fn(&Doc) -> Option<String> + Send + Sync + 'static) -> Self {
-        self.corrected = Some(Box::new(f));
-        self
-    }
-}
-
-/// One table to build.
-pub struct TableSpec {
-    /// Number in the paper.
-    pub number: u32,
-    /// The paper's caption.
-    pub title: String,
-    /// The command that produces the inputs.
-    pub command: String,
-    /// Figure file (relative to the figures directory), if any.
-    pub figure: Option<String>,
-    /// What the value columns mean.
-    pub columns: String,
-    /// Rows.
-    pub rows: Vec<RowSpec>,
-}
 
 /// A built row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,27 +49,12 @@ pub struct Row {
     pub note: String,
 }
 
-/// A built table.
-#[derive(Debug, Clone)]
-pub struct Table {
-    /// Number in the paper.
-    pub number: u32,
-    /// Caption.
-    pub title: String,
-    /// Command.
-    pub command: String,
-    /// Figure.
-    pub figure: Option<String>,
-    /// Column meaning.
-    pub columns: String,
-    /// Rows.
-    pub rows: Vec<Row>,
-}
+/// A built table: the definition's header with [`Row`]s.
+pub type Table = sims::paper::Table<Row>;
 
-impl Table {
-    /// The row with this label.
-    pub fn row(&self, label: &str) -> Option<&Row> {
-        self.rows.iter().find(|r| r.label == label)
+impl sims::paper::Labelled for Row {
+    fn label(&self) -> &str {
+        &self.label
     }
 }
 
@@ -203,12 +67,13 @@ fn doc_for(results: &Results, source: Source, profile: Profile) -> Option<&Doc> 
 
 /// Builds one row against the results.
 pub fn build_row(spec: &RowSpec, results: &Results) -> Row {
-    let ours_paper = doc_for(results, spec.source, Profile::Paper).and_then(|d| (spec.extract)(d));
+    let ours_paper =
+        doc_for(results, spec.source, Profile::Paper).and_then(|d| (spec.extract)(&d.value));
     let corrected = spec.corrected.as_ref().unwrap_or(&spec.extract);
     let corrected_doc = doc_for(results, spec.source, Profile::Corrected);
-    let ours_corrected = corrected_doc.and_then(corrected);
+    let ours_corrected = corrected_doc.and_then(|d| corrected(&d.value));
     let ours_corrected = match (corrected_doc, &spec.seeds) {
-        (Some(d), Some(f)) => with_seeds(d, f(d), ours_corrected),
+        (Some(d), Some(f)) => with_seeds(&d.value, f(&d.value), ours_corrected),
         _ => ours_corrected,
     };
     let (verdict, ok) = match (&ours_paper, spec.kind) {
@@ -246,7 +111,11 @@ pub fn build_row(spec: &RowSpec, results: &Results) -> Row {
 
 /// The corrected cell of a row backed by multi-seed metrics: the aggregate, the seed
 /// count, the claim's seed share and the document seed's own value.
-fn with_seeds(d: &Doc, agg: Option<String>, single: Option<String>) -> Option<String> {
+fn with_seeds(
+    d: &serde_json::Value,
+    agg: Option<String>,
+    single: Option<String>,
+) -> Option<String> {
     let (Some(agg), Some((n, seed))) = (agg, extract::seed_count(d)) else {
         return single;
     };
@@ -261,11 +130,12 @@ fn with_seeds(d: &Doc, agg: Option<String>, single: Option<String>) -> Option<St
     Some(s)
 }
 
-/// Every table spec, in paper order.
+/// Every table spec, in (paper, number) order: the simulations' cards, then the
+/// benchmark tables.
 pub fn specs() -> Vec<TableSpec> {
-    let mut v = sims::specs();
+    let mut v = sims::paper::tables(&sims::scenarios::registry());
     v.extend(bench::specs());
-    v.sort_by_key(|t| t.number);
+    v.sort_by_key(|t| (t.paper, t.number));
     v
 }
 
@@ -273,14 +143,7 @@ pub fn specs() -> Vec<TableSpec> {
 pub fn build_all(results: &Results) -> Vec<Table> {
     specs()
         .into_iter()
-        .map(|t| Table {
-            number: t.number,
-            title: t.title,
-            command: t.command,
-            figure: t.figure,
-            columns: t.columns,
-            rows: t.rows.iter().map(|r| build_row(r, results)).collect(),
-        })
+        .map(|t| t.map_rows(|r| build_row(r, results)))
         .collect()
 }
 
@@ -296,7 +159,7 @@ pub fn md(s: &str) -> String {
 
 /// The Markdown of one table (heading, command, figure, rows).
 pub fn table_markdown(t: &Table) -> String {
-    let mut s = format!("### Table {}: {}\n\n", t.number, t.title);
+    let mut s = format!("### {}: {}\n\n", t.name(), t.title);
     s.push_str(&format!(
         "Values: {}. Produced by `{}`",
         t.columns, t.command
@@ -305,8 +168,8 @@ pub fn table_markdown(t: &Table) -> String {
         s.push_str(&format!("; figure `figures/{f}`"));
     }
     s.push_str(&format!(
-        "; CSV `figures/csv/tables/table_{:02}.csv`.\n\n",
-        t.number
+        "; CSV `figures/csv/tables/{}.csv`.\n\n",
+        t.csv_stem()
     ));
     s.push_str("| row | paper | reference program | ours (paper profile) | ours (corrected) | verdict | note |\n");
     s.push_str("|---|---|---|---|---|---|---|\n");
@@ -401,7 +264,7 @@ pub fn render(
         arts.push(Artifact::new(
             out.join("csv")
                 .join("tables")
-                .join(format!("table_{:02}.csv", t.number)),
+                .join(format!("{}.csv", t.csv_stem())),
             csv_bytes(&table_csv(t))?,
         ));
     }
