@@ -33,6 +33,8 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use crabpath::{Edge, Graph, Node, NodeId};
 use serde_json::Value;
 
+use crate::catalog::Dataset;
+use crate::data::nodes::NodeTable;
 use crate::data::{hotpotqa, multihop, EdgeOp};
 use crate::error::{Error, Result};
 use crate::retrieval::CosineIndex;
@@ -45,49 +47,6 @@ pub const KNN_EDGE_WEIGHT: f64 = 0.3;
 /// Shortest title key (in characters) that may create a mention edge; shorter titles
 /// ("It", "Up") would match almost everywhere.
 pub const MIN_MENTION_KEY_CHARS: usize = 4;
-
-/// Which benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DatasetKind {
-    /// HotPotQA dev distractor (BENCH.md §1.2).
-    HotpotQa,
-    /// MultiHop-RAG (BENCH.md §1.3).
-    MultihopRag,
-}
-
-impl DatasetKind {
-    /// Short name used in file names (`hotpotqa`, `multihop-rag`).
-    pub fn slug(self) -> &'static str {
-        match self {
-            DatasetKind::HotpotQa => "hotpotqa",
-            DatasetKind::MultihopRag => "multihop-rag",
-        }
-    }
-
-    /// Name the reference writes in its output (`HotPotQA`, `MultiHop-RAG`).
-    pub fn reference_name(self) -> &'static str {
-        match self {
-            DatasetKind::HotpotQa => "HotPotQA",
-            DatasetKind::MultihopRag => "MultiHop-RAG",
-        }
-    }
-
-    /// Learning-curve checkpoints of the reference (BENCH.md §1.2, §1.3).
-    pub fn checkpoints(self) -> &'static [usize] {
-        match self {
-            DatasetKind::HotpotQa => &hotpotqa::CHECKPOINTS,
-            DatasetKind::MultihopRag => &multihop::CHECKPOINTS,
-        }
-    }
-
-    /// Default `--limit` of the reference script (0 = all rows).
-    pub fn default_limit(self) -> usize {
-        match self {
-            DatasetKind::HotpotQa => hotpotqa::DEFAULT_LIMIT,
-            DatasetKind::MultihopRag => multihop::DEFAULT_LIMIT,
-        }
-    }
-}
 
 /// Label-free base edges of a graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,7 +97,7 @@ pub struct CorpusQuery {
 #[derive(Debug, Clone)]
 pub struct Corpus {
     /// Which benchmark.
-    pub dataset: DatasetKind,
+    pub dataset: Dataset,
     /// Nodes in creation order.
     pub nodes: Vec<CorpusNode>,
     /// Queries in stream order.
@@ -150,73 +109,62 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Corpus of HotPotQA questions (already limited), BENCH.md §1.2.
+    /// Corpus of HotPotQA questions (already limited): reference
+    /// `benchmarks/external/run_hotpotqa.py::_build_graph` and `_ground_truth_ids`.
     pub fn from_hotpotqa(questions: &[hotpotqa::Question]) -> Result<Corpus> {
         let pc = hotpotqa::PaperCorpus::build(questions);
-        let nodes = to_nodes(&pc.nodes);
         let queries = questions
             .iter()
             .enumerate()
-            .map(|(i, q)| {
-                Ok(CorpusQuery {
-                    qid: q.id.clone(),
-                    text: q.question.clone(),
-                    relevant: ids_to_indices(&pc.nodes, pc.relevant(i))?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let structural = pc.edge_ops(false);
-        let all = pc.edge_ops(true);
+            .map(|(i, q)| (q.id.clone(), q.question.clone(), pc.relevant(i)));
         Corpus::assemble(
-            DatasetKind::HotpotQa,
+            Dataset::HotpotQa,
             &pc.nodes,
-            nodes,
             queries,
-            &structural,
-            &all,
+            &pc.edge_ops(false),
+            &pc.edge_ops(true),
         )
     }
 
-    /// Corpus of MultiHop-RAG queries (already selected: non-null, limited), BENCH.md §1.3.
+    /// Corpus of MultiHop-RAG queries (already selected: non-null, limited): reference
+    /// `benchmarks/external/run_multihop_rag.py::_build_graph` and `_ground_truth_ids`.
     pub fn from_multihop(queries: &[multihop::Query]) -> Result<Corpus> {
         let pc = multihop::PaperCorpus::build(queries);
-        let nodes = to_nodes(&pc.nodes);
         let qs = queries
             .iter()
             .enumerate()
-            .map(|(i, q)| {
-                Ok(CorpusQuery {
-                    qid: format!("mh{}", q.index),
-                    text: q.query.clone(),
-                    relevant: ids_to_indices(&pc.nodes, pc.relevant(i))?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let structural = pc.edge_ops(false);
-        let all = pc.edge_ops(true);
+            .map(|(i, q)| (format!("mh{}", q.index), q.query.clone(), pc.relevant(i)));
         Corpus::assemble(
-            DatasetKind::MultihopRag,
+            Dataset::MultihopRag,
             &pc.nodes,
-            nodes,
             qs,
-            &structural,
-            &all,
+            &pc.edge_ops(false),
+            &pc.edge_ops(true),
         )
     }
 
-    fn assemble(
-        dataset: DatasetKind,
-        table: &crate::data::nodes::NodeTable,
-        nodes: Vec<CorpusNode>,
-        queries: Vec<CorpusQuery>,
+    /// `queries` yields `(qid, text, relevant node ids)`; `all` is `structural` followed by
+    /// the label edges (the reference's `edge_ops(true)`).
+    fn assemble<'a>(
+        dataset: Dataset,
+        table: &NodeTable,
+        queries: impl Iterator<Item = (String, String, &'a [String])>,
         structural: &[EdgeOp],
         all: &[EdgeOp],
     ) -> Result<Corpus> {
-        // `edge_ops(true)` is `edge_ops(false)` followed by the label edges.
+        let queries = queries
+            .map(|(qid, text, ids)| {
+                Ok(CorpusQuery {
+                    qid,
+                    text,
+                    relevant: ids_to_indices(table, ids)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let label = all.get(structural.len()..).unwrap_or(&[]);
         Ok(Corpus {
             dataset,
-            nodes,
+            nodes: to_nodes(table),
             queries,
             structural_ops: ops_to_indices(table, structural)?,
             label_ops: ops_to_indices(table, label)?,
@@ -229,7 +177,7 @@ impl Corpus {
     }
 }
 
-fn to_nodes(table: &crate::data::nodes::NodeTable) -> Vec<CorpusNode> {
+fn to_nodes(table: &NodeTable) -> Vec<CorpusNode> {
     table
         .iter()
         .map(|n| CorpusNode {
@@ -240,21 +188,18 @@ fn to_nodes(table: &crate::data::nodes::NodeTable) -> Vec<CorpusNode> {
         .collect()
 }
 
-fn index_of(table: &crate::data::nodes::NodeTable, id: &str) -> Result<usize> {
+fn index_of(table: &NodeTable, id: &str) -> Result<usize> {
     table
         .nodes
         .get_index_of(id)
-        .ok_or_else(|| Error::Usage(format!("internal: node id `{id}` is not in the node table")))
+        .ok_or_else(|| Error::Internal(format!("node id `{id}` is not in the node table")))
 }
 
-fn ids_to_indices(table: &crate::data::nodes::NodeTable, ids: &[String]) -> Result<Vec<usize>> {
+fn ids_to_indices(table: &NodeTable, ids: &[String]) -> Result<Vec<usize>> {
     ids.iter().map(|id| index_of(table, id)).collect()
 }
 
-fn ops_to_indices(
-    table: &crate::data::nodes::NodeTable,
-    ops: &[EdgeOp],
-) -> Result<Vec<(usize, usize, f64)>> {
+fn ops_to_indices(table: &NodeTable, ops: &[EdgeOp]) -> Result<Vec<(usize, usize, f64)>> {
     ops.iter()
         .map(|op| {
             Ok((
@@ -280,7 +225,7 @@ pub fn add_or_boost(graph: &mut Graph, a: NodeId, b: NodeId, w: f64) -> Result<(
     if add {
         graph
             .add_edge(a, b, Edge::new(w))
-            .map_err(|e| Error::Usage(format!("internal: add_edge failed: {e}")))?;
+            .map_err(|e| Error::core("adding a graph edge", e))?;
     }
     Ok(())
 }
@@ -300,8 +245,8 @@ pub fn build_graph(
             .insert("title".into(), Value::String(n.title.clone()));
         let ix = g.add_node(node);
         if ix.index() != i {
-            return Err(Error::Usage(format!(
-                "internal: node `{}` got symbol {} instead of {i}",
+            return Err(Error::Internal(format!(
+                "node `{}` got symbol {} instead of {i}",
                 n.id, ix.0
             )));
         }
@@ -311,7 +256,7 @@ pub fn build_graph(
         GraphBuilder::TitleMentions => title_mention_ops(corpus),
         GraphBuilder::Knn(k) => {
             let index = index.ok_or_else(|| {
-                Error::Usage("internal: the knn builder needs the node embeddings".into())
+                Error::Internal("the knn builder needs the node embeddings".into())
             })?;
             knn_ops(index, k)
         }
@@ -451,7 +396,7 @@ mod tests {
             content: content.into(),
         };
         let corpus = Corpus {
-            dataset: DatasetKind::HotpotQa,
+            dataset: Dataset::HotpotQa,
             nodes: vec![
                 node("a", "Alpha Film", "Directed by Bob Ray; see Gamma."),
                 node("b", "Bob Ray (director)", "Bob Ray made Alpha Film."),
