@@ -1,21 +1,22 @@
-//! Benchmark corpora and graph builders (BENCH.md §1.1–§1.3, §2.1, §3).
+//! Benchmark corpora and graph builders (reference `benchmarks/external/run_hotpotqa.py` and
+//! `run_multihop_rag.py`, `_build_graph`, commit 134c676; `benchmarks/README.md`).
 //!
 //! A [`Corpus`] is the dataset-neutral form of one benchmark run: the node table in the
-//! reference's creation order (BENCH.md §1.1), the ordered query stream with each query's
+//! reference's creation order, the ordered query stream with each query's
 //! relevant node ids, and the reference's edge operations split into the label-free part and
-//! the label-derived part (BENCH.md §2 defect 1).
+//! the label-derived part (`benchmarks/README.md`, defect 1).
 //!
 //! Graphs are built by [`build_graph`]:
 //!
 //! * nodes are added in creation order (so `NodeId(i)` is node `i`, and the embedding index
-//!   uses the same order, BENCH.md §1.1);
+//!   uses the same order, as the reference's `_build_index_from_nodes`);
 //! * then the base edges of the chosen [`GraphBuilder`] are applied with "add or boost"
-//!   ([`add_or_boost`], BENCH.md §1.1);
+//!   ([`add_or_boost`], the reference's `_add_or_boost_edge`);
 //! * then, only if `label_edges` (the `paper` protocol), the label-derived 0.5 edges
 //!   (HotPotQA supporting-fact pairs, MultiHop-RAG same-query evidence pairs).
 //!
 //! With [`GraphBuilder::Reference`] and `label_edges = true` this is exactly the reference
-//! graph; with `label_edges = false` it is the `clean` protocol of BENCH.md §3 (every edge that
+//! graph; with `label_edges = false` it is the `clean` protocol of `benchmarks/README.md` (every edge that
 //! is derived from a label is dropped; everything else is kept). Note that the reference's
 //! label-free edges still encode *which paragraphs were put together for one question*
 //! (HotPotQA context co-occurrence) or shared metadata (MultiHop-RAG source/category); the
@@ -52,7 +53,7 @@ pub const MIN_MENTION_KEY_CHARS: usize = 4;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GraphBuilder {
     /// The reference's label-free edges: HotPotQA same-question context pairs at 0.3,
-    /// MultiHop-RAG same-source and same-category pairs at 0.35 (BENCH.md §1.2, §1.3).
+    /// MultiHop-RAG same-source and same-category pairs at 0.35 (the reference scripts' `_build_graph`).
     Reference,
     /// Title-mention links (see the module docs).
     TitleMentions,
@@ -71,7 +72,7 @@ impl GraphBuilder {
     }
 }
 
-/// A node as created by the reference (BENCH.md §1.1).
+/// A node as created by the reference's `_build_graph`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorpusNode {
     /// Node id (slug of the first title).
@@ -211,9 +212,11 @@ fn ops_to_indices(table: &NodeTable, ops: &[EdgeOp]) -> Result<Vec<(usize, usize
         .collect()
 }
 
-/// "add or boost" (BENCH.md §1.1): skip self-pairs; add `a → b` with weight `w` (kind
+/// "add or boost" (reference `benchmarks/external/run_hotpotqa.py::_add_or_boost_edge`,
+/// commit 134c676): skip self-pairs; add `a → b` with weight `w` (kind
 /// `sibling`) if absent or if `w` is greater than the existing weight; a replacement keeps
-/// the edge's position in `a`'s ordered bucket (CORE.md §1.3).
+/// the edge's position in `a`'s ordered bucket (reference `crabpath/graph.py::Graph.add_edge` overwrites the
+/// dictionary entry in place).
 pub fn add_or_boost(graph: &mut Graph, a: NodeId, b: NodeId, w: f64) -> Result<()> {
     if a == b {
         return Ok(());

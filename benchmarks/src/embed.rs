@@ -1,8 +1,9 @@
-//! Text embedders of `bench run` and `bench embed` (BENCH.md §3 "Embedders").
+//! Text embedders of `bench run` and `bench embed` (`benchmarks/README.md`).
 //!
-//! * `hash-v1`: the reference's hashed n-gram embedder (CORE.md §10.1), bit-exact, so the
-//!   `paper` protocol reproduces the reference program's numbers on the same rows (BENCH.md
-//!   §1.1, §3).
+//! * `hash-v1`: the reference's hashed n-gram embedder (reference
+//!   `crabpath/hasher.py::HashEmbedder`, commit 134c676; the core's
+//!   [`crabpath::embed::HashEmbedder`]), bit-exact, so the `paper` protocol reproduces the
+//!   reference program's numbers on the same rows.
 //! * `minilm`: sentence-transformers' all-MiniLM-L6-v2 (384 dimensions), run offline on the CPU
 //!   by [`crabpath_embed::MiniLmEmbedder`], behind the on-disk cache of
 //!   [`crabpath_embed::CachedEmbedder`] (keyed by model id and the SHA-256 of each text; vectors
@@ -42,7 +43,8 @@ const HASH_CHUNK: usize = 64;
 /// `--embedder`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EmbedderArg {
-    /// The reference's deterministic hashed n-gram embedder (CORE.md §10.1), bit-exact.
+    /// The reference's deterministic hashed n-gram embedder (reference
+    /// `crabpath/hasher.py::HashEmbedder`, commit 134c676), bit-exact.
     #[value(name = "hash-v1")]
     HashV1,
     /// all-MiniLM-L6-v2 sentence embeddings (offline, CPU), through the embedding cache.

@@ -226,3 +226,22 @@ pub(crate) fn describe(v: &serde_json::Value) -> String {
         Value::Object(o) => format!("object with {} keys", o.len()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_and_internal_errors_exit_1_data_and_usage_errors_exit_2() {
+        let core = Error::core(
+            "traversing query 3",
+            crabpath::Error::UnknownNode("n".into()),
+        );
+        assert_eq!(core.exit_code(), 1);
+        assert_eq!(core.to_string(), "traversing query 3: unknown node id `n`");
+        assert_eq!(Error::Internal("x".into()).exit_code(), 1);
+        assert_eq!(Error::Usage("x".into()).exit_code(), 2);
+        assert!(Error::ModelMissing("x".into()).is_data_error());
+        assert!(!Error::Embed("x".into()).is_data_error());
+    }
+}

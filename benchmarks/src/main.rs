@@ -416,7 +416,7 @@ fn inspect_hotpot(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
         .sum();
     println!("paragraphs: {paragraphs}");
     println!(
-        "reference protocol (BENCH.md §1.2): nodes {}, relevant ids {relevant} \
+        "reference protocol (run_hotpotqa.py): nodes {}, relevant ids {relevant} \
          (supporting titles without a node mapping: {unmapped}), edge operations {} \
          ({} without label edges)",
         corpus.nodes.len(),
@@ -435,7 +435,7 @@ fn inspect_multihop(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
     );
     let evidence: usize = all.iter().map(|q| q.evidence.len()).sum();
     println!("evidence items: {evidence}");
-    // The reference selection (BENCH.md §1.3): non-null queries, then the first `limit`.
+    // The reference selection (run_multihop_rag.py::_load_dataset): non-null queries, then the first `limit`.
     let sel: Vec<multihop::Query> = all
         .iter()
         .filter(|q| !q.is_null_query())
@@ -444,7 +444,7 @@ fn inspect_multihop(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
         .collect();
     let corpus = multihop::PaperCorpus::build(&sel);
     println!(
-        "reference protocol (BENCH.md §1.3): {} non-null queries selected, nodes {}, \
+        "reference protocol (run_multihop_rag.py): {} non-null queries selected, nodes {}, \
          sources {}, categories {}, edge operations {} ({} without label edges)",
         sel.len(),
         corpus.nodes.len(),

@@ -184,146 +184,150 @@ impl Metric {
     }
 }
 
+/// A reference metric (see [`Family::Reference`]).
+const fn reference(
+    name: &'static str,
+    scope: Scope,
+    definition: &'static str,
+    note: &'static str,
+    compute: fn(&Judged) -> f64,
+) -> Metric {
+    Metric {
+        name,
+        scope,
+        family: Family::Reference,
+        definition,
+        note,
+        compute,
+    }
+}
+
+/// A budget-matched metric, reported for both datasets.
+const fn budget(
+    name: &'static str,
+    definition: &'static str,
+    compute: fn(&Judged) -> f64,
+) -> Metric {
+    Metric {
+        name,
+        scope: Scope::Both,
+        family: Family::BudgetMatched,
+        definition,
+        note: "",
+        compute,
+    }
+}
+
 /// Every metric, in report order: the reference metrics in the reference's key order (the
 /// scope leaves one dataset's), then the budget-matched ones.
 pub const METRICS: &[Metric] = &[
-    Metric {
-        name: "sp_recall_at_5",
-        scope: Scope::HotpotQa,
-        family: Family::Reference,
-        definition: "1 if every relevant id is in the first 5 results, else 0",
-        note: "= full_support_at_5",
-        compute: |j| j.all_in(j.top(5)),
-    },
-    Metric {
-        name: "sp_recall_at_10",
-        scope: Scope::HotpotQa,
-        family: Family::Reference,
-        definition: "1 if every relevant id is in the first 10 results, else 0",
-        note: "= full_support_at_10; decides the learning outcome on HotPotQA",
-        compute: |j| j.all_in(j.top(10)),
-    },
-    Metric {
-        name: "single_sp_hit_at_5",
-        scope: Scope::HotpotQa,
-        family: Family::Reference,
-        definition: "1 if any relevant id is in the first 5 results, else 0",
-        note: "",
-        compute: |j| j.any_in(j.top(5)),
-    },
-    Metric {
-        name: "distractor_suppression",
-        scope: Scope::HotpotQa,
-        family: Family::Reference,
-        definition: "share of non-relevant ids among the first 10 results",
-        note: "misnamed: higher is WORSE (benchmarks/README.md, defect 3); \
+    reference(
+        "sp_recall_at_5",
+        Scope::HotpotQa,
+        "1 if every relevant id is in the first 5 results, else 0",
+        "= full_support_at_5",
+        |j| j.all_in(j.top(5)),
+    ),
+    reference(
+        "sp_recall_at_10",
+        Scope::HotpotQa,
+        "1 if every relevant id is in the first 10 results, else 0",
+        "= full_support_at_10; decides the learning outcome on HotPotQA",
+        |j| j.all_in(j.top(10)),
+    ),
+    reference(
+        "single_sp_hit_at_5",
+        Scope::HotpotQa,
+        "1 if any relevant id is in the first 5 results, else 0",
+        "",
+        |j| j.any_in(j.top(5)),
+    ),
+    reference(
+        "distractor_suppression",
+        Scope::HotpotQa,
+        "share of non-relevant ids among the first 10 results",
+        "misnamed: higher is WORSE (benchmarks/README.md, defect 3); \
                = distractor_share_at_10",
-        compute: |j| j.distractor_share(j.top(10)),
-    },
-    Metric {
-        name: "full_hit_rate",
-        scope: Scope::MultihopRag,
-        family: Family::Reference,
-        definition: "1 if every relevant id is anywhere in the retrieved list, whatever its \
+        |j| j.distractor_share(j.top(10)),
+    ),
+    reference(
+        "full_hit_rate",
+        Scope::MultihopRag,
+        "1 if every relevant id is anywhere in the retrieved list, whatever its \
                      length, else 0",
-        note: "unequal budgets (benchmarks/README.md, defect 4); decides the learning outcome \
+        "unequal budgets (benchmarks/README.md, defect 4); decides the learning outcome \
                on MultiHop-RAG",
-        compute: |j| j.all_in(j.retrieved),
-    },
-    Metric {
-        name: "partial_hit_rate",
-        scope: Scope::MultihopRag,
-        family: Family::Reference,
-        definition: "1 if any relevant id is anywhere in the retrieved list, else 0",
-        note: "",
-        compute: |j| j.any_in(j.retrieved),
-    },
-    Metric {
-        name: "evidence_recall_at_10",
-        scope: Scope::MultihopRag,
-        family: Family::Reference,
-        definition: "fraction of the relevant ids in the first min(embed_top_k, 10) results; \
+        |j| j.all_in(j.retrieved),
+    ),
+    reference(
+        "partial_hit_rate",
+        Scope::MultihopRag,
+        "1 if any relevant id is anywhere in the retrieved list, else 0",
+        "",
+        |j| j.any_in(j.retrieved),
+    ),
+    reference(
+        "evidence_recall_at_10",
+        Scope::MultihopRag,
+        "fraction of the relevant ids in the first min(embed_top_k, 10) results; \
                      0 without relevant ids",
-        note: "",
-        compute: |j| j.recall(j.top(j.embed_top_k.min(10))),
-    },
-    Metric {
-        name: "mrr",
-        scope: Scope::Both,
-        family: Family::Reference,
-        definition: "1/rank of the first relevant id in the whole retrieved list, 0 if none",
-        note: "",
-        compute: |j| j.reciprocal_rank(j.retrieved),
-    },
-    Metric {
-        name: "nodes_fired",
-        scope: Scope::Both,
-        family: Family::Reference,
-        definition: "length of the retrieved list",
-        note: "",
-        compute: |j| j.retrieved.len() as f64,
-    },
-    Metric {
-        name: "recall_at_5",
-        scope: Scope::Both,
-        family: Family::BudgetMatched,
-        definition: "fraction of the relevant ids in the first 5 results; 0 without relevant \
+        "",
+        |j| j.recall(j.top(j.embed_top_k.min(10))),
+    ),
+    reference(
+        "mrr",
+        Scope::Both,
+        "1/rank of the first relevant id in the whole retrieved list, 0 if none",
+        "",
+        |j| j.reciprocal_rank(j.retrieved),
+    ),
+    reference(
+        "nodes_fired",
+        Scope::Both,
+        "length of the retrieved list",
+        "",
+        |j| j.retrieved.len() as f64,
+    ),
+    budget(
+        "recall_at_5",
+        "fraction of the relevant ids in the first 5 results; 0 without relevant \
                      ids",
-        note: "",
-        compute: |j| j.recall(j.top(5)),
-    },
-    Metric {
-        name: "recall_at_10",
-        scope: Scope::Both,
-        family: Family::BudgetMatched,
-        definition: "fraction of the relevant ids in the first 10 results; 0 without relevant \
+        |j| j.recall(j.top(5)),
+    ),
+    budget(
+        "recall_at_10",
+        "fraction of the relevant ids in the first 10 results; 0 without relevant \
                      ids",
-        note: "",
-        compute: |j| j.recall(j.top(10)),
-    },
-    Metric {
-        name: "full_support_at_5",
-        scope: Scope::Both,
-        family: Family::BudgetMatched,
-        definition: "1 if every relevant id is in the first 5 results, else 0 (1 without \
+        |j| j.recall(j.top(10)),
+    ),
+    budget(
+        "full_support_at_5",
+        "1 if every relevant id is in the first 5 results, else 0 (1 without \
                      relevant ids)",
-        note: "",
-        compute: |j| j.all_in(j.top(5)),
-    },
-    Metric {
-        name: "full_support_at_10",
-        scope: Scope::Both,
-        family: Family::BudgetMatched,
-        definition: "1 if every relevant id is in the first 10 results, else 0 (1 without \
+        |j| j.all_in(j.top(5)),
+    ),
+    budget(
+        "full_support_at_10",
+        "1 if every relevant id is in the first 10 results, else 0 (1 without \
                      relevant ids)",
-        note: "",
-        compute: |j| j.all_in(j.top(10)),
-    },
-    Metric {
-        name: "mrr_at_10",
-        scope: Scope::Both,
-        family: Family::BudgetMatched,
-        definition: "1/rank of the first relevant id among the first 10 results, 0 if none",
-        note: "",
-        compute: |j| j.reciprocal_rank(j.top(10)),
-    },
-    Metric {
-        name: "ndcg_at_10",
-        scope: Scope::Both,
-        family: Family::BudgetMatched,
-        definition: "binary-gain nDCG of the first 10 results (gain 1/log2(rank+1) per \
+        |j| j.all_in(j.top(10)),
+    ),
+    budget(
+        "mrr_at_10",
+        "1/rank of the first relevant id among the first 10 results, 0 if none",
+        |j| j.reciprocal_rank(j.top(10)),
+    ),
+    budget(
+        "ndcg_at_10",
+        "binary-gain nDCG of the first 10 results (gain 1/log2(rank+1) per \
                      relevant id; ideal = every relevant id ranked first)",
-        note: "",
-        compute: |j| j.ndcg(10),
-    },
-    Metric {
-        name: "distractor_share_at_10",
-        scope: Scope::Both,
-        family: Family::BudgetMatched,
-        definition: "share of non-relevant ids among the first 10 results (lower is better)",
-        note: "",
-        compute: |j| j.distractor_share(j.top(10)),
-    },
+        |j| j.ndcg(10),
+    ),
+    budget(
+        "distractor_share_at_10",
+        "share of non-relevant ids among the first 10 results (lower is better)",
+        |j| j.distractor_share(j.top(10)),
+    ),
 ];
 
 /// The metrics of a dataset, in report order.

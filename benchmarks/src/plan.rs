@@ -592,18 +592,19 @@ mod tests {
         let n = p.names(f, 1100);
         assert_eq!(n.report(), "hotpotqa-sample1100-paper-hash-v1.json");
         assert_eq!(n.qrels(), "runs/hotpotqa-sample1100.qrels.gz");
-        assert_eq!(
-            n.run(by("bm25_topk")),
-            "runs/hotpotqa-sample1100.bm25_topk.run.gz"
-        );
-        assert_eq!(
-            n.run(by("embedding_topk")),
-            "runs/hotpotqa-sample1100-hash-v1.embedding_topk.run.gz"
-        );
-        assert_eq!(
-            n.run(by("crabpath_cold")),
-            "runs/hotpotqa-sample1100-paper-hash-v1.crabpath_cold.run.gz"
-        );
+        for (m, run) in [
+            ("bm25_topk", "hotpotqa-sample1100.bm25_topk"),
+            (
+                "embedding_topk",
+                "hotpotqa-sample1100-hash-v1.embedding_topk",
+            ),
+            (
+                "crabpath_cold",
+                "hotpotqa-sample1100-paper-hash-v1.crabpath_cold",
+            ),
+        ] {
+            assert_eq!(n.run(by(m)), format!("runs/{run}.run.gz"));
+        }
         let p = plan(
             "bench run --dataset hotpotqa --variant sample1100 --limit 50 --protocol clean \
              --graph knn --seed-top-k 4 --lr 0.1 --core-profile corrected --split 0.5",
@@ -613,13 +614,17 @@ mod tests {
             n.report(),
             "hotpotqa-sample1100-limit50-clean-knn-hash-v1-seeds4-lr0.1-corrected-split0.5.json"
         );
-        assert_eq!(
-            n.run(by("crabpath_cold")),
-            "runs/hotpotqa-sample1100-limit50-clean-knn-hash-v1-seeds4-corrected-split0.5.crabpath_cold.run.gz"
-        );
-        assert_eq!(
-            n.run(by("embedding_topk")),
-            "runs/hotpotqa-sample1100-limit50-hash-v1-split0.5.embedding_topk.run.gz"
-        );
+        for (m, run) in [
+            (
+                "crabpath_cold",
+                "hotpotqa-sample1100-limit50-clean-knn-hash-v1-seeds4-corrected-split0.5.crabpath_cold",
+            ),
+            (
+                "embedding_topk",
+                "hotpotqa-sample1100-limit50-hash-v1-split0.5.embedding_topk",
+            ),
+        ] {
+            assert_eq!(n.run(by(m)), format!("runs/{run}.run.gz"));
+        }
     }
 }

@@ -274,17 +274,23 @@ fn missing_file_exits_2_listing_paths_and_fetch_hint() {
     assert!(stderr(&o).contains("/nonexistent/x.json"));
 }
 
+/// Asserts that `bench <args>` exits 2 with `needle` in its message.
+fn assert_usage_error(args: &[&str], needle: &str) {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+}
+
 #[test]
 fn wrong_variant_is_a_usage_error() {
-    let o = run(&[
+    let args = [
         "inspect",
         "--dataset",
         "multihop-rag",
         "--variant",
         "first103",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("does not exist"), "{}", stderr(&o));
+    ];
+    assert_usage_error(&args, "does not exist");
 }
 
 #[test]
@@ -329,7 +335,7 @@ fn fetch_checksum_mismatch_exits_2_and_leaves_nothing() {
     let e = stderr(&o);
     assert!(e.contains("SHA-256 mismatch"), "{e}");
     assert!(
-        e.contains("03cfb4926461f868684903aadc8024447bdda5bb3f6804741424cce338515bff"),
+        e.contains(bench::catalog::MULTIHOP_QUERIES.sha256().expect("recorded")),
         "{e}"
     );
     assert!(e.contains(&sha256_hex(b"[]")), "{e}");
@@ -355,16 +361,16 @@ fn fetch_http_error_exits_1_and_leaves_nothing() {
 
 #[test]
 fn fetch_url_with_several_files_is_refused() {
-    let o = run(&[
+    let url = "http://127.0.0.1:9/x";
+    let args = [
         "fetch",
         "--dataset",
         "multihop-rag",
         "--url",
-        "http://127.0.0.1:9/x",
+        url,
         "--no-progress",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("apply to one file"), "{}", stderr(&o));
+    ];
+    assert_usage_error(&args, "apply to one file");
 }
 
 #[test]
