@@ -1,21 +1,22 @@
-//! Benchmark corpora and graph builders (BENCH.md §1.1–§1.3, §2.1, §3).
+//! Benchmark corpora and graph builders (reference `benchmarks/external/run_hotpotqa.py` and
+//! `run_multihop_rag.py`, `_build_graph`, commit 134c676; `benchmarks/README.md`).
 //!
 //! A [`Corpus`] is the dataset-neutral form of one benchmark run: the node table in the
-//! reference's creation order (BENCH.md §1.1), the ordered query stream with each query's
+//! reference's creation order, the ordered query stream with each query's
 //! relevant node ids, and the reference's edge operations split into the label-free part and
-//! the label-derived part (BENCH.md §2 defect 1).
+//! the label-derived part (`benchmarks/README.md`, defect 1).
 //!
 //! Graphs are built by [`build_graph`]:
 //!
 //! * nodes are added in creation order (so `NodeId(i)` is node `i`, and the embedding index
-//!   uses the same order, BENCH.md §1.1);
+//!   uses the same order, as the reference's `_build_index_from_nodes`);
 //! * then the base edges of the chosen [`GraphBuilder`] are applied with "add or boost"
-//!   ([`add_or_boost`], BENCH.md §1.1);
+//!   ([`add_or_boost`], the reference's `_add_or_boost_edge`);
 //! * then, only if `label_edges` (the `paper` protocol), the label-derived 0.5 edges
 //!   (HotPotQA supporting-fact pairs, MultiHop-RAG same-query evidence pairs).
 //!
 //! With [`GraphBuilder::Reference`] and `label_edges = true` this is exactly the reference
-//! graph; with `label_edges = false` it is the `clean` protocol of BENCH.md §3 (every edge that
+//! graph; with `label_edges = false` it is the `clean` protocol of `benchmarks/README.md` (every edge that
 //! is derived from a label is dropped; everything else is kept). Note that the reference's
 //! label-free edges still encode *which paragraphs were put together for one question*
 //! (HotPotQA context co-occurrence) or shared metadata (MultiHop-RAG source/category); the
@@ -33,6 +34,8 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use crabpath::{Edge, Graph, Node, NodeId};
 use serde_json::Value;
 
+use crate::catalog::Dataset;
+use crate::data::nodes::NodeTable;
 use crate::data::{hotpotqa, multihop, EdgeOp};
 use crate::error::{Error, Result};
 use crate::retrieval::CosineIndex;
@@ -46,54 +49,11 @@ pub const KNN_EDGE_WEIGHT: f64 = 0.3;
 /// ("It", "Up") would match almost everywhere.
 pub const MIN_MENTION_KEY_CHARS: usize = 4;
 
-/// Which benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DatasetKind {
-    /// HotPotQA dev distractor (BENCH.md §1.2).
-    HotpotQa,
-    /// MultiHop-RAG (BENCH.md §1.3).
-    MultihopRag,
-}
-
-impl DatasetKind {
-    /// Short name used in file names (`hotpotqa`, `multihop-rag`).
-    pub fn slug(self) -> &'static str {
-        match self {
-            DatasetKind::HotpotQa => "hotpotqa",
-            DatasetKind::MultihopRag => "multihop-rag",
-        }
-    }
-
-    /// Name the reference writes in its output (`HotPotQA`, `MultiHop-RAG`).
-    pub fn reference_name(self) -> &'static str {
-        match self {
-            DatasetKind::HotpotQa => "HotPotQA",
-            DatasetKind::MultihopRag => "MultiHop-RAG",
-        }
-    }
-
-    /// Learning-curve checkpoints of the reference (BENCH.md §1.2, §1.3).
-    pub fn checkpoints(self) -> &'static [usize] {
-        match self {
-            DatasetKind::HotpotQa => &hotpotqa::CHECKPOINTS,
-            DatasetKind::MultihopRag => &multihop::CHECKPOINTS,
-        }
-    }
-
-    /// Default `--limit` of the reference script (0 = all rows).
-    pub fn default_limit(self) -> usize {
-        match self {
-            DatasetKind::HotpotQa => hotpotqa::DEFAULT_LIMIT,
-            DatasetKind::MultihopRag => multihop::DEFAULT_LIMIT,
-        }
-    }
-}
-
 /// Label-free base edges of a graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GraphBuilder {
     /// The reference's label-free edges: HotPotQA same-question context pairs at 0.3,
-    /// MultiHop-RAG same-source and same-category pairs at 0.35 (BENCH.md §1.2, §1.3).
+    /// MultiHop-RAG same-source and same-category pairs at 0.35 (the reference scripts' `_build_graph`).
     Reference,
     /// Title-mention links (see the module docs).
     TitleMentions,
@@ -112,7 +72,7 @@ impl GraphBuilder {
     }
 }
 
-/// A node as created by the reference (BENCH.md §1.1).
+/// A node as created by the reference's `_build_graph`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorpusNode {
     /// Node id (slug of the first title).
@@ -138,7 +98,7 @@ pub struct CorpusQuery {
 #[derive(Debug, Clone)]
 pub struct Corpus {
     /// Which benchmark.
-    pub dataset: DatasetKind,
+    pub dataset: Dataset,
     /// Nodes in creation order.
     pub nodes: Vec<CorpusNode>,
     /// Queries in stream order.
@@ -150,73 +110,62 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Corpus of HotPotQA questions (already limited), BENCH.md §1.2.
+    /// Corpus of HotPotQA questions (already limited): reference
+    /// `benchmarks/external/run_hotpotqa.py::_build_graph` and `_ground_truth_ids`.
     pub fn from_hotpotqa(questions: &[hotpotqa::Question]) -> Result<Corpus> {
         let pc = hotpotqa::PaperCorpus::build(questions);
-        let nodes = to_nodes(&pc.nodes);
         let queries = questions
             .iter()
             .enumerate()
-            .map(|(i, q)| {
-                Ok(CorpusQuery {
-                    qid: q.id.clone(),
-                    text: q.question.clone(),
-                    relevant: ids_to_indices(&pc.nodes, pc.relevant(i))?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let structural = pc.edge_ops(false);
-        let all = pc.edge_ops(true);
+            .map(|(i, q)| (q.id.clone(), q.question.clone(), pc.relevant(i)));
         Corpus::assemble(
-            DatasetKind::HotpotQa,
+            Dataset::HotpotQa,
             &pc.nodes,
-            nodes,
             queries,
-            &structural,
-            &all,
+            &pc.edge_ops(false),
+            &pc.edge_ops(true),
         )
     }
 
-    /// Corpus of MultiHop-RAG queries (already selected: non-null, limited), BENCH.md §1.3.
+    /// Corpus of MultiHop-RAG queries (already selected: non-null, limited): reference
+    /// `benchmarks/external/run_multihop_rag.py::_build_graph` and `_ground_truth_ids`.
     pub fn from_multihop(queries: &[multihop::Query]) -> Result<Corpus> {
         let pc = multihop::PaperCorpus::build(queries);
-        let nodes = to_nodes(&pc.nodes);
         let qs = queries
             .iter()
             .enumerate()
-            .map(|(i, q)| {
-                Ok(CorpusQuery {
-                    qid: format!("mh{}", q.index),
-                    text: q.query.clone(),
-                    relevant: ids_to_indices(&pc.nodes, pc.relevant(i))?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let structural = pc.edge_ops(false);
-        let all = pc.edge_ops(true);
+            .map(|(i, q)| (format!("mh{}", q.index), q.query.clone(), pc.relevant(i)));
         Corpus::assemble(
-            DatasetKind::MultihopRag,
+            Dataset::MultihopRag,
             &pc.nodes,
-            nodes,
             qs,
-            &structural,
-            &all,
+            &pc.edge_ops(false),
+            &pc.edge_ops(true),
         )
     }
 
-    fn assemble(
-        dataset: DatasetKind,
-        table: &crate::data::nodes::NodeTable,
-        nodes: Vec<CorpusNode>,
-        queries: Vec<CorpusQuery>,
+    /// `queries` yields `(qid, text, relevant node ids)`; `all` is `structural` followed by
+    /// the label edges (the reference's `edge_ops(true)`).
+    fn assemble<'a>(
+        dataset: Dataset,
+        table: &NodeTable,
+        queries: impl Iterator<Item = (String, String, &'a [String])>,
         structural: &[EdgeOp],
         all: &[EdgeOp],
     ) -> Result<Corpus> {
-        // `edge_ops(true)` is `edge_ops(false)` followed by the label edges.
+        let queries = queries
+            .map(|(qid, text, ids)| {
+                Ok(CorpusQuery {
+                    qid,
+                    text,
+                    relevant: ids_to_indices(table, ids)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         let label = all.get(structural.len()..).unwrap_or(&[]);
         Ok(Corpus {
             dataset,
-            nodes,
+            nodes: to_nodes(table),
             queries,
             structural_ops: ops_to_indices(table, structural)?,
             label_ops: ops_to_indices(table, label)?,
@@ -229,7 +178,7 @@ impl Corpus {
     }
 }
 
-fn to_nodes(table: &crate::data::nodes::NodeTable) -> Vec<CorpusNode> {
+fn to_nodes(table: &NodeTable) -> Vec<CorpusNode> {
     table
         .iter()
         .map(|n| CorpusNode {
@@ -240,21 +189,18 @@ fn to_nodes(table: &crate::data::nodes::NodeTable) -> Vec<CorpusNode> {
         .collect()
 }
 
-fn index_of(table: &crate::data::nodes::NodeTable, id: &str) -> Result<usize> {
+fn index_of(table: &NodeTable, id: &str) -> Result<usize> {
     table
         .nodes
         .get_index_of(id)
-        .ok_or_else(|| Error::Usage(format!("internal: node id `{id}` is not in the node table")))
+        .ok_or_else(|| Error::Internal(format!("node id `{id}` is not in the node table")))
 }
 
-fn ids_to_indices(table: &crate::data::nodes::NodeTable, ids: &[String]) -> Result<Vec<usize>> {
+fn ids_to_indices(table: &NodeTable, ids: &[String]) -> Result<Vec<usize>> {
     ids.iter().map(|id| index_of(table, id)).collect()
 }
 
-fn ops_to_indices(
-    table: &crate::data::nodes::NodeTable,
-    ops: &[EdgeOp],
-) -> Result<Vec<(usize, usize, f64)>> {
+fn ops_to_indices(table: &NodeTable, ops: &[EdgeOp]) -> Result<Vec<(usize, usize, f64)>> {
     ops.iter()
         .map(|op| {
             Ok((
@@ -266,9 +212,11 @@ fn ops_to_indices(
         .collect()
 }
 
-/// "add or boost" (BENCH.md §1.1): skip self-pairs; add `a → b` with weight `w` (kind
+/// "add or boost" (reference `benchmarks/external/run_hotpotqa.py::_add_or_boost_edge`,
+/// commit 134c676): skip self-pairs; add `a → b` with weight `w` (kind
 /// `sibling`) if absent or if `w` is greater than the existing weight; a replacement keeps
-/// the edge's position in `a`'s ordered bucket (CORE.md §1.3).
+/// the edge's position in `a`'s ordered bucket (reference `crabpath/graph.py::Graph.add_edge` overwrites the
+/// dictionary entry in place).
 pub fn add_or_boost(graph: &mut Graph, a: NodeId, b: NodeId, w: f64) -> Result<()> {
     if a == b {
         return Ok(());
@@ -280,7 +228,7 @@ pub fn add_or_boost(graph: &mut Graph, a: NodeId, b: NodeId, w: f64) -> Result<(
     if add {
         graph
             .add_edge(a, b, Edge::new(w))
-            .map_err(|e| Error::Usage(format!("internal: add_edge failed: {e}")))?;
+            .map_err(|e| Error::core("adding a graph edge", e))?;
     }
     Ok(())
 }
@@ -300,8 +248,8 @@ pub fn build_graph(
             .insert("title".into(), Value::String(n.title.clone()));
         let ix = g.add_node(node);
         if ix.index() != i {
-            return Err(Error::Usage(format!(
-                "internal: node `{}` got symbol {} instead of {i}",
+            return Err(Error::Internal(format!(
+                "node `{}` got symbol {} instead of {i}",
                 n.id, ix.0
             )));
         }
@@ -311,7 +259,7 @@ pub fn build_graph(
         GraphBuilder::TitleMentions => title_mention_ops(corpus),
         GraphBuilder::Knn(k) => {
             let index = index.ok_or_else(|| {
-                Error::Usage("internal: the knn builder needs the node embeddings".into())
+                Error::Internal("the knn builder needs the node embeddings".into())
             })?;
             knn_ops(index, k)
         }
@@ -451,7 +399,7 @@ mod tests {
             content: content.into(),
         };
         let corpus = Corpus {
-            dataset: DatasetKind::HotpotQa,
+            dataset: Dataset::HotpotQa,
             nodes: vec![
                 node("a", "Alpha Film", "Directed by Bob Ray; see Gamma."),
                 node("b", "Bob Ray (director)", "Bob Ray made Alpha Film."),

@@ -1,19 +1,70 @@
 //! The dataset files `bench` knows: official upstream files and the staged subsets, with
-//! their layout under the data directory, upstream URLs, sizes and SHA-256 checksums.
+//! their layout under the data directory, upstream URLs and sizes.
 //!
-//! Checksums are of the **uncompressed** content (the convention of `datasets/SHA256SUMS` and
-//! of the staged copy's `SHA256SUMS`); a `.gz` copy is verified after decompression.
+//! Checksums have one home, `datasets/SHA256SUMS`, which this module embeds at build time
+//! ([`SHA256SUMS`]) and reads by path ([`recorded_sha256`]): a checksum is added or changed
+//! there and nowhere else. They are of the **uncompressed** content; a `.gz` copy is verified
+//! after decompression (the `.gz` lines record the staged copies as stored).
 //! Sources: `datasets/README.md` of this repository (which cites the upstream pages).
 
 use std::fmt;
 
-/// A benchmark dataset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+use clap::ValueEnum;
+
+use crate::data::{hotpotqa, multihop};
+
+/// A benchmark dataset (`--dataset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum Dataset {
     /// HotPotQA, distractor setting, dev set v1 (Yang et al., 2018). CC BY-SA 4.0.
+    #[value(name = "hotpotqa")]
     HotpotQa,
     /// MultiHop-RAG (Tang & Yang, 2024). ODC-BY 1.0.
+    #[value(name = "multihop-rag")]
     MultihopRag,
+}
+
+impl Dataset {
+    /// Short name used on the command line and in file names (`hotpotqa`, `multihop-rag`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            Dataset::HotpotQa => "hotpotqa",
+            Dataset::MultihopRag => "multihop-rag",
+        }
+    }
+
+    /// Name the reference program writes in its output (`HotPotQA`, `MultiHop-RAG`).
+    pub fn reference_name(self) -> &'static str {
+        match self {
+            Dataset::HotpotQa => "HotPotQA",
+            Dataset::MultihopRag => "MultiHop-RAG",
+        }
+    }
+
+    /// Learning-curve checkpoints of the reference (`CHECKPOINTS` of its scripts).
+    pub fn checkpoints(self) -> &'static [usize] {
+        match self {
+            Dataset::HotpotQa => &hotpotqa::CHECKPOINTS,
+            Dataset::MultihopRag => &multihop::CHECKPOINTS,
+        }
+    }
+
+    /// Default `--limit` of the reference script (`DEFAULT_LIMIT`; 0 = all rows).
+    pub fn default_limit(self) -> usize {
+        match self {
+            Dataset::HotpotQa => hotpotqa::DEFAULT_LIMIT,
+            Dataset::MultihopRag => multihop::DEFAULT_LIMIT,
+        }
+    }
+
+    /// The metric whose value 1 makes a query's learning outcome +1 (else −1), as the
+    /// reference's `_run_learning`: HotPotQA `sp_recall_at_10`, MultiHop-RAG `full_hit_rate`.
+    pub fn outcome_metric(self) -> &'static str {
+        match self {
+            Dataset::HotpotQa => "sp_recall_at_10",
+            Dataset::MultihopRag => "full_hit_rate",
+        }
+    }
 }
 
 impl fmt::Display for Dataset {
@@ -40,18 +91,107 @@ pub enum Variant {
     Corpus,
 }
 
+/// `datasets/SHA256SUMS`: `<hex digest>  <path relative to the data directory>` lines and
+/// `#` comments, embedded at build time.
+pub const SHA256SUMS: &str = include_str!("../../datasets/SHA256SUMS");
+
+/// The SHA-256 that [`SHA256SUMS`] records for `rel_path` (a path relative to the data
+/// directory, e.g. `hotpotqa/hotpot_dev_distractor_v1.first103.json`). Cost: one pass over
+/// the list (a few dozen lines).
+pub fn recorded_sha256(rel_path: &str) -> Option<&'static str> {
+    sha256sums_entries()
+        .find(|&(_, p)| p == rel_path)
+        .map(|(h, _)| h)
+}
+
+/// Every `(digest, path)` entry of [`SHA256SUMS`], in file order (comments and blank lines
+/// skipped; a line is `<digest>  <path>`, the format `sha256sum -c` reads).
+pub fn sha256sums_entries() -> impl Iterator<Item = (&'static str, &'static str)> {
+    SHA256SUMS
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once("  "))
+}
+
+/// `--variant`: which file of a dataset to look for in the data directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
+pub enum VariantArg {
+    /// The complete upstream file.
+    Full,
+    /// HotPotQA staged subset: the first 103 questions (byte-identical prefix).
+    First103,
+    /// HotPotQA staged subset: seeded random sample of 1100 questions.
+    Sample1100,
+    /// MultiHop-RAG staged subset: random sample of 500 queries.
+    Sample500,
+}
+
+impl VariantArg {
+    /// The catalogue's variant.
+    pub fn variant(self) -> Variant {
+        match self {
+            VariantArg::Full => Variant::Full,
+            VariantArg::First103 => Variant::First103,
+            VariantArg::Sample1100 => Variant::Sample1100,
+            VariantArg::Sample500 => Variant::Sample500,
+        }
+    }
+
+    /// The `--variant` value of a known file (`None` for the MultiHop-RAG corpus).
+    pub fn of(variant: Variant) -> Option<VariantArg> {
+        match variant {
+            Variant::Full => Some(VariantArg::Full),
+            Variant::First103 => Some(VariantArg::First103),
+            Variant::Sample1100 => Some(VariantArg::Sample1100),
+            Variant::Sample500 => Some(VariantArg::Sample500),
+            Variant::Corpus => None,
+        }
+    }
+
+    /// The command-line spelling (`full`, `first103`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VariantArg::Full => "full",
+            VariantArg::First103 => "first103",
+            VariantArg::Sample1100 => "sample1100",
+            VariantArg::Sample500 => "sample500",
+        }
+    }
+}
+
+/// The known file of `dataset` selected by `--variant`, or a usage error naming the
+/// variants that exist.
+pub fn known_file(dataset: Dataset, variant: VariantArg) -> crate::Result<&'static KnownFile> {
+    lookup(dataset, variant.variant()).ok_or_else(|| {
+        crate::Error::Usage(format!(
+            "--variant {} does not exist for {dataset}; HotPotQA has full, first103, \
+             sample1100; MultiHop-RAG has full, sample500",
+            variant.as_str()
+        ))
+    })
+}
+
 /// A check on the first bytes of a file whose full checksum is unknown: SHA-256 of
-/// `file[..len]` followed by `suffix` must equal `sha256`.
+/// `file[..len]` followed by `suffix` must equal the recorded checksum of the file
+/// `equals` (a path relative to the data directory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PrefixCheck {
     /// Number of leading bytes of the file.
     pub len: u64,
     /// Bytes appended after them before hashing.
     pub suffix: &'static [u8],
-    /// Expected hex digest.
-    pub sha256: &'static str,
+    /// The file whose recorded SHA-256 the prefix plus suffix must have.
+    pub equals: &'static str,
     /// What the check establishes, for messages.
     pub note: &'static str,
+}
+
+impl PrefixCheck {
+    /// Expected hex digest: the recorded checksum of [`PrefixCheck::equals`].
+    pub fn sha256(&self) -> Option<&'static str> {
+        recorded_sha256(self.equals)
+    }
 }
 
 /// A known dataset file.
@@ -71,11 +211,7 @@ pub struct KnownFile {
     pub rows: Option<usize>,
     /// Size of the uncompressed file in bytes, if known.
     pub size: Option<u64>,
-    /// SHA-256 of the uncompressed content, if known.
-    pub sha256: Option<&'static str>,
-    /// SHA-256 of the staged `gzip -9 -n` copy, if there is one.
-    pub gz_sha256: Option<&'static str>,
-    /// Partial verification when `sha256` is unknown.
+    /// Partial verification when no checksum is recorded.
     pub prefix_check: Option<PrefixCheck>,
     /// Download URLs, tried in order (empty for staged subsets, which are not downloadable).
     pub urls: &'static [&'static str],
@@ -98,6 +234,17 @@ impl KnownFile {
     pub fn is_fetchable(&self) -> bool {
         !self.urls.is_empty()
     }
+
+    /// SHA-256 of the uncompressed content, if `datasets/SHA256SUMS` records one.
+    pub fn sha256(&self) -> Option<&'static str> {
+        recorded_sha256(self.rel_path)
+    }
+
+    /// SHA-256 of the staged `gzip -9 -n` copy, if `datasets/SHA256SUMS` records one.
+    pub fn gz_sha256(&self) -> Option<&'static str> {
+        let gz = format!("{}.gz", self.rel_path);
+        recorded_sha256(&gz)
+    }
 }
 
 /// Full HotPotQA dev distractor file (7405 questions, ~46 MB, one line). Its official SHA-256
@@ -110,12 +257,10 @@ pub const HOTPOTQA_DEV: KnownFile = KnownFile {
     upstream_name: "hotpot_dev_distractor_v1.json",
     rows: Some(7405),
     size: None,
-    sha256: None,
-    gz_sha256: None,
     prefix_check: Some(PrefixCheck {
         len: 665_487,
         suffix: b"]",
-        sha256: "a1eed88308c39b4037ac3e44e43fff1f93526288f9d8a7c11f129709e6d31047",
+        equals: "hotpotqa/hotpot_dev_distractor_v1.first103.json",
         note: "first 665,487 bytes (questions 0-102) + \"]\" equal the staged first-103 file",
     }),
     urls: &["http://curtis.ml.cmu.edu/datasets/hotpot/hotpot_dev_distractor_v1.json"],
@@ -132,8 +277,6 @@ pub const HOTPOTQA_FIRST103: KnownFile = KnownFile {
     upstream_name: "hotpot_dev_distractor_v1.json",
     rows: Some(103),
     size: Some(665_488),
-    sha256: Some("a1eed88308c39b4037ac3e44e43fff1f93526288f9d8a7c11f129709e6d31047"),
-    gz_sha256: Some("16be255fd397085cadf9866349fc462a184fa8f7444d00a05b2cae80194f2c63"),
     prefix_check: None,
     urls: &[],
     licence: "CC BY-SA 4.0",
@@ -149,8 +292,6 @@ pub const HOTPOTQA_SAMPLE1100: KnownFile = KnownFile {
     upstream_name: "hotpot_dev_distractor_v1.json",
     rows: Some(1100),
     size: Some(6_817_164),
-    sha256: Some("de63c274e4542a032d6c695bd4b46060d130bde4c167b3f95099520105dc0748"),
-    gz_sha256: Some("2b7f79bd919903fa0ec7554bbecd0a29524f41ca182b3c19676ee86d62f07360"),
     prefix_check: None,
     urls: &[],
     licence: "CC BY-SA 4.0",
@@ -167,8 +308,6 @@ pub const MULTIHOP_QUERIES: KnownFile = KnownFile {
     upstream_name: "MultiHopRAG.json",
     rows: Some(2556),
     size: Some(5_171_312),
-    sha256: Some("03cfb4926461f868684903aadc8024447bdda5bb3f6804741424cce338515bff"),
-    gz_sha256: None,
     prefix_check: None,
     urls: &[
         "https://huggingface.co/datasets/yixuantt/MultiHopRAG/resolve/main/MultiHopRAG.json",
@@ -187,8 +326,6 @@ pub const MULTIHOP_SAMPLE500: KnownFile = KnownFile {
     upstream_name: "MultiHopRAG.json",
     rows: Some(500),
     size: Some(987_140),
-    sha256: Some("7ccbe686bc010c3b1e8681a3b165935cf5c0ce68c0afedecb1b0203544f13ee9"),
-    gz_sha256: Some("8221a4bdb9214b2d93e42ba4c5a59f74f1d267e386da06ad62ba19392737fdd2"),
     prefix_check: None,
     urls: &[],
     licence: "ODC-BY 1.0",
@@ -205,8 +342,6 @@ pub const MULTIHOP_CORPUS: KnownFile = KnownFile {
     upstream_name: "corpus.json",
     rows: Some(609),
     size: Some(6_785_567),
-    sha256: Some("20b61b5ab84de84a927420c5d265b7ec8d859ae49980699958a787ade9e4d28f"),
-    gz_sha256: None,
     prefix_check: None,
     urls: &[
         "https://huggingface.co/datasets/yixuantt/MultiHopRAG/resolve/main/corpus.json",
@@ -237,5 +372,52 @@ pub fn lookup(dataset: Dataset, variant: Variant) -> Option<&'static KnownFile> 
 pub fn by_sha256(sha256: &str) -> Option<&'static KnownFile> {
     ALL.iter()
         .copied()
-        .find(|f| f.sha256.is_some_and(|h| h.eq_ignore_ascii_case(sha256)))
+        .find(|f| f.sha256().is_some_and(|h| h.eq_ignore_ascii_case(sha256)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_sha256sums_line_is_a_digest_and_a_path() {
+        let mut paths = std::collections::BTreeSet::new();
+        for line in SHA256SUMS.lines().map(str::trim_end) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (h, p) = line
+                .split_once("  ")
+                .unwrap_or_else(|| panic!("not `<digest>  <path>`: {line:?}"));
+            assert!(
+                h.len() == 64
+                    && h.bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+                "not a lower-case SHA-256: {line:?}"
+            );
+            assert!(!p.is_empty() && !p.contains(' '), "bad path: {line:?}");
+            assert!(paths.insert(p), "{p} is listed twice");
+        }
+        assert_eq!(paths.len(), sha256sums_entries().count());
+    }
+
+    #[test]
+    fn catalogue_checksums_come_from_sha256sums() {
+        // Which files have a recorded checksum is part of the catalogue's contract: the
+        // full HotPotQA file has none (it is checked by its prefix), every other known file
+        // has one, and every staged subset also has its `.gz` copy recorded.
+        for f in ALL {
+            let want_sha = f.key != "hotpotqa";
+            assert_eq!(f.sha256().is_some(), want_sha, "{}", f.key);
+            assert_eq!(f.gz_sha256().is_some(), f.is_subset(), "{}", f.key);
+            assert_eq!(f.prefix_check.is_some(), !want_sha, "{}", f.key);
+        }
+        let pc = HOTPOTQA_DEV.prefix_check.expect("prefix check");
+        assert_eq!(pc.sha256(), HOTPOTQA_FIRST103.sha256());
+        assert_eq!(
+            by_sha256("7ccbe686bc010c3b1e8681a3b165935cf5c0ce68c0afedecb1b0203544f13ee9")
+                .map(|f| f.key),
+            Some("multihop-rag-sample500")
+        );
+    }
 }

@@ -1,8 +1,9 @@
-//! Text embedders of `bench run` and `bench embed` (BENCH.md §3 "Embedders").
+//! Text embedders of `bench run` and `bench embed` (`benchmarks/README.md`).
 //!
-//! * `hash-v1`: the reference's hashed n-gram embedder (CORE.md §10.1), bit-exact, so the
-//!   `paper` protocol reproduces the reference program's numbers on the same rows (BENCH.md
-//!   §1.1, §3).
+//! * `hash-v1`: the reference's hashed n-gram embedder (reference
+//!   `crabpath/hasher.py::HashEmbedder`, commit 134c676; the core's
+//!   [`crabpath::embed::HashEmbedder`]), bit-exact, so the `paper` protocol reproduces the
+//!   reference program's numbers on the same rows.
 //! * `minilm`: sentence-transformers' all-MiniLM-L6-v2 (384 dimensions), run offline on the CPU
 //!   by [`crabpath_embed::MiniLmEmbedder`], behind the on-disk cache of
 //!   [`crabpath_embed::CachedEmbedder`] (keyed by model id and the SHA-256 of each text; vectors
@@ -23,12 +24,13 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use crabpath::embed::{Embedder, HashEmbedder};
-use crabpath_embed::cache::default_cache_root;
+use crabpath_embed::cache::{default_cache_root, EmbeddingCache};
 use crabpath_embed::{
     resolve_model_dir, CachedEmbedder, EmbedError, EmbedderOptions, MiniLmEmbedder,
 };
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use rayon::prelude::*;
+use serde::Serialize;
 
 use crate::error::{Error, Result};
 
@@ -41,7 +43,8 @@ const HASH_CHUNK: usize = 64;
 /// `--embedder`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EmbedderArg {
-    /// The reference's deterministic hashed n-gram embedder (CORE.md §10.1), bit-exact.
+    /// The reference's deterministic hashed n-gram embedder (reference
+    /// `crabpath/hasher.py::HashEmbedder`, commit 134c676), bit-exact.
     #[value(name = "hash-v1")]
     HashV1,
     /// all-MiniLM-L6-v2 sentence embeddings (offline, CPU), through the embedding cache.
@@ -87,6 +90,42 @@ impl ModelOpts {
     pub fn cache_root(&self) -> Option<PathBuf> {
         (!self.no_cache).then(|| self.cache_dir.clone().unwrap_or_else(default_cache_root))
     }
+}
+
+/// Which embedder a run used, for the report's provenance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EmbedderId {
+    /// The embedder's name (`hash-v1`, `all-MiniLM-L6-v2`).
+    pub id: String,
+    /// Vector dimension.
+    pub dim: usize,
+    /// SHA-256 of the model weights (`model.safetensors`); `None` for `hash-v1`, which has
+    /// none.
+    pub weights_sha256: Option<String>,
+}
+
+/// How many of the distinct `texts` the all-MiniLM-L6-v2 embedding cache under `opts`
+/// lacks; `None` with `--no-cache`. Reads the whole cache (tens of MB for the staged
+/// datasets).
+pub fn cache_misses(opts: &ModelOpts, texts: &[&str]) -> Result<Option<usize>> {
+    let Some(root) = opts.cache_root() else {
+        return Ok(None);
+    };
+    let cache = EmbeddingCache::open(
+        &root,
+        crabpath_embed::model::MODEL_NAME,
+        crabpath_embed::model::DIM,
+    )
+    .map_err(|e| Error::Embed(e.to_string()))?;
+    let mut distinct: Vec<&str> = texts.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    Ok(Some(
+        distinct
+            .iter()
+            .filter(|t| cache.get_text(t).is_none())
+            .count(),
+    ))
 }
 
 /// What [`TextEmbedder::embed`] did.
@@ -165,6 +204,28 @@ impl TextEmbedder {
             TextEmbedder::MiniLm(e) => e.name(),
             TextEmbedder::Cached(e) => e.name(),
         }
+    }
+
+    /// Name, dimension and weights checksum (hashes the weights file of a MiniLM model:
+    /// about 90 MB, a fraction of a second).
+    pub fn id(&self) -> Result<EmbedderId> {
+        let weights = match self {
+            TextEmbedder::Hash(_) => None,
+            TextEmbedder::MiniLm(e) => Some(e.model_dir().to_path_buf()),
+            TextEmbedder::Cached(e) => Some(e.inner().model_dir().to_path_buf()),
+        };
+        let weights_sha256 = match weights {
+            None => None,
+            Some(dir) => Some(
+                crabpath_embed::fetch::sha256_file(&dir.join("model.safetensors"))
+                    .map_err(|e| Error::Embed(e.to_string()))?,
+            ),
+        };
+        Ok(EmbedderId {
+            id: self.name().to_string(),
+            dim: self.dim(),
+            weights_sha256,
+        })
     }
 
     /// Vector dimension.

@@ -10,8 +10,10 @@
 //! convention as the `original_index` column of the staged sidecar `.index.tsv` files.
 //!
 //! [`Error::exit_code`] maps errors to the exit status of the `bench` binary: `2` for anything
-//! wrong with the data (missing, malformed, checksum mismatch) and for a missing embedding
-//! model, `1` for other failures (network, local I/O while writing, the embedder itself).
+//! wrong with the data (missing, malformed, checksum mismatch), for a missing embedding model
+//! and for bad usage; `1` for everything that is not the user's to fix: network, local I/O
+//! while writing, the embedder itself, an error of the core library ([`Error::Core`]) and a
+//! broken internal invariant ([`Error::Internal`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -119,12 +121,27 @@ pub enum Error {
     /// embedding cache failed.
     #[error("{0}")]
     Embed(String),
+
+    /// The core library (`crabpath`) refused an operation of a run (traversal, learning,
+    /// graph construction).
+    #[error("{context}: {source}")]
+    Core {
+        /// What the run was doing.
+        context: String,
+        /// The core's error.
+        #[source]
+        source: crabpath::Error,
+    },
+
+    /// An invariant of this program does not hold (a bug, not a problem of the input).
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
     /// Exit status of the `bench` binary for this error: 2 for data errors (missing,
-    /// malformed or corrupt data, checksum mismatch, bad option), 1 for network and other
-    /// I/O failures.
+    /// malformed or corrupt data, checksum mismatch, missing model, bad option), 1 for
+    /// network and other I/O failures, core and internal errors.
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Malformed { .. }
@@ -134,13 +151,25 @@ impl Error {
             | Error::ChecksumMismatch { .. }
             | Error::Usage(_)
             | Error::ModelMissing(_) => 2,
-            Error::Io { .. } | Error::Download { .. } | Error::Embed(_) => 1,
+            Error::Io { .. }
+            | Error::Download { .. }
+            | Error::Embed(_)
+            | Error::Core { .. }
+            | Error::Internal(_) => 1,
         }
     }
 
     /// `true` for the errors that [`Error::exit_code`] maps to 2.
     pub fn is_data_error(&self) -> bool {
         self.exit_code() == 2
+    }
+
+    /// A core error, with what the run was doing.
+    pub(crate) fn core(context: impl Into<String>, source: crabpath::Error) -> Self {
+        Error::Core {
+            context: context.into(),
+            source,
+        }
     }
 
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
@@ -195,5 +224,24 @@ pub(crate) fn describe(v: &serde_json::Value) -> String {
         }
         Value::Array(a) => format!("array of {}", a.len()),
         Value::Object(o) => format!("object with {} keys", o.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_and_internal_errors_exit_1_data_and_usage_errors_exit_2() {
+        let core = Error::core(
+            "traversing query 3",
+            crabpath::Error::UnknownNode("n".into()),
+        );
+        assert_eq!(core.exit_code(), 1);
+        assert_eq!(core.to_string(), "traversing query 3: unknown node id `n`");
+        assert_eq!(Error::Internal("x".into()).exit_code(), 1);
+        assert_eq!(Error::Usage("x".into()).exit_code(), 2);
+        assert!(Error::ModelMissing("x".into()).is_data_error());
+        assert!(!Error::Embed("x".into()).is_data_error());
     }
 }

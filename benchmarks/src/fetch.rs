@@ -146,12 +146,11 @@ pub fn fetch(file: &'static KnownFile, opts: &FetchOptions) -> Result<FetchRepor
     let dest = opts.data_dir.join(file.rel_path);
     let expected = match &opts.sha256 {
         Some(h) => Some(normalise_hex(h)?),
-        None => file.sha256.map(str::to_string),
+        None => file.sha256().map(str::to_string),
     };
-    let prefix = if expected.is_none() {
-        file.prefix_check
-    } else {
-        None
+    let prefix = match file.prefix_check {
+        Some(pc) if expected.is_none() => Some(Prefix::of(pc)?),
+        _ => None,
     };
 
     if dest.is_file() && !opts.force {
@@ -192,14 +191,15 @@ pub fn fetch(file: &'static KnownFile, opts: &FetchOptions) -> Result<FetchRepor
                 } else if let Some(pc) = prefix {
                     match digests.prefix {
                         Some(ref got) if got.eq_ignore_ascii_case(pc.sha256) => {
-                            Verification::Prefix(pc.note)
+                            Verification::Prefix(pc.check.note)
                         }
                         got => {
                             drop(tmp);
-                            let actual = got
-                                .unwrap_or_else(|| format!("(file shorter than {} bytes)", pc.len));
+                            let actual = got.unwrap_or_else(|| {
+                                format!("(file shorter than {} bytes)", pc.check.len)
+                            });
                             return Err(removed(
-                                format!("the prefix check ({})", pc.note),
+                                format!("the prefix check ({})", pc.check.note),
                                 pc.sha256.to_string(),
                                 actual,
                             ));
@@ -244,10 +244,10 @@ fn check_present(
     file: &'static KnownFile,
     dest: &Path,
     expected: Option<&str>,
-    prefix: Option<PrefixCheck>,
+    prefix: Option<Prefix>,
 ) -> Result<FetchReport> {
     let mut r = open_maybe_gz(dest)?;
-    let mut h = Hasher::new(prefix);
+    let mut h = Hasher::new(prefix.map(|p| p.check));
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let n = r.read(&mut buf).map_err(|e| Error::io(dest, e))?;
@@ -274,10 +274,12 @@ fn check_present(
         Verification::Sha256
     } else if let Some(pc) = prefix {
         match d.prefix {
-            Some(ref got) if got.eq_ignore_ascii_case(pc.sha256) => Verification::Prefix(pc.note),
+            Some(ref got) if got.eq_ignore_ascii_case(pc.sha256) => {
+                Verification::Prefix(pc.check.note)
+            }
             got => {
                 return Err(mismatch(
-                    format!("the prefix check ({})", pc.note),
+                    format!("the prefix check ({})", pc.check.note),
                     pc.sha256,
                     got.unwrap_or_else(|| "(file too short)".into()),
                 ))
@@ -295,6 +297,25 @@ fn check_present(
         verification,
         already_present: true,
     })
+}
+
+/// A [`PrefixCheck`] with its expected digest looked up.
+#[derive(Debug, Clone, Copy)]
+struct Prefix {
+    check: PrefixCheck,
+    sha256: &'static str,
+}
+
+impl Prefix {
+    fn of(check: PrefixCheck) -> Result<Self> {
+        let sha256 = check.sha256().ok_or_else(|| {
+            Error::Internal(format!(
+                "datasets/SHA256SUMS records no checksum for {}, which the prefix check needs",
+                check.equals
+            ))
+        })?;
+        Ok(Prefix { check, sha256 })
+    }
 }
 
 struct Digests {
@@ -457,7 +478,7 @@ mod tests {
         let pc = PrefixCheck {
             len: 5,
             suffix: b"]",
-            sha256: "",
+            equals: "",
             note: "",
         };
         let mut h = Hasher::new(Some(pc));

@@ -1,28 +1,41 @@
 //! `bench`: external retrieval benchmarks of CrabPath (HotPotQA distractor, MultiHop-RAG).
 //!
-//! This library holds the data side of the benchmark (BENCH.md §1): loaders for the official
-//! dataset files and the staged subsets ([`data::hotpotqa`], [`data::multihop`]), the exact text
-//! and node rules of the reference protocol ([`data::text`], [`data::nodes`]), data directory
-//! resolution ([`data::locate`]), the catalogue of known files and checksums ([`catalog`]) and
-//! the downloader behind `bench fetch` ([`fetch`]). The `bench` binary wraps it.
+//! The protocol, its defects and what each option changes are described in
+//! `benchmarks/README.md`; the committed results and how to read them in
+//! `results/bench/README.md`.
 //!
-//! The run side (`bench run`, BENCH.md §1 and §3): corpora and graph builders ([`build`]),
-//! the embedders, hash-v1 and all-MiniLM-L6-v2 with its cache ([`embed`]), exact cosine
-//! search (the core's index) and BM25 ([`retrieval`]), the retrieval methods ([`methods`]),
-//! metrics, curves and bootstrap intervals ([`metrics`]), and the run itself ([`run`]).
+//! Data side: loaders for the official dataset files and the staged subsets
+//! ([`data::hotpotqa`], [`data::multihop`]), the exact text and node rules of the reference
+//! protocol ([`data::text`], [`data::nodes`]), data directory resolution ([`data::locate`]),
+//! the catalogue of known files with the checksums of `datasets/SHA256SUMS` ([`catalog`]) and
+//! the downloader behind `bench fetch` ([`fetch`]).
+//!
+//! Run side, plan → execute → report: the options resolved into a [`plan::Plan`]; corpora
+//! and graph builders ([`build`]); the embedders, hash-v1 and all-MiniLM-L6-v2 with its cache
+//! ([`embed`]); exact cosine search and BM25 ([`retrieval`]); the method table and the engine
+//! that runs it ([`methods`]); the metric table, curves and bootstrap intervals ([`metrics`]);
+//! the run itself ([`run`]); the JSON report, TREC run files and qrels ([`output`],
+//! [`trec`]); and `bench check`, which re-runs committed reports and compares them
+//! ([`check`]).
 //!
 //! Errors ([`Error`]) are one line, name file, row (0-based) and field for malformed data, and
-//! map to exit status 2 for data errors ([`Error::exit_code`]).
+//! map to exit status 2 for data and usage errors, 1 otherwise ([`Error::exit_code`]).
+
+#![warn(missing_docs)]
 
 pub mod build;
 pub mod catalog;
+pub mod check;
 pub mod data;
 pub mod embed;
 pub mod error;
 pub mod fetch;
 pub mod methods;
 pub mod metrics;
+pub mod output;
+pub mod plan;
 pub mod retrieval;
 pub mod run;
+pub mod trec;
 
 pub use error::{Error, Result};

@@ -2,7 +2,8 @@
 //!
 //! Exit status: 0 on success, 2 on data errors (missing, malformed or corrupt data, checksum
 //! mismatch), a missing embedding model and usage errors, 1 on other failures (network, local
-//! I/O, the embedder).
+//! I/O, the embedder, the core library, internal errors) and when `bench check` finds a
+//! difference.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 
-use bench::catalog::{self, Dataset, KnownFile, Variant};
+use bench::catalog::{self, Dataset, KnownFile, Variant, VariantArg};
 use bench::data::json::sha256_of_content;
 use bench::data::locate::{resolve_input, DataDir};
 use bench::data::{hotpotqa, multihop};
@@ -35,7 +36,8 @@ datasets/models/all-MiniLM-L6-v2 (bench fetch-model). Embedding cache: --cache-d
 $CRABPATH_EMBED_CACHE, else datasets/cache/embeddings (bench embed fills it).
 
 Exit status: 0 success; 2 data error (missing, malformed, checksum mismatch), missing model
-or usage error; 1 other failure (network, local I/O, the embedder). Malformed data is reported as
+or usage error; 1 other failure (network, local I/O, the embedder, the core library, an
+internal error) or a difference found by `bench check`. Malformed data is reported as
   <file>: row N: field X: expected ..., found ...
 with rows counted from 0.";
 
@@ -65,8 +67,15 @@ enum Command {
     Paths,
     /// Run a benchmark: build the graph for the protocol, run embedding_topk, crabpath_cold,
     /// crabpath_learning, crabpath_pg_learning and bm25_topk over the query stream, and write
-    /// the JSON report, TREC run files and qrels (BENCH.md §1, §3).
-    Run(Box<bench::run::RunArgs>),
+    /// the JSON report (by default to out/bench/), with gzip-compressed TREC run files and
+    /// qrels in runs/ beside it (benchmarks/README.md).
+    Run(Box<bench::plan::RunArgs>),
+    /// Re-run every committed report of results/bench that the available data allows
+    /// (each records the command that made it) into --fresh-dir, and compare every field
+    /// exactly except the timing and environment fields, and every run file. Prints one
+    /// line per report (ok / differs: <file>: <json.path>: stored → fresh / skipped: needs
+    /// <what>) and exits 1 on any difference. --update replaces the committed files.
+    Check(Box<bench::check::CheckArgs>),
     /// Precompute the all-MiniLM-L6-v2 embedding cache of a dataset: embed every node content
     /// and query text that `bench run --embedder minilm` would embed for the same rows, showing
     /// texts/s. A later run then reads every vector from the cache.
@@ -80,7 +89,7 @@ enum Command {
 #[derive(Debug, Args)]
 struct EmbedArgs {
     #[command(flatten)]
-    data: bench::run::DatasetArgs,
+    data: bench::plan::DatasetArgs,
 
     #[command(flatten)]
     model: bench::embed::ModelOpts,
@@ -160,18 +169,6 @@ enum InspectDataset {
     MultihopRagCorpus,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum VariantArg {
-    /// The complete upstream file.
-    Full,
-    /// HotPotQA staged subset: first 103 questions (byte-identical prefix).
-    First103,
-    /// HotPotQA staged subset: random sample of 1100 questions.
-    Sample1100,
-    /// MultiHop-RAG staged subset: random sample of 500 queries.
-    Sample500,
-}
-
 #[derive(Debug, Args)]
 struct InspectArgs {
     /// Which dataset the file holds.
@@ -222,13 +219,33 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Paths => cmd_paths(&data_dir),
         Command::Run(a) => {
             let out = bench::run::cmd_run(&data_dir, &a)?;
-            print!("{}", bench::run::summary(&out.report));
+            print!("{}", bench::output::summary(&out.report));
             println!("wrote {}", out.json_path.display());
             Ok(())
         }
+        Command::Check(a) => cmd_check(&data_dir, &a),
         Command::Embed(a) => cmd_embed(&data_dir, &a),
         Command::FetchModel(a) => cmd_fetch_model(&a),
     }
+}
+
+fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<()> {
+    let summary = bench::check::cmd_check(data_dir, a, |c| {
+        for line in c.lines() {
+            println!("{line}");
+        }
+    })?;
+    for r in &summary.removed {
+        println!("removed: {r}");
+    }
+    println!("{}", summary.totals());
+    if summary.failed() {
+        anyhow::bail!(
+            "bench check failed (re-run with --update to replace the committed results, after \
+             checking that the change is intended)"
+        );
+    }
+    Ok(())
 }
 
 fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
@@ -327,9 +344,9 @@ fn cmd_fetch(data_dir: &DataDir, a: FetchArgs) -> anyhow::Result<()> {
 }
 
 fn known_file(dataset: InspectDataset, variant: VariantArg) -> anyhow::Result<&'static KnownFile> {
-    let (ds, v) = match dataset {
-        InspectDataset::Hotpotqa => (Dataset::HotpotQa, variant_of(variant)),
-        InspectDataset::MultihopRag => (Dataset::MultihopRag, variant_of(variant)),
+    Ok(match dataset {
+        InspectDataset::Hotpotqa => catalog::known_file(Dataset::HotpotQa, variant)?,
+        InspectDataset::MultihopRag => catalog::known_file(Dataset::MultihopRag, variant)?,
         InspectDataset::MultihopRagCorpus => {
             if variant != VariantArg::Full {
                 return Err(bench::Error::Usage(
@@ -337,25 +354,11 @@ fn known_file(dataset: InspectDataset, variant: VariantArg) -> anyhow::Result<&'
                 )
                 .into());
             }
-            (Dataset::MultihopRag, Variant::Corpus)
+            catalog::lookup(Dataset::MultihopRag, Variant::Corpus).ok_or_else(|| {
+                bench::Error::Internal("the corpus is not in the catalogue".into())
+            })?
         }
-    };
-    catalog::lookup(ds, v).ok_or_else(|| {
-        bench::Error::Usage(format!(
-            "--variant {variant:?} does not exist for {ds}; HotPotQA has full, first103, \
-             sample1100; MultiHop-RAG has full, sample500"
-        ))
-        .into()
     })
-}
-
-fn variant_of(v: VariantArg) -> Variant {
-    match v {
-        VariantArg::Full => Variant::Full,
-        VariantArg::First103 => Variant::First103,
-        VariantArg::Sample1100 => Variant::Sample1100,
-        VariantArg::Sample500 => Variant::Sample500,
-    }
 }
 
 fn cmd_inspect(data_dir: &DataDir, a: InspectArgs) -> anyhow::Result<()> {
@@ -413,7 +416,7 @@ fn inspect_hotpot(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
         .sum();
     println!("paragraphs: {paragraphs}");
     println!(
-        "reference protocol (BENCH.md §1.2): nodes {}, relevant ids {relevant} \
+        "reference protocol (run_hotpotqa.py): nodes {}, relevant ids {relevant} \
          (supporting titles without a node mapping: {unmapped}), edge operations {} \
          ({} without label edges)",
         corpus.nodes.len(),
@@ -432,7 +435,7 @@ fn inspect_multihop(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
     );
     let evidence: usize = all.iter().map(|q| q.evidence.len()).sum();
     println!("evidence items: {evidence}");
-    // The reference selection (BENCH.md §1.3): non-null queries, then the first `limit`.
+    // The reference selection (run_multihop_rag.py::_load_dataset): non-null queries, then the first `limit`.
     let sel: Vec<multihop::Query> = all
         .iter()
         .filter(|q| !q.is_null_query())
@@ -441,7 +444,7 @@ fn inspect_multihop(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
         .collect();
     let corpus = multihop::PaperCorpus::build(&sel);
     println!(
-        "reference protocol (BENCH.md §1.3): {} non-null queries selected, nodes {}, \
+        "reference protocol (run_multihop_rag.py): {} non-null queries selected, nodes {}, \
          sources {}, categories {}, edge operations {} ({} without label edges)",
         sel.len(),
         corpus.nodes.len(),

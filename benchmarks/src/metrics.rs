@@ -1,234 +1,368 @@
-//! Per-query metrics, stream means, learning curves and paired bootstrap intervals.
+//! The metric table, stream means, learning curves and paired bootstrap intervals.
 //!
-//! Two families, computed for every method on its ordered `retrieved` list:
+//! Every metric is one entry of [`METRICS`]: its name, the datasets it is reported for, its
+//! family, what it measures and a note, and the function that computes it for one query from
+//! the method's ordered `retrieved` list and the query's relevant ids. Adding a metric is
+//! adding an entry; the run, the JSON (`method_metrics`, curves, `metric_notes`) and the
+//! tables follow the table.
 //!
-//! * **Reference metrics** (BENCH.md §1.2, §1.3), with the reference's names and formulas, so
-//!   that the `paper` protocol reproduces the reference program's numbers. HotPotQA:
-//!   `sp_recall_at_5`, `sp_recall_at_10` (1 if *all* relevant ids are in the top 5 / 10),
-//!   `single_sp_hit_at_5`, `distractor_suppression` (the *share* of non-relevant ids in the top
-//!   10 — higher is worse, BENCH.md §2 defect 3), `mrr` (whole list), `nodes_fired`.
-//!   MultiHop-RAG: `full_hit_rate` (all relevant anywhere in the list, whatever its length —
-//!   BENCH.md §2 defect 4), `partial_hit_rate`, `evidence_recall_at_10` (over the first
-//!   `min(embed_top_k, 10)`), `mrr`, `nodes_fired`.
-//! * **Budget-matched metrics** (BENCH.md §3), identical for both datasets. Every method is cut
-//!   to its first `k` results (traversal: first `k` in fired order; a traversal that fired fewer
-//!   than `k` nodes is not padded): `recall_at_5`, `recall_at_10` (fraction of relevant ids in
-//!   the top k; 0 when a query has no relevant id), `full_support_at_5`, `full_support_at_10`
-//!   (1 if every relevant id is in the top k; vacuously 1 without relevant ids, as the
-//!   reference), `mrr_at_10`, `ndcg_at_10` (binary gains, `1/log2(rank+1)`, ideal = all relevant
-//!   ranked first), and `distractor_share_at_10` (= the reference's `distractor_suppression`,
-//!   named for what it measures).
+//! Two families:
 //!
-//! Means are plain left-to-right sums divided by the count, as the reference's
-//! `sum(...) / count` (CPython ≤ 3.11 `sum`; 3.12 switched float `sum` to compensated
-//! summation, which can change the last digit).
+//! * **Reference metrics**, with the names and formulas of the reference program
+//!   (`benchmarks/external/run_hotpotqa.py::_row_metrics` and
+//!   `run_multihop_rag.py::_row_metrics`, commit 134c676), so that the `paper` protocol
+//!   reproduces its numbers. Two of them do not measure what their names say (see the notes
+//!   and `benchmarks/README.md`, defects 3 and 4).
+//! * **Budget-matched metrics**, identical for both datasets: every method is cut to its first
+//!   `k` results (a traversal that fired fewer than `k` nodes is not padded), so that methods
+//!   returning lists of different lengths are compared at equal cost.
+//!
+//! Means are plain left-to-right sums divided by the count, as the reference's `_avg`
+//! (CPython ≤ 3.11 `sum`; 3.12 switched float `sum` to compensated summation, which can change
+//! the last digit).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 
-use crate::build::DatasetKind;
+use crate::catalog::Dataset;
 
-/// The reference's metric names for a dataset, in the reference's key order.
-pub fn reference_metric_names(ds: DatasetKind) -> &'static [&'static str] {
-    match ds {
-        DatasetKind::HotpotQa => &[
-            "sp_recall_at_5",
-            "sp_recall_at_10",
-            "single_sp_hit_at_5",
-            "distractor_suppression",
-            "mrr",
-            "nodes_fired",
-        ],
-        DatasetKind::MultihopRag => &[
-            "full_hit_rate",
-            "partial_hit_rate",
-            "evidence_recall_at_10",
-            "mrr",
-            "nodes_fired",
-        ],
+/// One query as a metric sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Judged<'a> {
+    /// The method's results, best first (node indices).
+    pub retrieved: &'a [usize],
+    /// The query's relevant node indices (distinct).
+    pub relevant: &'a [usize],
+    /// The run's `--embed-top-k` (the reference's `evidence_recall_at_10` depends on it).
+    pub embed_top_k: usize,
+}
+
+impl Judged<'_> {
+    /// The first `k` results (fewer if the list is shorter).
+    pub fn top(&self, k: usize) -> &[usize] {
+        &self.retrieved[..self.retrieved.len().min(k)]
     }
-}
 
-/// Budget-matched metric names (both datasets).
-pub const BUDGET_METRICS: [&str; 7] = [
-    "recall_at_5",
-    "recall_at_10",
-    "full_support_at_5",
-    "full_support_at_10",
-    "mrr_at_10",
-    "ndcg_at_10",
-    "distractor_share_at_10",
-];
-
-/// Metric that decides the learning outcome (+1 if it is 1, else −1; BENCH.md §1.2, §1.3).
-pub fn outcome_metric(ds: DatasetKind) -> &'static str {
-    match ds {
-        DatasetKind::HotpotQa => "sp_recall_at_10",
-        DatasetKind::MultihopRag => "full_hit_rate",
+    fn is_relevant(&self, d: &usize) -> bool {
+        self.relevant.contains(d)
     }
-}
 
-/// Metrics that get paired bootstrap intervals against `embedding_topk`.
-pub fn headline_metrics(ds: DatasetKind) -> Vec<&'static str> {
-    let mut v = vec![outcome_metric(ds)];
-    v.extend([
-        "recall_at_5",
-        "recall_at_10",
-        "full_support_at_10",
-        "mrr",
-        "ndcg_at_10",
-    ]);
-    v
-}
-
-/// All metric names of a dataset in output order: reference, then budget-matched.
-pub fn all_metric_names(ds: DatasetKind) -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = reference_metric_names(ds).to_vec();
-    v.extend(BUDGET_METRICS);
-    v
-}
-
-/// How a short explanation of each metric reads in the output JSON.
-pub fn metric_notes(ds: DatasetKind) -> Map<String, Value> {
-    let mut m = Map::new();
-    let mut put = |k: &str, v: &str| {
-        m.insert(k.to_string(), Value::String(v.to_string()));
-    };
-    match ds {
-        DatasetKind::HotpotQa => {
-            put("sp_recall_at_5", "reference name; = full_support_at_5");
-            put(
-                "sp_recall_at_10",
-                "reference name; = full_support_at_10; learning outcome",
-            );
-            put(
-                "single_sp_hit_at_5",
-                "reference name: any relevant id in the top 5",
-            );
-            put(
-                "distractor_suppression",
-                "reference name, misnamed (BENCH.md §2.3): share of non-relevant ids in the \
-                 top 10, higher is WORSE; = distractor_share_at_10",
-            );
-        }
-        DatasetKind::MultihopRag => {
-            put(
-                "full_hit_rate",
-                "reference name: all relevant ids anywhere in the retrieved list, whatever its \
-                 length (unequal budgets, BENCH.md §2.4); learning outcome",
-            );
-            put(
-                "partial_hit_rate",
-                "reference name: any relevant id anywhere in the list",
-            );
-            put(
-                "evidence_recall_at_10",
-                "reference name: recall over the first min(embed_top_k, 10) results",
-            );
-        }
+    /// Relevant ids among `list`.
+    pub fn hits(&self, list: &[usize]) -> usize {
+        list.iter().filter(|d| self.is_relevant(d)).count()
     }
-    put(
-        "mrr",
-        "reference: 1/rank of the first relevant id in the whole list",
-    );
-    put("nodes_fired", "reference: length of the retrieved list");
-    put(
-        "recall_at_5",
-        "budget-matched: fraction of relevant ids in the first 5",
-    );
-    put(
-        "recall_at_10",
-        "budget-matched: fraction of relevant ids in the first 10",
-    );
-    put(
-        "full_support_at_5",
-        "budget-matched: all relevant ids in the first 5",
-    );
-    put(
-        "full_support_at_10",
-        "budget-matched: all relevant ids in the first 10",
-    );
-    put("mrr_at_10", "budget-matched: MRR cut at 10");
-    put("ndcg_at_10", "budget-matched: binary-gain nDCG@10");
-    put(
-        "distractor_share_at_10",
-        "budget-matched: share of non-relevant ids among the first 10 (lower is better)",
-    );
-    m
-}
 
-/// All metrics of one query, in [`all_metric_names`] order.
-pub fn query_metrics(
-    ds: DatasetKind,
-    retrieved: &[usize],
-    relevant: &[usize],
-    embed_top_k: usize,
-) -> Vec<f64> {
-    let is_rel = |d: &usize| relevant.contains(d);
-    let top = |k: usize| &retrieved[..retrieved.len().min(k)];
-    let all_in = |list: &[usize]| relevant.iter().all(|r| list.contains(r));
-    let count_rel = |list: &[usize]| list.iter().filter(|d| is_rel(d)).count();
-    let b = |x: bool| if x { 1.0 } else { 0.0 };
-    let mrr_of = |list: &[usize]| {
-        list.iter()
-            .position(is_rel)
-            .map_or(0.0, |p| 1.0 / (p + 1) as f64)
-    };
-    let top10 = top(10);
-    let share10 = (top10.len() - count_rel(top10)) as f64 / top10.len().max(1) as f64;
-    let mut v = match ds {
-        DatasetKind::HotpotQa => vec![
-            b(all_in(top(5))),
-            b(all_in(top10)),
-            b(count_rel(top(5)) > 0),
-            share10,
-            mrr_of(retrieved),
-            retrieved.len() as f64,
-        ],
-        DatasetKind::MultihopRag => {
-            let t = top(embed_top_k.min(10));
-            let rec = if relevant.is_empty() {
-                0.0
-            } else {
-                count_rel(t) as f64 / relevant.len() as f64
-            };
-            vec![
-                b(all_in(retrieved)),
-                b(count_rel(retrieved) > 0),
-                rec,
-                mrr_of(retrieved),
-                retrieved.len() as f64,
-            ]
-        }
-    };
-    let recall = |k: usize| {
-        if relevant.is_empty() {
+    /// 1.0 if every relevant id is in `list` (vacuously 1.0 without relevant ids), else 0.0.
+    pub fn all_in(&self, list: &[usize]) -> f64 {
+        indicator(self.relevant.iter().all(|r| list.contains(r)))
+    }
+
+    /// 1.0 if any relevant id is in `list`, else 0.0.
+    pub fn any_in(&self, list: &[usize]) -> f64 {
+        indicator(self.hits(list) > 0)
+    }
+
+    /// Fraction of the relevant ids that are in `list`; 0.0 without relevant ids.
+    pub fn recall(&self, list: &[usize]) -> f64 {
+        if self.relevant.is_empty() {
             0.0
         } else {
-            count_rel(top(k)) as f64 / relevant.len() as f64
-        }
-    };
-    let mut dcg = 0.0;
-    for (i, d) in top10.iter().enumerate() {
-        if is_rel(d) {
-            dcg += 1.0 / ((i + 2) as f64).log2();
+            self.hits(list) as f64 / self.relevant.len() as f64
         }
     }
-    let mut idcg = 0.0;
-    for i in 0..relevant.len().min(10) {
-        idcg += 1.0 / ((i + 2) as f64).log2();
+
+    /// Share of non-relevant ids in `list`; 0.0 for an empty list.
+    pub fn distractor_share(&self, list: &[usize]) -> f64 {
+        (list.len() - self.hits(list)) as f64 / list.len().max(1) as f64
     }
-    v.extend([
-        recall(5),
-        recall(10),
-        b(all_in(top(5))),
-        b(all_in(top10)),
-        mrr_of(top10),
-        if idcg > 0.0 { dcg / idcg } else { 0.0 },
-        share10,
-    ]);
+
+    /// `1 / rank` of the first relevant id in `list`, 0.0 if none.
+    pub fn reciprocal_rank(&self, list: &[usize]) -> f64 {
+        list.iter()
+            .position(|d| self.is_relevant(d))
+            .map_or(0.0, |p| 1.0 / (p + 1) as f64)
+    }
+
+    /// Binary-gain nDCG of the first `k`: `Σ 1/log2(rank + 1)` over the relevant ids among
+    /// them, divided by the same sum with every relevant id ranked first; 0.0 without
+    /// relevant ids.
+    pub fn ndcg(&self, k: usize) -> f64 {
+        let mut dcg = 0.0;
+        for (i, d) in self.top(k).iter().enumerate() {
+            if self.is_relevant(d) {
+                dcg += 1.0 / ((i + 2) as f64).log2();
+            }
+        }
+        let mut idcg = 0.0;
+        for i in 0..self.relevant.len().min(k) {
+            idcg += 1.0 / ((i + 2) as f64).log2();
+        }
+        if idcg > 0.0 {
+            dcg / idcg
+        } else {
+            0.0
+        }
+    }
+}
+
+fn indicator(x: bool) -> f64 {
+    if x {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Which datasets a metric is reported for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// HotPotQA only (a reference metric of `run_hotpotqa.py`).
+    HotpotQa,
+    /// MultiHop-RAG only (a reference metric of `run_multihop_rag.py`).
+    MultihopRag,
+    /// Both datasets.
+    Both,
+}
+
+impl Scope {
+    fn covers(self, ds: Dataset) -> bool {
+        matches!(
+            (self, ds),
+            (Scope::Both, _)
+                | (Scope::HotpotQa, Dataset::HotpotQa)
+                | (Scope::MultihopRag, Dataset::MultihopRag)
+        )
+    }
+}
+
+/// The two families of metrics (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// The reference program's name and formula.
+    Reference,
+    /// Every method cut to its first `k` results.
+    BudgetMatched,
+}
+
+impl Family {
+    /// `reference` / `budget-matched`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Reference => "reference",
+            Family::BudgetMatched => "budget-matched",
+        }
+    }
+}
+
+/// One entry of the metric table.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// Key in the JSON report.
+    pub name: &'static str,
+    /// Datasets it is reported for.
+    pub scope: Scope,
+    /// Reference or budget-matched.
+    pub family: Family,
+    /// What it measures (the formula in words).
+    pub definition: &'static str,
+    /// Aliases, caveats and roles (empty when there is nothing to add).
+    pub note: &'static str,
+    /// Its value for one query.
+    pub compute: fn(&Judged) -> f64,
+}
+
+impl Metric {
+    /// The `metric_notes` text of the JSON report: family, definition and note.
+    pub fn describe(&self) -> String {
+        let mut s = format!("{}: {}", self.family.as_str(), self.definition);
+        if !self.note.is_empty() {
+            s.push_str("; ");
+            s.push_str(self.note);
+        }
+        s
+    }
+}
+
+/// A reference metric (see [`Family::Reference`]).
+const fn reference(
+    name: &'static str,
+    scope: Scope,
+    definition: &'static str,
+    note: &'static str,
+    compute: fn(&Judged) -> f64,
+) -> Metric {
+    Metric {
+        name,
+        scope,
+        family: Family::Reference,
+        definition,
+        note,
+        compute,
+    }
+}
+
+/// A budget-matched metric, reported for both datasets.
+const fn budget(
+    name: &'static str,
+    definition: &'static str,
+    compute: fn(&Judged) -> f64,
+) -> Metric {
+    Metric {
+        name,
+        scope: Scope::Both,
+        family: Family::BudgetMatched,
+        definition,
+        note: "",
+        compute,
+    }
+}
+
+/// Every metric, in report order: the reference metrics in the reference's key order (the
+/// scope leaves one dataset's), then the budget-matched ones.
+pub const METRICS: &[Metric] = &[
+    reference(
+        "sp_recall_at_5",
+        Scope::HotpotQa,
+        "1 if every relevant id is in the first 5 results, else 0",
+        "= full_support_at_5",
+        |j| j.all_in(j.top(5)),
+    ),
+    reference(
+        "sp_recall_at_10",
+        Scope::HotpotQa,
+        "1 if every relevant id is in the first 10 results, else 0",
+        "= full_support_at_10; decides the learning outcome on HotPotQA",
+        |j| j.all_in(j.top(10)),
+    ),
+    reference(
+        "single_sp_hit_at_5",
+        Scope::HotpotQa,
+        "1 if any relevant id is in the first 5 results, else 0",
+        "",
+        |j| j.any_in(j.top(5)),
+    ),
+    reference(
+        "distractor_suppression",
+        Scope::HotpotQa,
+        "share of non-relevant ids among the first 10 results",
+        "misnamed: higher is WORSE (benchmarks/README.md, defect 3); \
+               = distractor_share_at_10",
+        |j| j.distractor_share(j.top(10)),
+    ),
+    reference(
+        "full_hit_rate",
+        Scope::MultihopRag,
+        "1 if every relevant id is anywhere in the retrieved list, whatever its \
+                     length, else 0",
+        "unequal budgets (benchmarks/README.md, defect 4); decides the learning outcome \
+               on MultiHop-RAG",
+        |j| j.all_in(j.retrieved),
+    ),
+    reference(
+        "partial_hit_rate",
+        Scope::MultihopRag,
+        "1 if any relevant id is anywhere in the retrieved list, else 0",
+        "",
+        |j| j.any_in(j.retrieved),
+    ),
+    reference(
+        "evidence_recall_at_10",
+        Scope::MultihopRag,
+        "fraction of the relevant ids in the first min(embed_top_k, 10) results; \
+                     0 without relevant ids",
+        "",
+        |j| j.recall(j.top(j.embed_top_k.min(10))),
+    ),
+    reference(
+        "mrr",
+        Scope::Both,
+        "1/rank of the first relevant id in the whole retrieved list, 0 if none",
+        "",
+        |j| j.reciprocal_rank(j.retrieved),
+    ),
+    reference(
+        "nodes_fired",
+        Scope::Both,
+        "length of the retrieved list",
+        "",
+        |j| j.retrieved.len() as f64,
+    ),
+    budget(
+        "recall_at_5",
+        "fraction of the relevant ids in the first 5 results; 0 without relevant \
+                     ids",
+        |j| j.recall(j.top(5)),
+    ),
+    budget(
+        "recall_at_10",
+        "fraction of the relevant ids in the first 10 results; 0 without relevant \
+                     ids",
+        |j| j.recall(j.top(10)),
+    ),
+    budget(
+        "full_support_at_5",
+        "1 if every relevant id is in the first 5 results, else 0 (1 without \
+                     relevant ids)",
+        |j| j.all_in(j.top(5)),
+    ),
+    budget(
+        "full_support_at_10",
+        "1 if every relevant id is in the first 10 results, else 0 (1 without \
+                     relevant ids)",
+        |j| j.all_in(j.top(10)),
+    ),
+    budget(
+        "mrr_at_10",
+        "1/rank of the first relevant id among the first 10 results, 0 if none",
+        |j| j.reciprocal_rank(j.top(10)),
+    ),
+    budget(
+        "ndcg_at_10",
+        "binary-gain nDCG of the first 10 results (gain 1/log2(rank+1) per \
+                     relevant id; ideal = every relevant id ranked first)",
+        |j| j.ndcg(10),
+    ),
+    budget(
+        "distractor_share_at_10",
+        "share of non-relevant ids among the first 10 results (lower is better)",
+        |j| j.distractor_share(j.top(10)),
+    ),
+];
+
+/// The metrics of a dataset, in report order.
+pub fn metrics_of(ds: Dataset) -> Vec<&'static Metric> {
+    METRICS.iter().filter(|m| m.scope.covers(ds)).collect()
+}
+
+/// Metrics that get paired bootstrap intervals, in report order: the dataset's outcome
+/// metric, then these.
+pub const PAIRED_METRICS: [&str; 5] = [
+    "recall_at_5",
+    "recall_at_10",
+    "full_support_at_10",
+    "mrr",
+    "ndcg_at_10",
+];
+
+/// The metrics with paired intervals for a dataset (see [`PAIRED_METRICS`]).
+pub fn paired_metrics(ds: Dataset) -> Vec<&'static str> {
+    let mut v = vec![ds.outcome_metric()];
+    v.extend(PAIRED_METRICS);
     v
+}
+
+/// The `metric_notes` object of a report.
+pub fn metric_notes(ds: Dataset) -> Map<String, Value> {
+    metrics_of(ds)
+        .into_iter()
+        .map(|m| (m.name.to_string(), Value::String(m.describe())))
+        .collect()
+}
+
+/// All metrics of one query, in [`metrics_of`] order.
+pub fn query_metrics(metrics: &[&Metric], judged: &Judged) -> Vec<f64> {
+    metrics.iter().map(|m| (m.compute)(judged)).collect()
 }
 
 /// Mean of each column over `rows` (plain left-to-right sum, then `/ count`); zeros when
@@ -274,6 +408,7 @@ pub struct PairedCi {
 /// seeded with `seed` (the same indices for every series, so intervals are jointly
 /// resampled); percentiles are the order statistics at `floor(0.025·B)` and
 /// `ceil(0.975·B) − 1` of the sorted differences. `resamples = 0` gives `lo = hi = diff`.
+/// Cost: O(resamples · n · series).
 pub fn paired_bootstrap(series: &[(&[f64], &[f64])], resamples: usize, seed: u64) -> Vec<PairedCi> {
     let n = series.first().map_or(0, |s| s.0.len());
     let diff_of = |idx: &mut dyn Iterator<Item = usize>, a: &[f64], b: &[f64]| {
@@ -334,38 +469,111 @@ pub fn paired_bootstrap(series: &[(&[f64], &[f64])], resamples: usize, seed: u64
 mod tests {
     use super::*;
 
+    fn values(ds: Dataset, retrieved: &[usize], relevant: &[usize]) -> Vec<(&'static str, f64)> {
+        let ms = metrics_of(ds);
+        let j = Judged {
+            retrieved,
+            relevant,
+            embed_top_k: 10,
+        };
+        ms.iter()
+            .map(|m| m.name)
+            .zip(query_metrics(&ms, &j))
+            .collect()
+    }
+
+    fn get(v: &[(&str, f64)], k: &str) -> f64 {
+        v.iter()
+            .find(|(n, _)| *n == k)
+            .unwrap_or_else(|| panic!("no metric {k}"))
+            .1
+    }
+
+    #[test]
+    fn report_order_is_the_reference_key_order_then_budget_matched() {
+        let names = |ds| metrics_of(ds).iter().map(|m| m.name).collect::<Vec<_>>();
+        let budget = [
+            "recall_at_5",
+            "recall_at_10",
+            "full_support_at_5",
+            "full_support_at_10",
+            "mrr_at_10",
+            "ndcg_at_10",
+            "distractor_share_at_10",
+        ];
+        let mut hotpot = vec![
+            "sp_recall_at_5",
+            "sp_recall_at_10",
+            "single_sp_hit_at_5",
+            "distractor_suppression",
+            "mrr",
+            "nodes_fired",
+        ];
+        hotpot.extend(budget);
+        assert_eq!(names(Dataset::HotpotQa), hotpot);
+        let mut multihop = vec![
+            "full_hit_rate",
+            "partial_hit_rate",
+            "evidence_recall_at_10",
+            "mrr",
+            "nodes_fired",
+        ];
+        multihop.extend(budget);
+        assert_eq!(names(Dataset::MultihopRag), multihop);
+        for ds in [Dataset::HotpotQa, Dataset::MultihopRag] {
+            for p in paired_metrics(ds) {
+                assert!(names(ds).contains(&p), "{p} is not a metric of {ds}");
+            }
+        }
+    }
+
     #[test]
     fn hotpot_reference_formulas() {
-        let names = all_metric_names(DatasetKind::HotpotQa);
-        let m = query_metrics(DatasetKind::HotpotQa, &[9, 1, 8, 7, 6, 2, 5], &[1, 2], 10);
-        let get = |k: &str| m[names.iter().position(|n| *n == k).unwrap()];
-        assert_eq!(get("sp_recall_at_5"), 0.0);
-        assert_eq!(get("sp_recall_at_10"), 1.0);
-        assert_eq!(get("single_sp_hit_at_5"), 1.0);
-        assert_eq!(get("distractor_suppression"), 5.0 / 7.0);
-        assert_eq!(get("mrr"), 0.5);
-        assert_eq!(get("nodes_fired"), 7.0);
-        assert_eq!(get("recall_at_5"), 0.5);
-        assert_eq!(get("full_support_at_10"), 1.0);
+        let m = values(Dataset::HotpotQa, &[9, 1, 8, 7, 6, 2, 5], &[1, 2]);
+        assert_eq!(get(&m, "sp_recall_at_5"), 0.0);
+        assert_eq!(get(&m, "sp_recall_at_10"), 1.0);
+        assert_eq!(get(&m, "single_sp_hit_at_5"), 1.0);
+        assert_eq!(get(&m, "distractor_suppression"), 5.0 / 7.0);
+        assert_eq!(get(&m, "mrr"), 0.5);
+        assert_eq!(get(&m, "nodes_fired"), 7.0);
+        assert_eq!(get(&m, "recall_at_5"), 0.5);
+        assert_eq!(get(&m, "full_support_at_10"), 1.0);
         let ndcg = (1.0 / 3f64.log2() + 1.0 / 7f64.log2()) / (1.0 + 1.0 / 3f64.log2());
-        assert_eq!(get("ndcg_at_10"), ndcg);
+        assert_eq!(get(&m, "ndcg_at_10"), ndcg);
     }
 
     #[test]
     fn multihop_reference_formulas() {
-        let names = all_metric_names(DatasetKind::MultihopRag);
         let list: Vec<usize> = (10..22).collect(); // 12 results
-        let m = query_metrics(DatasetKind::MultihopRag, &list, &[11, 21, 99], 10);
-        let get = |k: &str| m[names.iter().position(|n| *n == k).unwrap()];
-        assert_eq!(get("full_hit_rate"), 0.0);
-        assert_eq!(get("partial_hit_rate"), 1.0);
-        assert_eq!(get("evidence_recall_at_10"), 1.0 / 3.0);
-        assert_eq!(get("mrr"), 0.5);
-        assert_eq!(get("nodes_fired"), 12.0);
-        let m = query_metrics(DatasetKind::MultihopRag, &list, &[11, 21], 10);
-        let get = |k: &str| m[names.iter().position(|n| *n == k).unwrap()];
-        assert_eq!(get("full_hit_rate"), 1.0, "looks at all 12, not the top 10");
-        assert_eq!(get("full_support_at_10"), 0.0);
+        let m = values(Dataset::MultihopRag, &list, &[11, 21, 99]);
+        assert_eq!(get(&m, "full_hit_rate"), 0.0);
+        assert_eq!(get(&m, "partial_hit_rate"), 1.0);
+        assert_eq!(get(&m, "evidence_recall_at_10"), 1.0 / 3.0);
+        assert_eq!(get(&m, "mrr"), 0.5);
+        assert_eq!(get(&m, "nodes_fired"), 12.0);
+        let m = values(Dataset::MultihopRag, &list, &[11, 21]);
+        assert_eq!(
+            get(&m, "full_hit_rate"),
+            1.0,
+            "looks at all 12, not the top 10"
+        );
+        assert_eq!(get(&m, "full_support_at_10"), 0.0);
+    }
+
+    #[test]
+    fn empty_lists_and_empty_relevant_sets() {
+        let m = values(Dataset::HotpotQa, &[], &[3]);
+        assert_eq!(get(&m, "distractor_share_at_10"), 0.0);
+        assert_eq!(get(&m, "mrr"), 0.0);
+        assert_eq!(get(&m, "recall_at_10"), 0.0);
+        let m = values(Dataset::HotpotQa, &[1, 2], &[]);
+        assert_eq!(
+            get(&m, "full_support_at_5"),
+            1.0,
+            "vacuous, as the reference"
+        );
+        assert_eq!(get(&m, "recall_at_5"), 0.0);
+        assert_eq!(get(&m, "ndcg_at_10"), 0.0);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! baseline.
 //!
 //! [`CosineIndex`] is a positional view of the core's [`crabpath::index::VectorIndex`], the one
-//! implementation of the reference's `VectorIndex.search` in this workspace (CORE.md §10.2,
-//! BENCH.md §1.1 "Search = exact cosine, stable sort, ties by insertion order"):
+//! implementation of the reference's `VectorIndex.search` in this workspace (reference
+//! `crabpath/index.py::VectorIndex.search`, commit 134c676: exact cosine, stable sort, ties in
+//! insertion order):
 //! `cosine(q, d) = dot / (sqrt(|q|²) · sqrt(|d|²))` with `dot` and the squared norms
 //! accumulated left to right over the components, `0.0` when either norm is zero; score
 //! descending, ties in node order; the first `k`. Node `d` is stored under the id `d` (decimal),
@@ -40,14 +41,14 @@ impl CosineIndex {
         let mut index = VectorIndex::new();
         for (d, v) in vectors.iter().enumerate() {
             if v.len() != dim {
-                return Err(Error::Usage(format!(
+                return Err(Error::Internal(format!(
                     "embedding of node {d} has dimension {}, expected {dim}",
                     v.len()
                 )));
             }
             index
                 .upsert(&d.to_string(), v)
-                .map_err(|e| Error::Usage(format!("embedding of node {d}: {e}")))?;
+                .map_err(|e| Error::core(format!("indexing the embedding of node {d}"), e))?;
         }
         Ok(CosineIndex { index })
     }

@@ -1,5 +1,5 @@
 //! Library-level tests of the loaders on the hand-made fixtures in `datasets/fixtures/`
-//! (BENCH.md §1.1–§1.3 rules; errors name file, 0-based row and field).
+//! (the rules of the reference's `_build_graph`; errors name file, 0-based row and field).
 
 mod common;
 

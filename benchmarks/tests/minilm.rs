@@ -1,7 +1,8 @@
-//! `--embedder minilm` end to end on a tiny fixture (BENCH.md §3 "Embedders"): `bench embed`
-//! fills an empty cache and a second `bench embed` embeds nothing; `bench run` with the warm
-//! cache and with `--no-cache` writes the same report byte for byte. Needs the model
-//! (`bench fetch-model`); passes with a note when it is absent.
+//! `--embedder minilm` end to end on a tiny fixture: `bench embed` fills an empty cache and a
+//! second `bench embed` embeds nothing; `bench run` with the warm cache and with `--no-cache`
+//! writes the same report byte for byte. Needs the all-MiniLM-L6-v2 model, so it is
+//! `#[ignore]`d (run it with `cargo test --workspace -- --ignored`) and fails, naming the
+//! model directory and the command that fetches it, when the model is absent.
 
 mod common;
 
@@ -55,14 +56,15 @@ fn run_report(model: &Path, cache: &[&str], out: &Path) -> Vec<u8> {
 }
 
 #[test]
+#[ignore = "needs the all-MiniLM-L6-v2 model (cargo run -q -p crabpath-embed -- fetch-model); run with: cargo test --workspace -- --ignored"]
 fn cache_fills_once_and_does_not_change_the_report() {
     let model = crabpath_embed::resolve_model_dir(None);
-    if crabpath_embed::model::check_model_dir(&model).is_err() {
-        eprintln!(
-            "note: all-MiniLM-L6-v2 not found at {} (bench fetch-model); skipping",
+    if let Err(e) = crabpath_embed::model::check_model_dir(&model) {
+        panic!(
+            "this test needs the all-MiniLM-L6-v2 model in {} ({e}); fetch it with `cargo run \
+             -q -p crabpath-embed -- fetch-model` or set CRABPATH_MODEL_DIR",
             model.display()
         );
-        return;
     }
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");

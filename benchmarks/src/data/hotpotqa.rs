@@ -8,8 +8,8 @@
 //! | `_id` | string | [`Question::id`] |
 //! | `answer` | string | [`Question::answer`] |
 //! | `question` | string | query text, verbatim (trailing spaces kept) |
-//! | `supporting_facts` | `[[title, sent_idx], ...]` | relevant set (BENCH.md §1.2) |
-//! | `context` | `[[title, [sentence, ...]], ...]` | nodes (BENCH.md §1.2) |
+//! | `supporting_facts` | `[[title, sent_idx], ...]` | relevant set (`_ground_truth_ids`) |
+//! | `context` | `[[title, [sentence, ...]], ...]` | nodes (`_build_graph`) |
 //! | `type` | string (`bridge`/`comparison`) | optional here |
 //! | `level` | string (`easy`/`medium`/`hard`) | optional here |
 //!
@@ -18,7 +18,8 @@
 //! (0-based) and field. Unknown extra keys are ignored.
 //!
 //! [`PaperCorpus`] builds the node table, the per-question context ids and the relevant sets of
-//! the reference protocol (BENCH.md §1.2), and the ordered list of edge operations.
+//! the reference protocol (`benchmarks/external/run_hotpotqa.py::_build_graph` and
+//! `_ground_truth_ids`, commit 134c676), and the ordered list of edge operations.
 
 use std::path::Path;
 
@@ -30,14 +31,14 @@ use super::text::{hotpot_paragraph_text, py_strip};
 use super::EdgeOp;
 use crate::error::Result;
 
-/// Weight of the edges between the paragraphs of one question (BENCH.md §1.2).
+/// Weight of the edges between the paragraphs of one question (reference `_build_graph`).
 pub const CONTEXT_EDGE_WEIGHT: f64 = 0.3;
-/// Weight of the edges between the supporting-fact paragraphs of one question (BENCH.md §1.2;
-/// these are the label-leaking edges of BENCH.md §2.1).
+/// Weight of the edges between the supporting-fact paragraphs of one question (reference
+/// `_build_graph`; these are the label-leaking edges, `benchmarks/README.md`, defect 1).
 pub const SUPPORT_EDGE_WEIGHT: f64 = 0.5;
 /// Default number of rows of the reference (`--limit 500`; `0` means all).
 pub const DEFAULT_LIMIT: usize = 500;
-/// Checkpoints of the reference learning curve (BENCH.md §1.2).
+/// Checkpoints of the reference learning curve (`CHECKPOINTS` of `run_hotpotqa.py`).
 pub const CHECKPOINTS: [usize; 4] = [50, 100, 200, 500];
 /// Number of questions in the full dev distractor file.
 pub const FULL_DEV_ROWS: usize = 7405;
@@ -48,7 +49,7 @@ pub struct Paragraph {
     /// Title, stripped with Python's `str.strip()` (as the reference does).
     pub title: String,
     /// Node content: stripped non-empty sentences joined by one space
-    /// ([`hotpot_paragraph_text`], BENCH.md §1.2).
+    /// ([`hotpot_paragraph_text`], as the reference's `_build_graph`).
     pub text: String,
     /// The sentences as in the file (sentence indices of `supporting_facts` refer to these).
     pub sentences: Vec<String>,
@@ -80,7 +81,7 @@ pub struct Question {
 
 impl Question {
     /// `(title, text)` of each paragraph, in order: the node title and content the reference
-    /// derives from each context entry (BENCH.md §1.2).
+    /// derives from each context entry (reference `_build_graph`).
     pub fn title_texts(&self) -> impl Iterator<Item = (&str, &str)> {
         self.paragraphs
             .iter()
@@ -173,7 +174,7 @@ where
 }
 
 /// Loads the first `limit` questions of `path` (all with `None`), in file order — the row
-/// selection of BENCH.md §1.2.
+/// selection of the reference's `_load_dataset`.
 pub fn load_questions(path: &Path, limit: Option<usize>) -> Result<Vec<Question>> {
     let mut out = Vec::new();
     for_each_question(path, limit, |q| {
@@ -183,8 +184,9 @@ pub fn load_questions(path: &Path, limit: Option<usize>) -> Result<Vec<Question>
     Ok(out)
 }
 
-/// Node table, context ids and relevant sets of the reference protocol (BENCH.md §1.2) over
-/// a list of questions (the pooled corpus of BENCH.md §2.5).
+/// Node table, context ids and relevant sets of the reference protocol (reference
+/// `_build_graph`) over a list of questions (the pooled corpus, `benchmarks/README.md`,
+/// defect 5).
 #[derive(Debug, Clone, Default)]
 pub struct PaperCorpus {
     /// Nodes in creation order, and the reference's `title_to_id`.
@@ -229,13 +231,13 @@ impl PaperCorpus {
         }
     }
 
-    /// Relevant node ids of question `i` (BENCH.md §1.2), as an ordered list without
+    /// Relevant node ids of question `i` (reference `_ground_truth_ids`), as an ordered list without
     /// duplicates.
     pub fn relevant(&self, i: usize) -> &[String] {
         &self.supporting_ids[i]
     }
 
-    /// The edge operations of BENCH.md §1.2 in the reference order, to be applied with
+    /// The edge operations of the reference's `_build_graph` in its order, to be applied with
     /// "add or boost": for each question, every pair of its sorted context ids at weight 0.3
     /// (`i < j`: `i→j` then `j→i`); then, if `label_edges` (the `paper` protocol; `clean`
     /// leaves them out), for each question every pair of its supporting ids at 0.5, both

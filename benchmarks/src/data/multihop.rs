@@ -20,7 +20,8 @@
 //! url, body`; `title` and `body` are required strings, the rest optional strings.
 //!
 //! [`PaperCorpus`] reproduces the node table, groups, evidence ids and edge order of the
-//! reference protocol (BENCH.md §1.3).
+//! reference protocol (`benchmarks/external/run_multihop_rag.py::_build_graph` and
+//! `_ground_truth_ids`, commit 134c676).
 
 use std::path::Path;
 
@@ -35,13 +36,14 @@ use crate::error::Result;
 
 /// `question_type` of the queries that have no evidence; excluded by the reference.
 pub const NULL_QUERY: &str = "null_query";
-/// Weight of the same-source and same-category edges (BENCH.md §1.3).
+/// Weight of the same-source and same-category edges (reference `_build_graph`).
 pub const GROUP_EDGE_WEIGHT: f64 = 0.35;
-/// Weight of the edges between the evidence of one query (BENCH.md §1.3; label-leaking, §2.1).
+/// Weight of the edges between the evidence of one query (reference `_build_graph`;
+/// label-leaking, `benchmarks/README.md`, defect 1).
 pub const EVIDENCE_EDGE_WEIGHT: f64 = 0.5;
 /// Default number of (non-null) queries of the reference (`0` means all).
 pub const DEFAULT_LIMIT: usize = 1000;
-/// Checkpoints of the reference learning curve (BENCH.md §1.3).
+/// Checkpoints of the reference learning curve (`CHECKPOINTS` of `run_multihop_rag.py`).
 pub const CHECKPOINTS: [usize; 5] = [100, 250, 500, 1000, 2556];
 /// Number of queries in the full `MultiHopRAG.json`.
 pub const FULL_QUERY_ROWS: usize = 2556;
@@ -51,7 +53,7 @@ pub const FULL_QUERY_ROWS: usize = 2556;
 pub struct Evidence {
     /// Article title (Python-`str`, stripped). Empty titles are skipped by the reference.
     pub title: String,
-    /// Quoted fact (Python-`str`, stripped): the node content (BENCH.md §1.3).
+    /// Quoted fact (Python-`str`, stripped): the node content (reference `_build_graph`).
     pub fact: String,
     /// News source (Python-`str`, stripped); empty means "no source group".
     pub source: String,
@@ -133,7 +135,7 @@ pub struct QuerySelection {
 }
 
 impl QuerySelection {
-    /// The reference selection (BENCH.md §1.3): non-null queries in file order, then the first
+    /// The reference selection (`_load_dataset`): non-null queries in file order, then the first
     /// `limit` (`None` = all).
     pub fn paper(limit: Option<usize>) -> Self {
         QuerySelection {
@@ -219,7 +221,8 @@ pub fn load_corpus(path: &Path) -> Result<Vec<Article>> {
     Ok(out)
 }
 
-/// Node table, groups and evidence ids of the reference protocol (BENCH.md §1.3).
+/// Node table, groups and evidence ids of the reference protocol (reference `_build_graph`
+/// and `_ground_truth_ids`).
 #[derive(Debug, Clone, Default)]
 pub struct PaperCorpus {
     /// Nodes in creation order (content = first fact; an empty content is filled by a later
@@ -292,12 +295,12 @@ impl PaperCorpus {
         }
     }
 
-    /// Relevant node ids of query `i` (BENCH.md §1.3), sorted.
+    /// Relevant node ids of query `i` (reference `_ground_truth_ids`), sorted.
     pub fn relevant(&self, i: usize) -> &[String] {
         &self.evidence_ids[i]
     }
 
-    /// The edge operations of BENCH.md §1.3 in the reference order, to be applied with
+    /// The edge operations of the reference's `_build_graph` in its order, to be applied with
     /// "add or boost": each source group (first-seen order) then each category group, every
     /// pair of sorted ids at 0.35 (`i < j`: `i→j` then `j→i`); then, if `label_edges` (the
     /// `paper` protocol), each query's evidence ids at 0.5.

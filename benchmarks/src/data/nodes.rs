@@ -1,4 +1,5 @@
-//! Node table of the reference "paper" protocol (BENCH.md §1.1): which node each title
+//! Node table of the reference "paper" protocol (`benchmarks/external/run_hotpotqa.py` and
+//! `run_multihop_rag.py::_build_graph`, commit 134c676): which node each title
 //! becomes, in which order nodes are created, and with which content.
 //!
 //! Rules reproduced:
@@ -10,7 +11,7 @@
 //!   with a later non-empty fact ([`NodeTable::observe`] with `fill_empty = true`).
 //!
 //! Node order (= insertion order of [`NodeTable::nodes`]) is the order of the graph's node
-//! table and of the embedding index (BENCH.md §1.1).
+//! table and of the embedding index (the reference's `_build_index_from_nodes`).
 
 use indexmap::IndexMap;
 

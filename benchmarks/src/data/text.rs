@@ -1,15 +1,16 @@
-//! Text rules of the reference benchmark scripts (BENCH.md §1.1–§1.3), reproduced exactly so
+//! Text rules of the reference benchmark scripts (`benchmarks/external/run_hotpotqa.py` and
+//! `run_multihop_rag.py`, commit 134c676), reproduced exactly so
 //! that node ids and node contents (hence embeddings) are bit-identical to the reference.
 //!
-//! * [`slug`]: node id of a title (BENCH.md §1.1).
+//! * [`slug`]: node id of a title (`_slugify`).
 //! * [`py_strip`]: Python's `str.strip()` with no argument, applied by the reference to titles,
 //!   sentences, facts, sources and categories before use.
-//! * [`hotpot_paragraph_text`]: content of a HotPotQA paragraph node (BENCH.md §1.2).
+//! * [`hotpot_paragraph_text`]: content of a HotPotQA paragraph node (`_build_graph`).
 
-/// Maximum length of a slug in characters (BENCH.md §1.1: "first 80 characters kept").
+/// Maximum length of a slug in characters (the reference `_slugify` keeps `[:80]`).
 pub const SLUG_MAX_CHARS: usize = 80;
 
-/// Node id of a title (BENCH.md §1.1): lower-case the title (full Unicode lower-casing, as
+/// Node id of a title (reference `_slugify`): lower-case the title (full Unicode lower-casing, as
 /// Python's `str.lower()`), replace every maximal run of characters outside `[a-z0-9]` by one
 /// `_`, strip leading and trailing `_`, keep the first 80 characters.
 ///
@@ -50,7 +51,7 @@ pub fn py_strip(s: &str) -> &str {
     s.trim_matches(py_isspace)
 }
 
-/// Content of a HotPotQA paragraph node (BENCH.md §1.2): each sentence stripped
+/// Content of a HotPotQA paragraph node (reference `_build_graph`): each sentence stripped
 /// ([`py_strip`]), empty ones dropped, the rest joined by one ASCII space.
 ///
 /// HotPotQA sentences after the first usually start with a space (`" He lives in ..."`); the
@@ -75,7 +76,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slug_follows_bench_1_1() {
+    fn slug_follows_the_reference_slugify() {
         assert_eq!(slug("Ed Wood (film)"), "ed_wood_film");
         assert_eq!(slug("Scott Derrickson"), "scott_derrickson");
         assert_eq!(slug("  --Hello,   World!--  "), "hello_world");

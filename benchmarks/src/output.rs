@@ -1,0 +1,468 @@
+//! The report of a run: per-query metrics, means, curves, paired intervals, the effective
+//! configuration and provenance, as one JSON file, plus gzip-compressed TREC run files and
+//! qrels ([`crate::trec`]) in `runs/` beside it.
+//!
+//! The JSON keeps the reference program's keys with the same shapes (`dataset`,
+//! `dataset_queries`, `graph_nodes`, `graph_edges`, `parameters`, `method_metrics`
+//! `{method: {metric: mean}}`, `learning_curves` `{method: {"<n>": {metric: cumulative mean}}}`
+//! for the learning methods and the reference metrics, `checkpoints`, `traversal`; reference
+//! `benchmarks/external/run_hotpotqa.py::main`, commit 134c676) and adds:
+//!
+//! * `protocol`, `graph_builder`, `embedder`, `core_profile`, `graph_edges_set_by_labels`;
+//! * `configuration`: `command` (the `bench run` command line that reproduces the file —
+//!   `bench check` re-runs it) and the core's effective `traversal` and `learning`
+//!   configurations (every parameter and profile switch) and `pg_call` arguments;
+//! * `evaluation`: which queries learned and which were scored;
+//! * budget-matched metrics, `learning_curves_all` (every method, `[{"query": n, metric:
+//!   cumulative mean}]`), paired bootstrap intervals ([`COMPARISONS`]), `metric_notes` and
+//!   `method_notes`;
+//! * `files`: the run files and qrels, with the format note [`crate::trec::RUN_FORMAT`];
+//! * `provenance`: program version, git commit, dataset checksums, hashes of the query ids
+//!   and node ids, embedder id and weights checksum, seeds;
+//! * `timings_s` and `embedding_stats` (left out with `--no-timings`).
+//!
+//! [`ENVIRONMENT_FIELDS`] lists, exactly, the key paths that describe the machine and the
+//! moment rather than the result; every other field is deterministic.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::metrics::{self, metrics_of, Family, Judged, Metric};
+use crate::plan::Plan;
+use crate::run::{Executed, Inputs, Timings};
+use crate::trec;
+
+/// Key paths of a report that describe the machine and the moment, not the result; `bench
+/// check` compares every other field exactly.
+///
+/// * `timings_s`, `embedding_stats`: wall-clock times, and how many vectors came from the
+///   embedding cache;
+/// * `provenance.program`, `provenance.git_commit`, `provenance.git_dirty`: the code that
+///   wrote the file (a later commit must reproduce the same numbers);
+/// * `provenance.dataset.file`, `provenance.dataset.file_sha256`: the dataset file's name
+///   and bytes, which differ between a plain and a gzip copy of the same content (its
+///   content checksum, `provenance.dataset.content_sha256`, is compared).
+pub const ENVIRONMENT_FIELDS: [&str; 7] = [
+    "timings_s",
+    "embedding_stats",
+    "provenance.program",
+    "provenance.git_commit",
+    "provenance.git_dirty",
+    "provenance.dataset.file",
+    "provenance.dataset.file_sha256",
+];
+
+/// A paired comparison reported for every method against one baseline.
+#[derive(Debug, Clone, Copy)]
+pub struct Comparison {
+    /// Key of the report object.
+    pub key: &'static str,
+    /// The method every other method is compared with.
+    pub baseline: &'static str,
+    /// What the interval is of.
+    pub statistic: &'static str,
+}
+
+/// The paired comparisons of every report (paired bootstrap 95 % intervals over the scored
+/// queries, [`metrics::paired_bootstrap`], for the [`metrics::paired_metrics`]).
+pub const COMPARISONS: &[Comparison] = &[Comparison {
+    key: "bootstrap_ci_vs_embedding_topk",
+    baseline: "embedding_topk",
+    statistic: "mean(method) - mean(embedding_topk), paired over the scored queries",
+}];
+
+/// What a finished run wrote.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// The JSON report.
+    pub json_path: std::path::PathBuf,
+    /// The report itself.
+    pub report: Value,
+}
+
+/// Per-query metric rows of one method (one row per scored step, [`metrics_of`] order).
+type Rows = Vec<Vec<f64>>;
+
+fn object(names: &[&Metric], vals: &[f64], keep: impl Fn(&Metric) -> bool) -> Value {
+    Value::Object(
+        names
+            .iter()
+            .zip(vals)
+            .filter(|(m, _)| keep(m))
+            .map(|(m, v)| (m.name.to_string(), json!(v)))
+            .collect(),
+    )
+}
+
+/// Writes the run files, the qrels and the JSON report of an executed plan to `out` (the
+/// JSON last, so that it never names a file that is not there).
+pub fn write(
+    plan: &Plan,
+    inputs: &Inputs,
+    ex: &Executed,
+    out: &Path,
+    mut timings: Timings,
+    t_all: Instant,
+) -> Result<RunOutput> {
+    let data = &inputs.data;
+    let corpus = &data.corpus;
+    let ds = data.ds;
+    let n = corpus.queries.len();
+    let names = plan.names(data.recognised, n);
+    let scored: Vec<usize> = ex
+        .steps
+        .iter()
+        .filter(|s| s.scored)
+        .map(|s| s.query)
+        .collect();
+
+    let t = Instant::now();
+    let metric_list = metrics_of(ds);
+    let width = metric_list.len();
+    let rows: Vec<Rows> = ex
+        .runs
+        .iter()
+        .map(|r| {
+            r.lists
+                .iter()
+                .zip(&scored)
+                .map(|(list, &q)| {
+                    let j = Judged {
+                        retrieved: list,
+                        relevant: &corpus.queries[q].relevant,
+                        embed_top_k: plan.args.embed_top_k,
+                    };
+                    metrics::query_metrics(&metric_list, &j)
+                })
+                .collect()
+        })
+        .collect();
+    let all = |_: &Metric| true;
+    let mut method_metrics = Map::new();
+    let mut learning_curves = Map::new();
+    let mut curves_all = Map::new();
+    let checkpoints = ds.checkpoints();
+    let mut all_points: Vec<usize> = checkpoints.to_vec();
+    if !all_points.contains(&scored.len()) {
+        all_points.push(scored.len());
+    }
+    for (r, rows) in ex.runs.iter().zip(&rows) {
+        let name = r.method.name.to_string();
+        method_metrics.insert(
+            name.clone(),
+            object(&metric_list, &metrics::mean_rows(rows, width), all),
+        );
+        if r.method.learns() {
+            let c: Map<String, Value> = metrics::curve(rows, width, checkpoints)
+                .into_iter()
+                .map(|(q, vals)| {
+                    let reference = |m: &Metric| m.family == Family::Reference;
+                    (q.to_string(), object(&metric_list, &vals, reference))
+                })
+                .collect();
+            learning_curves.insert(name.clone(), Value::Object(c));
+        }
+        let pts: Vec<Value> = metrics::curve(rows, width, &all_points)
+            .into_iter()
+            .map(|(q, vals)| {
+                let mut m = Map::new();
+                m.insert("query".into(), json!(q));
+                if let Value::Object(o) = object(&metric_list, &vals, all) {
+                    m.extend(o);
+                }
+                Value::Object(m)
+            })
+            .collect();
+        curves_all.insert(name, Value::Array(pts));
+    }
+    let comparisons = COMPARISONS
+        .iter()
+        .map(|c| Ok((c.key, comparison(c, plan, ex, &rows, &metric_list)?)))
+        .collect::<Result<Vec<_>>>()?;
+    timings.tick("metrics", t);
+
+    let dir = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let files = if plan.args.no_run_files {
+        Value::Null
+    } else {
+        let node = |d: usize| corpus.nodes[d].id.as_str();
+        let qid = |q: usize| corpus.queries[q].qid.as_str();
+        let qrels = trec::qrels_text(
+            scored
+                .iter()
+                .map(|&q| (qid(q), corpus.queries[q].relevant.as_slice())),
+            node,
+        );
+        save(&dir.join(names.qrels()), &trec::gzip(qrels.as_bytes()))?;
+        let mut runs = Map::new();
+        for r in &ex.runs {
+            let text = trec::run_text(
+                r.method.name,
+                scored
+                    .iter()
+                    .zip(&r.lists)
+                    .map(|(&q, l)| (qid(q), l.as_slice())),
+                node,
+            );
+            let rel = names.run(r.method);
+            save(&dir.join(&rel), &trec::gzip(text.as_bytes()))?;
+            runs.insert(r.method.name.to_string(), json!(rel));
+        }
+        json!({
+            "qrels": names.qrels(),
+            "runs": runs,
+            "run_format": trec::RUN_FORMAT,
+        })
+    };
+
+    let a = &plan.args;
+    let mut report = Map::new();
+    let mut put = |k: &str, v: Value| {
+        report.insert(k.to_string(), v);
+    };
+    put("dataset", json!(ds.reference_name()));
+    put("dataset_queries", json!(n));
+    put("protocol", json!(a.protocol.as_str()));
+    put("graph_builder", json!(plan.builder.name()));
+    put("embedder", json!(ex.embedder.id));
+    put("core_profile", json!(plan.profile.as_str()));
+    put("graph_nodes", json!(ex.graph_nodes));
+    put("graph_edges", json!(ex.graph_edges));
+    put("graph_edges_set_by_labels", json!(ex.edges_set_by_labels));
+    put(
+        "parameters",
+        json!({
+            "limit": data.limit,
+            "seed_top_k": a.seed_top_k,
+            "embed_top_k": a.embed_top_k,
+            "max_hops": a.max_hops,
+            "beam_width": a.beam_width,
+            "learning_rate": a.lr,
+            "discount": a.discount,
+            "pg_temperature": plan.pg.temperature,
+            "pg_baseline": plan.pg.baseline,
+            "knn_k": if a.graph == crate::plan::GraphArg::Knn { json!(a.knn_k) } else { Value::Null },
+            "shared_edge_state": a.shared_edge_state,
+            "split": a.split,
+            "bootstrap": a.bootstrap,
+            "bootstrap_seed": a.bootstrap_seed,
+        }),
+    );
+    put(
+        "configuration",
+        json!({
+            "command": plan.command_line(data.recognised, &data.file_name()),
+            "traversal": plan.traversal,
+            "learning": plan.learning,
+            "pg_call": {"baseline": plan.pg.baseline, "temperature": plan.pg.temperature},
+        }),
+    );
+    put(
+        "evaluation",
+        json!({
+            "mode": plan.schedule.name(),
+            "learned_from_queries": ex.steps.iter().filter(|s| s.learn).count(),
+            "scored_queries": scored.len(),
+            "scored_from_query": scored.first().copied().unwrap_or(n),
+            "outcome_metric": ds.outcome_metric(),
+            "queries_without_relevant": corpus.queries.iter().filter(|q| q.relevant.is_empty()).count(),
+        }),
+    );
+    put("method_metrics", Value::Object(method_metrics));
+    put("learning_curves", Value::Object(learning_curves));
+    put("checkpoints", json!(checkpoints));
+    put(
+        "traversal",
+        json!({"max_hops": a.max_hops, "beam_width": a.beam_width}),
+    );
+    put("learning_curves_all", Value::Object(curves_all));
+    for (key, value) in comparisons {
+        put(key, value);
+    }
+    put("metric_notes", Value::Object(metrics::metric_notes(ds)));
+    put(
+        "method_notes",
+        Value::Object(
+            ex.runs
+                .iter()
+                .map(|r| (r.method.name.to_string(), json!(r.method.about)))
+                .collect(),
+        ),
+    );
+    put("files", files);
+    put(
+        "provenance",
+        json!({
+            "program": concat!("bench ", env!("CARGO_PKG_VERSION")),
+            "git_commit": git(&["rev-parse", "HEAD"]),
+            "git_dirty": git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()),
+            "dataset": {
+                "known_file": data.recognised.map(|f| f.key),
+                "file": data.file_name(),
+                "file_sha256": data.file_sha,
+                "content_sha256": data.content_sha,
+                "query_ids_sha256": lines_sha256(corpus.queries.iter().map(|q| q.qid.as_str())),
+                "node_ids_sha256": lines_sha256(corpus.node_ids()),
+            },
+            "embedder": ex.embedder,
+            "seeds": {"bootstrap": a.bootstrap_seed},
+        }),
+    );
+    timings.tick("total", t_all);
+    if !a.no_timings {
+        let t: Map<String, Value> = timings
+            .0
+            .iter()
+            .map(|(k, s)| (k.clone(), json!((s * 1000.0).round() / 1000.0)))
+            .collect();
+        put("timings_s", Value::Object(t));
+        let st = &ex.embed_stats;
+        put(
+            "embedding_stats",
+            json!({
+                "texts": st.texts,
+                "distinct_texts": st.distinct,
+                "embedded": st.computed,
+                "from_cache": st.distinct - st.computed,
+                "seconds": (st.seconds * 1000.0).round() / 1000.0,
+                "embedded_per_s": st.computed_per_s().map(|r| (r * 10.0).round() / 10.0),
+            }),
+        );
+    }
+    let report = Value::Object(report);
+    let mut text = serde_json::to_string_pretty(&report)
+        .map_err(|e| Error::Internal(format!("serialising the report: {e}")))?;
+    text.push('\n');
+    save(out, text.as_bytes())?;
+    Ok(RunOutput {
+        json_path: out.to_path_buf(),
+        report,
+    })
+}
+
+/// The paired intervals of `c` for every method but its baseline.
+fn comparison(
+    c: &Comparison,
+    plan: &Plan,
+    ex: &Executed,
+    rows: &[Rows],
+    metric_list: &[&Metric],
+) -> Result<Value> {
+    let base = ex
+        .runs
+        .iter()
+        .position(|r| r.method.name == c.baseline)
+        .ok_or_else(|| {
+            Error::Internal(format!("baseline {} of {} did not run", c.baseline, c.key))
+        })?;
+    let col = |mi: usize, k: usize| -> Vec<f64> { rows[mi].iter().map(|r| r[k]).collect() };
+    let mut owned: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut keys: Vec<(usize, &str)> = Vec::new();
+    for mi in (0..ex.runs.len()).filter(|&mi| mi != base) {
+        for name in metrics::paired_metrics(plan.dataset()) {
+            if let Some(k) = metric_list.iter().position(|m| m.name == name) {
+                owned.push((col(mi, k), col(base, k)));
+                keys.push((mi, name));
+            }
+        }
+    }
+    let series: Vec<(&[f64], &[f64])> = owned
+        .iter()
+        .map(|(x, y)| (x.as_slice(), y.as_slice()))
+        .collect();
+    let a = &plan.args;
+    let cis = metrics::paired_bootstrap(&series, a.bootstrap, a.bootstrap_seed);
+    let mut methods = Map::new();
+    for ((mi, metric), ci) in keys.into_iter().zip(cis) {
+        let entry = methods
+            .entry(ex.runs[mi].method.name.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = entry {
+            m.insert(
+                metric.to_string(),
+                json!({"diff": ci.diff, "ci95_low": ci.lo, "ci95_high": ci.hi}),
+            );
+        }
+    }
+    Ok(json!({
+        "resamples": a.bootstrap,
+        "seed": a.bootstrap_seed,
+        "statistic": c.statistic,
+        "methods": Value::Object(methods),
+    }))
+}
+
+/// SHA-256 of the items, each followed by a newline (`printf '%s\n' ... | sha256sum`).
+pub fn lines_sha256<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let mut h = Sha256::new();
+    for s in items {
+        h.update(s.as_bytes());
+        h.update(b"\n");
+    }
+    hex::encode(h.finalize())
+}
+
+/// Output of `git <args>` run in the workspace this program was built from; `None` when
+/// git or the repository is not there.
+fn git(args: &[&str]) -> Option<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Writes `bytes` to `path` with the core's atomic write (temporary file, fsync, rename),
+/// creating the directory first.
+pub fn save(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    crabpath::io::write_atomic(path, bytes).map_err(|e| match e {
+        crabpath::Error::Io { path, source } => Error::Io { path, source },
+        other => Error::core(format!("writing {}", path.display()), other),
+    })
+}
+
+/// A one-screen summary of a report's `method_metrics` (printed by `bench run`).
+pub fn summary(report: &Value) -> String {
+    let mut s = String::new();
+    let Some(mm) = report.get("method_metrics").and_then(Value::as_object) else {
+        return s;
+    };
+    let cols = [
+        "recall_at_5",
+        "recall_at_10",
+        "full_support_at_10",
+        "mrr",
+        "ndcg_at_10",
+        "nodes_fired",
+    ];
+    s.push_str(&format!("{:<22}", "method"));
+    for c in cols {
+        s.push_str(&format!("{c:>20}"));
+    }
+    s.push('\n');
+    for (m, v) in mm {
+        s.push_str(&format!("{m:<22}"));
+        for c in cols {
+            let x = v.get(c).and_then(Value::as_f64).unwrap_or(f64::NAN);
+            s.push_str(&format!("{x:>20.4}"));
+        }
+        s.push('\n');
+    }
+    s
+}

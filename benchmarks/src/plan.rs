@@ -1,0 +1,630 @@
+//! What a run will do: its options ([`RunArgs`]), resolved into a [`Plan`] before any data
+//! is read, the evaluation [`Schedule`], the names of its output files ([`Names`]) and the
+//! command line that reproduces it ([`Plan::command_line`], parsed back by
+//! [`RunArgs::from_command_line`]).
+//!
+//! The plan is plain data: every traversal and learning parameter the core receives (profile
+//! switches included), the methods to run, which queries learn and which are scored. The run
+//! ([`crate::run`]) executes it and the report ([`crate::output`]) records it, so that
+//! `bench check` can re-run a committed result from the result file alone.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, ValueEnum};
+use crabpath::{LearningConfig, PgArgs, Profile, TraversalConfig};
+
+use crate::build::GraphBuilder;
+use crate::catalog::{self, Dataset, KnownFile, VariantArg};
+use crate::embed::{EmbedderArg, ModelOpts};
+use crate::error::{Error, Result};
+use crate::methods::{Method, METHODS};
+
+/// `--protocol`: which edges the graph may hold (`benchmarks/README.md`, "Protocols").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// The reference protocol exactly, label-derived 0.5 edges included.
+    Paper,
+    /// No edge built from any label: the 0.5 edges are dropped, all else as paper.
+    Clean,
+}
+
+impl ProtocolArg {
+    /// `paper` / `clean`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolArg::Paper => "paper",
+            ProtocolArg::Clean => "clean",
+        }
+    }
+}
+
+/// `--graph`: the label-free base edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphArg {
+    /// The reference's label-free edges (HotPotQA same-question context 0.3; MultiHop-RAG
+    /// same-source/category 0.35).
+    Reference,
+    /// Paragraph A → B when A's text mentions B's title (whole word, case-insensitive), 0.3.
+    TitleMentions,
+    /// Each node → its --knn-k most cosine-similar nodes, 0.3. Exact, O(nodes² · dim): about
+    /// 20 s for the 10,785 nodes of the 1100-question sample with minilm (384 dimensions) on 2
+    /// cores, proportionally longer with hash-v1's 1024.
+    Knn,
+}
+
+/// `--core-profile`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    /// Reference semantics, bugs included (what reproduces the reference numbers).
+    Paper,
+    /// The core's corrected semantics (crabpath::Profile::Corrected).
+    Corrected,
+}
+
+impl ProfileArg {
+    /// The core's profile.
+    pub fn profile(self) -> Profile {
+        match self {
+            ProfileArg::Paper => Profile::Paper,
+            ProfileArg::Corrected => Profile::Corrected,
+        }
+    }
+}
+
+/// Which rows a run reads (shared by `bench run` and `bench embed`).
+#[derive(Debug, Clone, Args)]
+pub struct DatasetArgs {
+    /// Benchmark to run.
+    #[arg(long, value_enum)]
+    pub dataset: Dataset,
+
+    /// Which file of the dataset to look for in the data directory (ignored with --input).
+    #[arg(long, value_enum, default_value_t = VariantArg::Full)]
+    pub variant: VariantArg,
+
+    /// Read this dataset file (plain JSON or gzip) instead of looking in the data directory.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Number of queries, as the reference selects them (HotPotQA: first N rows; MultiHop-RAG:
+    /// first N non-null queries); 0 = all [default: the reference's 500 / 1000].
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+impl DatasetArgs {
+    /// The effective `--limit` (0 = all rows).
+    pub fn limit(&self) -> usize {
+        self.limit.unwrap_or_else(|| self.dataset.default_limit())
+    }
+}
+
+/// Default of `--seed-top-k` (the reference's `DEFAULT_SEED_TOP_K`).
+pub const DEFAULT_SEED_TOP_K: usize = 8;
+/// Default of `--embed-top-k` (the reference's `DEFAULT_EMBED_TOP_K`).
+pub const DEFAULT_EMBED_TOP_K: usize = 10;
+/// Default of `--max-hops` (the reference's `DEFAULT_MAX_HOPS`).
+pub const DEFAULT_MAX_HOPS: usize = 3;
+/// Default of `--beam-width` (the reference's `DEFAULT_BEAM_WIDTH`).
+pub const DEFAULT_BEAM_WIDTH: usize = 4;
+/// Default of `--lr` (the reference's `LEARNING_CONFIG`).
+pub const DEFAULT_LR: f64 = 0.3;
+/// Default of `--discount` (the reference's `LEARNING_CONFIG`).
+pub const DEFAULT_DISCOUNT: f64 = 0.9;
+/// Default of `--knn-k`.
+pub const DEFAULT_KNN_K: usize = 5;
+/// Temperature and baseline of the reference's `apply_outcome_pg` call (its scripts pass
+/// `temperature=1.0` and no baseline).
+pub const PG_CALL: PgArgs = PgArgs {
+    baseline: 0.0,
+    temperature: 1.0,
+};
+
+/// Arguments of `bench run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Dataset, file and rows.
+    #[command(flatten)]
+    pub data: DatasetArgs,
+
+    /// paper = the reference protocol with its label-derived edges; clean = those dropped.
+    #[arg(long, value_enum, default_value_t = ProtocolArg::Paper)]
+    pub protocol: ProtocolArg,
+
+    /// Text embedder for nodes and queries: hash-v1 reproduces the reference; minilm is
+    /// all-MiniLM-L6-v2 through the embedding cache.
+    #[arg(long, value_enum, default_value_t = EmbedderArg::HashV1)]
+    pub embedder: EmbedderArg,
+
+    /// Model and cache locations (--embedder minilm).
+    #[command(flatten)]
+    pub model: ModelOpts,
+
+    /// Label-free base edges of the graph (the paper protocol adds the label edges on top).
+    #[arg(long, value_enum, default_value_t = GraphArg::Reference)]
+    pub graph: GraphArg,
+
+    /// Neighbours per node for --graph knn.
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_KNN_K)]
+    pub knn_k: usize,
+
+    /// Seeds per traversal (first hits of the cosine search).
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_SEED_TOP_K)]
+    pub seed_top_k: usize,
+
+    /// Results of embedding_topk and bm25_topk.
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_EMBED_TOP_K)]
+    pub embed_top_k: usize,
+
+    /// Traversal max_hops.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_HOPS)]
+    pub max_hops: usize,
+
+    /// Traversal beam_width.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BEAM_WIDTH)]
+    pub beam_width: usize,
+
+    /// Learning rate of both learning rules.
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_LR)]
+    pub lr: f64,
+
+    /// Discount of both learning rules.
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_DISCOUNT)]
+    pub discount: f64,
+
+    /// Core semantics for traversal and learning.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Paper)]
+    pub core_profile: ProfileArg,
+
+    /// Reproduce the reference's shared edge objects (benchmarks/README.md, defect 2): each
+    /// learning method starts from the weights the previous one left on the base graph's
+    /// edges. Default: independent deep copies.
+    #[arg(long)]
+    pub shared_edge_state: bool,
+
+    /// Learn on the first fraction F of the queries (prequentially), freeze the graph, and
+    /// score every method on the rest only. Default: prequential over all queries.
+    #[arg(long, value_name = "F")]
+    pub split: Option<f64>,
+
+    /// Paired bootstrap resamples for the 95% intervals (0 = none).
+    #[arg(long, value_name = "B", default_value_t = 1000)]
+    pub bootstrap: usize,
+
+    /// Seed of the bootstrap's ChaCha8 generator.
+    #[arg(long, value_name = "SEED", default_value_t = 0)]
+    pub bootstrap_seed: u64,
+
+    /// Output JSON path; gzip-compressed TREC run files and qrels go to `runs/` beside it,
+    /// named by what shapes them, so runs that share a method's output share its file
+    /// [default: `results/bench/<file>-<protocol>[-<graph>]-<embedder>[-corrected][-shared]
+    /// [-splitF].json`, non-default parameters added to the name].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Leave the wall-clock timings out of the JSON.
+    #[arg(long)]
+    pub no_timings: bool,
+
+    /// Write only the JSON report (no TREC run files or qrels).
+    #[arg(long)]
+    pub no_run_files: bool,
+
+    /// Do not draw progress bars.
+    #[arg(long)]
+    pub no_progress: bool,
+
+    /// Worker threads (0 = rayon's default: one per core). Results do not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+}
+
+/// `bench run`'s options alone, for parsing a recorded command line.
+#[derive(Debug, Parser)]
+#[command(name = "bench run", no_binary_name = true)]
+struct RecordedRun {
+    #[command(flatten)]
+    args: RunArgs,
+}
+
+/// How every recorded command line starts.
+pub const COMMAND_PREFIX: &str = "bench run";
+
+impl RunArgs {
+    /// Parses a command line written by [`Plan::command_line`] (`bench run --dataset ...`).
+    pub fn from_command_line(line: &str) -> Result<RunArgs> {
+        let rest = line
+            .strip_prefix(COMMAND_PREFIX)
+            .filter(|r| r.is_empty() || r.starts_with(' '))
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "recorded command does not start with `{COMMAND_PREFIX}`: {line}"
+                ))
+            })?;
+        RecordedRun::try_parse_from(rest.split_whitespace())
+            .map(|r| r.args)
+            .map_err(|e| Error::Usage(format!("recorded command `{line}`: {e}")))
+    }
+}
+
+/// Which queries of the stream learn and which are scored (`--split`). Static methods
+/// answer the scored queries; learning methods walk every step in order, scoring a query
+/// before learning from it (test-then-train, as the reference's `_run_learning`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Schedule {
+    /// Every query is scored, then learned from.
+    Prequential,
+    /// The first `floor(n·F)` queries are learned from (prequentially, not scored); the
+    /// rest are scored on the frozen graph.
+    Split(f64),
+}
+
+/// One step of a [`Schedule`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// Query index in stream order.
+    pub query: usize,
+    /// The learning methods update the graph after this query.
+    pub learn: bool,
+    /// Every method's result for this query is scored and written.
+    pub scored: bool,
+}
+
+impl Schedule {
+    /// `prequential` / `split`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Prequential => "prequential",
+            Schedule::Split(_) => "split",
+        }
+    }
+
+    /// The steps over `n` queries, in order.
+    pub fn steps(self, n: usize) -> Vec<Step> {
+        let train = match self {
+            Schedule::Prequential => n,
+            Schedule::Split(f) => ((n as f64) * f).floor() as usize,
+        };
+        (0..n)
+            .map(|q| Step {
+                query: q,
+                learn: q < train,
+                scored: match self {
+                    Schedule::Prequential => true,
+                    Schedule::Split(_) => q >= train,
+                },
+            })
+            .collect()
+    }
+}
+
+/// A part of a run's configuration that shapes a method's output; a method's run file is
+/// named by the parts it depends on ([`Method::shaped_by`]), so that runs sharing them share
+/// the file. The rows and the scored queries shape every output and are always named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Factor {
+    /// Protocol and graph builder.
+    Graph,
+    /// The text embedder.
+    Embedder,
+    /// `--embed-top-k`.
+    ResultCount,
+    /// Seeds, hops and beam of the traversal.
+    Traversal,
+    /// Learning rate and discount.
+    Learning,
+    /// The core profile.
+    Profile,
+    /// `--shared-edge-state`.
+    SharedState,
+}
+
+/// Output file names of a run (see [`Factor`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Names {
+    /// Name parts in order; `None` = shapes every output.
+    parts: Vec<(Option<Factor>, String)>,
+}
+
+impl Names {
+    fn joined(&self, keep: impl Fn(Factor) -> bool) -> String {
+        self.parts
+            .iter()
+            .filter(|(f, _)| f.is_none_or(&keep))
+            .map(|(_, s)| s.as_str())
+            .collect()
+    }
+
+    /// Default file name of the JSON report: every part.
+    pub fn report(&self) -> String {
+        format!("{}.json", self.joined(|_| true))
+    }
+
+    /// The run file of `method`, relative to the report's directory.
+    pub fn run(&self, method: &Method) -> String {
+        format!(
+            "{RUNS_DIR}/{}.{}.run.gz",
+            self.joined(|f| method.shaped_by.contains(&f)),
+            method.name
+        )
+    }
+
+    /// The qrels file, relative to the report's directory.
+    pub fn qrels(&self) -> String {
+        format!("{RUNS_DIR}/{}.qrels.gz", self.joined(|_| false))
+    }
+}
+
+/// Sub-directory of a report's directory holding run files and qrels.
+pub const RUNS_DIR: &str = "runs";
+
+/// A resolved `bench run` (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The options as given.
+    pub args: RunArgs,
+    /// The known file `--variant` selects (also the expected file with `--input`).
+    pub file: &'static KnownFile,
+    /// Label-free base edges.
+    pub builder: GraphBuilder,
+    /// Whether the label-derived edges are added (`--protocol paper`).
+    pub label_edges: bool,
+    /// Core profile.
+    pub profile: Profile,
+    /// Traversal configuration, profile switches applied.
+    pub traversal: TraversalConfig,
+    /// Learning configuration, profile switches applied.
+    pub learning: LearningConfig,
+    /// Arguments of every `apply_outcome_pg` call.
+    pub pg: PgArgs,
+    /// Which queries learn and which are scored.
+    pub schedule: Schedule,
+    /// The methods, in report order.
+    pub methods: Vec<&'static Method>,
+}
+
+impl Plan {
+    /// Checks and resolves the options (no file is read).
+    pub fn new(args: &RunArgs) -> Result<Plan> {
+        let schedule = match args.split {
+            None => Schedule::Prequential,
+            Some(f) if f > 0.0 && f < 1.0 => Schedule::Split(f),
+            Some(f) => return Err(Error::Usage(format!("--split must be in (0, 1), got {f}"))),
+        };
+        let file = catalog::known_file(args.data.dataset, args.data.variant)?;
+        let builder = match args.graph {
+            GraphArg::Reference => GraphBuilder::Reference,
+            GraphArg::TitleMentions => GraphBuilder::TitleMentions,
+            GraphArg::Knn => GraphBuilder::Knn(args.knn_k),
+        };
+        let profile = args.core_profile.profile();
+        let traversal = profile.adjust_traversal(TraversalConfig {
+            max_hops: args.max_hops,
+            beam_width: args.beam_width,
+            ..TraversalConfig::default()
+        });
+        let learning = profile.adjust_learning(LearningConfig {
+            learning_rate: args.lr,
+            discount: args.discount,
+            ..LearningConfig::default()
+        });
+        Ok(Plan {
+            args: args.clone(),
+            file,
+            builder,
+            label_edges: args.protocol == ProtocolArg::Paper,
+            profile,
+            traversal,
+            learning,
+            pg: PG_CALL,
+            schedule,
+            methods: METHODS.iter().collect(),
+        })
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> Dataset {
+        self.args.data.dataset
+    }
+
+    /// Cosine hits per query the methods need (the deepest prefix any of them reads).
+    pub fn dense_depth(&self) -> usize {
+        self.methods
+            .iter()
+            .map(|m| m.dense_depth(self.args.seed_top_k, self.args.embed_top_k))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Output names for a run that loaded `n` queries from `recognised` (the known file
+    /// whose content it read, if any).
+    pub fn names(&self, recognised: Option<&KnownFile>, n: usize) -> Names {
+        let a = &self.args;
+        let limit = a.data.limit();
+        let mut rows = recognised
+            .map_or(a.data.dataset.slug(), |f| f.key)
+            .to_string();
+        if limit > 0 && n == limit && recognised.and_then(|f| f.rows) != Some(n) {
+            rows.push_str(&format!("-limit{limit}"));
+        }
+        let mut parts = vec![(None, rows)];
+        let mut part = |f: Factor, s: String| parts.push((Some(f), s));
+        part(Factor::Graph, format!("-{}", a.protocol.as_str()));
+        match self.builder {
+            GraphBuilder::Reference => {}
+            GraphBuilder::Knn(k) if k != DEFAULT_KNN_K => part(Factor::Graph, format!("-knn{k}")),
+            b => part(Factor::Graph, format!("-{}", b.name())),
+        }
+        part(Factor::Embedder, format!("-{}", a.embedder.slug()));
+        let non_default = [
+            (Factor::ResultCount, "k", a.embed_top_k, DEFAULT_EMBED_TOP_K),
+            (Factor::Traversal, "seeds", a.seed_top_k, DEFAULT_SEED_TOP_K),
+            (Factor::Traversal, "hops", a.max_hops, DEFAULT_MAX_HOPS),
+            (Factor::Traversal, "beam", a.beam_width, DEFAULT_BEAM_WIDTH),
+        ];
+        for (f, tag, v, default) in non_default {
+            if v != default {
+                part(f, format!("-{tag}{v}"));
+            }
+        }
+        for (tag, v, default) in [
+            ("lr", a.lr, DEFAULT_LR),
+            ("discount", a.discount, DEFAULT_DISCOUNT),
+        ] {
+            if v != default {
+                part(Factor::Learning, format!("-{tag}{v}"));
+            }
+        }
+        if self.profile == Profile::Corrected {
+            part(Factor::Profile, "-corrected".into());
+        }
+        if a.shared_edge_state {
+            part(Factor::SharedState, "-shared".into());
+        }
+        if let Schedule::Split(f) = self.schedule {
+            parts.push((None, format!("-split{f}")));
+        }
+        Names { parts }
+    }
+
+    /// The `bench run` command line that reproduces this run from the data directory (every
+    /// option that shapes the results, defaults included; none that only concerns this
+    /// machine). `recognised` names the file by its `--variant` when `--input` was a known
+    /// file; an unknown input is named by its file name.
+    pub fn command_line(&self, recognised: Option<&KnownFile>, input_name: &str) -> String {
+        let a = &self.args;
+        let mut c = vec![COMMAND_PREFIX.to_string()];
+        let mut opt = |k: &str, v: String| {
+            c.push(format!("--{k}"));
+            c.push(v);
+        };
+        opt("dataset", a.data.dataset.slug().into());
+        let variant = match (
+            &a.data.input,
+            recognised.and_then(|f| VariantArg::of(f.variant)),
+        ) {
+            (None, _) => Some(a.data.variant),
+            (Some(_), v) => v,
+        };
+        match variant {
+            Some(v) => opt("variant", v.as_str().into()),
+            None => opt("input", input_name.into()),
+        }
+        opt("limit", a.data.limit().to_string());
+        opt("protocol", a.protocol.as_str().into());
+        opt("graph", value_name(&a.graph));
+        if a.graph == GraphArg::Knn {
+            opt("knn-k", a.knn_k.to_string());
+        }
+        opt("embedder", a.embedder.slug().into());
+        opt("seed-top-k", a.seed_top_k.to_string());
+        opt("embed-top-k", a.embed_top_k.to_string());
+        opt("max-hops", a.max_hops.to_string());
+        opt("beam-width", a.beam_width.to_string());
+        opt("lr", a.lr.to_string());
+        opt("discount", a.discount.to_string());
+        opt("core-profile", self.profile.as_str().into());
+        if let Some(f) = a.split {
+            opt("split", f.to_string());
+        }
+        opt("bootstrap", a.bootstrap.to_string());
+        opt("bootstrap-seed", a.bootstrap_seed.to_string());
+        if a.shared_edge_state {
+            c.push("--shared-edge-state".into());
+        }
+        if a.no_run_files {
+            c.push("--no-run-files".into());
+        }
+        c.join(" ")
+    }
+}
+
+/// The command-line spelling of a value of a `ValueEnum`.
+fn value_name<T: ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map_or_else(String::new, |p| p.get_name().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> RunArgs {
+        RunArgs::from_command_line(line).unwrap()
+    }
+
+    #[test]
+    fn schedules() {
+        let pre = Schedule::Prequential.steps(3);
+        assert!(pre.iter().all(|s| s.learn && s.scored));
+        let split = Schedule::Split(0.5).steps(5);
+        let learn: Vec<bool> = split.iter().map(|s| s.learn).collect();
+        let scored: Vec<bool> = split.iter().map(|s| s.scored).collect();
+        assert_eq!(learn, [true, true, false, false, false]);
+        assert_eq!(scored, [false, false, true, true, true]);
+    }
+
+    #[test]
+    fn command_line_round_trips() {
+        let a = args("bench run --dataset hotpotqa --variant first103 --split 0.5 --lr 0.25 --shared-edge-state --graph knn --knn-k 7 --core-profile corrected --no-run-files");
+        let p = Plan::new(&a).unwrap();
+        let line = p.command_line(None, "");
+        let b = args(&line);
+        let q = Plan::new(&b).unwrap();
+        assert_eq!(q.command_line(None, ""), line);
+        assert_eq!(
+            line,
+            "bench run --dataset hotpotqa --variant first103 --limit 500 --protocol paper \
+             --graph knn --knn-k 7 --embedder hash-v1 --seed-top-k 8 --embed-top-k 10 \
+             --max-hops 3 --beam-width 4 --lr 0.25 --discount 0.9 --core-profile corrected \
+             --split 0.5 --bootstrap 1000 --bootstrap-seed 0 --shared-edge-state --no-run-files"
+        );
+        assert!(RunArgs::from_command_line("bench runx --dataset hotpotqa").is_err());
+        assert!(RunArgs::from_command_line("bench run --dataset nope").is_err());
+    }
+
+    #[test]
+    fn names_share_what_does_not_shape_a_method() {
+        let by = |n: &str| METHODS.iter().find(|m| m.name == n).unwrap();
+        let plan = |line: &str| Plan::new(&args(line)).unwrap();
+        let f = catalog::lookup(Dataset::HotpotQa, catalog::Variant::Sample1100);
+        let p = plan("bench run --dataset hotpotqa --variant sample1100 --limit 0");
+        let n = p.names(f, 1100);
+        assert_eq!(n.report(), "hotpotqa-sample1100-paper-hash-v1.json");
+        assert_eq!(n.qrels(), "runs/hotpotqa-sample1100.qrels.gz");
+        for (m, run) in [
+            ("bm25_topk", "hotpotqa-sample1100.bm25_topk"),
+            (
+                "embedding_topk",
+                "hotpotqa-sample1100-hash-v1.embedding_topk",
+            ),
+            (
+                "crabpath_cold",
+                "hotpotqa-sample1100-paper-hash-v1.crabpath_cold",
+            ),
+        ] {
+            assert_eq!(n.run(by(m)), format!("runs/{run}.run.gz"));
+        }
+        let p = plan(
+            "bench run --dataset hotpotqa --variant sample1100 --limit 50 --protocol clean \
+             --graph knn --seed-top-k 4 --lr 0.1 --core-profile corrected --split 0.5",
+        );
+        let n = p.names(f, 50);
+        assert_eq!(
+            n.report(),
+            "hotpotqa-sample1100-limit50-clean-knn-hash-v1-seeds4-lr0.1-corrected-split0.5.json"
+        );
+        for (m, run) in [
+            (
+                "crabpath_cold",
+                "hotpotqa-sample1100-limit50-clean-knn-hash-v1-seeds4-corrected-split0.5.crabpath_cold",
+            ),
+            (
+                "embedding_topk",
+                "hotpotqa-sample1100-limit50-hash-v1-split0.5.embedding_topk",
+            ),
+        ] {
+            assert_eq!(n.run(by(m)), format!("runs/{run}.run.gz"));
+        }
+    }
+}
