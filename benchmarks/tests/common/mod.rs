@@ -31,18 +31,11 @@ pub fn fixture(name: &str) -> PathBuf {
 /// How to run the tests that need an external input (the `#[ignore]` reason names it).
 pub const RUN_IGNORED: &str = "cargo test --workspace -- --ignored";
 
-/// The staged data directory: `$CRABPATH_DATA_DIR` if set, else `../shared/datasets` relative
-/// to the workspace root. Panics, naming the directory and how to point at it, when it does
+/// The staged data directory ([`testdata::data_dir`]). Panics, naming the directory and how to point at it, when it does
 /// not hold the staged subsets: the tests that call it are `#[ignore]`d and run only when
 /// asked for, so a missing input must fail them, never let them pass.
-///
-/// (A local stand-in for the workspace's shared locator of external test inputs; it is to be
-/// replaced by that helper once it exists.)
 pub fn staged_dir() -> PathBuf {
-    let dir = std::env::var_os("CRABPATH_DATA_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("..").join("shared").join("datasets"));
+    let dir = testdata::data_dir();
     assert!(
         dir.join("hotpotqa").is_dir() && dir.join("multihop_rag").is_dir(),
         "this test needs the staged dataset subsets (hotpotqa/ and multihop_rag/), not found in \

@@ -92,6 +92,21 @@ pub fn external_dir(what: &str, how: &str, dir: impl Into<PathBuf>) -> PathBuf {
     external(what, how, found)
 }
 
+/// The environment variable naming the staged data directory.
+pub const DATA_DIR_ENV: &str = "CRABPATH_DATA_DIR";
+
+/// The staged data directory the external-input tests read: `$CRABPATH_DATA_DIR` if set
+/// (a relative value is taken from the workspace root, since `cargo test` runs each test
+/// in its crate's directory), else `../shared/datasets` beside the workspace. Whether it
+/// holds what a test needs is the test's to check, through [`external`] or
+/// [`external_dir`].
+pub fn data_dir() -> PathBuf {
+    match std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
+        Some(d) => workspace_root().join(d),
+        None => workspace_root().join("..").join("shared").join("datasets"),
+    }
+}
+
 /// Whether `CRABPATH_REQUIRE_DATA=1`: absent external data must be an error, not a skip.
 pub fn data_required() -> bool {
     std::env::var(REQUIRE_DATA_ENV).is_ok_and(|v| v == "1")

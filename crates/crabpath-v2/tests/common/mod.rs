@@ -53,13 +53,9 @@ pub fn reference(rel: &str) -> Value {
     serde_json::from_str(&reference_text(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// The staged data directory (`CRABPATH_DATA_DIR`, else `../shared/datasets` beside
-/// the workspace).
+/// The staged data directory ([`testdata::data_dir`]).
 pub fn data_dir() -> PathBuf {
-    match std::env::var_os("CRABPATH_DATA_DIR").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => workspace().join("../shared/datasets"),
-    }
+    testdata::data_dir()
 }
 
 /// Loads a staged experiment, panicking with the missing file and how to get it.
