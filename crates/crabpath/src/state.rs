@@ -93,6 +93,11 @@ pub fn load_state(path: impl AsRef<Path>) -> Result<State> {
     parse_state(&bytes, path)
 }
 
+/// Checks that `bytes` are a loadable state file (the errors of [`load_state`]).
+pub fn parse_check(bytes: &[u8], path: &Path) -> Result<()> {
+    parse_state(bytes, path).map(|_| ())
+}
+
 fn parse_state(bytes: &[u8], path: &Path) -> Result<State> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|&b| b != b'{') {
