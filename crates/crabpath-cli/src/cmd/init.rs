@@ -26,11 +26,13 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     };
     let workspace = expanduser(&a.workspace);
     // corrected: check the inputs before anything is written
-    if ctx.fixes() && !workspace.exists() {
-        return Err(CliError::Other(anyhow::anyhow!(
-            "workspace not found: {}",
-            workspace.display()
-        )));
+    if ctx.fixes() && !workspace.is_dir() {
+        let e = if workspace.exists() {
+            WorkspaceError::NotADirectory(workspace)
+        } else {
+            WorkspaceError::NotFound(workspace)
+        };
+        return Err(CliError::Other(e.into()));
     }
     let which = choose_embedder(ctx, a.embedder, &Metadata::new())?;
     std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
