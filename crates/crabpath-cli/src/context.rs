@@ -140,9 +140,10 @@ impl Ctx {
     /// Saves a state (reference `store.py::save_state` with the loaded meta), keeping
     /// the previous file as `<state>.bak`.
     pub fn save(&self, path: &Path, state: &State) -> CliResult<()> {
+        let rendered = crabpath::state::render_state(path, state, None, None, None)?;
         crabpath::io::keep_backup(path)?;
-        crabpath::save_state(path, state, None, None)?;
-        crate::sidecar::refresh(path, state);
+        crabpath::io::write_atomic(path, rendered.text.as_bytes())?;
+        crate::sidecar::refresh(path, &rendered, &state.index);
         Ok(())
     }
 

@@ -1,17 +1,18 @@
-//! The binary index sidecar (see `crabpath::sidecar`): loading through it when it is
+//! The binary index sidecar (`crabpath::sidecar`): loading through it when it is
 //! current, refreshing it after saves.
 
 use std::path::Path;
 
-use crabpath::State;
+use crabpath::state::Rendered;
+use crabpath::{State, VectorIndex};
 
 /// The state at `path`, read through its sidecar, if the sidecar is current.
-pub fn load(_path: &Path) -> Option<State> {
-    None
+pub fn load(path: &Path) -> Option<State> {
+    crabpath::sidecar::load(path)
 }
 
-/// Rewrites the sidecar of a state just saved (best effort).
-pub fn refresh(_path: &Path, _state: &State) {}
-
-/// Rewrites the sidecar of a state file just written by another writer (best effort).
-pub fn refresh_from_disk(_path: &Path) {}
+/// Rewrites the sidecar of a state file just written from `rendered` (best effort: a
+/// failure only removes the sidecar, and the next load parses the state file).
+pub fn refresh(path: &Path, rendered: &Rendered, index: &VectorIndex) {
+    let _ = crabpath::sidecar::write_rendered(path, rendered, index);
+}

@@ -37,10 +37,11 @@ use std::time::Instant;
 
 use crate::command::learn::learn_ids;
 use crate::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
-use crate::command::query::{traversal_config, vector_seeds, DAEMON_MAX_CONTEXT_CHARS};
+use crate::command::query::{traversal_config, DAEMON_MAX_CONTEXT_CHARS};
 use crate::command::{CommandError, HealthPayload};
 use crate::embed::Embedder;
 use crate::journal;
+use crate::postings::{Postings, Scratch};
 use crate::profile::Profile;
 use crate::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use crate::pystr;
@@ -122,6 +123,8 @@ pub struct Daemon {
     auto_save: u64,
     wal: Option<Wal>,
     traverser: Traverser,
+    postings: Option<Postings>,
+    scratch: Scratch,
 }
 
 impl Daemon {
@@ -152,7 +155,10 @@ impl Daemon {
             },
             wal: None,
             traverser: Traverser::new(),
+            postings: None,
+            scratch: Scratch::default(),
         };
+        d.index_changed();
         let mut replayed = 0;
         if profile.fixes_bugs() {
             replayed = d.replay_wal()?;
@@ -163,6 +169,29 @@ impl Daemon {
             }
         }
         Ok((d, replayed))
+    }
+
+    /// Rebuilds the posting lists after the index changed: kept only for a sparse
+    /// index (hash-v1), where they answer queries faster with the same results.
+    fn index_changed(&mut self) {
+        self.postings = None;
+        let sample: usize = self
+            .state
+            .index
+            .iter()
+            .take(1000)
+            .map(|(_, v)| v.len())
+            .sum();
+        let nonzero: usize = self
+            .state
+            .index
+            .iter()
+            .take(1000)
+            .map(|(_, v)| v.iter().filter(|x| **x != 0.0).count())
+            .sum();
+        if sample > 0 && nonzero * 2 < sample {
+            self.postings = Some(Postings::build(&self.state.index));
+        }
     }
 
     /// Writes not yet saved.
@@ -340,6 +369,7 @@ impl Daemon {
 
     fn reload(&mut self) -> Result<(), Failure> {
         self.state = crate::state::load_state(&self.path)?;
+        self.index_changed();
         self.write_count = 0;
         if self.profile.fixes_bugs() {
             self.open_wal()?;
@@ -367,8 +397,19 @@ impl Daemon {
         }
         let traverse_start = Instant::now();
         let graph = &self.state.graph;
-        let hits = self.state.index.search(&vector, top_k as usize);
-        let seeds = vector_seeds(graph, &self.state.index, &vector, top_k as usize);
+        let hits = match &self.postings {
+            Some(p) => p.search(
+                &self.state.index,
+                &vector,
+                top_k as usize,
+                &mut self.scratch,
+            ),
+            None => self.state.index.search(&vector, top_k as usize),
+        };
+        let seeds: Vec<(crate::graph::NodeId, f64)> = hits
+            .iter()
+            .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
+            .collect();
         let config = traversal_config(self.profile, Some(DAEMON_MAX_CONTEXT_CHARS as i64));
         let result = self.traverser.traverse(graph, &seeds, &config)?;
         let traverse_ms = ms(traverse_start);
@@ -480,7 +521,11 @@ impl Daemon {
             let mut copy = self.state.clone();
             maintain::run(&mut copy, &options, self.profile)?
         } else {
-            maintain::run(&mut self.state, &options, self.profile)?
+            let r = maintain::run(&mut self.state, &options, self.profile);
+            // merges, pruning and connections may change the index: the posting
+            // lists are rebuilt (linear in the index; maintenance is rare)
+            self.index_changed();
+            r?
         };
         if live && report.should_save {
             self.log_write("maintain", params)?;

@@ -83,7 +83,6 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     let _lock = ctx.lock(&state_path)?;
     crabpath::io::keep_backup(&state_path)?;
     let files = write_init(&dir, &graph, &index, &info)?;
-    crate::sidecar::refresh_from_disk(&files.state);
     if a.json {
         let payload = out::dict([
             ("graph", out::s(&pathlib_str(&files.graph))),

@@ -64,7 +64,7 @@ pub fn run_rollback(ctx: &Ctx, a: &RollbackArgs) -> CliResult {
     let path = ctx.state_path(&a.state, true);
     let _lock = ctx.lock(&path)?;
     let s = restore(&path, a.to.as_deref())?;
-    crate::sidecar::refresh_from_disk(&path);
+    let _ = std::fs::remove_file(crabpath::sidecar::sidecar_path(&path));
     let bak = crabpath::io::backup_path(&path);
     if a.json {
         let payload = out::dict([
