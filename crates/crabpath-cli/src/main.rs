@@ -22,12 +22,20 @@
 //! | directory order in `init`/`sync` | the order the file system lists directories | sorted by name |
 //! | `~` in `--state` | expanded only by `info`, `doctor`, `daemon` | expanded everywhere |
 //! | `merge` | leaves the index stale (merged node without a vector, vectors of deleted ids) | the index follows the merge |
+//! | `maintain --tasks merge` | the same stale index after each merge | the index follows each merge |
+//! | `--embedder` other than the state's | embeds with it and scores vectors of another model (another length: every score 0.0) | refused with an error naming both embedders |
 //! | `.gitignore` | `/name` drops the first character, leading dots stripped, no negation | git's rules |
 //! | `learn` with unknown ids / NaN outcome | dangling edges / weights driven to ±1 | refused with an error, nothing written |
 //! | `doctor` | healthy state scores 8/9; bare-graph state fails | 9/9; bare graphs counted; each failure says what to do |
 //!
 //! Safety (both profiles): atomic saves with one `.bak`, an advisory lock around every
 //! read-modify-write (`crabpath::lock`), one-line errors naming the file.
+//!
+//! Speed (not in the reference): every save also writes `<state>.idx`, the index as
+//! binary numbers (`crabpath::sidecar`), so the next load skips parsing the vectors;
+//! it is ignored as soon as `state.json` is not the file it was made for, and
+//! `state.json` stays the interchange format. The daemon answers hash-v1 queries
+//! through posting lists (`crabpath::postings`), with the same results.
 #![warn(missing_docs)]
 
 mod args;

@@ -294,6 +294,55 @@ fn tilde_is_expanded_everywhere() {
     }
 }
 
+/// A brain in `dir/<profile>` where `README.md::0` and `README.md::1` always fire
+/// together (a merge candidate); its state path.
+fn co_fired(d: &Path, p: &str) -> String {
+    init(d, p, p);
+    let s = format!("{p}/state.json");
+    for ids in [
+        "README.md::0,README.md::1",
+        "README.md::0,README.md::1",
+        "README.md::1,README.md::0",
+        "README.md::1,README.md::0",
+    ] {
+        ok(
+            d,
+            p,
+            &["learn", "--state", &s, "--outcome", "1", "--fired-ids", ids],
+        );
+    }
+    s
+}
+
+#[test]
+fn maintain_merges_keep_the_index_fresh() {
+    // fix M2 of `maintain` (as G1 of `merge`): before, the merged ids keep their
+    // vectors and the merged node has none; after, the index follows the merge
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for p in ["paper", "corrected"] {
+        let s = co_fired(d, p);
+        let out = ok(
+            d,
+            p,
+            &["maintain", "--state", &s, "--tasks", "merge", "--json"],
+        );
+        let st = state(d, p);
+        assert!(
+            st.graph.lookup("README.md::0").is_none(),
+            "{p}: no merge: {out}"
+        );
+        let stale = st.index.contains("README.md::0") || st.index.contains("README.md::1");
+        assert_eq!(stale, p == "paper", "{p}: {out}");
+        let orphans = st
+            .graph
+            .nodes()
+            .filter(|(_, n)| !st.index.contains(&n.id))
+            .count();
+        assert_eq!(orphans, if p == "paper" { 1 } else { 0 }, "{p}: {out}");
+    }
+}
+
 #[test]
 fn merge_keeps_the_index_fresh() {
     // before: the merged node has no vector and the merged ids keep theirs (2 of 3
@@ -301,20 +350,7 @@ fn merge_keeps_the_index_fresh() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     for p in ["paper", "corrected"] {
-        init(d, p, p);
-        let s = format!("{p}/state.json");
-        for ids in [
-            "README.md::0,README.md::1",
-            "README.md::0,README.md::1",
-            "README.md::1,README.md::0",
-            "README.md::1,README.md::0",
-        ] {
-            ok(
-                d,
-                p,
-                &["learn", "--state", &s, "--outcome", "1", "--fired-ids", ids],
-            );
-        }
+        let s = co_fired(d, p);
         let out = ok(d, p, &["merge", "--state", &s, "--json"]);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let merged = v["applied"][0]["to"][0].as_str().unwrap().to_string();
@@ -492,4 +528,124 @@ fn every_flag_is_explained() {
             );
         }
     }
+}
+
+#[test]
+fn another_embedder_is_a_clear_error() {
+    // before: the reference embeds with whatever `--embedder` says and scores vectors
+    // of another model (or of another length: every score 0.0, nothing fires); after:
+    // a state records its embedder and a mismatch is refused
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init(d, "corrected", "b");
+    let (rc, _, err) = common::run_text(
+        d,
+        "corrected",
+        &[
+            "query",
+            "deploy",
+            "--state",
+            "b/state.json",
+            "--embedder",
+            "minilm",
+        ],
+    );
+    assert_eq!(rc, 1);
+    assert!(
+        err.contains("hash-v1 (dim=1024)") && err.contains("all-MiniLM-L6-v2 (dim=384)"),
+        "{err}"
+    );
+    let (rc, _, err) = common::run_text(
+        d,
+        "corrected",
+        &[
+            "query",
+            "deploy",
+            "--state",
+            "b/state.json",
+            "--embedder",
+            "openai",
+        ],
+    );
+    assert_eq!(rc, 1);
+    assert!(err.contains("offline"), "{err}");
+}
+
+#[test]
+#[ignore = "needs the all-MiniLM-L6-v2 weights (cargo run -p crabpath-embed -- fetch-model); run with: cargo test --workspace -- --ignored"]
+fn minilm_brains_work_end_to_end() {
+    let model = crabpath_embed_dir();
+    assert!(
+        model.join("model.safetensors").exists(),
+        "all-MiniLM-L6-v2 weights not found in {}: run `cargo run -p crabpath-embed -- fetch-model` or set CRABPATH_MODEL_DIR",
+        model.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    common::copy_tree(&common::fixtures().join("workspace"), &d.join("ws"));
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(common::bin())
+            .args(args)
+            .current_dir(d)
+            .env("CRABPATH_MODEL_DIR", &model)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (_, err) = run(&[
+        "init",
+        "--workspace",
+        "ws",
+        "--output",
+        "b",
+        "--embedder",
+        "minilm",
+    ]);
+    assert!(err.contains("all-MiniLM-L6-v2, dim=384"), "{err}");
+    let st = state(d, "b");
+    assert_eq!(st.index.dim(), Some(384));
+    assert_eq!(st.meta["embedder_name"], "all-MiniLM-L6-v2");
+    // the state's embedder is used by default
+    let (out, _) = run(&[
+        "query",
+        "how do I roll back a release",
+        "--state",
+        "b/state.json",
+        "--top",
+        "3",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v["fired"].as_array().is_some_and(|f| !f.is_empty()),
+        "{out}"
+    );
+    // and hash-v1 is refused
+    let o = std::process::Command::new(common::bin())
+        .args([
+            "query",
+            "x",
+            "--state",
+            "b/state.json",
+            "--embedder",
+            "hash",
+        ])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+}
+
+fn crabpath_embed_dir() -> std::path::PathBuf {
+    std::env::var_os("CRABPATH_MODEL_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| common::repo().join("datasets/models/all-MiniLM-L6-v2"))
 }

@@ -16,8 +16,12 @@ pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
     let _lock = ctx.lock(&path)?;
     let state = load_state_file(&path)?;
     let requested = parse_tasks(&a.tasks, true);
-    // corrected: the connect task embeds nodes without a vector with the state's embedder
-    let embedder = if ctx.fixes() && requested.iter().any(|t| t == "connect") {
+    // corrected: the connect task embeds nodes without a vector, and a saved merge
+    // embeds the merged node, with the state's embedder
+    let needs_embedder = requested
+        .iter()
+        .any(|t| t == "connect" || (t == "merge" && !a.dry_run));
+    let embedder = if ctx.fixes() && needs_embedder {
         Some(choose_embedder(ctx, None, &state.meta)?.load()?)
     } else {
         None

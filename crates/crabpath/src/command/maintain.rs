@@ -23,6 +23,7 @@
 //!
 //! | # | reference (paper) | corrected | before → after |
 //! |---|---|---|---|
+//! | M2 | merges leave the index stale (as `merge`, fix G1 of [`super::merge`]) | the index follows the merges | 2 stale vectors and 1 node without one → none (`maintain_merges_keep_the_index_fresh` in `crabpath-cli`'s tests) |
 //! | M1 | `connect` with `learning::` nodes and vectors crashes: `maintain.py` calls `apply_connections` without importing it (`NameError`) | the learning nodes are connected to their nearest workspace nodes (no `file` metadata needed, profile table item 9) | exit 1 / error −1 vs. `connected: 6` |
 
 use std::path::Path;
@@ -39,6 +40,8 @@ use crate::profile::Profile;
 use crate::pyjson::{PyDict, PyInt, PyValue};
 use crate::pystr;
 use crate::state::State;
+
+use super::merge::refresh_index_after_merge;
 
 use super::{CommandResult, HealthPayload, PyException};
 
@@ -252,11 +255,26 @@ pub fn run(
                 report.merges_proposed = kept.len();
                 let n = slice_len(kept.len(), options.max_merges);
                 for &(a, b) in &kept[..n] {
-                    if !graph.has_node(a) || !graph.has_node(b) {
+                    if !state.graph.has_node(a) || !state.graph.has_node(b) {
                         continue;
                     }
                     if !dry || cli {
-                        apply_merge(graph, a, b)?;
+                        let names = (
+                            state.graph.name(a).to_string(),
+                            state.graph.name(b).to_string(),
+                        );
+                        let m = apply_merge(&mut state.graph, a, b)?;
+                        if profile.fixes_bugs() {
+                            // fix G1 of `merge`: the index follows the merge
+                            let merged = state.graph.name(m).to_string();
+                            refresh_index_after_merge(
+                                &state.graph,
+                                &mut state.index,
+                                (&names.0, &names.1),
+                                &merged,
+                                options.embedder,
+                            )?;
+                        }
                     }
                     report.merges_applied += 1;
                 }
