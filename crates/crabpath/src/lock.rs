@@ -43,14 +43,7 @@ impl StateLock {
     ///
     /// Errors: `Error::Io` naming the lock file if it cannot be created or locked.
     pub fn acquire(state: &Path, on_wait: impl FnOnce(&Path)) -> Result<StateLock> {
-        let path = Self::lock_path(state);
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| io_error(&path, e))?;
+        let (path, file) = Self::open(state)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -62,9 +55,8 @@ impl StateLock {
         Ok(StateLock { _file: file, path })
     }
 
-    /// Takes the lock only if it is free right now (`None` if another process holds
-    /// it).
-    pub fn try_acquire(state: &Path) -> Result<Option<StateLock>> {
+    /// The lock file of `state`, opened (created if missing, never truncated).
+    fn open(state: &Path) -> Result<(PathBuf, File)> {
         let path = Self::lock_path(state);
         let file = OpenOptions::new()
             .create(true)
@@ -73,6 +65,13 @@ impl StateLock {
             .write(true)
             .open(&path)
             .map_err(|e| io_error(&path, e))?;
+        Ok((path, file))
+    }
+
+    /// Takes the lock only if it is free right now (`None` if another process holds
+    /// it).
+    pub fn try_acquire(state: &Path) -> Result<Option<StateLock>> {
+        let (path, file) = Self::open(state)?;
         match file.try_lock() {
             Ok(()) => Ok(Some(StateLock { _file: file, path })),
             Err(TryLockError::WouldBlock) => Ok(None),
