@@ -19,17 +19,18 @@ mod common;
 
 use std::path::PathBuf;
 
+/// The directory an environment variable names (or `default`), or a panic naming
+/// `what` is missing and how to provide it.
 fn input(var: &str, default: Option<PathBuf>, what: &str) -> PathBuf {
-    let p = std::env::var_os(var)
-        .map(PathBuf::from)
-        .or(default)
-        .unwrap_or_else(|| panic!("{what} is needed: set {var}"));
-    assert!(
-        p.exists(),
-        "{what} not found at {} (set {var}; see the module docs)",
-        p.display()
+    let dir = testdata::external(
+        what,
+        &format!("set {var} (see this file's docs)"),
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .or(default)
+            .ok_or_else(|| format!("{var} is not set")),
     );
-    p
+    testdata::external_dir(what, &format!("set {var} (see this file's docs)"), dir)
 }
 
 #[test]
@@ -42,11 +43,14 @@ fn the_reference_flow_on_its_sample_workspace() {
     );
     let sample = input(
         "CRABPATH_CLI_SAMPLE",
-        Some(common::repo().join("../shared/spec/cli-sample")),
+        Some(testdata::workspace_root().join("../shared/spec/cli-sample")),
         "the reference's recorded run on its sample workspace (cli-sample)",
     );
-    let workspace = checkout.join("examples/sample_workspace");
-    assert!(workspace.is_dir(), "{} is missing", workspace.display());
+    let workspace = testdata::external_dir(
+        "the reference's sample workspace",
+        "CRABPATH_REFERENCE_CHECKOUT must be a checkout of jonathangu/crabpath at 134c676",
+        checkout.join("examples/sample_workspace"),
+    );
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path();
     common::copy_tree(&workspace, &work.join("ws"));

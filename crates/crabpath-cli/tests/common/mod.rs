@@ -13,19 +13,14 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_crabpath"))
 }
 
-/// The repository root.
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// The core's fixtures (workspace, session logs).
 pub fn fixtures() -> PathBuf {
-    repo().join("crates/crabpath/tests/fixtures")
+    testdata::committed("crates/crabpath/tests/fixtures")
 }
 
 /// `results/reference/cli/<name>`.
 pub fn reference(name: &str) -> PathBuf {
-    repo().join("results/reference/cli").join(name)
+    testdata::reference(Path::new("cli").join(name))
 }
 
 /// Runs `crabpath <args>` in `dir` with the given profile and stdin.
