@@ -30,7 +30,7 @@ use crate::graph::{Graph, GraphFile, Metadata};
 use crate::index::VectorIndex;
 use crate::io::{io_error, write_atomic};
 use crate::pyjson::{self, Style};
-use crate::state::{save_state, GraphOut, State};
+use crate::state::{render_state, GraphOut, State};
 
 /// The embedder a brain was built with (state `meta.embedder_name` /
 /// `meta.embedder_dim`).
@@ -215,7 +215,8 @@ pub struct InitFiles {
 
 /// Writes the outputs of `crabpath init` into `dir` (created with its parents), in the
 /// reference's order: `graph.json` (with the embedder as meta), `state.json`
-/// ([`save_state`], merging an existing state's meta, `created_at` kept),
+/// ([`crate::state::save_state`]'s text, merging an existing state's meta, `created_at`
+/// kept; with its binary index sidecar, [`crate::sidecar`]),
 /// `index.json`, `texts.json` (the node contents in node order). Every vector of
 /// `index` must come from `embedder`.
 ///
@@ -254,8 +255,12 @@ pub fn write_init(
         index: index.clone(),
         meta: meta.clone(),
     };
-    save_state(&files.state, &state, None, None)?;
-    write_atomic(&files.index, index_json(index)?.as_bytes())?;
+    // the index is formatted once, for index.json and (nested) for state.json
+    let index_text = crate::state::index_text(index, 0);
+    let rendered = render_state(&files.state, &state, None, None, Some(&index_text))?;
+    write_atomic(&files.state, rendered.text.as_bytes())?;
+    let _ = crate::sidecar::write_rendered(&files.state, &rendered, index);
+    write_atomic(&files.index, index_text.as_bytes())?;
     let texts = graph
         .nodes()
         .map(|(_, n)| (n.id.as_str(), n.content.as_str()));

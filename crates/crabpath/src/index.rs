@@ -67,6 +67,46 @@ impl VectorIndex {
         Self::default()
     }
 
+    /// An index from rows laid out back to back: `ids[i]` has the vector
+    /// `data[i * dim..(i + 1) * dim]`, in that order (what [`VectorIndex::upsert`]
+    /// of each row in turn builds, without copying the data). Errors: a length that
+    /// does not match, a repeated id, a non-finite component.
+    pub fn from_rows(ids: Vec<String>, data: Vec<f64>, dim: usize) -> Result<Self> {
+        if ids.is_empty() {
+            return Ok(Self::default());
+        }
+        if data.len() != ids.len() * dim {
+            return Err(Error::DimensionMismatch {
+                expected: ids.len() * dim,
+                got: data.len(),
+            });
+        }
+        if let Some(i) = data.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NonFinite {
+                what: format!("component {} of the vector of `{}`", i % dim, ids[i / dim]),
+                value: data[i],
+            });
+        }
+        let n = ids.len();
+        let set: IndexSet<String, FxBuildHasher> = ids.into_iter().collect();
+        if set.len() != n {
+            return Err(Error::InvalidConfig("repeated id in index rows".into()));
+        }
+        let norms = if dim == 0 {
+            vec![0.0; n]
+        } else {
+            data.chunks_exact(dim)
+                .map(|r| squared_norm(r).sqrt())
+                .collect()
+        };
+        Ok(VectorIndex {
+            ids: set,
+            data,
+            norms,
+            dim,
+        })
+    }
+
     /// Number of vectors.
     pub fn len(&self) -> usize {
         self.ids.len()

@@ -263,6 +263,8 @@ pub fn inject_correction(
             }
         }
         .clamp(-1.0, 0.0);
+        // the reference marks every correction edge `{"source": "inject", "type":
+        // "correction"}` (`inject.py::_apply_inhibitory_edges`)
         match graph.edge_mut(me, target) {
             Some(e) => {
                 if e.kind != EdgeKind::Inhibitory {
@@ -270,12 +272,19 @@ pub fn inject_correction(
                 }
                 e.weight = weight;
                 e.kind = EdgeKind::Inhibitory;
+                e.metadata.insert("source", "inject");
+                e.metadata.insert("type", "correction");
             }
             None => {
+                let mut metadata = Metadata::new();
+                metadata.insert("source".into(), json!("inject"));
+                metadata.insert("type".into(), json!("correction"));
                 graph.add_edge(
                     me,
                     target,
-                    Edge::new(weight).with_kind(EdgeKind::Inhibitory),
+                    Edge::new(weight)
+                        .with_kind(EdgeKind::Inhibitory)
+                        .with_metadata(metadata),
                 )?;
                 report.inhibitory_edges += 1;
             }

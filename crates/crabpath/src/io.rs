@@ -48,6 +48,53 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// The name of the backup [`keep_backup`] keeps: `<path>.bak`.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(".bak");
+    PathBuf::from(name)
+}
+
+/// Keeps the current content of `path` as `<path>.bak` (one generation: an older
+/// backup is replaced), before a writer replaces `path` with [`write_atomic`]. The
+/// backup is a hard link to the current file (no copy; a copy where the file system
+/// has no hard links), put in place with an atomic rename, so it is always a complete
+/// earlier version. Nothing happens if `path` does not exist. Returns the backup's path
+/// when one was made.
+///
+/// Cost: one link (or copy) and one rename.
+pub fn keep_backup(path: impl AsRef<Path>) -> Result<Option<PathBuf>> {
+    let path = resolve_link(path.as_ref());
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let bak = backup_path(&path);
+    let dir = match bak.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = bak
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // a fresh name for the link, then a rename over the old backup
+    let (tmp, file) = create_temp(&dir, &name)?;
+    drop(file);
+    let _ = fs::remove_file(&tmp);
+    if fs::hard_link(&path, &tmp).is_err() {
+        fs::copy(&path, &tmp).map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            io_error(&path, e)
+        })?;
+    }
+    if let Err(e) = fs::rename(&tmp, &bak) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_error(&bak, e));
+    }
+    sync_dir(&dir);
+    Ok(Some(bak))
+}
+
 /// The file a path designates: the target of a symbolic link, else the path itself.
 fn resolve_link(path: &Path) -> PathBuf {
     match fs::symlink_metadata(path) {
@@ -124,6 +171,22 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(entries(dir.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn keep_backup_keeps_the_previous_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        assert_eq!(keep_backup(&p).unwrap(), None);
+        write_atomic(&p, b"one").unwrap();
+        let bak = keep_backup(&p).unwrap().unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&bak).unwrap(), b"one");
+        keep_backup(&p).unwrap();
+        write_atomic(&p, b"three").unwrap();
+        assert_eq!(fs::read(&bak).unwrap(), b"two");
+        assert_eq!(fs::read(&p).unwrap(), b"three");
+        assert_eq!(entries(dir.path()), ["s.json", "s.json.bak"]);
     }
 
     #[cfg(unix)]

@@ -256,6 +256,10 @@ pub(crate) fn check_inputs(
 /// `inhibitory` if `o < 0`), an existing one becomes `clip(w + δ)` (kind set to
 /// `inhibitory` when `o < 0`, never back). Then Hebbian co-firing per the config.
 /// Returns the nominal (pre-clip) deltas; Hebbian changes are not reported.
+///
+/// Errors: a non-finite outcome (`Error::NonFinite`) or an episode node without a
+/// graph node (`Error::UnknownNode`); nothing is changed then. The reference accepts
+/// both; [`apply_outcome_unchecked`] reproduces that.
 pub fn apply_outcome(
     graph: &mut Graph,
     episode: &Episode,
@@ -264,6 +268,22 @@ pub fn apply_outcome(
     per_node: Option<&PerNodeOutcomes>,
 ) -> Result<Updates> {
     check_inputs(graph, episode, outcome, per_node)?;
+    apply_outcome_unchecked(graph, episode, outcome, config, per_node)
+}
+
+/// [`apply_outcome`] without its input checks, as the reference's command-line `learn`
+/// runs it (reference `crabpath/cli.py::cmd_learn`, commit 134c676): episode entries may
+/// be symbols without a node ([`Graph::intern`]), and edges to or from them are created
+/// as dangling edges; a non-finite outcome clips like Python's `max(lo, min(hi, w))`
+/// (NaN and +∞ drive an edge to the upper bound, −∞ to the lower one) and is reported as
+/// a NaN or infinite delta. Use it only to reproduce the reference.
+pub fn apply_outcome_unchecked(
+    graph: &mut Graph,
+    episode: &Episode,
+    outcome: f64,
+    config: &LearningConfig,
+    per_node: Option<&PerNodeOutcomes>,
+) -> Result<Updates> {
     let mut updates = Updates::default();
     let pairs = episode.pairs(config.learn_on);
     for (idx, &(s, t)) in pairs.iter().enumerate() {

@@ -76,16 +76,36 @@
 //! | session replay | [`replay`] | `replay.py::replay_queries` |
 //! | `graph.json`, `index.json`, `texts.json`, embedder record | [`brain`] | `cli.py::cmd_init`, `_write_graph`, `_load_graph` |
 //! | journal | [`journal`] | `journal.py` |
-//! | Python `json`, `str`, time semantics | [`pyjson`], [`pystr`], [`pytime`] | CPython 3.11 |
+//! | Python `json`, `str`, `repr`, time semantics | [`pyjson`], [`pystr`], [`pyrepr`], [`pytime`] | CPython 3.11 |
+//!
+//! ## The program: what each command does to a brain
+//!
+//! The `crabpath` binary (crate `crabpath-cli`) only parses arguments, loads files,
+//! calls these modules and prints; everything else lives here:
+//!
+//! | command | module | reference |
+//! |---|---|---|
+//! | `learn`, `maintain`, `merge`, `connect`, `anchor`, `doctor`, `info`, `journal`, `query` | [`command`] | `cli.py::cmd_*`, `maintain.py::run_maintenance` |
+//! | `sync` (incremental when corrected) | [`sync`] | `sync.py::sync_workspace` |
+//! | `compact` (daily notes) | [`compact`] | `compact.py::compact_daily_notes` |
+//! | `daemon` (NDJSON protocol, write-ahead log) | [`daemon`] | `daemon.py` |
+//! | `query --explain` | [`explain`] | — |
+//! | `snapshot`, `rollback` | [`snapshot`] | — |
+//! | the state lock; one `.bak` per save | [`lock`], [`io`] | — (the reference has neither) |
+//! | binary index sidecar of `state.json`; exact sparse search for the daemon | [`sidecar`], [`postings`] | — |
 #![warn(missing_docs)]
 
 pub mod bootstrap;
 pub mod brain;
 pub mod bucket;
 pub mod chunk;
+pub mod command;
+pub mod compact;
+pub mod daemon;
 pub mod decay;
 pub mod embed;
 pub mod error;
+pub mod explain;
 pub mod gitignore;
 pub mod graph;
 pub mod health;
@@ -95,9 +115,12 @@ pub mod io;
 pub mod journal;
 pub mod keyword;
 pub mod learn;
+pub mod lock;
 pub mod maintain;
+pub mod postings;
 pub mod profile;
 pub mod pyjson;
+pub mod pyrepr;
 pub mod pystr;
 pub mod pytime;
 pub mod replay;
@@ -105,7 +128,10 @@ pub mod router;
 pub mod router_pg;
 pub mod search_f32;
 pub mod session;
+pub mod sidecar;
+pub mod snapshot;
 pub mod state;
+pub mod sync;
 pub mod synth;
 pub mod tier;
 pub mod trajectory;

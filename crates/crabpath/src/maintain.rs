@@ -367,8 +367,7 @@ fn different_files(a: &Node, b: &Node) -> bool {
 /// a judge the weight is the overlap; with one, only confirmed pairs are kept, with the
 /// judge's weight. The judge is asked about the kept candidates only.
 ///
-/// The reference's `reason` text is not specified; it is `"token overlap <jaccard>"`
-/// here.
+/// The `reason` is the reference's `"word overlap score: <overlap, 4 decimals>"`.
 pub fn suggest_connections(
     graph: &Graph,
     judge: Option<ConnectJudge<'_>>,
@@ -417,7 +416,7 @@ pub fn suggest_connections(
                 source: s,
                 target: t,
                 weight,
-                reason: format!("token overlap {overlap}"),
+                reason: format!("word overlap score: {overlap:.4}"),
             })
         })
         .collect()

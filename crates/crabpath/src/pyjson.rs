@@ -128,19 +128,39 @@ pub fn push_float_repr(out: &mut String, f: f64) {
         out.push_str(if f.is_sign_negative() { "-0.0" } else { "0.0" });
         return;
     }
-    // Rust's `{:e}` prints the shortest round-trip digits, as Python's repr does.
-    let mut buf = StackBuf::default();
-    let _ = write!(buf, "{:e}", f.abs());
-    let sci = buf.as_str();
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let mut digits = [0u8; 24];
+    // The shortest round-trip digits (as Python's repr) from `ryu`, normalised to
+    // (digits, decimal exponent of the first digit).
+    let mut rb = ryu::Buffer::new();
+    let text = rb.format_finite(f.abs());
+    let (mantissa, exp_part) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits = [0u8; 32];
     let mut n = 0;
-    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
-        if n < digits.len() {
-            digits[n] = b;
-            n += 1;
+    let exp;
+    let int_trim = int_part.trim_start_matches('0');
+    if !int_trim.is_empty() {
+        exp = exp_part + int_trim.len() as i32 - 1;
+        for b in int_trim.bytes().chain(frac_part.bytes()) {
+            if n < digits.len() {
+                digits[n] = b;
+                n += 1;
+            }
         }
+    } else {
+        let zeros = frac_part.len() - frac_part.trim_start_matches('0').len();
+        exp = exp_part - zeros as i32 - 1;
+        for b in frac_part[zeros..].bytes() {
+            if n < digits.len() {
+                digits[n] = b;
+                n += 1;
+            }
+        }
+    }
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
     }
     let digits = std::str::from_utf8(&digits[..n]).unwrap_or("0");
     if f < 0.0 {
@@ -174,39 +194,6 @@ pub fn push_float_repr(out: &mut String, f: f64) {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
         out.push_str(digits);
-    }
-}
-
-/// A small fixed buffer for one formatted float.
-struct StackBuf {
-    buf: [u8; 40],
-    len: usize,
-}
-
-impl Default for StackBuf {
-    fn default() -> Self {
-        StackBuf {
-            buf: [0; 40],
-            len: 0,
-        }
-    }
-}
-
-impl StackBuf {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("0e0")
-    }
-}
-
-impl fmt::Write for StackBuf {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        if end > self.buf.len() {
-            return Err(fmt::Error);
-        }
-        self.buf[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
@@ -1334,6 +1321,68 @@ mod tests {
         ];
         for &(f, want) in cases {
             assert_eq!(py_float_repr(f), want, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn float_repr_is_shortest_and_round_trips() {
+        // CPython 3.11 `repr(float)` of these bit patterns (where several shortest
+        // digit strings round-trip, Python picks the closest to the exact value, as
+        // ryu does; Rust's `{:e}` does not always: 1690060720831323.3 for the first)
+        let python: &[(u64, &str)] = &[
+            (0x43180467b3a7ed6d, "1690060720831323.2"),
+            (0x0000000000000001, "5e-324"),
+            (0x0010000000000000, "2.2250738585072014e-308"),
+            (0x7fefffffffffffff, "1.7976931348623157e+308"),
+            (0x3fd3333333333334, "0.30000000000000004"),
+            (0x3fd5555555555555, "0.3333333333333333"),
+            (0x4340000000000000, "9007199254740992.0"),
+            (0x419d6f34547e6b75, "123456789.12345679"),
+            (0x4480f0cf064dd592, "1e+22"),
+            (0x44b52d02c7e14af6, "1e+23"),
+            (0x3f9f07c1f07c1f08, "0.030303030303030304"),
+            (0x4341c37937e08000, "1e+16"),
+            (0x3ee4f8b588e368f1, "1e-05"),
+            (0x3f1a36e2eb1c432d, "0.0001"),
+            (0x4341c37937e07fff, "9999999999999998.0"),
+            (0x4164d8399f767c45, "10928588.983213553"),
+            (0x5bc8fbbcbde5c099, "1.4186613525849614e+134"),
+            (0xb0c11fdecb91ce37, "-7.571968556055867e-74"),
+            (0xd76d4330f1446bea, "-1.4074705188261364e+113"),
+            (0xa6eb8c9ebd69fe29, "-3.3339745473042614e-121"),
+            (0x87b0b125ec1d7da0, "-1.2342180766211395e-271"),
+            (0xd7210dff076ce2ef, "-5.126864004244935e+111"),
+            (0xc6a5387777330bdb, "-2.1520217579844227e+32"),
+        ];
+        for &(bits, want) in python {
+            assert_eq!(py_float_repr(f64::from_bits(bits)), want);
+        }
+        // random bit patterns and hash-vector magnitudes: the text parses back to the
+        // same number, with as few significant digits as Rust's shortest form
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = if i % 2 == 0 {
+                f64::from_bits(x)
+            } else {
+                (x >> 11) as f64 / (1u64 << 53) as f64 * 0.2 - 0.1
+            };
+            if !f.is_finite() {
+                continue;
+            }
+            let s = py_float_repr(f);
+            assert_eq!(s.parse::<f64>().unwrap().to_bits(), f.to_bits(), "{s}");
+            let sig = |t: &str| {
+                let m = t.split(['e', 'E']).next().unwrap();
+                m.chars()
+                    .filter(char::is_ascii_digit)
+                    .collect::<String>()
+                    .trim_matches('0')
+                    .len()
+            };
+            assert!(sig(&s) <= sig(&format!("{:e}", f)).max(1), "{s} vs {:e}", f);
         }
     }
 

@@ -93,6 +93,11 @@ pub fn load_state(path: impl AsRef<Path>) -> Result<State> {
     parse_state(&bytes, path)
 }
 
+/// Checks that `bytes` are a loadable state file (the errors of [`load_state`]).
+pub fn parse_check(bytes: &[u8], path: &Path) -> Result<()> {
+    parse_state(bytes, path).map(|_| ())
+}
+
 fn parse_state(bytes: &[u8], path: &Path) -> Result<State> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|&b| b != b'{') {
@@ -138,6 +143,36 @@ pub fn save_state(
     embedder_dim: Option<usize>,
 ) -> Result<()> {
     let path = path.as_ref();
+    let rendered = render_state(path, state, embedder_name, embedder_dim, None)?;
+    write_atomic(path, rendered.text.as_bytes())
+}
+
+/// A state file's text (what [`save_state`] writes) and the byte offsets of the
+/// lines that open its `"index"` and `"meta"` members (each offset is that of the
+/// newline before `  "index": ` / `  "meta": `).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The whole file.
+    pub text: String,
+    /// Offset of `\n  "index": `.
+    pub index_at: usize,
+    /// Offset of `\n  "meta": `.
+    pub meta_at: usize,
+}
+
+/// The text [`save_state`] writes to `path` for `state` (metadata merged with the
+/// existing file's, see there), without writing it. `index_text` may give the index
+/// already rendered at the top level (`index.json`'s text, [`index_text`] at depth
+/// 0); it is then nested instead of being formatted again.
+///
+/// Cost: linear in the state; the index (most of the file) is formatted in parallel.
+pub fn render_state(
+    path: &Path,
+    state: &State,
+    embedder_name: Option<&str>,
+    embedder_dim: Option<usize>,
+    index_text_top: Option<&str>,
+) -> Result<Rendered> {
     let exists = path.exists();
     let mut meta = if exists {
         existing_meta(path)?
@@ -189,14 +224,94 @@ pub fn save_state(
     meta.insert("embedder_name".to_string(), name);
     meta.insert("embedder_dim".to_string(), dim);
 
-    let doc = StateOut {
-        graph: GraphOut(&state.graph),
-        index: &state.index,
-        meta: &meta,
+    let nest = |t: &str| t.replace('\n', "\n  ");
+    let pretty = |v: &dyn erased::Pretty| {
+        v.pretty()
+            .map_err(|e| format_error(path, format!("cannot serialize state: {e}")))
     };
-    let text = crate::pyjson::to_string_with(&doc, crate::pyjson::Style::PRETTY)
-        .map_err(|e| format_error(path, format!("cannot serialize state: {e}")))?;
-    write_atomic(path, text.as_bytes())
+    let graph = nest(&pretty(&GraphOut(&state.graph))?);
+    let index = match index_text_top {
+        Some(t) => nest(t),
+        None => index_text(&state.index, 1),
+    };
+    let meta = nest(&pretty(&meta)?);
+    let mut text = String::with_capacity(graph.len() + index.len() + meta.len() + 40);
+    text.push_str("{\n  \"graph\": ");
+    text.push_str(&graph);
+    let index_at = text.len() + 1;
+    text.push_str(",\n  \"index\": ");
+    text.push_str(&index);
+    let meta_at = text.len() + 1;
+    text.push_str(",\n  \"meta\": ");
+    text.push_str(&meta);
+    text.push_str("\n}");
+    Ok(Rendered {
+        text,
+        index_at,
+        meta_at,
+    })
+}
+
+/// Object-safe pretty printing of the state's parts.
+mod erased {
+    pub trait Pretty {
+        fn pretty(&self) -> crate::error::Result<String>;
+    }
+    impl<T: serde::Serialize> Pretty for T {
+        fn pretty(&self) -> crate::error::Result<String> {
+            crate::pyjson::to_string_with(self, crate::pyjson::Style::PRETTY)
+        }
+    }
+}
+
+/// `json.dumps(index, indent=2)` nested at `depth` levels (the closing brace indented
+/// by `2 · depth` spaces): `{id: [x, ...]}` in insertion order, one number per line.
+/// Vectors are formatted in parallel (rayon) and joined in order, so the bytes do
+/// not depend on the number of threads.
+pub fn index_text(index: &VectorIndex, depth: usize) -> String {
+    use rayon::prelude::*;
+    if index.is_empty() {
+        return "{}".into();
+    }
+    let ind = |k: usize| " ".repeat(2 * k);
+    let (member, element, close) = (ind(depth + 1), ind(depth + 2), ind(depth + 1));
+    let rows: Vec<(&str, &[f64])> = index.iter().collect();
+    let parts: Vec<String> = rows
+        .par_chunks(256)
+        .map(|chunk| {
+            let mut out = String::with_capacity(chunk.len() * (chunk[0].1.len() * 24 + 40));
+            for (id, v) in chunk {
+                out.push_str(&member);
+                crate::pyjson::push_str_literal(&mut out, id, true);
+                out.push_str(": ");
+                if v.is_empty() {
+                    out.push_str("[]");
+                } else {
+                    out.push('[');
+                    for (k, x) in v.iter().enumerate() {
+                        out.push_str(if k == 0 { "\n" } else { ",\n" });
+                        out.push_str(&element);
+                        crate::pyjson::push_float_repr(&mut out, *x);
+                    }
+                    out.push('\n');
+                    out.push_str(&close);
+                    out.push(']');
+                }
+                out.push_str(",\n");
+            }
+            out
+        })
+        .collect();
+    let mut text = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + 8);
+    text.push_str("{\n");
+    for p in &parts {
+        text.push_str(p);
+    }
+    text.truncate(text.len() - 2); // the last ",\n"
+    text.push('\n');
+    text.push_str(&ind(depth));
+    text.push('}');
+    text
 }
 
 /// The value of Python's `int(x)` for JSON values with `isinstance(x, int)` (integers and,
@@ -290,14 +405,6 @@ fn existing_meta(path: &Path) -> Result<Metadata> {
     serde_json::from_slice::<MetaOnly>(&bytes)
         .map(|m| m.0)
         .map_err(|e| format_error(path, e))
-}
-
-/// Serialized wrapper, borrowing everything (no copy of the graph).
-#[derive(Serialize)]
-struct StateOut<'a> {
-    graph: GraphOut<'a>,
-    index: &'a VectorIndex,
-    meta: &'a Metadata,
 }
 
 /// A graph as `{"nodes": [...], "edges": [...]}` (the same document as
@@ -461,6 +568,70 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), first);
         let text = String::from_utf8(first).unwrap();
         assert!(text.starts_with("{\n  \"graph\": {\n    \"nodes\": [\n"));
+    }
+
+    #[test]
+    fn rendering_equals_the_generic_writer() {
+        #[derive(Serialize)]
+        struct Whole<'a> {
+            graph: GraphOut<'a>,
+            index: &'a VectorIndex,
+            meta: &'a Metadata,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        let mut st = sample();
+        for i in 0..600 {
+            st.index
+                .upsert(&format!("v\u{e9}{i}"), [i as f64 * 1e-3, -0.0])
+                .unwrap();
+        }
+        save_state(&p, &st, None, None).unwrap(); // fixes created_at
+        let r = render_state(&p, &st, None, None, None).unwrap();
+        assert_eq!(r.text.as_bytes(), std::fs::read(&p).unwrap());
+        let meta = match crate::pyjson::loads(&r.text).unwrap() {
+            crate::pyjson::PyValue::Dict(d) => d["meta"].to_json().unwrap(),
+            _ => unreachable!(),
+        };
+        let meta = meta.as_object().unwrap().clone();
+        let generic = crate::pyjson::to_string_with(
+            &Whole {
+                graph: GraphOut(&st.graph),
+                index: &st.index,
+                meta: &meta,
+            },
+            crate::pyjson::Style::PRETTY,
+        )
+        .unwrap();
+        let first = r
+            .text
+            .bytes()
+            .zip(generic.bytes())
+            .position(|(a, b)| a != b);
+        assert!(
+            first.is_none() && r.text.len() == generic.len(),
+            "first difference at {first:?}: {:?} vs {:?}",
+            &r.text[first.unwrap_or(0).saturating_sub(60)
+                ..(first.unwrap_or(0) + 60).min(r.text.len())],
+            &generic[first.unwrap_or(0).saturating_sub(60)
+                ..(first.unwrap_or(0) + 60).min(generic.len())]
+        );
+        assert!(r.text[r.index_at..].starts_with("\n  \"index\": {"));
+        assert!(r.text[r.meta_at..].starts_with("\n  \"meta\": {"));
+        // the top-level index text, nested, gives the same file
+        let top = index_text(&st.index, 0);
+        assert_eq!(
+            top,
+            crate::pyjson::to_string_with(&st.index, crate::pyjson::Style::PRETTY).unwrap()
+        );
+        let r2 = render_state(&p, &st, None, None, Some(&top)).unwrap();
+        assert_eq!(r2.text, r.text);
+        // empty index and graph
+        let empty = State::default();
+        let r3 = render_state(&p, &empty, None, None, None).unwrap();
+        assert!(r3.text.starts_with(
+            "{\n  \"graph\": {\n    \"nodes\": [],\n    \"edges\": []\n  },\n  \"index\": {},"
+        ));
     }
 
     #[test]

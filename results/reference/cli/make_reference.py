@@ -7,7 +7,10 @@ Usage (from the repository root):
 It runs the reference CLI's `init` on the fixture workspace of this repository
 (`crates/crabpath/tests/fixtures/workspace`, with and without `--sessions`) and calls
 the reference library's functions directly for keyword seeding, session parsing and
-replay. Everything runs offline with the hash embedder. Outputs: see README.md.
+replay; then it runs the command-line flow defined in `flow/steps.json` (every
+subcommand, the daemon, bad input) and records each step's output in
+`flow/outputs.json`. Everything runs offline with the hash embedder. Outputs: see
+README.md.
 """
 
 import argparse
@@ -15,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,6 +58,75 @@ def run_init(checkout: Path, out: Path, sessions: Path | None) -> None:
         cmd += ["--sessions", str(sessions)]
     env = dict(os.environ, PYTHONPATH=str(checkout), TZ="UTC")
     subprocess.run(cmd, check=True, env=env, cwd=str(checkout))
+
+
+# ---- the command-line flow (flow/steps.json -> flow/outputs.json) -------------------
+
+FLOW = HERE / "flow"
+
+# wall-clock values that differ from run to run; the Rust test applies the same rules
+_NUM = r"-?[0-9][0-9.eE+-]*"
+_NORMALIZE = [
+    (re.compile(r'(["\'](?:ts|embed_query_ms|traverse_ms|total_ms)["\']: )' + _NUM), r"\g<1>0"),
+    (re.compile(r'(["\'](?:iso|created_at)["\']: )(["\'])[^"\']*\2'), r"\g<1>\2ISO\2"),
+    (re.compile(r"( @ )\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}(: )"), r"\g<1>ISO\g<2>"),
+    (re.compile(r"^(python_version: PASS \()[^)]*\)", re.M), r"\g<1>VERSION)"),
+]
+
+
+def normalize(text: str) -> str:
+    for pattern, repl in _NORMALIZE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def run_flow(checkout: Path) -> None:
+    steps = json.loads((FLOW / "steps.json").read_text(encoding="utf-8"))
+    env = dict(os.environ, PYTHONPATH=str(checkout), TZ="UTC")
+    env.pop("OPENAI_API_KEY", None)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        shutil.copytree(WORKSPACE, work / "ws", symlinks=True)
+        shutil.copytree(SESSIONS, work / "sessions", symlinks=True)
+        for step in steps:
+            if "copy" in step:
+                src, dst = step["copy"]
+                shutil.copytree(work / src, work / dst, symlinks=True)
+                continue
+            if "write" in step:
+                path, content = step["write"]
+                (work / path).parent.mkdir(parents=True, exist_ok=True)
+                (work / path).write_bytes(content.encode("utf-8"))
+                continue
+            if "remove" in step:
+                (work / step["remove"]).unlink()
+                continue
+            proc = subprocess.run(
+                [sys.executable, "-m", "crabpath", *step["args"]],
+                input=step.get("stdin", "").encode("utf-8"),
+                capture_output=True,
+                env=env,
+                cwd=str(work),
+            )
+            stderr = proc.stderr.decode("utf-8")
+            if not step.get("compare_stderr", True):
+                # a traceback or a usage message: keep its last line, for the record
+                stderr = (stderr.strip().splitlines() or [""])[-1]
+            files = {}
+            for f in step.get("files", []):
+                data = (work / f).read_bytes()
+                files[f] = sha256(normalize(data.decode("utf-8")).encode("utf-8"))
+            results.append(
+                {
+                    "name": step["name"],
+                    "rc": proc.returncode,
+                    "stdout": normalize(proc.stdout.decode("utf-8")),
+                    "stderr": normalize(stderr),
+                    "files": files,
+                }
+            )
+    (FLOW / "outputs.json").write_text(json.dumps({"steps": results}, indent=1), encoding="utf-8")
 
 
 def interaction_json(item: dict) -> dict:
@@ -113,6 +186,8 @@ def main() -> None:
 
     lines = [f"{sums[k]}  {k}\n" for k in sorted(sums)]
     (HERE / "SHA256SUMS").write_text("".join(lines), encoding="utf-8")
+
+    run_flow(checkout)
 
 
 if __name__ == "__main__":

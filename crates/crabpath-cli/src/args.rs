@@ -1,0 +1,532 @@
+//! Command-line arguments: the reference's subcommands, flags and defaults (reference
+//! `crabpath/cli.py::_build_parser`, commit 134c676), each flag explained, plus this
+//! program's own additions (`--profile`, `query --explain`, `snapshot`, `rollback`).
+//!
+//! Parsing follows the reference's argparse conventions where users rely on them:
+//! `--opt value` and `--opt=value`, unambiguous prefixes of long options (`--stat` for
+//! `--state`), negative numbers as values (`--outcome -1`), Python's `int()`/`float()`
+//! spellings (`1_000`, `nan`, `1e3`), and exit status 2 with the usage on stderr for
+//! any parse error.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use crabpath::Profile;
+
+/// Learned graph traversal for retrieval routing: build a brain from a folder of
+/// documents, query it, teach it outcomes, and keep it healthy.
+#[derive(Debug, Parser)]
+#[command(
+    name = "crabpath",
+    version,
+    infer_long_args = true,
+    max_term_width = 100,
+    after_help = "Try it on your own folder:\n  crabpath init --workspace ~/notes --output ~/brain\n  crabpath query \"how do I deploy\" --state ~/brain/state.json --explain\n  crabpath learn --state ~/brain/state.json --outcome 1 --fired-ids <id1>,<id2>\n  crabpath doctor --state ~/brain/state.json"
+)]
+pub struct Cli {
+    /// Semantics: `paper` reproduces the reference program (v11.2.1) bit for bit,
+    /// quirks included; `corrected` (default) fixes its bugs (see the crate docs).
+    #[arg(long, global = true, env = "CRABPATH_PROFILE", default_value = "corrected", value_parser = parse_profile)]
+    pub profile: Profile,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse()
+}
+
+/// Python `int()` of a command-line value: surrounding whitespace, a sign and
+/// underscores between digits are accepted (`' +3 '`, `1_000`).
+pub fn py_int(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let ok = !body.is_empty()
+        && !body.starts_with('_')
+        && !body.ends_with('_')
+        && !body.contains("__")
+        && body.chars().all(|c| c.is_ascii_digit() || c == '_');
+    let digits: String = body.chars().filter(|&c| c != '_').collect();
+    match (ok, digits.parse::<i64>()) {
+        (true, Ok(v)) => Ok(if neg { -v } else { v }),
+        _ => Err(format!("invalid int value: '{s}'")),
+    }
+}
+
+/// Python `float()` of a command-line value (`nan`, `inf`, `1e3`, `1_000.5`).
+pub fn py_float(s: &str) -> Result<f64, String> {
+    crabpath::pystr::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
+}
+
+/// Embedders: `hash` is the reference's deterministic hash-v1 (1024 dimensions, no
+/// model); `minilm` is all-MiniLM-L6-v2 (384 dimensions, offline weights, embedding
+/// cache); `openai` is accepted for compatibility and refused (no network access).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EmbedderChoice {
+    /// hash-v1 (the reference's default).
+    Hash,
+    /// all-MiniLM-L6-v2 through crabpath-embed (weights in `CRABPATH_MODEL_DIR` or
+    /// `datasets/models/all-MiniLM-L6-v2`).
+    Minilm,
+    /// OpenAI text-embedding-3-small (not available: this program works offline).
+    Openai,
+}
+
+/// LLM helpers of the reference (splitting, merging, connecting): only `none` works
+/// here (no network access).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LlmChoice {
+    /// Heuristics only (the reference's default).
+    None,
+    /// OpenAI chat (not available: refused).
+    Openai,
+}
+
+/// Node types of `inject`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "UPPER")]
+pub enum NodeType {
+    /// A correction: its edges to the nodes it resembles are inhibitory.
+    Correction,
+    /// A fact to teach.
+    Teaching,
+    /// An instruction.
+    Directive,
+}
+
+impl NodeType {
+    /// The metadata label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeType::Correction => "CORRECTION",
+            NodeType::Teaching => "TEACHING",
+            NodeType::Directive => "DIRECTIVE",
+        }
+    }
+}
+
+/// Authorities of `anchor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthorityChoice {
+    /// Never decayed, pruned or merged.
+    Constitutional,
+    /// Decays at half speed; pruned only when nearly zero; never merged without an LLM.
+    Canonical,
+}
+
+/// `--state` / `--graph`: where a command reads (and writes) the brain.
+#[derive(Debug, Clone, Args)]
+pub struct Source {
+    /// The brain's state file (`state.json` made by `init`). Takes precedence over
+    /// `--graph`.
+    #[arg(long, value_name = "STATE")]
+    pub state: Option<String>,
+    /// A graph file (`graph.json` made by `init`, or a directory holding one) instead
+    /// of a state: no vectors unless `--index` is given (query only).
+    #[arg(long, value_name = "GRAPH")]
+    pub graph: Option<String>,
+}
+
+/// The subcommands, in the reference's order, then this program's additions.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a brain from a folder: split every document into chunks (nodes), link
+    /// consecutive chunks, embed them, and write state.json, graph.json, index.json and
+    /// texts.json.
+    Init(InitArgs),
+    /// Retrieve the chunks relevant to a text: seed by similarity, then follow the
+    /// learned edges.
+    Query(QueryArgs),
+    /// Teach an outcome: strengthen (positive) or weaken (negative) the edges between
+    /// consecutive fired nodes.
+    Learn(LearnArgs),
+    /// Merge pairs of nodes that always fire together (both edges >= 0.8).
+    Merge(MergeArgs),
+    /// Show, set or remove a node's authority (protection from maintenance).
+    Anchor(AnchorArgs),
+    /// Add cross-file edges between the 20 chunk pairs with the most words in common.
+    Connect(ConnectArgs),
+    /// Run maintenance: health, decay, prune, merge, connect.
+    Maintain(MaintainArgs),
+    /// Compact old daily notes (`YYYY-MM-DD.md`) into short summaries and inject their
+    /// facts as nodes.
+    Compact(CompactArgs),
+    /// Serve the brain over stdin/stdout: one JSON request per line, one response per
+    /// line (methods query, learn, maintain, health, info, save, reload, shutdown).
+    Daemon(DaemonArgs),
+    /// Add a node (a teaching, directive or correction) connected to the most similar
+    /// existing nodes.
+    Inject(InjectArgs),
+    /// Replay past queries from session logs to warm up the edges.
+    Replay(ReplayArgs),
+    /// Show the brain's health: tier shares, orphans, cross-file edges.
+    Health(HealthArgs),
+    /// Show the journal of queries, outcomes and maintenance kept beside the state.
+    Journal(JournalArgs),
+    /// Check that a state file is usable, and say what to do about each problem.
+    Doctor(DoctorArgs),
+    /// Show counts, embedder, tier shares and file size of a state or graph.
+    Info(InfoArgs),
+    /// Bring a brain up to date with its folder: new, changed and deleted files.
+    Sync(SyncArgs),
+    /// Save a copy of the learned state under a name (an undo point).
+    Snapshot(SnapshotArgs),
+    /// Restore the state from a snapshot.
+    Rollback(RollbackArgs),
+}
+
+/// `init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The folder to read (Markdown, text, Python, JSON, YAML, TOML, INI, reST and
+    /// HTML files, at most three directories deep; hidden files, build folders and
+    /// `.gitignore`d paths are skipped).
+    #[arg(long)]
+    pub workspace: String,
+    /// The directory to write the brain into (created; a path ending in `.json`
+    /// means its parent directory).
+    #[arg(long)]
+    pub output: String,
+    /// Session logs (a file, or a directory of `*.jsonl`) whose user queries are
+    /// replayed on the fresh brain before it is saved.
+    #[arg(long)]
+    pub sessions: Option<String>,
+    /// Embedder for the chunks (default: hash).
+    #[arg(long, value_enum)]
+    pub embedder: Option<EmbedderChoice>,
+    /// LLM-assisted splitting (only `none` is available).
+    #[arg(long, value_enum, default_value = "none")]
+    pub llm: LlmChoice,
+    /// Print the paths of graph.json and texts.json as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `query`.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The query text.
+    pub text: String,
+    #[command(flatten)]
+    pub source: Source,
+    /// With `--graph`: an index.json of node vectors to seed from (without it, seeds
+    /// come from keyword overlap).
+    #[arg(long)]
+    pub index: Option<String>,
+    /// Number of seed nodes taken from the index (or keyword ranking).
+    #[arg(long, default_value = "10", value_parser = py_int, allow_negative_numbers = true)]
+    pub top: i64,
+    /// Read the query vector as a JSON array from stdin instead of embedding the text.
+    #[arg(long)]
+    pub query_vector_stdin: bool,
+    /// Embedder for the query text (default: the one the state was built with).
+    #[arg(long, value_enum)]
+    pub embedder: Option<EmbedderChoice>,
+    /// Stop once the fired chunks reach this many characters; the text output is cut
+    /// to this budget too.
+    #[arg(long, value_parser = py_int, allow_negative_numbers = true)]
+    pub max_context_chars: Option<i64>,
+    /// Print fired ids, steps, context and tier thresholds as one JSON line.
+    #[arg(long)]
+    pub json: bool,
+    /// Explain why each node fired: its seed score, the path of edges that reached it
+    /// (each edge's tier and weight), and the inhibitory edges that vetoed nodes.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+/// `learn`.
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// The outcome: positive rewards the path (e.g. 1), negative penalises it (e.g.
+    /// -1).
+    #[arg(long, value_parser = py_float, allow_negative_numbers = true)]
+    pub outcome: f64,
+    /// The fired node ids in order, comma-separated (as printed by `query`).
+    #[arg(long)]
+    pub fired_ids: String,
+    /// Print `{"edges_updated", "max_weight_delta"}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// LLM confirmation of merges (only `none` is available).
+    #[arg(long, value_enum, default_value = "none")]
+    pub llm: LlmChoice,
+    /// Print the suggested and applied merges as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `anchor`.
+#[derive(Debug, Args)]
+pub struct AnchorArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+    /// The node to show or change (required unless `--list`).
+    #[arg(long)]
+    pub node_id: Option<String>,
+    /// Set the node's authority.
+    #[arg(long, value_enum)]
+    pub authority: Option<AuthorityChoice>,
+    /// Remove the node's authority (back to `overlay`).
+    #[arg(long)]
+    pub remove: bool,
+    /// List every anchored node (ignores the other flags).
+    #[arg(long)]
+    pub list: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `connect`.
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// LLM confirmation of connections (only `none` is available).
+    #[arg(long, value_enum, default_value = "none")]
+    pub llm: LlmChoice,
+    /// Print the suggested connections and the number added as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `maintain`.
+#[derive(Debug, Args)]
+pub struct MaintainArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+    /// Comma-separated tasks among health, decay, prune, merge, connect (they always
+    /// run in that order).
+    #[arg(long, default_value = "health,decay,merge,prune")]
+    pub tasks: String,
+    /// Report what would change without saving.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Apply at most this many merges.
+    #[arg(long, default_value = "5", value_parser = py_int, allow_negative_numbers = true)]
+    pub max_merges: i64,
+    /// Prune edges whose |weight| is below this.
+    #[arg(long, default_value = "0.01", value_parser = py_float, allow_negative_numbers = true)]
+    pub prune_below: f64,
+    /// LLM confirmation of merges (only `none` is available).
+    #[arg(long, value_enum, default_value = "none")]
+    pub llm: LlmChoice,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `compact`.
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+    /// The directory of daily notes (`YYYY-MM-DD.md`).
+    #[arg(long)]
+    pub memory_dir: String,
+    /// Compact only notes older than this many days.
+    #[arg(long, default_value = "7", value_parser = py_int, allow_negative_numbers = true)]
+    pub max_age_days: i64,
+    /// Keep at most this many lines of each compacted note.
+    #[arg(long, default_value = "15", value_parser = py_int, allow_negative_numbers = true)]
+    pub target_lines: i64,
+    /// LLM fact extraction (only `none` is available).
+    #[arg(long, value_enum, default_value = "none")]
+    pub llm: LlmChoice,
+    /// Report without rewriting notes or the state.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `daemon`.
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    /// The brain's state file (kept in memory while the daemon runs).
+    #[arg(long)]
+    pub state: String,
+    /// The OpenAI model the reference uses when OPENAI_API_KEY is set (ignored: queries
+    /// are embedded with the state's own embedder).
+    #[arg(long, default_value = "text-embedding-3-small")]
+    pub embed_model: String,
+    /// Save the state every N learn/maintain requests (0 or less: only on save,
+    /// shutdown, end of input and signals).
+    #[arg(long, default_value = "10", value_parser = py_int, allow_negative_numbers = true)]
+    pub auto_save_interval: i64,
+}
+
+/// `inject`.
+#[derive(Debug, Args)]
+pub struct InjectArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+    /// The new node's id (nothing happens if it exists).
+    #[arg(long)]
+    pub id: String,
+    /// The new node's text.
+    #[arg(long)]
+    pub content: String,
+    /// TEACHING or DIRECTIVE add a node; CORRECTION also makes its edges to the
+    /// similar nodes inhibitory, so that they are suppressed when it fires.
+    #[arg(long = "type", value_enum, default_value = "TEACHING")]
+    pub node_type: NodeType,
+    /// The node's summary (default: the content's first line).
+    #[arg(long)]
+    pub summary: Option<String>,
+    /// Connect to this many most similar nodes.
+    #[arg(long, default_value = "3", value_parser = py_int, allow_negative_numbers = true)]
+    pub connect_top_k: i64,
+    /// Minimum similarity of a connected node (default: 0.0 with the hash embedder,
+    /// 0.3 otherwise).
+    #[arg(long, value_parser = py_float, allow_negative_numbers = true)]
+    pub connect_min_sim: Option<f64>,
+    /// Embedder for the content (default: the one the state was built with).
+    #[arg(long, value_enum)]
+    pub embedder: Option<EmbedderChoice>,
+    /// Read the node's vector as a JSON array from stdin instead of embedding it.
+    #[arg(long)]
+    pub vector_stdin: bool,
+    /// Print `{"node_id", "edges_added", "connected_to", ...}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// Session logs: files (plain lines, flat or OpenClaw JSONL) or directories of
+    /// `*.jsonl`. Queries older than the last replay are skipped.
+    #[arg(long, required = true, num_args = 1..)]
+    pub sessions: Vec<String>,
+    /// Print the statistics as JSON (no progress lines).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `health`.
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    #[command(flatten)]
+    pub source: Source,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `journal`.
+#[derive(Debug, Args)]
+pub struct JournalArgs {
+    /// The state whose journal (journal.jsonl beside it) to read (default:
+    /// ~/.crabpath/journal.jsonl).
+    #[arg(long)]
+    pub state: Option<String>,
+    /// Show the last N entries (0: all of them).
+    #[arg(long, default_value = "10", value_parser = py_int, allow_negative_numbers = true)]
+    pub last: i64,
+    /// Show counts of entries, queries, learns and outcomes instead.
+    #[arg(long)]
+    pub stats: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+}
+
+/// `info`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("info_source").required(true).multiple(false).args(["state", "graph"])))]
+pub struct InfoArgs {
+    /// A state file.
+    #[arg(long)]
+    pub state: Option<String>,
+    /// A graph file (or a directory holding graph.json).
+    #[arg(long)]
+    pub graph: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `sync`.
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+    /// The folder the brain was built from.
+    #[arg(long)]
+    pub workspace: String,
+    /// Embedder for new and changed chunks (default: the state's).
+    #[arg(long, value_enum)]
+    pub embedder: Option<EmbedderChoice>,
+    /// JSON object mapping file paths or names to an authority
+    /// (`{"SOUL.md": "constitutional"}`); default: the reference's map of SOUL.md,
+    /// AGENTS.md, USER.md, TOOLS.md, MEMORY.md, IDENTITY.md, HEARTBEAT.md.
+    #[arg(long)]
+    pub authority_map: Option<String>,
+    /// Report what would change without saving.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `snapshot`.
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+    /// Name of the snapshot (default: the current UTC time, `YYYYMMDDTHHMMSSZ`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// List the snapshots instead of taking one.
+    #[arg(long)]
+    pub list: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `rollback`.
+#[derive(Debug, Args)]
+pub struct RollbackArgs {
+    /// The brain's state file.
+    #[arg(long)]
+    pub state: String,
+    /// The snapshot to restore (default: the latest).
+    #[arg(long)]
+    pub to: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,63 @@
+//! `crabpath anchor` (reference `crabpath/cli.py::cmd_anchor`).
+
+use crabpath::command::anchor::{anchor, anchored, AnchorAction};
+use crabpath::pyjson::PyValue;
+
+use crate::args::{AnchorArgs, AuthorityChoice};
+use crate::context::{load_state_file, Ctx};
+use crate::error::{reference, CliResult};
+use crate::out;
+
+pub fn run(ctx: &Ctx, a: &AnchorArgs) -> CliResult {
+    let path = ctx.state_path(&a.state, false);
+    let _lock = ctx.lock(&path)?;
+    let mut state = load_state_file(&path)?;
+    if a.list {
+        let nodes = anchored(&state.graph);
+        if a.json {
+            let list: Vec<PyValue> = nodes
+                .iter()
+                .map(|(id, au)| {
+                    PyValue::Dict(out::dict([
+                        ("node_id", out::s(id)),
+                        ("authority", out::s(au)),
+                    ]))
+                })
+                .collect();
+            let payload = out::dict([
+                ("nodes", PyValue::List(list)),
+                ("count", out::count(nodes.len())),
+            ]);
+            out::println(&out::pretty(&payload));
+        } else if nodes.is_empty() {
+            out::println("No anchored nodes.");
+        } else {
+            let lines: Vec<String> = nodes.iter().map(|(id, au)| format!("{id}: {au}")).collect();
+            out::println(&lines.join("\n"));
+        }
+        return Ok(0);
+    }
+    let Some(id) = a.node_id.as_deref().filter(|s| !s.is_empty()) else {
+        return reference("--node-id required unless --list is set");
+    };
+    let action = if a.remove {
+        AnchorAction::Remove
+    } else {
+        match a.authority {
+            Some(AuthorityChoice::Constitutional) => AnchorAction::Set("constitutional"),
+            Some(AuthorityChoice::Canonical) => AnchorAction::Set("canonical"),
+            None => AnchorAction::Show,
+        }
+    };
+    let (authority, changed) = anchor(&mut state.graph, id, action)?;
+    if changed {
+        ctx.save(&path, &state)?;
+    }
+    if a.json {
+        let payload = out::dict([("node_id", out::s(id)), ("authority", out::s(&authority))]);
+        out::println(&out::compact(&payload));
+    } else {
+        out::println(&format!("{id} authority: {authority}"));
+    }
+    Ok(0)
+}

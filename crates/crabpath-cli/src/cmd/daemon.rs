@@ -1,0 +1,135 @@
+//! `crabpath daemon` (reference `crabpath/cli.py::cmd_daemon`, `daemon.py::main`):
+//! stdin/stdout transport and signals around [`crabpath::daemon::Daemon`].
+//!
+//! Lines are read by a thread and handed to the main loop, which can therefore react
+//! to SIGTERM/SIGINT while no input arrives. Paper profile: as the reference, a signal
+//! is noticed only when the next line arrives (which is then not answered) or at the
+//! end of input, and the end of input exits without saving. Corrected: a signal saves
+//! unsaved writes and exits within 50 ms, and so does the end of input.
+
+use std::io::BufRead;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::time::Duration;
+
+use crabpath::daemon::{Daemon, Step};
+use crabpath::workspace::expanduser;
+use crabpath::HashEmbedder;
+
+use crate::args::DaemonArgs;
+use crate::context::{choose_embedder, load_state_file, Ctx};
+use crate::error::{reference, CliError, CliResult};
+use crate::out;
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_sig: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn install_handlers() {
+    #[cfg(unix)]
+    unsafe {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
+    let path = expanduser(&a.state);
+    let state = load_state_file(&path)?;
+    let embedder: Box<dyn crabpath::Embedder> = if ctx.fixes() {
+        choose_embedder(ctx, None, &state.meta)?.load()?
+    } else {
+        if std::env::var("OPENAI_API_KEY").is_ok_and(|k| !k.is_empty()) {
+            return reference(
+                "ModuleNotFoundError: OPENAI_API_KEY is set, but OpenAI embeddings are not available offline (unset it to embed queries with hash-v1)",
+            );
+        }
+        Box::new(HashEmbedder::new())
+    };
+    let journal = ctx.journal(Some(&a.state), None);
+    let saver_ctx = *ctx;
+    let saver: crabpath::daemon::Saver = Box::new(move |p, st| {
+        let _lock = saver_ctx
+            .lock(p)
+            .map_err(|e| crabpath::Error::Serialize(e.line()))?;
+        saver_ctx
+            .save(p, st)
+            .map_err(|e| crabpath::Error::Serialize(e.line()))
+    });
+    let (mut daemon, replayed) = Daemon::new(
+        state,
+        path.clone(),
+        journal,
+        ctx.profile,
+        embedder,
+        saver,
+        a.auto_save_interval,
+    )
+    .map_err(|e| CliError::Other(e.into()))?;
+    if replayed > 0 {
+        eprintln!(
+            "crabpath: replayed {replayed} acknowledged write(s) from {} and saved them",
+            crabpath::daemon::wal_path(&path).display()
+        );
+    }
+    install_handlers();
+    let (tx, rx) = channel::<String>();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut lock = stdin.lock();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match lock.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let fixes = ctx.fixes();
+    let tick = Duration::from_millis(if fixes { 50 } else { 500 });
+    let finish = |daemon: &mut Daemon, save: bool| -> CliResult {
+        if save && daemon.unsaved() > 0 {
+            daemon.save().map_err(|e| CliError::Other(e.into()))?;
+        }
+        Ok(0)
+    };
+    loop {
+        match rx.recv_timeout(tick) {
+            Ok(line) => {
+                if STOP.load(Ordering::SeqCst) {
+                    return finish(&mut daemon, true);
+                }
+                match daemon.handle(&line) {
+                    Step::Skip => {}
+                    Step::Answer(a) => out::println(&a),
+                    Step::Stop(a) => {
+                        out::println(&a);
+                        return Ok(0);
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if fixes && STOP.load(Ordering::SeqCst) {
+                    return finish(&mut daemon, true);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let signalled = STOP.load(Ordering::SeqCst);
+                return finish(&mut daemon, fixes || signalled);
+            }
+        }
+    }
+}

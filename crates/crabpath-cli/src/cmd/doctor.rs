@@ -1,0 +1,36 @@
+//! `crabpath doctor` (reference `crabpath/cli.py::cmd_doctor`).
+
+use crabpath::brain::read_graph;
+use crabpath::command::doctor::doctor;
+use crabpath::workspace::expanduser;
+
+use crate::args::DoctorArgs;
+use crate::context::{version, Ctx};
+use crate::error::{CliError, CliResult};
+use crate::out;
+
+pub fn run(ctx: &Ctx, a: &DoctorArgs) -> CliResult {
+    let path = expanduser(&a.state);
+    let journal = ctx.journal(Some(&a.state), None);
+    let load = || read_graph(&path).map(|(g, _)| g).map_err(|e| e.to_string());
+    let report = doctor(&path, &a.state, &journal, &version(), ctx.profile, load)
+        .map_err(|m| CliError::Other(anyhow::anyhow!(m)))?;
+    let mut lines = Vec::new();
+    for c in report.checks.iter().filter(|c| c.shown) {
+        let status = if c.ok { "PASS" } else { "FAIL" };
+        if c.detail.is_empty() {
+            lines.push(format!("{}: {status}", c.label));
+        } else {
+            lines.push(format!("{}: {status} ({})", c.label, c.detail));
+        }
+        if let Some(h) = &c.hint {
+            lines.push(format!("  what to do: {h}"));
+        }
+    }
+    lines.push(format!(
+        "Summary: {}/{} checks passed",
+        report.passed, report.total
+    ));
+    out::println(&lines.join("\n"));
+    Ok(u8::from(report.failed()))
+}

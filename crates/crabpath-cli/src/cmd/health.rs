@@ -1,0 +1,32 @@
+//! `crabpath health` (reference `crabpath/cli.py::cmd_health`).
+
+use crabpath::command::HealthPayload;
+use crabpath::journal::append;
+
+use crate::args::HealthArgs;
+use crate::context::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::out;
+
+pub fn run(ctx: &Ctx, a: &HealthArgs) -> CliResult {
+    let loaded = ctx.load(&a.source, None)?;
+    let h = HealthPayload::of(&loaded.graph);
+    let journal = ctx.journal(a.source.state.as_deref(), a.source.graph.as_deref());
+    append(&journal, h.event()).map_err(|e| CliError::Other(e.into()))?;
+    if a.json {
+        out::println(&out::pretty(&h.to_dict()));
+    } else {
+        let x = &h.health;
+        out::println(&format!(
+            "Brain health:\n  Nodes: {}\n  Edges: {}\n  Reflex: {}  Habitual: {}  Dormant: {}\n  Orphans: {}\n  Cross-file edges: {}",
+            h.nodes,
+            h.edges,
+            out::pct1(x.reflex_pct),
+            out::pct1(x.habitual_pct),
+            out::pct1(x.dormant_pct),
+            x.orphan_nodes,
+            out::pct1(x.cross_file_edge_pct)
+        ));
+    }
+    Ok(0)
+}

@@ -1,0 +1,95 @@
+//! `crabpath info` (reference `crabpath/cli.py::cmd_info`).
+
+use crabpath::command::doctor::load_payload;
+use crabpath::command::info::{info_payload, REFERENCE_VERSION};
+use crabpath::journal::read_journal;
+use crabpath::pyjson::{PyDict, PyValue};
+use crabpath::pyrepr::py_str;
+use crabpath::workspace::expanduser;
+
+use crate::args::InfoArgs;
+use crate::context::{version, Ctx};
+use crate::error::{reference, CliError, CliResult};
+use crate::out;
+
+pub fn run(ctx: &Ctx, a: &InfoArgs) -> CliResult {
+    let na = || PyValue::Str("n/a".into());
+    let (graph, name, dim, size) = if let Some(s) = &a.state {
+        let path = expanduser(s);
+        let payload = load_payload(&path, s).map_err(CliError::Reference)?;
+        let graph_value = payload
+            .get("graph")
+            .cloned()
+            .unwrap_or(PyValue::Dict(payload.clone()));
+        if !matches!(graph_value, PyValue::Dict(_)) {
+            return reference("state file graph payload must be an object");
+        }
+        if !matches!(payload.get("index"), None | Some(PyValue::Dict(_))) {
+            return reference("state index payload must be an object");
+        }
+        let graph = ctx.load_graph(s)?;
+        let meta = match payload.get("meta") {
+            Some(PyValue::Dict(m)) => m.clone(),
+            _ => PyDict::new(),
+        };
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        (
+            graph,
+            meta.get("embedder_name").cloned().unwrap_or_else(na),
+            meta.get("embedder_dim").cloned().unwrap_or_else(na),
+            size,
+        )
+    } else {
+        let g = a.graph.as_deref().unwrap_or("");
+        let graph = ctx.load_graph(g)?;
+        let mut p = expanduser(g);
+        if ctx.fixes() && p.is_dir() {
+            p = p.join("graph.json");
+        }
+        let size = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+        (graph, na(), na(), size)
+    };
+    let journal = ctx.journal(a.state.as_deref(), a.graph.as_deref());
+    let entries = if journal.exists() {
+        Some(
+            read_journal(&journal, ctx.profile)
+                .map_err(|e| CliError::Other(e.into()))?
+                .entries
+                .len(),
+        )
+    } else {
+        None
+    };
+    let v = if ctx.fixes() {
+        version()
+    } else {
+        REFERENCE_VERSION.to_string()
+    };
+    let payload = info_payload(&v, &graph, name, dim, entries, size);
+    if a.json {
+        out::println(&out::pretty(&payload));
+        return Ok(0);
+    }
+    let f = |k: &str| payload.get(k).map(py_str).unwrap_or_default();
+    let pct = |k: &str| match payload.get(k) {
+        Some(PyValue::Float(x)) => format!("{x:.2}"),
+        _ => String::new(),
+    };
+    let lines = [
+        format!("version: {}", f("version")),
+        format!("node_count: {}", f("node_count")),
+        format!("edge_count: {}", f("edge_count")),
+        format!("embedder_name: {}", f("embedder_name")),
+        format!("embedder_dim: {}", f("embedder_dim")),
+        format!("dormant_pct: {}", pct("dormant_pct")),
+        format!("habitual_pct: {}", pct("habitual_pct")),
+        format!("reflex_pct: {}", pct("reflex_pct")),
+        format!(
+            "journal_entry_count: {}",
+            entries.map_or("n/a".to_string(), |n| n.to_string())
+        ),
+        format!("state_file_size: {}", f("state_file_size")),
+    ];
+    out::println(&lines.join("\n"));
+    Ok(0)
+}

@@ -1,0 +1,107 @@
+//! `crabpath sync` (reference `crabpath/cli.py::cmd_sync`, `sync.py::sync_workspace`).
+
+use crabpath::journal::append;
+use crabpath::pyjson::{PyDict, PyValue};
+use crabpath::sync::{parse_authority_map, sync_workspace, SyncOptions};
+use crabpath::workspace::expanduser;
+
+use crate::args::SyncArgs;
+use crate::context::{choose_embedder, load_state_file, pathlib_str, Ctx};
+use crate::embedding::bar;
+use crate::error::{reference, CliError, CliResult};
+use crate::out;
+
+pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
+    let map = match parse_authority_map(a.authority_map.as_deref()) {
+        Ok(m) => m,
+        Err(msg) => return reference(msg),
+    };
+    let path = ctx.state_path(&a.state, false);
+    let _lock = if a.dry_run {
+        None
+    } else {
+        Some(ctx.lock(&path)?)
+    };
+    let mut state = load_state_file(&path)?;
+    let which = choose_embedder(ctx, a.embedder, &state.meta)?;
+    let embedder = which.load()?;
+    let workspace = expanduser(&a.workspace);
+    let pb = bar(0, "embedding", ctx.progress());
+    let mut on_embed = |n: usize| pb.set_length(n as u64);
+    let report = match sync_workspace(
+        &mut state,
+        &workspace,
+        SyncOptions {
+            profile: ctx.profile,
+            authority_map: map,
+            embedder: embedder.as_ref(),
+            on_embed: Some(&mut on_embed),
+        },
+    ) {
+        Ok(r) => r,
+        Err(crabpath::Error::Workspace(e @ crabpath::workspace::WorkspaceError::NotFound(_)))
+            if !ctx.fixes() =>
+        {
+            return reference(format!("FileNotFoundError: {e}"));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    pb.finish_and_clear();
+    for s in &report.skipped {
+        eprintln!("crabpath: skipped {}: {:?}", s.rel, s.reason);
+    }
+    let authority: PyDict = report
+        .authority_set
+        .iter()
+        .map(|(k, n)| (k.clone(), out::count(*n)))
+        .collect();
+    let mut fields = out::dict([
+        ("nodes_added", out::count(report.nodes_added)),
+        ("nodes_updated", out::count(report.nodes_updated)),
+        ("nodes_removed", out::count(report.nodes_removed)),
+        ("nodes_unchanged", out::count(report.nodes_unchanged)),
+        (
+            "embeddings_computed",
+            out::count(report.embeddings_computed),
+        ),
+        ("authority_set", PyValue::Dict(authority)),
+    ]);
+    if !a.dry_run {
+        ctx.save(&path, &state)?;
+        let mut event = PyDict::new();
+        event.insert("type".into(), out::s("sync"));
+        event.insert(
+            "state_path".into(),
+            out::s(&pathlib_str(&expanduser(&a.state))),
+        );
+        event.insert("workspace_dir".into(), out::s(&pathlib_str(&workspace)));
+        event.extend(fields.clone());
+        let journal = ctx.journal(Some(&a.state), None);
+        append(&journal, event).map_err(|e| CliError::Other(e.into()))?;
+    }
+    if ctx.fixes() {
+        fields.insert("files_resplit".into(), out::count(report.files_resplit));
+        fields.insert("files_unchanged".into(), out::count(report.files_unchanged));
+        fields.insert("files_deleted".into(), out::count(report.files_deleted));
+    }
+    if a.json {
+        out::println(&out::pretty(&fields));
+    } else {
+        let mut line = format!(
+            "sync report: +{}/~{} -{} ={} unchanged | {} embeddings",
+            report.nodes_added,
+            report.nodes_updated,
+            report.nodes_removed,
+            report.nodes_unchanged,
+            report.embeddings_computed
+        );
+        if ctx.fixes() {
+            line.push_str(&format!(
+                " | files: {} re-split, {} unchanged, {} deleted",
+                report.files_resplit, report.files_unchanged, report.files_deleted
+            ));
+        }
+        out::println(&line);
+    }
+    Ok(0)
+}

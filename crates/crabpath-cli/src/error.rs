@@ -1,0 +1,74 @@
+//! How failures reach the user: one line on stderr and a non-zero exit status.
+//!
+//! * [`CliError::Reference`] — the reference program's own messages (its
+//!   `SystemExit(...)` texts and reproduced exception lines), printed verbatim, exit 1;
+//! * [`CliError::Other`] — anything else (unreadable or malformed files, I/O errors),
+//!   printed as `crabpath: error: <what>`, naming the file and what is wrong, exit 1.
+//!
+//! Usage errors are clap's (usage on stderr, exit 2).
+
+use crabpath::command::CommandError;
+
+/// A failed command.
+#[derive(Debug)]
+pub enum CliError {
+    /// A reference message, printed as is.
+    Reference(String),
+    /// Any other failure.
+    Other(anyhow::Error),
+}
+
+impl CliError {
+    /// The line printed on stderr.
+    pub fn line(&self) -> String {
+        match self {
+            CliError::Reference(m) => m.clone(),
+            CliError::Other(e) => {
+                let text = format!("{e:#}");
+                format!("crabpath: error: {}", text.replace('\n', " "))
+            }
+        }
+    }
+}
+
+impl From<CommandError> for CliError {
+    fn from(e: CommandError) -> Self {
+        match e {
+            CommandError::Reference(m) => CliError::Reference(m),
+            CommandError::Exception(x) => CliError::Reference(x.to_string()),
+            CommandError::Core(c) => CliError::Other(c.into()),
+        }
+    }
+}
+
+impl From<crabpath::Error> for CliError {
+    fn from(e: crabpath::Error) -> Self {
+        CliError::Other(e.into())
+    }
+}
+
+impl From<anyhow::Error> for CliError {
+    fn from(e: anyhow::Error) -> Self {
+        CliError::Other(e)
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Other(e.into())
+    }
+}
+
+impl From<crabpath_embed::EmbedError> for CliError {
+    fn from(e: crabpath_embed::EmbedError) -> Self {
+        CliError::Other(e.into())
+    }
+}
+
+/// A reference message as an error.
+pub fn reference<T>(message: impl Into<String>) -> Result<T, CliError> {
+    Err(CliError::Reference(message.into()))
+}
+
+/// Result of a command: the exit status on success.
+pub type CliResult<T = u8> = Result<T, CliError>;

@@ -1,0 +1,207 @@
+//! Shared helpers of the command-line tests: running the binary, the fixtures, and the
+//! normalisation of wall-clock values (the same rules as
+//! `results/reference/cli/make_reference.py::normalize`).
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The `crabpath` binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_crabpath"))
+}
+
+/// The core's fixtures (workspace, session logs).
+pub fn fixtures() -> PathBuf {
+    testdata::committed("crates/crabpath/tests/fixtures")
+}
+
+/// `results/reference/cli/<name>`.
+pub fn reference(name: &str) -> PathBuf {
+    testdata::reference(Path::new("cli").join(name))
+}
+
+/// Runs `crabpath <args>` in `dir` with the given profile and stdin.
+pub fn run(dir: &Path, profile: &str, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("CRABPATH_PROFILE", profile)
+        .env("TZ", "UTC")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn crabpath");
+    {
+        let mut input = child.stdin.take().expect("stdin");
+        let _ = input.write_all(stdin.as_bytes());
+    }
+    child.wait_with_output().expect("wait for crabpath")
+}
+
+/// Runs and returns (exit status, stdout, stderr) as strings.
+pub fn run_text(dir: &Path, profile: &str, args: &[&str]) -> (i32, String, String) {
+    let o = run(dir, profile, args, "");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Copies a directory tree (files and directories; symbolic links as links).
+pub fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let t = e.file_type().unwrap();
+        let to = dst.join(e.file_name());
+        if t.is_dir() {
+            copy_tree(&e.path(), &to);
+        } else if t.is_symlink() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(std::fs::read_link(e.path()).unwrap(), &to).unwrap();
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
+
+/// A scratch directory holding copies of the fixture workspace (`ws`) and session
+/// logs (`sessions`).
+pub fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("workspace"), &dir.path().join("ws"));
+    copy_tree(&fixtures().join("sessions"), &dir.path().join("sessions"));
+    dir
+}
+
+fn is_num_char(c: u8) -> bool {
+    c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')
+}
+
+/// Replaces the number after `<q>key<q>: ` by `0`, for both quote styles.
+fn normalize_number(text: &str, key: &str) -> String {
+    let mut out = text.to_string();
+    for q in ['"', '\''] {
+        let pat = format!("{q}{key}{q}: ");
+        let mut res = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(i) = rest.find(&pat) {
+            let after = i + pat.len();
+            let bytes = rest.as_bytes();
+            let mut j = after;
+            if j < bytes.len() && bytes[j] == b'-' {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j].is_ascii_digit() {
+                while j < bytes.len() && is_num_char(bytes[j]) {
+                    j += 1;
+                }
+                res.push_str(&rest[..after]);
+                res.push('0');
+                rest = &rest[j..];
+            } else {
+                res.push_str(&rest[..after]);
+                rest = &rest[after..];
+            }
+        }
+        res.push_str(rest);
+        out = res;
+    }
+    out
+}
+
+/// Replaces the string after `<q>key<q>: ` by `ISO` (same quote).
+fn normalize_string(text: &str, key: &str) -> String {
+    let mut out = text.to_string();
+    for q in ['"', '\''] {
+        for vq in ['"', '\''] {
+            let pat = format!("{q}{key}{q}: {vq}");
+            let mut res = String::with_capacity(out.len());
+            let mut rest = out.as_str();
+            while let Some(i) = rest.find(&pat) {
+                let after = i + pat.len();
+                match rest[after..].find(vq) {
+                    Some(end) => {
+                        res.push_str(&rest[..after]);
+                        res.push_str("ISO");
+                        rest = &rest[after + end..];
+                    }
+                    None => {
+                        res.push_str(&rest[..after]);
+                        rest = &rest[after..];
+                    }
+                }
+            }
+            res.push_str(rest);
+            out = res;
+        }
+    }
+    out
+}
+
+/// `" @ YYYY-MM-DDTHH:MM:SS+HHMM: "` → `" @ ISO: "`.
+fn normalize_at(text: &str) -> String {
+    let mut res = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" @ ") {
+        let after = i + 3;
+        let cand = &rest.as_bytes()[after..];
+        let iso = cand.len() >= 26
+            && cand[4] == b'-'
+            && cand[10] == b'T'
+            && cand[13] == b':'
+            && matches!(cand[19], b'+' | b'-')
+            && &cand[24..26] == b": ";
+        res.push_str(&rest[..after]);
+        if iso {
+            res.push_str("ISO");
+            rest = &rest[after + 24..];
+        } else {
+            rest = &rest[after..];
+        }
+    }
+    res.push_str(rest);
+    res
+}
+
+/// The wall-clock values of an output, replaced (see the module docs).
+pub fn normalize(text: &str) -> String {
+    let mut t = text.to_string();
+    for k in ["ts", "embed_query_ms", "traverse_ms", "total_ms"] {
+        t = normalize_number(&t, k);
+    }
+    for k in ["iso", "created_at"] {
+        t = normalize_string(&t, k);
+    }
+    t = normalize_at(&t);
+    t.lines()
+        .map(|l| match l.strip_prefix("python_version: PASS (") {
+            Some(_) => "python_version: PASS (VERSION)".to_string(),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + if t.ends_with('\n') { "\n" } else { "" }
+}
+
+/// SHA-256 of a normalised text file.
+pub fn file_hash(path: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    hex::encode(Sha256::digest(normalize(&text).as_bytes()))
+}
+
+#[test]
+fn normalisation_matches_the_reference_rules() {
+    let t = "{'type': 'x', 'ts': 1795348831.5523171, 'iso': '2026-11-22T12:00:31+0000'}\n 1. learn @ 2026-11-22T12:00:31+0000: {\"ts\": 1e+20, \"total_ms\": 0.123, \"created_at\": \"2026\"}\npython_version: PASS (3.11.7)";
+    assert_eq!(
+        normalize(t),
+        "{'type': 'x', 'ts': 0, 'iso': 'ISO'}\n 1. learn @ ISO: {\"ts\": 0, \"total_ms\": 0, \"created_at\": \"ISO\"}\npython_version: PASS (VERSION)"
+    );
+}
