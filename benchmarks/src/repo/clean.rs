@@ -9,8 +9,9 @@
 //! * every learning method against its own cold traversal (the held-out rankings after
 //!   0 training queries): does learning from real outcomes help on unseen queries?
 //! * the verdict: methods ranked by mean `recall_at_5`; the winner against the runner-up
-//!   (a win is "clear" when the 95 % interval of the difference lies above 0). Methods
-//!   with identical per-query scores are reported as tied.
+//!   (a win is "clear" when the 95 % interval of the difference lies above 0; methods
+//!   with identical per-query scores are reported as tied), and the best traversal
+//!   method against the best retriever (keyword, hash, BM25, MiniLM).
 
 use indexmap::IndexMap;
 use serde_json::{json, Map, Value};
@@ -69,10 +70,12 @@ fn against(
 
 /// The `paired` and `verdict` objects of a clean report. `methods` holds every method's
 /// per-query (reference, budget) score rows; `cold` the cold (0 training queries) rows
-/// of the learning methods under held-out evaluation.
+/// of the learning methods under held-out evaluation; `graph_methods` names the
+/// traversal methods (the others are retrievers).
 pub fn compare(
     methods: &IndexMap<String, ScoreRows>,
     cold: &IndexMap<String, ScoreRows>,
+    graph_methods: &[&str],
     resamples: usize,
     seed: u64,
 ) -> (Value, Value) {
@@ -143,8 +146,13 @@ pub fn compare(
             verdict.insert("runner_up".into(), json!(r));
             verdict.insert("winner_minus_runner_up".into(), ci_json(c.diff, c.lo, c.hi));
             verdict.insert("clear_winner".into(), json!(clear));
+            let verb = if c.diff > 0.0 {
+                "leads"
+            } else {
+                "ties in mean with"
+            };
             summary = format!(
-                "{w} wins on {VERDICT_METRIC} ({wm:.3}) over {r} ({rm:.3}): difference \
+                "{w} {verb} {r} on {VERDICT_METRIC} ({wm:.3} vs {rm:.3}): difference \
                  {:+.3} [{:+.3}, {:+.3}] — {}",
                 c.diff,
                 c.lo,
@@ -161,6 +169,34 @@ pub fn compare(
         if !tied.is_empty() {
             summary.push_str(&format!(" (tied with {})", tied.join(", ")));
         }
+    }
+    // The question of the paper: does the best graph method beat the best retriever?
+    let is_graph = |m: &str| graph_methods.contains(&m);
+    let best_graph = ranking.iter().find(|(m, _, _)| is_graph(m));
+    let best_base = ranking.iter().find(|(m, _, _)| !is_graph(m));
+    if let (Some((g, gm, gc)), Some((b, bm, bc))) = (best_graph, best_base) {
+        let c = paired_bootstrap(&[(gc, bc)], resamples, seed)[0];
+        let word = if c.lo > 0.0 {
+            "better"
+        } else if c.hi < 0.0 {
+            "worse"
+        } else {
+            "not significantly different"
+        };
+        verdict.insert(
+            "best_traversal_vs_best_retriever".into(),
+            json!({
+                "traversal": g, "traversal_mean": gm,
+                "retriever": b, "retriever_mean": bm,
+                "difference": ci_json(c.diff, c.lo, c.hi),
+                "result": word,
+            }),
+        );
+        summary.push_str(&format!(
+            ". Best traversal method {g} ({gm:.3}) vs best retriever {b} ({bm:.3}): {:+.3} \
+             [{:+.3}, {:+.3}], {word}",
+            c.diff, c.lo, c.hi
+        ));
     }
     let mut helps = Map::new();
     for (m, v) in &learning {

@@ -33,7 +33,9 @@
 
 use std::time::Instant;
 
-use crabpath::keyword::{keyword_ranking, keyword_seeds, replay_episode};
+use crabpath::keyword::{
+    keyword_matches, keyword_ranking, keyword_seeds, keyword_seeds_from, replay_episode,
+};
 use crabpath::{
     apply_outcome, apply_outcome_pg, Graph, LearningConfig, NodeId, PgArgs, Profile,
     TraversalConfig, TraversalResult, Traverser,
@@ -317,6 +319,8 @@ impl Engines<'_> {
             .collect())
     }
 
+    /// Seeds of a query on `graph`. `cached`: what does not depend on the graph,
+    /// computed before (the hash seeds themselves, or the keyword matches).
     fn seeds(
         &self,
         graph: &Graph,
@@ -327,7 +331,16 @@ impl Engines<'_> {
         match (seeding, cached) {
             (Seeding::Hash, Some(c)) => Ok(c.to_vec()),
             (Seeding::Hash, None) => self.hash_seeds(q),
-            (Seeding::Keyword, _) => Ok(keyword_seeds(graph, q)),
+            (Seeding::Keyword, Some(m)) => Ok(keyword_seeds_from(graph, m)),
+            (Seeding::Keyword, None) => Ok(keyword_seeds(graph, q)),
+        }
+    }
+
+    /// The graph-independent part of a query's seeds (see [`Engines::seeds`]).
+    fn seed_cache(&self, seeding: Seeding, q: &str) -> Result<Vec<(NodeId, f64)>> {
+        match seeding {
+            Seeding::Hash => self.hash_seeds(q),
+            Seeding::Keyword => Ok(keyword_matches(&self.corpus.graph, q)),
         }
     }
 
@@ -462,21 +475,23 @@ pub struct HeldOut {
     /// the first `checkpoint` training queries of the folds that do not contain it
     /// (`None` for queries not evaluated: those without a relevant file).
     pub rankings: Vec<Vec<Vec<Option<Vec<NodeId>>>>>,
-    /// Milliseconds of each query's final held-out evaluation in repetition 0.
+    /// Milliseconds of each query's final held-out evaluation in repetition 0 (with the
+    /// graph-independent part of its seeding, computed once).
     pub latencies_ms: Vec<f64>,
 }
 
 impl Engines<'_> {
     /// K-fold held-out evaluation of a learning method (see [`HeldOutSpec`]): for every
-    /// repetition the labelled queries (those with a relevant file) are shuffled and dealt
-    /// into `folds` folds; for each fold a fresh copy of the split graph learns online,
-    /// in file order, from the other folds' queries with `outcome`, and the fold's queries
-    /// are ranked on the frozen graph after 0, 5, 10, 20 training queries (those not
-    /// above the smallest training part) and after all of them. The rankings at 0 are the
-    /// method's cold traversal.
+    /// repetition the labelled queries (those with a relevant file), grouped by query text
+    /// so that the repeats of a query share a fold, are shuffled group-wise and dealt into
+    /// `folds` folds; for each fold a fresh copy of the split graph learns online, in file
+    /// order, from the other folds' queries with `outcome`, and the fold's queries are
+    /// ranked on the frozen graph after 0, 5, 10, 20 training queries (those every fold
+    /// reaches) and after all of them. The rankings at 0 are the method's cold traversal.
     ///
     /// Results do not depend on the thread count: each (repetition, fold) is independent
-    /// and merged in order.
+    /// and merged in order. Latencies are those of repetition 0's final evaluation (hash
+    /// seeds, computed once per query, included).
     pub fn heldout(
         &self,
         method: &Method,
@@ -495,36 +510,55 @@ impl Engines<'_> {
         let labelled: Vec<usize> = (0..rows.len())
             .filter(|&i| !rows[i].relevant_files.is_empty())
             .collect();
-        let k = spec.folds.max(2).min(labelled.len().max(2));
-        let min_train = labelled.len() - labelled.len().div_ceil(k);
+        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+        for &q in &labelled {
+            let text = rows[q].query.as_str();
+            match groups.iter_mut().find(|g| g.0 == text) {
+                Some(g) => g.1.push(q),
+                None => groups.push((text, vec![q])),
+            }
+        }
+        let k = spec.folds.max(2).min(groups.len().max(2));
+        let folds_of: Vec<Vec<usize>> = (0..spec.repetitions)
+            .map(|r| {
+                let mut perm: Vec<usize> = (0..groups.len()).collect();
+                perm.shuffle(&mut ChaCha8Rng::seed_from_u64(
+                    spec.seed.wrapping_add(r as u64),
+                ));
+                let mut fold = vec![usize::MAX; rows.len()];
+                for (j, &g) in perm.iter().enumerate() {
+                    for &q in &groups[g].1 {
+                        fold[q] = j % k;
+                    }
+                }
+                fold
+            })
+            .collect();
+        let labelled_ref = &labelled;
+        let min_train = folds_of
+            .iter()
+            .flat_map(|fold| {
+                (0..k).map(move |f| labelled_ref.iter().filter(|&&q| fold[q] != f).count())
+            })
+            .min()
+            .unwrap_or(0);
         let mut checkpoints: Vec<Option<usize>> = [0, 5, 10, 20]
             .into_iter()
             .filter(|&c| c <= min_train)
             .map(Some)
             .collect();
         checkpoints.push(None);
-        let hash_seeds: Vec<Option<Vec<(NodeId, f64)>>> = rows
-            .iter()
-            .map(|r| match seeding {
-                Seeding::Hash => self.hash_seeds(&r.query).map(Some),
-                Seeding::Keyword => Ok(None),
-            })
-            .collect::<Result<_>>()?;
+        // What of the seeds does not depend on the graph is computed once per query (its
+        // time is added to the query's latency).
+        let mut seed_ms = vec![0.0; rows.len()];
+        let mut cache: Vec<Vec<(NodeId, f64)>> = Vec::with_capacity(rows.len());
+        for (i, r) in rows.iter().enumerate() {
+            let t = Instant::now();
+            cache.push(self.seed_cache(seeding, &r.query)?);
+            seed_ms[i] = ms(t);
+        }
         let jobs: Vec<(usize, usize)> = (0..spec.repetitions)
             .flat_map(|r| (0..k).map(move |f| (r, f)))
-            .collect();
-        let folds_of: Vec<Vec<usize>> = (0..spec.repetitions)
-            .map(|r| {
-                let mut perm = labelled.clone();
-                perm.shuffle(&mut ChaCha8Rng::seed_from_u64(
-                    spec.seed.wrapping_add(r as u64),
-                ));
-                let mut fold = vec![usize::MAX; rows.len()];
-                for (j, &q) in perm.iter().enumerate() {
-                    fold[q] = j % k;
-                }
-                fold
-            })
             .collect();
         type Cell = (usize, usize, Vec<NodeId>, f64);
         let results: Vec<Result<(usize, Vec<Cell>)>> = jobs
@@ -537,32 +571,24 @@ impl Engines<'_> {
                 let mut graph = self.corpus.graph.clone();
                 let mut tr = Traverser::new();
                 let mut cells: Vec<Cell> = Vec::new();
-                let eval = |graph: &Graph, tr: &mut Traverser, ci: usize, cells: &mut Vec<Cell>| {
-                    for &q in &test {
-                        let t = Instant::now();
-                        let seeds =
-                            self.seeds(graph, seeding, &rows[q].query, hash_seeds[q].as_deref())?;
-                        let fired = self.traverse(tr, graph, &seeds, config)?.fired;
-                        cells.push((ci, q, fired, ms(t)));
-                    }
-                    Ok::<(), super::error::RepoError>(())
+                let seeds_of = |graph: &Graph, q: usize| {
+                    self.seeds(graph, seeding, &rows[q].query, Some(&cache[q]))
                 };
                 for m in 0..=train.len() {
                     for (ci, c) in checkpoints.iter().enumerate() {
                         if *c == Some(m) || (c.is_none() && m == train.len()) {
-                            eval(&graph, &mut tr, ci, &mut cells)?;
+                            for &q in &test {
+                                let t = Instant::now();
+                                let seeds = seeds_of(&graph, q)?;
+                                let fired = self.traverse(&mut tr, &graph, &seeds, config)?.fired;
+                                cells.push((ci, q, fired, ms(t) + seed_ms[q]));
+                            }
                         }
                     }
-                    if m < train.len() {
-                        let row = &rows[train[m]];
-                        let seeds = self.seeds(
-                            &graph,
-                            seeding,
-                            &row.query,
-                            hash_seeds[train[m]].as_deref(),
-                        )?;
+                    if let Some(&q) = train.get(m) {
+                        let seeds = seeds_of(&graph, q)?;
                         let result = self.traverse(&mut tr, &graph, &seeds, config)?;
-                        if let Some(o) = self.outcome(outcome, &result.fired, row) {
+                        if let Some(o) = self.outcome(outcome, &result.fired, &rows[q]) {
                             self.learn(&mut graph, &result, rule, o)?;
                         }
                     }

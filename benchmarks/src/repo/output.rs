@@ -220,6 +220,99 @@ pub fn table(rows: &[(&str, Scores, Latency)]) -> String {
     s
 }
 
+/// Removes what legitimately differs between two runs of the same benchmark — timing
+/// (`generated_at`, `init_timing_ms`, every `latency_ms`), machine (`environment`) and
+/// path (`workspace`, `query_source`) fields — leaving what must be identical. The
+/// result has the shape of the reference's `results.stripped.json` files committed under
+/// `results/reference/repo-bench/`.
+pub fn strip_volatile(report: &mut Value) {
+    if let Value::Object(top) = report {
+        for k in [
+            "generated_at",
+            "workspace",
+            "query_source",
+            "init_timing_ms",
+            "environment",
+        ] {
+            top.shift_remove(k);
+        }
+        if let Some(Value::Object(methods)) = top.get_mut("methods") {
+            for m in methods.values_mut() {
+                if let Value::Object(m) = m {
+                    m.shift_remove("latency_ms");
+                    if let Some(Value::Array(pq)) = m.get_mut("per_query") {
+                        for q in pq {
+                            if let Value::Object(q) = q {
+                                q.shift_remove("latency_ms");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The printed output without what differs between runs: the workspace path of the
+/// first line, the `Init timings` line, the two latency columns of the table and the
+/// path after `Saved:`.
+pub fn strip_volatile_stdout(stdout: &str) -> String {
+    let mut out = String::new();
+    for line in stdout.lines() {
+        if line.starts_with("Splitting workspace: ") {
+            out.push_str("Splitting workspace: <workspace>\n");
+        } else if line.starts_with("Init timings: ") {
+            continue;
+        } else if line.starts_with("Saved: ") {
+            out.push_str("Saved: <file>\n");
+        } else {
+            // a table row: name and four scores, then p50 and p95
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let is_row = fields.len() == 7 && fields[1..].iter().all(|f| f.parse::<f64>().is_ok());
+            if is_row {
+                let mut end = 0;
+                for (i, (pos, _)) in line
+                    .match_indices(|c: char| !c.is_whitespace())
+                    .filter(|(pos, _)| *pos == 0 || line.as_bytes()[pos - 1] == b' ')
+                    .enumerate()
+                {
+                    if i == 5 {
+                        end = pos;
+                        break;
+                    }
+                }
+                out.push_str(line[..end].trim_end());
+            } else {
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Reads a JSON file, gzip-compressed when its name ends in `.gz`.
+pub fn read_json(path: &std::path::Path) -> Result<Value> {
+    let bytes = std::fs::read(path).map_err(|e| super::error::RepoError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let text = if path.extension().is_some_and(|e| e == "gz") {
+        use std::io::Read as _;
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .read_to_string(&mut s)
+            .map_err(|e| super::error::RepoError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            })?;
+        s
+    } else {
+        String::from_utf8(bytes).map_err(internal)?
+    };
+    serde_json::from_str(&text).map_err(|e| internal(format!("{}: {e}", path.display())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -614,9 +614,15 @@ fn assemble(
         report.protocol = Some(protocol_json(plan, corpus, rows, &evaluated));
     }
     if fair {
+        let graph_methods: Vec<&str> = methods
+            .iter()
+            .filter(|m| matches!(m.kind, super::methods::Kind::Traverse { .. }))
+            .map(|m| m.name)
+            .collect();
         let (paired, verdict) = clean::compare(
             &per_method_rows,
             &cold_rows,
+            &graph_methods,
             plan.bootstrap.0,
             plan.bootstrap.1,
         );
