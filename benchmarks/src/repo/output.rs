@@ -319,7 +319,7 @@ mod tests {
 
     #[test]
     fn table_matches_the_reference_layout() {
-        // rows of the reference's stdout on commit 134c676 (REPO-BENCH reference run)
+        // rows of results/reference/repo-bench/134c676/stdout.txt
         let t = table(&[
             (
                 "keyword_overlap",

@@ -160,7 +160,7 @@ impl Plan {
                     return Err(RepoError::Usage(format!(
                         "--expect-tree {s}: neither a 40-digit tree hash nor a known commit \
                          ({})",
-                        tree::KNOWN_WORKSPACES
+                        tree::known_workspaces()
                             .iter()
                             .map(|k| &k.commit[..7])
                             .collect::<Vec<_>>()

@@ -25,37 +25,45 @@ pub struct KnownWorkspace {
     pub commit: &'static str,
     /// `git rev-parse <commit>^{tree}`.
     pub tree: &'static str,
-    /// Why it matters.
-    pub role: &'static str,
     /// Nodes, edges and files of the paper-profile split of the tree.
     pub split: (usize, usize, usize),
+    /// Why it matters.
+    pub role: &'static str,
 }
 
 /// Upstream repository of the reference program.
 pub const REPOSITORY: &str = "https://github.com/jonathangu/crabpath";
 
-/// The two commits of the repository benchmark (seed 002 Tables 24/25).
-pub const KNOWN_WORKSPACES: [KnownWorkspace; 2] = [
-    KnownWorkspace {
-        commit: "70f0065777188dd60935f0974b74af1aaa2b2441",
-        tree: "54540ab3a8eb62c96841a65c0f9a99229ed5696b",
-        role: "v11.0.0: the tree the paper's Tables 24 and 25 were measured on",
-        split: (806, 1436, 88),
-    },
-    KnownWorkspace {
-        commit: "134c67673979aeae6c5033cf411e9cc2a08bb9a3",
-        tree: "ce15ad457fb4d24969567147f8ba92a4d78d7566",
-        role: "v11.2.1: the code state the paper describes",
-        split: (1067, 1912, 111),
-    },
-];
+/// `datasets/crabpath-repo/trees.tsv`: the one list of the commits the repository
+/// benchmark runs on (also read by `datasets/crabpath-repo/fetch.sh`).
+const TREES_TSV: &str = include_str!("../../../datasets/crabpath-repo/trees.tsv");
+
+/// The commits of `datasets/crabpath-repo/trees.tsv` (seed 002 Tables 24/25 were
+/// measured at 70f0065; 134c676 is v11.2.1). Malformed lines are skipped (a test checks
+/// there are none).
+pub fn known_workspaces() -> Vec<KnownWorkspace> {
+    TREES_TSV
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let f: Vec<&'static str> = l.split('\t').collect();
+            let n = |i: usize| f.get(i).and_then(|x| x.parse().ok());
+            Some(KnownWorkspace {
+                commit: f.first()?,
+                tree: f.get(1)?,
+                split: (n(2)?, n(3)?, n(4)?),
+                role: f.get(5)?,
+            })
+        })
+        .collect()
+}
 
 /// The known workspace whose commit starts with `prefix` (at least 7 hex digits) or
 /// whose tree is `prefix`.
-pub fn known(prefix: &str) -> Option<&'static KnownWorkspace> {
+pub fn known(prefix: &str) -> Option<KnownWorkspace> {
     let p = prefix.to_ascii_lowercase();
-    KNOWN_WORKSPACES
-        .iter()
+    known_workspaces()
+        .into_iter()
         .find(|k| (p.len() >= 7 && k.commit.starts_with(&p)) || k.tree == p)
 }
 
@@ -165,6 +173,11 @@ mod tests {
 
     #[test]
     fn known_commits_by_prefix() {
+        let lines = TREES_TSV
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .count();
+        assert_eq!(known_workspaces().len(), lines, "every line of trees.tsv parses");
         assert_eq!(known("70f0065").map(|k| k.split), Some((806, 1436, 88)));
         assert_eq!(known("134C676").map(|k| k.split), Some((1067, 1912, 111)));
         assert!(known("134c6").is_none());
