@@ -16,18 +16,26 @@
 //! * Aggregates are running f64 sums in query order divided by the count (1 when there
 //!   are no queries, giving 0.0), as the reference's `_run_query_set`.
 
-use crate::build::DatasetKind;
-use crate::metrics::{query_metrics, BUDGET_METRICS};
+use crate::metrics::{query_metrics, Family, Judged, Metric, METRICS};
 
 use super::queries::QueryRow;
 
 /// The reference's score names, in output order.
 pub const REFERENCE_SCORES: [&str; 4] = ["Recall@3", "Recall@5", "Precision@3", "MRR"];
 
-/// Budget-matched score names, in output order ([`BUDGET_METRICS`] then
-/// `files_returned`).
+/// The bench harness's budget-matched metrics ([`Family::BudgetMatched`] entries of
+/// [`METRICS`]), in report order.
+fn budget_metrics() -> Vec<&'static Metric> {
+    METRICS
+        .iter()
+        .filter(|m| m.family == Family::BudgetMatched)
+        .collect()
+}
+
+/// Budget-matched score names, in output order (the budget-matched entries of
+/// [`METRICS`], then `files_returned`).
 pub fn budget_score_names() -> Vec<&'static str> {
-    let mut v = BUDGET_METRICS.to_vec();
+    let mut v: Vec<&str> = budget_metrics().iter().map(|m| m.name).collect();
     v.push("files_returned");
     v
 }
@@ -55,9 +63,12 @@ pub fn reference_scores(files: &[&str], row: &QueryRow) -> [f64; 4] {
 pub fn budget_scores(files: &[u32], relevant: &[u32]) -> Vec<f64> {
     let f: Vec<usize> = files.iter().map(|&x| x as usize).collect();
     let r: Vec<usize> = relevant.iter().map(|&x| x as usize).collect();
-    let all = query_metrics(DatasetKind::HotpotQa, &f, &r, 10);
-    let skip = all.len() - BUDGET_METRICS.len();
-    let mut v = all[skip..].to_vec();
+    let judged = Judged {
+        retrieved: &f,
+        relevant: &r,
+        embed_top_k: 10,
+    };
+    let mut v = query_metrics(&budget_metrics(), &judged);
     v.push(files.len().min(10) as f64);
     v
 }
