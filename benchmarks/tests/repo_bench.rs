@@ -302,6 +302,35 @@ fn clean_protocol_on_the_fixture() {
     assert!(m["keyword_overlap"]["scores"]["Recall@3"].as_f64().unwrap() > 0.708);
 }
 
+/// The committed results of `bench repo` on the reference repository
+/// (`results/repo-bench/`, README.md there: program, command, checkouts) against the
+/// reference program's outputs on the same trees: `paper-70f0065` is seed 002 Tables 24
+/// and 25 (reference `paper-70f0065/`), `paper-134c676` the v11.2.1 tree (reference
+/// `134c676/`). Every field apart from timing, machine and path fields, and stdout line
+/// by line without the latency columns. (The `#[ignore]`d tests below re-run `bench repo`
+/// on the checkouts themselves.)
+#[test]
+fn committed_results_equal_the_reference_outputs() {
+    for (ours, reference) in [
+        ("paper-70f0065", "paper-70f0065"),
+        ("paper-134c676", "134c676"),
+    ] {
+        let dir = common::workspace_root().join("results/repo-bench");
+        let mut got = read_json(&dir.join(format!("{ours}.json.gz"))).unwrap();
+        strip_volatile(&mut got);
+        let want = read_json(&reference_dir(reference).join("results.stripped.json.gz")).unwrap();
+        assert_eq!(got, want, "results/repo-bench/{ours}.json.gz vs reference {reference}");
+        let stdout = std::fs::read_to_string(dir.join(format!("{ours}.stdout.txt"))).unwrap();
+        let want_stdout =
+            std::fs::read_to_string(reference_dir(reference).join("stdout.txt")).unwrap();
+        assert_eq!(
+            strip_volatile_stdout(&stdout),
+            strip_volatile_stdout(&want_stdout),
+            "results/repo-bench/{ours}.stdout.txt"
+        );
+    }
+}
+
 fn checkout(var: &str) -> PathBuf {
     match std::env::var_os(var) {
         Some(p) if !p.is_empty() => PathBuf::from(p),
