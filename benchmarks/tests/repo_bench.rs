@@ -319,7 +319,10 @@ fn committed_results_equal_the_reference_outputs() {
         let mut got = read_json(&dir.join(format!("{ours}.json.gz"))).unwrap();
         strip_volatile(&mut got);
         let want = read_json(&reference_dir(reference).join("results.stripped.json.gz")).unwrap();
-        assert_eq!(got, want, "results/repo-bench/{ours}.json.gz vs reference {reference}");
+        assert_eq!(
+            got, want,
+            "results/repo-bench/{ours}.json.gz vs reference {reference}"
+        );
         let stdout = std::fs::read_to_string(dir.join(format!("{ours}.stdout.txt"))).unwrap();
         let want_stdout =
             std::fs::read_to_string(reference_dir(reference).join("stdout.txt")).unwrap();

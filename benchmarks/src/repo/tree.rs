@@ -177,7 +177,11 @@ mod tests {
             .lines()
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
             .count();
-        assert_eq!(known_workspaces().len(), lines, "every line of trees.tsv parses");
+        assert_eq!(
+            known_workspaces().len(),
+            lines,
+            "every line of trees.tsv parses"
+        );
         assert_eq!(known("70f0065").map(|k| k.split), Some((806, 1436, 88)));
         assert_eq!(known("134C676").map(|k| k.split), Some((1067, 1912, 111)));
         assert!(known("134c6").is_none());
