@@ -133,6 +133,40 @@ fn fixture_flags_match_the_reference() {
 }
 
 #[test]
+fn graph_out_records_the_split_and_the_learned_graph() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("graph.json.gz");
+    let ws = s(&fixture().join("workspace"));
+    let q = s(&fixture().join("workspace/benchmarks/queries.json"));
+    let (out, report) = bench_repo(&["--workspace", &ws, "--queries", &q, "--graph-out", &s(&g)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // the graph file changes nothing in the report (reference output fixture/)
+    assert_matches_reference("fixture", &out, report);
+    let doc = read_json(&g).unwrap();
+    let nodes = doc["node_file"].as_array().unwrap().len();
+    // 46 nodes: reference output fixture/stdout.txt ("Graph nodes: 46")
+    assert_eq!(nodes, 46);
+    let boot = doc["bootstrap_edges"].as_array().unwrap();
+    let learned = doc["learned"]["edges"].as_array().unwrap();
+    assert_eq!(doc["learned"]["method"], "crabpath_traverse");
+    assert!(learned.len() >= boot.len(), "learning only adds edges");
+    for e in boot {
+        // bootstrap edges are intra-file siblings of weight 0.49-0.51
+        let (a, b) = (
+            e[0].as_u64().unwrap() as usize,
+            e[1].as_u64().unwrap() as usize,
+        );
+        assert_eq!(doc["node_file"][a], doc["node_file"][b]);
+        let w = e[2].as_f64().unwrap();
+        assert!((0.49..=0.51).contains(&w), "{w}");
+    }
+}
+
+#[test]
 fn empty_query_list_gives_zeros() {
     let tmp = tempfile::tempdir().unwrap();
     let q = tmp.path().join("q.json");

@@ -27,7 +27,7 @@ run() {
 }
 
 # the paper's protocol (seed 002 Tables 24 and 25 are paper-70f0065)
-run paper-70f0065 "$repo70" 70f0065
+run paper-70f0065 "$repo70" 70f0065 --graph-out "$here/graph-70f0065.json.gz"
 run paper-134c676 "$repo134" 134c676
 # the fair protocol (corrected core, clean protocol)
 run clean-70f0065 "$repo70" 70f0065 --profile corrected

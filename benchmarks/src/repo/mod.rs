@@ -218,6 +218,14 @@ pub struct RepoArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
+    /// Also write the workspace graph (seed 002 Fig. 3) to FILE: the split graph's
+    /// nodes with their files and its edges, and the edges of the graph
+    /// `crabpath_traverse` learned over the queries (weights to 4 decimals);
+    /// gzip-compressed when FILE ends in `.gz`. Methods run held-out (the clean
+    /// protocol) learn no single graph: the split graph's edges only then.
+    #[arg(long, value_name = "FILE")]
+    pub graph_out: Option<PathBuf>,
+
     /// Write this text as `workspace` in the JSON and on the first line instead of the
     /// absolute path (for results committed from any machine).
     #[arg(long, value_name = "TEXT")]

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crabpath::{LearningConfig, NodeId, PgArgs, Profile, TraversalConfig};
+use crabpath::{Graph, LearningConfig, NodeId, PgArgs, Profile, TraversalConfig};
 use indexmap::IndexMap;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
@@ -69,6 +69,8 @@ pub struct Plan {
     pub expect_tree: Option<(String, Option<String>)>,
     /// Output path.
     pub out: PathBuf,
+    /// Where to write the workspace graph (`--graph-out`).
+    pub graph_out: Option<PathBuf>,
     /// Label for the workspace.
     pub workspace_label: Option<String>,
     /// Zero the timings.
@@ -199,6 +201,7 @@ impl Plan {
                 .out
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(REFERENCE_RESULTS)),
+            graph_out: a.graph_out.clone(),
             workspace_label: a.workspace_label.clone(),
             no_timings: a.no_timings,
             progress: !a.no_progress,
@@ -247,6 +250,9 @@ impl Plan {
         };
         add(Path::new(&self.queries), "the benchmark's queries file");
         add(&self.out, "this run's results file");
+        if let Some(g) = &self.graph_out {
+            add(g, "this run's graph file");
+        }
         add(
             &root.join(REFERENCE_RESULTS),
             "the reference benchmark's results file",
@@ -351,6 +357,7 @@ pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
     };
     let methods = plan.methods();
     let mut rankings: Vec<Rankings> = Vec::with_capacity(methods.len());
+    let mut learned: Option<Graph> = None;
     for m in &methods {
         let r = match &plan.heldout {
             Some(spec) if m.learns() => {
@@ -361,8 +368,11 @@ pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
             }
             _ => {
                 let b = bar(&mp, rows.len(), m.name);
-                let (run, _) = engines.online(m, rows, plan.outcome, &b)?;
+                let (run, graph) = engines.online(m, rows, plan.outcome, &b)?;
                 b.finish_and_clear();
+                if m.name == GRAPH_METHOD {
+                    learned = Some(graph);
+                }
                 Rankings::Online(run)
             }
         };
@@ -391,6 +401,10 @@ pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
     }
     crabpath::write_atomic(&plan.out, text.as_bytes()).map_err(internal)?;
     say(&format!("Saved: {}\n", plan.out.display()), &mut stdout);
+    if let Some(path) = &plan.graph_out {
+        let doc = graph_json(&shown, &corpus, learned.as_ref(), rows.len());
+        write_json_maybe_gz(path, &doc)?;
+    }
     Ok(RepoOutput {
         stdout,
         report,
@@ -668,4 +682,52 @@ fn protocol_json(plan: &Plan, corpus: &Corpus, rows: &[QueryRow], evaluated: &[u
         "queries_without_relevant_file": (0..rows.len()).filter(|&i| rows[i].relevant_files.is_empty()).collect::<Vec<_>>(),
         "budget_scores": if plan.fair_scoring { json!("every method cut to its first k distinct files (k = 5, 10), shorter lists not padded; files_returned = distinct files ranked, capped at 10") } else { Value::Null },
     })
+}
+
+/// The learning method whose graph `--graph-out` records.
+pub const GRAPH_METHOD: &str = "crabpath_traverse";
+
+/// Edges as `[source position, target position, weight to 4 decimals]`, in the graph's
+/// edge order.
+fn edge_rows(g: &Graph) -> Vec<Value> {
+    g.edges()
+        .map(|(s, t, e)| {
+            let w = (e.weight * 1e4).round() / 1e4;
+            json!([s.index(), t.index(), w])
+        })
+        .collect()
+}
+
+/// The `--graph-out` document: files, each node's file (index into `files`, `null`
+/// when it has none), the split graph's edges and those of [`GRAPH_METHOD`]'s graph
+/// after the queries (`null` when it learned none).
+fn graph_json(shown: &str, corpus: &Corpus, learned: Option<&Graph>, queries: usize) -> Value {
+    json!({
+        "workspace": shown,
+        "description": "nodes = chunks in node order; node_file = index into files; edges = [source, target, weight] by node position, weights rounded to 4 decimals",
+        "files": corpus.files,
+        "node_file": (0..corpus.len()).map(|i| corpus.file_index(Corpus::node_id(i))).collect::<Vec<_>>(),
+        "bootstrap_edges": edge_rows(&corpus.graph),
+        "learned": learned.map(|g| json!({
+            "method": GRAPH_METHOD,
+            "queries": queries,
+            "edges": edge_rows(g),
+        })),
+    })
+}
+
+/// Writes `doc` atomically, gzip-compressed (level 9, no name or time in the header)
+/// when `path` ends in `.gz`.
+fn write_json_maybe_gz(path: &Path, doc: &Value) -> Result<()> {
+    let text = serde_json::to_string(doc).map_err(internal)?;
+    let bytes = if path.extension().is_some_and(|x| x == "gz") {
+        let mut enc = flate2::GzBuilder::new()
+            .operating_system(255)
+            .write(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut enc, text.as_bytes()).map_err(internal)?;
+        enc.finish().map_err(internal)?
+    } else {
+        text.into_bytes()
+    };
+    crabpath::write_atomic(path, &bytes).map_err(internal)
 }

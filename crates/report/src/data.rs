@@ -135,7 +135,8 @@ pub struct Results {
     pub bench: BTreeMap<String, Doc>,
     /// `file stem → document` for `scaling/*.json` (`sims scaling`), sorted by name.
     pub scaling: BTreeMap<String, Doc>,
-    /// `file stem → document` for `repo-bench/*.json.gz` (`bench repo`), sorted by name.
+    /// `file stem → document` for `repo-bench/*.json.gz` (`bench repo` reports and its
+    /// `--graph-out` graph), sorted by name.
     pub repo: BTreeMap<String, Doc>,
 }
 
@@ -191,7 +192,10 @@ impl Results {
                 root.join("scaling").display()
             )),
         }
-        let is_repo = |v: &Value| v.get("methods").is_some() && v.get("query_count").is_some();
+        let is_repo = |v: &Value| {
+            (v.get("methods").is_some() && v.get("query_count").is_some())
+                || crate::figures::repo::is_graph(v)
+        };
         match load_dir(root, "repo-bench", is_repo, notes) {
             Some(docs) => out.repo = docs,
             None => notes.push(format!(

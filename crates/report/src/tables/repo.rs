@@ -231,6 +231,16 @@ pub fn reproduce_block(results: &Results) -> String {
             fixed(p134, "/methods/hash_embed_similarity/scores/Recall@5", 4).unwrap_or_default(),
         ));
     }
+    if let Some(g) = results.repo.get(crate::figures::repo::GRAPH_DOC) {
+        if let Ok(tiers) = crate::figures::repo::learned_tiers(g) {
+            s.push_str(&format!(
+                "Fig. 3 (`figures/repo/{}.png`): the split graph of that tree, coloured by \
+                 file, before and after crabpath_traverse's 45 updates (edges: {tiers}; \
+                 every bootstrap edge is a habitual sibling edge inside one file).\n\n",
+                crate::figures::repo::STEM
+            ));
+        }
+    }
     s.push_str("Recall@5 / MRR on the paper's tree (45 queries), one change at a time:\n\n| run | change | nodes |");
     for m in SHOWN {
         s.push_str(&format!(" {m} |"));
