@@ -89,11 +89,22 @@ fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// `bench repo` on the fixture workspace with the queries file `queries` (relative to
+/// the fixture directory) and `extra` flags.
+fn on_fixture(queries: &str, extra: &[&str]) -> (Output, Option<Value>) {
+    let ws = s(&fixture().join("workspace"));
+    let q = s(&fixture().join(queries));
+    let mut args = vec!["--workspace", &ws, "--queries", &q];
+    args.extend_from_slice(extra);
+    bench_repo(&args)
+}
+
+/// The fixture's own queries file.
+const FIXTURE_QUERIES: &str = "workspace/benchmarks/queries.json";
+
 #[test]
 fn fixture_matches_the_reference() {
-    let ws = s(&fixture().join("workspace"));
-    let q = s(&fixture().join("workspace/benchmarks/queries.json"));
-    let (out, report) = bench_repo(&["--workspace", &ws, "--queries", &q]);
+    let (out, report) = on_fixture(FIXTURE_QUERIES, &[]);
     assert_matches_reference("fixture", &out, report);
 }
 
@@ -101,9 +112,7 @@ fn fixture_matches_the_reference() {
 fn fixture_edge_cases_match_the_reference() {
     // "", null, missing, true, 42, 1e16, a list and an object as query; a string,
     // duplicates, non-string items, a big integer and a missing file as relevant
-    let ws = s(&fixture().join("workspace"));
-    let q = s(&fixture().join("queries-edge.json"));
-    let (out, report) = bench_repo(&["--workspace", &ws, "--queries", &q]);
+    let (out, report) = on_fixture("queries-edge.json", &[]);
     assert_matches_reference("fixture-edge", &out, report);
 }
 
@@ -136,9 +145,7 @@ fn fixture_flags_match_the_reference() {
 fn graph_out_records_the_split_and_the_learned_graph() {
     let tmp = tempfile::tempdir().unwrap();
     let g = tmp.path().join("graph.json.gz");
-    let ws = s(&fixture().join("workspace"));
-    let q = s(&fixture().join("workspace/benchmarks/queries.json"));
-    let (out, report) = bench_repo(&["--workspace", &ws, "--queries", &q, "--graph-out", &s(&g)]);
+    let (out, report) = on_fixture(FIXTURE_QUERIES, &["--graph-out", &s(&g)]);
     assert!(
         out.status.success(),
         "{}",
@@ -382,7 +389,13 @@ fn checkout(var: &str) -> PathBuf {
 #[test]
 #[ignore = "needs a checkout of jonathangu/crabpath at 70f0065 in CRABPATH_REPO_70F0065; run with: cargo test --workspace -- --ignored"]
 fn paper_tables_at_70f0065() {
-    let ws = checkout("CRABPATH_REPO_70F0065");
+    on_checkout("CRABPATH_REPO_70F0065", "70f0065", "paper-70f0065");
+}
+
+/// `bench repo` on the checkout named by `var`, with its own queries file and the
+/// tree check of `commit`, compared with the reference output `reference`.
+fn on_checkout(var: &str, commit: &str, reference: &str) {
+    let ws = checkout(var);
     let q = s(&ws.join("benchmarks/queries.json"));
     let (out, report) = bench_repo(&[
         "--workspace",
@@ -390,25 +403,15 @@ fn paper_tables_at_70f0065() {
         "--queries",
         &q,
         "--expect-tree",
-        "70f0065",
+        commit,
     ]);
-    assert_matches_reference("paper-70f0065", &out, report);
+    assert_matches_reference(reference, &out, report);
 }
 
 #[test]
 #[ignore = "needs a checkout of jonathangu/crabpath at 134c676 in CRABPATH_REPO_134C676; run with: cargo test --workspace -- --ignored"]
 fn reference_run_at_134c676() {
-    let ws = checkout("CRABPATH_REPO_134C676");
-    let q = s(&ws.join("benchmarks/queries.json"));
-    let (out, report) = bench_repo(&[
-        "--workspace",
-        &s(&ws),
-        "--queries",
-        &q,
-        "--expect-tree",
-        "134c676",
-    ]);
-    assert_matches_reference("134c676", &out, report);
+    on_checkout("CRABPATH_REPO_134C676", "134c676", "134c676");
 }
 
 #[test]
