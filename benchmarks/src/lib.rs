@@ -18,6 +18,9 @@
 //! [`trec`]); and `bench check`, which re-runs committed reports and compares them
 //! ([`check`]).
 //!
+//! The repository benchmark (`bench repo`, seed 002 Tables 24/25 and a fair version) is
+//! [`repo`].
+//!
 //! Errors ([`Error`]) are one line, name file, row (0-based) and field for malformed data, and
 //! map to exit status 2 for data and usage errors, 1 otherwise ([`Error::exit_code`]).
 
@@ -34,6 +37,7 @@ pub mod methods;
 pub mod metrics;
 pub mod output;
 pub mod plan;
+pub mod repo;
 pub mod retrieval;
 pub mod run;
 pub mod trec;

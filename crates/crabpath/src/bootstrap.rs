@@ -33,7 +33,7 @@ use crate::error::Result;
 use crate::graph::{Edge, Graph, Metadata, Node};
 use crate::profile::Profile;
 use crate::pystr;
-use crate::workspace::{self, SkipReason, Skipped, SplitOptions, WorkspaceError};
+use crate::workspace::{self, SkipReason, Skipped, SplitOptions, Walk, WorkspaceError};
 
 /// The initial graph of a workspace and what was left out.
 #[derive(Debug, Clone, Default)]
@@ -89,8 +89,18 @@ pub fn sibling_weight(rel: &str, offset: usize) -> f64 {
 /// reference's fatal cases (a file that is not UTF-8, a non-UTF-8 path, a JSON file its
 /// parser rejects other than as invalid JSON); I/O failures reading a file.
 pub fn split_workspace(workspace: impl AsRef<Path>, options: &SplitOptions) -> Result<Bootstrap> {
-    let walk = workspace::walk(workspace, options)?;
-    let fixes = options.profile.fixes_bugs();
+    split_walk(workspace::walk(workspace, options)?, options.profile)
+}
+
+/// The part of [`split_workspace`] after the walk: reads the walk's files in order and
+/// builds the graph. Callers that must leave particular files out (e.g. a benchmark's
+/// own queries file) remove them from `walk.files` first; every other file gets the
+/// same nodes, ids and edges as in [`split_workspace`] (node ids depend only on a
+/// file's own path and chunks).
+///
+/// Cost and errors: as [`split_workspace`].
+pub fn split_walk(walk: Walk, profile: Profile) -> Result<Bootstrap> {
+    let fixes = profile.fixes_bugs();
     let mut files = Vec::with_capacity(walk.files.len());
     let mut skipped = walk.skipped;
     for c in walk.files {
@@ -122,7 +132,7 @@ pub fn split_workspace(workspace: impl AsRef<Path>, options: &SplitOptions) -> R
         files
             .iter()
             .map(|(p, r, t)| (p.as_path(), r.as_str(), t.as_str())),
-        options.profile,
+        profile,
     )?;
     out.skipped = skipped;
     Ok(out)

@@ -14,7 +14,8 @@
 //! * [`keyword_seeds`] — session replay's seeds (reference
 //!   `replay.py::default_keyword_seed_fn`): nodes with overlap > 0, plus every
 //!   in-neighbour of those at score 0.0, sorted by (score, id) descending, first 10. Zero
-//!   scores never fire (traversal's fire threshold is 0.01).
+//!   scores never fire (traversal's fire threshold is 0.01). The two steps are
+//!   [`keyword_matches`] (contents only) and [`keyword_seeds_from`] (edges now).
 //! * [`learning_path`] — what replay learns on (reference `replay.py::replay_queries`
 //!   step 4, `benchmarks/run_benchmark.py::_extract_fired_path`): `[first step's
 //!   source] + [every step's target]`, or `fired` when there are no steps.
@@ -144,24 +145,41 @@ pub fn keyword_ranking(graph: &Graph, query: &str, top_k: usize) -> Vec<(NodeId,
 ///
 /// Cost: O(total content length + in-degree of the matched nodes + n log n).
 pub fn keyword_seeds(graph: &Graph, query: &str) -> Vec<(NodeId, f64)> {
+    keyword_seeds_from(graph, &keyword_matches(graph, query))
+}
+
+/// The first step of [`keyword_seeds`]: every node whose content shares a token with
+/// the query, with its overlap score, in node order. It depends on node contents only,
+/// so a caller that asks the same query of a graph whose edges change (learning) can
+/// compute it once and pass it to [`keyword_seeds_from`].
+///
+/// Cost: O(total content length).
+pub fn keyword_matches(graph: &Graph, query: &str) -> Vec<(NodeId, f64)> {
     let q = QueryTokens::new(query);
     if q.is_empty() {
         return Vec::new();
     }
-    let mut scored: Vec<(NodeId, f64)> = Vec::new();
-    let mut has: FxHashMap<NodeId, ()> = FxHashMap::default();
-    for (ix, n) in graph.nodes() {
-        let o = q.overlap(&n.content);
-        if o > 0 {
-            scored.push((ix, o as f64 / q.len() as f64));
-            has.insert(ix, ());
-        }
-    }
-    if scored.is_empty() {
+    graph
+        .nodes()
+        .filter_map(|(ix, n)| {
+            let o = q.overlap(&n.content);
+            (o > 0).then(|| (ix, o as f64 / q.len() as f64))
+        })
+        .collect()
+}
+
+/// The second step of [`keyword_seeds`]: the matches of [`keyword_matches`] plus the
+/// in-neighbours of the matched nodes at 0.0 (looked up in `graph` now), best
+/// [`REPLAY_SEEDS`] by (score, id) descending.
+///
+/// Cost: O(in-degree of the matched nodes + m log m).
+pub fn keyword_seeds_from(graph: &Graph, matches: &[(NodeId, f64)]) -> Vec<(NodeId, f64)> {
+    if matches.is_empty() {
         return Vec::new();
     }
-    let matched: Vec<NodeId> = scored.iter().map(|s| s.0).collect();
-    for t in matched {
+    let mut scored: Vec<(NodeId, f64)> = matches.to_vec();
+    let mut has: FxHashMap<NodeId, ()> = scored.iter().map(|s| (s.0, ())).collect();
+    for &(t, _) in matches {
         for (src, _) in graph.incoming(t) {
             if has.insert(src, ()).is_none() {
                 scored.push((src, 0.0));

@@ -59,6 +59,32 @@ pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// `datetime.fromtimestamp(secs + micros / 1e6, timezone.utc).isoformat()`, e.g.
+/// `2026-11-22T12:19:17.338055+00:00` (fraction omitted when `micros` is 0).
+pub fn isoformat_utc(secs: i64, micros: u32) -> String {
+    let (y, mo, d) = civil_from_days(secs.div_euclid(86_400));
+    let sod = secs.rem_euclid(86_400);
+    let frac = if micros == 0 {
+        String::new()
+    } else {
+        format!(".{micros:06}")
+    };
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}{frac}+00:00",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
+/// `datetime.now(timezone.utc).isoformat()`.
+pub fn now_isoformat_utc() -> String {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    isoformat_utc(d.as_secs() as i64, d.subsec_micros())
+}
+
 /// `time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(t))`, e.g.
 /// `2026-11-22T12:00:27+0000` (the journal's `iso` field).
 pub fn strftime_iso_local(t: f64) -> String {
@@ -385,5 +411,19 @@ mod tests {
         assert_eq!(fromisoformat_timestamp(&s), Some(t as f64));
         let iso = strftime_iso_local(t as f64);
         assert!(iso.starts_with("2026-02-01T10:00:00"), "{iso}");
+    }
+
+    #[test]
+    fn isoformat_utc_matches_python() {
+        // CPython 3.11: datetime.fromtimestamp(t, timezone.utc).isoformat()
+        assert_eq!(
+            isoformat_utc(1_795_349_957, 338_055),
+            "2026-11-22T12:19:17.338055+00:00"
+        );
+        assert_eq!(isoformat_utc(0, 0), "1970-01-01T00:00:00+00:00");
+        assert_eq!(
+            isoformat_utc(951_782_400, 7),
+            "2000-02-29T00:00:00.000007+00:00"
+        );
     }
 }

@@ -135,6 +135,9 @@ pub struct Results {
     pub bench: BTreeMap<String, Doc>,
     /// `file stem → document` for `scaling/*.json` (`sims scaling`), sorted by name.
     pub scaling: BTreeMap<String, Doc>,
+    /// `file stem → document` for `repo-bench/*.json.gz` (`bench repo` reports and its
+    /// `--graph-out` graph), sorted by name.
+    pub repo: BTreeMap<String, Doc>,
 }
 
 impl Results {
@@ -189,6 +192,18 @@ impl Results {
                 root.join("scaling").display()
             )),
         }
+        let is_repo = |v: &Value| {
+            (v.get("methods").is_some() && v.get("query_count").is_some())
+                || crate::figures::repo::is_graph(v)
+        };
+        match load_dir(root, "repo-bench", is_repo, notes) {
+            Some(docs) => out.repo = docs,
+            None => notes.push(format!(
+                "{}: no such directory; repository benchmark tables and figure skipped \
+                 (results/repo-bench/regenerate.sh)",
+                root.join("repo-bench").display()
+            )),
+        }
         out
     }
 
@@ -198,7 +213,8 @@ impl Results {
     }
 }
 
-/// Every `<root>/<sub>/<stem>.json` that `accept` recognises, by stem (sorted);
+/// Every `<root>/<sub>/<stem>.json` (or `<stem>.json.gz`, gzip-compressed) that
+/// `accept` recognises, by stem (sorted);
 /// `None` when the directory does not exist. Unreadable, invalid or unrecognised
 /// files become notes.
 fn load_dir(
@@ -208,20 +224,26 @@ fn load_dir(
     notes: &mut Notes,
 ) -> Option<BTreeMap<String, Doc>> {
     let entries = fs::read_dir(root.join(sub)).ok()?;
-    let mut files: Vec<PathBuf> = entries
+    let mut files: Vec<(String, PathBuf)> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let stem = name
+                .strip_suffix(".json")
+                .or_else(|| name.strip_suffix(".json.gz"))?;
+            Some((stem.to_string(), p))
+        })
         .collect();
     files.sort();
     let mut docs = BTreeMap::new();
-    for path in files {
-        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-            continue;
-        };
-        let rel = format!("{sub}/{stem}.json");
+    for (stem, path) in files {
+        let rel = format!(
+            "{sub}/{}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
         match read_json(&path) {
             Ok(Some(value)) if accept(&value) => {
-                docs.insert(stem.to_string(), Doc::new(rel, value));
+                docs.insert(stem, Doc::new(rel, value));
             }
             Ok(Some(_)) => notes.push(format!("{rel}: not a {sub} result; skipped")),
             Ok(None) => {}
@@ -231,13 +253,22 @@ fn load_dir(
     Some(docs)
 }
 
-/// `Ok(None)` when the file does not exist.
+/// `Ok(None)` when the file does not exist; a name ending in `.gz` is gunzipped.
 fn read_json(path: &Path) -> Result<Option<Value>> {
-    let text = match fs::read_to_string(path) {
-        Ok(t) => t,
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(anyhow!("cannot read: {e}")),
     };
+    let bytes = if path.extension().is_some_and(|x| x == "gz") {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+            .map_err(|e| anyhow!("cannot gunzip: {e}"))?;
+        out
+    } else {
+        bytes
+    };
+    let text = String::from_utf8(bytes).map_err(|e| anyhow!("not UTF-8: {e}"))?;
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| anyhow!("invalid JSON: {e}"))

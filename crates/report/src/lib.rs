@@ -13,6 +13,8 @@
 //!   `claim` object and, for multi-seed runs, a `multi_seed` aggregate);
 //! * `bench/<dataset>-<protocol>-<embedder>.json`: retrieval benchmark results;
 //! * `scaling/<name>.json`: the scaling study (`sims scaling`).
+//! * `repo-bench/<name>.json.gz`: `bench repo` reports on the reference repository
+//!   (Tables 24/25) and its `--graph-out` workspace graph (Fig. 3, `figures/repo/`).
 //!
 //! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/`,
 //! `bench/` and `scaling/` hold one PNG and one SVG (gzip-compressed, `.svgz`) per figure; `csv/` holds every figure's series

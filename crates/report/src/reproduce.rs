@@ -4,8 +4,10 @@
 //! `<!-- report:end NAME -->`; `report tables` rewrites the blocks from the results and
 //! leaves everything else alone, so other sections (e.g. corrected-profile findings)
 //! can be edited by hand. When the file does not exist it is created from
-//! `templates/REPRODUCE.md`. Blocks: `claims` (one row per paper claim) and
-//! `discrepancies` (every paper/code discrepancy with before/after numbers).
+//! `templates/REPRODUCE.md`. Blocks: `claims` (one row per paper claim),
+//! `discrepancies` (every paper/code discrepancy with before/after numbers) and
+//! `repo-bench` (the repository benchmark, Tables 24/25: the measured commit and each
+//! fairness fix's numbers).
 
 use std::fs;
 use std::path::Path;
@@ -293,6 +295,7 @@ pub fn render(path: &Path, tables: &[Table], results: &Results) -> Result<Artifa
     for (name, body) in [
         ("claims", claims_block(tables)),
         ("discrepancies", discrepancies_block(results)),
+        ("repo-bench", crate::tables::repo::reproduce_block(results)),
     ] {
         if let Some(t) = replace_block(&text, name, &body) {
             text = t;
@@ -319,7 +322,7 @@ mod tests {
 
     #[test]
     fn template_has_both_blocks() {
-        for b in ["claims", "discrepancies"] {
+        for b in ["claims", "discrepancies", "repo-bench"] {
             assert!(replace_block(TEMPLATE, b, "").is_some(), "{b}");
         }
     }

@@ -68,6 +68,10 @@ pub enum Source {
     Sim(&'static str),
     /// A bench run of this dataset (`HotPotQA`, `MultiHop-RAG`), chosen by the report.
     Bench(&'static str),
+    /// A `bench repo` run on the reference repository at this commit (7 hex digits):
+    /// `results/repo-bench/paper-<commit>` (paper profile) and `clean-<commit>`
+    /// (corrected profile, fair protocol).
+    Repo(&'static str),
 }
 
 /// One row of a paper table.

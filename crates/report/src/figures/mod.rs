@@ -24,6 +24,7 @@ pub mod negation;
 pub mod noise_robustness;
 pub mod pg_vs_heuristic;
 pub mod prune_health;
+pub mod repo;
 pub mod scaling;
 pub mod scaling_study;
 pub mod seeds;
@@ -130,6 +131,12 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
     }
     for fig in bench::protocol_comparisons(&results.bench, notes) {
         arts.extend(fig.artifacts(out, "bench")?);
+    }
+    if let Some(doc) = results.repo.get(repo::GRAPH_DOC) {
+        match repo::figure(doc).and_then(|f| f.artifacts(out, "repo")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure repo/{} skipped: {e:#}", repo::STEM)),
+        }
     }
     for (name, doc) in &results.scaling {
         match scaling_study::figure(doc, name).and_then(|f| f.artifacts(out, "scaling")) {

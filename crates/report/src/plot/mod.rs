@@ -9,6 +9,7 @@
 
 pub mod area;
 pub mod bar;
+pub mod clusters;
 pub mod heatmap;
 pub mod line;
 pub mod network;
@@ -24,6 +25,7 @@ use crate::font::{self, FAMILY};
 
 pub use area::StackedArea;
 pub use bar::{BarChart, BarSeries};
+pub use clusters::ClusterMap;
 pub use heatmap::Heatmap;
 pub use line::{LineChart, Scale, Series};
 pub use network::Network;
@@ -158,6 +160,8 @@ pub enum Panel {
     Heatmap(Heatmap),
     /// Nodes in columns and weighted edges between them.
     Network(Network),
+    /// A large graph with its nodes grouped by cluster and edges coloured by class.
+    Clusters(ClusterMap),
 }
 
 impl Panel {
@@ -173,6 +177,7 @@ impl Panel {
             Panel::Area(c) => c.draw(area),
             Panel::Heatmap(c) => c.draw(area),
             Panel::Network(c) => c.draw(area),
+            Panel::Clusters(c) => c.draw(area),
         }
     }
 
@@ -184,6 +189,7 @@ impl Panel {
             Panel::Area(c) => c.table(),
             Panel::Heatmap(c) => c.table(),
             Panel::Network(c) => c.table(),
+            Panel::Clusters(c) => c.table(),
         }
     }
 
@@ -195,6 +201,7 @@ impl Panel {
             Panel::Area(c) => &c.title,
             Panel::Heatmap(c) => &c.title,
             Panel::Network(c) => &c.title,
+            Panel::Clusters(c) => &c.title,
         };
         slug(title)
     }

@@ -3,13 +3,14 @@
 //! corrected-profile value, and a verdict.
 //!
 //! The simulation tables (OpenClawBrain Tables 3, 5–20) are defined on the simulations'
-//! cards ([`sims::paper`]); the benchmark tables (22–23) in [`bench`]. Tables 1, 2, 4
-//! are not numeric results, and 21, 24, 25 (production brains, the repository-internal
-//! benchmark) are not produced by this harness — [`NOT_PRODUCED`] says so in
+//! cards ([`sims::paper`]); the benchmark tables (22–23) in [`bench`]; the repository
+//! benchmark tables (24–25) in [`repo`]. Tables 1, 2, 4 are not numeric results, and 21
+//! (production brains) is not produced by this harness — [`NOT_PRODUCED`] says so in
 //! `TABLES.md`.
 
 pub mod bench;
 pub mod claims;
+pub mod repo;
 
 use std::path::Path;
 
@@ -22,11 +23,10 @@ use crate::plot::csv_bytes;
 use sims::paper::extract;
 
 /// Tables of the paper that the harness does not produce, with the reason.
-pub const NOT_PRODUCED: [(u32, &str); 3] = [
-    (21, "production maintenance of the author's three private brains; no public data"),
-    (24, "repository-internal benchmark (45 queries over the reference's own code base); not part of this harness"),
-    (25, "learning curves of that internal benchmark; not part of this harness"),
-];
+pub const NOT_PRODUCED: [(u32, &str); 1] = [(
+    21,
+    "production maintenance of the author's three private brains; no public data",
+)];
 
 /// A built row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +62,13 @@ fn doc_for(results: &Results, source: Source, profile: Profile) -> Option<&Doc> 
     match source {
         Source::Sim(name) => results.sim(profile, name),
         Source::Bench(dataset) => bench::select(results, dataset, profile),
+        Source::Repo(commit) => {
+            let protocol = match profile {
+                Profile::Paper => "paper",
+                Profile::Corrected => "clean",
+            };
+            results.repo.get(&format!("{protocol}-{commit}"))
+        }
     }
 }
 
@@ -135,6 +142,7 @@ fn with_seeds(
 pub fn specs() -> Vec<TableSpec> {
     let mut v = sims::paper::tables(&sims::scenarios::registry());
     v.extend(bench::specs());
+    v.extend(repo::specs());
     v.sort_by_key(|t| (t.paper, t.number));
     v
 }
