@@ -4,8 +4,9 @@
 //! `<!-- report:end NAME -->`; `report tables` rewrites the blocks from the results and
 //! leaves everything else alone, so other sections (e.g. corrected-profile findings)
 //! can be edited by hand. When the file does not exist it is created from
-//! `templates/REPRODUCE.md`. Blocks: `claims` (one row per paper claim) and
-//! `discrepancies` (every paper/code discrepancy with before/after numbers).
+//! `templates/REPRODUCE.md`. Blocks: `claims` (one row per paper claim),
+//! `discrepancies` (every paper/code discrepancy with before/after numbers), and the
+//! CrabPath paper's `v2-discrepancies` and `v2-myopic` ([`crate::reproduce_v2`]).
 
 use std::fs;
 use std::path::Path;
@@ -293,6 +294,11 @@ pub fn render(path: &Path, tables: &[Table], results: &Results) -> Result<Artifa
     for (name, body) in [
         ("claims", claims_block(tables)),
         ("discrepancies", discrepancies_block(results)),
+        (
+            "v2-discrepancies",
+            crate::reproduce_v2::discrepancies_block(results),
+        ),
+        ("v2-myopic", crate::reproduce_v2::myopic_block(results)),
     ] {
         if let Some(t) = replace_block(&text, name, &body) {
             text = t;
@@ -318,8 +324,8 @@ mod tests {
     }
 
     #[test]
-    fn template_has_both_blocks() {
-        for b in ["claims", "discrepancies"] {
+    fn template_has_every_block() {
+        for b in ["claims", "discrepancies", "v2-discrepancies", "v2-myopic"] {
             assert!(replace_block(TEMPLATE, b, "").is_some(), "{b}");
         }
     }

@@ -68,6 +68,9 @@ pub enum Source {
     Sim(&'static str),
     /// A bench run of this dataset (`HotPotQA`, `MultiHop-RAG`), chosen by the report.
     Bench(&'static str),
+    /// A v2-engine result `results/v2/<profile>/<name>.json[.gz]` (the CrabPath paper's
+    /// experiments, [`crate::v2`]).
+    V2(&'static str),
 }
 
 /// One row of a paper table.

@@ -29,6 +29,7 @@ pub mod scaling_study;
 pub mod seeds;
 pub mod static_vs_learning;
 pub mod structural;
+pub mod v2;
 
 use std::path::{Path, PathBuf};
 
@@ -130,6 +131,12 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
     }
     for fig in bench::protocol_comparisons(&results.bench, notes) {
         arts.extend(fig.artifacts(out, "bench")?);
+    }
+    for (stem, fig) in v2::render(results) {
+        match fig.and_then(|f| f.artifacts(out, "v2")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure {stem} skipped: {e:#}")),
+        }
     }
     for (name, doc) in &results.scaling {
         match scaling_study::figure(doc, name).and_then(|f| f.artifacts(out, "scaling")) {
