@@ -32,10 +32,7 @@ fn reference_file(name: &str) -> PathBuf {
 }
 
 fn data_dir() -> PathBuf {
-    let dir = std::env::var_os("CRABPATH_DATA_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| testdata::workspace_root().join("../shared/datasets"));
+    let dir = testdata::data_dir();
     testdata::external_dir(
         "the seed-000 datasets (crabpath-v2/)",
         "set CRABPATH_DATA_DIR to a directory holding crabpath-v2/ (see datasets/README.md)",
