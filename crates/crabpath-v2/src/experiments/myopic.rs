@@ -503,21 +503,32 @@ pub fn corrected_vs_myopic(opts: &MyopicOptions) -> crate::Result<MyopicStudy> {
     })
 }
 
+/// `x` to 10 significant digits: for the values that come from `statrs`'s special
+/// functions (t quantiles, t and binomial tail probabilities), whose last bits differ
+/// between builds of the same source (which dependency features cargo unifies), so the
+/// document is the same bytes whatever is built alongside.
+fn sig10(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{x:.9e}").parse().unwrap_or(x)
+}
+
 fn summary_json(s: &Summary) -> Value {
-    json!({"n": s.n, "mean": s.mean, "sd": s.sd, "ci95": [s.ci_low, s.ci_high]})
+    json!({"n": s.n, "mean": s.mean, "sd": s.sd, "ci95": [sig10(s.ci_low), sig10(s.ci_high)]})
 }
 
 fn paired_json(p: &Paired) -> Value {
     json!({
         "mean_diff": p.diff.mean,
-        "ci95": [p.diff.ci_low, p.diff.ci_high],
+        "ci95": [sig10(p.diff.ci_low), sig10(p.diff.ci_high)],
         "sd": p.diff.sd,
         "t": p.t,
-        "p_paired_t": p.p_t,
+        "p_paired_t": sig10(p.p_t),
         "wins": p.wins,
         "losses": p.losses,
         "ties": p.ties,
-        "p_sign_test": p.p_sign,
+        "p_sign_test": sig10(p.p_sign),
     })
 }
 
