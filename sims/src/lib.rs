@@ -21,6 +21,9 @@
 //! * [`stats`] — mean, sample std, 95 % Student-t interval, log-log slopes.
 //! * [`scaling`] — the scaling study (`sims scaling`), 50 to 10^6+ nodes.
 //! * [`alloc`] — the counting allocator behind its memory-per-edge figures.
+//! * [`v2`] — the CrabPath paper's (seed 000) experiments on the v2 engine
+//!   (`crabpath-v2`): `sims v2 run|check|compare`, results under `results/v2/`, the
+//!   paper's Tables 3–7.
 #![warn(missing_docs)]
 
 pub mod alloc;
@@ -36,3 +39,4 @@ pub mod scenarios;
 pub mod shard;
 pub mod sim;
 pub mod stats;
+pub mod v2;

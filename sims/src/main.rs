@@ -9,6 +9,8 @@
 //! sims check  [--dir DIR] [--profile ...]... [--sim NAME]... [--threads N]
 //!             [--fresh-dir DIR] [--update]
 //! sims claims [--dir DIR] [--profile ...]...
+//! sims v2 run|check [--data-dir DIR] ...   (seed 000 experiments, results/v2)
+//! sims v2 compare --graph G.json --scenario S.jsonl [--top-k 8 --max-hops 3] [--out R.json]
 //! sims scaling [--sizes N,N,...] [--series NAME]... [--queries Q] [--batch B]
 //!             [--warmup W] [--seed S] [--out FILE]
 //! ```
@@ -152,6 +154,12 @@ enum Command {
         #[arg(long, value_enum)]
         profile: Vec<ProfileArg>,
     },
+    /// The CrabPath paper's own experiments (seed 000 Tables 3, 4, 6, 7 and the
+    /// corrected-vs-myopic study) on the v2 engine: run, check, or compare any graph.
+    V2 {
+        #[command(subcommand)]
+        command: V2Command,
+    },
     /// The scaling study: scaling_analysis extended to 10^6 nodes (corrected profile).
     /// Per graph size: time per traversal (median of batch means), nodes fired and
     /// edges touched (counted by the engine), heap bytes per edge; log-log slopes.
@@ -182,6 +190,197 @@ enum Command {
         #[arg(long, default_value = "out/scaling/scaling.json")]
         out: PathBuf,
     },
+}
+
+/// `sims v2 …`.
+#[derive(Subcommand, Debug)]
+enum V2Command {
+    /// Run the eight four-arm comparisons and the deploy simulation (each profile) and
+    /// the corrected-vs-myopic study; write `<out>/<profile>/<experiment>.json.gz`,
+    /// `<out>/<profile>/deploy_simulation.json` and `<out>/corrected_vs_myopic.json.gz`.
+    Run {
+        /// Profile(s) to run; repeat for both (default: paper and corrected; the study
+        /// runs with the corrected profile).
+        #[arg(long, value_enum)]
+        profile: Vec<ProfileArg>,
+        /// Seeds of the corrected-vs-myopic study (paired by seed; default 200, the
+        /// committed run).
+        #[arg(long, default_value_t = sims::v2::STUDY_SEEDS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000))]
+        seeds: usize,
+        /// Data directory holding `crabpath-v2/` (default: $CRABPATH_DATA_DIR, else
+        /// `datasets/` if it holds crabpath-v2/, else ../shared/datasets).
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Worker threads of the study (0 = one per core). Results are identical for
+        /// any value.
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Output directory.
+        #[arg(long, default_value = sims::v2::DIR)]
+        out: PathBuf,
+    },
+    /// Re-run every file stored under `--dir` (the study with its stored seed count)
+    /// and compare the text exactly; prints `ok` or each differing JSON path
+    /// `stored → fresh`, exits 1 on any difference or missing file. Never writes into
+    /// `--dir` unless `--update` is given.
+    Check {
+        /// Directory holding the results.
+        #[arg(long, default_value = sims::v2::DIR)]
+        dir: PathBuf,
+        /// Data directory holding `crabpath-v2/` (as for `run`).
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Worker threads of the study (0 = one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Also write every fresh file under this directory, in the layout of `--dir`.
+        #[arg(long, value_name = "DIR")]
+        fresh_dir: Option<PathBuf>,
+        /// Replace each stored file that differs by the fresh one.
+        #[arg(long)]
+        update: bool,
+    },
+    /// The four-arm comparison (static, RAG, CrabPath corrected, CrabPath myopic) on
+    /// any graph and scenario file: writes the reference runner's JSON document
+    /// (`experiment` = the scenario file's stem).
+    Compare {
+        /// Graph file (the v2 engine's `{"nodes": [...], "edges": [...]}` format).
+        #[arg(long, value_name = "G.json")]
+        graph: PathBuf,
+        /// Scenario file: one JSON object per line with `query`, `reward` and
+        /// `expected_answer_fragments`.
+        #[arg(long, value_name = "S.jsonl")]
+        scenario: PathBuf,
+        /// RAG k and number of seed candidates.
+        #[arg(long, default_value_t = 8)]
+        top_k: usize,
+        /// Traversal hops.
+        #[arg(long, default_value_t = 3)]
+        max_hops: usize,
+        /// Engine profile (paper = the reference's behaviour bit for bit).
+        #[arg(long, value_enum, default_value = "paper")]
+        profile: ProfileArg,
+        /// Output file (default: standard output).
+        #[arg(long, value_name = "R.json")]
+        out: Option<PathBuf>,
+    },
+}
+
+fn v2(cmd: &V2Command) -> Result<ExitCode> {
+    use sims::v2::{self, Checked, Item};
+    match cmd {
+        V2Command::Run {
+            profile,
+            seeds,
+            data_dir,
+            threads,
+            out,
+        } => {
+            let data = v2::data_dir(data_dir.as_deref())?;
+            let pool = pool(*threads)?;
+            for job in v2::jobs(&profiles(profile)) {
+                let doc = pool.install(|| v2::run_job(job, &data, *seeds))?;
+                let path = v2::write(out, &job.rel(), &doc)?;
+                eprintln!("wrote {}", path.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        V2Command::Check {
+            dir,
+            data_dir,
+            threads,
+            fresh_dir,
+            update,
+        } => {
+            let data = v2::data_dir(data_dir.as_deref())?;
+            let pool = pool(*threads)?;
+            let (mut ok, mut problems, mut checked) = (0usize, 0usize, 0usize);
+            for job in v2::jobs(&Profile::ALL) {
+                let path = dir.join(job.rel());
+                let at = path.display();
+                if !path.exists() {
+                    println!("{at}: missing file");
+                    problems += 1;
+                    continue;
+                }
+                checked += 1;
+                let stored = runner::read_text(&path)?;
+                let seeds = match job.item {
+                    Item::Study => {
+                        let doc: Value = serde_json::from_str(&stored)
+                            .with_context(|| format!("parsing {at}"))?;
+                        v2::stored_seeds(&doc).with_context(|| format!("{at}"))?
+                    }
+                    _ => v2::STUDY_SEEDS,
+                };
+                let fresh = pool.install(|| v2::run_job(job, &data, seeds))?;
+                if let Some(f) = fresh_dir {
+                    v2::write(f, &job.rel(), &fresh)?;
+                }
+                match v2::compare_text(&stored, &fresh).with_context(|| format!("{at}"))? {
+                    Checked::Same => {
+                        println!("{at}: ok");
+                        ok += 1;
+                    }
+                    Checked::Differs(diffs) => {
+                        for d in &diffs {
+                            println!("{at}: {d}");
+                        }
+                        if *update {
+                            v2::write(dir, &job.rel(), &fresh)?;
+                            println!("{at}: updated from a fresh run");
+                        } else {
+                            problems += 1;
+                        }
+                    }
+                }
+            }
+            println!("sims v2 check: {checked} file(s), {ok} ok");
+            if problems > 0 {
+                println!("{problems} problem(s)");
+                Ok(ExitCode::FAILURE)
+            } else {
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+        V2Command::Compare {
+            graph,
+            scenario,
+            top_k,
+            max_hops,
+            profile,
+            out,
+        } => {
+            if *top_k == 0 {
+                bail!("--top-k must be at least 1");
+            }
+            let g = crabpath_v2::load_graph(graph)?;
+            let s = crabpath_v2::load_scenarios(scenario)?;
+            let stem = scenario
+                .file_stem()
+                .and_then(|x| x.to_str())
+                .unwrap_or("experiment")
+                .to_string();
+            let opts = crabpath_v2::CompareOptions {
+                top_k: *top_k,
+                max_hops: *max_hops,
+                config: crabpath_v2::EngineConfig::for_profile(Profile::from(*profile)),
+                trace: false,
+            };
+            let doc = crabpath_v2::experiments::compare(&g, &stem, &s, &opts)
+                .result
+                .to_json();
+            let text = v2::text(&doc);
+            match out {
+                Some(p) => {
+                    runner::write_atomic(p, &text)?;
+                    eprintln!("wrote {}", p.display());
+                }
+                None => println!("{text}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }
 
 fn parse_family(s: &str) -> Result<Family, String> {
@@ -583,6 +782,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::Claims { dir, profile } => claims(dir, profile),
+        Command::V2 { command } => v2(command),
         Command::Scaling {
             sizes,
             series,

@@ -38,6 +38,18 @@ fn main() -> anyhow::Result<()> {
                 .map(|((s, t), w)| format!("{s}->{t} {:.3}", w.mean))
                 .collect();
             println!("            final weights: {}", w.join(", "));
+            let dormant: Vec<String> = d
+                .tracked
+                .iter()
+                .zip(&a.dormant)
+                .map(|((s, t), k)| format!("{s}->{t} {k}"))
+                .collect();
+            println!(
+                "            seeds stuck {}/{}; seeds dormant per edge: {}",
+                a.stuck,
+                opts.seeds,
+                dormant.join(", ")
+            );
         }
         for (what, p) in [
             ("mean success", &d.diff_mean_success),

@@ -80,7 +80,9 @@ mod tests {
 
     #[test]
     fn two_decays_of_an_untouched_edge() {
-        // V2.md §11.5: elephant->guard ends at 0.55 * (2^(-5/120))^2 = 0.5191308719749315.
+        // Reference simulator run on giraffe_test (commit a424df5, committed trace
+        // results/reference/v2/a424df5/simulator_giraffe_test.trace.json.gz): the untouched
+        // elephant->guard ends at 0.55 * (2^(-5/120))^2 = 0.5191308719749315.
         let mut g = Graph::new();
         g.add_node(Node::new("a", "a"));
         g.add_node(Node::new("b", "b"));

@@ -186,7 +186,9 @@ mod tests {
 
     #[test]
     fn summary_words_outside_the_content_vocabulary_embed_to_zero() {
-        // V2.md §2 step 3 (Q-VOCAB): "query entry" occurs in no content.
+        // Reference `experiments/run_comparison.py` (commit 73444b2) builds the vocabulary
+        // from contents but embeds summaries (quirks log Q-VOCAB,
+        // results/reference/v2/quirks/quirks_e752b95.log): "query entry" occurs in no content.
         let mut g = Graph::new();
         g.add_node(Node::new("root", "Gate bloat root"));
         g.add_node(Node::new("q", "Deploy now please").with_summary("query entry"));

@@ -379,7 +379,9 @@ mod tests {
 
     #[test]
     fn re_adding_an_edge_replaces_it_in_place() {
-        // V2.md §9 Q-NEG-BUILDER: 0.85 edges re-added with 0.15 keep their position.
+        // Reference `Graph.add_edge` (crabpath/graph.py, a424df5) as the negation builder uses
+        // it (quirks log Q-NEG-BUILDER, results/reference/v2/quirks/quirks_e752b95.log):
+        // 0.85 edges re-added with 0.15 keep their position.
         let mut g = Graph::new();
         for n in ["q", "a", "b"] {
             g.add_node(Node::new(n, n));

@@ -178,7 +178,8 @@ mod tests {
 
     #[test]
     fn auto_ids_of_the_spec() {
-        // V2.md §8.2.
+        // Reference `crabpath/neurogenesis.py::deterministic_auto_id` (b028ad9); the same ids are in
+        // results/reference/v2/b028ad9/neurogenesis_vectors.json.
         assert_eq!(auto_id("giraffe codeword sequence"), "auto:5092bf85cad2");
         assert_eq!(
             auto_id("  Giraffe concept for codeword  "),

@@ -64,7 +64,8 @@ mod tests {
 
     #[test]
     fn boundaries_are_habitual() {
-        // V2.md §1.4 / quirks log Q-BOUNDARY.
+        // Reference `crabpath/traversal.py` (3ef70df) tier rules; quirks log Q-BOUNDARY
+        // (results/reference/v2/quirks/quirks_e752b95.log).
         let t = TierThresholds::default();
         assert_eq!(t.classify(0.8), Tier::Habitual);
         assert_eq!(t.classify(0.8000000000000002), Tier::Reflex);

@@ -23,7 +23,7 @@ fn both() -> [EngineConfig; 2] {
 #[test]
 fn weight_ties_no_longer_go_to_the_largest_id() {
     // deploy_root -> {check_tests 0.5, skip_tests 0.5, ...}: the reference's router takes
-    // skip_tests because "s" > "c" (V2.md §12 item 6); the corrected one the edge added
+    // skip_tests because "s" > "c" (reference `crabpath/router.py` fallback, 11781e3; quirks log Q-TIE); the corrected one the edge added
     // first, check_tests.
     let g = Design::DeployPipeline.task().graph;
     let first_hop = |cfg: &EngineConfig| {
@@ -174,7 +174,8 @@ fn rewards_come_from_what_was_retrieved() {
 #[test]
 fn the_temperature_is_used() {
     // Q-TEMP: deploy simulation, episode 1 (+1 through check_tests). Paper (τ = 1, all
-    // four root edges in the softmax): w(check_tests) 0.536254150067188 (V2.md §11.1).
+    // four root edges in the softmax): w(check_tests) 0.536254150067188 (results/reference/v2/e752b95/run_deploy_sim.stdout.log
+    // prints 0.536; the full value is in traces/deploy_sim_corrected.trace.json.gz).
     // Corrected (τ = 0.2 over the beam of three habitual options, check_tests first).
     let scenario = vec![Scenario {
         query: "Deploy the latest changes to production".into(),

@@ -88,7 +88,7 @@ fn runner_json_is_byte_identical_to_the_reference_files() {
     for (name, rel) in files {
         let exp = experiment(name);
         let run = compare(&exp.graph, name, &exp.scenarios, &CompareOptions::default());
-        let ours = sims::pyjson::to_string(&run.result.to_json());
+        let ours = crabpath::pyjson::to_string(&run.result.to_json());
         assert!(
             ours == reference_text(rel),
             "{name}: bytes differ from {rel}"
@@ -106,7 +106,7 @@ fn runner_json_is_byte_identical_to_the_reference_files() {
             &mut process,
         );
         let rel = format!("73444b2/run_all/{name}.json");
-        let ours = sims::pyjson::to_string(&run.result.to_json());
+        let ours = crabpath::pyjson::to_string(&run.result.to_json());
         assert!(
             ours == reference_text(&rel),
             "{name}: bytes differ from {rel}"
@@ -245,7 +245,9 @@ fn simulator_runs_match_the_reference_traces() {
 #[test]
 #[ignore = "needs ../shared/datasets/crabpath-v2 (or CRABPATH_DATA_DIR); run with: cargo test --workspace -- --ignored"]
 fn paper_table_values_from_the_runs() {
-    // V2.md §11.2 (R1) as printed in the paper's Tables 3 and 7 (static / CrabPath
+    // The reference runner's summaries (results/reference/v2/73444b2/comparison/*.json.gz,
+    // 73444b2/run_all/*.json.gz, e752b95/run_all_deploy/deploy_pipeline.json.gz), as
+    // printed in seed 000 Tables 3 and 7 (static / CrabPath
     // characters per turn; Table 3 rounds them: 6,066 -> 297, 8,163 -> 89, 895 -> 88,
     // 546 -> 87, 548 -> 205).
     let expected = [
@@ -305,7 +307,8 @@ fn paper_table_values_from_the_runs() {
 #[test]
 #[ignore = "needs ../shared/datasets/crabpath-v2 (or CRABPATH_DATA_DIR); run with: cargo test --workspace -- --ignored"]
 fn python_311_summation_would_change_gate_bloat_myopic_updates() {
-    // V2.md §5.2: with plain left-to-right softmax sums (Python 3.11) 15 of the reference
+    // results/reference/v2/README.md: with plain left-to-right softmax sums (Python 3.11,
+    // reference `crabpath/learning.py`, 799419b) 15 of the reference
     // weight updates differ in the last bit, all in the gate_bloat myopic arm; the
     // compensated sum is what makes the check above exact.
     let mut total = (0, 0);

@@ -138,6 +138,11 @@ pub struct Results {
     /// `file stem → document` for `repo-bench/*.json.gz` (`bench repo` reports and its
     /// `--graph-out` graph), sorted by name.
     pub repo: BTreeMap<String, Doc>,
+    /// `(profile, stem) → document` for the v2 engine's results
+    /// (`v2/<profile>/<stem>.json[.gz]`, [`sims::v2`]).
+    pub v2: BTreeMap<(Profile, String), Doc>,
+    /// The corrected-vs-myopic study (`v2/corrected_vs_myopic.json.gz`).
+    pub v2_study: Option<Doc>,
 }
 
 impl Results {
@@ -184,6 +189,7 @@ impl Results {
                 root.join("bench").display()
             )),
         }
+        out.load_v2(root, notes);
         let is_study = |v: &Value| v.get("study").is_some_and(|s| s == "scaling");
         match load_dir(root, "scaling", is_study, notes) {
             Some(docs) => out.scaling = docs,
@@ -205,6 +211,48 @@ impl Results {
             )),
         }
         out
+    }
+
+    /// Reads the v2 group's files ([`sims::v2::jobs`]); absent ones become one note.
+    fn load_v2(&mut self, root: &Path, notes: &mut Notes) {
+        let dir = root.join("v2");
+        let mut missing = Vec::new();
+        for job in sims::v2::jobs(&Profile::ALL) {
+            let rel = Path::new("v2").join(job.rel());
+            let name = rel.display().to_string();
+            let path = root.join(&rel);
+            if !path.exists() {
+                missing.push(job.rel().display().to_string());
+                continue;
+            }
+            let value = sims::runner::read_json(&path);
+            match (value, job.item) {
+                (Ok(v), sims::v2::Item::Study) => self.v2_study = Some(Doc::new(name, v)),
+                (Ok(v), sims::v2::Item::FourArm(stem)) => {
+                    self.v2
+                        .insert((job.profile, stem.to_string()), Doc::new(name, v));
+                }
+                (Ok(v), sims::v2::Item::DeploySim) => {
+                    self.v2.insert(
+                        (job.profile, sims::v2::DEPLOY_SIM.to_string()),
+                        Doc::new(name, v),
+                    );
+                }
+                (Err(e), _) => notes.push(format!("{name}: {e:#}; skipped")),
+            }
+        }
+        if !missing.is_empty() {
+            notes.push(format!(
+                "{}: no result for {}; skipped (run `sims v2 run`)",
+                dir.display(),
+                missing.join(", ")
+            ));
+        }
+    }
+
+    /// A v2 result (`v2/<profile>/<stem>…`).
+    pub fn v2(&self, profile: Profile, stem: &str) -> Option<&Doc> {
+        self.v2.get(&(profile, stem.to_string()))
     }
 
     /// The document of a simulation under a profile.

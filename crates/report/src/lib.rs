@@ -12,12 +12,16 @@
 //! * `sims/corrected/<sim>.json`: corrected-profile results (same structure plus a
 //!   `claim` object and, for multi-seed runs, a `multi_seed` aggregate);
 //! * `bench/<dataset>-<protocol>-<embedder>.json`: retrieval benchmark results;
-//! * `scaling/<name>.json`: the scaling study (`sims scaling`).
+//! * `scaling/<name>.json`: the scaling study (`sims scaling`);
 //! * `repo-bench/<name>.json.gz`: `bench repo` reports on the reference repository
-//!   (Tables 24/25) and its `--graph-out` workspace graph (Fig. 3, `figures/repo/`).
+//!   (Tables 24/25) and its `--graph-out` workspace graph (Fig. 3, `figures/repo/`);
+//! * `v2/<profile>/<experiment>.json.gz`, `v2/<profile>/deploy_simulation.json`,
+//!   `v2/corrected_vs_myopic.json.gz`: the CrabPath paper's experiments on the v2
+//!   engine (`sims v2 run`, [`sims::v2`]).
 //!
 //! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/`,
-//! `bench/` and `scaling/` hold one PNG and one SVG (gzip-compressed, `.svgz`) per figure; `csv/` holds every figure's series
+//! `bench/`, `scaling/`, `repo/` and `v2/` hold one PNG and one SVG (gzip-compressed,
+//! `.svgz`) per figure; `csv/` holds every figure's series
 //! and every table as CSV (a corrected-profile series identical to the paper profile's is
 //! stored once, under `csv/paper/`). The Markdown tables go to `<results>/sims/TABLES.md`, and
 //! the generated blocks of `REPRODUCE.md` are refreshed in place.
@@ -32,6 +36,7 @@ pub mod figures;
 pub mod font;
 pub mod plot;
 pub mod reproduce;
+pub mod reproduce_v2;
 pub mod tables;
 
 use std::path::{Path, PathBuf};

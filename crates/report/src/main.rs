@@ -64,7 +64,7 @@ impl Dirs {
 /// Directories whose figure/CSV files belong to `report figures`.
 fn figure_dirs(p: &Paths) -> Vec<Managed> {
     let mut v = Vec::new();
-    for d in ["paper", "corrected", "bench", "scaling", "repo"] {
+    for d in ["paper", "corrected", "bench", "scaling", "repo", "v2"] {
         v.push(Managed {
             dir: p.out.join(d),
             extensions: &["png", "svg", "svgz"],

@@ -5,9 +5,10 @@
 //! leaves everything else alone, so other sections (e.g. corrected-profile findings)
 //! can be edited by hand. When the file does not exist it is created from
 //! `templates/REPRODUCE.md`. Blocks: `claims` (one row per paper claim),
-//! `discrepancies` (every paper/code discrepancy with before/after numbers) and
+//! `discrepancies` (every paper/code discrepancy with before/after numbers),
 //! `repo-bench` (the repository benchmark, Tables 24/25: the measured commit and each
-//! fairness fix's numbers).
+//! fairness fix's numbers), and the CrabPath paper's `v2-discrepancies` and `v2-myopic`
+//! ([`crate::reproduce_v2`]).
 
 use std::fs;
 use std::path::Path;
@@ -296,6 +297,11 @@ pub fn render(path: &Path, tables: &[Table], results: &Results) -> Result<Artifa
         ("claims", claims_block(tables)),
         ("discrepancies", discrepancies_block(results)),
         ("repo-bench", crate::tables::repo::reproduce_block(results)),
+        (
+            "v2-discrepancies",
+            crate::reproduce_v2::discrepancies_block(results),
+        ),
+        ("v2-myopic", crate::reproduce_v2::myopic_block(results)),
     ] {
         if let Some(t) = replace_block(&text, name, &body) {
             text = t;
@@ -321,8 +327,14 @@ mod tests {
     }
 
     #[test]
-    fn template_has_both_blocks() {
-        for b in ["claims", "discrepancies", "repo-bench"] {
+    fn template_has_every_block() {
+        for b in [
+            "claims",
+            "discrepancies",
+            "repo-bench",
+            "v2-discrepancies",
+            "v2-myopic",
+        ] {
             assert!(replace_block(TEMPLATE, b, "").is_some(), "{b}");
         }
     }

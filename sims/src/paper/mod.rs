@@ -72,6 +72,9 @@ pub enum Source {
     /// `results/repo-bench/paper-<commit>` (paper profile) and `clean-<commit>`
     /// (corrected profile, fair protocol).
     Repo(&'static str),
+    /// A v2-engine result `results/v2/<profile>/<name>.json[.gz]` (the CrabPath paper's
+    /// experiments, [`crate::v2`]).
+    V2(&'static str),
 }
 
 /// One row of a paper table.

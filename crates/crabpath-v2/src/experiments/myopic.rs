@@ -28,7 +28,9 @@
 //! Wilson bands; episodes to threshold (the first episode at which the success share of
 //! the last [`MyopicOptions::window`] episodes reaches [`MyopicOptions::threshold`];
 //! runs that never reach it count as `episodes + 1`); the final weights of the decisive
-//! edges; and, paired by seed, corrected − myopic of the mean success over all episodes,
+//! edges, with the number of seeds in which each ended dormant (< 0.3: no longer
+//! followable) and the number of seeds stuck (no success in the last window); and,
+//! paired by seed, corrected − myopic of the mean success over all episodes,
 //! over the last window, and of episodes to threshold, each with a 95 % t interval, a
 //! paired t-test and an exact sign test. Seeds run in parallel (rayon) and are gathered
 //! in seed order, so the result is the same for any thread count.
@@ -43,6 +45,7 @@ use crate::learning::{learn, Baselines, Credit};
 use crate::profile::EngineConfig;
 use crate::router::SoftmaxRouter;
 use crate::stats::{paired, summarize, wilson, Paired, Summary};
+use crate::tier::{Tier, TierThresholds};
 use crate::traverse::{seeds_by_name, traverse, TraversalConfig};
 
 /// One of the experiment's task designs.
@@ -110,7 +113,8 @@ impl Design {
         };
         match self {
             Design::DeployPipeline => {
-                // Edge order and weights of the reference builder (V2.md §9).
+                // Edge order and weights of the reference builder
+                // (`experiments/build_deploy_pipeline.py`, commit cc70b59).
                 for (s, t, w) in [
                     ("deploy_root", "check_tests", 0.5),
                     ("deploy_root", "skip_tests", 0.5),
@@ -377,6 +381,11 @@ pub struct ArmSummary {
     pub reached: usize,
     /// Final weight of each tracked edge.
     pub final_weights: Vec<Summary>,
+    /// Per tracked edge: seeds whose final weight is dormant (below the habitual tier's
+    /// 0.3, so the walk can no longer take it).
+    pub dormant: Vec<usize>,
+    /// Seeds without a single success in the last window (stuck on a wrong route).
+    pub stuck: usize,
 }
 
 /// One design's result.
@@ -407,6 +416,7 @@ pub struct MyopicStudy {
 
 fn summarize_arm(credit: Credit, runs: &[Run], opts: &MyopicOptions, tracked: usize) -> ArmSummary {
     let n = runs.len();
+    let tiers = TierThresholds::default();
     let curve = (0..opts.episodes)
         .map(|e| {
             let k = runs.iter().filter(|r| r.success[e]).count();
@@ -429,6 +439,14 @@ fn summarize_arm(credit: Credit, runs: &[Run], opts: &MyopicOptions, tracked: us
         final_weights: (0..tracked)
             .map(|i| summarize(&runs.iter().map(|r| r.final_weights[i]).collect::<Vec<_>>()))
             .collect(),
+        dormant: (0..tracked)
+            .map(|i| {
+                runs.iter()
+                    .filter(|r| tiers.classify(r.final_weights[i]) == Tier::Dormant)
+                    .count()
+            })
+            .collect(),
+        stuck: runs.iter().filter(|r| r.rate_from(last) == 0.0).count(),
     }
 }
 
@@ -485,21 +503,32 @@ pub fn corrected_vs_myopic(opts: &MyopicOptions) -> crate::Result<MyopicStudy> {
     })
 }
 
+/// `x` to 10 significant digits: for the values that come from `statrs`'s special
+/// functions (t quantiles, t and binomial tail probabilities), whose last bits differ
+/// between builds of the same source (which dependency features cargo unifies), so the
+/// document is the same bytes whatever is built alongside.
+fn sig10(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{x:.9e}").parse().unwrap_or(x)
+}
+
 fn summary_json(s: &Summary) -> Value {
-    json!({"n": s.n, "mean": s.mean, "sd": s.sd, "ci95": [s.ci_low, s.ci_high]})
+    json!({"n": s.n, "mean": s.mean, "sd": s.sd, "ci95": [sig10(s.ci_low), sig10(s.ci_high)]})
 }
 
 fn paired_json(p: &Paired) -> Value {
     json!({
         "mean_diff": p.diff.mean,
-        "ci95": [p.diff.ci_low, p.diff.ci_high],
+        "ci95": [sig10(p.diff.ci_low), sig10(p.diff.ci_high)],
         "sd": p.diff.sd,
         "t": p.t,
-        "p_paired_t": p.p_t,
+        "p_paired_t": sig10(p.p_t),
         "wins": p.wins,
         "losses": p.losses,
         "ties": p.ties,
-        "p_sign_test": p.p_sign,
+        "p_sign_test": sig10(p.p_sign),
     })
 }
 
@@ -519,6 +548,12 @@ impl MyopicStudy {
                         .zip(&a.final_weights)
                         .map(|((s, t), w)| (format!("{s}->{t}"), summary_json(w)))
                         .collect();
+                    let dormant: Map<String, Value> = d
+                        .tracked
+                        .iter()
+                        .zip(&a.dormant)
+                        .map(|((s, t), k)| (format!("{s}->{t}"), json!(k)))
+                        .collect();
                     arms.insert(
                         a.credit.as_str().into(),
                         json!({
@@ -530,6 +565,8 @@ impl MyopicStudy {
                             "episodes_to_threshold": summary_json(&a.episodes_to_threshold),
                             "reached_threshold": a.reached,
                             "final_weights": weights,
+                            "seeds_dormant": dormant,
+                            "seeds_stuck": a.stuck,
                         }),
                     );
                 }

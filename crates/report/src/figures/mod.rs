@@ -30,6 +30,7 @@ pub mod scaling_study;
 pub mod seeds;
 pub mod static_vs_learning;
 pub mod structural;
+pub mod v2;
 
 use std::path::{Path, PathBuf};
 
@@ -136,6 +137,12 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
         match repo::figure(doc).and_then(|f| f.artifacts(out, "repo")) {
             Ok(a) => arts.extend(a),
             Err(e) => notes.push(format!("figure repo/{} skipped: {e:#}", repo::STEM)),
+        }
+    }
+    for (stem, fig) in v2::render(results) {
+        match fig.and_then(|f| f.artifacts(out, "v2")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure {stem} skipped: {e:#}")),
         }
     }
     for (name, doc) in &results.scaling {

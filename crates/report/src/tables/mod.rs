@@ -69,6 +69,7 @@ fn doc_for(results: &Results, source: Source, profile: Profile) -> Option<&Doc> 
             };
             results.repo.get(&format!("{protocol}-{commit}"))
         }
+        Source::V2(name) => results.v2(profile, name),
     }
 }
 
@@ -143,6 +144,7 @@ pub fn specs() -> Vec<TableSpec> {
     let mut v = sims::paper::tables(&sims::scenarios::registry());
     v.extend(bench::specs());
     v.extend(repo::specs());
+    v.extend(sims::v2::tables());
     v.sort_by_key(|t| (t.paper, t.number));
     v
 }
@@ -242,7 +244,11 @@ pub fn render(
          scaling_analysis) the corrected cell of a row backed by multi-seed metrics shows\n\
          mean [95 % CI] over the seeds, how many seeds the sim's claim holds in, and the\n\
          document seed's (42) own value; other cells are seed 42's value. `—` = no result\n\
-         file or field yet.\n\n",
+         file or field yet.\n\n\
+         The **CrabPath Tables** (the CrabPath paper, seed 000 §7) are read the same way: paper =\n\
+         that paper as printed; reference program = the v2 engine behind it (jonathangu/crabpath,\n\
+         Feb 2026; outputs in `results/reference/v2/`); ours = `results/v2/{paper,corrected}/`\n\
+         (`sims v2 run`). Their \"tokens\" are characters of node content.\n\n",
     );
     let (ok, bad, pending) =
         tables
@@ -279,6 +285,9 @@ pub fn render(
     md_text.push_str("### Tables not produced by this harness\n\n");
     for (n, why) in NOT_PRODUCED {
         md_text.push_str(&format!("* Table {n}: {why}.\n"));
+    }
+    for (n, why) in sims::v2::NOT_PRODUCED {
+        md_text.push_str(&format!("* CrabPath Table {n}: {why}.\n"));
     }
     arts.push(Artifact::new(tables_md, md_text.into_bytes()));
     Ok(arts)
