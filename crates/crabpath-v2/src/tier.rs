@@ -19,11 +19,8 @@ pub enum Tier {
 impl Tier {
     /// `reflex` / `habitual` / `dormant`, as the reference prints it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Reflex => "reflex",
-            Tier::Habitual => "habitual",
-            Tier::Dormant => "dormant",
-        }
+        // In declaration order.
+        ["reflex", "habitual", "dormant"][self as usize]
     }
 }
 
@@ -48,12 +45,10 @@ impl Default for TierThresholds {
 impl TierThresholds {
     /// The tier of `weight`.
     pub fn classify(&self, weight: f64) -> Tier {
-        if weight > self.reflex_above {
-            Tier::Reflex
-        } else if weight >= self.habitual_from {
-            Tier::Habitual
-        } else {
-            Tier::Dormant
+        match weight {
+            w if w > self.reflex_above => Tier::Reflex,
+            w if w >= self.habitual_from => Tier::Habitual,
+            _ => Tier::Dormant,
         }
     }
 }
@@ -61,6 +56,13 @@ impl TierThresholds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_the_reference_names() {
+        assert_eq!(Tier::Reflex.as_str(), "reflex");
+        assert_eq!(Tier::Habitual.as_str(), "habitual");
+        assert_eq!(Tier::Dormant.as_str(), "dormant");
+    }
 
     #[test]
     fn boundaries_are_habitual() {
