@@ -841,118 +841,6 @@ impl PyValue {
     }
 }
 
-impl PyValue {
-    /// Python `str(x)`: a `str` unchanged, everything else as [`PyValue::py_repr`]
-    /// (`None`, `True`, `42`, `1e+16`, `inf`, `['a', 1]`, `{'k': None}`).
-    pub fn py_str(&self) -> String {
-        match self {
-            PyValue::Str(s) => s.clone(),
-            other => other.py_repr(),
-        }
-    }
-
-    /// Python `repr(x)` (CPython 3.11). Strings are quoted and escaped as `repr(str)`
-    /// does; a non-ASCII character is kept unless it is non-printable (control,
-    /// format, separator, surrogate or private-use characters become `\xhh`, `\uhhhh`
-    /// or `\Uhhhhhhhh`). Unassigned code points, which Python also escapes, are kept:
-    /// the standard library has no table of them.
-    pub fn py_repr(&self) -> String {
-        let mut out = String::new();
-        self.push_repr(&mut out);
-        out
-    }
-
-    fn push_repr(&self, out: &mut String) {
-        match self {
-            PyValue::Null => out.push_str("None"),
-            PyValue::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
-            PyValue::Int(i) => out.push_str(i.as_str()),
-            PyValue::Float(f) if f.is_nan() => out.push_str("nan"),
-            PyValue::Float(f) if f.is_infinite() => {
-                out.push_str(if *f > 0.0 { "inf" } else { "-inf" })
-            }
-            PyValue::Float(f) => push_float_repr(out, *f),
-            PyValue::Str(s) => push_str_repr(out, s),
-            PyValue::List(items) => {
-                out.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    v.push_repr(out);
-                }
-                out.push(']');
-            }
-            PyValue::Dict(d) => {
-                out.push('{');
-                for (i, (k, v)) in d.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    push_str_repr(out, k);
-                    out.push_str(": ");
-                    v.push_repr(out);
-                }
-                out.push('}');
-            }
-        }
-    }
-}
-
-/// Whether Python's `str.isprintable` is false for a non-ASCII character, as far as
-/// the standard library can tell (see [`PyValue::py_repr`]).
-fn py_non_printable(c: char) -> bool {
-    let u = u32::from(c);
-    c.is_control()
-        || c.is_whitespace()
-        || matches!(
-            u,
-            0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
-                | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
-                | 0xE000..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD
-                | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001
-                | 0xE0020..=0xE007F | 0xF0000..=0x10FFFF
-        )
-}
-
-/// Appends Python's `repr` of a string.
-fn push_str_repr(out: &mut String, s: &str) {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7F => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_ascii() => out.push(c),
-            c if py_non_printable(c) => {
-                let u = c as u32;
-                let _ = if u <= 0xFF {
-                    write!(out, "\\x{u:02x}")
-                } else if u <= 0xFFFF {
-                    write!(out, "\\u{u:04x}")
-                } else {
-                    write!(out, "\\U{u:08x}")
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-}
-
 impl From<&Value> for PyValue {
     fn from(v: &Value) -> Self {
         match v {
@@ -1666,7 +1554,7 @@ mod tests {
         ];
         for (text, expected) in cases {
             let v = loads(text).unwrap();
-            assert_eq!(v.py_str(), expected, "str() of {text}");
+            assert_eq!(crate::pyrepr::py_str(&v), expected, "str() of {text}");
         }
     }
 }

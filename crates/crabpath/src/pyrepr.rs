@@ -12,7 +12,9 @@
 //! "Printable" follows `str.isprintable`: everything except the Unicode categories
 //! Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs (the ASCII space excepted). Without a Unicode
 //! category table, this module knows the control, format, separator and private-use
-//! characters by range; unassigned code points (Cn) count as printable.
+//! characters by range, and of Cn only the noncharacters; other unassigned code points
+//! count as printable. This is the one implementation of Python's `repr` in the
+//! workspace.
 
 use crate::pyjson::{PyDict, PyValue};
 
@@ -164,11 +166,10 @@ pub fn is_printable(c: char) -> bool {
         (0xE000, 0xF8FF),
         (0xF0000, 0xFFFFD),
         (0x100000, 0x10FFFD),
-        // Cn: noncharacters
+        // Cn: the noncharacters U+FDD0..U+FDEF (U+nFFFE and U+nFFFF of every plane below)
         (0xFDD0, 0xFDEF),
-        (0xFFFE, 0xFFFF),
     ];
-    !ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&v))
+    v & 0xFFFE != 0xFFFE && !ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&v))
 }
 
 #[cfg(test)]
@@ -195,5 +196,12 @@ mod tests {
             repr(&v),
             r#"["it's", 'say "x"', 'both \' "', 'a\\b\n\t\x01é\xa0\u2028😀', True, 1e-05, nan, -inf, [], {}]"#
         );
+    }
+
+    #[test]
+    fn noncharacters_of_every_plane_are_escaped() {
+        // CPython 3.11.7: repr('\ufdd0\ufffe\U0001fffe\U0010ffff\U0001f600')
+        let v = PyValue::Str("\u{fdd0}\u{fffe}\u{1fffe}\u{10ffff}\u{1f600}".into());
+        assert_eq!(repr(&v), r"'\ufdd0\ufffe\U0001fffe\U0010ffff😀'");
     }
 }
