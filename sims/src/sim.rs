@@ -22,6 +22,15 @@ pub struct Metric {
     /// JSON pointer (RFC 6901) into the sim's document; the value must be a number or
     /// a boolean (counted as 1 / 0).
     pub pointer: &'static str,
+    /// What the metric measures, with its unit (booleans: "… (1 = yes)"): the value
+    /// axis of the multi-seed figure (`report`, `<sim>_seeds`). Metrics that the
+    /// figure groups on one axis share it.
+    pub label: &'static str,
+    /// What tells this metric apart from the others of its group — the condition
+    /// after `_at_` in its name (e.g. "noise rate (share of outcomes flipped)") or
+    /// the arm before the first `_` (e.g. "learning rule"): the category axis of the
+    /// multi-seed figure. Empty for a metric compared with nothing.
+    pub condition: &'static str,
 }
 
 /// One simulation: a scenario run under a profile, and what the paper says about it.

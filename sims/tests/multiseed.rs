@@ -36,10 +36,14 @@ impl Simulation for Dice {
             Metric {
                 name: "mean_draw",
                 pointer: "/mean_draw",
+                label: "mean of the draws",
+                condition: "",
             },
             Metric {
                 name: "high",
                 pointer: "/claim/high",
+                label: "share of draws above the threshold",
+                condition: "",
             },
         ]
     }

@@ -261,6 +261,10 @@ impl Results {
     }
 }
 
+/// JSON files under the results directory that are not results: the bench regression
+/// expectations (`bench check` reads them).
+const NOT_RESULTS: [&str; 1] = ["bench/expectations.json"];
+
 /// Every `<root>/<sub>/<stem>.json` (or `<stem>.json.gz`, gzip-compressed) that
 /// `accept` recognises, by stem (sorted);
 /// `None` when the directory does not exist. Unreadable, invalid or unrecognised
@@ -289,6 +293,9 @@ fn load_dir(
             "{sub}/{}",
             path.file_name().unwrap_or_default().to_string_lossy()
         );
+        if NOT_RESULTS.contains(&rel.as_str()) {
+            continue;
+        }
         match read_json(&path) {
             Ok(Some(value)) if accept(&value) => {
                 docs.insert(stem, Doc::new(rel, value));

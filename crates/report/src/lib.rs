@@ -23,7 +23,8 @@
 //! `bench/`, `scaling/`, `repo/` and `v2/` hold one PNG and one SVG (gzip-compressed,
 //! `.svgz`) per figure; `csv/` holds every figure's series
 //! and every table as CSV (a corrected-profile series identical to the paper profile's is
-//! stored once, under `csv/paper/`). The Markdown tables go to `<results>/sims/TABLES.md`, and
+//! stored once, under `csv/paper/`). The Markdown tables go to `<results>/sims/TABLES.md` (the
+//! bench runs' paired tests to `<results>/bench/PAIRED.md`), and
 //! the generated blocks of `REPRODUCE.md` are refreshed in place.
 //!
 //! Absent inputs are never an error: the figure or table cell is skipped and a note
@@ -63,6 +64,11 @@ impl Paths {
         self.results.join("sims").join("TABLES.md")
     }
 
+    /// The bench runs' paired-test tables: `<results>/bench/PAIRED.md`.
+    pub fn paired_md(&self) -> PathBuf {
+        self.results.join("bench").join("PAIRED.md")
+    }
+
     /// The default layout relative to a repository root.
     pub fn under(root: &Path) -> Self {
         Self {
@@ -91,5 +97,8 @@ pub fn render_tables(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>> 
         &paths.out,
     )?;
     out.push(reproduce::render(&paths.reproduce, &built, &results)?);
+    if let Some(text) = tables::paired::markdown(&results) {
+        out.push(Artifact::new(paths.paired_md(), text));
+    }
     Ok(out)
 }

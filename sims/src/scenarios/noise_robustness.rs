@@ -273,38 +273,56 @@ impl Simulation for NoiseRobustness {
             Metric {
                 name: "min_correct_path_rate_last_10_up_to_0_2",
                 pointer: "/claim/value",
+                label: "share of last 10 queries on correct path",
+                condition: "",
             },
             Metric {
                 name: "correct_path_rate_last_10_at_0_0",
                 pointer: "/results/0/correct_path_rate_last_10",
+                label: "share of last 10 queries on correct path",
+                condition: "noise rate (share of outcomes flipped)",
             },
             Metric {
                 name: "correct_path_rate_last_10_at_0_1",
                 pointer: "/results/1/correct_path_rate_last_10",
+                label: "share of last 10 queries on correct path",
+                condition: "noise rate (share of outcomes flipped)",
             },
             Metric {
                 name: "correct_path_rate_last_10_at_0_2",
                 pointer: "/results/2/correct_path_rate_last_10",
+                label: "share of last 10 queries on correct path",
+                condition: "noise rate (share of outcomes flipped)",
             },
             Metric {
                 name: "correct_path_rate_last_10_at_0_3",
                 pointer: "/results/3/correct_path_rate_last_10",
+                label: "share of last 10 queries on correct path",
+                condition: "noise rate (share of outcomes flipped)",
             },
             Metric {
                 name: "gap_at_0_0",
                 pointer: "/comparison_table/0/correct_vs_distractor_gap",
+                label: "mean correct-path − mean distractor edge weight",
+                condition: "noise rate (share of outcomes flipped)",
             },
             Metric {
                 name: "gap_at_0_3",
                 pointer: "/comparison_table/3/correct_vs_distractor_gap",
+                label: "mean correct-path − mean distractor edge weight",
+                condition: "noise rate (share of outcomes flipped)",
             },
             Metric {
                 name: "reflex_at_0_3",
                 pointer: "/results/3/reaches_reflex_by_q100",
+                label: "correct path reflex by query 100 (1 = yes)",
+                condition: "noise rate (share of outcomes flipped)",
             },
             Metric {
                 name: "first_outcome_flipped_at_0_2",
                 pointer: "/results/2/first_outcome_flipped",
+                label: "first outcome flipped (1 = yes)",
+                condition: "noise rate (share of outcomes flipped)",
             },
         ]
     }

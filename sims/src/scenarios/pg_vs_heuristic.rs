@@ -275,18 +275,26 @@ impl Simulation for PgVsHeuristic {
             Metric {
                 name: "pg_unclipped_abs_total_delta",
                 pointer: "/claim/value",
+                label: "|sum of unclipped weight deltas| over 100 queries",
+                condition: "",
             },
             Metric {
                 name: "pg_clipped_total_delta",
                 pointer: "/runs/policy_gradient/conservation_check/total_delta_sum",
+                label: "sum of clipped weight deltas over 100 queries",
+                condition: "",
             },
             Metric {
                 name: "heuristic_total_edge_weight",
                 pointer: "/runs/heuristic/final_total_edge_weight",
+                label: "total edge weight after 100 queries",
+                condition: "learning rule",
             },
             Metric {
                 name: "pg_total_edge_weight",
                 pointer: "/runs/policy_gradient/final_total_edge_weight",
+                label: "total edge weight after 100 queries",
+                condition: "learning rule",
             },
         ]
     }

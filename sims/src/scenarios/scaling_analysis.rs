@@ -252,10 +252,14 @@ impl Simulation for ScalingAnalysis {
             Metric {
                 name: "work_loglog_slope",
                 pointer: "/claim/value",
+                label: "log-log slope of work per traversal vs graph size",
+                condition: "",
             },
             Metric {
                 name: "nodes_fired_at_2000",
                 pointer: "/average_nodes_fired_by_size/5/avg_nodes_fired",
+                label: "nodes fired per query (mean)",
+                condition: "graph size (nodes)",
             },
         ]
     }

@@ -274,26 +274,38 @@ impl Simulation for StaticVsLearning {
             Metric {
                 name: "min_learning_correct_path_rate_last_10",
                 pointer: "/claim/value",
+                label: "share of last 10 queries on correct path",
+                condition: "",
             },
             Metric {
                 name: "heuristic_correct_path_rate_last_10",
                 pointer: "/runs/heuristic/correct_path_rate_last_10",
+                label: "share of last 10 queries on correct path",
+                condition: "learning rule",
             },
             Metric {
                 name: "pg_correct_path_rate_last_10",
                 pointer: "/runs/policy_gradient/correct_path_rate_last_10",
+                label: "share of last 10 queries on correct path",
+                condition: "learning rule",
             },
             Metric {
                 name: "static_correct_path_rate_last_10",
                 pointer: "/runs/static/correct_path_rate_last_10",
+                label: "share of last 10 queries on correct path",
+                condition: "learning rule",
             },
             Metric {
                 name: "heuristic_avg_nodes_fired",
                 pointer: "/runs/heuristic/average_nodes_fired",
+                label: "nodes fired per query (mean of 100 queries)",
+                condition: "learning rule",
             },
             Metric {
                 name: "pg_avg_nodes_fired",
                 pointer: "/runs/policy_gradient/average_nodes_fired",
+                label: "nodes fired per query (mean of 100 queries)",
+                condition: "learning rule",
             },
         ]
     }

@@ -18,6 +18,7 @@ pub mod deploy_pipeline;
 pub mod domain_separation;
 pub mod edge_damping;
 pub mod forgetting;
+pub mod heldout;
 pub mod individuation;
 pub mod merge_compression;
 pub mod negation;
@@ -122,7 +123,17 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
         }
     }
     drop_csvs_equal_to_paper(&mut arts, out);
-    for (name, doc) in &results.bench {
+    for (name, doc) in results.bench.iter().filter(|(_, d)| heldout::drawn(d)) {
+        match heldout::figure(doc, name).and_then(|f| f.artifacts(out, "bench")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure bench/{name}-heldout skipped: {e:#}")),
+        }
+    }
+    for (name, doc) in results
+        .bench
+        .iter()
+        .filter(|(_, d)| !heldout::is_heldout(d))
+    {
         match bench::learning_curves(doc, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
             Err(e) => notes.push(format!(

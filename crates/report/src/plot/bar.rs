@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axes, num_cell, padded_range, size, tick, Legend};
+use super::{category_chart, dashed_guide, num_cell, padded_range, size, tick, whisker, Legend};
 use crate::font::FAMILY;
 
 /// One series of bars (one bar per category).
@@ -127,28 +127,13 @@ impl BarChart {
             return Err(anyhow!("{}: no bars", self.title));
         }
         let (y0, y1) = self.y_range()?;
-        let mut c = ChartBuilder::on(area)
-            .caption(&self.title, (FAMILY, size::TITLE))
-            .margin(14)
-            .x_label_area_size(58)
-            .y_label_area_size(82)
-            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), y0..y1)?;
-        let names = self.categories.clone();
-        let xfmt = move |v: &f64| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
-                names[i as usize].clone()
-            } else {
-                String::new()
-            }
-        };
-        let yfmt = |v: &f64| tick(*v);
-        axes(&mut c.configure_mesh(), &self.x_label, &self.y_label)
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&xfmt)
-            .y_label_formatter(&yfmt)
-            .draw()?;
+        let mut c = category_chart(
+            area,
+            &self.title,
+            (&self.x_label, &self.y_label),
+            self.categories.clone(),
+            (y0, y1),
+        )?;
         let m = self.series.len() as f64;
         let group = 0.8;
         let w = group / m;
@@ -171,18 +156,7 @@ impl BarChart {
                 let mut top = v.max(0.0);
                 if let Some(Some((lo, hi))) = s.intervals.get(ci) {
                     let cap = w * 0.18;
-                    whiskers.push(PathElement::new(
-                        vec![(x, *lo), (x, *hi)],
-                        BLACK.stroke_width(2),
-                    ));
-                    whiskers.push(PathElement::new(
-                        vec![(x - cap, *lo), (x + cap, *lo)],
-                        BLACK.stroke_width(2),
-                    ));
-                    whiskers.push(PathElement::new(
-                        vec![(x - cap, *hi), (x + cap, *hi)],
-                        BLACK.stroke_width(2),
-                    ));
+                    whiskers.extend(whisker(x, (*lo, *hi), cap, false, BLACK.stroke_width(2)));
                     top = top.max(*hi);
                 }
                 if self.value_labels {
@@ -209,17 +183,8 @@ impl BarChart {
             c.draw_series(texts)?;
         }
         for (y, label) in &self.guides {
-            c.draw_series(DashedLineSeries::new(
-                [(-0.5, *y), (n as f64 - 0.5, *y)],
-                8,
-                5,
-                BLACK.stroke_width(1),
-            ))?;
-            if !label.is_empty() {
-                let st = TextStyle::from((FAMILY, size::LEGEND).into_font())
-                    .pos(Pos::new(HPos::Left, VPos::Bottom));
-                c.draw_series(std::iter::once(Text::new(label.clone(), (-0.45, *y), st)))?;
-            }
+            let span = (-0.5, n as f64 - 0.5);
+            dashed_guide(&mut c, span, *y, label, (-0.45, *y), VPos::Bottom)?;
         }
         if labelled {
             self.legend.draw(&mut c, None)?;

@@ -5,20 +5,35 @@
 //! figure can be re-plotted elsewhere.
 //!
 //! Rendering is deterministic: no timestamps, no hash-map iteration, fixed encoder
-//! settings; the same figure gives the same bytes.
+//! settings, no random numbers (point jitter is a fixed sequence, [`jitter`]); the same
+//! figure gives the same bytes.
+//!
+//! Primitives for comparisons with uncertainty (each module documents its input shape):
+//! - [`IntervalChart`] (`interval`): arms / methods / conditions side by side on one
+//!   axis, each a mean with its 95 % interval and its per-seed (per-split) values as
+//!   jittered points, with dashed reference lines (a claim's threshold);
+//! - [`LineChart`] (`line`) with [`Series::band`]: learning curves as a mean line with a
+//!   shaded 95 % band (`band = [(x, low, high)]`, one triple per point);
+//! - [`ForestPlot`] (`forest`): paired differences (`B − A` on the same seeds) as rows
+//!   with 95 % intervals against a zero line; [`forest::paired`] builds a row from two
+//!   arms' per-seed values.
 
 pub mod area;
 pub mod bar;
 pub mod clusters;
+pub mod forest;
 pub mod heatmap;
+pub mod interval;
 pub mod line;
 pub mod network;
 
 use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::artifact::Artifact;
 use crate::font::{self, FAMILY};
@@ -26,7 +41,9 @@ use crate::font::{self, FAMILY};
 pub use area::StackedArea;
 pub use bar::{BarChart, BarSeries};
 pub use clusters::ClusterMap;
+pub use forest::{Difference, ForestPlot};
 pub use heatmap::Heatmap;
+pub use interval::{Interval, IntervalChart};
 pub use line::{LineChart, Scale, Series};
 pub use network::Network;
 /// Tick labels and table numbers share one formatter.
@@ -162,6 +179,10 @@ pub enum Panel {
     Network(Network),
     /// A large graph with its nodes grouped by cluster and edges coloured by class.
     Clusters(ClusterMap),
+    /// Means with 95 % intervals and their individual values, side by side.
+    Interval(IntervalChart),
+    /// Paired differences with 95 % intervals against zero.
+    Forest(ForestPlot),
 }
 
 impl Panel {
@@ -178,6 +199,8 @@ impl Panel {
             Panel::Heatmap(c) => c.draw(area),
             Panel::Network(c) => c.draw(area),
             Panel::Clusters(c) => c.draw(area),
+            Panel::Interval(c) => c.draw(area),
+            Panel::Forest(c) => c.draw(area),
         }
     }
 
@@ -190,6 +213,8 @@ impl Panel {
             Panel::Heatmap(c) => c.table(),
             Panel::Network(c) => c.table(),
             Panel::Clusters(c) => c.table(),
+            Panel::Interval(c) => c.table(),
+            Panel::Forest(c) => c.table(),
         }
     }
 
@@ -202,9 +227,134 @@ impl Panel {
             Panel::Heatmap(c) => &c.title,
             Panel::Network(c) => &c.title,
             Panel::Clusters(c) => &c.title,
+            Panel::Interval(c) => &c.title,
+            Panel::Forest(c) => &c.title,
         };
         slug(title)
     }
+}
+
+/// The offset of the `k`-th point of a jittered strip, in `[-0.5, 0.5)`: the fractional
+/// part of `k` times the golden ratio (a low-discrepancy sequence), so that points
+/// spread evenly and the same points always land in the same places — no RNG, no
+/// dependence on threads. Multiply by the strip's width.
+pub fn jitter(k: usize) -> f64 {
+    const PHI: f64 = 0.618_033_988_749_894_8;
+    ((k as f64 + 1.0) * PHI).fract() - 0.5
+}
+
+/// Tick labels of a categorical axis drawn on `-0.5..n-0.5`: the name of category `i`
+/// at `i`, nothing between.
+pub fn category_labels(names: Vec<String>) -> impl Fn(&f64) -> String {
+    move |v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
+            names[i as usize].clone()
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// A chart with named categories at `0..n` on the x axis (`-0.5..n-0.5`) and values
+/// `y0..y1` on the y axis, its caption, axis descriptions and mesh drawn in the house
+/// style (no vertical grid lines): the frame of bar and interval charts.
+pub fn category_chart<'a, DB>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    names: Vec<String>,
+    (y0, y1): (f64, f64),
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+{
+    let n = names.len();
+    let mut c = ChartBuilder::on(area)
+        .caption(title, (FAMILY, size::TITLE))
+        .margin(14)
+        .x_label_area_size(58)
+        .y_label_area_size(82)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), y0..y1)?;
+    let xfmt = category_labels(names);
+    let yfmt = |v: &f64| tick(*v);
+    axes(&mut c.configure_mesh(), x_label, y_label)
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&xfmt)
+        .y_label_formatter(&yfmt)
+        .draw()?;
+    Ok(c)
+}
+
+/// A dashed horizontal line at `y` from `x0` to `x1` (a threshold, a baseline) and, when
+/// `label` is not empty, its label with its left edge at `label_at` and its top
+/// ([`VPos::Top`]: the label hangs below the point) or bottom at `label_at.1`.
+pub fn dashed_guide<DB>(
+    c: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    (x0, x1): (f64, f64),
+    y: f64,
+    label: &str,
+    label_at: (f64, f64),
+    vpos: VPos,
+) -> Result<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    c.draw_series(DashedLineSeries::new(
+        [(x0, y), (x1, y)],
+        8,
+        5,
+        BLACK.stroke_width(1),
+    ))?;
+    if !label.is_empty() {
+        let st =
+            TextStyle::from((FAMILY, size::LEGEND).into_font()).pos(Pos::new(HPos::Left, vpos));
+        c.draw_series(std::iter::once(Text::new(label.to_string(), label_at, st)))?;
+    }
+    Ok(())
+}
+
+/// An interval as a whisker with end caps, in drawing order: the bar, the low cap,
+/// the high cap. Vertical at `x = at` from `lo` to `hi` (caps `±cap` wide along x);
+/// with `horizontal`, at `y = at` from `lo` to `hi` (caps `±cap` along y).
+pub fn whisker(
+    at: f64,
+    (lo, hi): (f64, f64),
+    cap: f64,
+    horizontal: bool,
+    style: ShapeStyle,
+) -> [PathElement<(f64, f64)>; 3] {
+    let p = |along: f64, across: f64| {
+        if horizontal {
+            (along, across)
+        } else {
+            (across, along)
+        }
+    };
+    [
+        PathElement::new(vec![p(lo, at), p(hi, at)], style),
+        PathElement::new(vec![p(lo, at - cap), p(lo, at + cap)], style),
+        PathElement::new(vec![p(hi, at - cap), p(hi, at + cap)], style),
+    ]
+}
+
+/// `c` mixed with white: `amount` 0 keeps it, 1 gives white. An opaque tint, so that
+/// overlapping points add no colours to the PNG palette.
+pub fn lighten(c: RGBColor, amount: f64) -> RGBColor {
+    let mix = |v: u8| (f64::from(v) + (255.0 - f64::from(v)) * amount).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
+}
+
+/// A value for a label: four significant decimals without trailing zeros, or
+/// scientific notation for very small or very large magnitudes.
+pub fn short(v: f64) -> String {
+    if v != 0.0 && (v.abs() < 1e-3 || v.abs() >= 1e5) {
+        return format!("{v:.2e}");
+    }
+    tick((v * 1e4).round() / 1e4)
 }
 
 /// Lower-case ASCII letters and digits, other runs replaced by `_`.
@@ -227,7 +377,7 @@ pub struct Figure {
     pub stem: String,
     /// Width and height in pixels.
     pub size: (u32, u32),
-    /// Overall title above the panels (multi-panel figures).
+    /// Overall title above the panels (multi-panel figures); `\n` starts a new line.
     pub title: Option<String>,
     /// Rows and columns of panels.
     pub grid: (usize, usize),
@@ -254,10 +404,11 @@ impl Figure {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let body = match &self.title {
-            Some(t) => root.titled(t, (FAMILY, size::SUPTITLE))?,
-            None => root.clone(),
-        };
+        // One title line per `\n`, each centred above the next.
+        let mut body = root.clone();
+        for line in self.title.iter().flat_map(|t| t.lines()) {
+            body = body.titled(line, (FAMILY, size::SUPTITLE))?;
+        }
         let cells = body.split_evenly(self.grid);
         for (panel, cell) in self.panels.iter().zip(cells.iter()) {
             panel.draw(cell)?;
@@ -534,6 +685,60 @@ mod tests {
         assert_eq!(slug("Graph A (coding)"), "graph_a_coding");
         assert_eq!(padded_range([1.0, 1.0], 0.05), Some((0.9, 1.1)));
         assert_eq!(padded_range([f64::NAN], 0.05), None);
+    }
+
+    #[test]
+    fn jitter_is_a_fixed_spread_and_tints_are_opaque() {
+        let offsets: Vec<f64> = (0..200).map(jitter).collect();
+        assert!(offsets.iter().all(|o| (-0.5..0.5).contains(o)));
+        assert_eq!(offsets, (0..200).map(jitter).collect::<Vec<_>>());
+        // Low discrepancy: every tenth of the strip gets some of the first 50 points.
+        for d in 0..10 {
+            let lo = -0.5 + d as f64 / 10.0;
+            assert!(offsets[..50].iter().any(|o| (lo..lo + 0.1).contains(o)));
+        }
+        assert_eq!(lighten(RGBColor(0, 100, 255), 0.5), RGBColor(128, 178, 255));
+        assert_eq!(short(0.56564198), "0.5656");
+        assert_eq!(short(1.2e-15), "1.20e-15");
+    }
+
+    /// The comparison primitives draw the same bytes twice, and their CSV holds the
+    /// summaries: one row per category / comparison.
+    #[test]
+    fn interval_and_forest_panels_render_deterministically() {
+        let mut c = IntervalChart::new("rate", "noise rate", "share of queries");
+        for (i, vals) in [[1.0, 1.0, 0.0], [0.0, 1.0, 0.0]].iter().enumerate() {
+            let s = sims::stats::summarize(vals);
+            c.items.push(Interval {
+                label: format!("0.{i}"),
+                mean: s.mean.unwrap(),
+                ci: s.ci95_low.zip(s.ci95_high),
+                points: vals.to_vec(),
+                color: color(0),
+            });
+        }
+        c.references.push((0.9, "claim: ≥ 0.9".into()));
+        let a = [Some(1.0), Some(1.0), None];
+        let b = [Some(0.0), Some(1.0), Some(0.0)];
+        let d = forest::paired("0.1 − 0.0", &a, &b);
+        assert_eq!(d.points, vec![-1.0, 0.0]);
+        assert_eq!(d.mean, -0.5);
+        let mut f = ForestPlot::new("difference", "Δ share", color(0));
+        f.rows.push(d);
+        let fig = Figure {
+            stem: "cmp".into(),
+            size: (800, 400),
+            title: Some("two\nlines".into()),
+            grid: (1, 2),
+            panels: vec![Panel::Interval(c), Panel::Forest(f)],
+        };
+        assert_eq!(fig.png().unwrap(), fig.png().unwrap());
+        assert_eq!(fig.svgz().unwrap(), fig.svgz().unwrap());
+        let (_, csv) = fig.csv().unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        assert_eq!(csv.lines().count(), 1 + 2 + 1, "{csv}");
+        assert!(csv.contains("rate,0.0,0.6666666666666666,"), "{csv}");
+        assert!(csv.contains("difference,,,,,2,0.1 − 0.0,-0.5,"), "{csv}");
     }
 
     #[test]

@@ -6,10 +6,12 @@
 //! cards ([`sims::paper`]); the benchmark tables (22–23) in [`bench`]; the repository
 //! benchmark tables (24–25) in [`repo`]. Tables 1, 2, 4 are not numeric results, and 21
 //! (production brains) is not produced by this harness — [`NOT_PRODUCED`] says so in
-//! `TABLES.md`.
+//! `TABLES.md`. The paired significance tables of the bench runs go to
+//! `results/bench/PAIRED.md` ([`paired`]).
 
 pub mod bench;
 pub mod claims;
+pub mod paired;
 pub mod repo;
 
 use std::path::Path;
