@@ -37,8 +37,8 @@ use serde_json::Value;
 use crate::catalog::Dataset;
 use crate::data::nodes::NodeTable;
 use crate::data::{hotpotqa, multihop, EdgeOp};
+use crate::dense::DenseIndex;
 use crate::error::{Error, Result};
-use crate::retrieval::CosineIndex;
 
 /// Weight of title-mention edges: the reference's context-edge weight, so traversal treats
 /// them as the same (habitual) tier.
@@ -239,7 +239,7 @@ pub fn build_graph(
     corpus: &Corpus,
     builder: GraphBuilder,
     label_edges: bool,
-    index: Option<&CosineIndex>,
+    index: Option<&DenseIndex>,
 ) -> Result<Graph> {
     let mut g = Graph::new();
     for (i, n) in corpus.nodes.iter().enumerate() {
@@ -261,7 +261,7 @@ pub fn build_graph(
             let index = index.ok_or_else(|| {
                 Error::Internal("the knn builder needs the node embeddings".into())
             })?;
-            knn_ops(index, k)
+            knn_ops(index, k)?
         }
     };
     for &(a, b, w) in &base {
@@ -346,21 +346,18 @@ pub fn title_mention_ops(corpus: &Corpus) -> Vec<(usize, usize, f64)> {
 /// kNN edge operations: for each node in order, its `k` most similar other nodes (exact
 /// cosine of the run's embeddings, stable ties by node order, zero-similarity neighbours
 /// skipped), `A → B` at [`KNN_EDGE_WEIGHT`]. Cost O(n²·dim).
-pub fn knn_ops(index: &CosineIndex, k: usize) -> Vec<(usize, usize, f64)> {
-    use rayon::prelude::*;
-    let per: Vec<Vec<(usize, usize, f64)>> = (0..index.len())
-        .into_par_iter()
-        .map(|a| {
-            index
-                .search_node(a, k + 1)
-                .into_iter()
-                .filter(|&(b, s)| b != a && s > 0.0)
+pub fn knn_ops(index: &DenseIndex, k: usize) -> Result<Vec<(usize, usize, f64)>> {
+    Ok(index
+        .search_nodes(k + 1)?
+        .into_iter()
+        .enumerate()
+        .flat_map(|(a, hits)| {
+            hits.into_iter()
+                .filter(move |&(b, s)| b != a && s > 0.0)
                 .take(k)
-                .map(|(b, _)| (a, b, KNN_EDGE_WEIGHT))
-                .collect()
+                .map(move |(b, _)| (a, b, KNN_EDGE_WEIGHT))
         })
-        .collect();
-    per.into_iter().flatten().collect()
+        .collect())
 }
 
 #[cfg(test)]

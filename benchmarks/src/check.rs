@@ -16,6 +16,13 @@
 //!    <fresh>` (one line per difference, the first [`MAX_DIFFS_SHOWN`]), or `skipped:
 //!    <file>: needs <what>`.
 //!
+//! Then the regression expectations ([`crate::expectations`], `results/bench/expectations.json`
+//! unless `--expectations` names another file): every number they pin is compared, within
+//! its tolerance, with the fresh report (or with the committed one when the report was not
+//! re-run); each failure prints `expectation failed: <file>: <dataset / protocol / graph /
+//! embedder>: <method> <metric>: expected <x> ± <tol>, got <y>`. Without `--only`, an
+//! expectation that names a report absent from the results directory fails too.
+//!
 //! With `--update`, every report that differs is replaced by its fresh copy (with the run
 //! files it names); after a complete update (no `--only`, nothing skipped) run files that no
 //! report names any more are removed.
@@ -31,6 +38,7 @@ use serde_json::Value;
 use crate::data::locate::DataDir;
 use crate::embed::{cache_misses, EmbedderArg, ModelOpts};
 use crate::error::{Error, Result};
+use crate::expectations::{self, Expectations};
 use crate::output::{save, ENVIRONMENT_FIELDS};
 use crate::plan::{Plan, RunArgs, RUNS_DIR};
 use crate::run::{execute, progress, set_threads, Inputs, Timings};
@@ -54,6 +62,11 @@ pub struct CheckArgs {
     /// given several times).
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
+
+    /// Regression expectations to enforce [default: <results>/expectations.json when it
+    /// exists]; a file given here must exist.
+    #[arg(long, value_name = "FILE")]
+    pub expectations: Option<PathBuf>,
 
     /// Replace each committed report that differs (and its run files) by the fresh one.
     #[arg(long)]
@@ -99,6 +112,8 @@ pub struct Checked {
     pub updated: bool,
     /// Seconds the re-run took.
     pub seconds: f64,
+    /// Failed regression expectations, one line each.
+    pub expectation_failures: Vec<String>,
 }
 
 /// The outcome of `bench check`.
@@ -110,16 +125,24 @@ pub struct CheckSummary {
     pub removed: Vec<String>,
     /// Whether skipped reports count as failures.
     pub require_data: bool,
+    /// The expectations file used and how many numbers it pins.
+    pub expectations: Option<(PathBuf, usize)>,
+    /// Expectations naming a report that is not in the results directory.
+    pub orphan_expectations: Vec<String>,
 }
 
 impl CheckSummary {
     /// Whether the check failed: any difference, or any skip with `--require-data`.
     pub fn failed(&self) -> bool {
-        self.checked.iter().any(|c| match &c.verdict {
-            Verdict::Ok => false,
-            Verdict::Differs(_) => !c.updated,
-            Verdict::Skipped(_) => self.require_data,
-        })
+        !self.orphan_expectations.is_empty()
+            || self.checked.iter().any(|c| {
+                !c.expectation_failures.is_empty()
+                    || match &c.verdict {
+                        Verdict::Ok => false,
+                        Verdict::Differs(_) => !c.updated,
+                        Verdict::Skipped(_) => self.require_data,
+                    }
+            })
     }
 
     /// The final line: counts of each verdict.
@@ -132,6 +155,21 @@ impl CheckSummary {
             count(|v| matches!(v, Verdict::Differs(_))),
             count(|v| matches!(v, Verdict::Skipped(_))),
         );
+        match &self.expectations {
+            Some((path, n)) => {
+                let failed: usize = self
+                    .checked
+                    .iter()
+                    .map(|c| c.expectation_failures.len())
+                    .sum::<usize>()
+                    + self.orphan_expectations.len();
+                s.push_str(&format!(
+                    "; expectations ({}, {n} numbers): {failed} failed",
+                    path.display()
+                ));
+            }
+            None => s.push_str("; no expectations file"),
+        }
         if updated > 0 || !self.removed.is_empty() {
             s.push_str(&format!(
                 "; {updated} updated, {} stale run files removed",
@@ -145,6 +183,12 @@ impl CheckSummary {
 impl Checked {
     /// The lines printed for this report.
     pub fn lines(&self) -> Vec<String> {
+        let mut v = self.verdict_lines();
+        v.extend(self.expectation_failures.iter().cloned());
+        v
+    }
+
+    fn verdict_lines(&self) -> Vec<String> {
         match &self.verdict {
             Verdict::Ok => vec![format!("ok: {}", self.name)],
             Verdict::Skipped(why) => vec![format!("skipped: {}: needs {why}", self.name)],
@@ -192,7 +236,10 @@ fn reports(dir: &Path, only: &Option<GlobSet>) -> Result<Vec<PathBuf>> {
         let Some(name) = p.file_name().and_then(|s| s.to_str()) else {
             continue;
         };
-        if p.is_file() && name.ends_with(".json") && only.as_ref().is_none_or(|g| g.is_match(name))
+        if p.is_file()
+            && name.ends_with(".json")
+            && name != expectations::FILE_NAME
+            && only.as_ref().is_none_or(|g| g.is_match(name))
         {
             files.push(p);
         }
@@ -234,16 +281,46 @@ pub fn cmd_check(
     }
     let require_data =
         a.require_data || std::env::var_os("CRABPATH_REQUIRE_DATA").is_some_and(|v| v == "1");
+    let expected = match expectations::locate(a.expectations.as_deref(), &a.results) {
+        Some(p) => Some((Expectations::load(&p)?, p)),
+        None => None,
+    };
     let mut summary = CheckSummary {
         require_data,
+        expectations: expected.as_ref().map(|(e, p)| (p.clone(), e.numbers())),
         ..Default::default()
     };
+    if let (Some((e, p)), None) = (&expected, &only) {
+        let names: BTreeSet<String> = files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        summary.orphan_expectations = e
+            .reports
+            .keys()
+            .filter(|k| !names.contains(*k))
+            .map(|k| {
+                format!(
+                    "expectation failed: {}: names {k}, which is not in {}",
+                    p.display(),
+                    a.results.display()
+                )
+            })
+            .collect();
+    }
     for path in &files {
         let t = Instant::now();
         let name = path
             .file_name()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
         let (verdict, fresh) = check_one(data_dir, a, path, &name)?;
+        let expectation_failures = match &expected {
+            Some((e, _)) => {
+                let report = read_json(fresh.as_deref().unwrap_or(path))?;
+                e.failures(&name, &report)
+            }
+            None => Vec::new(),
+        };
         let mut updated = false;
         if a.update {
             if let (Verdict::Differs(_), Some(fresh)) = (&verdict, &fresh) {
@@ -256,6 +333,7 @@ pub fn cmd_check(
             verdict,
             updated,
             seconds: t.elapsed().as_secs_f64(),
+            expectation_failures,
         };
         print(&c);
         summary.checked.push(c);

@@ -14,7 +14,8 @@
 //! and graph builders ([`build`]); the embedders, hash-v1 and all-MiniLM-L6-v2 with its cache
 //! ([`embed`]); exact cosine search and BM25 ([`retrieval`]); the method table and the engine
 //! that runs it ([`methods`]); the metric table, curves and bootstrap intervals ([`metrics`]);
-//! the run itself ([`run`]); the JSON report, TREC run files and qrels ([`output`],
+//! paired significance tests between every pair of methods ([`significance`]); the run
+//! itself ([`run`]); the JSON report, TREC run files and qrels ([`output`],
 //! [`trec`]); and `bench check`, which re-runs committed reports and compares them
 //! ([`check`]).
 //!
@@ -30,16 +31,21 @@ pub mod build;
 pub mod catalog;
 pub mod check;
 pub mod data;
+pub mod dense;
 pub mod embed;
 pub mod error;
+pub mod expectations;
 pub mod fetch;
+pub mod heldout;
 pub mod methods;
 pub mod metrics;
+pub mod official;
 pub mod output;
 pub mod plan;
 pub mod repo;
 pub mod retrieval;
 pub mod run;
+pub mod significance;
 pub mod trec;
 
 pub use error::{Error, Result};

@@ -252,6 +252,9 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
             println!("{line}");
         }
     })?;
+    for line in &summary.orphan_expectations {
+        println!("{line}");
+    }
     for r in &summary.removed {
         println!("removed: {r}");
     }
@@ -259,7 +262,8 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
     if summary.failed() {
         anyhow::bail!(
             "bench check failed (re-run with --update to replace the committed results, after \
-             checking that the change is intended)"
+             checking that the change is intended; a failed expectation is fixed in the \
+             expectations file by hand)"
         );
     }
     Ok(())

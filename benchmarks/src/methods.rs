@@ -5,7 +5,8 @@
 //! The first four are the reference's methods (`benchmarks/external/run_hotpotqa.py` and
 //! `run_multihop_rag.py`, functions `_embedding_topk`, `_run_static` and `_run_learning`,
 //! commit 134c676), in its run order; `bm25_topk` is a lexical baseline at the same budget
-//! as `embedding_topk`. Adding a method is adding an entry (and, for a new way of ranking, a
+//! as `embedding_topk`, and `rrf_topk` the hybrid of the two by reciprocal-rank fusion
+//! ([`crate::retrieval::reciprocal_rank_fusion`], `k = 60`). Adding a method is adding an entry (and, for a new way of ranking, a
 //! [`Ranking`] variant and its arm in the engine).
 //!
 //! Learning methods walk every step of the run's [`Schedule`](crate::plan::Schedule) in
@@ -26,8 +27,9 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use crabpath::{
-    apply_outcome, apply_outcome_pg, Episode, Graph, LearningConfig, NodeId, PgArgs,
-    TraversalConfig, Traverser,
+    apply_outcome, apply_outcome_pg, apply_outcome_router_pg, Episode, Graph, LearningConfig,
+    NodeId, NodeVectors, PgArgs, QueryRouter, RouterConfig, RouterKind, TraversalConfig, Traverser,
+    UnitVectors,
 };
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -37,7 +39,7 @@ use crate::catalog::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::{Judged, Metric, METRICS};
 use crate::plan::{Factor, Step};
-use crate::retrieval::Bm25;
+use crate::retrieval::{reciprocal_rank_fusion, Bm25, RRF_DEPTH, RRF_K};
 
 /// One retrieved list (node indices, in rank order) per scored step.
 pub type Lists = Vec<Vec<usize>>;
@@ -58,11 +60,18 @@ pub enum Ranking {
     Dense,
     /// The first `embed_top_k` ids of BM25 ([`Bm25`]).
     Bm25,
+    /// The first `embed_top_k` ids of the reciprocal-rank fusion ([`RRF_K`]) of the first
+    /// [`RRF_DEPTH`] BM25 hits with a positive score and the first [`RRF_DEPTH`] cosine hits.
+    Rrf,
     /// `traverse` from the first `seed_top_k` cosine hits (id, score); result = the fired
     /// nodes. With a rule, the graph learns from each learning step's outcome.
     Traversal {
         /// The learning rule, `None` for a cold (frozen) graph.
         learning: Option<Rule>,
+        /// The query-aware router of the habitual edges (`crabpath::router`), `None` for
+        /// the core's router-less traversal. With a router the policy-gradient rule is
+        /// `apply_outcome_router_pg`, the gradient of the router's own softmax.
+        router: Option<RouterKind>,
     },
 }
 
@@ -83,17 +92,107 @@ pub struct Method {
 const TRAVERSAL_FACTORS: &[Factor] = &[
     Factor::Graph,
     Factor::Embedder,
+    Factor::DenseSearch,
     Factor::Traversal,
     Factor::Profile,
 ];
 const LEARNING_FACTORS: &[Factor] = &[
     Factor::Graph,
     Factor::Embedder,
+    Factor::DenseSearch,
     Factor::Traversal,
     Factor::Learning,
     Factor::Profile,
     Factor::SharedState,
 ];
+const ROUTED_FACTORS: &[Factor] = &[
+    Factor::Graph,
+    Factor::Embedder,
+    Factor::Traversal,
+    Factor::Profile,
+    Factor::Router,
+];
+const ROUTED_LEARNING_FACTORS: &[Factor] = &[
+    Factor::Graph,
+    Factor::Embedder,
+    Factor::Traversal,
+    Factor::Learning,
+    Factor::Profile,
+    Factor::SharedState,
+    Factor::Router,
+];
+
+/// The three traversal methods with router `kind`, named `<method>@<router>`.
+macro_rules! routed {
+    ($kind:expr, $cold:literal, $learning:literal, $pg:literal) => {
+        [
+            Method {
+                name: $cold,
+                ranking: Ranking::Traversal {
+                    learning: None,
+                    router: Some($kind),
+                },
+                about: "as crabpath_cold, habitual edges chosen by the router after @ \
+                        (crabpath::router; --router-alpha, --router-top-k, \
+                        --confidence-temperature)",
+                shaped_by: ROUTED_FACTORS,
+            },
+            Method {
+                name: $learning,
+                ranking: Ranking::Traversal {
+                    learning: Some(Rule::Heuristic),
+                    router: Some($kind),
+                },
+                about: "as crabpath_learning, traversing with the router after @ (which reads \
+                        the learned weights)",
+                shaped_by: ROUTED_LEARNING_FACTORS,
+            },
+            Method {
+                name: $pg,
+                ranking: Ranking::Traversal {
+                    learning: Some(Rule::PolicyGradient),
+                    router: Some($kind),
+                },
+                about: "traversal with the router after @, learning by REINFORCE over the \
+                        router's own softmax (crabpath::router_pg::apply_outcome_router_pg; \
+                        temperature and baseline of the learning configuration)",
+                shaped_by: ROUTED_LEARNING_FACTORS,
+            },
+        ]
+    };
+}
+
+/// The traversal methods of every router kind (`--router`), three per kind in
+/// [`RouterKind::ALL`] order: cold, heuristic learning, router policy gradient.
+pub const ROUTED_METHODS: [[Method; 3]; 3] = [
+    routed!(
+        RouterKind::Edge,
+        "crabpath_cold@edge",
+        "crabpath_learning@edge",
+        "crabpath_pg_learning@edge"
+    ),
+    routed!(
+        RouterKind::EdgeSim,
+        "crabpath_cold@edge+sim",
+        "crabpath_learning@edge+sim",
+        "crabpath_pg_learning@edge+sim"
+    ),
+    routed!(
+        RouterKind::Adaptive,
+        "crabpath_cold@adaptive",
+        "crabpath_learning@adaptive",
+        "crabpath_pg_learning@adaptive"
+    ),
+];
+
+/// The methods of router `kind` (see [`ROUTED_METHODS`]).
+pub fn routed_methods(kind: RouterKind) -> &'static [Method; 3] {
+    match kind {
+        RouterKind::Edge => &ROUTED_METHODS[0],
+        RouterKind::EdgeSim => &ROUTED_METHODS[1],
+        RouterKind::Adaptive => &ROUTED_METHODS[2],
+    }
+}
 
 /// Every method, in report order.
 pub const METHODS: &[Method] = &[
@@ -101,11 +200,14 @@ pub const METHODS: &[Method] = &[
         name: "embedding_topk",
         ranking: Ranking::Dense,
         about: "the first embed_top_k nodes of the exact cosine search (no graph)",
-        shaped_by: &[Factor::Embedder, Factor::ResultCount],
+        shaped_by: &[Factor::Embedder, Factor::DenseSearch, Factor::ResultCount],
     },
     Method {
         name: "crabpath_cold",
-        ranking: Ranking::Traversal { learning: None },
+        ranking: Ranking::Traversal {
+            learning: None,
+            router: None,
+        },
         about: "traversal from the first seed_top_k cosine hits on the unchanged graph",
         shaped_by: TRAVERSAL_FACTORS,
     },
@@ -113,6 +215,7 @@ pub const METHODS: &[Method] = &[
         name: "crabpath_learning",
         ranking: Ranking::Traversal {
             learning: Some(Rule::Heuristic),
+            router: None,
         },
         about: "as crabpath_cold, the graph learning from each outcome with the heuristic rule",
         shaped_by: LEARNING_FACTORS,
@@ -121,6 +224,7 @@ pub const METHODS: &[Method] = &[
         name: "crabpath_pg_learning",
         ranking: Ranking::Traversal {
             learning: Some(Rule::PolicyGradient),
+            router: None,
         },
         about: "as crabpath_cold, the graph learning from each outcome with the policy gradient \
                 (temperature 1, baseline 0)",
@@ -133,6 +237,14 @@ pub const METHODS: &[Method] = &[
                 not in the reference",
         shaped_by: &[Factor::ResultCount],
     },
+    Method {
+        name: "rrf_topk",
+        ranking: Ranking::Rrf,
+        about: "the first embed_top_k nodes of reciprocal-rank fusion (k 60; Cormack, Clarke & \
+                Büttcher, SIGIR 2009) of the first 100 BM25 hits with a positive score and the \
+                first 100 cosine hits; ties by node order; not in the reference",
+        shaped_by: &[Factor::Embedder, Factor::DenseSearch, Factor::ResultCount],
+    },
 ];
 
 impl Method {
@@ -141,9 +253,34 @@ impl Method {
         METHODS.iter().find(|m| m.name == name)
     }
 
+    /// The method named `name`, router variants included.
+    pub fn any_by_name(name: &str) -> Option<&'static Method> {
+        Method::by_name(name).or_else(|| ROUTED_METHODS.iter().flatten().find(|m| m.name == name))
+    }
+
     /// Whether the method changes its graph as the stream goes on.
     pub fn learns(&self) -> bool {
-        matches!(self.ranking, Ranking::Traversal { learning: Some(_) })
+        matches!(
+            self.ranking,
+            Ranking::Traversal {
+                learning: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// Whether the method traverses the graph.
+    pub fn traverses(&self) -> bool {
+        matches!(self.ranking, Ranking::Traversal { .. })
+    }
+
+    /// The router of a traversal method (`None` for the router-less traversal and for the
+    /// methods that do not traverse).
+    pub fn router(&self) -> Option<RouterKind> {
+        match self.ranking {
+            Ranking::Traversal { router, .. } => router,
+            _ => None,
+        }
     }
 
     /// How many cosine hits per query it reads.
@@ -151,6 +288,7 @@ impl Method {
         match self.ranking {
             Ranking::Dense => embed_top_k,
             Ranking::Bm25 => 0,
+            Ranking::Rrf => RRF_DEPTH,
             Ranking::Traversal { .. } => seed_top_k,
         }
     }
@@ -163,6 +301,8 @@ pub struct MethodParams {
     pub dataset: Dataset,
     /// Seeds per traversal.
     pub seed_top_k: usize,
+    /// Where the seeds come from.
+    pub seed_source: SeedSource,
     /// Results of `embedding_topk` and `bm25_topk`.
     pub embed_top_k: usize,
     /// Traversal configuration.
@@ -173,6 +313,18 @@ pub struct MethodParams {
     pub pg: PgArgs,
     /// Reproduce the reference's shared edge objects (see the module docs).
     pub shared_edge_state: bool,
+    /// Router parameters (its `kind` is each routed method's own).
+    pub router: RouterConfig,
+}
+
+/// What the routers read at traversal time: the unit node vectors (row `i` = node `i`) and
+/// every query's embedding, in stream order.
+#[derive(Debug)]
+pub struct RouterInputs {
+    /// Unit node vectors.
+    pub nodes: UnitVectors,
+    /// Query embeddings, stream order.
+    pub queries: Vec<Vec<f64>>,
 }
 
 /// Everything the methods of one run read.
@@ -188,8 +340,12 @@ pub struct Stage<'a> {
     pub steps: &'a [Step],
     /// Parameters.
     pub params: &'a MethodParams,
+    /// Node and query vectors for the routed methods (`None` when no method routes).
+    pub router_inputs: Option<&'a RouterInputs>,
     /// BM25 over the node contents, built when a method first needs it.
     bm25: OnceLock<Bm25>,
+    /// Every query's traversal seeds, computed when a traversal first needs them.
+    seeds: OnceLock<Vec<Vec<(NodeId, f64)>>>,
 }
 
 impl<'a> Stage<'a> {
@@ -200,6 +356,7 @@ impl<'a> Stage<'a> {
         graph: &'a Graph,
         steps: &'a [Step],
         params: &'a MethodParams,
+        router_inputs: Option<&'a RouterInputs>,
     ) -> Self {
         Stage {
             corpus,
@@ -207,7 +364,9 @@ impl<'a> Stage<'a> {
             graph,
             steps,
             params,
+            router_inputs,
             bm25: OnceLock::new(),
+            seeds: OnceLock::new(),
         }
     }
 
@@ -219,7 +378,8 @@ impl<'a> Stage<'a> {
             .collect()
     }
 
-    fn bm25(&self) -> &Bm25 {
+    /// BM25 over the node contents (built on first use).
+    pub fn bm25(&self) -> &Bm25 {
         self.bm25.get_or_init(|| {
             let docs: Vec<&str> = self
                 .corpus
@@ -230,6 +390,111 @@ impl<'a> Stage<'a> {
             Bm25::new(&docs)
         })
     }
+
+    /// Builds, on the calling thread, what `methods` will read lazily: the BM25 index and
+    /// every query's seeds. Call it outside the rayon pool before running methods in
+    /// parallel: a lazy initialiser that itself runs parallel work must not be entered from
+    /// a pool thread, which could steal a job that waits on the same initialiser.
+    pub fn prepare(&self, methods: &[&'static Method]) {
+        let traverses = methods
+            .iter()
+            .any(|m| matches!(m.ranking, Ranking::Traversal { .. }));
+        let lexical = methods
+            .iter()
+            .any(|m| matches!(m.ranking, Ranking::Bm25 | Ranking::Rrf));
+        if lexical || (traverses && self.params.seed_source == SeedSource::Rrf) {
+            self.bm25();
+        }
+        if traverses && !self.corpus.queries.is_empty() {
+            self.seeds(0);
+        }
+    }
+
+    /// `(node, score)` of the reciprocal-rank fusion of query `q`'s first [`RRF_DEPTH`]
+    /// BM25 hits with a positive score and its first [`RRF_DEPTH`] cosine hits, the first
+    /// `top`.
+    fn fused(&self, q: usize, top: usize) -> Vec<(usize, f64)> {
+        let lexical: Vec<usize> = self
+            .bm25()
+            .search(&self.corpus.queries[q].text, RRF_DEPTH)
+            .into_iter()
+            .filter(|&(_, s)| s > 0.0)
+            .map(|x| x.0)
+            .collect();
+        let dense: Vec<usize> = self.hits[q]
+            .iter()
+            .take(RRF_DEPTH)
+            .map(|&(d, _)| d)
+            .collect();
+        reciprocal_rank_fusion(&[&lexical, &dense], RRF_K, top)
+    }
+
+    /// Query `q`'s traversal seeds (see [`SeedSource`]).
+    fn seeds(&self, q: usize) -> &[(NodeId, f64)] {
+        let all = self.seeds.get_or_init(|| {
+            let k = self.params.seed_top_k;
+            (0..self.corpus.queries.len())
+                .into_par_iter()
+                .map(|q| match self.params.seed_source {
+                    SeedSource::Dense => seeds_of(&self.hits[q], k),
+                    SeedSource::Rrf => {
+                        let top = self.hits[q].first().map_or(0.0, |h| h.1);
+                        rrf_seeds(&self.fused(q, k), top)
+                    }
+                })
+                .collect()
+        });
+        &all[q]
+    }
+}
+
+/// `--seed-source`: where a traversal's seeds and their activations come from.
+///
+/// * `Dense`: the first `seed_top_k` cosine hits, each activated with its cosine (the
+///   reference).
+/// * `Rrf`: the first `seed_top_k` nodes of the reciprocal-rank fusion that `rrf_topk`
+///   ranks by (BM25 and dense, `k = 60`), activated with their fused score rescaled so that
+///   the first seed gets the query's top cosine: `score_i = rrf_i / rrf_1 · cos_1`
+///   ([`rrf_seeds`]).
+///
+/// Why that mapping: the traversal compares activations (a seed's score, then score × edge
+/// weight per hop, damped) against fixed thresholds (`fire_threshold` 0.01, the tiers'
+/// weights). Raw fused scores are at most 2/61 ≈ 0.033, so one 0.3-weight hop would leave
+/// ≈ 0.01 and the walk would stop at the seeds; the fused ranks carry no cosine for nodes
+/// only BM25 found. Rescaling keeps the fused order and relative gaps and puts the seeds on
+/// the scale dense seeding uses for the same query, so the thresholds mean what they mean
+/// for dense seeds, and the comparison with `--seed-source dense` isolates *which* nodes
+/// seed the walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SeedSource {
+    /// The first seed_top_k cosine hits, activated with their cosines (the reference).
+    Dense,
+    /// The first seed_top_k nodes of the BM25 + dense reciprocal-rank fusion (rrf_topk's
+    /// ranking), activated with the fused score scaled so the first seed has the query's
+    /// top cosine.
+    Rrf,
+}
+
+impl SeedSource {
+    /// `dense` / `rrf`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SeedSource::Dense => "dense",
+            SeedSource::Rrf => "rrf",
+        }
+    }
+}
+
+/// Seeds from fused hits `(node, rrf score)`, best first: `score_i = rrf_i / rrf_1 · top`
+/// (see [`SeedSource`]). Empty for no hits.
+pub fn rrf_seeds(fused: &[(usize, f64)], top: f64) -> Vec<(NodeId, f64)> {
+    let Some(&(_, first)) = fused.first() else {
+        return Vec::new();
+    };
+    fused
+        .iter()
+        .map(|&(d, s)| (node_id(d), s / first * top))
+        .collect()
 }
 
 /// What one method produced.
@@ -259,7 +524,8 @@ pub fn run_methods(
         let lists = match m.ranking {
             Ranking::Dense => dense(stage, &scored),
             Ranking::Bm25 => bm25(stage, &scored),
-            Ranking::Traversal { .. } => cold(stage, &scored, &bar)?,
+            Ranking::Rrf => rrf(stage, &scored),
+            Ranking::Traversal { router, .. } => cold(stage, router, &scored, &bar)?,
         };
         bar.finish_and_clear();
         out[i] = Some(MethodRun {
@@ -274,6 +540,7 @@ pub fn run_methods(
         .filter_map(|(i, m)| match m.ranking {
             Ranking::Traversal {
                 learning: Some(rule),
+                ..
             } => Some((i, *m, rule, bar(progress, stage.steps.len(), m.name))),
             _ => None,
         })
@@ -284,7 +551,7 @@ pub fn run_methods(
         for (i, m, rule, bar) in &learners {
             let t = Instant::now();
             let mut g = shared.clone();
-            let lists = learn_stream(&mut g, stage, *rule, bar)?;
+            let lists = learn_stream(&mut g, stage, m.router(), *rule, bar)?;
             shared = share_edge_state(&shared, &g);
             runs.push((*i, timed(m, lists, t)));
         }
@@ -295,7 +562,7 @@ pub fn run_methods(
             .map(|(i, m, rule, bar)| {
                 let t = Instant::now();
                 let mut g = stage.graph.clone();
-                let lists = learn_stream(&mut g, stage, *rule, bar)?;
+                let lists = learn_stream(&mut g, stage, m.router(), *rule, bar)?;
                 Ok((*i, timed(m, lists, t)))
             })
             .collect::<Result<Vec<_>>>()?
@@ -331,6 +598,22 @@ fn bar(progress: &MultiProgress, len: usize, msg: &str) -> ProgressBar {
     b
 }
 
+/// The list of a method that does not learn, for each query of `queries` (cold traversals
+/// included).
+pub fn static_lists(
+    method: &Method,
+    stage: &Stage,
+    queries: &[usize],
+    bar: &ProgressBar,
+) -> Result<Lists> {
+    Ok(match method.ranking {
+        Ranking::Dense => dense(stage, queries),
+        Ranking::Bm25 => bm25(stage, queries),
+        Ranking::Rrf => rrf(stage, queries),
+        Ranking::Traversal { router, .. } => cold(stage, router, queries, bar)?,
+    })
+}
+
 /// `embedding_topk`: the first `embed_top_k` cosine hits.
 fn dense(stage: &Stage, scored: &[usize]) -> Lists {
     let k = stage.params.embed_top_k;
@@ -355,40 +638,147 @@ fn bm25(stage: &Stage, scored: &[usize]) -> Lists {
         .collect()
 }
 
+/// `rrf_topk`: the fusion of the BM25 and cosine rankings (parallel over queries).
+fn rrf(stage: &Stage, scored: &[usize]) -> Lists {
+    let k = stage.params.embed_top_k;
+    scored
+        .par_iter()
+        .map(|&q| stage.fused(q, k).into_iter().map(|x| x.0).collect())
+        .collect()
+}
+
 fn seeds_of(hits: &[(usize, f64)], k: usize) -> Vec<(NodeId, f64)> {
     hits.iter().take(k).map(|&(d, s)| (node_id(d), s)).collect()
 }
 
-fn fired_indices(fired: &[NodeId]) -> Vec<usize> {
+/// The node indices of a result.
+pub fn fired_indices(fired: &[NodeId]) -> Vec<usize> {
     fired.iter().map(|n| n.index()).collect()
 }
 
-/// One traversal of query `q` on `graph` (empty without seeds).
-fn traverse(tr: &mut Traverser, graph: &Graph, stage: &Stage, q: usize) -> Result<Episode> {
-    let seeds = seeds_of(&stage.hits[q], stage.params.seed_top_k);
-    if seeds.is_empty() {
-        return Ok(Episode::default());
+/// Traverses (and learns for) one method: a reusable [`Traverser`] and, for a routed
+/// method, its [`QueryRouter`] (buffers kept across queries, so the hot path allocates
+/// only what the core's traversal itself allocates).
+pub struct Walker<'a> {
+    traverser: Traverser,
+    router: Option<QueryRouter<'a>>,
+    stage: &'a Stage<'a>,
+}
+
+impl<'a> Walker<'a> {
+    /// A walker for a method with router `router` (`None`: the router-less traversal).
+    pub fn new(stage: &'a Stage<'a>, router: Option<RouterKind>) -> Result<Walker<'a>> {
+        let router = match router {
+            None => None,
+            Some(kind) => {
+                let inputs = stage.router_inputs.ok_or_else(|| {
+                    Error::Internal("a routed method ran without node vectors".into())
+                })?;
+                let config = RouterConfig {
+                    kind,
+                    ..stage.params.router
+                };
+                let vectors: &dyn NodeVectors = &inputs.nodes;
+                Some(
+                    QueryRouter::new(config, Some(vectors))
+                        .map_err(|e| Error::core("setting up the router", e))?,
+                )
+            }
+        };
+        Ok(Walker {
+            traverser: Traverser::new(),
+            router,
+            stage,
+        })
     }
-    let r = tr
-        .traverse(graph, &seeds, &stage.params.traversal)
-        .map_err(|e| Error::core(format!("traversing query {q}"), e))?;
-    Ok(Episode::from_result(&r))
+
+    /// One traversal of query `q` on `graph` (empty without seeds).
+    pub fn traverse(&mut self, graph: &Graph, q: usize) -> Result<Episode> {
+        let stage = self.stage;
+        let seeds = stage.seeds(q);
+        if seeds.is_empty() {
+            return Ok(Episode::default());
+        }
+        let context = || format!("traversing query {q}");
+        let r = match (&mut self.router, stage.router_inputs) {
+            (Some(router), Some(inputs)) => {
+                router
+                    .set_query(&inputs.queries[q])
+                    .map_err(|e| Error::core(context(), e))?;
+                let text = stage.corpus.queries[q].text.as_str();
+                self.traverser
+                    .traverse_routed(graph, seeds, &stage.params.traversal, router, text)
+            }
+            _ => self
+                .traverser
+                .traverse(graph, seeds, &stage.params.traversal),
+        }
+        .map_err(|e| Error::core(context(), e))?;
+        Ok(Episode::from_result(&r))
+    }
+
+    /// Applies the outcome of query `q` (its `episode`, just traversed by this walker) to
+    /// `graph` with `rule`: +1 when the dataset's outcome metric of `retrieved` is 1, else
+    /// −1. A routed method's policy gradient is the router's
+    /// (`apply_outcome_router_pg`, the router still holding `q`'s query vector).
+    pub fn learn(
+        &mut self,
+        graph: &mut Graph,
+        q: usize,
+        episode: &Episode,
+        retrieved: &[usize],
+        rule: Rule,
+    ) -> Result<()> {
+        let p = self.stage.params;
+        let judged = Judged {
+            retrieved,
+            relevant: &self.stage.corpus.queries[q].relevant,
+            embed_top_k: p.embed_top_k,
+        };
+        let outcome = if (outcome_metric(p.dataset)?.compute)(&judged) >= 1.0 {
+            1.0
+        } else {
+            -1.0
+        };
+        let context = || format!("learning from query {q}");
+        match (rule, &self.router) {
+            (Rule::Heuristic, _) => apply_outcome(graph, episode, outcome, &p.learning, None),
+            (Rule::PolicyGradient, None) => {
+                apply_outcome_pg(graph, episode, outcome, &p.learning, None, p.pg)
+            }
+            (Rule::PolicyGradient, Some(router)) => {
+                apply_outcome_router_pg(graph, episode, outcome, &p.learning, router, None)
+            }
+        }
+        .map_err(|e| Error::core(context(), e))?;
+        Ok(())
+    }
 }
 
 /// A frozen traversal method: one traversal per scored query (parallel over queries).
-fn cold(stage: &Stage, scored: &[usize], bar: &ProgressBar) -> Result<Lists> {
+fn cold(
+    stage: &Stage,
+    router: Option<RouterKind>,
+    scored: &[usize],
+    bar: &ProgressBar,
+) -> Result<Lists> {
+    Walker::new(stage, router)?; // reports a setup error once, before the parallel loop
     scored
         .par_iter()
-        .map_init(Traverser::new, |tr, &q| {
-            let e = traverse(tr, stage.graph, stage, q)?;
-            bar.inc(1);
-            Ok(fired_indices(&e.fired))
-        })
+        .map_init(
+            || Walker::new(stage, router),
+            |w, &q| {
+                let w = w.as_mut().map_err(|e| Error::Internal(e.to_string()))?;
+                let e = w.traverse(stage.graph, q)?;
+                bar.inc(1);
+                Ok(fired_indices(&e.fired))
+            },
+        )
         .collect()
 }
 
 /// The dataset's outcome metric.
-fn outcome_metric(ds: Dataset) -> Result<&'static Metric> {
+pub fn outcome_metric(ds: Dataset) -> Result<&'static Metric> {
     let name = ds.outcome_metric();
     METRICS
         .iter()
@@ -397,35 +787,21 @@ fn outcome_metric(ds: Dataset) -> Result<&'static Metric> {
 }
 
 /// A learning method over the schedule on `graph` (mutated); see the module docs.
-fn learn_stream(graph: &mut Graph, stage: &Stage, rule: Rule, bar: &ProgressBar) -> Result<Lists> {
-    let p = stage.params;
-    let outcome_of = outcome_metric(p.dataset)?.compute;
-    let mut tr = Traverser::new();
+fn learn_stream(
+    graph: &mut Graph,
+    stage: &Stage,
+    router: Option<RouterKind>,
+    rule: Rule,
+    bar: &ProgressBar,
+) -> Result<Lists> {
+    let mut walker = Walker::new(stage, router)?;
     let mut out = Vec::new();
     for step in stage.steps {
         let q = step.query;
-        let episode = traverse(&mut tr, graph, stage, q)?;
+        let episode = walker.traverse(graph, q)?;
         let retrieved = fired_indices(&episode.fired);
         if step.learn {
-            let judged = Judged {
-                retrieved: &retrieved,
-                relevant: &stage.corpus.queries[q].relevant,
-                embed_top_k: p.embed_top_k,
-            };
-            let outcome = if outcome_of(&judged) >= 1.0 {
-                1.0
-            } else {
-                -1.0
-            };
-            let context = || format!("learning from query {q}");
-            match rule {
-                Rule::Heuristic => apply_outcome(graph, &episode, outcome, &p.learning, None)
-                    .map_err(|e| Error::core(context(), e))?,
-                Rule::PolicyGradient => {
-                    apply_outcome_pg(graph, &episode, outcome, &p.learning, None, p.pg)
-                        .map_err(|e| Error::core(context(), e))?
-                }
-            };
+            walker.learn(graph, q, &episode, &retrieved, rule)?;
         }
         if step.scored {
             out.push(retrieved);
@@ -455,6 +831,26 @@ pub fn share_edge_state(base: &Graph, learned: &Graph) -> Graph {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rrf_seeds_put_the_first_seed_at_the_top_cosine() {
+        // fused 1/61 + 1/62, 1/61, 1/63; top cosine 0.8
+        let fused = [
+            (4, 1.0 / 61.0 + 1.0 / 62.0),
+            (2, 1.0 / 61.0),
+            (9, 1.0 / 63.0),
+        ];
+        let s = rrf_seeds(&fused, 0.8);
+        assert_eq!(s[0], (node_id(4), 0.8));
+        let r = 1.0 / 61.0 / (1.0 / 61.0 + 1.0 / 62.0);
+        assert!((s[1].1 - 0.8 * r).abs() < 1e-15);
+        assert_eq!(
+            s.iter().map(|x| x.0).collect::<Vec<_>>(),
+            [4, 2, 9].map(node_id)
+        );
+        assert!(s.windows(2).all(|w| w[0].1 >= w[1].1));
+        assert!(rrf_seeds(&[], 0.8).is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -289,9 +289,15 @@ pub const METRICS: &[Metric] = &[
         |j| j.retrieved.len() as f64,
     ),
     budget(
+        "recall_at_2",
+        "fraction of the relevant ids in the first 2 results; 0 without relevant ids \
+         (HippoRAG's R@2: |top-2 ∩ gold| / |gold| per query, averaged)",
+        |j| j.recall(j.top(2)),
+    ),
+    budget(
         "recall_at_5",
-        "fraction of the relevant ids in the first 5 results; 0 without relevant \
-                     ids",
+        "fraction of the relevant ids in the first 5 results; 0 without relevant ids \
+         (HippoRAG's R@5)",
         |j| j.recall(j.top(5)),
     ),
     budget(
@@ -299,6 +305,12 @@ pub const METRICS: &[Metric] = &[
         "fraction of the relevant ids in the first 10 results; 0 without relevant \
                      ids",
         |j| j.recall(j.top(10)),
+    ),
+    budget(
+        "full_support_at_2",
+        "1 if every relevant id is in the first 2 results, else 0 (1 without \
+                     relevant ids); all-supporting-docs@2",
+        |j| j.all_in(j.top(2)),
     ),
     budget(
         "full_support_at_5",
@@ -493,8 +505,10 @@ mod tests {
     fn report_order_is_the_reference_key_order_then_budget_matched() {
         let names = |ds| metrics_of(ds).iter().map(|m| m.name).collect::<Vec<_>>();
         let budget = [
+            "recall_at_2",
             "recall_at_5",
             "recall_at_10",
+            "full_support_at_2",
             "full_support_at_5",
             "full_support_at_10",
             "mrr_at_10",
@@ -536,7 +550,9 @@ mod tests {
         assert_eq!(get(&m, "distractor_suppression"), 5.0 / 7.0);
         assert_eq!(get(&m, "mrr"), 0.5);
         assert_eq!(get(&m, "nodes_fired"), 7.0);
+        assert_eq!(get(&m, "recall_at_2"), 0.5);
         assert_eq!(get(&m, "recall_at_5"), 0.5);
+        assert_eq!(get(&m, "full_support_at_2"), 0.0);
         assert_eq!(get(&m, "full_support_at_10"), 1.0);
         let ndcg = (1.0 / 3f64.log2() + 1.0 / 7f64.log2()) / (1.0 + 1.0 / 3f64.log2());
         assert_eq!(get(&m, "ndcg_at_10"), ndcg);

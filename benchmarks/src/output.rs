@@ -10,15 +10,21 @@
 //!
 //! * `protocol`, `graph_builder`, `embedder`, `core_profile`, `graph_edges_set_by_labels`;
 //! * `configuration`: `command` (the `bench run` command line that reproduces the file —
-//!   `bench check` re-runs it) and the core's effective `traversal` and `learning`
+//!   `bench check` re-runs it), `dense_search` (`f64-exact` or `f32-gemm`, the arithmetic of
+//!   the cosine search, [`crate::dense`]) and the core's effective `traversal` and `learning`
 //!   configurations (every parameter and profile switch) and `pg_call` arguments;
 //! * `evaluation`: which queries learned and which were scored;
 //! * budget-matched metrics, `learning_curves_all` (every method, `[{"query": n, metric:
 //!   cumulative mean}]`), paired bootstrap intervals ([`COMPARISONS`]), `metric_notes` and
 //!   `method_notes`;
+//! * `paired_tests`: every pair of methods on the same scored queries — permutation test,
+//!   bootstrap interval, Holm-corrected p-value, effect size ([`crate::significance`]);
+//! * `manifest`: what others need to rebuild the sample — the dataset file and its SHA-256
+//!   as `datasets/SHA256SUMS` records it, the query ids of the stream in order (and their
+//!   hash), the hash of the scored query ids and of the pooled document (node) ids;
 //! * `files`: the run files and qrels, with the format note [`crate::trec::RUN_FORMAT`];
-//! * `provenance`: program version, git commit, dataset checksums, hashes of the query ids
-//!   and node ids, embedder id and weights checksum, seeds;
+//! * `provenance`: program version, git commit, checksums of the file read, embedder id and
+//!   weights checksum, seeds;
 //! * `timings_s` and `embedding_stats` (left out with `--no-timings`).
 //!
 //! [`ENVIRONMENT_FIELDS`] lists, exactly, the key paths that describe the machine and the
@@ -31,10 +37,12 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::catalog::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::{self, metrics_of, Family, Judged, Metric};
 use crate::plan::Plan;
 use crate::run::{Executed, Inputs, Timings};
+use crate::significance;
 use crate::trec;
 
 /// Key paths of a report that describe the machine and the moment, not the result; `bench
@@ -99,6 +107,51 @@ fn object(names: &[&Metric], vals: &[f64], keep: impl Fn(&Metric) -> bool) -> Va
     )
 }
 
+/// The `provenance` of a report: program, commit, dataset file and content hashes, the
+/// embedder, and the run's RNG `seeds`. Shared by the plain and the held-out reports.
+pub(crate) fn provenance(inputs: &Inputs, ex: &Executed, seeds: Value) -> Value {
+    let data = &inputs.data;
+    json!({
+        "program": concat!("bench ", env!("CARGO_PKG_VERSION")),
+        "git_commit": git(&["rev-parse", "HEAD"]),
+        "git_dirty": git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()),
+        "dataset": {
+            "known_file": data.recognised.map(|f| f.key),
+            "file": data.file_name(),
+            "file_sha256": data.file_sha,
+            "content_sha256": data.content_sha,
+        },
+        "embedder": ex.embedder,
+        "seeds": seeds,
+    })
+}
+
+/// The first keys of every report, in their order: what was run on what (dataset and its
+/// query count, protocol, graph builder, embedder, core profile) and the graph it built.
+/// Shared by the plain reports and the held-out ones ([`crate::heldout::write`]).
+pub(crate) fn report_head(
+    plan: &Plan,
+    ds: Dataset,
+    ex: &Executed,
+    queries: usize,
+) -> Map<String, Value> {
+    let a = &plan.args;
+    let mut report = Map::new();
+    let mut put = |k: &str, v: Value| {
+        report.insert(k.to_string(), v);
+    };
+    put("dataset", json!(ds.reference_name()));
+    put("dataset_queries", json!(queries));
+    put("protocol", json!(a.protocol.as_str()));
+    put("graph_builder", json!(plan.builder.name()));
+    put("embedder", json!(ex.embedder.id));
+    put("core_profile", json!(plan.profile.as_str()));
+    put("graph_nodes", json!(ex.graph_nodes));
+    put("graph_edges", json!(ex.graph_edges));
+    put("graph_edges_set_by_labels", json!(ex.edges_set_by_labels));
+    report
+}
+
 /// Writes the run files, the qrels and the JSON report of an executed plan to `out` (the
 /// JSON last, so that it never names a file that is not there).
 pub fn write(
@@ -109,6 +162,9 @@ pub fn write(
     mut timings: Timings,
     t_all: Instant,
 ) -> Result<RunOutput> {
+    if let Some(h) = &ex.heldout {
+        return crate::heldout::write(plan, inputs, ex, h, out, timings, t_all);
+    }
     let data = &inputs.data;
     let corpus = &data.corpus;
     let ds = data.ds;
@@ -180,6 +236,7 @@ pub fn write(
             .collect();
         curves_all.insert(name, Value::Array(pts));
     }
+    let paired_tests = paired_tests(plan, ex, &rows, &metric_list, scored.len())?;
     let comparisons = COMPARISONS
         .iter()
         .map(|c| Ok((c.key, comparison(c, plan, ex, &rows, &metric_list)?)))
@@ -224,24 +281,16 @@ pub fn write(
     };
 
     let a = &plan.args;
-    let mut report = Map::new();
+    let mut report = report_head(plan, ds, ex, n);
     let mut put = |k: &str, v: Value| {
         report.insert(k.to_string(), v);
     };
-    put("dataset", json!(ds.reference_name()));
-    put("dataset_queries", json!(n));
-    put("protocol", json!(a.protocol.as_str()));
-    put("graph_builder", json!(plan.builder.name()));
-    put("embedder", json!(ex.embedder.id));
-    put("core_profile", json!(plan.profile.as_str()));
-    put("graph_nodes", json!(ex.graph_nodes));
-    put("graph_edges", json!(ex.graph_edges));
-    put("graph_edges_set_by_labels", json!(ex.edges_set_by_labels));
     put(
         "parameters",
         json!({
             "limit": data.limit,
             "seed_top_k": a.seed_top_k,
+            "seed_source": a.seed_source.as_str(),
             "embed_top_k": a.embed_top_k,
             "max_hops": a.max_hops,
             "beam_width": a.beam_width,
@@ -254,12 +303,14 @@ pub fn write(
             "split": a.split,
             "bootstrap": a.bootstrap,
             "bootstrap_seed": a.bootstrap_seed,
+            "permutations": a.permutations,
         }),
     );
     put(
         "configuration",
         json!({
             "command": plan.command_line(data.recognised, &data.file_name()),
+            "dense_search": plan.dense_search.as_str(),
             "traversal": plan.traversal,
             "learning": plan.learning,
             "pg_call": {"baseline": plan.pg.baseline, "temperature": plan.pg.temperature},
@@ -287,6 +338,7 @@ pub fn write(
     for (key, value) in comparisons {
         put(key, value);
     }
+    put("paired_tests", paired_tests);
     put("metric_notes", Value::Object(metrics::metric_notes(ds)));
     put(
         "method_notes",
@@ -299,22 +351,25 @@ pub fn write(
     );
     put("files", files);
     put(
-        "provenance",
+        "manifest",
         json!({
-            "program": concat!("bench ", env!("CARGO_PKG_VERSION")),
-            "git_commit": git(&["rev-parse", "HEAD"]),
-            "git_dirty": git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()),
-            "dataset": {
-                "known_file": data.recognised.map(|f| f.key),
-                "file": data.file_name(),
-                "file_sha256": data.file_sha,
-                "content_sha256": data.content_sha,
-                "query_ids_sha256": lines_sha256(corpus.queries.iter().map(|q| q.qid.as_str())),
-                "node_ids_sha256": lines_sha256(corpus.node_ids()),
-            },
-            "embedder": ex.embedder,
-            "seeds": {"bootstrap": a.bootstrap_seed},
+            "about": "the rows of this run: the dataset file (SHA-256 as datasets/SHA256SUMS \
+                      records it; null for a file it does not list), the query ids of the \
+                      stream in order, and SHA-256 hashes of id lists, each id followed by a \
+                      newline (printf '%s\\n' ids | sha256sum)",
+            "dataset_file": data.recognised.map(|f| f.rel_path),
+            "dataset_sha256": data.recognised.and_then(|f| f.sha256()),
+            "queries": n,
+            "query_ids": corpus.queries.iter().map(|q| q.qid.as_str()).collect::<Vec<_>>(),
+            "query_ids_sha256": lines_sha256(corpus.queries.iter().map(|q| q.qid.as_str())),
+            "scored_query_ids_sha256": lines_sha256(scored.iter().map(|&q| corpus.queries[q].qid.as_str())),
+            "documents": corpus.nodes.len(),
+            "document_ids_sha256": lines_sha256(corpus.node_ids()),
         }),
+    );
+    put(
+        "provenance",
+        provenance(inputs, ex, json!({"bootstrap": a.bootstrap_seed})),
     );
     timings.tick("total", t_all);
     if !a.no_timings {
@@ -400,6 +455,67 @@ fn comparison(
     }))
 }
 
+/// The `paired_tests` object: every pair of methods tested on
+/// [`significance::TEST_METRIC`] over the scored queries (see [`crate::significance`]).
+fn paired_tests(
+    plan: &Plan,
+    ex: &Executed,
+    rows: &[Rows],
+    metric_list: &[&Metric],
+    queries: usize,
+) -> Result<Value> {
+    let metric = significance::TEST_METRIC;
+    let k = metric_list
+        .iter()
+        .position(|m| m.name == metric)
+        .ok_or_else(|| Error::Internal(format!("test metric {metric} is not in the table")))?;
+    let values: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|r| r.iter().map(|q| q[k]).collect())
+        .collect();
+    let a = &plan.args;
+    let tests =
+        significance::test_all_pairs(&values, a.permutations, a.bootstrap, a.bootstrap_seed);
+    let name = |i: usize| ex.runs[i].method.name;
+    let mean = |i: usize| metrics::mean_rows(&rows[i], metric_list.len())[k];
+    let pairs: Vec<Value> = tests
+        .iter()
+        .map(|t| {
+            json!({
+                "a": name(t.a),
+                "b": name(t.b),
+                "mean_a": mean(t.a),
+                "mean_b": mean(t.b),
+                "diff": t.diff,
+                "ci95_low": t.ci_low,
+                "ci95_high": t.ci_high,
+                "p_value": t.p,
+                "p_holm": t.p_holm,
+                "significant": t.significant(),
+                "effect_size_dz": t.effect_size_dz,
+                "a_better": t.a_better,
+                "b_better": t.b_better,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "metric": metric,
+        "queries": queries,
+        "statistic": "mean(a) - mean(b), paired over the scored queries",
+        "test": "two-sided paired randomization test: every per-query difference's sign \
+                 flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)",
+        "interval": "paired bootstrap 95% interval (queries resampled with replacement)",
+        "correction": "Holm step-down across every pair of this run",
+        "effect_size": "Cohen's d_z: mean of the per-query differences / their standard deviation",
+        "alpha": significance::ALPHA,
+        "permutations": a.permutations,
+        "resamples": a.bootstrap,
+        "seed": a.bootstrap_seed,
+        "rng": "ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i",
+        "pairs": pairs,
+    }))
+}
+
 /// SHA-256 of the items, each followed by a newline (`printf '%s\n' ... | sha256sum`).
 pub fn lines_sha256<'a>(items: impl Iterator<Item = &'a str>) -> String {
     let mut h = Sha256::new();
@@ -412,7 +528,7 @@ pub fn lines_sha256<'a>(items: impl Iterator<Item = &'a str>) -> String {
 
 /// Output of `git <args>` run in the workspace this program was built from; `None` when
 /// git or the repository is not there.
-fn git(args: &[&str]) -> Option<String> {
+pub(crate) fn git(args: &[&str]) -> Option<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
     let out = Command::new("git")
         .arg("-C")

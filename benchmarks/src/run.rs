@@ -3,8 +3,9 @@
 //! 1. [`Plan::new`] checks and resolves the options (no I/O).
 //! 2. [`Inputs::open`] opens the embedder (first, so that a missing model stops the run
 //!    before any data is read) and loads the rows ([`load_data`]).
-//! 3. [`execute`]: embed nodes and queries, exact cosine search (once per query; every
-//!    method reads a prefix of the same stable ranking), build the graph for the protocol,
+//! 3. [`execute`]: embed nodes and queries, exact cosine search ([`dense_search`], once per
+//!    query, on the plan's [`DenseSearch`] path; every method reads a prefix of the same
+//!    stable ranking), build the graph for the protocol,
 //!    run the methods ([`crate::methods::run_methods`]).
 //! 4. [`crate::output::write`]: per-query metrics, the JSON report, TREC run files and
 //!    qrels, all written atomically.
@@ -16,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crabpath::Graph;
+use crabpath::{Graph, UnitVectors};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget};
 
 use crate::build::{build_graph, Corpus};
@@ -24,12 +25,12 @@ use crate::catalog::{self, Dataset, KnownFile};
 use crate::data::json::sha256_of_content;
 use crate::data::locate::{resolve_input, DataDir};
 use crate::data::{hotpotqa, multihop};
+use crate::dense::{DenseIndex, DenseSearch, Hits};
 use crate::embed::{EmbedStats, EmbedderId, TextEmbedder};
 use crate::error::{Error, Result};
-use crate::methods::{run_methods, MethodParams, MethodRun, Stage};
+use crate::methods::{run_methods, MethodParams, MethodRun, RouterInputs, Stage};
 use crate::output::{self, RunOutput};
 use crate::plan::{DatasetArgs, Plan, RunArgs, Step};
-use crate::retrieval::CosineIndex;
 
 /// Default directory of `bench run`'s reports (ignored by git; `bench check --update`
 /// replaces committed results).
@@ -171,8 +172,10 @@ pub struct Executed {
     pub edges_set_by_labels: usize,
     /// The schedule's steps.
     pub steps: Vec<Step>,
-    /// Every method's results, in the plan's order.
+    /// Every method's results, in the plan's order (empty for a held-out protocol).
     pub runs: Vec<MethodRun>,
+    /// The held-out protocol's results (`None` for paper and clean).
+    pub heldout: Option<crate::heldout::HeldoutRun>,
 }
 
 /// A progress display on stderr, or hidden.
@@ -211,12 +214,24 @@ pub fn execute(
     drop(texts);
     let _ = progress.println(format!("bench run: embedded {}", embed_stats.describe()));
     let query_vecs = vectors.split_off(corpus.nodes.len());
-    let index = CosineIndex::new(&vectors, embedder.dim())?;
-    drop(vectors);
+    let router_inputs = match plan.routes() {
+        true => Some(RouterInputs {
+            nodes: UnitVectors::from_rows(&vectors)
+                .map_err(|e| Error::core("node vectors for the routers", e))?,
+            queries: query_vecs.clone(),
+        }),
+        false => None,
+    };
     timings.tick("embed", t);
     let t = Instant::now();
-    let hits = index.search_all(&query_vecs, plan.dense_depth());
-    drop(query_vecs);
+    let (index, hits) = dense_search(
+        plan.dense_search,
+        &vectors,
+        &query_vecs,
+        embedder.dim(),
+        plan.dense_depth(),
+    )?;
+    drop((vectors, query_vecs));
     timings.tick("search", t);
 
     let t = Instant::now();
@@ -233,15 +248,37 @@ pub fn execute(
     let params = MethodParams {
         dataset: data.ds,
         seed_top_k: plan.args.seed_top_k,
+        seed_source: plan.args.seed_source,
         embed_top_k: plan.args.embed_top_k,
         traversal: plan.traversal.clone(),
         learning: plan.learning.clone(),
         pg: plan.pg,
         shared_edge_state: plan.args.shared_edge_state,
+        router: plan.router,
     };
-    let steps = plan.schedule.steps(corpus.queries.len());
-    let stage = Stage::new(corpus, &hits, &graph, &steps, &params);
-    let runs = run_methods(&plan.methods, &stage, progress)?;
+    let steps = match &plan.heldout {
+        None => plan.schedule.steps(corpus.queries.len()),
+        Some(_) => Vec::new(),
+    };
+    let stage = Stage::new(
+        corpus,
+        &hits,
+        &graph,
+        &steps,
+        &params,
+        router_inputs.as_ref(),
+    );
+    let t = Instant::now();
+    stage.prepare(&plan.methods);
+    timings.tick("bm25_index_and_seeds", t);
+    let (runs, heldout) = match &plan.heldout {
+        None => (run_methods(&plan.methods, &stage, progress)?, None),
+        Some(h) => (
+            Vec::new(),
+            Some(crate::heldout::run(h, &plan.methods, &stage, progress)?),
+        ),
+    };
+
     for r in &runs {
         timings.0.push((r.method.name.to_string(), r.seconds));
     }
@@ -253,7 +290,23 @@ pub fn execute(
         edges_set_by_labels,
         steps,
         runs,
+        heldout,
     })
+}
+
+/// The search step of a run: indexes the node vectors on `path` and returns the index (the
+/// kNN graph builder reads it) with the first `depth` `(node, cosine)` hits of every query,
+/// best first, ties by node order (see [`crate::dense`]).
+pub fn dense_search(
+    path: DenseSearch,
+    node_vecs: &[Vec<f64>],
+    query_vecs: &[Vec<f64>],
+    dim: usize,
+    depth: usize,
+) -> Result<(DenseIndex, Hits)> {
+    let index = DenseIndex::new(path, node_vecs, dim)?;
+    let hits = index.search_all(query_vecs, depth)?;
+    Ok((index, hits))
 }
 
 /// Edges of `graph` whose weight differs from (or is absent in) the label-free `free` graph:

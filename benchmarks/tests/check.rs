@@ -181,3 +181,84 @@ fn check_fails_on_an_edited_committed_number() {
     );
     assert!(stdout(&o).contains(&line), "{}", stdout(&o));
 }
+
+/// The committed expectations pin every committed report, each report passes them, and no
+/// expectation names a report that is not committed.
+#[test]
+fn committed_expectations_cover_and_pass_every_committed_report() {
+    let dir = workspace_root().join("results/bench");
+    let e = bench::expectations::Expectations::load(&dir.join("expectations.json")).unwrap();
+    let mut reports = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".json") && name != "expectations.json" {
+            reports.push(name);
+        }
+    }
+    reports.sort();
+    let mut pinned: Vec<String> = e.reports.keys().cloned().collect();
+    pinned.sort();
+    assert_eq!(pinned, reports);
+    for name in &reports {
+        let failures = e.failures(name, &read(&dir.join(name)));
+        assert!(failures.is_empty(), "{failures:#?}");
+        assert!(!e.reports[name].metrics.is_empty(), "{name}");
+    }
+}
+
+/// An edited expectation fails `bench check` (here without the data: the committed report is
+/// skipped and its stored numbers are checked), naming the report, its dataset, protocol,
+/// graph and embedder, the method, the metric, the expected value, the tolerance and the
+/// value it got; the unedited file passes.
+#[test]
+fn check_fails_on_an_edited_expectation() {
+    let name = "hotpotqa-first103-paper-hash-v1.json";
+    let committed = workspace_root().join("results/bench");
+    let tmp = tempfile::tempdir().unwrap();
+    let results = tmp.path().join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::copy(committed.join(name), results.join(name)).unwrap();
+    let exp_path = results.join("expectations.json");
+    std::fs::copy(committed.join("expectations.json"), &exp_path).unwrap();
+    let empty = tmp.path().join("no-data");
+    std::fs::create_dir_all(&empty).unwrap();
+    let fresh = tmp.path().join("fresh");
+    let only = ["--only", name];
+
+    let o = check(&empty, &results, &fresh, &only);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("skipped: {name}")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("expectations ("), "{}", stdout(&o));
+
+    let mut e = read(&exp_path);
+    let slot = &mut e["reports"][name]["metrics"]["bm25_topk"]["recall_at_10"];
+    let stored = slot.as_f64().unwrap();
+    *slot = serde_json::json!(stored + 0.01);
+    let edited = slot.as_f64().unwrap();
+    let tol = e["reports"][name]["tolerance"].as_f64().unwrap();
+    write(&exp_path, &e);
+    let o = check(&empty, &results, &fresh, &only);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let got = read(&results.join(name))["method_metrics"]["bm25_topk"]["recall_at_10"]
+        .as_f64()
+        .unwrap();
+    let line = format!(
+        "expectation failed: {name}: HotPotQA / paper / reference / hash-v1: bm25_topk \
+         recall_at_10: expected {edited} ± {tol}, got {got:.6}"
+    );
+    assert!(stdout(&o).contains(&line), "{}", stdout(&o));
+
+    // Without --only, an expectation naming a report that is not there fails too.
+    write(&exp_path, &read(&committed.join("expectations.json")));
+    let o = check(&empty, &results, &fresh, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("names hotpotqa-sample1100-paper-minilm.json, which is not in"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -153,7 +153,9 @@ pub fn parse(source: &str, text: &str) -> Result<Vec<QueryRow>> {
                 ),
             });
         };
-        let query = obj.get("query").map_or_else(String::new, PyValue::py_str);
+        let query = obj
+            .get("query")
+            .map_or_else(String::new, crabpath::pyrepr::py_str);
         let relevant = match obj.swap_remove("relevant") {
             Some(PyValue::List(l)) => l,
             _ => Vec::new(),

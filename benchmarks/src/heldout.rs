@@ -1,0 +1,1140 @@
+//! The held-out protocols (`--protocol related | unrelated | repeat`): does outcome learning
+//! generalise beyond the queries it learned from, and how much does the graph remember of
+//! the queries it did learn from?
+//!
+//! Every held-out run uses the clean graph (no edge from a label) and `--splits` random
+//! splits. Split `i` is a ChaCha8 permutation of the queries (seed `--split-seed`, stream
+//! `i`), so every method is scored on the same splits and a split's differences between
+//! methods are paired.
+//!
+//! * **Dev pool.** A fixed share (`--dev-fraction`) of the queries, the first of a ChaCha8
+//!   permutation with the fixed seed [`DEV_SEED`] (independent of `--split-seed`), is the
+//!   dev pool: those queries may be learned from but are scored only by a `--dev` run, whose
+//!   scores are what hyper-parameters are chosen on. The other queries are the test pool;
+//!   a reported run scores only them, so nothing is tuned on a test query.
+//! * **related / unrelated.** Train = the first `floor(n · --train-fraction)` queries of
+//!   the split's permutation, learned from in that order (each traversed, its outcome
+//!   applied; test-then-train, as the prequential runs, but nothing of it is scored). Test
+//!   = the other queries of the scored pool that have relevant documents and that share at
+//!   least one relevant document with some train query (`related`) or none (`unrelated`).
+//!   The learning methods are frozen at checkpoints of training ([`CHECKPOINT_PERCENT`] of
+//!   the train queries) and the test queries traversed on the frozen graph; the last
+//!   checkpoint is the reported score. Static methods (cold traversal, BM25, dense, RRF) are
+//!   scored on the same test queries.
+//! * **repeat.** Train = every query in the split's order, each scored when first asked
+//!   (before its own update: *first ask*) and learned from; test = the scored pool asked
+//!   again on the frozen graph at the checkpoints (the last = *re-ask*, the reported score).
+//!
+//! # Statistics
+//! * Per method, the **mean over splits** of the split's mean over its test queries, with a
+//!   95 % Student-t interval over splits: `mean ± t(0.975, S−1) · sd / √S`.
+//! * **Per-split paired differences** (recall@10) of every traversal method against its cold
+//!   counterpart (same router) and against each of dense, BM25 and RRF: mean, sd, the t
+//!   interval above, and the **minimum detectable difference** at 80 % power and two-sided
+//!   α = 0.05, `MDD = (t(0.975, S−1) + t(0.80, S−1)) · sd / √S` (the true mean difference a
+//!   one-sample t-test over the S per-split differences would detect four times in five).
+//!   The splits reuse one query sample, so this interval describes the variation between
+//!   splits of that sample, not the sampling of queries.
+//! * The **pooled per-query paired tests** answer the query-sampling question: each query
+//!   ever tested gets, per method, its mean over the splits that tested it; every pair of
+//!   methods is then tested on those values with [`crate::significance::test_all_pairs`]
+//!   (randomization test, bootstrap interval, Holm, d_z), and the same MDD formula is
+//!   given with `n` queries and the sd of the per-query differences.
+//! * `repeat` adds, per learning method, the paired test of re-ask against first ask.
+//!
+//! Student-t quantiles come from the Cornish–Fisher expansion of the normal quantile in
+//! 1/df ([`t_quantile`]; Abramowitz & Stegun 26.7.5), accurate to better than 1e-3 for
+//! df ≥ 5.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::methods::{fired_indices, static_lists, Method, Ranking, Rule, Stage, Walker};
+use crate::metrics::{self, metrics_of, Judged, Metric};
+use crate::output::{lines_sha256, save, RunOutput};
+use crate::plan::Plan;
+use crate::run::{Executed, Inputs, Timings};
+use crate::significance::{self, test_all_pairs, ALPHA, TEST_METRIC};
+
+/// Default `--splits`.
+pub const DEFAULT_SPLITS: usize = 20;
+/// Default `--train-fraction`.
+pub const DEFAULT_TRAIN_FRACTION: f64 = 0.5;
+/// Default `--dev-fraction`.
+pub const DEFAULT_DEV_FRACTION: f64 = 0.2;
+/// Seed of the dev-pool draw (fixed: the dev pool must not move with `--split-seed`).
+pub const DEV_SEED: u64 = 0x00de_5eed;
+/// Checkpoints of training, in percent of the train queries.
+pub const CHECKPOINT_PERCENT: [usize; 5] = [0, 25, 50, 75, 100];
+/// Metrics of the learning curves and the split tables.
+pub const CURVE_METRICS: [&str; 4] = [
+    "recall_at_2",
+    "recall_at_5",
+    "recall_at_10",
+    "full_support_at_10",
+];
+/// The baselines every traversal method is compared with per split.
+pub const BASELINES: [&str; 3] = ["embedding_topk", "bm25_topk", "rrf_topk"];
+/// Power of the minimum detectable difference.
+pub const POWER: f64 = 0.8;
+
+/// Which held-out protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldoutKind {
+    /// Test queries share a relevant document with some train query.
+    Related,
+    /// Test queries share no relevant document with any train query.
+    Unrelated,
+    /// Every query learned from, then asked again.
+    Repeat,
+}
+
+impl HeldoutKind {
+    /// `related` / `unrelated` / `repeat`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HeldoutKind::Related => "related",
+            HeldoutKind::Unrelated => "unrelated",
+            HeldoutKind::Repeat => "repeat",
+        }
+    }
+}
+
+/// A resolved held-out protocol.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Heldout {
+    /// Which protocol.
+    pub kind: HeldoutKind,
+    /// Number of random splits.
+    pub splits: usize,
+    /// Seed of the splits.
+    pub split_seed: u64,
+    /// Share of the queries in train (related / unrelated).
+    pub train_fraction: f64,
+    /// Share of the queries in the dev pool.
+    pub dev_fraction: f64,
+    /// Score the dev pool instead of the test pool.
+    pub dev: bool,
+}
+
+impl Heldout {
+    /// Checks the parameters (`Error::Usage` naming the option).
+    pub fn new(
+        kind: HeldoutKind,
+        splits: usize,
+        split_seed: u64,
+        train_fraction: f64,
+        dev_fraction: f64,
+        dev: bool,
+    ) -> Result<Heldout> {
+        if splits < 2 {
+            return Err(Error::Usage(format!(
+                "--splits must be at least 2 (an interval over splits needs two), got {splits}"
+            )));
+        }
+        for (name, f) in [
+            ("--train-fraction", train_fraction),
+            ("--dev-fraction", dev_fraction),
+        ] {
+            if !(f > 0.0 && f < 1.0) {
+                return Err(Error::Usage(format!("{name} must be in (0, 1), got {f}")));
+            }
+        }
+        Ok(Heldout {
+            kind,
+            splits,
+            split_seed,
+            train_fraction,
+            dev_fraction,
+            dev,
+        })
+    }
+
+    /// The report-name part of the non-default parameters (`-dev`, `-splitsN`, ...).
+    pub fn name_part(&self) -> String {
+        let mut s = String::new();
+        if self.splits != DEFAULT_SPLITS {
+            s.push_str(&format!("-splits{}", self.splits));
+        }
+        if self.split_seed != 0 {
+            s.push_str(&format!("-sseed{}", self.split_seed));
+        }
+        if self.kind != HeldoutKind::Repeat && self.train_fraction != DEFAULT_TRAIN_FRACTION {
+            s.push_str(&format!("-train{}", self.train_fraction));
+        }
+        if self.dev_fraction != DEFAULT_DEV_FRACTION {
+            s.push_str(&format!("-devpool{}", self.dev_fraction));
+        }
+        if self.dev {
+            s.push_str("-dev");
+        }
+        s
+    }
+
+    /// Which queries are in the dev pool (see the module docs).
+    pub fn dev_pool(&self, n: usize) -> Vec<bool> {
+        let mut perm: Vec<usize> = (0..n).collect();
+        perm.shuffle(&mut ChaCha8Rng::seed_from_u64(DEV_SEED));
+        let k = ((n as f64) * self.dev_fraction).round() as usize;
+        let mut dev = vec![false; n];
+        for &q in &perm[..k.min(n)] {
+            dev[q] = true;
+        }
+        dev
+    }
+
+    /// The splits over queries with these relevant sets (`nodes` documents).
+    pub fn make_splits(&self, relevant: &[Vec<usize>], nodes: usize) -> Vec<Split> {
+        let n = relevant.len();
+        let dev = self.dev_pool(n);
+        let scorable = |q: usize| dev[q] == self.dev && !relevant[q].is_empty();
+        (0..self.splits)
+            .map(|i| {
+                let mut rng = ChaCha8Rng::seed_from_u64(self.split_seed);
+                rng.set_stream(i as u64);
+                let mut perm: Vec<usize> = (0..n).collect();
+                perm.shuffle(&mut rng);
+                match self.kind {
+                    HeldoutKind::Repeat => Split {
+                        test: (0..n).filter(|&q| scorable(q)).collect(),
+                        train: perm,
+                    },
+                    HeldoutKind::Related | HeldoutKind::Unrelated => {
+                        let k = ((n as f64) * self.train_fraction).floor() as usize;
+                        let (train, rest) = perm.split_at(k);
+                        let mut seen = vec![false; nodes];
+                        for &q in train {
+                            for &d in &relevant[q] {
+                                seen[d] = true;
+                            }
+                        }
+                        let want = self.kind == HeldoutKind::Related;
+                        let mut test: Vec<usize> = rest
+                            .iter()
+                            .copied()
+                            .filter(|&q| scorable(q))
+                            .filter(|&q| relevant[q].iter().any(|&d| seen[d]) == want)
+                            .collect();
+                        test.sort_unstable();
+                        Split {
+                            train: train.to_vec(),
+                            test,
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// One split: the train queries in learning order, the test queries in stream order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    /// Learned from, in this order.
+    pub train: Vec<usize>,
+    /// Scored.
+    pub test: Vec<usize>,
+}
+
+/// Queries that share at least one relevant document with another query.
+pub fn queries_with_partner(relevant: &[Vec<usize>], nodes: usize) -> usize {
+    let mut count = vec![0usize; nodes];
+    for r in relevant {
+        for &d in r {
+            count[d] += 1;
+        }
+    }
+    relevant
+        .iter()
+        .filter(|r| r.iter().any(|&d| count[d] > 1))
+        .count()
+}
+
+/// What one method produced over all splits.
+#[derive(Debug, Clone)]
+pub struct MethodResult {
+    /// The method.
+    pub method: &'static Method,
+    /// `[split][checkpoint]` → mean metric row over the split's test queries (a static
+    /// method has one checkpoint).
+    pub split_means: Vec<Vec<Vec<f64>>>,
+    /// Per query ever tested (in [`HeldoutRun::tested`] order): its mean metric row over
+    /// the splits that tested it, at the last checkpoint.
+    pub per_query: Vec<Vec<f64>>,
+    /// `repeat` and learning methods: per query ever tested, its mean first-ask row.
+    pub first_ask: Option<Vec<Vec<f64>>>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// A held-out run's results.
+#[derive(Debug, Clone)]
+pub struct HeldoutRun {
+    /// The protocol.
+    pub heldout: Heldout,
+    /// The splits.
+    pub splits: Vec<Split>,
+    /// Queries tested in at least one split, in stream order.
+    pub tested: Vec<usize>,
+    /// Queries in the dev pool.
+    pub dev_queries: usize,
+    /// Queries sharing a relevant document with some other query (whole stream).
+    pub with_partner: usize,
+    /// One per method, in the plan's order.
+    pub results: Vec<MethodResult>,
+}
+
+fn rows_for(stage: &Stage, metric_list: &[&Metric], q: usize, retrieved: &[usize]) -> Vec<f64> {
+    let j = Judged {
+        retrieved,
+        relevant: &stage.corpus.queries[q].relevant,
+        embed_top_k: stage.params.embed_top_k,
+    };
+    metrics::query_metrics(metric_list, &j)
+}
+
+/// What one learning method did on one split.
+struct SplitRun {
+    /// Mean row over the test queries at each checkpoint.
+    checkpoints: Vec<Vec<f64>>,
+    /// Rows of the test queries at the last checkpoint (test order).
+    last: Vec<Vec<f64>>,
+    /// First-ask rows of the test queries (`repeat`; test order).
+    first: Vec<Vec<f64>>,
+}
+
+fn learn_split(
+    stage: &Stage,
+    method: &Method,
+    rule: Rule,
+    split: &Split,
+    metric_list: &[&Metric],
+    first_ask: bool,
+    cold_mean: Option<&[f64]>,
+) -> Result<SplitRun> {
+    let width = metric_list.len();
+    let mut graph = stage.graph.clone();
+    let mut walker = Walker::new(stage, method.router())?;
+    let len = split.train.len();
+    let marks: Vec<usize> = CHECKPOINT_PERCENT
+        .iter()
+        .map(|p| (len * p + 50) / 100)
+        .collect();
+    let mut in_test = BTreeMap::new();
+    if first_ask {
+        for (i, &q) in split.test.iter().enumerate() {
+            in_test.insert(q, i);
+        }
+    }
+    let mut first = vec![Vec::new(); if first_ask { split.test.len() } else { 0 }];
+    let mut checkpoints = Vec::new();
+    let mut last = Vec::new();
+    for i in 0..=len {
+        for _ in marks.iter().filter(|&&m| m == i) {
+            if let Some(c) = cold_mean.filter(|_| i == 0 && len > 0) {
+                // the untrained graph traverses as the cold method with the same router
+                checkpoints.push(c.to_vec());
+                continue;
+            }
+            let mut rows = Vec::with_capacity(split.test.len());
+            for &q in &split.test {
+                let e = walker.traverse(&graph, q)?;
+                rows.push(rows_for(stage, metric_list, q, &fired_indices(&e.fired)));
+            }
+            checkpoints.push(metrics::mean_rows(&rows, width));
+            last = rows;
+        }
+        if i == len {
+            break;
+        }
+        let q = split.train[i];
+        let episode = walker.traverse(&graph, q)?;
+        let retrieved = fired_indices(&episode.fired);
+        if let Some(&t) = in_test.get(&q) {
+            first[t] = rows_for(stage, metric_list, q, &retrieved);
+        }
+        walker.learn(&mut graph, q, &episode, &retrieved, rule)?;
+    }
+    Ok(SplitRun {
+        checkpoints,
+        last,
+        first,
+    })
+}
+
+/// Per query of `tested`, the mean of its rows over the splits (`rows[s][i]` belongs to
+/// `splits[s].test[i]`).
+fn per_query_means(
+    tested: &[usize],
+    splits: &[Split],
+    rows: &[&[Vec<f64>]],
+    width: usize,
+) -> Vec<Vec<f64>> {
+    let pos: BTreeMap<usize, usize> = tested.iter().enumerate().map(|(i, &q)| (q, i)).collect();
+    let mut sums = vec![vec![0.0; width]; tested.len()];
+    let mut counts = vec![0usize; tested.len()];
+    for (split, r) in splits.iter().zip(rows) {
+        for (&q, row) in split.test.iter().zip(r.iter()) {
+            let i = pos[&q];
+            counts[i] += 1;
+            for (s, x) in sums[i].iter_mut().zip(row) {
+                *s += *x;
+            }
+        }
+    }
+    sums.into_iter()
+        .zip(counts)
+        .map(|(s, c)| s.into_iter().map(|x| x / c.max(1) as f64).collect())
+        .collect()
+}
+
+/// Runs the held-out protocol `h` for `methods` on `stage` (see the module docs).
+pub fn run(
+    h: &Heldout,
+    methods: &[&'static Method],
+    stage: &Stage,
+    progress: &MultiProgress,
+) -> Result<HeldoutRun> {
+    let corpus = stage.corpus;
+    let relevant: Vec<Vec<usize>> = corpus.queries.iter().map(|q| q.relevant.clone()).collect();
+    let nodes = corpus.nodes.len();
+    let splits = h.make_splits(&relevant, nodes);
+    let mut tested: Vec<usize> = splits.iter().flat_map(|s| s.test.iter().copied()).collect();
+    tested.sort_unstable();
+    tested.dedup();
+    let metric_list = metrics_of(stage.params.dataset);
+    let width = metric_list.len();
+    let pos: BTreeMap<usize, usize> = tested.iter().enumerate().map(|(i, &q)| (q, i)).collect();
+
+    let mut results: Vec<Option<MethodResult>> = vec![None; methods.len()];
+    for (i, m) in methods.iter().enumerate().filter(|(_, m)| !m.learns()) {
+        let t = Instant::now();
+        let bar = bar(progress, tested.len(), m.name);
+        let lists = static_lists(m, stage, &tested, &bar)?;
+        bar.finish_and_clear();
+        let rows: Vec<Vec<f64>> = tested
+            .iter()
+            .zip(&lists)
+            .map(|(&q, l)| rows_for(stage, &metric_list, q, l))
+            .collect();
+        let split_means = splits
+            .iter()
+            .map(|s| {
+                let r: Vec<Vec<f64>> = s.test.iter().map(|q| rows[pos[q]].clone()).collect();
+                vec![metrics::mean_rows(&r, width)]
+            })
+            .collect();
+        results[i] = Some(MethodResult {
+            method: m,
+            split_means,
+            first_ask: (h.kind == HeldoutKind::Repeat).then(|| rows.clone()),
+            per_query: rows,
+            seconds: t.elapsed().as_secs_f64(),
+        });
+    }
+    let jobs: Vec<(usize, Rule, usize)> = methods
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| match m.ranking {
+            Ranking::Traversal {
+                learning: Some(rule),
+                ..
+            } => Some((i, rule)),
+            _ => None,
+        })
+        .flat_map(|(i, rule)| (0..splits.len()).map(move |s| (i, rule, s)))
+        .collect();
+    let t = Instant::now();
+    let bar = bar(progress, jobs.len(), "learning splits");
+    let repeat = h.kind == HeldoutKind::Repeat;
+    let done: Vec<SplitRun> = jobs
+        .par_iter()
+        .map(|&(i, rule, s)| {
+            let cold = results.iter().flatten().find(|c| {
+                c.method.traverses()
+                    && !c.method.learns()
+                    && c.method.router() == methods[i].router()
+            });
+            let cold_mean = cold.map(|c| c.split_means[s][0].as_slice());
+            let r = learn_split(
+                stage,
+                methods[i],
+                rule,
+                &splits[s],
+                &metric_list,
+                repeat,
+                cold_mean,
+            );
+            bar.inc(1);
+            r
+        })
+        .collect::<Result<Vec<_>>>()?;
+    bar.finish_and_clear();
+    let learn_seconds = t.elapsed().as_secs_f64();
+    let learners = jobs
+        .iter()
+        .map(|j| j.0)
+        .collect::<std::collections::BTreeSet<_>>();
+    let per_learner = learn_seconds / learners.len().max(1) as f64;
+    for &i in &learners {
+        let mine: Vec<&SplitRun> = jobs
+            .iter()
+            .zip(&done)
+            .filter(|(j, _)| j.0 == i)
+            .map(|(_, r)| r)
+            .collect();
+        let last: Vec<&[Vec<f64>]> = mine.iter().map(|r| r.last.as_slice()).collect();
+        let first: Vec<&[Vec<f64>]> = mine.iter().map(|r| r.first.as_slice()).collect();
+        results[i] = Some(MethodResult {
+            method: methods[i],
+            split_means: mine.iter().map(|r| r.checkpoints.clone()).collect(),
+            per_query: per_query_means(&tested, &splits, &last, width),
+            first_ask: repeat.then(|| per_query_means(&tested, &splits, &first, width)),
+            seconds: per_learner,
+        });
+    }
+    let results = results
+        .into_iter()
+        .zip(methods)
+        .map(|(r, m)| r.ok_or_else(|| Error::Internal(format!("method {} did not run", m.name))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(HeldoutRun {
+        heldout: *h,
+        with_partner: queries_with_partner(&relevant, nodes),
+        dev_queries: h.dev_pool(relevant.len()).iter().filter(|&&d| d).count(),
+        splits,
+        tested,
+        results,
+    })
+}
+
+fn bar(progress: &MultiProgress, len: usize, msg: &str) -> ProgressBar {
+    let b = progress.add(ProgressBar::new(len as u64));
+    if let Ok(style) =
+        ProgressStyle::with_template("{msg:>26} [{bar:30}] {pos}/{len} {elapsed_precise}")
+    {
+        b.set_style(style.progress_chars("=> "));
+    }
+    b.set_message(msg.to_string());
+    b
+}
+
+/// Quantile `p` of the standard normal (Acklam's rational approximation refined by one
+/// Halley step; |error| < 1e-12).
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let lo = 0.02425;
+    let x = if p < lo {
+        let q = (-2.0 * p.ln()).sqrt();
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    } else if p <= 1.0 - lo {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    } else {
+        let q = (-2.0 * (1.0 - p).ln()).sqrt();
+        -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    // one Halley step on Φ(x) − p
+    let e = 0.5 * erfc(-x / std::f64::consts::SQRT_2) - p;
+    let u = e * (2.0 * std::f64::consts::PI).sqrt() * (x * x / 2.0).exp();
+    x - u / (1.0 + x * u / 2.0)
+}
+
+/// Complementary error function (W. J. Cody's rational Chebyshev approximation as in
+/// Numerical Recipes' `erfcc`, relative error < 1.2e-7).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// Quantile `p` of Student's t with `df` degrees of freedom: the Cornish–Fisher expansion
+/// of the normal quantile `z` in `1/df` to the fourth term (Abramowitz & Stegun 26.7.5).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    let z = normal_quantile(p);
+    let z3 = z * z * z;
+    let z5 = z3 * z * z;
+    let z7 = z5 * z * z;
+    let z9 = z7 * z * z;
+    z + (z3 + z) / (4.0 * df)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df * df)
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * df.powi(3))
+        + (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / (92160.0 * df.powi(4))
+}
+
+/// Mean, sample sd, 95 % t interval and minimum detectable difference (80 % power,
+/// two-sided α = 0.05) of `xs` (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (`n − 1`).
+    pub sd: f64,
+    /// Lower end of the 95 % t interval.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Minimum detectable mean at 80 % power.
+    pub mdd: f64,
+    /// Count.
+    pub n: usize,
+}
+
+/// See [`Summary`]; `n < 2` gives a zero-width interval and MDD `NaN` (written as null).
+pub fn summarize(xs: &[f64]) -> Summary {
+    let n = xs.len();
+    let mean = if n == 0 {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / n as f64
+    };
+    if n < 2 {
+        return Summary {
+            mean,
+            sd: 0.0,
+            lo: mean,
+            hi: mean,
+            mdd: f64::NAN,
+            n,
+        };
+    }
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let df = (n - 1) as f64;
+    let se = sd / (n as f64).sqrt();
+    let t = t_quantile(1.0 - ALPHA / 2.0, df);
+    Summary {
+        mean,
+        sd,
+        lo: mean - t * se,
+        hi: mean + t * se,
+        mdd: (t + t_quantile(POWER, df)) * se,
+        n,
+    }
+}
+
+fn num(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+fn summary_json(s: &Summary) -> Value {
+    json!({"mean": num(s.mean), "sd": num(s.sd), "ci95_low": num(s.lo), "ci95_high": num(s.hi),
+           "mdd80": num(s.mdd), "n": s.n})
+}
+
+/// Writes the JSON report of a held-out run (no run files: a query is scored on many
+/// splits).
+pub fn write(
+    plan: &Plan,
+    inputs: &Inputs,
+    ex: &Executed,
+    h: &HeldoutRun,
+    out: &Path,
+    mut timings: Timings,
+    t_all: Instant,
+) -> Result<RunOutput> {
+    let data = &inputs.data;
+    let corpus = &data.corpus;
+    let ds = data.ds;
+    let a = &plan.args;
+    let metric_list = metrics_of(ds);
+    let col = |name: &str| -> Result<usize> {
+        metric_list
+            .iter()
+            .position(|m| m.name == name)
+            .ok_or_else(|| Error::Internal(format!("metric {name} is not in the table")))
+    };
+    let t = Instant::now();
+    for r in &h.results {
+        timings.0.push((r.method.name.to_string(), r.seconds));
+    }
+    let last = |r: &MethodResult, s: usize| -> Vec<f64> {
+        r.split_means[s].last().cloned().unwrap_or_default()
+    };
+    let mut method_metrics = Map::new();
+    let mut method_intervals = Map::new();
+    for r in &h.results {
+        let finals: Vec<Vec<f64>> = (0..h.splits.len()).map(|s| last(r, s)).collect();
+        let mean = metrics::mean_rows(&finals, metric_list.len());
+        method_metrics.insert(
+            r.method.name.to_string(),
+            Value::Object(
+                metric_list
+                    .iter()
+                    .zip(&mean)
+                    .map(|(m, v)| (m.name.to_string(), json!(v)))
+                    .collect(),
+            ),
+        );
+        let mut iv = Map::new();
+        for name in CURVE_METRICS {
+            let k = col(name)?;
+            let xs: Vec<f64> = finals.iter().map(|f| f[k]).collect();
+            iv.insert(name.into(), summary_json(&summarize(&xs)));
+        }
+        method_intervals.insert(r.method.name.to_string(), Value::Object(iv));
+    }
+
+    let mut curves = Map::new();
+    for r in h.results.iter().filter(|r| r.method.learns()) {
+        let mut c = Map::new();
+        for name in CURVE_METRICS {
+            let k = col(name)?;
+            let pts: Vec<Summary> = (0..CHECKPOINT_PERCENT.len())
+                .map(|i| summarize(&r.split_means.iter().map(|s| s[i][k]).collect::<Vec<_>>()))
+                .collect();
+            c.insert(
+                name.into(),
+                json!({
+                    "mean": pts.iter().map(|p| num(p.mean)).collect::<Vec<_>>(),
+                    "ci95_low": pts.iter().map(|p| num(p.lo)).collect::<Vec<_>>(),
+                    "ci95_high": pts.iter().map(|p| num(p.hi)).collect::<Vec<_>>(),
+                }),
+            );
+        }
+        curves.insert(r.method.name.to_string(), Value::Object(c));
+    }
+
+    let k = col(TEST_METRIC)?;
+    let by_name = |n: &str| h.results.iter().position(|r| r.method.name == n);
+    let mut split_diffs = Vec::new();
+    for r in &h.results {
+        if !r.method.traverses() {
+            continue;
+        }
+        let mut against: Vec<usize> = Vec::new();
+        if r.method.learns() {
+            let cold = h.results.iter().position(|c| {
+                c.method.traverses() && !c.method.learns() && c.method.router() == r.method.router()
+            });
+            against.extend(cold);
+        }
+        against.extend(BASELINES.iter().filter_map(|b| by_name(b)));
+        for j in against {
+            let d: Vec<f64> = (0..h.splits.len())
+                .map(|s| last(r, s)[k] - last(&h.results[j], s)[k])
+                .collect();
+            let pq: Vec<f64> = r
+                .per_query
+                .iter()
+                .zip(&h.results[j].per_query)
+                .map(|(x, y)| x[k] - y[k])
+                .collect();
+            let sq = summarize(&pq);
+            split_diffs.push(json!({
+                "a": r.method.name,
+                "b": h.results[j].method.name,
+                "per_split": summary_json(&summarize(&d)),
+                "per_query_mdd80": num(sq.mdd),
+                "per_query_sd": num(sq.sd),
+                "queries": pq.len(),
+            }));
+        }
+    }
+
+    let values: Vec<Vec<f64>> = h
+        .results
+        .iter()
+        .map(|r| r.per_query.iter().map(|q| q[k]).collect())
+        .collect();
+    let tests = test_all_pairs(&values, a.permutations, a.bootstrap, a.bootstrap_seed);
+    let name = |i: usize| h.results[i].method.name;
+    let mean_of = |i: usize| values[i].iter().sum::<f64>() / values[i].len().max(1) as f64;
+    // every pair is tested (and Holm-corrected) but only the comparisons the questions
+    // need are written: each method against the static baselines, each learned method
+    // against the cold traversal with its router
+    let router_of = |i: usize| h.results[i].method.router();
+    let is_base = |i: usize| BASELINES.contains(&name(i));
+    let is_cold = |i: usize| h.results[i].method.traverses() && !h.results[i].method.learns();
+    let wanted = |a: usize, b: usize| {
+        is_base(a)
+            || is_base(b)
+            || (router_of(a) == router_of(b)
+                && h.results[a].method.traverses()
+                && h.results[b].method.traverses()
+                && (is_cold(a) != is_cold(b)))
+    };
+    let pairs: Vec<Value> = tests
+        .iter()
+        .filter(|t| wanted(t.a, t.b))
+        .map(|t| {
+            json!({
+                "a": name(t.a), "b": name(t.b), "mean_a": mean_of(t.a), "mean_b": mean_of(t.b),
+                "diff": t.diff, "ci95_low": t.ci_low, "ci95_high": t.ci_high,
+                "p_value": t.p, "p_holm": t.p_holm, "significant": t.significant(),
+                "effect_size_dz": t.effect_size_dz, "a_better": t.a_better, "b_better": t.b_better,
+            })
+        })
+        .collect();
+
+    let repeat = if h.heldout.kind == HeldoutKind::Repeat {
+        let mut m = Map::new();
+        for r in h.results.iter().filter(|r| r.method.learns()) {
+            let Some(first) = &r.first_ask else { continue };
+            let re: Vec<f64> = r.per_query.iter().map(|q| q[k]).collect();
+            let fa: Vec<f64> = first.iter().map(|q| q[k]).collect();
+            let t = test_all_pairs(
+                &[re.clone(), fa.clone()],
+                a.permutations,
+                a.bootstrap,
+                a.bootstrap_seed,
+            );
+            let first_means = metrics::mean_rows(first, metric_list.len());
+            let mut fm = Map::new();
+            for name in CURVE_METRICS {
+                fm.insert(name.into(), json!(first_means[col(name)?]));
+            }
+            let t0 = t.first();
+            m.insert(
+                r.method.name.to_string(),
+                json!({
+                    "first_ask": Value::Object(fm),
+                    "re_ask_minus_first_ask": t0.map(|t| json!({
+                        "metric": TEST_METRIC, "diff": t.diff, "ci95_low": t.ci_low,
+                        "ci95_high": t.ci_high, "p_value": t.p, "effect_size_dz": t.effect_size_dz,
+                        "re_ask_better": t.a_better, "first_ask_better": t.b_better,
+                    })),
+                }),
+            );
+        }
+        Value::Object(m)
+    } else {
+        Value::Null
+    };
+    timings.tick("metrics", t);
+
+    let test_sizes: Vec<usize> = h.splits.iter().map(|s| s.test.len()).collect();
+    let hs = &h.heldout;
+    let mut report = crate::output::report_head(plan, ds, ex, corpus.queries.len());
+    let mut put = |k: &str, v: Value| {
+        report.insert(k.to_string(), v);
+    };
+    put(
+        "parameters",
+        json!({
+            "limit": data.limit, "seed_top_k": a.seed_top_k, "embed_top_k": a.embed_top_k,
+            "max_hops": a.max_hops, "beam_width": a.beam_width, "learning_rate": a.lr,
+            "discount": a.discount,
+            "routers": plan.routers().iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+            "router_alpha": a.router_alpha, "router_top_k": a.router_top_k,
+            "confidence_temperature": a.confidence_temperature,
+            "bootstrap": a.bootstrap, "bootstrap_seed": a.bootstrap_seed,
+            "permutations": a.permutations,
+        }),
+    );
+    put(
+        "configuration",
+        json!({
+            "command": plan.command_line(data.recognised, &data.file_name()),
+            "traversal": plan.traversal,
+            "learning": plan.learning,
+            "pg_call": {"baseline": plan.pg.baseline, "temperature": plan.pg.temperature},
+            "router": plan.router,
+        }),
+    );
+    put(
+        "heldout",
+        json!({
+            "protocol": hs.kind.as_str(),
+            "about": "see benchmarks/src/heldout.rs: per split (a ChaCha8 permutation, seed \
+                      split_seed, stream i) the learning methods learn from the train queries \
+                      in order and are frozen at each checkpoint; the test queries are scored \
+                      on the frozen graph; method_metrics is the mean over splits of each \
+                      split's mean at the last checkpoint",
+            "splits": hs.splits,
+            "split_seed": hs.split_seed,
+            "train_fraction": if hs.kind == HeldoutKind::Repeat { Value::Null } else { json!(hs.train_fraction) },
+            "train_queries": h.splits.first().map_or(0, |s| s.train.len()),
+            "dev_fraction": hs.dev_fraction,
+            "dev_seed": DEV_SEED,
+            "dev_queries": h.dev_queries,
+            "scored_pool": if hs.dev { "dev" } else { "test" },
+            "queries_with_any_partner": h.with_partner,
+            "test_queries_per_split": test_sizes,
+            "test_queries_per_split_mean": test_sizes.iter().sum::<usize>() as f64 / test_sizes.len().max(1) as f64,
+            "queries_ever_tested": h.tested.len(),
+            "checkpoints_percent_of_train": CHECKPOINT_PERCENT,
+            "outcome_metric": ds.outcome_metric(),
+        }),
+    );
+    put("method_metrics", Value::Object(method_metrics));
+    put(
+        "per_split",
+        json!({
+            "metric": TEST_METRIC,
+            "about": "each split's mean over its test queries (last checkpoint), split order",
+            "methods": Value::Object(
+                h.results
+                    .iter()
+                    .map(|r| {
+                        let v: Vec<f64> = (0..h.splits.len()).map(|s| last(r, s)[k]).collect();
+                        (r.method.name.to_string(), json!(v))
+                    })
+                    .collect(),
+            ),
+        }),
+    );
+    put(
+        "method_intervals_over_splits",
+        Value::Object(method_intervals),
+    );
+    put(
+        "learning_curves",
+        json!({
+            "about": "per learning method and metric, at each checkpoint (percent of the train \
+                      queries learned from): the mean over splits of the split's test mean, \
+                      with its 95% t interval over splits; checkpoint 0 is the cold graph",
+            "checkpoints_percent_of_train": CHECKPOINT_PERCENT,
+            "methods": Value::Object(curves),
+        }),
+    );
+    put(
+        "split_differences",
+        json!({
+            "metric": TEST_METRIC,
+            "statistic": "per split: mean(a) - mean(b) over the split's test queries (last checkpoint)",
+            "interval": "mean ± t(0.975, S-1)·sd/√S over the S splits (Student t by the \
+                         Cornish-Fisher expansion); the splits share one query sample, so this \
+                         is the variation between splits, not the sampling of queries",
+            "mdd80": "minimum detectable mean difference at 80% power, two-sided alpha 0.05: \
+                      (t(0.975, n-1) + t(0.80, n-1))·sd/√n, n = splits (per_split) or queries \
+                      (per_query_mdd80, from the sd of the per-query differences of the pooled test)",
+            "pairs": split_diffs,
+        }),
+    );
+    put(
+        "paired_tests",
+        json!({
+            "metric": TEST_METRIC,
+            "queries": h.tested.len(),
+            "statistic": "mean(a) - mean(b), paired over the queries tested in at least one \
+                          split, each query's value its mean over the splits that tested it",
+            "test": "two-sided paired randomization test: every per-query difference's sign \
+                     flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)",
+            "interval": "paired bootstrap 95% interval (queries resampled with replacement)",
+            "correction": "Holm step-down across every pair of this run's methods (all tested); \
+                           written are only each method against each static baseline and each \
+                           learned method against the cold traversal with the same router",
+            "pairs_tested": tests.len(),
+            "effect_size": "Cohen's d_z: mean of the per-query differences / their standard deviation",
+            "alpha": significance::ALPHA,
+            "permutations": a.permutations,
+            "resamples": a.bootstrap,
+            "seed": a.bootstrap_seed,
+            "rng": "ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i",
+            "pairs": pairs,
+        }),
+    );
+    put("repeat", repeat);
+    put("metric_notes", Value::Object(metrics::metric_notes(ds)));
+    put(
+        "method_notes",
+        Value::Object(
+            h.results
+                .iter()
+                .map(|r| (r.method.name.to_string(), json!(r.method.about)))
+                .collect(),
+        ),
+    );
+    put("files", Value::Null);
+    let qid = |q: usize| corpus.queries[q].qid.as_str();
+    put(
+        "manifest",
+        json!({
+            "about": "the rows of this run: the dataset file (SHA-256 as datasets/SHA256SUMS \
+                      records it) and SHA-256 hashes of id lists (the stream's query ids in \
+                      order, as the clean run of the same rows lists them; the queries tested \
+                      in at least one split; the documents), each id followed by a newline",
+            "dataset_file": data.recognised.map(|f| f.rel_path),
+            "dataset_sha256": data.recognised.and_then(|f| f.sha256()),
+            "queries": corpus.queries.len(),
+            "query_ids_sha256": lines_sha256(corpus.queries.iter().map(|q| q.qid.as_str())),
+            "tested_query_ids_sha256": lines_sha256(h.tested.iter().map(|&q| qid(q))),
+            "documents": corpus.nodes.len(),
+            "document_ids_sha256": lines_sha256(corpus.node_ids()),
+        }),
+    );
+    put(
+        "provenance",
+        crate::output::provenance(
+            inputs,
+            ex,
+            json!({"bootstrap": a.bootstrap_seed, "splits": hs.split_seed, "dev": DEV_SEED}),
+        ),
+    );
+    timings.tick("total", t_all);
+    if !a.no_timings {
+        let t: Map<String, Value> = timings
+            .0
+            .iter()
+            .map(|(k, s)| (k.clone(), json!((s * 1000.0).round() / 1000.0)))
+            .collect();
+        put("timings_s", Value::Object(t));
+    }
+    let mut report = Value::Object(report);
+    round_floats(&mut report);
+    // one line: a held-out report is read by programs (bench check, report), and the
+    // indentation of its many small arrays would double its size
+    let mut text = serde_json::to_string(&report)
+        .map_err(|e| Error::Internal(format!("serialising the report: {e}")))?;
+    text.push('\n');
+    save(out, text.as_bytes())?;
+    Ok(RunOutput {
+        json_path: out.to_path_buf(),
+        report,
+    })
+}
+
+/// Decimals kept of every non-integer number of a held-out report (the report stays small;
+/// every number is a mean of at most a few thousand values in [0, 1] or a p-value).
+pub const REPORT_DECIMALS: i32 = 6;
+
+/// Rounds every non-integer number of `v` to [`REPORT_DECIMALS`] decimals.
+fn round_floats(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(x) = n.as_f64() {
+                let scale = 10f64.powi(REPORT_DECIMALS);
+                *v = json!((x * scale).round() / scale);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(round_floats),
+        Value::Object(o) => o.values_mut().for_each(round_floats),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_quantiles_match_tables() {
+        // Student t table values (e.g. NIST/SEMATECH e-Handbook, table 1.3.6.7.2)
+        for (p, df, want) in [
+            (0.975, 19.0, 2.093),
+            (0.975, 9.0, 2.262),
+            (0.80, 19.0, 0.861),
+            (0.975, 1e9, 1.960),
+        ] {
+            let got = t_quantile(p, df);
+            assert!(
+                (got - want).abs() < 2e-3,
+                "t({p}, {df}) = {got}, table {want}"
+            );
+        }
+        assert!((normal_quantile(0.8) - 0.841_621_233_572_914_3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn summary_interval_and_mdd() {
+        let s = summarize(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert!((s.mean - 3.0).abs() < 1e-12);
+        assert!((s.sd - 2.5f64.sqrt()).abs() < 1e-12);
+        // t(0.975, 4) = 2.776 (table)
+        let half = 2.776 * s.sd / 5f64.sqrt();
+        assert!((s.hi - s.mean - half).abs() < 0.02);
+        assert!(s.mdd > half);
+        assert!(summarize(&[1.0]).mdd.is_nan());
+    }
+
+    #[test]
+    fn related_and_unrelated_splits_partition_the_test_part() {
+        // 6 queries over 6 documents; 0-1 share doc 0, 2-3 share doc 2, 4 and 5 alone
+        let relevant = vec![vec![0], vec![0, 1], vec![2], vec![2, 3], vec![4], vec![5]];
+        let h = |kind| Heldout::new(kind, 4, 7, 0.5, 0.2, false).unwrap();
+        let rel = h(HeldoutKind::Related).make_splits(&relevant, 6);
+        let unrel = h(HeldoutKind::Unrelated).make_splits(&relevant, 6);
+        let dev = h(HeldoutKind::Related).dev_pool(6);
+        for (r, u) in rel.iter().zip(&unrel) {
+            assert_eq!(r.train, u.train);
+            assert_eq!(r.train.len(), 3);
+            for &q in r.test.iter().chain(&u.test) {
+                assert!(!r.train.contains(&q) && !dev[q]);
+            }
+            for &q in &r.test {
+                assert!(r
+                    .train
+                    .iter()
+                    .any(|t| relevant[*t].iter().any(|d| relevant[q].contains(d))));
+            }
+            for &q in &u.test {
+                assert!(!r
+                    .train
+                    .iter()
+                    .any(|t| relevant[*t].iter().any(|d| relevant[q].contains(d))));
+            }
+            let mut all: Vec<usize> = r.test.iter().chain(&u.test).copied().collect();
+            all.sort_unstable();
+            let mut want: Vec<usize> = (0..6)
+                .filter(|q| !r.train.contains(q) && !dev[*q])
+                .collect();
+            want.sort_unstable();
+            assert_eq!(all, want);
+        }
+        assert_eq!(queries_with_partner(&relevant, 6), 4);
+        // the same seed gives the same splits
+        assert_eq!(rel, h(HeldoutKind::Related).make_splits(&relevant, 6));
+        let rep = h(HeldoutKind::Repeat).make_splits(&relevant, 6);
+        assert!(rep.iter().all(|s| s.train.len() == 6));
+    }
+}
