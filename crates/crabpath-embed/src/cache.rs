@@ -1,6 +1,7 @@
 //! On-disk embedding cache and the [`CachedEmbedder`] wrapper.
 //!
-//! A cache is a directory per (model id, dimension) holding immutable *shard* files.
+//! A cache is a directory per (model id, dimension, [`VECTORS_REVISION`]) holding immutable
+//! *shard* files.
 //! Each shard is written to a temporary file in the same directory and renamed into
 //! place, so a reader sees a shard completely or not at all; shards are never
 //! modified afterwards, so any number of processes can share a cache directory.
@@ -36,6 +37,11 @@ use crate::error::{EmbedError, Result};
 pub const MAGIC: &[u8; 8] = b"CPEMBED\0";
 /// Shard format version.
 pub const FORMAT_VERSION: u32 = 1;
+/// Revision of the embedders' arithmetic, part of every cache directory's name: bumped
+/// when vectors of the same model would come out with other bits, so that old and new
+/// vectors are never mixed. Revision 2: the MiniLM encoder sums its matrix products in
+/// machine-independent blocks (`fast.rs`, `MAX_GEMM_K`).
+pub const VECTORS_REVISION: u32 = 2;
 /// Shard file extension.
 pub const SHARD_EXT: &str = "cpe";
 /// Environment variable naming the cache root directory.
@@ -77,7 +83,7 @@ fn model_dir_name(model_id: &str, dim: usize) -> String {
         })
         .take(64)
         .collect();
-    let h = Sha256::digest(format!("{model_id}\0{dim}").as_bytes());
+    let h = Sha256::digest(format!("{model_id}\0{dim}\0r{VECTORS_REVISION}").as_bytes());
     format!("{safe}-d{dim}-{}", &hex::encode(h)[..8])
 }
 

@@ -398,32 +398,51 @@ fn gemm_strided(
         (k - 1) * rhs.1 + (n - 1) * rhs.2 < rhs.0.len(),
         "gemm rhs bounds"
     );
-    // SAFETY: the asserts above keep every index gemm computes from these strides
-    // inside the slices; dst does not alias lhs or rhs (it is a unique borrow).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            dst_rs as isize,
-            false,
-            lhs.0.as_ptr(),
-            lhs.2 as isize,
-            lhs.1 as isize,
-            rhs.0.as_ptr(),
-            rhs.2 as isize,
-            rhs.1 as isize,
-            0.0,
-            scale,
-            false,
-            false,
-            false,
-            par,
-        );
+    // gemm cuts the inner dimension into blocks whose size it derives from the CPU's
+    // detected L1 cache (at least MAX_GEMM_K, at most k), and the block sums are added in
+    // that cut: with k above MAX_GEMM_K the last bits would depend on the machine. So the
+    // cut is made here, at fixed points (equal blocks of at most MAX_GEMM_K), and gemm
+    // sees one block per call: every vector is then the same bits on every machine with
+    // the same SIMD kernels (x86-64 with AVX2 and FMA).
+    let blocks = k.div_ceil(MAX_GEMM_K);
+    let kb = k.div_ceil(blocks);
+    for start in (0..k).step_by(kb) {
+        let len = kb.min(k - start);
+        let first = start == 0;
+        // SAFETY: the asserts above keep every index gemm computes from these strides
+        // inside the slices (this block's operands start `start` columns of lhs and
+        // `start` rows of rhs in, and end by column / row k - 1); dst does not alias lhs
+        // or rhs (it is a unique borrow).
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                len,
+                dst.as_mut_ptr(),
+                1,
+                dst_rs as isize,
+                !first,
+                lhs.0.as_ptr().add(start * lhs.2),
+                lhs.2 as isize,
+                lhs.1 as isize,
+                rhs.0.as_ptr().add(start * rhs.1),
+                rhs.2 as isize,
+                rhs.1 as isize,
+                if first { 0.0 } else { 1.0 },
+                scale,
+                false,
+                false,
+                false,
+                par,
+            );
+        }
     }
 }
+
+/// The largest inner dimension handed to one `gemm` call: gemm's own blocks of the inner
+/// dimension are never shorter (gemm-common 0.19, `cache::kernel_params`: at least 512),
+/// so a call with at most this many terms is summed in one block on every machine.
+const MAX_GEMM_K: usize = 512;
 
 /// Whether the AVX2+FMA versions of the row kernels can run (checked once).
 #[cfg(target_arch = "x86_64")]

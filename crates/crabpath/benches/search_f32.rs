@@ -43,12 +43,12 @@ fn bench_search(c: &mut Criterion) {
         .num_threads(1)
         .build()
         .expect("pool");
-    group.bench_function(BenchmarkId::new("f32_gemm", "1_thread"), |b| {
+    group.bench_function(BenchmarkId::new("f32_tiled", "1_thread"), |b| {
         b.iter(|| one.install(|| search_batch(&corpus, &qv, K).expect("same dim").len()))
     });
     let threads = rayon::current_num_threads();
     group.bench_function(
-        BenchmarkId::new("f32_gemm", format!("{threads}_threads")),
+        BenchmarkId::new("f32_tiled", format!("{threads}_threads")),
         |b| b.iter(|| search_batch(&corpus, &qv, K).expect("same dim").len()),
     );
     group.finish();

@@ -1,22 +1,22 @@
-//! Exact cosine top-k in `f32` by blocked matrix products (the `gemm` crate), for the runs
-//! that do not need the reference's bits.
+//! Exact cosine top-k in `f32` by tiled dot products, for the runs that do not need the
+//! reference's bits.
 //!
 //! [`crate::index::VectorIndex::search`] reproduces the reference's `VectorIndex.search`
 //! (reference `crabpath/index.py`, commit 134c676) bit for bit in `f64`, one dot product at
 //! a time; the `paper` protocol with hash-v1 needs exactly that. Every other run can score
 //! in `f32`: vectors are normalised once ([`UnitVectors`]), so a cosine is a dot product
-//! and a batch of queries against the corpus is one matrix product `Q · Dᵀ`.
+//! and a batch of queries against the corpus is the matrix product `Q · Dᵀ`.
 //!
 //! # Determinism
-//! The product is computed in fixed tiles: [`QUERY_TILE`] queries × [`DOC_TILE`] stored
-//! vectors, each tile by one single-threaded `gemm` call; tiles are spread over the rayon
-//! pool, and each query keeps the exact top k of its scores under the strict order
-//! (score descending, position ascending). A score depends only on its tile's shape and
-//! operands, never on which thread computed it or when, so the result is the same for
-//! any number of threads and on every run. (`gemm` picks its SIMD kernel for the CPU,
-//! e.g. with or without FMA, so the last bits may differ between machines; and a query's
-//! scores may differ in the last bits with the size of the batch it is in, which decides
-//! its tile's shape.)
+//! Every score is [`dot`]: one fixed order of `f32` multiplies and adds (8 lanes, a fixed
+//! pairwise reduction, no fused multiply-add), so a score is the same bits whatever the
+//! thread count, the batch a query is in, the tile it falls in, and the machine. (An
+//! earlier version called the `gemm` crate, whose blocking of the inner dimension follows
+//! the CPU's detected cache sizes: its last bits, and the heuristic rule's threshold
+//! crossings downstream, differed between two machines of the same kind.) The product is
+//! computed in tiles of [`QUERY_TILE`] queries × [`DOC_TILE`] stored vectors for cache
+//! reuse; tiles are spread over the rayon pool, and each query keeps the exact top k of its
+//! scores under the strict order (score descending, position ascending).
 //!
 //! # Agreement with the `f64` path
 //! `f32` rounding (relative error about 1e-7 per component, a few 1e-7 for a 384-term
@@ -31,8 +31,9 @@ use crate::vectors::UnitVectors;
 
 /// Queries per tile.
 pub const QUERY_TILE: usize = 128;
-/// Stored vectors per tile.
-pub const DOC_TILE: usize = 2048;
+/// Stored vectors per tile (256 × 384 `f32` = 384 KiB, kept in L2 while a query tile
+/// passes over them).
+pub const DOC_TILE: usize = 256;
 
 /// The `top_k` stored rows most similar to each query row, as (row, cosine), best
 /// first, ties by row. `queries` must have the corpus dimension
@@ -91,43 +92,102 @@ fn search_tile(
     tops.into_iter().map(TopK::into_sorted).collect()
 }
 
-/// `dst (m × n, row-major) = a (m × k, row-major) · bᵀ` with `b` (n × k, row-major), by one
-/// single-threaded `gemm` call.
+/// `dst (m × n, row-major) = a (m × k, row-major) · bᵀ` with `b` (n × k, row-major): every
+/// entry is [`dot`] of its two rows (computed 2 queries × 4 vectors at a time, which shares
+/// the loads but not the sums), so each is the same number whatever the shapes around it.
 fn product_transposed(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, n: usize, k: usize) {
     if m == 0 || n == 0 || k == 0 {
         return;
     }
-    // every index gemm computes from these shapes and strides stays inside the slices
-    assert_eq!(dst.len(), m * n, "gemm dst shape");
-    assert_eq!(a.len(), m * k, "gemm lhs shape");
-    assert_eq!(b.len(), n * k, "gemm rhs shape");
-    // SAFETY: dst is m × n with row stride n and column stride 1; the left operand is
-    // m × k with row stride k; the right operand, element (i, j) = b[j·k + i], is k × n
-    // with row stride 1 and column stride k: all in bounds by the asserts above. dst is
-    // a unique borrow, so it aliases neither operand.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            k as isize,
-            1,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the only feature the function enables.
+        unsafe { product_avx2(dst, a, b, m, n, k) };
+        return;
     }
+    product_portable(dst, a, b, m, n, k);
+}
+
+/// [`product_portable`] compiled with AVX2 enabled (wider registers, the same operations in
+/// the same order: no fused multiply-add, so the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn product_avx2(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, n: usize, k: usize) {
+    product_portable(dst, a, b, m, n, k);
+}
+
+#[inline(always)]
+fn product_portable(dst: &mut [f32], a: &[f32], b: &[f32], m: usize, n: usize, k: usize) {
+    let full_k = k - k % LANES;
+    let mut i = 0;
+    while i < m {
+        let rows_here = if i + 1 < m { 2 } else { 1 };
+        let mut j = 0;
+        while j < n {
+            let cols_here = (n - j).min(4);
+            let mut acc = [[[0.0f32; LANES]; 4]; 2];
+            for r in 0..rows_here {
+                let q = &a[(i + r) * k..(i + r) * k + full_k];
+                for (c, accs) in acc[r].iter_mut().enumerate().take(cols_here) {
+                    let d = &b[(j + c) * k..(j + c) * k + full_k];
+                    for (x, y) in q.chunks_exact(LANES).zip(d.chunks_exact(LANES)) {
+                        for l in 0..LANES {
+                            accs[l] += x[l] * y[l];
+                        }
+                    }
+                }
+            }
+            for r in 0..rows_here {
+                let q = &a[(i + r) * k..(i + r + 1) * k];
+                for c in 0..cols_here {
+                    let d = &b[(j + c) * k..(j + c + 1) * k];
+                    dst[(i + r) * n + j + c] = finish(&mut acc[r][c], &q[full_k..], &d[full_k..]);
+                }
+            }
+            j += cols_here;
+        }
+        i += rows_here;
+    }
+}
+
+/// Lanes of [`dot`]'s accumulator.
+const LANES: usize = 8;
+
+/// Adds the tail components (fewer than [`LANES`]) into their lanes, then sums the lanes
+/// pairwise (4 + 4, 2 + 2, 1 + 1).
+#[inline(always)]
+fn finish(acc: &mut [f32; LANES], ta: &[f32], tb: &[f32]) -> f32 {
+    for (l, (x, y)) in ta.iter().zip(tb).enumerate() {
+        acc[l] += x * y;
+    }
+    let mut width = LANES / 2;
+    while width > 0 {
+        for l in 0..width {
+            acc[l] += acc[l + width];
+        }
+        width /= 2;
+    }
+    acc[0]
+}
+
+/// The dot product in one fixed order: component `i` is added into lane `i mod 8` (a
+/// separate multiply and add, never fused), then the lanes are summed pairwise (4 + 4,
+/// 2 + 2, 1 + 1). IEEE-754 `f32` arithmetic in a fixed order gives the same bits on every
+/// machine; the 8 independent lanes let the compiler use SIMD registers (SSE or AVX)
+/// without changing that order. Cost: O(k).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let k = a.len().min(b.len());
+    let full_k = k - k % LANES;
+    let mut acc = [0.0f32; LANES];
+    for (x, y) in a[..full_k]
+        .chunks_exact(LANES)
+        .zip(b[..full_k].chunks_exact(LANES))
+    {
+        for l in 0..LANES {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    finish(&mut acc, &a[full_k..k], &b[full_k..k])
 }
 
 /// The best `k` of a stream of (score, row) under (score desc, row asc), kept in a buffer
@@ -273,6 +333,68 @@ mod tests {
         let one = bits(run(1));
         for threads in [2, 4, 1, 4] {
             assert_eq!(bits(run(threads)), one, "{threads} threads");
+        }
+    }
+
+    /// The fixed order, re-derived by hand: lane l sums components l, l + 8, … in turn,
+    /// then the lanes are folded 4 + 4, 2 + 2, 1 + 1. Any other order (a plain left
+    /// fold, a fused multiply-add) gives other bits on these inputs.
+    #[test]
+    fn dot_is_one_fixed_order() {
+        // 1e8 + 1 rounds back to 1e8 in f32: a left fold loses the 1 that the lanes keep
+        let mut a: Vec<f32> = (0..37).map(|i| (i as f32 * 0.37).cos()).collect();
+        a[..4].copy_from_slice(&[1e8, 1.0, -1e8, 1.0]);
+        let b = vec![1.0f32; 37];
+        let mut lanes = [0.0f32; 8];
+        for i in 0..37 {
+            lanes[i % 8] += a[i] * b[i];
+        }
+        for w in [4, 2, 1] {
+            for l in 0..w {
+                lanes[l] += lanes[l + w];
+            }
+        }
+        assert_eq!(dot(&a, &b).to_bits(), lanes[0].to_bits());
+        let fold = a.iter().zip(&b).fold(0.0f32, |s, (x, y)| s + x * y);
+        assert_ne!(
+            fold.to_bits(),
+            lanes[0].to_bits(),
+            "inputs that tell the orders apart"
+        );
+    }
+
+    /// Every entry of the blocked product (2 × 4 blocks, ragged edges, tails shorter than
+    /// a lane group) is exactly [`dot`] of its rows.
+    #[test]
+    fn blocked_product_is_dot_everywhere() {
+        let (m, n, k) = (5, 11, 21);
+        let a: Vec<f32> = rows(m, k, 9).concat().iter().map(|&x| x as f32).collect();
+        let b: Vec<f32> = rows(n, k, 10).concat().iter().map(|&x| x as f32).collect();
+        let mut dst = vec![0.0f32; m * n];
+        product_transposed(&mut dst, &a, &b, m, n, k);
+        let mut portable = vec![0.0f32; m * n];
+        product_portable(&mut portable, &a, &b, m, n, k);
+        for i in 0..m {
+            for j in 0..n {
+                let want = dot(&a[i * k..(i + 1) * k], &b[j * k..(j + 1) * k]).to_bits();
+                assert_eq!(dst[i * n + j].to_bits(), want, "({i}, {j})");
+                assert_eq!(portable[i * n + j].to_bits(), want, "portable ({i}, {j})");
+            }
+        }
+    }
+
+    /// A query's scores do not depend on the batch it is searched in.
+    #[test]
+    fn same_scores_alone_and_in_a_batch() {
+        let corpus = UnitVectors::from_rows(&rows(DOC_TILE + 31, 40, 7)).unwrap();
+        let qs = rows(QUERY_TILE + 3, 40, 8);
+        let batch = search_batch(&corpus, &UnitVectors::from_rows(&qs).unwrap(), 12).unwrap();
+        for i in [0, 5, QUERY_TILE + 2] {
+            let alone = UnitVectors::from_rows(&qs[i..=i]).unwrap();
+            let one = search_batch(&corpus, &alone, 12).unwrap();
+            let bits =
+                |h: &[(usize, f32)]| h.iter().map(|&(r, s)| (r, s.to_bits())).collect::<Vec<_>>();
+            assert_eq!(bits(&one[0]), bits(&batch[i]), "query {i}");
         }
     }
 
