@@ -39,7 +39,7 @@ fn main() -> Result<()> {
         let queries = vectors.split_off(inputs.data.corpus.nodes.len());
         let dim = inputs.embedder.dim();
         let exact = DenseIndex::new(DenseSearch::F64Exact, &vectors, dim)?;
-        let fast = DenseIndex::new(DenseSearch::F32Gemm, &vectors, dim)?;
+        let fast = DenseIndex::new(DenseSearch::F32Tiled, &vectors, dim)?;
         // the f64 cosine of every node, to measure the gap of a swapped pair
         let full = exact.search_all(&queries, vectors.len())?;
         let a = exact.search_all(&queries, depth)?;

@@ -349,9 +349,16 @@ pub fn cmd_check(
     Ok(summary)
 }
 
-/// The run files and qrels a report names (paths relative to its directory).
+/// The run files, qrels and query-id list a report names (paths relative to its
+/// directory).
 fn named_files(report: &Value) -> Vec<String> {
     let mut v = Vec::new();
+    if let Some(q) = report
+        .pointer("/manifest/query_ids_file")
+        .and_then(Value::as_str)
+    {
+        v.push(q.to_string());
+    }
     if let Some(f) = report.get("files").filter(|f| !f.is_null()) {
         if let Some(q) = f.get("qrels").and_then(Value::as_str) {
             v.push(q.to_string());

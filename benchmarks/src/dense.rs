@@ -4,9 +4,9 @@
 //!   bit (reference `crabpath/index.py::VectorIndex.search`, commit 134c676), one `f64` dot
 //!   product at a time. With hash-v1 and the paper protocol this reproduces the reference's
 //!   rankings exactly, so that is where it is used by default.
-//! * [`DenseSearch::F32Gemm`]: [`crabpath::search_f32::search_batch`], the same exact cosine
+//! * [`DenseSearch::F32Tiled`]: [`crabpath::search_f32::search_batch`], the same exact cosine
 //!   top-k over unit `f32` vectors by tiled matrix products — tens of times faster, and the
-//!   same bytes for any number of threads. `f32` rounding can swap two results whose `f64`
+//!   same bytes for any number of threads and on any machine (a fixed order of `f32` operations). `f32` rounding can swap two results whose `f64`
 //!   cosines differ by less than about 1e-6 (`BENCHMARKS.md`, "Dense search: f64 vs f32",
 //!   counts the swaps over the committed runs). Every other run uses it by default.
 //!
@@ -25,15 +25,15 @@ pub type Hits = Vec<Vec<(usize, f64)>>;
 /// `--dense-search`: which arithmetic the cosine search uses (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DenseSearchArg {
-    /// f64-exact for `--protocol paper` with hash-v1 (the reference reproduction), f32-gemm
+    /// f64-exact for `--protocol paper` with hash-v1 (the reference reproduction), f32-tiled
     /// for every other run.
     Auto,
     /// The reference's f64 cosine, one dot product at a time (bit-exact, slow).
     #[value(name = "f64-exact")]
     F64Exact,
     /// Unit f32 vectors and tiled matrix products (exact top-k up to f32 rounding; fast).
-    #[value(name = "f32-gemm")]
-    F32Gemm,
+    #[value(name = "f32-tiled")]
+    F32Tiled,
 }
 
 /// The resolved dense-search path of a run.
@@ -42,15 +42,15 @@ pub enum DenseSearch {
     /// [`CosineIndex`] in `f64`.
     F64Exact,
     /// [`crabpath::search_f32::search_batch`] in `f32`.
-    F32Gemm,
+    F32Tiled,
 }
 
 impl DenseSearch {
-    /// `f64-exact` / `f32-gemm` (the report's `configuration.dense_search`).
+    /// `f64-exact` / `f32-tiled` (the report's `configuration.dense_search`).
     pub fn as_str(self) -> &'static str {
         match self {
             DenseSearch::F64Exact => "f64-exact",
-            DenseSearch::F32Gemm => "f32-gemm",
+            DenseSearch::F32Tiled => "f32-tiled",
         }
     }
 
@@ -59,9 +59,9 @@ impl DenseSearch {
     pub fn resolve(arg: DenseSearchArg, reference_bits: bool) -> DenseSearch {
         match arg {
             DenseSearchArg::F64Exact => DenseSearch::F64Exact,
-            DenseSearchArg::F32Gemm => DenseSearch::F32Gemm,
+            DenseSearchArg::F32Tiled => DenseSearch::F32Tiled,
             DenseSearchArg::Auto if reference_bits => DenseSearch::F64Exact,
-            DenseSearchArg::Auto => DenseSearch::F32Gemm,
+            DenseSearchArg::Auto => DenseSearch::F32Tiled,
         }
     }
 }
@@ -81,7 +81,7 @@ impl DenseIndex {
     pub fn new(path: DenseSearch, vectors: &[Vec<f64>], dim: usize) -> Result<Self> {
         match path {
             DenseSearch::F64Exact => Ok(DenseIndex::F64(CosineIndex::new(vectors, dim)?)),
-            DenseSearch::F32Gemm => Ok(DenseIndex::F32(unit_rows(vectors, dim, "node")?)),
+            DenseSearch::F32Tiled => Ok(DenseIndex::F32(unit_rows(vectors, dim, "node")?)),
         }
     }
 
@@ -89,7 +89,7 @@ impl DenseIndex {
     pub fn path(&self) -> DenseSearch {
         match self {
             DenseIndex::F64(_) => DenseSearch::F64Exact,
-            DenseIndex::F32(_) => DenseSearch::F32Gemm,
+            DenseIndex::F32(_) => DenseSearch::F32Tiled,
         }
     }
 
@@ -172,8 +172,11 @@ mod tests {
     fn auto_keeps_f64_for_the_reference_reproduction_only() {
         use DenseSearchArg as A;
         assert_eq!(DenseSearch::resolve(A::Auto, true), DenseSearch::F64Exact);
-        assert_eq!(DenseSearch::resolve(A::Auto, false), DenseSearch::F32Gemm);
-        assert_eq!(DenseSearch::resolve(A::F32Gemm, true), DenseSearch::F32Gemm);
+        assert_eq!(DenseSearch::resolve(A::Auto, false), DenseSearch::F32Tiled);
+        assert_eq!(
+            DenseSearch::resolve(A::F32Tiled, true),
+            DenseSearch::F32Tiled
+        );
         assert_eq!(
             DenseSearch::resolve(A::F64Exact, false),
             DenseSearch::F64Exact
@@ -193,8 +196,8 @@ mod tests {
         ];
         let qs = vec![vec![0.3, 0.0, -0.7], vec![1.0, 2.0, 0.0], vec![0.0; 3]];
         let f64ix = DenseIndex::new(DenseSearch::F64Exact, &docs, 3).unwrap();
-        let f32ix = DenseIndex::new(DenseSearch::F32Gemm, &docs, 3).unwrap();
-        assert_eq!(f32ix.path(), DenseSearch::F32Gemm);
+        let f32ix = DenseIndex::new(DenseSearch::F32Tiled, &docs, 3).unwrap();
+        assert_eq!(f32ix.path(), DenseSearch::F32Tiled);
         assert_eq!(f32ix.len(), 5);
         for (a, b) in [
             (
@@ -218,8 +221,8 @@ mod tests {
         // parallel nodes 0 and 3 tie: node order on both paths
         let hits = f32ix.search_all(&qs[1..2], 2).unwrap();
         assert_eq!(hits[0].iter().map(|h| h.0).collect::<Vec<_>>(), vec![0, 3]);
-        assert!(DenseIndex::new(DenseSearch::F32Gemm, &docs, 2).is_err());
+        assert!(DenseIndex::new(DenseSearch::F32Tiled, &docs, 2).is_err());
         assert!(f32ix.search_all(&[vec![1.0, 2.0]], 2).is_err());
-        assert!(DenseIndex::new(DenseSearch::F32Gemm, &[vec![f64::NAN, 0.0]], 2).is_err());
+        assert!(DenseIndex::new(DenseSearch::F32Tiled, &[vec![f64::NAN, 0.0]], 2).is_err());
     }
 }

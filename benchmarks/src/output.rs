@@ -10,7 +10,7 @@
 //!
 //! * `protocol`, `graph_builder`, `embedder`, `core_profile`, `graph_edges_set_by_labels`;
 //! * `configuration`: `command` (the `bench run` command line that reproduces the file —
-//!   `bench check` re-runs it), `dense_search` (`f64-exact` or `f32-gemm`, the arithmetic of
+//!   `bench check` re-runs it), `dense_search` (`f64-exact` or `f32-tiled`, the arithmetic of
 //!   the cosine search, [`crate::dense`]) and the core's effective `traversal` and `learning`
 //!   configurations (every parameter and profile switch) and `pg_call` arguments;
 //! * `evaluation`: which queries learned and which were scored;
@@ -20,8 +20,10 @@
 //! * `paired_tests`: every pair of methods on the same scored queries — permutation test,
 //!   bootstrap interval, Holm-corrected p-value, effect size ([`crate::significance`]);
 //! * `manifest`: what others need to rebuild the sample — the dataset file and its SHA-256
-//!   as `datasets/SHA256SUMS` records it, the query ids of the stream in order (and their
-//!   hash), the hash of the scored query ids and of the pooled document (node) ids;
+//!   as `datasets/SHA256SUMS` records it, the query ids of the stream in order (the file
+//!   `query_ids_file`, shared by every report of the same rows, written even with
+//!   `--no-run-files`) and their hash, the hash of the scored query ids and of the pooled
+//!   document (node) ids;
 //! * `files`: the run files and qrels, with the format note [`crate::trec::RUN_FORMAT`];
 //! * `provenance`: program version, git commit, checksums of the file read, embedder id and
 //!   weights checksum, seeds;
@@ -247,6 +249,14 @@ pub fn write(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    // The stream's query ids in order, one file per row set (written even with
+    // --no-run-files: it is the manifest's, and every report of the same rows shares it).
+    let ids: String = corpus
+        .queries
+        .iter()
+        .map(|q| format!("{}\n", q.qid))
+        .collect();
+    save(&dir.join(names.query_ids()), &trec::gzip(ids.as_bytes()))?;
     let files = if plan.args.no_run_files {
         Value::Null
     } else {
@@ -355,12 +365,13 @@ pub fn write(
         json!({
             "about": "the rows of this run: the dataset file (SHA-256 as datasets/SHA256SUMS \
                       records it; null for a file it does not list), the query ids of the \
-                      stream in order, and SHA-256 hashes of id lists, each id followed by a \
-                      newline (printf '%s\\n' ids | sha256sum)",
+                      stream in order (query_ids_file: gzip-compressed, one id per line, shared \
+                      by every report of the same rows), and SHA-256 hashes of id lists, each id followed by a newline (printf '%s\\n' ids | \
+                      sha256sum; for the file: zcat file | sha256sum)",
             "dataset_file": data.recognised.map(|f| f.rel_path),
             "dataset_sha256": data.recognised.and_then(|f| f.sha256()),
             "queries": n,
-            "query_ids": corpus.queries.iter().map(|q| q.qid.as_str()).collect::<Vec<_>>(),
+            "query_ids_file": names.query_ids(),
             "query_ids_sha256": lines_sha256(corpus.queries.iter().map(|q| q.qid.as_str())),
             "scored_query_ids_sha256": lines_sha256(scored.iter().map(|&q| corpus.queries[q].qid.as_str())),
             "documents": corpus.nodes.len(),

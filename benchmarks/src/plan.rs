@@ -260,7 +260,7 @@ pub struct RunArgs {
     pub knn_k: usize,
 
     /// Arithmetic of the cosine search: auto = f64-exact (the reference's bits) for
-    /// --protocol paper with hash-v1, f32-gemm (unit f32 vectors, tiled matrix products,
+    /// --protocol paper with hash-v1, f32-tiled (unit f32 vectors, tiled dot products in a fixed order,
     /// tens of times faster; f32 rounding may swap results whose cosines differ by < 1e-6)
     /// for every other run.
     #[arg(long, value_enum, value_name = "PATH", default_value_t = DenseSearchArg::Auto)]
@@ -336,7 +336,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_timings: bool,
 
-    /// Write only the JSON report (no TREC run files or qrels).
+    /// Write no TREC run files or qrels: only the JSON report and the rows' shared
+    /// query-id list (`runs/<rows>.queries.gz`, the manifest's).
     #[arg(long)]
     pub no_run_files: bool,
 
@@ -496,6 +497,13 @@ impl Names {
     /// The qrels file, relative to the report's directory.
     pub fn qrels(&self) -> String {
         format!("{RUNS_DIR}/{}.qrels.gz", self.joined(|_| false))
+    }
+
+    /// The query-id list of the rows (the stream's ids in order, one per line), relative to
+    /// the report's directory: named by the rows alone, like the qrels, so that every report
+    /// of the same rows shares one file instead of repeating 1,100 ids in its manifest.
+    pub fn query_ids(&self) -> String {
+        format!("{RUNS_DIR}/{}.queries.gz", self.joined(|_| false))
     }
 }
 
@@ -703,17 +711,17 @@ impl Plan {
         }
         part(Factor::Embedder, format!("-{}", a.embedder.slug()));
         // hash-v1's natural path is f64-exact (its reference runs), every other embedder's
-        // f32-gemm: a run on the other path is marked, so that e.g. the clean hash-v1 run's
+        // f32-tiled: a run on the other path is marked, so that e.g. the clean hash-v1 run's
         // embedding_topk file (f32) is not the paper run's (f64).
         let natural = if a.embedder == EmbedderArg::HashV1 {
             DenseSearch::F64Exact
         } else {
-            DenseSearch::F32Gemm
+            DenseSearch::F32Tiled
         };
         if self.dense_search != natural {
             let tag = match self.dense_search {
                 DenseSearch::F64Exact => "-f64",
-                DenseSearch::F32Gemm => "-f32",
+                DenseSearch::F32Tiled => "-f32",
             };
             part(Factor::DenseSearch, tag.into());
         }
@@ -1027,7 +1035,7 @@ mod tests {
         let paper = plan(base);
         assert_eq!(paper.dense_search, DenseSearch::F64Exact);
         let clean = plan(&format!("{base} --protocol clean"));
-        assert_eq!(clean.dense_search, DenseSearch::F32Gemm);
+        assert_eq!(clean.dense_search, DenseSearch::F32Tiled);
         let n = clean.names(f, 1100);
         assert_eq!(n.report(), "hotpotqa-sample1100-clean-hash-v1.json");
         assert_eq!(
@@ -1043,7 +1051,7 @@ mod tests {
             "runs/hotpotqa-sample1100.bm25_topk.run.gz"
         );
         let minilm = plan(&format!("{base} --embedder minilm"));
-        assert_eq!(minilm.dense_search, DenseSearch::F32Gemm);
+        assert_eq!(minilm.dense_search, DenseSearch::F32Tiled);
         assert_eq!(
             minilm.names(f, 1100).run(by("embedding_topk")),
             "runs/hotpotqa-sample1100-minilm.embedding_topk.run.gz"
