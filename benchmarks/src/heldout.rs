@@ -988,12 +988,7 @@ pub fn write(
     put("metric_notes", Value::Object(metrics::metric_notes(ds)));
     put(
         "method_notes",
-        Value::Object(
-            h.results
-                .iter()
-                .map(|r| (r.method.name.to_string(), json!(r.method.about)))
-                .collect(),
-        ),
+        crate::output::method_notes(h.results.iter().map(|r| r.method)),
     );
     put("files", Value::Null);
     let qid = |q: usize| corpus.queries[q].qid.as_str();
@@ -1023,12 +1018,7 @@ pub fn write(
     );
     timings.tick("total", t_all);
     if !a.no_timings {
-        let t: Map<String, Value> = timings
-            .0
-            .iter()
-            .map(|(k, s)| (k.clone(), json!((s * 1000.0).round() / 1000.0)))
-            .collect();
-        put("timings_s", Value::Object(t));
+        put("timings_s", timings.to_json());
     }
     let mut report = Value::Object(report);
     round_floats(&mut report);

@@ -30,6 +30,7 @@
 pub mod build;
 pub mod catalog;
 pub mod check;
+pub mod chunk;
 pub mod data;
 pub mod dense;
 pub mod embed;
@@ -40,6 +41,7 @@ pub mod heldout;
 pub mod methods;
 pub mod metrics;
 pub mod official;
+pub mod official_run;
 pub mod output;
 pub mod plan;
 pub mod repo;

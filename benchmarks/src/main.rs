@@ -233,6 +233,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(a) => {
             let out = bench::run::cmd_run(&data_dir, &a)?;
             print!("{}", bench::output::summary(&out.report));
+            print!("{}", bench::official_run::summary(&out.report));
             println!("wrote {}", out.json_path.display());
             Ok(())
         }

@@ -21,8 +21,10 @@
 //!   a query without evidence scores 0 here, where the script would divide by zero).
 //!
 //! The official chunking (`simple_retrieval.py`: llama-index `SentenceSplitter` with
-//! `chunk_size = 256` tokens over each article's body, the title, source and publication
-//! date prepended as metadata) is not implemented yet.
+//! `chunk_size = 256` tokens over each article's body, the title, publication date and
+//! source prepended as metadata) is [`crate::chunk`]; the run mode that retrieves chunks
+//! and reports these metrics is [`crate::official_run`] (`bench run --dataset multihop-rag
+//! --corpus FILE`).
 
 /// The four official metrics, each a mean over queries.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -172,12 +172,7 @@ pub fn write(
     let ds = data.ds;
     let n = corpus.queries.len();
     let names = plan.names(data.recognised, n);
-    let scored: Vec<usize> = ex
-        .steps
-        .iter()
-        .filter(|s| s.scored)
-        .map(|s| s.query)
-        .collect();
+    let scored = ex.scored();
 
     let t = Instant::now();
     let metric_list = metrics_of(ds);
@@ -352,12 +347,7 @@ pub fn write(
     put("metric_notes", Value::Object(metrics::metric_notes(ds)));
     put(
         "method_notes",
-        Value::Object(
-            ex.runs
-                .iter()
-                .map(|r| (r.method.name.to_string(), json!(r.method.about)))
-                .collect(),
-        ),
+        method_notes(ex.runs.iter().map(|r| r.method)),
     );
     put("files", files);
     put(
@@ -384,12 +374,7 @@ pub fn write(
     );
     timings.tick("total", t_all);
     if !a.no_timings {
-        let t: Map<String, Value> = timings
-            .0
-            .iter()
-            .map(|(k, s)| (k.clone(), json!((s * 1000.0).round() / 1000.0)))
-            .collect();
-        put("timings_s", Value::Object(t));
+        put("timings_s", timings.to_json());
         let st = &ex.embed_stats;
         put(
             "embedding_stats",
@@ -404,10 +389,7 @@ pub fn write(
         );
     }
     let report = Value::Object(report);
-    let mut text = serde_json::to_string_pretty(&report)
-        .map_err(|e| Error::Internal(format!("serialising the report: {e}")))?;
-    text.push('\n');
-    save(out, text.as_bytes())?;
+    save_json(out, &report)?;
     Ok(RunOutput {
         json_path: out.to_path_buf(),
         report,
@@ -564,12 +546,25 @@ pub fn save(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// The report's `method_notes`: each method's one-line description, in run order.
+pub fn method_notes<'a>(methods: impl Iterator<Item = &'a crate::methods::Method>) -> Value {
+    Value::Object(
+        methods
+            .map(|m| (m.name.to_string(), json!(m.about)))
+            .collect(),
+    )
+}
+
+/// Writes `report` as pretty JSON with a final newline ([`save`]).
+pub fn save_json(path: &Path, report: &Value) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(report)
+        .map_err(|e| Error::Internal(format!("serialising the report: {e}")))?;
+    text.push('\n');
+    save(path, text.as_bytes())
+}
+
 /// A one-screen summary of a report's `method_metrics` (printed by `bench run`).
 pub fn summary(report: &Value) -> String {
-    let mut s = String::new();
-    let Some(mm) = report.get("method_metrics").and_then(Value::as_object) else {
-        return s;
-    };
     let cols = [
         "recall_at_5",
         "recall_at_10",
@@ -578,16 +573,33 @@ pub fn summary(report: &Value) -> String {
         "ndcg_at_10",
         "nodes_fired",
     ];
-    s.push_str(&format!("{:<22}", "method"));
+    method_table(report, "method_metrics", "method", &cols, 20)
+}
+
+/// A table of the report's `block` (method → metric values): a header of `first` and the
+/// `cols`, then a row per method, values to 4 decimals in columns `width` wide. Empty when
+/// the report has no such block.
+pub fn method_table(
+    report: &Value,
+    block: &str,
+    first: &str,
+    cols: &[&str],
+    width: usize,
+) -> String {
+    let mut s = String::new();
+    let Some(mm) = report.get(block).and_then(Value::as_object) else {
+        return s;
+    };
+    s.push_str(&format!("{first:<22}"));
     for c in cols {
-        s.push_str(&format!("{c:>20}"));
+        s.push_str(&format!("{c:>width$}"));
     }
     s.push('\n');
     for (m, v) in mm {
         s.push_str(&format!("{m:<22}"));
         for c in cols {
-            let x = v.get(c).and_then(Value::as_f64).unwrap_or(f64::NAN);
-            s.push_str(&format!("{x:>20.4}"));
+            let x = v.get(*c).and_then(Value::as_f64).unwrap_or(f64::NAN);
+            s.push_str(&format!("{x:>width$.4}"));
         }
         s.push('\n');
     }

@@ -345,6 +345,25 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_progress: bool,
 
+    /// MultiHop-RAG only: run the official retrieval protocol of the benchmark's authors
+    /// (simple_retrieval.py, retrieval_evaluate.py) instead of the reference's: the nodes
+    /// are the sentence-aware chunks (--chunk-size tokens, llama-index SentenceSplitter
+    /// rules) of the articles of this corpus.json, the queries every non-null query (unless
+    /// --limit), and the report's `official` block gives Hits@4, Hits@10, MAP@10 and MRR@10
+    /// of every method's first 10 chunks against the evidence facts (benchmarks/README.md,
+    /// "Official MultiHop-RAG protocol"). No run files are written.
+    #[arg(long, value_name = "FILE")]
+    pub corpus: Option<PathBuf>,
+
+    /// Chunk budget in tokens of the official protocol (--corpus), metadata included.
+    #[arg(long, value_name = "N", default_value_t = crate::chunk::CHUNK_SIZE)]
+    pub chunk_size: usize,
+
+    /// Most tokens of a chunk's last splits carried into the next chunk (--corpus;
+    /// llama-index's default).
+    #[arg(long, value_name = "N", default_value_t = crate::chunk::CHUNK_OVERLAP)]
+    pub chunk_overlap: usize,
+
     /// Worker threads (0 = rayon's default: one per core). Results do not depend on it.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,

@@ -74,7 +74,8 @@ impl LoadedData {
     }
 }
 
-fn sha256_of_file(path: &Path) -> Result<String> {
+/// SHA-256 of a file's bytes.
+pub(crate) fn sha256_of_file(path: &Path) -> Result<String> {
     use sha2::{Digest, Sha256};
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     Ok(hex::encode(Sha256::digest(&bytes)))
@@ -133,6 +134,16 @@ impl Timings {
     pub fn tick(&mut self, name: &str, t: Instant) {
         self.0.push((name.to_string(), t.elapsed().as_secs_f64()));
     }
+
+    /// The report's `timings_s` object: stage → seconds rounded to milliseconds.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.0
+                .iter()
+                .map(|(k, s)| (k.clone(), serde_json::json!((s * 1000.0).round() / 1000.0)))
+                .collect(),
+        )
+    }
 }
 
 /// The embedder and the rows of a run.
@@ -176,6 +187,17 @@ pub struct Executed {
     pub runs: Vec<MethodRun>,
     /// The held-out protocol's results (`None` for paper and clean).
     pub heldout: Option<crate::heldout::HeldoutRun>,
+}
+
+impl Executed {
+    /// The scored query indices, in step order (the order of every method's lists).
+    pub fn scored(&self) -> Vec<usize> {
+        self.steps
+            .iter()
+            .filter(|s| s.scored)
+            .map(|s| s.query)
+            .collect()
+    }
 }
 
 /// A progress display on stderr, or hidden.
@@ -321,6 +343,9 @@ fn edges_set_by_labels(graph: &Graph, free: &Graph) -> usize {
 
 /// Runs `bench run` with these arguments.
 pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
+    if a.corpus.is_some() {
+        return crate::official_run::cmd_run(data_dir, a);
+    }
     set_threads(a.threads);
     let plan = Plan::new(a)?;
     let t_all = Instant::now();
