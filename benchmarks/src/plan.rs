@@ -522,7 +522,8 @@ impl Names {
     /// the report's directory: named by the rows alone, like the qrels, so that every report
     /// of the same rows shares one file instead of repeating 1,100 ids in its manifest.
     pub fn query_ids(&self) -> String {
-        format!("{RUNS_DIR}/{}.queries.gz", self.joined(|_| false))
+        let rows = self.parts.first().map_or("", |(_, s)| s.as_str());
+        format!("{RUNS_DIR}/{rows}.queries.gz")
     }
 }
 

@@ -77,9 +77,29 @@ pub const PALETTE: [RGBColor; 10] = [
     RGBColor(0x17, 0xbe, 0xcf),
 ];
 
-/// The `i`-th palette colour (cycling).
+/// The light halves of matplotlib's "tab20" pairs, for series 10 to 19 of a chart with
+/// more series than [`PALETTE`] has colours (each the lighter shade of the `tab10` colour
+/// ten series earlier).
+pub const PALETTE_LIGHT: [RGBColor; 10] = [
+    RGBColor(0xae, 0xc7, 0xe8),
+    RGBColor(0xff, 0xbb, 0x78),
+    RGBColor(0x98, 0xdf, 0x8a),
+    RGBColor(0xff, 0x98, 0x96),
+    RGBColor(0xc5, 0xb0, 0xd5),
+    RGBColor(0xc4, 0x9c, 0x94),
+    RGBColor(0xf7, 0xb6, 0xd2),
+    RGBColor(0xc7, 0xc7, 0xc7),
+    RGBColor(0xdb, 0xdb, 0x8d),
+    RGBColor(0x9e, 0xda, 0xe5),
+];
+
+/// The `i`-th series colour: [`PALETTE`] for the first ten, [`PALETTE_LIGHT`] for the next
+/// ten (so that no two of up to 20 series share a colour), then cycling.
 pub fn color(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
+    match i % 20 {
+        j if j < 10 => PALETTE[j],
+        j => PALETTE_LIGHT[j - 10],
+    }
 }
 
 /// Grid line colour.
