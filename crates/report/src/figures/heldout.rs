@@ -219,7 +219,7 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
 
     Ok(Figure {
         stem: format!("{stem}-heldout"),
-        size: (1800, 560),
+        size: (2400, 760),
         title: Some(format!(
             "{}, {protocol} protocol, {}: {} splits",
             s("/dataset"),
