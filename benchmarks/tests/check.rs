@@ -156,7 +156,10 @@ fn check_fails_on_an_edited_committed_number() {
         .as_object()
         .unwrap()
         .values()
-        .chain([&report["files"]["qrels"]])
+        .chain([
+            &report["files"]["qrels"],
+            &report["manifest"]["query_ids_file"],
+        ])
     {
         let rel = rel.as_str().unwrap();
         std::fs::copy(committed.join(rel), results.join(rel)).unwrap();
