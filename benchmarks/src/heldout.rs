@@ -963,26 +963,22 @@ pub fn write(
     );
     put(
         "paired_tests",
-        json!({
-            "metric": TEST_METRIC,
-            "queries": h.tested.len(),
-            "statistic": "mean(a) - mean(b), paired over the queries tested in at least one \
-                          split, each query's value its mean over the splits that tested it",
-            "test": "two-sided paired randomization test: every per-query difference's sign \
-                     flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)",
-            "interval": "paired bootstrap 95% interval (queries resampled with replacement)",
-            "correction": "Holm step-down across every pair of this run's methods (all tested); \
-                           written are only each method against each static baseline and each \
-                           learned method against the cold traversal with the same router",
-            "pairs_tested": tests.len(),
-            "effect_size": "Cohen's d_z: mean of the per-query differences / their standard deviation",
-            "alpha": significance::ALPHA,
-            "permutations": a.permutations,
-            "resamples": a.bootstrap,
-            "seed": a.bootstrap_seed,
-            "rng": "ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i",
-            "pairs": pairs,
-        }),
+        significance::tests_block(
+            TEST_METRIC,
+            h.tested.len(),
+            "mean(a) - mean(b), paired over the queries tested in at least one split, each \
+             query's value its mean over the splits that tested it",
+            "Holm step-down across every pair of this run's methods (all tested); written are \
+             only each method against each static baseline and each learned method against the \
+             cold traversal with the same router",
+            [("pairs_tested".to_string(), json!(tests.len()))]
+                .into_iter()
+                .collect(),
+            a.permutations,
+            a.bootstrap,
+            a.bootstrap_seed,
+            json!(pairs),
+        ),
     );
     put("repeat", repeat);
     put("metric_notes", Value::Object(metrics::metric_notes(ds)));

@@ -491,22 +491,17 @@ fn paired_tests(
             })
         })
         .collect();
-    Ok(json!({
-        "metric": metric,
-        "queries": queries,
-        "statistic": "mean(a) - mean(b), paired over the scored queries",
-        "test": "two-sided paired randomization test: every per-query difference's sign \
-                 flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)",
-        "interval": "paired bootstrap 95% interval (queries resampled with replacement)",
-        "correction": "Holm step-down across every pair of this run",
-        "effect_size": "Cohen's d_z: mean of the per-query differences / their standard deviation",
-        "alpha": significance::ALPHA,
-        "permutations": a.permutations,
-        "resamples": a.bootstrap,
-        "seed": a.bootstrap_seed,
-        "rng": "ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i",
-        "pairs": pairs,
-    }))
+    Ok(significance::tests_block(
+        metric,
+        queries,
+        "mean(a) - mean(b), paired over the scored queries",
+        "Holm step-down across every pair of this run",
+        Map::new(),
+        a.permutations,
+        a.bootstrap,
+        a.bootstrap_seed,
+        Value::Array(pairs),
+    ))
 }
 
 /// SHA-256 of the items, each followed by a newline (`printf '%s\n' ... | sha256sum`).

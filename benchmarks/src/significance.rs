@@ -27,6 +27,7 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use serde_json::{json, Map, Value};
 
 /// Significance level of the `significant` marks (after Holm's correction).
 pub const ALPHA: f64 = 0.05;
@@ -210,6 +211,55 @@ pub fn test_all_pairs(
             b_better: d.iter().filter(|&&x| x < 0.0).count(),
         })
         .collect()
+}
+
+/// How a report's `paired_tests` block was computed, in the report's key order: `metric`,
+/// `queries`, `statistic`, `test`, `interval`, `correction`, then `extra` (e.g.
+/// `pairs_tested`), `effect_size`, `alpha`, `permutations`, `resamples`, `seed`, `rng`, and
+/// the `pairs`. One home for the wording shared by every kind of run.
+#[allow(clippy::too_many_arguments)]
+pub fn tests_block(
+    metric: &str,
+    queries: usize,
+    statistic: &str,
+    correction: &str,
+    extra: Map<String, Value>,
+    permutations: usize,
+    resamples: usize,
+    seed: u64,
+    pairs: Value,
+) -> Value {
+    let mut m = Map::new();
+    m.insert("metric".into(), json!(metric));
+    m.insert("queries".into(), json!(queries));
+    m.insert("statistic".into(), json!(statistic));
+    m.insert(
+        "test".into(),
+        json!(
+            "two-sided paired randomization test: every per-query difference's sign \
+             flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)"
+        ),
+    );
+    m.insert(
+        "interval".into(),
+        json!("paired bootstrap 95% interval (queries resampled with replacement)"),
+    );
+    m.insert("correction".into(), json!(correction));
+    m.extend(extra);
+    m.insert(
+        "effect_size".into(),
+        json!("Cohen's d_z: mean of the per-query differences / their standard deviation"),
+    );
+    m.insert("alpha".into(), json!(ALPHA));
+    m.insert("permutations".into(), json!(permutations));
+    m.insert("resamples".into(), json!(resamples));
+    m.insert("seed".into(), json!(seed));
+    m.insert(
+        "rng".into(),
+        json!("ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i"),
+    );
+    m.insert("pairs".into(), pairs);
+    Value::Object(m)
 }
 
 #[cfg(test)]
