@@ -12,6 +12,11 @@
 //!   ([`crabpath_embed::resolve_model_dir`]); when it lacks a file the run stops before reading
 //!   any data, with one line naming the file and the `bench fetch-model` command (exit 2).
 //!
+//! Behind the cache the model is loaded only when a text misses ([`LazyMiniLm`]): a warm
+//! run never parses the 90 MB of weights. The weights' SHA-256, which every report records,
+//! is computed on a background thread from the moment the embedder is opened
+//! ([`WeightsSha`]), so it overlaps with reading the dataset.
+//!
 //! [`TextEmbedder::embed`] embeds each distinct text once (node contents repeat across
 //! questions) and returns the vectors in input order with [`EmbedStats`] (how many texts the
 //! model actually ran on, and how fast). Vectors do not depend on the chunking, the thread
@@ -20,6 +25,8 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
@@ -163,34 +170,153 @@ impl EmbedStats {
     }
 }
 
+/// all-MiniLM-L6-v2 loaded on the first text it must embed ([`MiniLmEmbedder::load`] with
+/// the default options), so that a run whose texts are all in the embedding cache never
+/// reads the weights. Its name and dimension are the model's constants
+/// ([`crabpath_embed::model::MODEL_NAME`], [`crabpath_embed::model::DIM`]); a model whose
+/// configuration disagrees fails at its first use.
+#[derive(Debug)]
+pub struct LazyMiniLm {
+    dir: PathBuf,
+    model: OnceLock<std::result::Result<MiniLmEmbedder, String>>,
+}
+
+impl LazyMiniLm {
+    /// The model in `dir`, not loaded yet; `dir` must hold the model's files
+    /// ([`crabpath_embed::model::check_model_dir`], a missing one is [`Error::ModelMissing`]).
+    pub fn new(dir: PathBuf) -> Result<Self> {
+        crabpath_embed::model::check_model_dir(&dir).map_err(|e| model_error(e, &dir))?;
+        Ok(LazyMiniLm {
+            dir,
+            model: OnceLock::new(),
+        })
+    }
+
+    /// The model directory.
+    pub fn model_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether the weights have been loaded (some text missed the cache).
+    pub fn is_loaded(&self) -> bool {
+        self.model.get().is_some_and(|m| m.is_ok())
+    }
+
+    fn model(&self) -> crabpath::Result<&MiniLmEmbedder> {
+        let loaded = self.model.get_or_init(|| {
+            // Threads: rayon's global pool, which `--threads` sizes.
+            let m = MiniLmEmbedder::load(&self.dir, EmbedderOptions::default())
+                .map_err(|e| e.to_string())?;
+            match crabpath::embed::Embedder::dim(&m) {
+                crabpath_embed::model::DIM => Ok(m),
+                d => Err(format!(
+                    "{}: the model has dimension {d}, expected {}",
+                    self.dir.display(),
+                    crabpath_embed::model::DIM
+                )),
+            }
+        });
+        loaded.as_ref().map_err(|message| crabpath::Error::Embed {
+            name: crabpath_embed::model::MODEL_NAME.to_string(),
+            message: message.clone(),
+        })
+    }
+}
+
+impl Embedder for LazyMiniLm {
+    fn name(&self) -> &str {
+        crabpath_embed::model::MODEL_NAME
+    }
+
+    fn dim(&self) -> usize {
+        crabpath_embed::model::DIM
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> crabpath::Result<Vec<Vec<f64>>> {
+        self.model()?.embed_batch(texts)
+    }
+}
+
+/// SHA-256 of a model's `model.safetensors`, hashed on a background thread started by
+/// [`WeightsSha::start`] and awaited by [`WeightsSha::get`] (the report's
+/// `provenance.embedder.weights_sha256`).
+#[derive(Debug)]
+pub struct WeightsSha(Mutex<WeightsState>);
+
+#[derive(Debug)]
+enum WeightsState {
+    Running(JoinHandle<std::result::Result<String, String>>),
+    Done(std::result::Result<String, String>),
+}
+
+impl WeightsSha {
+    /// Starts hashing `dir/model.safetensors`.
+    pub fn start(dir: &Path) -> Self {
+        let path = dir.join("model.safetensors");
+        let handle = std::thread::spawn(move || {
+            crabpath_embed::fetch::sha256_file(&path).map_err(|e| e.to_string())
+        });
+        WeightsSha(Mutex::new(WeightsState::Running(handle)))
+    }
+
+    /// The hex digest (waits for the hashing thread on the first call).
+    pub fn get(&self) -> Result<String> {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let WeightsState::Running(_) = &*state {
+            let done = match std::mem::replace(&mut *state, WeightsState::Done(Err(String::new())))
+            {
+                WeightsState::Running(h) => h.join().unwrap_or_else(|_| {
+                    Err("the thread hashing the model weights panicked".into())
+                }),
+                WeightsState::Done(r) => r,
+            };
+            *state = WeightsState::Done(done);
+        }
+        match &*state {
+            WeightsState::Done(r) => r.clone().map_err(Error::Embed),
+            WeightsState::Running(_) => Err(Error::Internal(
+                "the model weights' digest was not computed".into(),
+            )),
+        }
+    }
+}
+
 /// An embedder of `bench` (see the module docs).
 #[derive(Debug)]
 pub enum TextEmbedder {
     /// `hash-v1`.
     Hash(HashEmbedder),
-    /// all-MiniLM-L6-v2 without the cache (`--no-cache`).
-    MiniLm(Box<MiniLmEmbedder>),
-    /// all-MiniLM-L6-v2 behind the embedding cache.
-    Cached(Box<CachedEmbedder<MiniLmEmbedder>>),
+    /// all-MiniLM-L6-v2 without the cache (`--no-cache`), with its weights' digest.
+    MiniLm(Box<MiniLmEmbedder>, WeightsSha),
+    /// all-MiniLM-L6-v2 behind the embedding cache (loaded on the first miss), with its
+    /// weights' digest.
+    Cached(Box<CachedEmbedder<LazyMiniLm>>, WeightsSha),
 }
 
 impl TextEmbedder {
-    /// Opens the embedder `kind`; for `minilm`, loads the model (a missing file is
-    /// [`Error::ModelMissing`]) and opens its cache unless `opts.no_cache`.
+    /// Opens the embedder `kind`. For `minilm` (a missing model file is
+    /// [`Error::ModelMissing`]) starts hashing the weights ([`WeightsSha`]), and either
+    /// opens the embedding cache with the model loaded on the first miss ([`LazyMiniLm`]),
+    /// or, with `opts.no_cache`, loads the model.
     pub fn open(kind: EmbedderArg, opts: &ModelOpts) -> Result<Self> {
         match kind {
             EmbedderArg::HashV1 => Ok(TextEmbedder::Hash(HashEmbedder::new())),
             EmbedderArg::Minilm => {
                 let dir = opts.model_dir();
-                // Threads: rayon's global pool, which `--threads` sizes.
-                let model = MiniLmEmbedder::load(&dir, EmbedderOptions::default())
-                    .map_err(|e| model_error(e, &dir))?;
                 match opts.cache_root() {
-                    None => Ok(TextEmbedder::MiniLm(Box::new(model))),
+                    None => {
+                        // Threads: rayon's global pool, which `--threads` sizes.
+                        let model = MiniLmEmbedder::load(&dir, EmbedderOptions::default())
+                            .map_err(|e| model_error(e, &dir))?;
+                        let sha = WeightsSha::start(&dir);
+                        Ok(TextEmbedder::MiniLm(Box::new(model), sha))
+                    }
                     Some(root) => {
-                        let cached = CachedEmbedder::open(model, &root)
+                        let lazy = LazyMiniLm::new(dir.clone())?;
+                        let sha = WeightsSha::start(&dir);
+                        let cached = CachedEmbedder::open(lazy, &root)
                             .map_err(|e| Error::Embed(e.to_string()))?;
-                        Ok(TextEmbedder::Cached(Box::new(cached)))
+                        Ok(TextEmbedder::Cached(Box::new(cached), sha))
                     }
                 }
             }
@@ -201,25 +327,17 @@ impl TextEmbedder {
     pub fn name(&self) -> &str {
         match self {
             TextEmbedder::Hash(e) => e.name(),
-            TextEmbedder::MiniLm(e) => e.name(),
-            TextEmbedder::Cached(e) => e.name(),
+            TextEmbedder::MiniLm(e, _) => e.name(),
+            TextEmbedder::Cached(e, _) => e.name(),
         }
     }
 
-    /// Name, dimension and weights checksum (hashes the weights file of a MiniLM model:
-    /// about 90 MB, a fraction of a second).
+    /// Name, dimension and weights checksum (of a MiniLM model's weights file, about 90 MB,
+    /// hashed on a background thread since [`TextEmbedder::open`]; waits for it).
     pub fn id(&self) -> Result<EmbedderId> {
-        let weights = match self {
+        let weights_sha256 = match self {
             TextEmbedder::Hash(_) => None,
-            TextEmbedder::MiniLm(e) => Some(e.model_dir().to_path_buf()),
-            TextEmbedder::Cached(e) => Some(e.inner().model_dir().to_path_buf()),
-        };
-        let weights_sha256 = match weights {
-            None => None,
-            Some(dir) => Some(
-                crabpath_embed::fetch::sha256_file(&dir.join("model.safetensors"))
-                    .map_err(|e| Error::Embed(e.to_string()))?,
-            ),
+            TextEmbedder::MiniLm(_, sha) | TextEmbedder::Cached(_, sha) => Some(sha.get()?),
         };
         Ok(EmbedderId {
             id: self.name().to_string(),
@@ -232,8 +350,8 @@ impl TextEmbedder {
     pub fn dim(&self) -> usize {
         match self {
             TextEmbedder::Hash(e) => e.dim(),
-            TextEmbedder::MiniLm(e) => e.dim(),
-            TextEmbedder::Cached(e) => e.dim(),
+            TextEmbedder::MiniLm(e, _) => e.dim(),
+            TextEmbedder::Cached(e, _) => e.dim(),
         }
     }
 
@@ -267,7 +385,7 @@ impl TextEmbedder {
                     .collect::<Result<Vec<_>>>()?;
                 chunks.into_iter().flatten().collect()
             }
-            TextEmbedder::MiniLm(e) => {
+            TextEmbedder::MiniLm(e, _) => {
                 let mut out = Vec::with_capacity(distinct.len());
                 for c in distinct.chunks(MINILM_CHUNK) {
                     let v = e.embed_f32(c).map_err(|e| Error::Embed(e.to_string()))?;
@@ -277,7 +395,7 @@ impl TextEmbedder {
                 }
                 out
             }
-            TextEmbedder::Cached(e) => {
+            TextEmbedder::Cached(e, _) => {
                 let mut out = Vec::with_capacity(distinct.len());
                 for c in distinct.chunks(MINILM_CHUNK) {
                     let (v, fresh) = e.embed_f32(c).map_err(failed)?;

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 
 use crabpath::index::VectorIndex;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 
@@ -139,45 +140,126 @@ pub const BM25_B: f64 = 0.75;
 /// Lower-cased maximal runs of alphanumeric characters (Unicode `is_alphanumeric`).
 pub fn bm25_tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            cur.push(c);
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
+    for_each_bm25_token(text, &mut String::new(), |t| out.push(t.to_string()));
+    out
+}
+
+/// Calls `f` on each token of [`bm25_tokens`] in order, assembling them in `buf` (no
+/// allocation per token). ASCII characters take a fast path with the same result as the
+/// general one (an ASCII character lower-cases to one ASCII character, and is alphanumeric
+/// exactly when it is ASCII-alphanumeric).
+fn for_each_bm25_token(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    buf.clear();
+    for c in text.chars() {
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                buf.push(c.to_ascii_lowercase());
+            } else if !buf.is_empty() {
+                f(buf);
+                buf.clear();
+            }
+            continue;
+        }
+        for l in c.to_lowercase() {
+            if l.is_alphanumeric() {
+                buf.push(l);
+            } else if !buf.is_empty() {
+                f(buf);
+                buf.clear();
+            }
         }
     }
-    if !cur.is_empty() {
-        out.push(cur);
+    if !buf.is_empty() {
+        f(buf);
+        buf.clear();
     }
-    out
+}
+
+/// Documents per parallel task of [`Bm25::new`].
+const BM25_CHUNK: usize = 512;
+
+/// The terms of a run of documents: a local vocabulary and, per document, its length in
+/// tokens and its `(local term, tf)` pairs.
+struct ChunkTerms {
+    terms: Vec<Box<str>>,
+    docs: Vec<(usize, Vec<(u32, u32)>)>,
+}
+
+fn chunk_terms<S: AsRef<str>>(docs: &[S]) -> ChunkTerms {
+    let mut vocab: FxHashMap<Box<str>, u32> = FxHashMap::default();
+    let mut terms: Vec<Box<str>> = Vec::new();
+    let mut buf = String::new();
+    let mut ids: Vec<u32> = Vec::new();
+    let docs = docs
+        .iter()
+        .map(|doc| {
+            ids.clear();
+            for_each_bm25_token(doc.as_ref(), &mut buf, |t| {
+                let id = match vocab.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        let id = terms.len() as u32;
+                        terms.push(t.into());
+                        vocab.insert(t.into(), id);
+                        id
+                    }
+                };
+                ids.push(id);
+            });
+            let len = ids.len();
+            ids.sort_unstable();
+            let mut tf: Vec<(u32, u32)> = Vec::new();
+            for &id in &ids {
+                match tf.last_mut() {
+                    Some((t, c)) if *t == id => *c += 1,
+                    _ => tf.push((id, 1)),
+                }
+            }
+            (len, tf)
+        })
+        .collect();
+    ChunkTerms { terms, docs }
 }
 
 /// Okapi BM25 index over node contents (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Bm25 {
     n: usize,
-    /// term → postings (node, the term's whole contribution to the node's score:
-    /// `idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b·|d|/avgdl))`), nodes ascending.
-    postings: HashMap<String, Vec<(u32, f64)>>,
+    /// term → its id (ids in first-occurrence order over the documents).
+    vocab: FxHashMap<Box<str>, u32>,
+    /// Term `t`'s postings are `postings[offsets[t]..offsets[t + 1]]`.
+    offsets: Vec<usize>,
+    /// Postings (node, the term's whole contribution to the node's score:
+    /// `idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b·|d|/avgdl))`), per term, nodes ascending.
+    postings: Vec<(u32, f64)>,
 }
 
 impl Bm25 {
-    /// Indexes `docs` in order (documents tokenised in parallel, merged in order).
+    /// Indexes `docs` in order (runs of documents tokenised in parallel, each with its own
+    /// vocabulary, merged in order; term ids do not depend on the thread count).
     pub fn new<S: AsRef<str> + Sync>(docs: &[S]) -> Self {
         let n = docs.len();
-        let per_doc: Vec<(usize, HashMap<String, u32>)> = docs
-            .par_iter()
-            .map(|doc| {
-                let toks = bm25_tokens(doc.as_ref());
-                let len = toks.len();
-                let mut tf: HashMap<String, u32> = HashMap::new();
-                for t in toks {
-                    *tf.entry(t).or_default() += 1;
-                }
+        let chunks: Vec<ChunkTerms> = docs.par_chunks(BM25_CHUNK).map(chunk_terms).collect();
+        // Global term ids, first occurrence first; each chunk's local ids mapped to them.
+        let mut vocab: FxHashMap<Box<str>, u32> = FxHashMap::default();
+        let mut per_doc: Vec<(usize, Vec<(u32, u32)>)> = Vec::with_capacity(n);
+        for chunk in chunks {
+            let global: Vec<u32> = chunk
+                .terms
+                .into_iter()
+                .map(|t| {
+                    let next = vocab.len() as u32;
+                    *vocab.entry(t).or_insert(next)
+                })
+                .collect();
+            per_doc.extend(chunk.docs.into_iter().map(|(len, tf)| {
+                let tf = tf
+                    .into_iter()
+                    .map(|(t, c)| (global[t as usize], c))
+                    .collect();
                 (len, tf)
-            })
-            .collect();
+            }));
+        }
         let total: f64 = per_doc.iter().map(|(l, _)| *l as f64).sum();
         let avgdl = if n > 0 { total / n as f64 } else { 0.0 };
         let norm: Vec<f64> = per_doc
@@ -187,45 +269,60 @@ impl Bm25 {
                 BM25_K1 * (1.0 - BM25_B + BM25_B * rel)
             })
             .collect();
-        let mut tfs: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-        for (d, (_, tf)) in per_doc.into_iter().enumerate() {
-            for (t, c) in tf {
-                tfs.entry(t).or_default().push((d as u32, c));
+        let terms = vocab.len();
+        let mut df = vec![0usize; terms];
+        for (_, tf) in &per_doc {
+            for &(t, _) in tf {
+                df[t as usize] += 1;
             }
         }
-        let postings = tfs
-            .into_iter()
-            .map(|(t, post)| {
-                let df = post.len() as f64;
-                let idf = (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln();
-                let weights = post
-                    .into_iter()
-                    .map(|(d, tf)| {
-                        let tf = f64::from(tf);
-                        (d, idf * tf * (BM25_K1 + 1.0) / (tf + norm[d as usize]))
-                    })
-                    .collect();
-                (t, weights)
+        let mut offsets = Vec::with_capacity(terms + 1);
+        offsets.push(0);
+        for &c in &df {
+            offsets.push(offsets[offsets.len() - 1] + c);
+        }
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|&c| {
+                let df = c as f64;
+                (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
-        Bm25 { n, postings }
+        let mut postings = vec![(0u32, 0.0f64); offsets[terms]];
+        let mut cursor = offsets[..terms].to_vec();
+        for (d, (_, tf)) in per_doc.iter().enumerate() {
+            for &(t, c) in tf {
+                let t = t as usize;
+                let tf = f64::from(c);
+                postings[cursor[t]] = (d as u32, idf[t] * tf * (BM25_K1 + 1.0) / (tf + norm[d]));
+                cursor[t] += 1;
+            }
+        }
+        Bm25 {
+            n,
+            vocab,
+            offsets,
+            postings,
+        }
     }
 
     /// BM25 score of every node for `query`, in node order.
     pub fn scores(&self, query: &str) -> Vec<f64> {
         let mut s = vec![0.0; self.n];
-        let mut seen = std::collections::HashSet::new();
-        for t in bm25_tokens(query) {
-            if !seen.insert(t.clone()) {
-                continue;
-            }
-            let Some(post) = self.postings.get(&t) else {
-                continue;
+        let mut seen: Vec<u32> = Vec::new();
+        for_each_bm25_token(query, &mut String::new(), |t| {
+            let Some(&id) = self.vocab.get(t) else {
+                return;
             };
+            if seen.contains(&id) {
+                return;
+            }
+            seen.push(id);
+            let post = &self.postings[self.offsets[id as usize]..self.offsets[id as usize + 1]];
             for &(d, w) in post {
                 s[d as usize] += w;
             }
-        }
+        });
         s
     }
 

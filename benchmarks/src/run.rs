@@ -22,7 +22,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget};
 
 use crate::build::{build_graph, Corpus};
 use crate::catalog::{self, Dataset, KnownFile};
-use crate::data::json::sha256_of_content;
+use crate::data::json::GZIP_MAGIC;
 use crate::data::locate::{resolve_input, DataDir};
 use crate::data::{hotpotqa, multihop};
 use crate::dense::{DenseIndex, DenseSearch, Hits};
@@ -81,23 +81,51 @@ pub(crate) fn sha256_of_file(path: &Path) -> Result<String> {
     Ok(hex::encode(Sha256::digest(&bytes)))
 }
 
+/// SHA-256 of the file's bytes and of its content (decompressed when it is gzip, the
+/// convention of
+/// [`crate::data::json::sha256_of_content`]), from one read of the file.
+fn file_and_content_sha256(path: &Path) -> Result<(String, String)> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let file_sha = hex::encode(Sha256::digest(&bytes));
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        return Ok((file_sha.clone(), file_sha));
+    }
+    let mut r = flate2::read::MultiGzDecoder::new(bytes.as_slice());
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = r.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok((file_sha, hex::encode(h.finalize())))
+}
+
 /// Finds, checks and loads the rows `a` selects.
 pub fn load_data(data_dir: &DataDir, a: &DatasetArgs) -> Result<LoadedData> {
     let ds = a.dataset;
     let file = catalog::known_file(ds, a.variant)?;
     let path = resolve_input(a.input.as_deref(), data_dir, file)?;
-    let content_sha = sha256_of_content(&path)?;
-    let file_sha = sha256_of_file(&path)?;
-    let recognised = catalog::by_sha256(&content_sha);
     let limit = a.limit();
     let lim = (limit > 0).then_some(limit);
-    let corpus = match ds {
-        Dataset::HotpotQa => Corpus::from_hotpotqa(&hotpotqa::load_questions(&path, lim)?)?,
-        Dataset::MultihopRag => Corpus::from_multihop(&multihop::load_queries(
-            &path,
-            multihop::QuerySelection::paper(lim),
-        )?)?,
-    };
+    // The checksums and the rows are independent reads of the file: done side by side.
+    let (shas, corpus) = rayon::join(
+        || file_and_content_sha256(&path),
+        || match ds {
+            Dataset::HotpotQa => Corpus::from_hotpotqa(&hotpotqa::load_questions(&path, lim)?),
+            Dataset::MultihopRag => Corpus::from_multihop(&multihop::load_queries(
+                &path,
+                multihop::QuerySelection::paper(lim),
+            )?),
+        },
+    );
+    let (file_sha, content_sha) = shas?;
+    let corpus = corpus?;
+    let recognised = catalog::by_sha256(&content_sha);
     if corpus.nodes.is_empty() {
         return Err(Error::Usage(format!(
             "{}: no nodes were built from the dataset",

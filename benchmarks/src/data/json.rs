@@ -28,7 +28,8 @@ pub enum Flow {
     Stop,
 }
 
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// The first two bytes of a gzip member.
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Opens `path` for reading, transparently decompressing gzip (detected by its magic bytes,
 /// not by the file name, so `foo.json` that is really gzip also works).
