@@ -344,6 +344,8 @@ pub struct Stage<'a> {
     pub router_inputs: Option<&'a RouterInputs>,
     /// BM25 over the node contents, built when a method first needs it.
     bm25: OnceLock<Bm25>,
+    /// Per query, its BM25 ranking as deep as any method reads ([`Stage::bm25_hits`]).
+    bm25_hits: Vec<OnceLock<Vec<(usize, f64)>>>,
     /// Every query's traversal seeds, computed when a traversal first needs them.
     seeds: OnceLock<Vec<Vec<(NodeId, f64)>>>,
 }
@@ -366,6 +368,7 @@ impl<'a> Stage<'a> {
             params,
             router_inputs,
             bm25: OnceLock::new(),
+            bm25_hits: (0..corpus.queries.len()).map(|_| OnceLock::new()).collect(),
             seeds: OnceLock::new(),
         }
     }
@@ -388,6 +391,16 @@ impl<'a> Stage<'a> {
                 .map(|n| n.content.as_str())
                 .collect();
             Bm25::new(&docs)
+        })
+    }
+
+    /// Query `q`'s first `max(RRF_DEPTH, embed_top_k)` BM25 hits ([`Bm25::search`]), searched
+    /// once and shared by `bm25_topk` and `rrf_topk`: the first `k` of a deeper search are
+    /// the search to depth `k` (a strict order, then zero scores in node order).
+    fn bm25_hits(&self, q: usize) -> &[(usize, f64)] {
+        self.bm25_hits[q].get_or_init(|| {
+            let depth = RRF_DEPTH.max(self.params.embed_top_k);
+            self.bm25().search(&self.corpus.queries[q].text, depth)
         })
     }
 
@@ -415,10 +428,10 @@ impl<'a> Stage<'a> {
     /// `top`.
     fn fused(&self, q: usize, top: usize) -> Vec<(usize, f64)> {
         let lexical: Vec<usize> = self
-            .bm25()
-            .search(&self.corpus.queries[q].text, RRF_DEPTH)
-            .into_iter()
-            .filter(|&(_, s)| s > 0.0)
+            .bm25_hits(q)
+            .iter()
+            .take(RRF_DEPTH)
+            .filter(|&&(_, s)| s > 0.0)
             .map(|x| x.0)
             .collect();
         let dense: Vec<usize> = self.hits[q]
@@ -625,16 +638,10 @@ fn dense(stage: &Stage, scored: &[usize]) -> Lists {
 
 /// `bm25_topk`: the first `embed_top_k` BM25 hits (parallel over queries).
 fn bm25(stage: &Stage, scored: &[usize]) -> Lists {
-    let (index, k) = (stage.bm25(), stage.params.embed_top_k);
+    let k = stage.params.embed_top_k;
     scored
         .par_iter()
-        .map(|&q| {
-            index
-                .search(&stage.corpus.queries[q].text, k)
-                .into_iter()
-                .map(|x| x.0)
-                .collect()
-        })
+        .map(|&q| stage.bm25_hits(q).iter().take(k).map(|x| x.0).collect())
         .collect()
 }
 

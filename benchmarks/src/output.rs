@@ -36,6 +36,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -263,19 +264,31 @@ pub fn write(
                 .map(|&q| (qid(q), corpus.queries[q].relevant.as_slice())),
             node,
         );
-        save(&dir.join(names.qrels()), &trec::gzip(qrels.as_bytes()))?;
+        // Each file is formatted and compressed on its own (in parallel), written in order.
+        let (qrels_gz, runs_gz) = rayon::join(
+            || trec::gzip(qrels.as_bytes()),
+            || {
+                ex.runs
+                    .par_iter()
+                    .map(|r| {
+                        let text = trec::run_text(
+                            r.method.name,
+                            scored
+                                .iter()
+                                .zip(&r.lists)
+                                .map(|(&q, l)| (qid(q), l.as_slice())),
+                            node,
+                        );
+                        trec::gzip(text.as_bytes())
+                    })
+                    .collect::<Vec<_>>()
+            },
+        );
+        save(&dir.join(names.qrels()), &qrels_gz)?;
         let mut runs = Map::new();
-        for r in &ex.runs {
-            let text = trec::run_text(
-                r.method.name,
-                scored
-                    .iter()
-                    .zip(&r.lists)
-                    .map(|(&q, l)| (qid(q), l.as_slice())),
-                node,
-            );
+        for (r, gz) in ex.runs.iter().zip(&runs_gz) {
             let rel = names.run(r.method);
-            save(&dir.join(&rel), &trec::gzip(text.as_bytes()))?;
+            save(&dir.join(&rel), gz)?;
             runs.insert(r.method.name.to_string(), json!(rel));
         }
         json!({

@@ -1,8 +1,8 @@
 //! `bench run`: plan → execute → report.
 //!
 //! 1. [`Plan::new`] checks and resolves the options (no I/O).
-//! 2. [`Inputs::open`] opens the embedder (first, so that a missing model stops the run
-//!    before any data is read) and loads the rows ([`load_data`]).
+//! 2. [`Inputs::open`] opens the embedder and loads the rows ([`load_data`]) side by side
+//!    (a missing model is the error reported even when the data fails too).
 //! 3. [`execute`]: embed nodes and queries, exact cosine search ([`dense_search`], once per
 //!    query, on the plan's [`DenseSearch`] path; every method reads a prefix of the same
 //!    stable ranking), build the graph for the protocol,
@@ -184,14 +184,25 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Opens the embedder, then loads the rows (see the module docs).
+    /// Opens the embedder and loads the rows side by side (see the module docs); an error of
+    /// the embedder (such as a missing model) is the one reported when both fail.
     pub fn open(plan: &Plan, data_dir: &DataDir, timings: &mut Timings) -> Result<Inputs> {
-        let t = Instant::now();
-        let embedder = TextEmbedder::open(plan.args.embedder, &plan.args.model)?;
-        timings.tick("embedder_load", t);
-        let t = Instant::now();
-        let data = load_data(data_dir, &plan.args.data)?;
-        timings.tick("load", t);
+        let ((embedder, t_embedder), (data, t_data)) = rayon::join(
+            || {
+                let t = Instant::now();
+                let e = TextEmbedder::open(plan.args.embedder, &plan.args.model);
+                (e, t.elapsed().as_secs_f64())
+            },
+            || {
+                let t = Instant::now();
+                let d = load_data(data_dir, &plan.args.data);
+                (d, t.elapsed().as_secs_f64())
+            },
+        );
+        let embedder = embedder?;
+        let data = data?;
+        timings.0.push(("embedder_load".to_string(), t_embedder));
+        timings.0.push(("load".to_string(), t_data));
         Ok(Inputs { embedder, data })
     }
 }
