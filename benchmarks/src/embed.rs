@@ -421,10 +421,25 @@ impl TextEmbedder {
             computed,
             seconds: t.elapsed().as_secs_f64(),
         };
-        Ok((
-            which.into_iter().map(|i| vectors[i].clone()).collect(),
-            stats,
-        ))
+        // Each distinct vector moves to its last use and is copied to the earlier ones.
+        let mut uses = vec![0usize; vectors.len()];
+        for &i in &which {
+            uses[i] += 1;
+        }
+        let mut vectors: Vec<Option<Vec<f64>>> = vectors.into_iter().map(Some).collect();
+        let out = which
+            .into_iter()
+            .map(|i| {
+                uses[i] -= 1;
+                let v = if uses[i] == 0 {
+                    vectors[i].take()
+                } else {
+                    vectors[i].clone()
+                };
+                v.ok_or_else(|| Error::Internal(format!("embedding {i} was used up")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((out, stats))
     }
 }
 
@@ -468,5 +483,52 @@ pub fn style_bar(b: &ProgressBar) {
             let _ = write!(w, "{:.1} texts/s", s.per_sec());
         });
         b.set_style(style.progress_chars("=> "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lazy_model_is_read_only_when_a_text_must_be_embedded() {
+        let dir = tempfile::tempdir().unwrap();
+        // A missing file is the model-missing error, as when loading eagerly.
+        assert!(matches!(
+            LazyMiniLm::new(dir.path().to_path_buf()),
+            Err(Error::ModelMissing(_))
+        ));
+        // Files that are there but not a model: opening succeeds (nothing is read) ...
+        for f in crabpath_embed::model::REQUIRED_FILES {
+            std::fs::write(dir.path().join(f), b"not a model").unwrap();
+        }
+        let lazy = LazyMiniLm::new(dir.path().to_path_buf()).unwrap();
+        assert!(!lazy.is_loaded());
+        assert_eq!(lazy.name(), "all-MiniLM-L6-v2");
+        assert_eq!(lazy.dim(), 384);
+        // ... an empty batch still reads nothing ...
+        let cache = tempfile::tempdir().unwrap();
+        let cached = CachedEmbedder::open(lazy, cache.path()).unwrap();
+        assert_eq!(cached.embed_f32(&[]).unwrap(), (Vec::new(), 0));
+        assert!(!cached.inner().is_loaded());
+        // ... and the first miss loads the model, whose error is reported (every time).
+        for _ in 0..2 {
+            let err = cached.embed_f32(&["a text"]).unwrap_err().to_string();
+            assert!(err.contains("config.json"), "{err}");
+        }
+        assert!(!cached.inner().is_loaded());
+    }
+
+    #[test]
+    fn weights_digest_is_the_files_sha256() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("model.safetensors"), b"abc").unwrap();
+        let sha = WeightsSha::start(dir.path());
+        // SHA-256("abc"), FIPS 180-2 appendix B.1.
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(sha.get().unwrap(), abc);
+        assert_eq!(sha.get().unwrap(), abc);
+        let missing = WeightsSha::start(&dir.path().join("absent"));
+        assert!(matches!(missing.get(), Err(Error::Embed(_))));
     }
 }

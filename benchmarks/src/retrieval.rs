@@ -458,6 +458,102 @@ mod tests {
         assert_eq!(bm25_tokens("Héllo, wörld-42"), vec!["héllo", "wörld", "42"]);
     }
 
+    /// The tokeniser's definition in one line (lower-case every character, split on the
+    /// non-alphanumeric ones), against which the fast path of [`for_each_bm25_token`] is
+    /// checked.
+    fn tokens_by_definition(text: &str) -> Vec<String> {
+        let lowered: String = text.chars().flat_map(char::to_lowercase).collect();
+        lowered
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn bm25_tokens_match_their_definition() {
+        // ASCII, Latin-1, a lower-casing that grows (U+0130 → "i" + U+0307), the Kelvin
+        // sign (lower-cases to ASCII "k"), a title-case digraph, CJK, digits, an emoji.
+        for text in [
+            "The Cat-sat, on 42 mats!",
+            "Héllo, wörld-42 ÀÉÎ",
+            "İstanbul İİ x\u{130}y",
+            "\u{212A}elvin and \u{1C5}ungla",
+            "東京 タワー 2024年",
+            "a\u{1F600}b  --  ",
+            "",
+            "   ",
+        ] {
+            assert_eq!(bm25_tokens(text), tokens_by_definition(text), "{text:?}");
+        }
+    }
+
+    /// BM25 scores by the module docs' formula, one document at a time.
+    fn scores_by_definition(docs: &[String], query: &str) -> Vec<f64> {
+        let toks: Vec<Vec<String>> = docs.iter().map(|d| bm25_tokens(d)).collect();
+        let n = docs.len() as f64;
+        let total: f64 = toks.iter().map(|t| t.len() as f64).sum();
+        let avgdl = total / n;
+        let mut terms: Vec<String> = Vec::new();
+        for t in bm25_tokens(query) {
+            if !terms.contains(&t) {
+                terms.push(t);
+            }
+        }
+        toks.iter()
+            .map(|doc| {
+                let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * (doc.len() as f64 / avgdl));
+                let mut s = 0.0;
+                for t in &terms {
+                    let df = toks.iter().filter(|d| d.contains(t)).count() as f64;
+                    let tf = doc.iter().filter(|x| *x == t).count() as f64;
+                    if tf > 0.0 {
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        s += idf * tf * (BM25_K1 + 1.0) / (tf + norm);
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bm25_scores_are_the_formula_bit_for_bit_across_chunks() {
+        // More documents than one tokenising chunk, so that term ids are merged across
+        // chunks; words drawn from a small vocabulary by a fixed recurrence.
+        let words = [
+            "alpha", "beta", "gamma", "delta", "Eps", "zeta", "ÉTA", "theta",
+        ];
+        let mut x: u64 = 12345;
+        let docs: Vec<String> = (0..BM25_CHUNK * 2 + 37)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let len = (x >> 60) as usize;
+                (0..len)
+                    .map(|j| words[((x >> (3 * j + 8)) & 7) as usize])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let b = Bm25::new(&docs);
+        for q in [
+            "alpha",
+            "beta gamma beta",
+            "éta eps",
+            "zeta theta alpha delta",
+            "none",
+        ] {
+            let got: Vec<u64> = b.scores(q).iter().map(|s| s.to_bits()).collect();
+            let want: Vec<u64> = scores_by_definition(&docs, q)
+                .iter()
+                .map(|s| s.to_bits())
+                .collect();
+            assert_eq!(got, want, "{q}");
+        }
+    }
+
     #[test]
     fn reciprocal_rank_fusion_by_hand() {
         // BM25: 7, 3, 5; dense: 3, 9, 7 (k = 60).
