@@ -123,7 +123,7 @@ impl Corpus {
             &pc.nodes,
             queries,
             &pc.edge_ops(false),
-            &pc.edge_ops(true),
+            &pc.label_ops(),
         )
     }
 
@@ -135,23 +135,19 @@ impl Corpus {
             .iter()
             .enumerate()
             .map(|(i, q)| (format!("mh{}", q.index), q.query.clone(), pc.relevant(i)));
-        Corpus::assemble(
-            Dataset::MultihopRag,
-            &pc.nodes,
-            qs,
-            &pc.edge_ops(false),
-            &pc.edge_ops(true),
-        )
+        let (structural, all) = (pc.edge_ops(false), pc.edge_ops(true));
+        let label = all.get(structural.len()..).unwrap_or(&[]);
+        Corpus::assemble(Dataset::MultihopRag, &pc.nodes, qs, &structural, label)
     }
 
-    /// `queries` yields `(qid, text, relevant node ids)`; `all` is `structural` followed by
-    /// the label edges (the reference's `edge_ops(true)`).
+    /// `queries` yields `(qid, text, relevant node ids)`; `structural` followed by `label`
+    /// is the reference's `edge_ops(true)`.
     fn assemble<'a>(
         dataset: Dataset,
         table: &NodeTable,
         queries: impl Iterator<Item = (String, String, &'a [String])>,
         structural: &[EdgeOp],
-        all: &[EdgeOp],
+        label: &[EdgeOp],
     ) -> Result<Corpus> {
         let queries = queries
             .map(|(qid, text, ids)| {
@@ -162,7 +158,6 @@ impl Corpus {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let label = all.get(structural.len()..).unwrap_or(&[]);
         Ok(Corpus {
             dataset,
             nodes: to_nodes(table),

@@ -121,6 +121,7 @@ fn hotpot_fixture_reference_corpus() {
     let paper = c.edge_ops(true);
     assert_eq!(paper.len(), 18);
     assert_eq!(&paper[..14], clean.as_slice());
+    assert_eq!(c.label_ops().as_slice(), &paper[14..]);
     assert_eq!(
         &paper[14..],
         &[

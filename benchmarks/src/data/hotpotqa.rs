@@ -248,9 +248,17 @@ impl PaperCorpus {
             super::push_pairs(&mut ops, ids, CONTEXT_EDGE_WEIGHT);
         }
         if label_edges {
-            for ids in &self.supporting_ids {
-                super::push_pairs(&mut ops, ids, SUPPORT_EDGE_WEIGHT);
-            }
+            ops.extend(self.label_ops());
+        }
+        ops
+    }
+
+    /// The label part of [`PaperCorpus::edge_ops`]`(true)`, which follows `edge_ops(false)`:
+    /// for each question every pair of its supporting ids at 0.5, both directions.
+    pub fn label_ops(&self) -> Vec<EdgeOp> {
+        let mut ops = Vec::new();
+        for ids in &self.supporting_ids {
+            super::push_pairs(&mut ops, ids, SUPPORT_EDGE_WEIGHT);
         }
         ops
     }
