@@ -22,7 +22,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget};
 
 use crate::build::{build_graph, Corpus};
 use crate::catalog::{self, Dataset, KnownFile};
-use crate::data::json::GZIP_MAGIC;
+use crate::data::json::{sha256_of_reader, GZIP_MAGIC};
 use crate::data::locate::{resolve_input, DataDir};
 use crate::data::{hotpotqa, multihop};
 use crate::dense::{DenseIndex, DenseSearch, Hits};
@@ -86,23 +86,16 @@ pub(crate) fn sha256_of_file(path: &Path) -> Result<String> {
 /// [`crate::data::json::sha256_of_content`]), from one read of the file.
 fn file_and_content_sha256(path: &Path) -> Result<(String, String)> {
     use sha2::{Digest, Sha256};
-    use std::io::Read;
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let file_sha = hex::encode(Sha256::digest(&bytes));
     if !bytes.starts_with(&GZIP_MAGIC) {
         return Ok((file_sha.clone(), file_sha));
     }
-    let mut r = flate2::read::MultiGzDecoder::new(bytes.as_slice());
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = r.read(&mut buf).map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok((file_sha, hex::encode(h.finalize())))
+    let content_sha = sha256_of_reader(
+        path,
+        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
+    )?;
+    Ok((file_sha, content_sha))
 }
 
 /// Finds, checks and loads the rows `a` selects.

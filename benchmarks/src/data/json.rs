@@ -48,8 +48,12 @@ pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>> {
 /// SHA-256 (lower-case hex) of the *decompressed* content of `path` (plain files are hashed as
 /// they are). This is the convention of `SHA256SUMS` in the data directory.
 pub fn sha256_of_content(path: &Path) -> Result<String> {
+    sha256_of_reader(path, &mut open_maybe_gz(path)?)
+}
+
+/// SHA-256 (lower-case hex) of everything `r` yields; `path` names the file in errors.
+pub fn sha256_of_reader(path: &Path, r: &mut dyn Read) -> Result<String> {
     use sha2::{Digest, Sha256};
-    let mut r = open_maybe_gz(path)?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
