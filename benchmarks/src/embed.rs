@@ -9,8 +9,8 @@
 //!   [`crabpath_embed::CachedEmbedder`] (keyed by model id and the SHA-256 of each text; vectors
 //!   stored as f32). The model directory is `--model-dir`, else `$CRABPATH_MODEL_DIR`, else
 //!   `datasets/models/all-MiniLM-L6-v2` under the workspace root
-//!   ([`crabpath_embed::resolve_model_dir`]); when it lacks a file the run stops before reading
-//!   any data, with one line naming the file and the `bench fetch-model` command (exit 2).
+//!   ([`crabpath_embed::resolve_model_dir`]); when it lacks a file the run stops with one line
+//!   naming the file and the `bench fetch-model` command (exit 2), even if the data fails too.
 //!
 //! Behind the cache the model is loaded only when a text misses ([`LazyMiniLm`]): a warm
 //! run never parses the 90 MB of weights. The weights' SHA-256, which every report records,
