@@ -91,9 +91,15 @@ pub fn learning_curves(doc: &Doc, stem: &str) -> Result<Figure> {
         .unwrap_or_default();
     let metrics = headline(doc, first_keys.into_iter());
     let mut panels = Vec::new();
-    for metric in &metrics {
+    for (k, metric) in metrics.iter().enumerate() {
         let mut c = LineChart::new(metric, "queries seen", "cumulative mean", "query", metric);
-        c.legend = Legend::LowerRight;
+        // Every panel has the same methods in the same colours: one legend (in the first
+        // panel) names them, and the other panels' curves stay uncovered.
+        c.legend = if k == 0 {
+            Legend::LowerRight
+        } else {
+            Legend::None
+        };
         for (i, (method, pts)) in curves.iter().enumerate() {
             let p: Vec<(f64, f64)> = pts
                 .iter()
