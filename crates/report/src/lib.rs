@@ -24,7 +24,8 @@
 //! `.svgz`) per figure; `csv/` holds every figure's series
 //! and every table as CSV (a corrected-profile series identical to the paper profile's is
 //! stored once, under `csv/paper/`). The Markdown tables go to `<results>/sims/TABLES.md` (the
-//! bench runs' paired tests to `<results>/bench/PAIRED.md`), and
+//! bench runs' paired tests to `<results>/bench/PAIRED.md`, their held-out and router tables
+//! to `<results>/bench/HELDOUT.md`), and
 //! the generated blocks of `REPRODUCE.md` are refreshed in place.
 //!
 //! Absent inputs are never an error: the figure or table cell is skipped and a note
@@ -64,6 +65,11 @@ impl Paths {
         self.results.join("sims").join("TABLES.md")
     }
 
+    /// The held-out and router tables of the bench runs: `<results>/bench/HELDOUT.md`.
+    pub fn heldout_md(&self) -> PathBuf {
+        self.results.join("bench").join("HELDOUT.md")
+    }
+
     /// The bench runs' paired-test tables: `<results>/bench/PAIRED.md`.
     pub fn paired_md(&self) -> PathBuf {
         self.results.join("bench").join("PAIRED.md")
@@ -99,6 +105,9 @@ pub fn render_tables(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>> 
     out.push(reproduce::render(&paths.reproduce, &built, &results)?);
     if let Some(text) = tables::paired::markdown(&results) {
         out.push(Artifact::new(paths.paired_md(), text));
+    }
+    if let Some(text) = tables::heldout::markdown(&results) {
+        out.push(Artifact::new(paths.heldout_md(), text));
     }
     Ok(out)
 }

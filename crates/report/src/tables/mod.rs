@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod claims;
+pub mod heldout;
 pub mod paired;
 pub mod repo;
 
