@@ -22,13 +22,14 @@ use crate::plot::{
     Series,
 };
 
-/// The metric drawn.
-const METRIC: &str = "recall_at_10";
-/// The static baselines (the best of them is the guide of the curves).
-const BASELINES: [&str; 3] = ["embedding_topk", "bm25_topk", "rrf_topk"];
+/// The metric drawn (and tabled, `tables::heldout`).
+pub(crate) const METRIC: &str = "recall_at_10";
+/// The static baselines (the best of them is the guide of the curves; the learned methods
+/// are held against them in `tables::heldout`).
+pub(crate) const BASELINES: [&str; 3] = ["embedding_topk", "bm25_topk", "rrf_topk"];
 
 /// A method name as a JSON-pointer segment (`~` → `~0`, `/` → `~1`).
-fn escape(m: &str) -> String {
+pub(crate) fn escape(m: &str) -> String {
     m.replace('~', "~0").replace('/', "~1")
 }
 

@@ -17,11 +17,7 @@ use serde_json::Value;
 use super::md;
 use super::paired::marks;
 use crate::data::{num, Doc, Results};
-
-/// The metric every table reports.
-const METRIC: &str = "recall_at_10";
-/// The static baselines a learned traversal is held against.
-const BASELINES: [&str; 3] = ["bm25_topk", "embedding_topk", "rrf_topk"];
+use crate::figures::heldout::{escape, BASELINES, METRIC};
 
 /// `crabpath_learning@edge` → `heur@edge`, `crabpath_pg_learning@…` → `pg@…`.
 fn short(m: &str) -> String {
@@ -104,7 +100,10 @@ fn pooled(d: &Doc, a: &str, b: &str) -> Option<Diff> {
 
 /// Mean and 95 % interval over the splits of `m`'s metric.
 fn over_splits(d: &Doc, m: &str) -> Option<(f64, f64, f64)> {
-    let v = d.opt(&format!("/method_intervals_over_splits/{m}/{METRIC}"))?;
+    let v = d.opt(&format!(
+        "/method_intervals_over_splits/{}/{METRIC}",
+        escape(m)
+    ))?;
     let g = |k: &str| v.get(k).and_then(num);
     Some((g("mean")?, g("ci95_low")?, g("ci95_high")?))
 }
@@ -231,7 +230,7 @@ fn repeat(results: &Results, out: &mut String) {
         let bb = best(BASELINES.into_iter(), |m| mean(d, m));
         for m in learned(d) {
             let cold = cold_of(&m);
-            let r = d.opt(&format!("/repeat/{m}"));
+            let r = d.opt(&format!("/repeat/{}", escape(&m)));
             let first = r
                 .and_then(|r| r.pointer(&format!("/first_ask/{METRIC}")))
                 .and_then(num);
