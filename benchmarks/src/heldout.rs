@@ -50,7 +50,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use indicatif::MultiProgress;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -418,7 +418,7 @@ pub fn run(
     let mut results: Vec<Option<MethodResult>> = vec![None; methods.len()];
     for (i, m) in methods.iter().enumerate().filter(|(_, m)| !m.learns()) {
         let t = Instant::now();
-        let bar = bar(progress, tested.len(), m.name);
+        let bar = crate::methods::bar(progress, tested.len(), m.name, 26);
         let lists = static_lists(m, stage, &tested, &bar)?;
         bar.finish_and_clear();
         let rows: Vec<Vec<f64>> = tested
@@ -454,7 +454,7 @@ pub fn run(
         .flat_map(|(i, rule)| (0..splits.len()).map(move |s| (i, rule, s)))
         .collect();
     let t = Instant::now();
-    let bar = bar(progress, jobs.len(), "learning splits");
+    let bar = crate::methods::bar(progress, jobs.len(), "learning splits", 26);
     let repeat = h.kind == HeldoutKind::Repeat;
     let done: Vec<SplitRun> = jobs
         .par_iter()
@@ -515,17 +515,6 @@ pub fn run(
         tested,
         results,
     })
-}
-
-fn bar(progress: &MultiProgress, len: usize, msg: &str) -> ProgressBar {
-    let b = progress.add(ProgressBar::new(len as u64));
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg:>26} [{bar:30}] {pos}/{len} {elapsed_precise}")
-    {
-        b.set_style(style.progress_chars("=> "));
-    }
-    b.set_message(msg.to_string());
-    b
 }
 
 /// Quantile `p` of the standard normal (Acklam's rational approximation refined by one

@@ -532,7 +532,7 @@ pub fn run_methods(
     let scored = stage.scored();
     let mut out: Vec<Option<MethodRun>> = vec![None; methods.len()];
     for (i, m) in methods.iter().enumerate().filter(|(_, m)| !m.learns()) {
-        let bar = bar(progress, scored.len(), m.name);
+        let bar = bar(progress, scored.len(), m.name, 22);
         let t = Instant::now();
         let lists = match m.ranking {
             Ranking::Dense => dense(stage, &scored),
@@ -554,7 +554,7 @@ pub fn run_methods(
             Ranking::Traversal {
                 learning: Some(rule),
                 ..
-            } => Some((i, *m, rule, bar(progress, stage.steps.len(), m.name))),
+            } => Some((i, *m, rule, bar(progress, stage.steps.len(), m.name, 22))),
             _ => None,
         })
         .collect();
@@ -600,11 +600,18 @@ fn timed(method: &'static Method, lists: Lists, t: Instant) -> MethodRun {
     }
 }
 
-fn bar(progress: &MultiProgress, len: usize, msg: &str) -> ProgressBar {
+/// A progress bar of `len` steps added to `progress`, labelled `msg` right-aligned in
+/// `msg_width` columns (each caller's widest label, so that its bars line up): the one
+/// bar style of the method runners (`methods`, `heldout`, `repo::run`).
+pub(crate) fn bar(
+    progress: &MultiProgress,
+    len: usize,
+    msg: &str,
+    msg_width: usize,
+) -> ProgressBar {
     let b = progress.add(ProgressBar::new(len as u64));
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg:>22} [{bar:30}] {pos}/{len} {elapsed_precise}")
-    {
+    let template = format!("{{msg:>{msg_width}}} [{{bar:30}}] {{pos}}/{{len}} {{elapsed_precise}}");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
         b.set_style(style.progress_chars("=> "));
     }
     b.set_message(msg.to_string());

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crabpath::{Graph, LearningConfig, NodeId, PgArgs, Profile, TraversalConfig};
 use indexmap::IndexMap;
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget};
 use serde_json::{json, Value};
 
 use super::clean;
@@ -269,17 +269,6 @@ enum Rankings {
     HeldOut(HeldOut),
 }
 
-fn bar(mp: &MultiProgress, len: usize, msg: &str) -> ProgressBar {
-    let b = mp.add(ProgressBar::new(len as u64));
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg:>24} [{bar:30}] {pos}/{len} {elapsed_precise}")
-    {
-        b.set_style(style.progress_chars("=> "));
-    }
-    b.set_message(msg.to_string());
-    b
-}
-
 /// Runs a plan: prints the preamble, the table and the `Saved:` line through `print`,
 /// writes the report atomically, and returns both.
 pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
@@ -340,7 +329,7 @@ pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
         Some(opts) => {
             let t = Instant::now();
             let e = TextEmbedder::open(EmbedderArg::Minilm, opts)?;
-            let b = bar(&mp, corpus.len(), "embedding (MiniLM)");
+            let b = crate::methods::bar(&mp, corpus.len(), "embedding (MiniLM)", 24);
             let ix = EmbeddingIndex::build(&corpus, e, t, &b)?;
             b.finish_and_clear();
             let texts: Vec<&str> = rows.iter().map(|r| r.query.as_str()).collect();
@@ -361,13 +350,13 @@ pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
     for m in &methods {
         let r = match &plan.heldout {
             Some(spec) if m.learns() => {
-                let b = bar(&mp, 1, m.name);
+                let b = crate::methods::bar(&mp, 1, m.name, 24);
                 let h = engines.heldout(m, rows, spec, plan.outcome)?;
                 b.finish_and_clear();
                 Rankings::HeldOut(h)
             }
             _ => {
-                let b = bar(&mp, rows.len(), m.name);
+                let b = crate::methods::bar(&mp, rows.len(), m.name, 24);
                 let (run, graph) = engines.online(m, rows, plan.outcome, &b)?;
                 b.finish_and_clear();
                 if m.name == GRAPH_METHOD {
