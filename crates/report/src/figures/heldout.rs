@@ -93,16 +93,7 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
     };
     let xs = arr(doc.opt("/learning_curves/checkpoints_percent_of_train"));
     let intervals = doc.obj("/method_intervals_over_splits")?;
-    let mean_of = |m: &str| {
-        intervals
-            .get(m)
-            .and_then(|v| v.pointer(&format!("/{METRIC}/mean")))
-            .and_then(num)
-    };
-    let best = BASELINES
-        .iter()
-        .filter_map(|b| Some((*b, mean_of(b)?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let best = crate::tables::heldout::best_baseline_over_splits(doc);
 
     let mut curves = LineChart::new(
         &format!("{METRIC} on the test queries while learning"),
