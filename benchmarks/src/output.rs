@@ -542,15 +542,16 @@ pub(crate) fn git(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Writes `bytes` to `path` with the core's atomic write (temporary file, fsync, rename),
-/// creating the directory first.
+/// Writes `bytes` to `path` with the workspace's atomic write
+/// (`pyformat::io::write_atomic`: temporary file, fsync, rename), creating the directory
+/// first.
 pub fn save(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    crabpath::io::write_atomic(path, bytes).map_err(|e| match e {
-        crabpath::Error::Io { path, source } => Error::Io { path, source },
-        other => Error::core(format!("writing {}", path.display()), other),
+    pyformat::io::write_atomic(path, bytes).map_err(|e| match e {
+        pyformat::Error::Io { path, source } => Error::Io { path, source },
+        other => Error::Internal(format!("writing {}: {other}", path.display())),
     })
 }
 

@@ -12,7 +12,7 @@
 //!   figures, the reference's verdict (read by `sims claims` and the `report` crate).
 //! * [`claims`] — verdicts exactly as reference `sims/run_all.py`.
 //! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte (the core's
-//!   [`crabpath::pyjson`], re-exported).
+//!   [`pyformat::pyjson`], re-exported).
 //! * [`reference`] — where the reference program's result files are (tests).
 //! * [`compare`] — path-reporting JSON comparison (exact, timing fields tolerated).
 //! * [`predicate`] — the corrected profile's machine-checked claim shape.
@@ -31,7 +31,7 @@ pub mod claims;
 pub mod compare;
 pub mod paper;
 pub mod predicate;
-pub use crabpath::pyjson;
+pub use pyformat::pyjson;
 pub mod reference;
 pub mod runner;
 pub mod scaling;

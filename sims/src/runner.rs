@@ -240,14 +240,14 @@ pub fn output_path(dir: &Path, profile: Profile, name: &str) -> PathBuf {
     dir.join(profile.as_str()).join(format!("{name}.json"))
 }
 
-/// Writes `text` to `path` with the core's atomic write ([`crabpath::io::write_atomic`]:
+/// Writes `text` to `path` with the workspace's atomic write ([`pyformat::io::write_atomic`]:
 /// temporary file in the same directory, fsync, rename, fsync of the directory),
 /// creating the directory first if needed.
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crabpath::io::write_atomic(path, text.as_bytes())
+    pyformat::io::write_atomic(path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))
 }
 

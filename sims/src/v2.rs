@@ -24,12 +24,12 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use crabpath::pyjson::py_float_repr;
 use crabpath_v2::data::load_experiment;
 pub use crabpath_v2::data::EXPERIMENTS;
 use crabpath_v2::experiments::{self, MyopicOptions};
 use crabpath_v2::runner::CompareOptions;
 use crabpath_v2::EngineConfig;
+use pyformat::pyjson::py_float_repr;
 use serde_json::Value;
 
 use crate::paper::{Kind, Paper, Row, Source, Table};
@@ -171,7 +171,7 @@ pub fn write(dir: &Path, rel: &Path, doc: &Value) -> Result<PathBuf> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
-    crabpath::io::write_atomic(&path, &bytes)
+    pyformat::io::write_atomic(&path, &bytes)
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
 }

@@ -4,9 +4,9 @@
 //! searched in.
 //!
 //! * [`Corpus::split`] walks the workspace with the profile's rules
-//!   ([`crabpath::workspace::walk`]), leaves out the files the protocol excludes (by
+//!   ([`crabpath_brain::workspace::walk`]), leaves out the files the protocol excludes (by
 //!   their exact relative path, e.g. the benchmark's own queries file) and builds the
-//!   graph from the rest ([`crabpath::bootstrap::split_walk`]). Node ids depend only on a
+//!   graph from the rest ([`crabpath_brain::bootstrap::split_walk`]). Node ids depend only on a
 //!   file's own path and chunks, so the remaining nodes are exactly those of the full
 //!   split.
 //! * A node's file is its `file` metadata when that is a string (reference
@@ -19,9 +19,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crabpath::bootstrap::split_walk;
-use crabpath::workspace::{self, SplitOptions};
 use crabpath::{Graph, NodeId, Profile};
+use crabpath_brain::bootstrap::split_walk;
+use crabpath_brain::workspace::{self, SplitOptions};
 use indicatif::ProgressBar;
 
 use super::error::{internal, RepoError, Result};
@@ -107,7 +107,7 @@ impl Corpus {
         let t = Instant::now();
         let mut opts = SplitOptions::new(profile);
         opts.exclude = patterns.to_vec();
-        let mut walk = workspace::walk(&root, &opts).map_err(|e| RepoError::Split(e.into()))?;
+        let mut walk = workspace::walk(&root, &opts).map_err(RepoError::Split)?;
         let mut excluded = Vec::new();
         walk.files
             .retain(|c| match exclude.iter().find(|x| x.rel == c.rel) {

@@ -46,7 +46,7 @@ pub enum RepoError {
 
     /// The workspace could not be split (missing directory, unreadable file, ...).
     #[error("splitting the workspace: {0}")]
-    Split(#[source] crabpath::Error),
+    Split(#[source] crabpath_brain::Error),
 
     /// `--expect-tree` did not match the workspace's content.
     #[error(

@@ -131,7 +131,7 @@ pub fn checkpoint_key(p: usize, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crabpath::pyjson::PyValue;
+    use pyformat::pyjson::PyValue;
 
     fn row(rel: &[&str], count: usize) -> QueryRow {
         QueryRow {

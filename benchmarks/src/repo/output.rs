@@ -2,7 +2,7 @@
 //! (reference `benchmarks/run_benchmark.py::main` and `_print_table`, commit 134c676).
 //!
 //! The JSON has the reference's keys in its order, written like Python's
-//! `json.dumps(indent=2)` ([`crabpath::pyjson`], no trailing newline). Timing fields
+//! `json.dumps(indent=2)` ([`pyformat::pyjson`], no trailing newline). Timing fields
 //! (`generated_at`, `init_timing_ms.*`, `methods.*.latency_ms.*`,
 //! `methods.*.per_query[*].latency_ms`) are ours; `environment.python` is `null` (no
 //! Python ran) and `environment.platform` names our OS and architecture. Protocols
@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crabpath::pyjson::{self, PyValue, Style};
+use pyformat::pyjson::{self, PyValue, Style};
 
 use super::error::{internal, Result};
 

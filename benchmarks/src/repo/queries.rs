@@ -4,7 +4,7 @@
 //! * The path is kept as given, normalised as Python's `pathlib` does ([`normalise`]:
 //!   `./a//b/` → `a/b`); it is what the report's `query_source` shows.
 //! * The file is read as UTF-8 text with universal newlines and parsed with Python's
-//!   `json.loads` rules ([`crabpath::pyjson::loads`]); the top level must be an array.
+//!   `json.loads` rules ([`pyformat::pyjson::loads`]); the top level must be an array.
 //! * Each row must be an object. `query` = Python `str()` of its `query` value: missing →
 //!   `""`, `null` → `"None"` (then searched as the word "none"), `true` → `"True"`,
 //!   `1e16` → `"1e+16"`, a list or object → its Python `repr`.
@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use crabpath::pyjson::{self, PyValue};
+use pyformat::pyjson::{self, PyValue};
 
 use super::error::{RepoError, Result};
 
@@ -130,7 +130,7 @@ fn describe(v: &PyValue) -> &'static str {
 /// Parses the rows of a queries file's text (see the module docs); `source` names the
 /// file in errors.
 pub fn parse(source: &str, text: &str) -> Result<Vec<QueryRow>> {
-    let text = crabpath::pystr::universal_newlines(text);
+    let text = pyformat::pystr::universal_newlines(text);
     let doc = pyjson::loads(&text).map_err(|e| RepoError::QueriesUnreadable {
         path: source.to_string(),
         message: e.to_string(),
@@ -155,7 +155,7 @@ pub fn parse(source: &str, text: &str) -> Result<Vec<QueryRow>> {
         };
         let query = obj
             .get("query")
-            .map_or_else(String::new, crabpath::pyrepr::py_str);
+            .map_or_else(String::new, pyformat::pyrepr::py_str);
         let relevant = match obj.swap_remove("relevant") {
             Some(PyValue::List(l)) => l,
             _ => Vec::new(),

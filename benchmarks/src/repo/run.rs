@@ -285,8 +285,8 @@ pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
         .unwrap_or_else(|| root.display().to_string());
     say(&preamble_head(&shown), &mut stdout);
     if !root.exists() {
-        return Err(RepoError::Split(crabpath::Error::from(
-            crabpath::workspace::WorkspaceError::NotFound(root),
+        return Err(RepoError::Split(crabpath_brain::Error::WorkspaceNotFound(
+            root,
         )));
     }
     if let Some((expected, commit)) = &plan.expect_tree {
@@ -388,7 +388,7 @@ pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
             source: e,
         })?;
     }
-    crabpath::write_atomic(&plan.out, text.as_bytes()).map_err(internal)?;
+    pyformat::write_atomic(&plan.out, text.as_bytes()).map_err(internal)?;
     say(&format!("Saved: {}\n", plan.out.display()), &mut stdout);
     if let Some(path) = &plan.graph_out {
         let doc = graph_json(&shown, &corpus, learned.as_ref(), rows.len());
@@ -587,9 +587,9 @@ fn assemble(
     }
     let mut report = Report {
         generated_at: if plan.no_timings {
-            crabpath::pytime::isoformat_utc(0, 0)
+            pyformat::pytime::isoformat_utc(0, 0)
         } else {
-            crabpath::pytime::now_isoformat_utc()
+            pyformat::pytime::now_isoformat_utc()
         },
         workspace: shown.to_string(),
         query_source: source.to_string(),
@@ -718,5 +718,5 @@ fn write_json_maybe_gz(path: &Path, doc: &Value) -> Result<()> {
     } else {
         text.into_bytes()
     };
-    crabpath::write_atomic(path, &bytes).map_err(internal)
+    pyformat::write_atomic(path, &bytes).map_err(internal)
 }

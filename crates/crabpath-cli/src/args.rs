@@ -58,7 +58,7 @@ pub fn py_int(s: &str) -> Result<i64, String> {
 
 /// Python `float()` of a command-line value (`nan`, `inf`, `1e3`, `1_000.5`).
 pub fn py_float(s: &str) -> Result<f64, String> {
-    crabpath::pystr::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
+    pyformat::pystr::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
 }
 
 /// Embedders: `hash` is the reference's deterministic hash-v1 (1024 dimensions, no

@@ -6,12 +6,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use crabpath::brain::{read_graph, read_index, EmbedderInfo};
 use crabpath::embed::Embedder;
 use crabpath::graph::Metadata;
-use crabpath::lock::StateLock;
-use crabpath::workspace::expanduser;
 use crabpath::{Graph, HashEmbedder, Profile, State, VectorIndex};
+use crabpath_brain::lock::StateLock;
+use crabpath_brain::reffiles::{read_graph, read_index, EmbedderInfo};
+use crabpath_brain::workspace::expanduser;
 
 use crate::args::{EmbedderChoice, LlmChoice, Source};
 use crate::error::{reference, CliError, CliResult};
@@ -74,7 +74,7 @@ impl Ctx {
     /// The journal of a command (reference `_resolve_journal_path`): beside the
     /// state, else beside (or inside) the graph, else `~/.crabpath/journal.jsonl`.
     pub fn journal(&self, state: Option<&str>, graph: Option<&str>) -> PathBuf {
-        crabpath::journal::journal_path(state.map(Path::new), graph.map(Path::new))
+        crabpath_brain::journal::journal_path(state.map(Path::new), graph.map(Path::new))
     }
 
     /// The generic loader (`--state` wins over `--graph`; `--index` only with
@@ -140,9 +140,9 @@ impl Ctx {
     /// Saves a state (reference `store.py::save_state` with the loaded meta), keeping
     /// the previous file as `<state>.bak`.
     pub fn save(&self, path: &Path, state: &State) -> CliResult<()> {
-        let rendered = crabpath::state::render_state(path, state, None, None, None)?;
-        crabpath::io::keep_backup(path)?;
-        crabpath::io::write_atomic(path, rendered.text.as_bytes())?;
+        let rendered = crabpath_brain::statefile::render_state(path, state, None, None, None)?;
+        pyformat::io::keep_backup(path)?;
+        pyformat::io::write_atomic(path, rendered.text.as_bytes())?;
         crate::sidecar::refresh(path, &rendered, &state.index);
         Ok(())
     }
@@ -168,7 +168,7 @@ pub fn load_state_file(path: &Path) -> CliResult<State> {
     if let Some(st) = crate::sidecar::load(path) {
         return Ok(st);
     }
-    crabpath::load_state(path).map_err(|e| CliError::Other(e.into()))
+    crabpath_brain::statefile::load_state(path).map_err(|e| CliError::Other(e.into()))
 }
 
 /// Which embedder a command uses.

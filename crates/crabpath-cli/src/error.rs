@@ -7,8 +7,6 @@
 //!
 //! Usage errors are clap's (usage on stderr, exit 2).
 
-use crabpath::command::CommandError;
-
 /// A failed command.
 #[derive(Debug)]
 pub enum CliError {
@@ -31,18 +29,24 @@ impl CliError {
     }
 }
 
-impl From<CommandError> for CliError {
-    fn from(e: CommandError) -> Self {
+impl From<crabpath_brain::Error> for CliError {
+    fn from(e: crabpath_brain::Error) -> Self {
         match e {
-            CommandError::Reference(m) => CliError::Reference(m),
-            CommandError::Exception(x) => CliError::Reference(x.to_string()),
-            CommandError::Core(c) => CliError::Other(c.into()),
+            crabpath_brain::Error::Reference(m) => CliError::Reference(m),
+            x @ crabpath_brain::Error::Exception { .. } => CliError::Reference(x.to_string()),
+            c => CliError::Other(c.into()),
         }
     }
 }
 
 impl From<crabpath::Error> for CliError {
     fn from(e: crabpath::Error) -> Self {
+        CliError::Other(e.into())
+    }
+}
+
+impl From<pyformat::Error> for CliError {
+    fn from(e: pyformat::Error) -> Self {
         CliError::Other(e.into())
     }
 }

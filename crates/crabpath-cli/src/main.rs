@@ -9,8 +9,8 @@
 //!   statuses, quirks included;
 //! * `corrected` (default) — the same program with the bugs a user would hit fixed.
 //!   Each fix, with its before and after, is listed in the core modules it lives in
-//!   (`crabpath::command::*`, `crabpath::workspace`, `crabpath::chunk`,
-//!   `crabpath::session`, `crabpath::journal`, `crabpath::profile`) and in the table
+//!   (`crabpath_brain::command::*`, `crabpath_brain::workspace`, `crabpath_brain::chunk`,
+//!   `crabpath_brain::session`, `crabpath_brain::journal`, `crabpath::profile`) and in the table
 //!   below; `tests/corrected.rs` checks each one.
 //!
 //! | fix | reference (paper) | corrected |
@@ -29,10 +29,10 @@
 //! | `doctor` | healthy state scores 8/9; bare-graph state fails | 9/9; bare graphs counted; each failure says what to do |
 //!
 //! Safety (both profiles): atomic saves with one `.bak`, an advisory lock around every
-//! read-modify-write (`crabpath::lock`), one-line errors naming the file.
+//! read-modify-write (`crabpath_brain::lock`), one-line errors naming the file.
 //!
 //! Speed (not in the reference): every save also writes `<state>.idx`, the index as
-//! binary numbers (`crabpath::sidecar`), so the next load skips parsing the vectors;
+//! binary numbers (`crabpath_brain::sidecar`), so the next load skips parsing the vectors;
 //! it is ignored as soon as `state.json` is not the file it was made for, and
 //! `state.json` stays the interchange format. The daemon answers hash-v1 queries
 //! through posting lists (`crabpath::postings`), with the same results.

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use crabpath::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use crabpath::{Graph, TraversalResult};
+use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use serde::Serialize;
 
 /// Prints one line on stdout (a closed pipe is not an error).

@@ -7,7 +7,8 @@ mod common;
 
 use std::path::Path;
 
-use crabpath::{load_state, State};
+use crabpath::State;
+use crabpath_brain::statefile::load_state;
 
 /// A brain of the fixture workspace in `dir/<out>` (as `init` makes it in `profile`).
 fn init(dir: &Path, profile: &str, out: &str) {

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crabpath::load_state;
+use crabpath_brain::statefile::load_state;
 
 fn brain(dir: &Path) {
     common::copy_tree(&common::fixtures().join("workspace"), &dir.join("ws"));

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crabpath::load_state;
+use crabpath_brain::statefile::load_state;
 
 /// A workspace of one Markdown file with `n` sections (n + 1 nodes) of `body` lines.
 fn workspace(dir: &Path, n: usize, body: usize) -> PathBuf {
@@ -181,7 +181,7 @@ fn kill_9_during_a_save_leaves_a_loadable_state() {
             });
         }
         // the previous version is kept beside it
-        assert!(load_state(crabpath::io::backup_path(&state)).is_ok());
+        assert!(load_state(pyformat::io::backup_path(&state)).is_ok());
     }
     // at least one kill landed before the rename: the state stayed the old one
     assert!(
@@ -480,7 +480,7 @@ fn readers_do_not_wait_for_writers() {
     let dir = tempfile::tempdir().unwrap();
     let state = init(dir.path(), 3, 1);
     // another process holds the write lock
-    let _held = crabpath::lock::StateLock::acquire(&state, |_| {}).unwrap();
+    let _held = crabpath_brain::lock::StateLock::acquire(&state, |_| {}).unwrap();
     let t = Instant::now();
     let (rc, out, err) = common::run_text(
         dir.path(),

@@ -64,7 +64,7 @@ fn main() -> anyhow::Result<()> {
     }
     if let Some(out) = args.first() {
         let text = serde_json::to_string_pretty(&study.to_json())? + "\n";
-        crabpath::io::write_atomic(out, text.as_bytes())?;
+        pyformat::io::write_atomic(out, text.as_bytes())?;
         eprintln!("wrote {out}");
     }
     Ok(())

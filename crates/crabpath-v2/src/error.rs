@@ -58,9 +58,9 @@ pub enum Error {
     /// A configuration or argument out of its domain (e.g. zero seeds, NaN weight).
     #[error("invalid input: {0}")]
     Invalid(String),
-    /// The core's atomic writer failed.
+    /// The atomic writer (`pyformat::io::write_atomic`) failed.
     #[error(transparent)]
-    Core(#[from] crabpath::Error),
+    Write(#[from] pyformat::Error),
 }
 
 /// Result alias of this crate.

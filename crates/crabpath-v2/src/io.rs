@@ -218,13 +218,13 @@ pub fn graph_to_value(g: &Graph) -> Value {
     Value::Object(root)
 }
 
-/// Writes the graph atomically (the core's `crabpath::io::write_atomic`) as
+/// Writes the graph atomically (`pyformat::io::write_atomic`) as
 /// pretty-printed JSON in the shape of [`graph_to_value`].
 pub fn save_graph(g: &Graph, path: impl AsRef<Path>) -> Result<()> {
     let mut text = serde_json::to_string_pretty(&graph_to_value(g))
         .map_err(|e| Error::Invalid(format!("graph is not serialisable: {e}")))?;
     text.push('\n');
-    crabpath::io::write_atomic(path, text.as_bytes())?;
+    pyformat::io::write_atomic(path, text.as_bytes())?;
     Ok(())
 }
 

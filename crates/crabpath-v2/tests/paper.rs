@@ -88,7 +88,7 @@ fn runner_json_is_byte_identical_to_the_reference_files() {
     for (name, rel) in files {
         let exp = experiment(name);
         let run = compare(&exp.graph, name, &exp.scenarios, &CompareOptions::default());
-        let ours = crabpath::pyjson::to_string(&run.result.to_json());
+        let ours = pyformat::pyjson::to_string(&run.result.to_json());
         assert!(
             ours == reference_text(rel),
             "{name}: bytes differ from {rel}"
@@ -106,7 +106,7 @@ fn runner_json_is_byte_identical_to_the_reference_files() {
             &mut process,
         );
         let rel = format!("73444b2/run_all/{name}.json");
-        let ours = crabpath::pyjson::to_string(&run.result.to_json());
+        let ours = pyformat::pyjson::to_string(&run.result.to_json());
         assert!(
             ours == reference_text(&rel),
             "{name}: bytes differ from {rel}"

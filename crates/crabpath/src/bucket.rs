@@ -12,7 +12,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::graph::{Edge, NodeId};
+use crate::edge::Edge;
+use crate::node::NodeId;
 
 /// Largest bucket searched linearly; larger ones keep a hash index.
 pub const LINEAR_MAX: usize = 16;

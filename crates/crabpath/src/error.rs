@@ -1,9 +1,9 @@
-//! Typed errors of the core library. Binaries wrap them with `anyhow`.
-
-use std::path::PathBuf;
+//! The one error type of the core library (binaries wrap it with `anyhow`). This module
+//! imports nothing from the rest of the crate.
 
 /// Every failure the core can report. No function of this crate panics on bad input
-/// (unknown ids, NaN weights, corrupt state files); it returns one of these instead.
+/// (unknown ids, NaN weights, vectors of the wrong dimension); it returns one of these
+/// instead.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A node id that the graph does not contain.
@@ -32,44 +32,6 @@ pub enum Error {
     /// `crabpath/maintain.py::connect_learning_nodes`, `crabpath/inject.py`).
     #[error("missing vector: {0}")]
     MissingVector(String),
-    /// A state or graph file that is not valid JSON or not of the expected shape.
-    #[error("{path}: {message}")]
-    Format {
-        /// File that was being read.
-        path: PathBuf,
-        /// What was wrong, including the JSON location where known.
-        message: String,
-    },
-    /// An I/O failure, with the path it concerned.
-    #[error("{path}: {source}")]
-    Io {
-        /// File or directory concerned.
-        path: PathBuf,
-        /// Underlying error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A state built with one embedder opened with another ([`crate::brain::EmbedderInfo`]).
-    #[error("the state was built with {state}, not {requested}: re-run init with this embedder, or use the state's")]
-    EmbedderMismatch {
-        /// The embedder recorded in the state.
-        state: crate::brain::EmbedderInfo,
-        /// The embedder asked for.
-        requested: crate::brain::EmbedderInfo,
-    },
-    /// Walking, reading or chunking a workspace ([`crate::workspace`], [`crate::bootstrap`]).
-    #[error(transparent)]
-    Workspace(#[from] crate::workspace::WorkspaceError),
-    /// Reading session logs ([`crate::session`]).
-    #[error(transparent)]
-    Session(#[from] crate::session::SessionError),
-    /// Reading or appending to a journal ([`crate::journal`]).
-    #[error(transparent)]
-    Journal(#[from] crate::journal::JournalError),
-    /// A value that cannot be written as JSON (e.g. a map key that is not a string or
-    /// number).
-    #[error("cannot serialize: {0}")]
-    Serialize(String),
     /// An embedder failed (tokenizer, model).
     #[error("embedder `{name}` failed: {message}")]
     Embed {

@@ -12,7 +12,6 @@
 use rustc_hash::FxHashMap;
 
 use crate::graph::{Graph, NodeId};
-use crate::pyjson::{PyDict, PyInt, PyValue};
 use crate::traverse::{Step, TraversalConfig, TraversalResult};
 
 /// Why one node fired.
@@ -194,72 +193,7 @@ fn seed_block(result: &TraversalResult, seeds: &FxHashMap<NodeId, f64>) -> Vec<N
         .collect()
 }
 
-fn step_dict(graph: &Graph, s: &Step) -> PyValue {
-    let mut d = PyDict::new();
-    d.insert("from".into(), PyValue::Str(graph.name(s.from).into()));
-    d.insert("to".into(), PyValue::Str(graph.name(s.to).into()));
-    d.insert("tier".into(), PyValue::Str(s.tier.as_str().into()));
-    d.insert("weight".into(), PyValue::Float(s.weight));
-    d.insert("effective_weight".into(), PyValue::Float(s.effective));
-    PyValue::Dict(d)
-}
-
 impl Explanation {
-    /// The explanation as JSON: `{"fired": [{"id", "rank", "score", "seed_score",
-    /// "path": [{"from", "to", "tier", "weight", "effective_weight"}]}], "vetoes":
-    /// [{"source", "target", "weight", "target_fired"}], "unfired_seeds": [{"id",
-    /// "score", "reason"}]}`.
-    pub fn to_dict(&self, graph: &Graph) -> PyDict {
-        let fired = self
-            .fired
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let mut d = PyDict::new();
-                d.insert("id".into(), PyValue::Str(graph.name(f.node).into()));
-                d.insert("rank".into(), PyValue::Int(PyInt::from(i as i64 + 1)));
-                d.insert("score".into(), PyValue::Float(f.score));
-                d.insert(
-                    "seed_score".into(),
-                    f.seed_score.map_or(PyValue::Null, PyValue::Float),
-                );
-                d.insert(
-                    "path".into(),
-                    PyValue::List(f.path.iter().map(|s| step_dict(graph, s)).collect()),
-                );
-                PyValue::Dict(d)
-            })
-            .collect();
-        let vetoes = self
-            .vetoes
-            .iter()
-            .map(|v| {
-                let mut d = PyDict::new();
-                d.insert("source".into(), PyValue::Str(graph.name(v.source).into()));
-                d.insert("target".into(), PyValue::Str(graph.name(v.target).into()));
-                d.insert("weight".into(), PyValue::Float(v.weight));
-                d.insert("target_fired".into(), PyValue::Bool(v.target_fired));
-                PyValue::Dict(d)
-            })
-            .collect();
-        let unfired = self
-            .unfired_seeds
-            .iter()
-            .map(|u| {
-                let mut d = PyDict::new();
-                d.insert("id".into(), PyValue::Str(graph.name(u.node).into()));
-                d.insert("score".into(), PyValue::Float(u.score));
-                d.insert("reason".into(), PyValue::Str(u.reason.clone()));
-                PyValue::Dict(d)
-            })
-            .collect();
-        let mut out = PyDict::new();
-        out.insert("fired".into(), PyValue::List(fired));
-        out.insert("vetoes".into(), PyValue::List(vetoes));
-        out.insert("unfired_seeds".into(), PyValue::List(unfired));
-        out
-    }
-
     /// A human-readable rendering, one line per fired node, then the vetoes and the
     /// seeds that did not fire.
     pub fn render(&self, graph: &Graph) -> String {

@@ -10,11 +10,12 @@
 //! in [-1, 1]. A query is seeded and [traversed](mod@traverse) for a few hops; edges are classified
 //! into [`tier`]s; after the episode an outcome updates the weights ([`learn`],
 //! [`trajectory`]), and [`decay`], [`health`], [`maintain`] and [`inject`] keep the
-//! graph in shape. [`embed`] and [`index`] seed queries; [`state`] persists everything.
+//! graph in shape. [`embed`] and [`index`] seed queries; [`state`] holds a brain's data in
+//! memory.
 //!
 //! | paper concept (OpenClawBrain paper unless noted) | module | reference (commit 134c676) |
 //! |---|---|---|
-//! | nodes, signed edges, insertion order (§2) | [`graph`], [`bucket`] (one source's edges) | `crabpath/graph.py` |
+//! | nodes, signed edges, insertion order (§2) | [`graph`] ([`node`], [`edge`], [`bucket`]: one source's edges) | `crabpath/graph.py` |
 //! | reflex / habitual / dormant / inhibitory (§2, Table 1) | [`tier`] | `crabpath/traverse.py::_tier` |
 //! | seeding, beam, hops, inhibition, damping, budgets (§2.1, §4.3) | [`traverse`](mod@traverse) | `crabpath/traverse.py::traverse` |
 //! | heuristic rule, Hebbian co-firing, PG with STOP (§3) | [`learn`] | `crabpath/learn.py` |
@@ -26,7 +27,11 @@
 //! | hash-v1 embedder, exact cosine index | [`embed`], [`index`] | `crabpath/hasher.py`, `index.py` |
 //! | query-aware routers, PG over a router's softmax | [`router`], [`router_pg`] | OpenClawBrain `daemon.py` / `policy.py` (commits 3902ac6, bfd1cec) |
 //! | unit `f32` node vectors, `f32` exact search by matrix products | [`vectors`], [`search_f32`] | — |
-//! | state files (atomic writes) | [`state`], [`io`] | `crabpath/store.py` |
+//! | a brain's data in memory (graph, vectors, metadata) | [`state`] | `crabpath/store.py` (its document) |
+//! | exact sparse search over posting lists | [`postings`] | — |
+//! | query explanations (why each node fired) | [`explain`] | — |
+//! | keyword seeds, the replay learning path | [`keyword`] | `_util.py::_tokenize`, `replay.py::default_keyword_seed_fn` |
+//! | random graphs for tests, sims and benchmarks | [`synth`] | — |
 //! | `paper` vs `corrected` semantics | [`profile`] | REPRODUCE.md, discrepancies C1–C23 |
 //!
 //! The `paper` profile keeps every quirk of the reference (listed in `REPRODUCE.md`,
@@ -59,100 +64,55 @@
 //! # Ok::<(), crabpath::Error>(())
 //! ```
 //!
-//! # Brains from folders: the building blocks of the reference CLI
+//! # What is not here
 //!
-//! The reference's command-line program (`crabpath/cli.py` and the modules it drives,
-//! commit 134c676) builds a brain from a folder, replays session logs and keeps its
-//! files in a fixed format. These modules reproduce those pieces exactly (paper
-//! profile) and fix their bugs (corrected profile, each fix tabled in its module docs):
+//! This crate is the algorithm only: no file system, no locks, no process. Building a
+//! brain from a folder, its store, sessions, the journal and the command-line program's
+//! use cases are the application's (crate `crabpath-brain`); the Python-compatible
+//! formats the `paper` profile writes are crate `pyformat`.
 //!
-//! | piece | module | reference |
-//! |---|---|---|
-//! | walk, skip rules, `.gitignore`, reading | [`workspace`], [`gitignore`] | `split.py::split_workspace`, `_should_skip_path`, `_match_gitignore` |
-//! | Markdown / Python / JSON / config chunkers | [`chunk`] | `split.py::_chunk_*` |
-//! | nodes, ids, metadata, sibling edges | [`bootstrap`] | `split.py::split_workspace`, `_sibling_weight` |
-//! | tokeniser, keyword seeds, learning path | [`keyword`] | `_util.py::_tokenize`, `replay.py::default_keyword_seed_fn`, `cli.py::_keyword_seeds` |
-//! | session logs (plain, flat, OpenClaw) | [`session`] | `replay.py::extract_interactions`, `extract_queries` |
-//! | session replay | [`replay`] | `replay.py::replay_queries` |
-//! | `graph.json`, `index.json`, `texts.json`, embedder record | [`brain`] | `cli.py::cmd_init`, `_write_graph`, `_load_graph` |
-//! | journal | [`journal`] | `journal.py` |
-//! | Python `json`, `str`, `repr`, time semantics | [`pyjson`], [`pystr`], [`pyrepr`], [`pytime`] | CPython 3.11 |
-//!
-//! ## The program: what each command does to a brain
-//!
-//! The `crabpath` binary (crate `crabpath-cli`) only parses arguments, loads files,
-//! calls these modules and prints; everything else lives here:
-//!
-//! | command | module | reference |
-//! |---|---|---|
-//! | `learn`, `maintain`, `merge`, `connect`, `anchor`, `doctor`, `info`, `journal`, `query` | [`command`] | `cli.py::cmd_*`, `maintain.py::run_maintenance` |
-//! | `sync` (incremental when corrected) | [`sync`] | `sync.py::sync_workspace` |
-//! | `compact` (daily notes) | [`compact`] | `compact.py::compact_daily_notes` |
-//! | `daemon` (NDJSON protocol, write-ahead log) | [`daemon`] | `daemon.py` |
-//! | `query --explain` | [`explain`] | — |
-//! | `snapshot`, `rollback` | [`snapshot`] | — |
-//! | the state lock; one `.bak` per save | [`lock`], [`io`] | — (the reference has neither) |
-//! | binary index sidecar of `state.json`; exact sparse search for the daemon | [`sidecar`], [`postings`] | — |
+//! Modules are layered: [`error`], [`node`] and [`tier`] import nothing from the crate;
+//! every other module imports only modules below it (the workspace's `.ci/module-cycles`
+//! checks that no module imports one that imports it back).
 #![warn(missing_docs)]
 
-pub mod bootstrap;
-pub mod brain;
 pub mod bucket;
-pub mod chunk;
-pub mod command;
-pub mod compact;
-pub mod daemon;
 pub mod decay;
+pub mod edge;
 pub mod embed;
 pub mod error;
 pub mod explain;
-pub mod gitignore;
 pub mod graph;
 pub mod health;
 pub mod index;
 pub mod inject;
-pub mod io;
-pub mod journal;
 pub mod keyword;
 pub mod learn;
-pub mod lock;
 pub mod maintain;
+pub mod node;
 pub mod postings;
 pub mod profile;
-pub mod pyjson;
-pub mod pyrepr;
-pub mod pystr;
-pub mod pytime;
-pub mod replay;
 pub mod router;
 pub mod router_pg;
 pub mod search_f32;
-pub mod session;
-pub mod sidecar;
-pub mod snapshot;
 pub mod state;
-pub mod sync;
 pub mod synth;
 pub mod tier;
 pub mod trajectory;
 pub mod traverse;
 pub mod vectors;
-pub mod workspace;
 
-pub use bootstrap::{split_workspace, Bootstrap};
 pub use decay::{apply_decay, DecayConfig};
 pub use embed::{Embedder, HashEmbedder};
 pub use error::{Error, Result};
 pub use graph::{Edge, EdgeKind, Graph, Node, NodeId};
 pub use health::{autotune, measure_health, GraphHealth};
 pub use index::{cosine, VectorIndex};
-pub use io::write_atomic;
 pub use learn::{apply_outcome, apply_outcome_pg, Episode, LearningConfig, PgArgs, Updates};
 pub use profile::Profile;
 pub use router::{QueryRouter, RouterConfig, RouterKind};
 pub use router_pg::apply_outcome_router_pg;
-pub use state::{load_state, save_state, State};
+pub use state::State;
 pub use tier::{Tier, TierThresholds};
 pub use traverse::{traverse, TraversalConfig, TraversalResult, TraversalStats, Traverser};
 pub use vectors::{NodeVectors, UnitVectors};
-pub use workspace::SplitOptions;

@@ -8,8 +8,6 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashSet};
@@ -678,7 +676,8 @@ pub struct MaintenanceOptions {
     /// Requested task names; `None` = [`DEFAULT_TASKS`]. Unknown names are noted and
     /// skipped; the request is filtered into [`MaintenanceOptions::order`].
     pub tasks: Option<Vec<String>>,
-    /// Do not save (file wrapper only).
+    /// Do not save (the caller's concern: [`run_maintenance`] always changes the state
+    /// it is given).
     pub dry_run: bool,
     /// Merges applied at most (5).
     pub max_merges: usize,
@@ -688,9 +687,6 @@ pub struct MaintenanceOptions {
     pub decay: DecayConfig,
     /// Reference (decay → prune → merge) or paper (decay → merge → prune) order.
     pub order: MaintenanceOrder,
-    /// Journal file: JSONL lines are appended only when given (the reference writes
-    /// to `~/.crabpath/journal.jsonl` otherwise; this port writes nothing).
-    pub journal_path: Option<PathBuf>,
     /// Options of the connect task.
     pub connect: ConnectOptions,
 }
@@ -704,11 +700,13 @@ impl Default for MaintenanceOptions {
             prune_below: 0.01,
             decay: DecayConfig::default(),
             order: MaintenanceOrder::Reference,
-            journal_path: None,
             connect: ConnectOptions::default(),
         }
     }
 }
+
+/// Receives a maintenance run's journal events ([`MaintenanceHooks::journal`]).
+pub type JournalHook<'a> = &'a mut dyn FnMut(&Value) -> Result<()>;
 
 /// Callbacks of a maintenance run (the reference's `llm_fn` and `embed_fn`).
 #[derive(Default)]
@@ -717,6 +715,11 @@ pub struct MaintenanceHooks<'a> {
     pub judge: Option<MergeJudge<'a>>,
     /// Embedder for nodes without an index vector (connect task).
     pub embedder: Option<&'a dyn Embedder>,
+    /// Receives the run's journal events (the reference's JSONL lines: one `health`
+    /// event per health task, one `maintenance` event at the end); without it nothing
+    /// is journaled (the reference writes to `~/.crabpath/journal.jsonl` then). Writing
+    /// them anywhere is the caller's.
+    pub journal: Option<JournalHook<'a>>,
 }
 
 /// What a maintenance run did (reference `crabpath/maintain.py::run_maintenance`).
@@ -768,21 +771,6 @@ fn health_payload(graph: &Graph, health: &GraphHealth) -> Value {
     })
 }
 
-fn append_journal(path: &Path, line: &Value) -> Result<()> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io)?;
-    let mut text = line.to_string();
-    text.push('\n');
-    f.write_all(text.as_bytes()).map_err(io)
-}
-
 /// [`run_maintenance_with`] without callbacks.
 pub fn run_maintenance(
     state: &mut State,
@@ -803,9 +791,9 @@ pub fn run_maintenance(
 ///   `max_merges` remaining pairs, those whose nodes both still exist are merged;
 /// * connect: [`connect_learning_nodes`] if some node id starts with `learning::`.
 ///
-/// A journal line is appended per health task and one at the end, only if
-/// `options.journal_path` is set. `dry_run` is the file wrapper's concern
-/// ([`run_maintenance_file`]); here the state is always modified.
+/// A journal event is handed to `hooks.journal` per health task and one at the end.
+/// `dry_run` is the caller's concern (the application runs a copy); here the state is
+/// always modified.
 pub fn run_maintenance_with(
     state: &mut State,
     options: &MaintenanceOptions,
@@ -852,7 +840,7 @@ pub fn run_maintenance_with(
         report.tasks_run.push(task);
         match task {
             MaintenanceTask::Health => {
-                if let Some(path) = &options.journal_path {
+                if let Some(journal) = hooks.journal.as_mut() {
                     let h = measure_health(graph);
                     let mut line = json!({"type": "health"});
                     if let (Some(obj), Value::Object(p)) =
@@ -860,7 +848,7 @@ pub fn run_maintenance_with(
                     {
                         obj.extend(p);
                     }
-                    append_journal(path, &line)?;
+                    journal(&line)?;
                 }
             }
             MaintenanceTask::Decay => {
@@ -938,25 +926,9 @@ pub fn run_maintenance_with(
     report.health_after = measure_health(graph);
     report.edges_after = graph.edge_count();
     report.nodes_after = graph.node_count();
-    if let Some(path) = &options.journal_path {
+    if let Some(journal) = hooks.journal.as_mut() {
         let line = json!({"type": "maintenance", "report": &report});
-        append_journal(path, &line)?;
-    }
-    Ok(report)
-}
-
-/// File-based maintenance (reference `crabpath/maintain.py::run_maintenance`): loads the
-/// state at `path`, runs [`run_maintenance_with`] on the loaded copy and, unless `dry_run`,
-/// saves it back to `path` (keeping the loaded meta) if decay, prune, merge or connect ran.
-pub fn run_maintenance_file(
-    path: &Path,
-    options: &MaintenanceOptions,
-    hooks: MaintenanceHooks<'_>,
-) -> Result<MaintenanceReport> {
-    let mut state = crate::state::load_state(path)?;
-    let report = run_maintenance_with(&mut state, options, hooks)?;
-    if !options.dry_run && report.tasks_run.iter().any(|t| t.mutates()) {
-        crate::state::save_state(path, &state, None, None)?;
+        journal(&line)?;
     }
     Ok(report)
 }

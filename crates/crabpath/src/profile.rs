@@ -23,8 +23,8 @@
 //!
 //! The fixes of the workspace bootstrap, session logs and journal (directory order,
 //! `.gitignore` rules, unreadable files, decorators, JSON scalars in session logs, torn
-//! journal lines, …) are tabled with their before/after values in [`crate::workspace`],
-//! [`crate::chunk`], [`crate::session`] and [`crate::journal`].
+//! journal lines, …) are tabled with their before/after values in the application crate
+//! `crabpath-brain` (modules `workspace`, `chunk`, `session` and `journal`).
 
 use serde::{Deserialize, Serialize};
 

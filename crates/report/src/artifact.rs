@@ -99,7 +99,7 @@ pub fn write_all(arts: &[Artifact], managed: &[Managed]) -> Result<(usize, usize
         if let Some(dir) = a.path.parent() {
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        crabpath::io::write_atomic(&a.path, &a.bytes)
+        pyformat::io::write_atomic(&a.path, &a.bytes)
             .with_context(|| format!("writing {}", a.path.display()))?;
         written += 1;
     }

@@ -1,7 +1,7 @@
 //! `crabpath anchor` (reference `crabpath/cli.py::cmd_anchor`).
 
-use crabpath::command::anchor::{anchor, anchored, AnchorAction};
-use crabpath::pyjson::PyValue;
+use crabpath_brain::command::anchor::{anchor, anchored, AnchorAction};
+use pyformat::pyjson::PyValue;
 
 use crate::args::{AnchorArgs, AuthorityChoice};
 use crate::context::{load_state_file, Ctx};

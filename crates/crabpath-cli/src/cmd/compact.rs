@@ -1,10 +1,10 @@
 //! `crabpath compact` (reference `crabpath/cli.py::cmd_compact`,
 //! `compact.py::compact_daily_notes`).
 
-use crabpath::compact::{compact_daily_notes, CompactOptions};
-use crabpath::journal::append;
-use crabpath::pyjson::{PyDict, PyValue};
-use crabpath::workspace::expanduser;
+use crabpath_brain::compact::{compact_daily_notes, CompactOptions};
+use crabpath_brain::journal::append;
+use crabpath_brain::workspace::expanduser;
+use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::args::CompactArgs;
 use crate::context::{choose_embedder, load_state_file, pathlib_str, Ctx};
@@ -33,9 +33,9 @@ pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
         dir_display: &display,
         embedder: embedder.as_ref(),
     };
-    let mut save = |st: &crabpath::State| -> crabpath::Result<()> {
+    let mut save = |st: &crabpath::State| -> crabpath_brain::Result<()> {
         ctx.save(&path, st)
-            .map_err(|e| crabpath::Error::Serialize(e.line()))
+            .map_err(|e| crabpath_brain::Error::Serialize(e.line()))
     };
     let report = compact_daily_notes(&mut state, &dir, &options, &mut save)?;
     let c = |n: usize| out::count(n);

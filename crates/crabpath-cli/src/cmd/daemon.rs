@@ -1,5 +1,5 @@
 //! `crabpath daemon` (reference `crabpath/cli.py::cmd_daemon`, `daemon.py::main`):
-//! stdin/stdout transport and signals around [`crabpath::daemon::Daemon`].
+//! stdin/stdout transport and signals around [`crabpath_brain::daemon::Daemon`].
 //!
 //! Lines are read by a thread and handed to the main loop, which can therefore react
 //! to SIGTERM/SIGINT while no input arrives. Paper profile: as the reference, a signal
@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::Duration;
 
-use crabpath::daemon::{Daemon, Step};
-use crabpath::workspace::expanduser;
 use crabpath::HashEmbedder;
+use crabpath_brain::daemon::{Daemon, Step};
+use crabpath_brain::workspace::expanduser;
 
 use crate::args::DaemonArgs;
 use crate::context::{choose_embedder, load_state_file, Ctx};
@@ -55,13 +55,13 @@ pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
     };
     let journal = ctx.journal(Some(&a.state), None);
     let saver_ctx = *ctx;
-    let saver: crabpath::daemon::Saver = Box::new(move |p, st| {
+    let saver: crabpath_brain::daemon::Saver = Box::new(move |p, st| {
         let _lock = saver_ctx
             .lock(p)
-            .map_err(|e| crabpath::Error::Serialize(e.line()))?;
+            .map_err(|e| crabpath_brain::Error::Serialize(e.line()))?;
         saver_ctx
             .save(p, st)
-            .map_err(|e| crabpath::Error::Serialize(e.line()))
+            .map_err(|e| crabpath_brain::Error::Serialize(e.line()))
     });
     let (mut daemon, replayed) = Daemon::new(
         state,
@@ -76,7 +76,7 @@ pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
     if replayed > 0 {
         eprintln!(
             "crabpath: replayed {replayed} acknowledged write(s) from {} and saved them",
-            crabpath::daemon::wal_path(&path).display()
+            crabpath_brain::daemon::wal_path(&path).display()
         );
     }
     install_handlers();

@@ -1,8 +1,8 @@
 //! `crabpath doctor` (reference `crabpath/cli.py::cmd_doctor`).
 
-use crabpath::brain::read_graph;
-use crabpath::command::doctor::doctor;
-use crabpath::workspace::expanduser;
+use crabpath_brain::command::doctor::doctor;
+use crabpath_brain::reffiles::read_graph;
+use crabpath_brain::workspace::expanduser;
 
 use crate::args::DoctorArgs;
 use crate::context::{version, Ctx};

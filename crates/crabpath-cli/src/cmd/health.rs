@@ -1,7 +1,7 @@
 //! `crabpath health` (reference `crabpath/cli.py::cmd_health`).
 
-use crabpath::command::HealthPayload;
-use crabpath::journal::append;
+use crabpath_brain::command::HealthPayload;
+use crabpath_brain::journal::append;
 
 use crate::args::HealthArgs;
 use crate::context::Ctx;

@@ -1,11 +1,11 @@
 //! `crabpath info` (reference `crabpath/cli.py::cmd_info`).
 
-use crabpath::command::doctor::load_payload;
-use crabpath::command::info::{info_payload, REFERENCE_VERSION};
-use crabpath::journal::read_journal;
-use crabpath::pyjson::{PyDict, PyValue};
-use crabpath::pyrepr::py_str;
-use crabpath::workspace::expanduser;
+use crabpath_brain::command::doctor::load_payload;
+use crabpath_brain::command::info::{info_payload, REFERENCE_VERSION};
+use crabpath_brain::journal::read_journal;
+use crabpath_brain::workspace::expanduser;
+use pyformat::pyjson::{PyDict, PyValue};
+use pyformat::pyrepr::py_str;
 
 use crate::args::InfoArgs;
 use crate::context::{version, Ctx};

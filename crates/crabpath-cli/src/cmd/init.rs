@@ -1,11 +1,13 @@
 //! `crabpath init` (reference `crabpath/cli.py::cmd_init`).
 
-use crabpath::brain::write_init;
 use crabpath::graph::Metadata;
-use crabpath::replay::{replay_queries, ReplayOptions};
-use crabpath::session::{collect_queries, Interaction, SessionError};
-use crabpath::workspace::{expanduser, SplitOptions, WorkspaceError};
-use crabpath::{split_workspace, Error, VectorIndex};
+use crabpath::VectorIndex;
+use crabpath_brain::bootstrap::split_workspace;
+use crabpath_brain::reffiles::write_init;
+use crabpath_brain::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::session::{collect_queries, Interaction};
+use crabpath_brain::workspace::{expanduser, SplitOptions};
+use crabpath_brain::Error;
 
 use crate::args::InitArgs;
 use crate::context::{choose_embedder, pathlib_str, Ctx};
@@ -28,9 +30,9 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     // corrected: check the inputs before anything is written
     if ctx.fixes() && !workspace.is_dir() {
         let e = if workspace.exists() {
-            WorkspaceError::NotADirectory(workspace)
+            Error::NotADirectory(workspace)
         } else {
-            WorkspaceError::NotFound(workspace)
+            Error::WorkspaceNotFound(workspace)
         };
         return Err(CliError::Other(e.into()));
     }
@@ -38,7 +40,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
     let boot = match split_workspace(&workspace, &SplitOptions::new(ctx.profile)) {
         Ok(b) => b,
-        Err(Error::Workspace(e @ WorkspaceError::NotFound(_))) if !ctx.fixes() => {
+        Err(e @ Error::WorkspaceNotFound(_)) if !ctx.fixes() => {
             return reference(format!("FileNotFoundError: {e}"));
         }
         Err(e) => return Err(e.into()),
@@ -50,7 +52,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     if let Some(sessions) = &a.sessions {
         let queries = match collect_queries(&[sessions], ctx.profile) {
             Ok(q) => q,
-            Err(e @ SessionError::InvalidPath(_)) => return reference(e.to_string()),
+            Err(e @ Error::SessionsPath(_)) => return reference(e.to_string()),
             Err(e) => return Err(CliError::Other(e.into())),
         };
         let records: Vec<Interaction> = queries.into_iter().map(Interaction::query).collect();
@@ -81,7 +83,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     }
     let state_path = dir.join("state.json");
     let _lock = ctx.lock(&state_path)?;
-    crabpath::io::keep_backup(&state_path)?;
+    pyformat::io::keep_backup(&state_path)?;
     let files = write_init(&dir, &graph, &index, &info)?;
     if a.json {
         let payload = out::dict([

@@ -1,12 +1,12 @@
 //! `crabpath inject` (reference `crabpath/cli.py::cmd_inject`).
 
-use crabpath::command::query::{hash_compat, parse_vector};
 use crabpath::graph::Metadata;
 use crabpath::inject::{
     inject_correction, inject_node, CorrectionOptions, InjectConfig, InjectOptions,
 };
-use crabpath::pyjson::PyValue;
-use crabpath::{pystr, Error};
+use crabpath_brain::command::query::{hash_compat, parse_vector};
+use pyformat::pyjson::PyValue;
+use pyformat::pystr;
 use serde_json::Value;
 
 use crate::args::{InjectArgs, NodeType};
@@ -91,7 +91,7 @@ pub fn run(ctx: &Ctx, a: &InjectArgs) -> CliResult {
     };
     let report = match result {
         Ok(r) => r,
-        Err(Error::DimensionMismatch { expected, got }) if !ctx.fixes() => {
+        Err(crabpath::Error::DimensionMismatch { expected, got }) if !ctx.fixes() => {
             return reference(format!(
                 "ValueError: Vector dimension mismatch: injected {got} vs index {expected}. Use an embed_fn that produces {expected}-dim vectors."
             ));

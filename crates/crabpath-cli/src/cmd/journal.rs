@@ -1,9 +1,9 @@
 //! `crabpath journal` (reference `crabpath/cli.py::cmd_journal`).
 
-use crabpath::command::journal::{last, stats};
-use crabpath::journal::read_journal;
-use crabpath::pyjson::PyValue;
-use crabpath::pyrepr::{py_str, repr_dict};
+use crabpath_brain::command::journal::{last, stats};
+use crabpath_brain::journal::read_journal;
+use pyformat::pyjson::PyValue;
+use pyformat::pyrepr::{py_str, repr_dict};
 
 use crate::args::JournalArgs;
 use crate::context::Ctx;

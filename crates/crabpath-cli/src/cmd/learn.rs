@@ -1,10 +1,10 @@
 //! `crabpath learn` (reference `crabpath/cli.py::cmd_learn`).
 
-use crabpath::brain::{write_graph, GraphShape};
-use crabpath::command::learn::{learn_ids, parse_fired_ids};
-use crabpath::journal::{append, learn_event};
-use crabpath::pyjson::PyValue;
-use crabpath::workspace::expanduser;
+use crabpath_brain::command::learn::{learn_ids, parse_fired_ids};
+use crabpath_brain::journal::{append, learn_event};
+use crabpath_brain::reffiles::{write_graph, GraphShape};
+use crabpath_brain::workspace::expanduser;
+use pyformat::pyjson::PyValue;
 
 use crate::args::LearnArgs;
 use crate::context::Ctx;

@@ -1,8 +1,10 @@
 //! `crabpath maintain` (reference `crabpath/cli.py::cmd_maintain`,
 //! `maintain.py::run_maintenance`).
 
-use crabpath::command::maintain::{self, parse_tasks, Flavor, MaintainOptions, MaintainReport};
-use crabpath::pyjson::{PyDict, PyInt, PyValue};
+use crabpath_brain::command::maintain::{
+    self, parse_tasks, Flavor, MaintainOptions, MaintainReport,
+};
+use pyformat::pyjson::{PyDict, PyInt, PyValue};
 
 use crate::args::MaintainArgs;
 use crate::context::{choose_embedder, load_state_file, Ctx};

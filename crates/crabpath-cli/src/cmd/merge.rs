@@ -1,10 +1,10 @@
 //! `crabpath merge` and `crabpath connect` (reference `crabpath/cli.py::cmd_merge`,
 //! `cmd_connect`).
 
-use crabpath::brain::{write_graph, GraphShape};
-use crabpath::command::merge::{connect, merge};
-use crabpath::pyjson::PyValue;
-use crabpath::workspace::expanduser;
+use crabpath_brain::command::merge::{connect, merge};
+use crabpath_brain::reffiles::{write_graph, GraphShape};
+use crabpath_brain::workspace::expanduser;
+use pyformat::pyjson::PyValue;
 
 use crate::args::{ConnectArgs, MergeArgs, Source};
 use crate::cmd::learn::graph_target;
@@ -13,7 +13,7 @@ use crate::error::CliResult;
 use crate::out;
 
 /// Locks the file a `--state`/`--graph` command rewrites.
-fn lock(ctx: &Ctx, source: &Source) -> CliResult<Option<crabpath::lock::StateLock>> {
+fn lock(ctx: &Ctx, source: &Source) -> CliResult<Option<crabpath_brain::lock::StateLock>> {
     Ok(match (&source.state, &source.graph) {
         (Some(s), _) => Some(ctx.lock(&ctx.state_path(s, false))?),
         (None, Some(g)) => Some(ctx.lock(&graph_target(g))?),

@@ -1,10 +1,10 @@
 //! `crabpath query` (reference `crabpath/cli.py::cmd_query`).
 
-use crabpath::command::query::{hash_compat, parse_vector, traversal_config, vector_seeds};
-use crabpath::journal::{append, query_event};
 use crabpath::keyword::keyword_ranking;
-use crabpath::pyjson::{PyDict, PyValue};
 use crabpath::Traverser;
+use crabpath_brain::command::query::{hash_compat, parse_vector, traversal_config, vector_seeds};
+use crabpath_brain::journal::{append, query_event};
+use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::args::QueryArgs;
 use crate::context::{choose_embedder, read_stdin, Ctx, Which};
@@ -56,7 +56,9 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     if a.explain {
         let e = crabpath::explain::explain(graph, &seeds, &result, &config);
         if a.json {
-            out::println(&out::compact(&e.to_dict(graph)));
+            out::println(&out::compact(
+                &crabpath_brain::command::query::explanation_dict(&e, graph),
+            ));
         } else {
             out::println(&e.render(graph));
         }

@@ -1,10 +1,11 @@
 //! `crabpath replay` (reference `crabpath/cli.py::cmd_replay`,
 //! `replay.py::replay_queries`).
 
-use crabpath::journal::{append, replay_event};
-use crabpath::pyjson::PyValue;
-use crabpath::replay::{replay_queries, ReplayOptions};
-use crabpath::session::{collect_interactions, SessionError};
+use crabpath_brain::journal::{append, replay_event};
+use crabpath_brain::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::session::collect_interactions;
+use crabpath_brain::Error;
+use pyformat::pyjson::PyValue;
 use serde_json::Value;
 
 use crate::args::ReplayArgs;
@@ -29,7 +30,7 @@ pub fn run(ctx: &Ctx, a: &ReplayArgs) -> CliResult {
     };
     let records = match collect_interactions(&a.sessions, since, ctx.profile) {
         Ok(r) => r,
-        Err(e @ SessionError::InvalidPath(_)) => return reference(e.to_string()),
+        Err(e @ Error::SessionsPath(_)) => return reference(e.to_string()),
         Err(e) => return Err(CliError::Other(e.into())),
     };
     let mut options = ReplayOptions::new(ctx.profile);

@@ -1,8 +1,8 @@
 //! `crabpath snapshot` and `crabpath rollback` (not in the reference; see
-//! `crabpath::snapshot`).
+//! `crabpath_brain::snapshot`).
 
-use crabpath::pyjson::PyValue;
-use crabpath::snapshot::{default_name, list, restore, take};
+use crabpath_brain::snapshot::{default_name, list, restore, take};
+use pyformat::pyjson::PyValue;
 
 use crate::args::{RollbackArgs, SnapshotArgs};
 use crate::context::Ctx;
@@ -64,8 +64,8 @@ pub fn run_rollback(ctx: &Ctx, a: &RollbackArgs) -> CliResult {
     let path = ctx.state_path(&a.state, true);
     let _lock = ctx.lock(&path)?;
     let s = restore(&path, a.to.as_deref())?;
-    let _ = std::fs::remove_file(crabpath::sidecar::sidecar_path(&path));
-    let bak = crabpath::io::backup_path(&path);
+    let _ = std::fs::remove_file(crabpath_brain::sidecar::sidecar_path(&path));
+    let bak = pyformat::io::backup_path(&path);
     if a.json {
         let payload = out::dict([
             ("restored", out::s(&s.name)),

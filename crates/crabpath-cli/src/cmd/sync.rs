@@ -1,9 +1,9 @@
 //! `crabpath sync` (reference `crabpath/cli.py::cmd_sync`, `sync.py::sync_workspace`).
 
-use crabpath::journal::append;
-use crabpath::pyjson::{PyDict, PyValue};
-use crabpath::sync::{parse_authority_map, sync_workspace, SyncOptions};
-use crabpath::workspace::expanduser;
+use crabpath_brain::journal::append;
+use crabpath_brain::sync::{parse_authority_map, sync_workspace, SyncOptions};
+use crabpath_brain::workspace::expanduser;
+use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::args::SyncArgs;
 use crate::context::{choose_embedder, load_state_file, pathlib_str, Ctx};
@@ -39,9 +39,7 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
         },
     ) {
         Ok(r) => r,
-        Err(crabpath::Error::Workspace(e @ crabpath::workspace::WorkspaceError::NotFound(_)))
-            if !ctx.fixes() =>
-        {
+        Err(e @ crabpath_brain::Error::WorkspaceNotFound(_)) if !ctx.fixes() => {
             return reference(format!("FileNotFoundError: {e}"));
         }
         Err(e) => return Err(e.into()),

@@ -156,7 +156,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let quers = synthetic_texts(*queries, 12, 0xface);
             if let Some(p) = dump_texts {
                 let j = serde_json::json!({"paragraphs": paras, "queries": quers});
-                crabpath::io::write_atomic(p, serde_json::to_string(&j)?.as_bytes())?;
+                pyformat::io::write_atomic(p, serde_json::to_string(&j)?.as_bytes())?;
             }
             // Warm-up.
             let warm: Vec<&str> = paras.iter().take(4).map(String::as_str).collect();

@@ -1,0 +1,634 @@
+//! The daemon's protocol: newline-delimited JSON requests against a state kept in
+//! memory (reference `crabpath/daemon.py`, commit 134c676). The `crabpath daemon`
+//! command feeds it the lines of stdin and prints its answers; this module does
+//! everything but the reading, the printing and the signals.
+//!
+//! A request is `{"id": <any>, "method": <string>, "params": <object>}`; the answer is
+//! `{"id": <id>, "result": <payload>}` or `{"id": <id>, "error": {"code", "message"}}`
+//! (code −32601 for an unknown method, −1 for everything else, with the reference's
+//! messages). Methods:
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id` | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms` |
+//! | `learn` | `fired_nodes` (non-empty list of non-blank strings), `outcome` (number) | `edges_updated` |
+//! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::command::maintain`]) |
+//! | `health` | – | the health payload |
+//! | `info` | – | `nodes`, `edges`, `embedder` |
+//! | `save` | – | `{"saved": true}` |
+//! | `reload` | – | `{"reloaded": true}` (unsaved changes dropped) |
+//! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
+//!
+//! `learn` and a non-dry-run `maintain` with a mutating task count as writes; every
+//! `auto_save_interval`-th write saves the state.
+//!
+//! | # | reference (paper) | corrected | before → after |
+//! |---|---|---|---|
+//! | N1 | end of input exits without saving (3 learns with auto-save every 2: the third is lost) | unsaved writes are saved | 2 of 3 vs. 3 of 3 persisted |
+//! | N2 | SIGTERM/SIGINT are noticed only when the next line arrives, which is then not answered | the state is saved and the daemon exits at once (the command's concern) | |
+//! | N3 | an acknowledged write lives only in memory until the next auto-save | it is appended to a write-ahead log (`<state>.wal`, fsync'd) before the answer; a daemon that dies is replayed from it on the next start | a `kill -9` after an answered `learn` loses it vs. keeps it |
+//! | N4 | queries are embedded with OpenAI whenever `OPENAI_API_KEY` is set, whatever the state was built with | with the state's own embedder | |
+//! | N5 | learn accepts unknown ids (dangling edges) and NaN outcomes | refused (error −1) | |
+//! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::command::learn::learn_ids;
+use crate::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
+use crate::command::query::{traversal_config, DAEMON_MAX_CONTEXT_CHARS};
+use crate::command::HealthPayload;
+use crate::journal;
+use crabpath::embed::Embedder;
+use crabpath::postings::{Postings, Scratch};
+use crabpath::profile::Profile;
+use crabpath::state::State;
+use crabpath::traverse::Traverser;
+use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
+use pyformat::pystr;
+
+/// Saves a state to a path (the command supplies its own: backup, sidecar).
+pub type Saver = Box<dyn FnMut(&Path, &State) -> crate::error::Result<()>>;
+
+/// What the caller does after a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing to print (a blank line).
+    Skip,
+    /// Print this answer and go on.
+    Answer(String),
+    /// Print this answer, then exit with status 0.
+    Stop(String),
+}
+
+/// A failure answered as `{"code": -1, "message": ...}`.
+struct Failure(String);
+
+impl From<crate::error::Error> for Failure {
+    fn from(e: crate::error::Error) -> Self {
+        match e {
+            crate::error::Error::Exception { message, .. } => Failure(message),
+            other => Failure(other.to_string()),
+        }
+    }
+}
+
+impl From<crabpath::Error> for Failure {
+    fn from(e: crabpath::Error) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+/// The write-ahead log of a corrected daemon (fix N3): one JSON line per acknowledged
+/// write, after a header naming the state file version it applies to.
+struct Wal {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+/// The identity of a state file's current version: size, modification time and
+/// inode (an atomic save makes a new inode).
+fn file_version(path: &Path) -> Option<String> {
+    let m = std::fs::metadata(path).ok()?;
+    let t = m
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0u64;
+    Some(format!("{}:{t}:{ino}", m.len()))
+}
+
+/// The write-ahead log of a state: `<state>.wal`.
+pub fn wal_path(state: &Path) -> PathBuf {
+    let mut s = state.as_os_str().to_os_string();
+    s.push(".wal");
+    PathBuf::from(s)
+}
+
+/// The daemon.
+pub struct Daemon {
+    state: State,
+    path: PathBuf,
+    journal: PathBuf,
+    profile: Profile,
+    embedder: Box<dyn Embedder>,
+    saver: Saver,
+    write_count: u64,
+    auto_save: u64,
+    wal: Option<Wal>,
+    traverser: Traverser,
+    postings: Option<Postings>,
+    scratch: Scratch,
+}
+
+impl Daemon {
+    /// A daemon on `state` (loaded from `path`), journaling to `journal`. In the
+    /// corrected profile, writes left in the state's write-ahead log by a daemon that
+    /// died are replayed (and saved) first; returns how many.
+    pub fn new(
+        state: State,
+        path: PathBuf,
+        journal: PathBuf,
+        profile: Profile,
+        embedder: Box<dyn Embedder>,
+        saver: Saver,
+        auto_save_interval: i64,
+    ) -> crate::error::Result<(Daemon, usize)> {
+        let mut d = Daemon {
+            state,
+            path,
+            journal,
+            profile,
+            embedder,
+            saver,
+            write_count: 0,
+            auto_save: if auto_save_interval > 0 {
+                auto_save_interval as u64
+            } else {
+                0
+            },
+            wal: None,
+            traverser: Traverser::new(),
+            postings: None,
+            scratch: Scratch::default(),
+        };
+        d.index_changed();
+        let mut replayed = 0;
+        if profile.fixes_bugs() {
+            replayed = d.replay_wal()?;
+            if replayed > 0 {
+                d.save()?;
+            } else {
+                d.open_wal()?;
+            }
+        }
+        Ok((d, replayed))
+    }
+
+    /// Rebuilds the posting lists after the index changed: kept only for a sparse
+    /// index (hash-v1), where they answer queries faster with the same results.
+    fn index_changed(&mut self) {
+        self.postings = None;
+        let sample: usize = self
+            .state
+            .index
+            .iter()
+            .take(1000)
+            .map(|(_, v)| v.len())
+            .sum();
+        let nonzero: usize = self
+            .state
+            .index
+            .iter()
+            .take(1000)
+            .map(|(_, v)| v.iter().filter(|x| **x != 0.0).count())
+            .sum();
+        if sample > 0 && nonzero * 2 < sample {
+            self.postings = Some(Postings::build(&self.state.index));
+        }
+    }
+
+    /// Writes not yet saved.
+    pub fn unsaved(&self) -> u64 {
+        self.write_count
+    }
+
+    /// The state in memory.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    fn open_wal(&mut self) -> crate::error::Result<()> {
+        let path = wal_path(&self.path);
+        let version = file_version(&self.path).unwrap_or_default();
+        let header = format!("{{\"base\": \"{version}\"}}\n");
+        pyformat::io::write_atomic(&path, header.as_bytes())?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| crate::error::io_error(&path, e))?;
+        self.wal = Some(Wal { path, file });
+        Ok(())
+    }
+
+    /// Replays the writes of a log that applies to the state file as it is now.
+    fn replay_wal(&mut self) -> crate::error::Result<usize> {
+        let path = wal_path(&self.path);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(0);
+        };
+        let mut lines = text.lines();
+        let version = file_version(&self.path).unwrap_or_default();
+        let base = lines
+            .next()
+            .and_then(|h| pyjson::loads(h).ok())
+            .and_then(|v| v.as_dict().and_then(|d| d.get("base").cloned()));
+        if base.as_ref().and_then(PyValue::as_str) != Some(version.as_str()) {
+            return Ok(0); // written before the last save: already in the state
+        }
+        let mut n = 0;
+        for line in lines {
+            // a torn last line (the daemon died while appending) was never answered
+            let Ok(PyValue::Dict(req)) = pyjson::loads(line) else {
+                continue;
+            };
+            let method = req.get("method").and_then(PyValue::as_str).unwrap_or("");
+            let params = req
+                .get("params")
+                .and_then(PyValue::as_dict)
+                .cloned()
+                .unwrap_or_default();
+            let ok = match method {
+                "learn" => self.learn(&params, false).is_ok(),
+                "maintain" => self.maintain(&params, false).is_ok(),
+                _ => false,
+            };
+            n += usize::from(ok);
+        }
+        Ok(n)
+    }
+
+    fn log_write(&mut self, method: &str, params: &PyDict) -> Result<(), Failure> {
+        let Some(wal) = self.wal.as_mut() else {
+            return Ok(());
+        };
+        let mut req = PyDict::new();
+        req.insert("method".into(), PyValue::Str(method.into()));
+        req.insert("params".into(), PyValue::Dict(params.clone()));
+        let mut line = pyjson::to_string_with(&PyValue::Dict(req), Style::COMPACT)
+            .map_err(|e| Failure(e.to_string()))?;
+        line.push('\n');
+        let path = wal.path.clone();
+        wal.file
+            .write_all(line.as_bytes())
+            .and_then(|()| wal.file.sync_data())
+            .map_err(|e| Failure(format!("{}: {e}", path.display())))
+    }
+
+    /// Saves the state now and resets the write counter (and the log).
+    pub fn save(&mut self) -> crate::error::Result<()> {
+        (self.saver)(&self.path, &self.state)?;
+        self.write_count = 0;
+        if self.profile.fixes_bugs() {
+            self.open_wal()?;
+        }
+        Ok(())
+    }
+
+    /// Handles one input line (see the module docs).
+    pub fn handle(&mut self, raw: &str) -> Step {
+        let started = Instant::now();
+        let line = pystr::strip(raw);
+        if line.is_empty() {
+            return Step::Skip;
+        }
+        let mut id = PyValue::Null;
+        let outcome = self.dispatch(line, &mut id);
+        let mut answer = PyDict::new();
+        answer.insert("id".into(), id);
+        let stop = matches!(outcome, Ok((_, true)));
+        match outcome {
+            Ok((payload, _)) => {
+                answer.insert("result".into(), payload);
+            }
+            Err((code, message)) => {
+                let mut e = PyDict::new();
+                e.insert("code".into(), PyValue::Int(PyInt::from(code)));
+                e.insert("message".into(), PyValue::Str(message));
+                answer.insert("error".into(), PyValue::Dict(e));
+            }
+        }
+        if self.profile.fixes_bugs() {
+            answer.insert("elapsed_ms".into(), PyValue::Float(ms(started)));
+        }
+        let text =
+            pyjson::to_string_with(&PyValue::Dict(answer), Style::COMPACT).unwrap_or_else(|e| {
+                format!("{{\"id\": null, \"error\": {{\"code\": -1, \"message\": \"{e}\"}}}}")
+            });
+        if stop {
+            Step::Stop(text)
+        } else {
+            Step::Answer(text)
+        }
+    }
+
+    fn dispatch(&mut self, line: &str, id: &mut PyValue) -> Result<(PyValue, bool), (i64, String)> {
+        let fail = |m: String| (-1i64, m);
+        let request = pyjson::loads_lossy(line).map_err(|e| fail(e.to_string()))?;
+        let PyValue::Dict(request) = request else {
+            return Err(fail("request must be a JSON object".into()));
+        };
+        *id = request.get("id").cloned().unwrap_or(PyValue::Null);
+        let params = match request.get("params") {
+            None => PyDict::new(),
+            Some(PyValue::Dict(d)) => d.clone(),
+            Some(_) => return Err(fail("params must be a JSON object".into())),
+        };
+        let Some(method) = request.get("method").and_then(PyValue::as_str) else {
+            return Err(fail("method must be a string".into()));
+        };
+        let method = method.to_string();
+        let result = match method.as_str() {
+            "query" => self.query(&params),
+            "learn" => self.learn(&params, true),
+            "maintain" => self.maintain(&params, true),
+            "health" => Ok(PyValue::Dict(
+                HealthPayload::of(&self.state.graph).to_dict(),
+            )),
+            "info" => Ok(self.info()),
+            "save" => self.save().map(|()| flag("saved")).map_err(Failure::from),
+            "reload" => self.reload().map(|()| flag("reloaded")),
+            "shutdown" => {
+                if self.write_count > 0 {
+                    self.save().map_err(|e| fail(e.to_string()))?;
+                }
+                return Ok((flag("shutdown"), true));
+            }
+            other => return Err((-32601, format!("unknown method: {other}"))),
+        };
+        result.map(|p| (p, false)).map_err(|Failure(m)| fail(m))
+    }
+
+    fn info(&self) -> PyValue {
+        let mut d = PyDict::new();
+        d.insert("nodes".into(), count(self.state.graph.node_count()));
+        d.insert("edges".into(), count(self.state.graph.edge_count()));
+        let embedder = match self.state.meta.get("embedder_name") {
+            None => "hash-v1".to_string(),
+            Some(v) => pyformat::pyrepr::py_str(&PyValue::from(v)),
+        };
+        d.insert("embedder".into(), PyValue::Str(embedder));
+        PyValue::Dict(d)
+    }
+
+    fn reload(&mut self) -> Result<(), Failure> {
+        self.state = crate::statefile::load_state(&self.path)?;
+        self.index_changed();
+        self.write_count = 0;
+        if self.profile.fixes_bugs() {
+            self.open_wal()?;
+        }
+        Ok(())
+    }
+
+    fn query(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+        let text = match params.get("query") {
+            Some(PyValue::Str(s)) if !pystr::strip(s).is_empty() => s.clone(),
+            _ => return Err(Failure("query must be a non-empty string".into())),
+        };
+        let top_k = int_param(params, "top_k", Some(4))?;
+        let total = Instant::now();
+        let embed_start = Instant::now();
+        let vector = self.embedder.embed(&text)?;
+        let embed_ms = ms(embed_start);
+        if let Some(d) = self.state.meta.get("embedder_dim").and_then(|v| v.as_i64()) {
+            if vector.len() as i64 != d {
+                return Err(Failure(format!(
+                    "query embedding dimension mismatch: expected {d}, got {}",
+                    vector.len()
+                )));
+            }
+        }
+        let traverse_start = Instant::now();
+        let graph = &self.state.graph;
+        let hits = match &self.postings {
+            Some(p) => p.search(
+                &self.state.index,
+                &vector,
+                top_k as usize,
+                &mut self.scratch,
+            ),
+            None => self.state.index.search(&vector, top_k as usize),
+        };
+        let seeds: Vec<(crabpath::graph::NodeId, f64)> = hits
+            .iter()
+            .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
+            .collect();
+        let config = traversal_config(self.profile, Some(DAEMON_MAX_CONTEXT_CHARS as i64));
+        let result = self.traverser.traverse(graph, &seeds, &config)?;
+        let traverse_ms = ms(traverse_start);
+        let total_ms = ms(total);
+        let fired = result.fired_names(graph);
+        let mut meta = PyDict::new();
+        meta.insert(
+            "chat_id".into(),
+            params.get("chat_id").cloned().unwrap_or(PyValue::Null),
+        );
+        journal::append(
+            &self.journal,
+            journal::query_event(&text, &fired, graph.node_count(), PyValue::Dict(meta)),
+        )
+        .map_err(|e| Failure(e.to_string()))?;
+        let mut d = PyDict::new();
+        d.insert(
+            "fired_nodes".into(),
+            PyValue::List(fired.iter().map(|s| PyValue::Str(s.to_string())).collect()),
+        );
+        d.insert(
+            "context".into(),
+            PyValue::Str(result.context(graph, config.max_context_chars)),
+        );
+        d.insert(
+            "seeds".into(),
+            PyValue::List(
+                hits.into_iter()
+                    .map(|(i, s)| PyValue::List(vec![PyValue::Str(i), PyValue::Float(s)]))
+                    .collect(),
+            ),
+        );
+        d.insert("embed_query_ms".into(), PyValue::Float(embed_ms));
+        d.insert("traverse_ms".into(), PyValue::Float(traverse_ms));
+        d.insert("total_ms".into(), PyValue::Float(total_ms));
+        Ok(PyValue::Dict(d))
+    }
+
+    fn learn(&mut self, params: &PyDict, live: bool) -> Result<PyValue, Failure> {
+        let ids = str_list_param(params, "fired_nodes")?;
+        let outcome = match params.get("outcome") {
+            None | Some(PyValue::Null) => return Err(Failure("outcome is required".into())),
+            Some(v) => v
+                .as_number()
+                .filter(|_| !matches!(v, PyValue::Str(_)))
+                .ok_or_else(|| Failure("outcome must be a number".into()))?,
+        };
+        let summary = learn_ids(&mut self.state.graph, &ids, outcome, self.profile)?;
+        if live {
+            let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+            journal::append(&self.journal, journal::learn_event(&refs, outcome))
+                .map_err(|e| Failure(e.to_string()))?;
+            self.log_write("learn", params)?;
+            self.count_write()?;
+        }
+        let mut d = PyDict::new();
+        d.insert("edges_updated".into(), count(summary.edges_updated));
+        Ok(PyValue::Dict(d))
+    }
+
+    fn maintain(&mut self, params: &PyDict, live: bool) -> Result<PyValue, Failure> {
+        let requested: Vec<String> = match params.get("tasks") {
+            None | Some(PyValue::Null) => maintain::DEFAULT_TASKS
+                .split(',')
+                .map(str::to_string)
+                .collect(),
+            Some(PyValue::Str(s)) => maintain::parse_tasks(s, false),
+            Some(PyValue::List(l)) => l
+                .iter()
+                .filter_map(PyValue::as_str)
+                .map(|t| pystr::strip(t).to_string())
+                .filter(|t| !t.is_empty())
+                .collect(),
+            Some(_) => {
+                return Err(Failure(
+                    "tasks must be a list or comma-separated string".into(),
+                ))
+            }
+        };
+        let dry_run = match params.get("dry_run") {
+            None => false,
+            Some(PyValue::Bool(b)) => *b,
+            Some(_) => return Err(Failure("dry_run must be a boolean".into())),
+        };
+        let max_merges = int_param(params, "max_merges", Some(5))?;
+        let prune_below = match params.get("prune_below") {
+            None | Some(PyValue::Null) => 0.01,
+            Some(v) => v
+                .as_number()
+                .filter(|_| !matches!(v, PyValue::Str(_)))
+                .ok_or_else(|| Failure("prune_below must be a number".into()))?,
+        };
+        let journal_path = self.journal.clone();
+        let embedder: Option<&dyn Embedder> = if self.profile.fixes_bugs() {
+            Some(self.embedder.as_ref())
+        } else {
+            None
+        };
+        let options = MaintainOptions {
+            requested,
+            dry_run,
+            max_merges,
+            prune_below,
+            flavor: Flavor::Daemon,
+            journal: live.then_some(journal_path.as_path()),
+            embedder,
+        };
+        let report = if dry_run {
+            let mut copy = self.state.clone();
+            maintain::run(&mut copy, &options, self.profile)?
+        } else {
+            let r = maintain::run(&mut self.state, &options, self.profile);
+            // merges, pruning and connections may change the index: the posting
+            // lists are rebuilt (linear in the index; maintenance is rare)
+            self.index_changed();
+            r?
+        };
+        if live && report.should_save {
+            self.log_write("maintain", params)?;
+            self.count_write()?;
+        }
+        Ok(PyValue::Dict(daemon_report(&report)))
+    }
+
+    fn count_write(&mut self) -> Result<(), Failure> {
+        self.write_count += 1;
+        if self.auto_save > 0 && self.write_count.is_multiple_of(self.auto_save) {
+            self.save()?;
+        }
+        Ok(())
+    }
+}
+
+fn ms(since: Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
+}
+
+fn count(n: usize) -> PyValue {
+    PyValue::Int(PyInt::from(n as i64))
+}
+
+fn flag(key: &str) -> PyValue {
+    let mut d = PyDict::new();
+    d.insert(key.into(), PyValue::Bool(true));
+    PyValue::Dict(d)
+}
+
+/// The reference's `_parse_int`: a JSON integer (booleans count, as in Python) ≥ 1.
+fn int_param(params: &PyDict, key: &str, default: Option<i64>) -> Result<i64, Failure> {
+    let v = match params.get(key) {
+        None | Some(PyValue::Null) => {
+            return default.ok_or_else(|| Failure(format!("{key} is required")));
+        }
+        Some(PyValue::Bool(b)) => i64::from(*b),
+        Some(PyValue::Int(i)) => i
+            .as_i64()
+            .ok_or_else(|| Failure(format!("{key} must be an integer")))?,
+        Some(_) => return Err(Failure(format!("{key} must be an integer"))),
+    };
+    if v < 1 {
+        return Err(Failure(format!("{key} must be >= 1")));
+    }
+    Ok(v)
+}
+
+/// The reference's `_parse_str_list` (required).
+fn str_list_param(params: &PyDict, key: &str) -> Result<Vec<String>, Failure> {
+    let list = match params.get(key) {
+        None | Some(PyValue::Null) => return Err(Failure(format!("{key} is required"))),
+        Some(PyValue::List(l)) => l,
+        Some(_) => return Err(Failure(format!("{key} must be a list"))),
+    };
+    let mut out = Vec::new();
+    for item in list {
+        match item {
+            PyValue::Str(s) if !pystr::strip(s).is_empty() => out.push(s.clone()),
+            _ => {
+                return Err(Failure(format!(
+                    "{key} must only contain non-empty strings"
+                )))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(Failure(format!("{key} must not be empty")));
+    }
+    Ok(out)
+}
+
+/// The daemon's maintenance report (key order of `daemon.py::_handle_maintain`).
+fn daemon_report(r: &MaintainReport) -> PyDict {
+    let mut d = PyDict::new();
+    d.insert(
+        "health_before".into(),
+        PyValue::Dict(r.health_before.to_dict()),
+    );
+    d.insert(
+        "health_after".into(),
+        PyValue::Dict(r.health_after.to_dict()),
+    );
+    d.insert("merges_applied".into(), count(r.merges_applied));
+    d.insert("merges_proposed".into(), count(r.merges_proposed));
+    d.insert("decay_applied".into(), PyValue::Bool(r.decay_applied));
+    d.insert("pruned_edges".into(), count(r.pruned_edges));
+    d.insert("pruned_nodes".into(), count(r.pruned_nodes));
+    d.insert(
+        "tasks_run".into(),
+        PyValue::List(
+            r.tasks_run
+                .iter()
+                .map(|t| PyValue::Str((*t).into()))
+                .collect(),
+        ),
+    );
+    d.insert(
+        "notes".into(),
+        PyValue::List(r.notes.iter().map(|t| PyValue::Str(t.clone())).collect()),
+    );
+    d.insert("edges_before".into(), count(r.edges_before));
+    d.insert("edges_after".into(), count(r.edges_after));
+    d
+}

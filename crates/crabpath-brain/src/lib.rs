@@ -1,0 +1,66 @@
+//! # crabpath-brain
+//!
+//! The CrabPath memory as an application: a brain built from a folder (or a
+//! conversation), kept on disk, queried every turn and taught outcomes and corrections.
+//! The algorithm itself (graph, traversal, learning, maintenance, search) is crate
+//! `crabpath`; the Python-compatible formats of the `paper` profile are crate
+//! `pyformat`. The `crabpath` binary (crate `crabpath-cli`) only parses arguments,
+//! calls this crate and prints.
+//!
+//! ## Brains from folders: the building blocks of the reference CLI
+//!
+//! The reference's command-line program (`crabpath/cli.py` and the modules it drives,
+//! commit 134c676) builds a brain from a folder, replays session logs and keeps its
+//! files in a fixed format. These modules reproduce those pieces exactly (paper
+//! profile) and fix their bugs (corrected profile, each fix tabled in its module docs):
+//!
+//! | piece | module | reference |
+//! |---|---|---|
+//! | walk, skip rules, `.gitignore`, reading | [`workspace`], [`gitignore`], [`text`] | `split.py::split_workspace`, `_should_skip_path`, `_match_gitignore` |
+//! | Markdown / Python / JSON / config chunkers | [`chunk`] | `split.py::_chunk_*` |
+//! | nodes, ids, metadata, sibling edges | [`bootstrap`] | `split.py::split_workspace`, `_sibling_weight` |
+//! | session logs (plain, flat, OpenClaw) | [`session`] | `replay.py::extract_interactions`, `extract_queries` |
+//! | session replay | [`replay`] | `replay.py::replay_queries` |
+//! | `state.json` | [`statefile`] | `store.py::save_state`, `load_state` |
+//! | `graph.json`, `index.json`, `texts.json`, embedder record | [`reffiles`] | `cli.py::cmd_init`, `_write_graph`, `_load_graph` |
+//! | journal | [`journal`] | `journal.py` |
+//!
+//! ## The program: what each command does to a brain
+//!
+//! | command | module | reference |
+//! |---|---|---|
+//! | `learn`, `maintain`, `merge`, `connect`, `anchor`, `doctor`, `info`, `journal`, `query` | [`command`] | `cli.py::cmd_*`, `maintain.py::run_maintenance` |
+//! | `sync` (incremental when corrected) | [`sync`] | `sync.py::sync_workspace` |
+//! | `compact` (daily notes) | [`compact`] | `compact.py::compact_daily_notes` |
+//! | `daemon` (NDJSON protocol, write-ahead log) | [`daemon`] | `daemon.py` |
+//! | `snapshot`, `rollback` | [`snapshot`] | — |
+//! | the state lock; one `.bak` per save | [`lock`], `pyformat::io` | — (the reference has neither) |
+//! | binary index sidecar of `state.json` | [`sidecar`] | — |
+//!
+//! ## Layers
+//!
+//! [`error`] imports nothing from the crate; every other module imports only modules
+//! below it (the workspace's `.ci/module-cycles` checks that no module imports one that
+//! imports it back).
+#![warn(missing_docs)]
+
+pub mod bootstrap;
+pub mod chunk;
+pub mod command;
+pub mod compact;
+pub mod daemon;
+pub mod error;
+pub mod gitignore;
+pub mod journal;
+pub mod lock;
+pub mod reffiles;
+pub mod replay;
+pub mod session;
+pub mod sidecar;
+pub mod snapshot;
+pub mod statefile;
+pub mod sync;
+pub mod text;
+pub mod workspace;
+
+pub use error::{Error, Result};
