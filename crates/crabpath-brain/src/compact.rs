@@ -25,10 +25,10 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::working::Working;
 use crabpath::embed::Embedder;
 use crabpath::inject::{inject_node, InjectOptions};
 use crabpath::profile::Profile;
-use crabpath::state::State;
 use pyformat::pystr;
 
 /// Notes of at most this many lines are left alone (reference `min_lines_to_compact`).
@@ -183,17 +183,19 @@ fn prefix_chars(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
-/// Compacts the notes of `dir` into `state` (see the module docs). `save` is called
-/// with the state after each compacted note (not in a dry run).
+/// Compacts the notes of `dir` into the brain `w` (see the module docs). The paper
+/// profile rewrites each note at once, before injecting its facts (as the reference);
+/// the corrected one leaves the rewrites in `rewrites`, for the caller to apply after
+/// the brain is saved, so that a crash in between never loses a note's facts.
 ///
 /// Errors: the reference's messages for a missing directory or a path that is not a
 /// directory and for invalid arguments; a note that cannot be read or written; an
 /// impossible date (paper profile, `ValueError`).
 pub fn compact_daily_notes(
-    state: &mut State,
+    w: &mut Working<'_>,
     dir: &Path,
     options: &CompactOptions<'_>,
-    save: &mut dyn FnMut(&State) -> crate::error::Result<()>,
+    rewrites: &mut Vec<(std::path::PathBuf, String)>,
 ) -> Result<CompactReport> {
     let value_error = |m: &str| Error::Exception {
         kind: "ValueError",
@@ -286,7 +288,7 @@ pub fn compact_daily_notes(
         }
         for (k, fact) in facts.iter().enumerate() {
             let id = fact_node_id(if fixes { &name } else { &note_path }, k, fact);
-            if state.graph.get_node(&id).is_some() {
+            if w.graph.get_node(&id).is_some() {
                 continue;
             }
             let mut metadata = crabpath::graph::Metadata::new();
@@ -294,8 +296,8 @@ pub fn compact_daily_notes(
             metadata.insert("authority".into(), json!("overlay"));
             metadata.insert("type".into(), json!("TEACHING"));
             let r = inject_node(
-                &mut state.graph,
-                &mut state.index,
+                w.graph,
+                w.vectors,
                 &id,
                 &prefix_chars(fact, 2000),
                 InjectOptions {
@@ -311,9 +313,8 @@ pub fn compact_daily_notes(
                 report.nodes_injected += 1;
             }
         }
-        save(state)?;
         if fixes {
-            pyformat::io::write_atomic(&path, note.as_bytes())?;
+            rewrites.push((path, note));
         }
     }
     Ok(report)

@@ -1,7 +1,13 @@
-//! The daemon's protocol: newline-delimited JSON requests against a state kept in
-//! memory (reference `crabpath/daemon.py`, commit 134c676). The `crabpath daemon`
-//! command feeds it the lines of stdin and prints its answers; this module does
-//! everything but the reading, the printing and the signals.
+//! The daemon's protocol: newline-delimited JSON requests against a brain held in
+//! memory (reference `crabpath/daemon.py`, commit 134c676), an adapter over the
+//! [`Brain`] service. The `crabpath daemon` command feeds it the lines of stdin and
+//! prints its answers; this module does everything but the reading, the printing and
+//! the signals.
+//!
+//! A database brain commits every write before answering it (the `save` method has
+//! nothing left to do, and another process's writes are seen before the next
+//! request); a state file is saved every `auto_save_interval`-th write and on `save`,
+//! `shutdown` and (corrected) the end of input, as the reference does.
 //!
 //! A request is `{"id": <any>, "method": <string>, "params": <object>}`; the answer is
 //! `{"id": <id>, "result": <payload>}` or `{"id": <id>, "error": {"code", "message"}}`
@@ -19,14 +25,14 @@
 //! | `reload` | – | `{"reloaded": true}` (unsaved changes dropped) |
 //! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
 //!
-//! `learn` and a non-dry-run `maintain` with a mutating task count as writes; every
-//! `auto_save_interval`-th write saves the state.
+//! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
+//! state file, every `auto_save_interval`-th write saves it.
 //!
 //! | # | reference (paper) | corrected | before → after |
 //! |---|---|---|---|
 //! | N1 | end of input exits without saving (3 learns with auto-save every 2: the third is lost) | unsaved writes are saved | 2 of 3 vs. 3 of 3 persisted |
 //! | N2 | SIGTERM/SIGINT are noticed only when the next line arrives, which is then not answered | the state is saved and the daemon exits at once (the command's concern) | |
-//! | N3 | an acknowledged write lives only in memory until the next auto-save | it is appended to a write-ahead log (`<state>.wal`, fsync'd) before the answer; a daemon that dies is replayed from it on the next start | a `kill -9` after an answered `learn` loses it vs. keeps it |
+//! | N3 | an acknowledged write lives only in memory until the next auto-save | a state file's writes are appended to a write-ahead log (`<state>.wal`, fsync'd) before the answer, and a daemon that dies is replayed from it on the next start; a database commits each write before the answer | a `kill -9` after an answered `learn` loses it vs. keeps it |
 //! | N4 | queries are embedded with OpenAI whenever `OPENAI_API_KEY` is set, whatever the state was built with | with the state's own embedder | |
 //! | N5 | learn accepts unknown ids (dangling edges) and NaN outcomes | refused (error −1) | |
 //! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
@@ -35,21 +41,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::command::learn::learn_ids;
 use crate::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
-use crate::command::query::{traversal_config, DAEMON_MAX_CONTEXT_CHARS};
+use crate::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crate::command::HealthPayload;
-use crate::journal;
-use crabpath::embed::Embedder;
-use crabpath::postings::{Postings, Scratch};
+use crate::service::{Brain, QueryRequest};
 use crabpath::profile::Profile;
-use crabpath::state::State;
-use crabpath::traverse::Traverser;
 use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use pyformat::pystr;
-
-/// Saves a state to a path (the command supplies its own: backup, sidecar).
-pub type Saver = Box<dyn FnMut(&Path, &State) -> crate::error::Result<()>>;
 
 /// What the caller does after a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,8 +78,8 @@ impl From<crabpath::Error> for Failure {
     }
 }
 
-/// The write-ahead log of a corrected daemon (fix N3): one JSON line per acknowledged
-/// write, after a header naming the state file version it applies to.
+/// The write-ahead log of a corrected daemon on a state file (fix N3): one JSON line
+/// per acknowledged write, after a header naming the state file version it applies to.
 struct Wal {
     path: PathBuf,
     file: std::fs::File,
@@ -113,40 +111,22 @@ pub fn wal_path(state: &Path) -> PathBuf {
 
 /// The daemon.
 pub struct Daemon {
-    state: State,
-    path: PathBuf,
-    journal: PathBuf,
+    brain: Brain,
     profile: Profile,
-    embedder: Box<dyn Embedder>,
-    saver: Saver,
     write_count: u64,
     auto_save: u64,
     wal: Option<Wal>,
-    traverser: Traverser,
-    postings: Option<Postings>,
-    scratch: Scratch,
 }
 
 impl Daemon {
-    /// A daemon on `state` (loaded from `path`), journaling to `journal`. In the
-    /// corrected profile, writes left in the state's write-ahead log by a daemon that
-    /// died are replayed (and saved) first; returns how many.
-    pub fn new(
-        state: State,
-        path: PathBuf,
-        journal: PathBuf,
-        profile: Profile,
-        embedder: Box<dyn Embedder>,
-        saver: Saver,
-        auto_save_interval: i64,
-    ) -> crate::error::Result<(Daemon, usize)> {
+    /// A daemon on `brain` (opened resident, for writing, with its embedder). In the
+    /// corrected profile on a state file, writes left in its write-ahead log by a
+    /// daemon that died are replayed (and saved) first; returns how many.
+    pub fn new(brain: Brain, auto_save_interval: i64) -> crate::error::Result<(Daemon, usize)> {
+        let profile = brain.profile();
         let mut d = Daemon {
-            state,
-            path,
-            journal,
+            brain,
             profile,
-            embedder,
-            saver,
             write_count: 0,
             auto_save: if auto_save_interval > 0 {
                 auto_save_interval as u64
@@ -154,13 +134,9 @@ impl Daemon {
                 0
             },
             wal: None,
-            traverser: Traverser::new(),
-            postings: None,
-            scratch: Scratch::default(),
         };
-        d.index_changed();
         let mut replayed = 0;
-        if profile.fixes_bugs() {
+        if profile.fixes_bugs() && !d.brain.is_store() {
             replayed = d.replay_wal()?;
             if replayed > 0 {
                 d.save()?;
@@ -171,42 +147,20 @@ impl Daemon {
         Ok((d, replayed))
     }
 
-    /// Rebuilds the posting lists after the index changed: kept only for a sparse
-    /// index (hash-v1), where they answer queries faster with the same results.
-    fn index_changed(&mut self) {
-        self.postings = None;
-        let sample: usize = self
-            .state
-            .index
-            .iter()
-            .take(1000)
-            .map(|(_, v)| v.len())
-            .sum();
-        let nonzero: usize = self
-            .state
-            .index
-            .iter()
-            .take(1000)
-            .map(|(_, v)| v.iter().filter(|x| **x != 0.0).count())
-            .sum();
-        if sample > 0 && nonzero * 2 < sample {
-            self.postings = Some(Postings::build(&self.state.index));
-        }
-    }
-
-    /// Writes not yet saved.
+    /// Writes not yet saved (always 0 for a database).
     pub fn unsaved(&self) -> u64 {
         self.write_count
     }
 
-    /// The state in memory.
-    pub fn state(&self) -> &State {
-        &self.state
+    /// The brain.
+    pub fn brain(&mut self) -> &mut Brain {
+        &mut self.brain
     }
 
     fn open_wal(&mut self) -> crate::error::Result<()> {
-        let path = wal_path(&self.path);
-        let version = file_version(&self.path).unwrap_or_default();
+        let state = self.brain.path().to_path_buf();
+        let path = wal_path(&state);
+        let version = file_version(&state).unwrap_or_default();
         let header = format!("{{\"base\": \"{version}\"}}\n");
         pyformat::io::write_atomic(&path, header.as_bytes())?;
         let file = std::fs::OpenOptions::new()
@@ -219,12 +173,13 @@ impl Daemon {
 
     /// Replays the writes of a log that applies to the state file as it is now.
     fn replay_wal(&mut self) -> crate::error::Result<usize> {
-        let path = wal_path(&self.path);
+        let state = self.brain.path().to_path_buf();
+        let path = wal_path(&state);
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(0);
         };
         let mut lines = text.lines();
-        let version = file_version(&self.path).unwrap_or_default();
+        let version = file_version(&state).unwrap_or_default();
         let base = lines
             .next()
             .and_then(|h| pyjson::loads(h).ok())
@@ -271,11 +226,12 @@ impl Daemon {
             .map_err(|e| Failure(format!("{}: {e}", path.display())))
     }
 
-    /// Saves the state now and resets the write counter (and the log).
+    /// Saves a state file now and resets the write counter (and the log); nothing to
+    /// do for a database.
     pub fn save(&mut self) -> crate::error::Result<()> {
-        (self.saver)(&self.path, &self.state)?;
+        self.brain.save()?;
         self.write_count = 0;
-        if self.profile.fixes_bugs() {
+        if self.profile.fixes_bugs() && !self.brain.is_store() {
             self.open_wal()?;
         }
         Ok(())
@@ -338,10 +294,11 @@ impl Daemon {
             "query" => self.query(&params),
             "learn" => self.learn(&params, true),
             "maintain" => self.maintain(&params, true),
-            "health" => Ok(PyValue::Dict(
-                HealthPayload::of(&self.state.graph).to_dict(),
-            )),
-            "info" => Ok(self.info()),
+            "health" => self
+                .brain
+                .read(|g, _| PyValue::Dict(HealthPayload::of(g).to_dict()))
+                .map_err(Failure::from),
+            "info" => self.info(),
             "save" => self.save().map(|()| flag("saved")).map_err(Failure::from),
             "reload" => self.reload().map(|()| flag("reloaded")),
             "shutdown" => {
@@ -355,23 +312,24 @@ impl Daemon {
         result.map(|p| (p, false)).map_err(|Failure(m)| fail(m))
     }
 
-    fn info(&self) -> PyValue {
-        let mut d = PyDict::new();
-        d.insert("nodes".into(), count(self.state.graph.node_count()));
-        d.insert("edges".into(), count(self.state.graph.edge_count()));
-        let embedder = match self.state.meta.get("embedder_name") {
-            None => "hash-v1".to_string(),
-            Some(v) => pyformat::pyrepr::py_str(&PyValue::from(v)),
-        };
-        d.insert("embedder".into(), PyValue::Str(embedder));
-        PyValue::Dict(d)
+    fn info(&mut self) -> Result<PyValue, Failure> {
+        Ok(self.brain.read(|g, meta| {
+            let mut d = PyDict::new();
+            d.insert("nodes".into(), count(g.node_count()));
+            d.insert("edges".into(), count(g.edge_count()));
+            let embedder = match meta.get("embedder_name") {
+                None => "hash-v1".to_string(),
+                Some(v) => pyformat::pyrepr::py_str(&PyValue::from(v)),
+            };
+            d.insert("embedder".into(), PyValue::Str(embedder));
+            PyValue::Dict(d)
+        })?)
     }
 
     fn reload(&mut self) -> Result<(), Failure> {
-        self.state = crate::statefile::load_state(&self.path)?;
-        self.index_changed();
+        self.brain.reload()?;
         self.write_count = 0;
-        if self.profile.fixes_bugs() {
+        if self.profile.fixes_bugs() && !self.brain.is_store() {
             self.open_wal()?;
         }
         Ok(())
@@ -385,9 +343,10 @@ impl Daemon {
         let top_k = int_param(params, "top_k", Some(4))?;
         let total = Instant::now();
         let embed_start = Instant::now();
-        let vector = self.embedder.embed(&text)?;
+        let vector = self.brain.embedder()?.embed(&text)?;
         let embed_ms = ms(embed_start);
-        if let Some(d) = self.state.meta.get("embedder_dim").and_then(|v| v.as_i64()) {
+        let recorded = self.brain.embedder_meta()?;
+        if let Some(d) = recorded.get("embedder_dim").and_then(|v| v.as_i64()) {
             if vector.len() as i64 != d {
                 return Err(Failure(format!(
                     "query embedding dimension mismatch: expected {d}, got {}",
@@ -395,56 +354,45 @@ impl Daemon {
                 )));
             }
         }
-        let traverse_start = Instant::now();
-        let graph = &self.state.graph;
-        let hits = match &self.postings {
-            Some(p) => p.search(
-                &self.state.index,
-                &vector,
-                top_k as usize,
-                &mut self.scratch,
-            ),
-            None => self.state.index.search(&vector, top_k as usize),
-        };
-        let seeds: Vec<(crabpath::graph::NodeId, f64)> = hits
-            .iter()
-            .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
-            .collect();
-        let config = traversal_config(self.profile, Some(DAEMON_MAX_CONTEXT_CHARS as i64));
-        let result = self.traverser.traverse(graph, &seeds, &config)?;
-        let traverse_ms = ms(traverse_start);
-        let total_ms = ms(total);
-        let fired = result.fired_names(graph);
         let mut meta = PyDict::new();
         meta.insert(
             "chat_id".into(),
             params.get("chat_id").cloned().unwrap_or(PyValue::Null),
         );
-        journal::append(
-            &self.journal,
-            journal::query_event(&text, &fired, graph.node_count(), PyValue::Dict(meta)),
-        )
-        .map_err(|e| Failure(e.to_string()))?;
+        let req = QueryRequest {
+            text: &text,
+            vector: Some(vector),
+            top: top_k as usize,
+            max_context_chars: Some(DAEMON_MAX_CONTEXT_CHARS as i64),
+            journal_metadata: PyValue::Dict(meta),
+        };
+        let answer = self.brain.query(&req)?;
+        let traverse_ms = answer.traverse_ms;
         let mut d = PyDict::new();
         d.insert(
             "fired_nodes".into(),
-            PyValue::List(fired.iter().map(|s| PyValue::Str(s.to_string())).collect()),
+            PyValue::List(
+                answer
+                    .fired()
+                    .iter()
+                    .map(|s| PyValue::Str(s.to_string()))
+                    .collect(),
+            ),
         );
-        d.insert(
-            "context".into(),
-            PyValue::Str(result.context(graph, config.max_context_chars)),
-        );
+        d.insert("context".into(), PyValue::Str(answer.context()));
         d.insert(
             "seeds".into(),
             PyValue::List(
-                hits.into_iter()
-                    .map(|(i, s)| PyValue::List(vec![PyValue::Str(i), PyValue::Float(s)]))
+                answer
+                    .hits
+                    .iter()
+                    .map(|(i, s)| PyValue::List(vec![PyValue::Str(i.clone()), PyValue::Float(*s)]))
                     .collect(),
             ),
         );
         d.insert("embed_query_ms".into(), PyValue::Float(embed_ms));
         d.insert("traverse_ms".into(), PyValue::Float(traverse_ms));
-        d.insert("total_ms".into(), PyValue::Float(total_ms));
+        d.insert("total_ms".into(), PyValue::Float(ms(total)));
         Ok(PyValue::Dict(d))
     }
 
@@ -457,11 +405,16 @@ impl Daemon {
                 .filter(|_| !matches!(v, PyValue::Str(_)))
                 .ok_or_else(|| Failure("outcome must be a number".into()))?,
         };
-        let summary = learn_ids(&mut self.state.graph, &ids, outcome, self.profile)?;
+        let summary = if live {
+            self.brain.learn(&ids, outcome)?
+        } else {
+            // a replayed write: its journal entry was written when it was answered
+            let profile = self.profile;
+            self.brain.write(crate::service::Scope::Nodes(&ids), |w| {
+                crate::command::learn::learn_ids(w.graph, &ids, outcome, profile)
+            })?
+        };
         if live {
-            let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-            journal::append(&self.journal, journal::learn_event(&refs, outcome))
-                .map_err(|e| Failure(e.to_string()))?;
             self.log_write("learn", params)?;
             self.count_write()?;
         }
@@ -502,9 +455,8 @@ impl Daemon {
                 .filter(|_| !matches!(v, PyValue::Str(_)))
                 .ok_or_else(|| Failure("prune_below must be a number".into()))?,
         };
-        let journal_path = self.journal.clone();
-        let embedder: Option<&dyn Embedder> = if self.profile.fixes_bugs() {
-            Some(self.embedder.as_ref())
+        let embedder = if self.profile.fixes_bugs() {
+            Some(self.brain.take_embedder()?)
         } else {
             None
         };
@@ -514,19 +466,15 @@ impl Daemon {
             max_merges,
             prune_below,
             flavor: Flavor::Daemon,
-            journal: live.then_some(journal_path.as_path()),
-            embedder,
+            journal: live,
+            embedder: embedder.as_deref(),
         };
-        let report = if dry_run {
-            let mut copy = self.state.clone();
-            maintain::run(&mut copy, &options, self.profile)?
-        } else {
-            let r = maintain::run(&mut self.state, &options, self.profile);
-            // merges, pruning and connections may change the index: the posting
-            // lists are rebuilt (linear in the index; maintenance is rare)
-            self.index_changed();
-            r?
-        };
+        let report = self.brain.maintain(&options);
+        drop(options);
+        if let Some(e) = embedder {
+            self.brain.put_embedder(e);
+        }
+        let report = report?;
         if live && report.should_save {
             self.log_write("maintain", params)?;
             self.count_write()?;
@@ -535,6 +483,9 @@ impl Daemon {
     }
 
     fn count_write(&mut self) -> Result<(), Failure> {
+        if self.brain.is_store() {
+            return Ok(()); // committed already
+        }
         self.write_count += 1;
         if self.auto_save > 0 && self.write_count.is_multiple_of(self.auto_save) {
             self.save()?;

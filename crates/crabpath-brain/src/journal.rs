@@ -138,6 +138,29 @@ pub fn append(path: &Path, event: PyDict) -> Result<PyDict> {
     Ok(entry)
 }
 
+/// Appends entries already stamped ([`stamp`]) to the journal file at `path`, one
+/// line each, in one write.
+pub fn append_entries(path: &Path, entries: &[PyDict]) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut text = String::new();
+    for e in entries {
+        text.push_str(&entry_line(e));
+        text.push('\n');
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io)?;
+    f.write_all(text.as_bytes()).map_err(io)
+}
+
 /// The entries of a journal (reference `read_journal`): a missing file reads as empty;
 /// blank lines are skipped. A line that is not a JSON object is an error naming it
 /// ([`Profile::Paper`], as the reference), or skipped and counted in

@@ -31,7 +31,8 @@ pub fn snapshot_dir(state: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn check_name(name: &str) -> Result<()> {
+/// Checks a snapshot name: letters, digits, `.`, `_` and `-`, not starting with `.`.
+pub fn check_name(name: &str) -> Result<()> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
         && name

@@ -30,11 +30,11 @@ use sha2::{Digest, Sha256};
 
 use crate::bootstrap::{build, sibling_weight, split_workspace};
 use crate::error::{Error, Result};
+use crate::working::Working;
 use crate::workspace::{self, SkipReason, Skipped, SplitOptions};
 use crabpath::embed::Embedder;
 use crabpath::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
 use crabpath::profile::Profile;
-use crabpath::state::State;
 use pyformat::pystr;
 
 /// The reference's default authority map (`sync.py::DEFAULT_AUTHORITY_MAP`).
@@ -180,6 +180,26 @@ fn stat(path: &Path) -> Option<(u64, u128)> {
     Some((m.len(), t))
 }
 
+/// The per-file record that the corrected `sync` compares against (`meta.sync_files`:
+/// content hash, size and modification time of each file), for the files `rels` of
+/// `workspace`: what `init` records, so that the first `sync` re-splits no unchanged
+/// file. A file that cannot be read is left out (the next sync reads it).
+pub fn file_records<'a>(workspace: &Path, rels: impl IntoIterator<Item = &'a str>) -> Value {
+    let mut m = serde_json::Map::new();
+    for rel in rels {
+        let path = workspace.join(rel);
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let (size, mtime) = stat(&path).unwrap_or((bytes.len() as u64, 0));
+        m.insert(
+            rel.to_string(),
+            json!({"sha256": sha256_hex(&bytes), "size": size, "mtime_ns": mtime.to_string()}),
+        );
+    }
+    Value::Object(m)
+}
+
 /// The chunks of the files to (re-)split, and which files were not read.
 struct Split {
     /// Current (id, text) of every re-split file, in node order.
@@ -288,20 +308,21 @@ fn split_current(
     })
 }
 
-/// Syncs `state` with the folder `workspace` (see the module docs), in place. The
-/// caller saves the state (and journals the report).
+/// Syncs a brain with the folder `workspace` (see the module docs), in place: the
+/// graph, its vectors and (corrected) the per-file record in `meta`. The caller saves
+/// the brain (and journals the report).
 ///
 /// Errors: the workspace walk or reading (see [`crate::workspace`]), the embedder, a
 /// vector of the wrong dimension.
 pub fn sync_workspace(
-    state: &mut State,
+    w: &mut Working<'_>,
     workspace: &Path,
     mut options: SyncOptions<'_>,
 ) -> Result<SyncReport> {
     let fixes = options.profile.fixes_bugs();
-    let old_records = records(&state.meta);
+    let old_records = records(w.meta);
     let split = split_current(workspace, options.profile, &old_records)?;
-    let graph = &mut state.graph;
+    let graph = &mut *w.graph;
     let current: BTreeMap<&str, &str> = split
         .texts
         .iter()
@@ -420,7 +441,7 @@ pub fn sync_workspace(
             metadata,
         });
         if let Some(v) = vector_of.get(id.as_str()) {
-            state.index.upsert(id, v)?;
+            w.vectors.upsert(id, v)?;
         }
     }
     if fixes {
@@ -452,7 +473,7 @@ pub fn sync_workspace(
     for ix in removed {
         let name = graph.name(ix).to_string();
         graph.remove_node(ix);
-        state.index.remove(&name);
+        w.vectors.remove(&name);
     }
 
     // sibling edges of the affected files
@@ -492,7 +513,7 @@ pub fn sync_workspace(
                 json!({"sha256": r.sha256, "size": r.size, "mtime_ns": r.mtime_ns.to_string()}),
             );
         }
-        state.meta.insert(SYNC_FILES_KEY.into(), Value::Object(m));
+        w.meta.insert(SYNC_FILES_KEY.into(), Value::Object(m));
     }
     Ok(report)
 }
@@ -555,6 +576,7 @@ pub fn parse_authority_map(
 mod tests {
     use super::*;
     use crabpath::embed::HashEmbedder;
+    use crabpath::state::State;
 
     #[test]
     fn node_ids_and_maps() {
@@ -610,14 +632,29 @@ mod tests {
         };
         // paper: an unchanged sync resets the learned weight (reference A8)
         let mut paper = st.clone();
-        let r = sync_workspace(&mut paper, ws, opts(Profile::Paper)).unwrap();
+        let r = sync_workspace(
+            &mut Working::of_state(&mut paper, &mut Vec::new()),
+            ws,
+            opts(Profile::Paper),
+        )
+        .unwrap();
         assert_eq!((r.nodes_added, r.nodes_updated, r.nodes_removed), (0, 0, 0));
         assert_ne!(paper.graph.weight(a0, a1), Some(0.9));
         // corrected: kept; a second sync reads no file
-        let r = sync_workspace(&mut st, ws, opts(Profile::Corrected)).unwrap();
+        let r = sync_workspace(
+            &mut Working::of_state(&mut st, &mut Vec::new()),
+            ws,
+            opts(Profile::Corrected),
+        )
+        .unwrap();
         assert_eq!(st.graph.weight(a0, a1), Some(0.9));
         assert_eq!(r.files_resplit, 2);
-        let r = sync_workspace(&mut st, ws, opts(Profile::Corrected)).unwrap();
+        let r = sync_workspace(
+            &mut Working::of_state(&mut st, &mut Vec::new()),
+            ws,
+            opts(Profile::Corrected),
+        )
+        .unwrap();
         assert_eq!(
             (r.files_resplit, r.files_unchanged, r.nodes_unchanged),
             (0, 2, 5)
@@ -625,7 +662,12 @@ mod tests {
         // a changed file and a deleted one
         std::fs::write(ws.join("a.md"), "# A\n\n## One\nx changed\n\n## Two\ny\n").unwrap();
         std::fs::remove_file(ws.join("b.md")).unwrap();
-        let r = sync_workspace(&mut st, ws, opts(Profile::Corrected)).unwrap();
+        let r = sync_workspace(
+            &mut Working::of_state(&mut st, &mut Vec::new()),
+            ws,
+            opts(Profile::Corrected),
+        )
+        .unwrap();
         assert_eq!(
             (r.nodes_updated, r.nodes_removed, r.files_deleted),
             (1, 2, 1)

@@ -91,6 +91,32 @@ pub enum SkipReason {
     Json(String),
     /// A directory that could not be listed.
     Unreadable(String),
+    /// A symbolic link whose target is outside the workspace (corrected profile: not
+    /// read).
+    OutsideWorkspace(PathBuf),
+}
+
+impl std::fmt::Display for SkipReason {
+    /// What the user reads after `skipped <file>: `.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::InvalidUtf8 { offset } => {
+                write!(
+                    f,
+                    "not UTF-8 text (the byte at offset {offset} is not valid UTF-8)"
+                )
+            }
+            SkipReason::Binary => f.write_str("a binary file (it contains NUL bytes)"),
+            SkipReason::NonUtf8Path => f.write_str("its path is not valid UTF-8"),
+            SkipReason::Json(m) => write!(f, "JSON that cannot be split: {m}"),
+            SkipReason::Unreadable(m) => write!(f, "cannot be listed: {m}"),
+            SkipReason::OutsideWorkspace(t) => write!(
+                f,
+                "a symbolic link to {}, outside the workspace (not read)",
+                t.display()
+            ),
+        }
+    }
 }
 
 /// A file or directory left out, with the reason.

@@ -120,8 +120,9 @@ pub enum AuthorityChoice {
 /// `--state` / `--graph`: where a command reads (and writes) the brain.
 #[derive(Debug, Clone, Args)]
 pub struct Source {
-    /// The brain's state file (`state.json` made by `init`). Takes precedence over
-    /// `--graph`.
+    /// The brain: its directory (made by `init`), or a file in it (`brain.db`, or
+    /// `state.json` — a reference state file, or the name of a brain database's
+    /// directory). Takes precedence over `--graph`.
     #[arg(long, value_name = "STATE")]
     pub state: Option<String>,
     /// A graph file (`graph.json` made by `init`, or a directory holding one) instead
@@ -176,6 +177,12 @@ pub enum Command {
     Snapshot(SnapshotArgs),
     /// Restore the state from a snapshot.
     Rollback(RollbackArgs),
+    /// Write the brain as the reference's state.json (the interchange format: the
+    /// reference program, and `crabpath import`, read it).
+    Export(ExportArgs),
+    /// Make a brain (a database) from a reference state.json, with the journal.jsonl
+    /// beside it.
+    Import(ImportArgs),
 }
 
 /// `init`.
@@ -527,6 +534,31 @@ pub struct RollbackArgs {
     #[arg(long)]
     pub to: Option<String>,
     /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The brain (its directory, or a file in it).
+    #[arg(long)]
+    pub state: String,
+    /// The state.json to write (replaced atomically if it exists).
+    #[arg(long)]
+    pub output: String,
+}
+
+/// `import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The reference state.json to read.
+    #[arg(long)]
+    pub state: String,
+    /// The brain directory to write (created; a brain already there is replaced).
+    #[arg(long)]
+    pub output: String,
+    /// Print `{"brain", "nodes", "edges"}`.
     #[arg(long)]
     pub json: bool,
 }

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use crabpath::embed::Embedder;
 use crabpath::graph::Metadata;
-use crabpath::{Graph, HashEmbedder, Profile, State, VectorIndex};
-use crabpath_brain::lock::StateLock;
-use crabpath_brain::reffiles::{read_graph, read_index, EmbedderInfo};
+use crabpath::{Graph, HashEmbedder, Profile};
+use crabpath_brain::reffiles::{read_graph, EmbedderInfo};
 use crabpath_brain::workspace::expanduser;
+use crabpath_brain::{locate, Brain, Location, OpenOptions};
 
 use crate::args::{EmbedderChoice, LlmChoice, Source};
 use crate::error::{reference, CliError, CliResult};
@@ -29,29 +29,6 @@ pub fn version() -> String {
 pub struct Ctx {
     /// Semantics.
     pub profile: Profile,
-}
-
-/// What the generic loader found (reference `cli.py::_resolve_graph_index`).
-pub struct Loaded {
-    /// The graph.
-    pub graph: Graph,
-    /// The index: a state's (possibly empty), a `--graph`'s `--index`, or none.
-    pub index: Option<VectorIndex>,
-    /// The state's metadata (empty for `--graph`).
-    pub meta: Metadata,
-    /// The state file, when loaded from one (the path the command opens).
-    pub state_path: Option<PathBuf>,
-}
-
-impl Loaded {
-    /// The loaded pieces as a state (an absent index is empty).
-    pub fn into_state(self) -> State {
-        State {
-            graph: self.graph,
-            index: self.index.unwrap_or_default(),
-            meta: self.meta,
-        }
-    }
 }
 
 impl Ctx {
@@ -77,33 +54,64 @@ impl Ctx {
         crabpath_brain::journal::journal_path(state.map(Path::new), graph.map(Path::new))
     }
 
-    /// The generic loader (`--state` wins over `--graph`; `--index` only with
-    /// `--graph`).
-    pub fn load(&self, source: &Source, index: Option<&str>) -> CliResult<Loaded> {
+    /// Where a `--state`/`--graph` pair points (`--state` wins; `--index` only with
+    /// `--graph`): the reference's missing-graph message when neither file exists.
+    pub fn location(&self, source: &Source, index: Option<&str>) -> CliResult<Location> {
         if let Some(s) = &source.state {
-            let path = self.state_path(s, false);
-            let state = load_state_file(&path)?;
-            return Ok(Loaded {
-                graph: state.graph,
-                index: Some(state.index),
-                meta: state.meta,
-                state_path: Some(path),
-            });
+            return Ok(locate(&self.state_path(s, false)));
         }
         let Some(g) = &source.graph else {
             return reference("--state or --graph is required");
         };
-        let graph = self.load_graph(g)?;
-        let index = match index {
-            Some(i) => Some(read_index(&expanduser(i)).map_err(|e| CliError::Other(e.into()))?),
-            None => None,
-        };
-        Ok(Loaded {
-            graph,
-            index,
-            meta: Metadata::new(),
-            state_path: None,
+        let p = expanduser(g);
+        let file = if p.is_dir() { p.join("graph.json") } else { p };
+        if !file.exists() {
+            return reference(format!("missing graph file: {g}"));
+        }
+        Ok(Location::Graph {
+            graph: file,
+            index: index.map(expanduser),
         })
+    }
+
+    /// Opens a brain for a command (see [`crabpath_brain::OpenOptions`]).
+    pub fn open(&self, location: Location, write: bool) -> CliResult<Brain> {
+        let mut options = self.options(crabpath_brain::reffiles::GraphShape::Bare);
+        options.write = write;
+        Ok(Brain::open(location, options)?)
+    }
+
+    /// The open options of a command.
+    pub fn options(&self, shape: crabpath_brain::reffiles::GraphShape<'static>) -> OpenOptions {
+        let mut options = OpenOptions::new(self.profile);
+        options.graph_shape = shape;
+        options.on_lock_wait = Some(std::sync::Arc::new(|p: &Path| {
+            eprintln!(
+                "crabpath: waiting for the lock {} (another crabpath process is writing this state)",
+                p.display()
+            )
+        }));
+        options
+    }
+
+    /// Opens a brain for writing; a graph file is written back in `shape`.
+    pub fn open_with_shape(
+        &self,
+        location: Location,
+        shape: crabpath_brain::reffiles::GraphShape<'static>,
+    ) -> CliResult<Brain> {
+        Ok(Brain::open(location, self.options(shape))?)
+    }
+
+    /// Opens the brain of a `--state`/`--graph` pair.
+    pub fn open_source(
+        &self,
+        source: &Source,
+        index: Option<&str>,
+        write: bool,
+    ) -> CliResult<Brain> {
+        let loc = self.location(source, index)?;
+        self.open(loc, write)
     }
 
     /// Reads a `--graph` argument (reference `_load_payload`, `_load_graph`): `~`
@@ -116,35 +124,6 @@ impl Ctx {
             return reference(format!("missing graph file: {arg}"));
         }
         Ok(read_graph(&file).map_err(|e| CliError::Other(e.into()))?.0)
-    }
-
-    /// Takes the state's write lock (telling the user if another process holds it).
-    pub fn lock(&self, state: &Path) -> CliResult<StateLock> {
-        if let Some(dir) = state.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.is_dir() {
-                // the load that follows reports the missing file
-                return Err(CliError::Other(anyhow::anyhow!(
-                    "{}: No such file or directory",
-                    state.display()
-                )));
-            }
-        }
-        Ok(StateLock::acquire(state, |p| {
-            eprintln!(
-                "crabpath: waiting for the lock {} (another crabpath process is writing this state)",
-                p.display()
-            )
-        })?)
-    }
-
-    /// Saves a state (reference `store.py::save_state` with the loaded meta), keeping
-    /// the previous file as `<state>.bak`.
-    pub fn save(&self, path: &Path, state: &State) -> CliResult<()> {
-        let rendered = crabpath_brain::statefile::render_state(path, state, None, None, None)?;
-        pyformat::io::keep_backup(path)?;
-        pyformat::io::write_atomic(path, rendered.text.as_bytes())?;
-        crate::sidecar::refresh(path, &rendered, &state.index);
-        Ok(())
     }
 
     /// Refuses `--llm openai` (no network access here).
@@ -161,14 +140,6 @@ impl Ctx {
     pub fn progress(&self) -> bool {
         std::io::stderr().is_terminal()
     }
-}
-
-/// Loads a state file, through the binary index sidecar when it is current.
-pub fn load_state_file(path: &Path) -> CliResult<State> {
-    if let Some(st) = crate::sidecar::load(path) {
-        return Ok(st);
-    }
-    crabpath_brain::statefile::load_state(path).map_err(|e| CliError::Other(e.into()))
 }
 
 /// Which embedder a command uses.
@@ -190,6 +161,14 @@ impl Which {
                 dim: crabpath_embed::DIM,
             },
         }
+    }
+
+    /// A loader of this embedder for a brain ([`crabpath_brain::OpenOptions::embedder`]).
+    pub fn loader(self) -> crabpath_brain::service::EmbedderLoader {
+        std::sync::Arc::new(move || {
+            self.load()
+                .map_err(|e| crabpath_brain::Error::Invalid(e.line()))
+        })
     }
 
     /// Loads the embedder (MiniLM with the embedding cache).

@@ -44,7 +44,6 @@ mod context;
 mod embedding;
 mod error;
 mod out;
-mod sidecar;
 
 use std::process::ExitCode;
 

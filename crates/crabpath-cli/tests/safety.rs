@@ -1,7 +1,10 @@
-//! Safety a user can rely on: concurrent writers lose no update (the state lock), a
-//! process killed in the middle of a save leaves the previous state loadable (atomic
-//! writes), and bad input gives one line on stderr naming the file and what is wrong,
-//! a non-zero exit status, no panic, and nothing written.
+//! Safety a user can rely on with a brain kept in a state file (the reference's
+//! `state.json`, which `init --profile paper` writes and every profile opens):
+//! concurrent writers lose no update (the state lock), a process killed in the middle
+//! of a save leaves the previous state loadable (atomic writes), and bad input gives one
+//! line on stderr naming the file and what is wrong, a non-zero exit status, no panic,
+//! and nothing written. The same guarantees for a brain database are tested in
+//! `reliability.rs`.
 
 mod common;
 
@@ -27,11 +30,13 @@ fn workspace(dir: &Path, n: usize, body: usize) -> PathBuf {
     ws
 }
 
+/// A state-file brain of the workspace (the reference's files, written by the paper
+/// profile's `init`; the tests then run the corrected profile on it).
 fn init(dir: &Path, n: usize, body: usize) -> PathBuf {
     workspace(dir, n, body);
     let (rc, _, err) = common::run_text(
         dir,
-        "corrected",
+        "paper",
         &["init", "--workspace", "ws", "--output", "brain"],
     );
     assert_eq!(rc, 0, "{err}");

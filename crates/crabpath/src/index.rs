@@ -40,6 +40,56 @@ fn squared_norm(v: &[f64]) -> f64 {
     v.iter().fold(0.0, |acc, x| acc + x * x)
 }
 
+/// Node vectors by id with exact top-k search: what the algorithms that add, replace,
+/// read or search vectors ([`crate::inject`], [`crate::maintain::connect_learning_nodes`],
+/// the application's sync and merge) need from wherever the vectors live. The
+/// reference keeps them in one in-memory [`VectorIndex`] (reference
+/// `crabpath/index.py::VectorIndex`), which implements this trait bit for bit; an
+/// application may keep them in a database and search them through an index of its
+/// own.
+pub trait VectorStore {
+    /// The dimension every vector has, `None` while there is none.
+    fn dim(&self) -> Option<usize>;
+    /// Whether `id` has a vector.
+    fn contains(&self, id: &str) -> bool;
+    /// A copy of the vector of `id`.
+    fn get(&self, id: &str) -> Option<Vec<f64>>;
+    /// Stores `vector` under `id` (a new id after all others, an existing one in place).
+    /// Errors: a dimension other than [`VectorStore::dim`], a non-finite component.
+    fn upsert(&mut self, id: &str, vector: &[f64]) -> Result<()>;
+    /// Deletes the vector of `id`; whether there was one.
+    fn remove(&mut self, id: &str) -> bool;
+    /// The `top_k` vectors most similar to `query` as (id, cosine), best first, ties in
+    /// insertion order (see [`VectorIndex::search`]).
+    fn search(&self, query: &[f64], top_k: usize) -> Vec<(String, f64)>;
+}
+
+impl VectorStore for VectorIndex {
+    fn dim(&self) -> Option<usize> {
+        VectorIndex::dim(self)
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        VectorIndex::contains(self, id)
+    }
+
+    fn get(&self, id: &str) -> Option<Vec<f64>> {
+        VectorIndex::get(self, id).map(<[f64]>::to_vec)
+    }
+
+    fn upsert(&mut self, id: &str, vector: &[f64]) -> Result<()> {
+        VectorIndex::upsert(self, id, vector)
+    }
+
+    fn remove(&mut self, id: &str) -> bool {
+        VectorIndex::remove(self, id).is_some()
+    }
+
+    fn search(&self, query: &[f64], top_k: usize) -> Vec<(String, f64)> {
+        VectorIndex::search(self, query, top_k)
+    }
+}
+
 /// Ordered map id → vector (reference `crabpath/index.py::VectorIndex`). Every vector has
 /// the dimension of the first one stored (the reference does not check; mixed dimensions
 /// would only ever score 0.0 against each other there). Components must be finite.

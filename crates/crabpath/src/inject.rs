@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::embed::Embedder;
 use crate::error::{finite, Error, Result};
 use crate::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
-use crate::index::VectorIndex;
+use crate::index::VectorStore;
 use crate::maintain::first_line;
 use crate::profile::Profile;
 
@@ -126,8 +126,8 @@ pub struct InjectReport {
 }
 
 /// Checks the vector's dimension against the index's (reference `crabpath/inject.py`);
-/// components are checked by [`VectorIndex::upsert`].
-fn check_vector(index: &VectorIndex, vector: &[f64]) -> Result<()> {
+/// components are checked by [`VectorStore::upsert`].
+fn check_vector(index: &dyn VectorStore, vector: &[f64]) -> Result<()> {
     match index.dim() {
         Some(dim) if dim != vector.len() => Err(Error::DimensionMismatch {
             expected: dim,
@@ -140,7 +140,7 @@ fn check_vector(index: &VectorIndex, vector: &[f64]) -> Result<()> {
 /// Inject and return the connected neighbours with their similarity.
 fn inject_inner(
     graph: &mut Graph,
-    index: &mut VectorIndex,
+    index: &mut dyn VectorStore,
     id: &str,
     content: &str,
     options: InjectOptions<'_>,
@@ -217,7 +217,7 @@ fn inject_inner(
 /// connect_min_sim` that is a graph node.
 pub fn inject_node(
     graph: &mut Graph,
-    index: &mut VectorIndex,
+    index: &mut dyn VectorStore,
     id: &str,
     content: &str,
     options: InjectOptions<'_>,
@@ -232,7 +232,7 @@ pub fn inject_node(
 /// neighbour→correction edges stay positive.
 pub fn inject_correction(
     graph: &mut Graph,
-    index: &mut VectorIndex,
+    index: &mut dyn VectorStore,
     id: &str,
     content: &str,
     mut options: InjectOptions<'_>,
@@ -375,7 +375,7 @@ pub struct BatchReport {
 /// strength, default lr), others with [`inject_node`].
 pub fn inject_batch(
     graph: &mut Graph,
-    index: &mut VectorIndex,
+    index: &mut dyn VectorStore,
     items: &[InjectItem],
     embedder: Option<&dyn Embedder>,
     options: &BatchOptions,

@@ -20,7 +20,7 @@ use crate::embed::Embedder;
 use crate::error::{finite, Error, Result};
 use crate::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
 use crate::health::{measure_health, GraphHealth};
-use crate::index::{cosine, VectorIndex};
+use crate::index::{cosine, VectorStore};
 use crate::profile::Profile;
 use crate::state::State;
 
@@ -513,12 +513,12 @@ impl ConnectOptions {
 
 /// The vector of a node: its index vector, else the embedding of its content.
 fn vector_of(
-    index: &VectorIndex,
+    index: &dyn VectorStore,
     embed: Option<&dyn Embedder>,
     node: &Node,
 ) -> Result<Option<Vec<f64>>> {
     if let Some(v) = index.get(&node.id) {
-        return Ok(Some(v.to_vec()));
+        return Ok(Some(v));
     }
     match embed {
         Some(e) => Ok(Some(e.embed(&node.content)?)),
@@ -536,7 +536,7 @@ fn vector_of(
 /// `require_file_metadata` is set (the reference's bug).
 pub fn connect_learning_nodes(
     graph: &mut Graph,
-    index: &VectorIndex,
+    index: &dyn VectorStore,
     options: &ConnectOptions,
     embed: Option<&dyn Embedder>,
 ) -> Result<usize> {

@@ -313,3 +313,122 @@ fn truthy(v: Option<&PyValue>) -> bool {
         Some(PyValue::Dict(d)) => !d.is_empty(),
     }
 }
+
+/// `doctor` on a brain database (`brain.db`): the program's version; the database
+/// opens (a brain, of a schema this program reads); `PRAGMA integrity_check`; the graph
+/// has nodes and edges; the embedder is recorded and its dimension is the vectors';
+/// every node has a vector and every vector a node; the derived search index is current
+/// (informational: queries read the vectors it lacks); the brain is writable. Each
+/// failure says what to do.
+pub fn doctor_store(db: &Path, version: &str) -> DoctorReport {
+    let mut run = Run {
+        profile: Profile::Corrected,
+        report: DoctorReport {
+            checks: Vec::new(),
+            passed: 0,
+            total: 0,
+        },
+    };
+    run.check("version", true, version, "");
+    let store = match crate::store::Store::open(db, false) {
+        Ok(s) => {
+            run.check("brain_database_opens", true, db.display().to_string(), "");
+            s
+        }
+        Err(e) => {
+            run.check(
+                "brain_database_opens",
+                false,
+                e.to_string(),
+                "restore a snapshot (`crabpath rollback`), import an exported state.json (`crabpath import`), or re-run `crabpath init`",
+            );
+            return run.report;
+        }
+    };
+    match store.integrity_check() {
+        Ok(problems) if problems.is_empty() => run.check("integrity_check", true, "ok", ""),
+        Ok(problems) => run.check(
+            "integrity_check",
+            false,
+            problems.iter().take(3).cloned().collect::<Vec<_>>().join("; "),
+            "the database file is damaged: restore a snapshot (`crabpath rollback`) or re-run `crabpath init`",
+        ),
+        Err(e) => run.check(
+            "integrity_check",
+            false,
+            e.to_string(),
+            "the database cannot be read: restore a snapshot or re-run `crabpath init`",
+        ),
+    }
+    let conn = store.conn();
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap_or(-1) };
+    let nodes = count("SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL");
+    let edges = count("SELECT COUNT(*) FROM edges");
+    run.check(
+        "graph_has_nodes",
+        nodes > 0,
+        format!("nodes={nodes}"),
+        "the brain is empty: build it from a folder with `crabpath init --workspace <folder> --output <dir>`",
+    );
+    run.check(
+        "graph_has_edges",
+        edges > 0,
+        format!("edges={edges}"),
+        "no edges: run `crabpath connect --state <brain>` or learn from queries",
+    );
+    let meta = crate::store::rows::load_meta(conn).unwrap_or_default();
+    let recorded = crate::embedder::EmbedderInfo::from_meta(&meta);
+    run.check(
+        "embedder_metadata_present",
+        recorded.is_some(),
+        recorded
+            .as_ref()
+            .map_or_else(|| "missing".to_string(), |e| e.to_string()),
+        "the brain does not say which embedder made its vectors: re-run `crabpath init`",
+    );
+    let dim = store.dim();
+    let matches = recorded.as_ref().is_none_or(|e| dim == 0 || e.dim == dim);
+    run.check(
+        "index_dimension_matches_embedder",
+        matches,
+        format!("vectors dim={dim}"),
+        "the vectors are of another dimension than the embedder's: re-run `crabpath init` with the embedder",
+    );
+    let without = count(
+        "SELECT COUNT(*) FROM nodes n WHERE n.node_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.sym = n.sym)",
+    );
+    let stale = count(
+        "SELECT COUNT(*) FROM vectors v JOIN nodes n ON n.sym = v.sym WHERE n.node_seq IS NULL",
+    );
+    run.check(
+        "index_covers_nodes",
+        without == 0 && stale == 0,
+        format!("nodes without a vector={without}, vectors without a node={stale}"),
+        "run `crabpath sync --state <brain> --workspace <folder>` to embed missing nodes",
+    );
+    if store.layout() == crate::store::Layout::Sparse {
+        let (indexed, unindexed, len) = crate::store::search::Searcher::load(
+            conn,
+            &store.dir(),
+            store.layout(),
+            dim,
+            store.nonce(),
+        )
+        .map(|s| (s.indexed(), s.unindexed(), s.len()))
+        .unwrap_or((false, 0, 0));
+        let detail = if indexed {
+            format!("{} of {len} vectors in search.idx", len - unindexed)
+        } else {
+            format!("search.idx absent or stale: queries read all {len} vectors")
+        };
+        run.check("search_index", true, detail, "");
+    }
+    let writable = std::fs::OpenOptions::new().append(true).open(db).is_ok();
+    run.check(
+        "journal_writable",
+        writable,
+        db.display().to_string(),
+        "the database is read-only: check the file's permissions",
+    );
+    run.report
+}

@@ -26,9 +26,7 @@
 //! | M2 | merges leave the index stale (as `merge`, fix G1 of [`super::merge`]) | the index follows the merges | 2 stale vectors and 1 node without one → none (`maintain_merges_keep_the_index_fresh` in `crabpath-cli`'s tests) |
 //! | M1 | `connect` with `learning::` nodes and vectors crashes: `maintain.py` calls `apply_connections` without importing it (`NameError`) | the learning nodes are connected to their nearest workspace nodes (no `file` metadata needed, profile table item 9) | exit 1 / error −1 vs. `connected: 6` |
 
-use std::path::Path;
-
-use crate::journal;
+use crate::working::Working;
 use crabpath::decay::{apply_decay_with, DecayConfig};
 use crabpath::embed::Embedder;
 use crabpath::graph::NodeId;
@@ -37,7 +35,6 @@ use crabpath::maintain::{
     suggest_merges, Authority, ConnectOptions, LEARNING_PREFIX,
 };
 use crabpath::profile::Profile;
-use crabpath::state::State;
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
 use pyformat::pystr;
 
@@ -87,8 +84,8 @@ pub struct MaintainOptions<'a> {
     pub prune_below: f64,
     /// Command line or daemon.
     pub flavor: Flavor,
-    /// Journal to append to (none: no entries).
-    pub journal: Option<&'a Path>,
+    /// Whether to journal the run's entries.
+    pub journal: bool,
     /// Embedder for nodes without an index vector (connect task).
     pub embedder: Option<&'a dyn Embedder>,
 }
@@ -155,7 +152,7 @@ fn slice_len(len: usize, n: i64) -> usize {
 /// Errors: a journal that cannot be appended to; in the paper profile the reference's
 /// `NameError` when the connect task finds learning nodes and workspace vectors.
 pub fn run(
-    state: &mut State,
+    w: &mut Working<'_>,
     options: &MaintainOptions<'_>,
     profile: Profile,
 ) -> Result<MaintainReport> {
@@ -172,19 +169,20 @@ pub fn run(
         .map(String::as_str)
         .filter(|r| !TASK_ORDER.contains(r))
         .collect();
-    let log = |event: PyDict| -> Result<()> {
-        if let Some(path) = options.journal {
-            journal::append(path, event)?;
+    let mut entries: Vec<PyDict> = Vec::new();
+    let mut log = |event: PyDict| -> Result<()> {
+        if options.journal {
+            entries.push(event);
         }
         Ok(())
     };
-    let health_before = HealthPayload::of(&state.graph);
+    let health_before = HealthPayload::of(w.graph);
     let mut report = MaintainReport {
         health_before,
         health_after: health_before,
         tasks_run: Vec::new(),
         decay_applied: false,
-        edges_before: state.graph.edge_count(),
+        edges_before: w.graph.edge_count(),
         edges_after: 0,
         merges_proposed: 0,
         merges_applied: 0,
@@ -200,7 +198,7 @@ pub fn run(
     }
     for &task in &selected {
         report.tasks_run.push(task);
-        let graph = &mut state.graph;
+        let graph = &mut *w.graph;
         match task {
             "health" => log(health_before.event())?,
             "decay" => {
@@ -256,21 +254,18 @@ pub fn run(
                 report.merges_proposed = kept.len();
                 let n = slice_len(kept.len(), options.max_merges);
                 for &(a, b) in &kept[..n] {
-                    if !state.graph.has_node(a) || !state.graph.has_node(b) {
+                    if !w.graph.has_node(a) || !w.graph.has_node(b) {
                         continue;
                     }
                     if !dry || cli {
-                        let names = (
-                            state.graph.name(a).to_string(),
-                            state.graph.name(b).to_string(),
-                        );
-                        let m = apply_merge(&mut state.graph, a, b)?;
+                        let names = (w.graph.name(a).to_string(), w.graph.name(b).to_string());
+                        let m = apply_merge(w.graph, a, b)?;
                         if profile.fixes_bugs() {
                             // fix G1 of `merge`: the index follows the merge
-                            let merged = state.graph.name(m).to_string();
+                            let merged = w.graph.name(m).to_string();
                             refresh_index_after_merge(
-                                &state.graph,
-                                &mut state.index,
+                                w.graph,
+                                w.vectors,
                                 (&names.0, &names.1),
                                 &merged,
                                 options.embedder,
@@ -291,7 +286,7 @@ pub fn run(
                     ))?;
                 }
             }
-            "connect" => connect_task(state, options, profile, &mut report, &log)?,
+            "connect" => connect_task(w, options, profile, &mut report, &mut log)?,
             _ => {}
         }
     }
@@ -300,24 +295,27 @@ pub fn run(
         report.notes.push(DRY_RUN_NOTE.into());
     }
     report.should_save = !dry && mutating;
-    report.health_after = HealthPayload::of(&state.graph);
-    report.edges_after = state.graph.edge_count();
+    report.health_after = HealthPayload::of(w.graph);
+    report.edges_after = w.graph.edge_count();
     if cli || !dry {
         log(report.health_after.event())?;
+    }
+    for e in entries {
+        w.journal(e);
     }
     Ok(report)
 }
 
 fn connect_task(
-    state: &mut State,
+    w: &mut Working<'_>,
     options: &MaintainOptions<'_>,
     profile: Profile,
     report: &mut MaintainReport,
-    log: &dyn Fn(PyDict) -> Result<()>,
+    log: &mut dyn FnMut(PyDict) -> Result<()>,
 ) -> Result<()> {
     let cli = options.flavor == Flavor::Cli;
     let dry = options.dry_run;
-    let graph = &state.graph;
+    let graph = &*w.graph;
     let has_learning = graph
         .nodes()
         .any(|(_, n)| n.id.starts_with(LEARNING_PREFIX));
@@ -338,7 +336,7 @@ fn connect_task(
         return Ok(());
     }
     // the reference's `ValueError`s of `connect_learning_nodes` become notes
-    let has_vector = |id: &str| state.index.contains(id) || options.embedder.is_some();
+    let has_vector = |id: &str| w.vectors.contains(id) || options.embedder.is_some();
     let workspace: Vec<&str> = graph
         .nodes()
         .filter(|(_, n)| !n.id.starts_with(LEARNING_PREFIX))
@@ -363,8 +361,8 @@ fn connect_task(
         });
     }
     let added = connect_learning_nodes(
-        &mut state.graph,
-        &state.index,
+        w.graph,
+        w.vectors,
         &ConnectOptions::for_profile(profile),
         options.embedder,
     )?;
@@ -383,6 +381,7 @@ mod tests {
     use super::*;
     use crabpath::graph::{Edge, Graph, Node};
     use crabpath::index::VectorIndex;
+    use crabpath::state::State;
 
     #[test]
     fn task_lists_and_slices() {
@@ -421,7 +420,7 @@ mod tests {
             max_merges: 5,
             prune_below: 0.01,
             flavor,
-            journal: None,
+            journal: false,
             embedder: None,
         }
     }
@@ -430,7 +429,7 @@ mod tests {
     fn order_notes_and_connect_fix() {
         let mut st = state();
         let r = run(
-            &mut st,
+            &mut Working::of_state(&mut st, &mut Vec::new()),
             &opts("prune,bogus,health,decay", true, Flavor::Cli),
             Profile::Paper,
         )
@@ -448,7 +447,7 @@ mod tests {
         // M1: the connect task crashes in the reference, works when corrected
         let mut st = state();
         let e = run(
-            &mut st,
+            &mut Working::of_state(&mut st, &mut Vec::new()),
             &opts("connect", false, Flavor::Cli),
             Profile::Paper,
         )
@@ -459,7 +458,7 @@ mod tests {
         );
         let mut st = state();
         let r = run(
-            &mut st,
+            &mut Working::of_state(&mut st, &mut Vec::new()),
             &opts("connect", false, Flavor::Cli),
             Profile::Corrected,
         )

@@ -14,7 +14,7 @@
 use crate::error::Result;
 use crabpath::embed::Embedder;
 use crabpath::graph::Graph;
-use crabpath::index::VectorIndex;
+use crabpath::index::VectorStore;
 use crabpath::maintain::{
     apply_connections, apply_merge, suggest_connections, suggest_merges, MAX_CONNECTION_CANDIDATES,
 };
@@ -34,7 +34,7 @@ pub struct MergeReport {
 /// removed.
 pub fn refresh_index_after_merge(
     graph: &Graph,
-    index: &mut VectorIndex,
+    index: &mut dyn VectorStore,
     merged_from: (&str, &str),
     merged: &str,
     embedder: Option<&dyn Embedder>,
@@ -43,7 +43,7 @@ pub fn refresh_index_after_merge(
     index.remove(merged_from.1);
     if let (Some(e), Some(node)) = (embedder, graph.get_node(merged)) {
         let v = e.embed(&node.content)?;
-        index.upsert(merged, v)?;
+        index.upsert(merged, &v)?;
     }
     Ok(())
 }
@@ -52,7 +52,7 @@ pub fn refresh_index_after_merge(
 /// keeps it in step ([`refresh_index_after_merge`]).
 pub fn merge(
     graph: &mut Graph,
-    mut index: Option<&mut VectorIndex>,
+    mut index: Option<&mut dyn VectorStore>,
     embedder: Option<&dyn Embedder>,
     profile: Profile,
 ) -> Result<MergeReport> {
@@ -116,6 +116,7 @@ mod tests {
     use super::*;
     use crabpath::embed::HashEmbedder;
     use crabpath::graph::{Edge, Node};
+    use crabpath::index::VectorIndex;
 
     #[test]
     fn merge_keeps_the_index_in_step_when_corrected() {

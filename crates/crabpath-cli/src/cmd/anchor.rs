@@ -1,19 +1,23 @@
 //! `crabpath anchor` (reference `crabpath/cli.py::cmd_anchor`).
 
 use crabpath_brain::command::anchor::{anchor, anchored, AnchorAction};
+use crabpath_brain::Scope;
 use pyformat::pyjson::PyValue;
 
 use crate::args::{AnchorArgs, AuthorityChoice};
-use crate::context::{load_state_file, Ctx};
+use crate::context::Ctx;
 use crate::error::{reference, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &AnchorArgs) -> CliResult {
-    let path = ctx.state_path(&a.state, false);
-    let _lock = ctx.lock(&path)?;
-    let mut state = load_state_file(&path)?;
+    let loc = crabpath_brain::locate(&ctx.state_path(&a.state, false));
+    let mut brain = ctx.open(loc, true)?;
+    if !brain.is_store() {
+        // the reference reads the state before looking at the arguments
+        brain.embedder_meta()?;
+    }
     if a.list {
-        let nodes = anchored(&state.graph);
+        let nodes = brain.read(|g, _| anchored(g))?;
         if a.json {
             let list: Vec<PyValue> = nodes
                 .iter()
@@ -49,10 +53,14 @@ pub fn run(ctx: &Ctx, a: &AnchorArgs) -> CliResult {
             None => AnchorAction::Show,
         }
     };
-    let (authority, changed) = anchor(&mut state.graph, id, action)?;
-    if changed {
-        ctx.save(&path, &state)?;
-    }
+    let ids = [id.to_string()];
+    let authority = brain.write(Scope::Nodes(&ids), |w| {
+        let (authority, changed) = anchor(w.graph, id, action)?;
+        if !changed {
+            w.discard();
+        }
+        Ok(authority)
+    })?;
     if a.json {
         let payload = out::dict([("node_id", out::s(id)), ("authority", out::s(&authority))]);
         out::println(&out::compact(&payload));

@@ -1,22 +1,22 @@
 //! `crabpath compact` (reference `crabpath/cli.py::cmd_compact`,
 //! `compact.py::compact_daily_notes`).
 
-use crabpath_brain::compact::{compact_daily_notes, CompactOptions};
-use crabpath_brain::journal::append;
+use crabpath_brain::compact::{compact_daily_notes, CompactOptions, CompactReport};
 use crabpath_brain::workspace::expanduser;
+use crabpath_brain::Scope;
 use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::args::CompactArgs;
-use crate::context::{choose_embedder, load_state_file, pathlib_str, Ctx};
-use crate::error::{CliError, CliResult};
+use crate::context::{choose_embedder, pathlib_str, Ctx};
+use crate::error::CliResult;
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
     ctx.check_llm(a.llm)?;
-    let path = ctx.state_path(&a.state, false);
-    let _lock = ctx.lock(&path)?;
-    let mut state = load_state_file(&path)?;
-    let which = choose_embedder(ctx, None, &state.meta)?;
+    let loc = crabpath_brain::locate(&ctx.state_path(&a.state, false));
+    let mut brain = ctx.open(loc, true)?;
+    let meta = brain.embedder_meta()?;
+    let which = choose_embedder(ctx, None, &meta)?;
     let embedder = which.load()?;
     let dir = expanduser(&a.memory_dir);
     let display = pathlib_str(&dir);
@@ -33,26 +33,24 @@ pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
         dir_display: &display,
         embedder: embedder.as_ref(),
     };
-    let mut save = |st: &crabpath::State| -> crabpath_brain::Result<()> {
-        ctx.save(&path, st)
-            .map_err(|e| crabpath_brain::Error::Serialize(e.line()))
-    };
-    let report = compact_daily_notes(&mut state, &dir, &options, &mut save)?;
-    let c = |n: usize| out::count(n);
-    let fields: PyDict = out::dict([
-        ("files_scanned", c(report.files_scanned)),
-        ("files_compacted", c(report.files_compacted)),
-        ("files_skipped", c(report.files_skipped)),
-        ("nodes_injected", c(report.nodes_injected)),
-        ("lines_before", c(report.lines_before)),
-        ("lines_after", c(report.lines_after)),
-    ]);
-    let mut event = PyDict::new();
-    event.insert("type".into(), out::s("compact_daily_notes"));
-    event.extend(fields.clone());
-    event.insert("dry_run".into(), PyValue::Bool(a.dry_run));
-    let journal = ctx.journal(Some(&a.state), None);
-    append(&journal, event).map_err(|e| CliError::Other(e.into()))?;
+    let (report, rewrites) = brain.write(Scope::All, |w| {
+        let mut rewrites = Vec::new();
+        let report = compact_daily_notes(w, &dir, &options, &mut rewrites)?;
+        if a.dry_run || report.files_compacted == 0 {
+            w.discard();
+        }
+        let mut event = PyDict::new();
+        event.insert("type".into(), out::s("compact_daily_notes"));
+        event.extend(report_fields(&report));
+        event.insert("dry_run".into(), PyValue::Bool(a.dry_run));
+        w.journal(event);
+        Ok((report, rewrites))
+    })?;
+    // corrected: each note is rewritten only once its facts are saved
+    for (path, note) in rewrites {
+        pyformat::io::write_atomic(&path, note.as_bytes())?;
+    }
+    let fields = report_fields(&report);
     if a.json {
         out::println(&out::pretty(&fields));
     } else {
@@ -68,4 +66,17 @@ pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
         ));
     }
     Ok(0)
+}
+
+/// The report's fields, in the reference's order.
+fn report_fields(report: &CompactReport) -> PyDict {
+    let c = |n: usize| out::count(n);
+    out::dict([
+        ("files_scanned", c(report.files_scanned)),
+        ("files_compacted", c(report.files_compacted)),
+        ("files_skipped", c(report.files_skipped)),
+        ("nodes_injected", c(report.nodes_injected)),
+        ("lines_before", c(report.lines_before)),
+        ("lines_after", c(report.lines_after)),
+    ])
 }

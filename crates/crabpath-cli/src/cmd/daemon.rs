@@ -15,9 +15,10 @@ use std::time::Duration;
 use crabpath::HashEmbedder;
 use crabpath_brain::daemon::{Daemon, Step};
 use crabpath_brain::workspace::expanduser;
+use crabpath_brain::Brain;
 
 use crate::args::DaemonArgs;
-use crate::context::{choose_embedder, load_state_file, Ctx};
+use crate::context::{choose_embedder, Ctx};
 use crate::error::{reference, CliError, CliResult};
 use crate::out;
 
@@ -42,41 +43,32 @@ fn install_handlers() {
 
 pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
     let path = expanduser(&a.state);
-    let state = load_state_file(&path)?;
-    let embedder: Box<dyn crabpath::Embedder> = if ctx.fixes() {
-        choose_embedder(ctx, None, &state.meta)?.load()?
+    let mut options = ctx.options(crabpath_brain::reffiles::GraphShape::Bare);
+    options.resident = true;
+    let mut brain = Brain::open(crabpath_brain::locate(&path), options)?;
+    if ctx.fixes() {
+        let meta = brain.embedder_meta()?;
+        let which = choose_embedder(ctx, None, &meta)?;
+        // loaded now: a daemon must not pay for it on its first query
+        brain.set_embedder(which.loader());
+        brain.embedder()?;
     } else {
         if std::env::var("OPENAI_API_KEY").is_ok_and(|k| !k.is_empty()) {
             return reference(
                 "ModuleNotFoundError: OPENAI_API_KEY is set, but OpenAI embeddings are not available offline (unset it to embed queries with hash-v1)",
             );
         }
-        Box::new(HashEmbedder::new())
-    };
-    let journal = ctx.journal(Some(&a.state), None);
-    let saver_ctx = *ctx;
-    let saver: crabpath_brain::daemon::Saver = Box::new(move |p, st| {
-        let _lock = saver_ctx
-            .lock(p)
-            .map_err(|e| crabpath_brain::Error::Serialize(e.line()))?;
-        saver_ctx
-            .save(p, st)
-            .map_err(|e| crabpath_brain::Error::Serialize(e.line()))
-    });
-    let (mut daemon, replayed) = Daemon::new(
-        state,
-        path.clone(),
-        journal,
-        ctx.profile,
-        embedder,
-        saver,
-        a.auto_save_interval,
-    )
-    .map_err(|e| CliError::Other(e.into()))?;
+        brain.set_embedder(std::sync::Arc::new(|| {
+            Ok(Box::new(HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
+        }));
+    }
+    let wal = crabpath_brain::daemon::wal_path(brain.path());
+    let (mut daemon, replayed) =
+        Daemon::new(brain, a.auto_save_interval).map_err(|e| CliError::Other(e.into()))?;
     if replayed > 0 {
         eprintln!(
             "crabpath: replayed {replayed} acknowledged write(s) from {} and saved them",
-            crabpath_brain::daemon::wal_path(&path).display()
+            wal.display()
         );
     }
     install_handlers();

@@ -1,6 +1,6 @@
 //! `crabpath doctor` (reference `crabpath/cli.py::cmd_doctor`).
 
-use crabpath_brain::command::doctor::doctor;
+use crabpath_brain::command::doctor::{doctor, doctor_store};
 use crabpath_brain::reffiles::read_graph;
 use crabpath_brain::workspace::expanduser;
 
@@ -11,10 +11,14 @@ use crate::out;
 
 pub fn run(ctx: &Ctx, a: &DoctorArgs) -> CliResult {
     let path = expanduser(&a.state);
-    let journal = ctx.journal(Some(&a.state), None);
-    let load = || read_graph(&path).map(|(g, _)| g).map_err(|e| e.to_string());
-    let report = doctor(&path, &a.state, &journal, &version(), ctx.profile, load)
-        .map_err(|m| CliError::Other(anyhow::anyhow!(m)))?;
+    let report = if let crabpath_brain::Location::Store(db) = crabpath_brain::locate(&path) {
+        doctor_store(&db, &version())
+    } else {
+        let journal = ctx.journal(Some(&a.state), None);
+        let load = || read_graph(&path).map(|(g, _)| g).map_err(|e| e.to_string());
+        doctor(&path, &a.state, &journal, &version(), ctx.profile, load)
+            .map_err(|m| CliError::Other(anyhow::anyhow!(m)))?
+    };
     let mut lines = Vec::new();
     for c in report.checks.iter().filter(|c| c.shown) {
         let status = if c.ok { "PASS" } else { "FAIL" };

@@ -1,18 +1,16 @@
 //! `crabpath health` (reference `crabpath/cli.py::cmd_health`).
 
 use crabpath_brain::command::HealthPayload;
-use crabpath_brain::journal::append;
 
 use crate::args::HealthArgs;
 use crate::context::Ctx;
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &HealthArgs) -> CliResult {
-    let loaded = ctx.load(&a.source, None)?;
-    let h = HealthPayload::of(&loaded.graph);
-    let journal = ctx.journal(a.source.state.as_deref(), a.source.graph.as_deref());
-    append(&journal, h.event()).map_err(|e| CliError::Other(e.into()))?;
+    let mut brain = ctx.open_source(&a.source, None, true)?;
+    let h = brain.read(|g, _| HealthPayload::of(g))?;
+    brain.journal(vec![h.event()])?;
     if a.json {
         out::println(&out::pretty(&h.to_dict()));
     } else {

@@ -14,7 +14,20 @@ use crate::out;
 
 pub fn run(ctx: &Ctx, a: &InfoArgs) -> CliResult {
     let na = || PyValue::Str("n/a".into());
-    let (graph, name, dim, size) = if let Some(s) = &a.state {
+    let store = a
+        .state
+        .as_deref()
+        .map(|s| crabpath_brain::locate(&expanduser(s)))
+        .filter(|l| matches!(l, crabpath_brain::Location::Store(_)));
+    let mut store_entries = None;
+    let (graph, name, dim, size) = if let Some(loc) = store {
+        let mut brain = ctx.open(loc, false)?;
+        let facts = brain.store_info()?.expect("a database");
+        let (graph, meta) = brain.read(|g, m| (g.clone(), m.clone()))?;
+        store_entries = Some(facts.journal_entries);
+        let get = |k: &str| meta.get(k).map(PyValue::from).unwrap_or_else(na);
+        (graph, get("embedder_name"), get("embedder_dim"), facts.size)
+    } else if let Some(s) = &a.state {
         let path = expanduser(s);
         let payload = load_payload(&path, s).map_err(CliError::Reference)?;
         let graph_value = payload
@@ -50,7 +63,9 @@ pub fn run(ctx: &Ctx, a: &InfoArgs) -> CliResult {
         (graph, na(), na(), size)
     };
     let journal = ctx.journal(a.state.as_deref(), a.graph.as_deref());
-    let entries = if journal.exists() {
+    let entries = if store_entries.is_some() {
+        store_entries
+    } else if journal.exists() {
         Some(
             read_journal(&journal, ctx.profile)
                 .map_err(|e| CliError::Other(e.into()))?

@@ -1,17 +1,20 @@
-//! `crabpath init` (reference `crabpath/cli.py::cmd_init`).
+//! `crabpath init` (reference `crabpath/cli.py::cmd_init`): split the folder, replay
+//! session logs, embed; then [`crabpath_brain::service::init_store`] (a brain
+//! database, corrected profile) or [`crabpath_brain::service::init_reference`] (the
+//! reference's four files, paper profile).
 
 use crabpath::graph::Metadata;
-use crabpath::VectorIndex;
 use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::reffiles::write_init;
 use crabpath_brain::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::service::{init_reference, init_store, InitOptions};
 use crabpath_brain::session::{collect_queries, Interaction};
+use crabpath_brain::sync::{file_records, SYNC_FILES_KEY};
 use crabpath_brain::workspace::{expanduser, SplitOptions};
 use crabpath_brain::Error;
 
 use crate::args::InitArgs;
-use crate::context::{choose_embedder, pathlib_str, Ctx};
-use crate::embedding::embed_all;
+use crate::context::{choose_embedder, pathlib_str, Ctx, Which};
+use crate::embedding::bar;
 use crate::error::{reference, CliError, CliResult};
 use crate::out;
 
@@ -46,7 +49,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
         Err(e) => return Err(e.into()),
     };
     for s in &boot.skipped {
-        eprintln!("crabpath: skipped {}: {:?}", s.rel, s.reason);
+        eprintln!("crabpath: skipped {}: {}", s.rel, s.reason);
     }
     let mut graph = boot.graph;
     if let Some(sessions) = &a.sessions {
@@ -64,33 +67,59 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
         )?;
     }
     let info = which.info();
-    let texts: Vec<(String, String)> = graph
-        .nodes()
-        .map(|(_, n)| (n.id.clone(), n.content.clone()))
-        .collect();
     eprintln!(
         "Embedding {} texts ({}, dim={})",
-        texts.len(),
+        graph.node_count(),
         info.name,
         info.dim
     );
     let embedder = which.load()?;
-    let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
-    let vectors = embed_all(embedder.as_ref(), which, &refs, ctx.progress())?;
-    let mut index = VectorIndex::new();
-    for ((id, _), v) in texts.iter().zip(vectors) {
-        index.upsert(id, v)?;
+    let pb = bar(
+        graph.node_count(),
+        "embedding",
+        ctx.progress() && graph.node_count() > 256,
+    );
+    let progress = |n: usize| pb.set_position(n as u64);
+    let options = InitOptions {
+        embedder: embedder.as_ref(),
+        info,
+        parallel: which == Which::Hash,
+        progress: Some(&progress),
+    };
+    if !ctx.fixes() {
+        let report = init_reference(&dir, &graph, &options)?;
+        pb.finish_and_clear();
+        if a.json {
+            let files = report.files.expect("the reference's files");
+            let payload = out::dict([
+                ("graph", out::s(&pathlib_str(&files.graph))),
+                ("texts", out::s(&pathlib_str(&files.texts))),
+            ]);
+            out::println(&out::compact(&payload));
+        }
+        return Ok(0);
     }
-    let state_path = dir.join("state.json");
-    let _lock = ctx.lock(&state_path)?;
-    pyformat::io::keep_backup(&state_path)?;
-    let files = write_init(&dir, &graph, &index, &info)?;
+    let mut extra = Metadata::new();
+    extra.insert(
+        SYNC_FILES_KEY.into(),
+        file_records(&workspace, boot.files.iter().map(|f| f.rel.as_str())),
+    );
+    let report = init_store(&dir, &graph, &options, extra, Vec::new())?;
+    pb.finish_and_clear();
     if a.json {
         let payload = out::dict([
-            ("graph", out::s(&pathlib_str(&files.graph))),
-            ("texts", out::s(&pathlib_str(&files.texts))),
+            ("brain", out::s(&pathlib_str(&report.path))),
+            ("nodes", out::count(report.nodes)),
+            ("edges", out::count(report.edges)),
         ]);
         out::println(&out::compact(&payload));
+    } else {
+        eprintln!(
+            "crabpath: brain {} written: {} nodes, {} edges",
+            pathlib_str(&report.path),
+            report.nodes,
+            report.edges
+        );
     }
     Ok(0)
 }

@@ -1,29 +1,25 @@
-//! `crabpath inject` (reference `crabpath/cli.py::cmd_inject`).
+//! `crabpath inject` (reference `crabpath/cli.py::cmd_inject`): [`Brain::inject`].
 
-use crabpath::graph::Metadata;
-use crabpath::inject::{
-    inject_correction, inject_node, CorrectionOptions, InjectConfig, InjectOptions,
-};
 use crabpath_brain::command::query::{hash_compat, parse_vector};
+use crabpath_brain::service::InjectRequest;
 use pyformat::pyjson::PyValue;
 use pyformat::pystr;
-use serde_json::Value;
 
 use crate::args::{InjectArgs, NodeType};
-use crate::context::{choose_embedder, load_state_file, read_stdin, Ctx, Which};
+use crate::context::{choose_embedder, read_stdin, Ctx, Which};
 use crate::error::{reference, CliError, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &InjectArgs) -> CliResult {
-    let path = ctx.state_path(&a.state, false);
-    let _lock = ctx.lock(&path)?;
-    let mut state = load_state_file(&path)?;
-    let which = choose_embedder(ctx, a.embedder, &state.meta)?;
+    let loc = crabpath_brain::locate(&ctx.state_path(&a.state, false));
+    let mut brain = ctx.open(loc, true)?;
+    let meta = brain.embedder_meta()?;
+    let which = choose_embedder(ctx, a.embedder, &meta)?;
     let vector = if a.vector_stdin {
         Some(parse_vector(&read_stdin()?, ctx.fixes())?)
     } else {
         if which == Which::Hash {
-            hash_compat(&state.meta)?;
+            hash_compat(&meta)?;
         }
         None
     };
@@ -43,7 +39,7 @@ pub fn run(ctx: &Ctx, a: &InjectArgs) -> CliResult {
             a.connect_top_k
         )));
     } else {
-        let n = state.index.len() as i64 + 1;
+        let n = brain.vector_count()? as i64 + 1;
         let hits = n + a.connect_top_k + 1;
         if hits <= 0 {
             min_sim = f64::INFINITY;
@@ -52,46 +48,23 @@ pub fn run(ctx: &Ctx, a: &InjectArgs) -> CliResult {
             (hits - 1) as usize
         }
     };
-    let exists = state.graph.get_node(&a.id).is_some();
-    let embedder = if vector.is_none() && !exists {
-        Some(which.load()?)
-    } else {
-        None
-    };
-    let mut metadata = Metadata::new();
-    metadata.insert("source".into(), Value::from("cli_inject"));
-    metadata.insert("type".into(), Value::from(a.node_type.as_str()));
-    let options = InjectOptions {
+    brain.set_embedder(which.loader());
+    let correction = a.node_type == NodeType::Correction;
+    let req = InjectRequest {
+        id: a.id.clone(),
+        content: a.content.clone(),
+        node_type: a.node_type.as_str().to_string(),
         summary: Some(summary),
-        metadata,
         vector,
-        embedder: embedder.as_deref(),
         connect_top_k: top_k,
         connect_min_sim: min_sim,
+        source: "cli_inject".into(),
     };
-    let correction = a.node_type == NodeType::Correction;
-    let result = if correction {
-        inject_correction(
-            &mut state.graph,
-            &mut state.index,
-            &a.id,
-            &a.content,
-            options,
-            &CorrectionOptions::default(),
-            &InjectConfig::for_profile(ctx.profile),
-        )
-    } else {
-        inject_node(
-            &mut state.graph,
-            &mut state.index,
-            &a.id,
-            &a.content,
-            options,
-        )
-    };
-    let report = match result {
+    let report = match brain.inject(&req) {
         Ok(r) => r,
-        Err(crabpath::Error::DimensionMismatch { expected, got }) if !ctx.fixes() => {
+        Err(crabpath_brain::Error::Core(crabpath::Error::DimensionMismatch { expected, got }))
+            if !ctx.fixes() =>
+        {
             return reference(format!(
                 "ValueError: Vector dimension mismatch: injected {got} vs index {expected}. Use an embed_fn that produces {expected}-dim vectors."
             ));
@@ -101,8 +74,6 @@ pub fn run(ctx: &Ctx, a: &InjectArgs) -> CliResult {
     if report.skipped && ctx.fixes() {
         // corrected: an existing id is not re-saved (reference A34 rewrites the file)
         eprintln!("crabpath: {} already exists: nothing injected", a.id);
-    } else {
-        ctx.save(&path, &state)?;
     }
     if a.json {
         let mut payload = out::dict([

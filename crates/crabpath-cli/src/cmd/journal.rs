@@ -12,7 +12,22 @@ use crate::out;
 
 pub fn run(ctx: &Ctx, a: &JournalArgs) -> CliResult {
     let path = ctx.journal(a.state.as_deref(), None);
-    let journal = read_journal(&path, ctx.profile).map_err(|e| CliError::Other(e.into()))?;
+    let store = a
+        .state
+        .as_deref()
+        .map(|s| crabpath_brain::locate(&ctx.state_path(s, false)))
+        .filter(|l| matches!(l, crabpath_brain::Location::Store(_)));
+    let (journal, path) = match store {
+        Some(loc) => {
+            let mut brain = ctx.open(loc, false)?;
+            let p = brain.path().to_path_buf();
+            (brain.journal_entries()?, p)
+        }
+        None => (
+            read_journal(&path, ctx.profile).map_err(|e| CliError::Other(e.into()))?,
+            path,
+        ),
+    };
     if !journal.malformed.is_empty() {
         eprintln!(
             "crabpath: {}: skipped malformed line(s) {:?}",

@@ -1,28 +1,22 @@
-//! `crabpath learn` (reference `crabpath/cli.py::cmd_learn`).
+//! `crabpath learn` (reference `crabpath/cli.py::cmd_learn`): [`Brain::learn`].
 
-use crabpath_brain::command::learn::{learn_ids, parse_fired_ids};
-use crabpath_brain::journal::{append, learn_event};
-use crabpath_brain::reffiles::{write_graph, GraphShape};
+use crabpath_brain::command::learn::parse_fired_ids;
 use crabpath_brain::workspace::expanduser;
 use pyformat::pyjson::PyValue;
 
 use crate::args::LearnArgs;
 use crate::context::Ctx;
-use crate::error::{reference, CliError, CliResult};
+use crate::error::{reference, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &LearnArgs) -> CliResult {
-    let _lock = match (&a.source.state, &a.source.graph) {
-        (Some(s), _) => Some(ctx.lock(&ctx.state_path(s, false))?),
-        (None, Some(g)) => Some(ctx.lock(&graph_target(g))?),
-        _ => None,
-    };
-    let mut loaded = ctx.load(&a.source, None)?;
+    let loc = ctx.location(&a.source, None)?;
     let ids = parse_fired_ids(&a.fired_ids);
-    let summary = learn_ids(&mut loaded.graph, &ids, a.outcome, ctx.profile)?;
-    if let Some(path) = loaded.state_path.clone() {
-        ctx.save(&path, &loaded.into_state())?;
-    } else if let Some(g) = &a.source.graph {
+    if ids.is_empty() {
+        return reference("provide at least one fired id");
+    }
+    if let (None, Some(g)) = (&a.source.state, &a.source.graph) {
+        // the reference opens the directory for writing and crashes
         let p = expanduser(g);
         if p.is_dir() && !ctx.fixes() {
             return reference(format!(
@@ -30,11 +24,9 @@ pub fn run(ctx: &Ctx, a: &LearnArgs) -> CliResult {
                 p.display()
             ));
         }
-        write_graph(&p, &loaded.graph, GraphShape::Wrapped)?;
     }
-    let journal = ctx.journal(a.source.state.as_deref(), a.source.graph.as_deref());
-    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    append(&journal, learn_event(&refs, a.outcome)).map_err(|e| CliError::Other(e.into()))?;
+    let mut brain = ctx.open_with_shape(loc, crabpath_brain::reffiles::GraphShape::Wrapped)?;
+    let summary = brain.learn(&ids, a.outcome)?;
     if a.json {
         let payload = out::dict([
             ("edges_updated", out::count(summary.edges_updated)),
@@ -51,14 +43,4 @@ pub fn run(ctx: &Ctx, a: &LearnArgs) -> CliResult {
         out::println(&format!("updated {given}"));
     }
     Ok(0)
-}
-
-/// The file a `--graph` write goes to (a directory means its graph.json).
-pub fn graph_target(arg: &str) -> std::path::PathBuf {
-    let p = expanduser(arg);
-    if p.is_dir() {
-        p.join("graph.json")
-    } else {
-        p
-    }
 }

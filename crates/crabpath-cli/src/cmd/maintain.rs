@@ -1,22 +1,19 @@
 //! `crabpath maintain` (reference `crabpath/cli.py::cmd_maintain`,
 //! `maintain.py::run_maintenance`).
 
-use crabpath_brain::command::maintain::{
-    self, parse_tasks, Flavor, MaintainOptions, MaintainReport,
-};
+use crabpath_brain::command::maintain::{parse_tasks, Flavor, MaintainOptions, MaintainReport};
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
 
 use crate::args::MaintainArgs;
-use crate::context::{choose_embedder, load_state_file, Ctx};
+use crate::context::{choose_embedder, Ctx};
 use crate::error::CliResult;
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
     ctx.check_llm(a.llm)?;
-    let path = ctx.state_path(&a.state, false);
-    let journal = ctx.journal(Some(&a.state), None);
-    let _lock = ctx.lock(&path)?;
-    let state = load_state_file(&path)?;
+    let loc = crabpath_brain::locate(&ctx.state_path(&a.state, false));
+    let mut brain = ctx.open(loc, true)?;
+    let meta = brain.embedder_meta()?;
     let requested = parse_tasks(&a.tasks, true);
     // corrected: the connect task embeds nodes without a vector, and a saved merge
     // embeds the merged node, with the state's embedder
@@ -24,27 +21,19 @@ pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
         .iter()
         .any(|t| t == "connect" || (t == "merge" && !a.dry_run));
     let embedder = if ctx.fixes() && needs_embedder {
-        Some(choose_embedder(ctx, None, &state.meta)?.load()?)
+        Some(choose_embedder(ctx, None, &meta)?.load()?)
     } else {
         None
     };
-    let mut work = state.clone();
-    let report = maintain::run(
-        &mut work,
-        &MaintainOptions {
-            requested,
-            dry_run: a.dry_run,
-            max_merges: a.max_merges,
-            prune_below: a.prune_below,
-            flavor: Flavor::Cli,
-            journal: Some(&journal),
-            embedder: embedder.as_deref(),
-        },
-        ctx.profile,
-    )?;
-    if report.should_save {
-        ctx.save(&path, &work)?;
-    }
+    let report = brain.maintain(&MaintainOptions {
+        requested,
+        dry_run: a.dry_run,
+        max_merges: a.max_merges,
+        prune_below: a.prune_below,
+        flavor: Flavor::Cli,
+        journal: true,
+        embedder: embedder.as_deref(),
+    })?;
     if a.json {
         out::println(&out::pretty(&cli_report(&report)));
     } else {

@@ -2,51 +2,33 @@
 //! `cmd_connect`).
 
 use crabpath_brain::command::merge::{connect, merge};
-use crabpath_brain::reffiles::{write_graph, GraphShape};
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::{Location, Scope};
 use pyformat::pyjson::PyValue;
 
-use crate::args::{ConnectArgs, MergeArgs, Source};
-use crate::cmd::learn::graph_target;
-use crate::context::{choose_embedder, Ctx, Loaded};
+use crate::args::{ConnectArgs, MergeArgs};
+use crate::context::{choose_embedder, Ctx};
 use crate::error::CliResult;
 use crate::out;
 
-/// Locks the file a `--state`/`--graph` command rewrites.
-fn lock(ctx: &Ctx, source: &Source) -> CliResult<Option<crabpath_brain::lock::StateLock>> {
-    Ok(match (&source.state, &source.graph) {
-        (Some(s), _) => Some(ctx.lock(&ctx.state_path(s, false))?),
-        (None, Some(g)) => Some(ctx.lock(&graph_target(g))?),
-        _ => None,
-    })
-}
-
-/// Writes the result back: the state (meta kept), or a bare graph file.
-pub fn persist(ctx: &Ctx, source: &Source, loaded: Loaded) -> CliResult<()> {
-    if let Some(path) = loaded.state_path.clone() {
-        ctx.save(&path, &loaded.into_state())?;
-    } else if let Some(g) = &source.graph {
-        write_graph(&expanduser(g), &loaded.graph, GraphShape::Bare)?;
-    }
-    Ok(())
-}
-
 pub fn run_merge(ctx: &Ctx, a: &MergeArgs) -> CliResult {
     ctx.check_llm(a.llm)?;
-    let _lock = lock(ctx, &a.source)?;
-    let mut loaded = ctx.load(&a.source, None)?;
-    let embedder = if ctx.fixes() && loaded.state_path.is_some() {
-        Some(choose_embedder(ctx, None, &loaded.meta)?.load()?)
+    let loc = ctx.location(&a.source, None)?;
+    let has_vectors = !matches!(loc, Location::Graph { .. });
+    let mut brain = ctx.open(loc, true)?;
+    let embedder = if ctx.fixes() && has_vectors {
+        let meta = brain.embedder_meta()?;
+        Some(choose_embedder(ctx, None, &meta)?.load()?)
     } else {
         None
     };
-    let report = merge(
-        &mut loaded.graph,
-        loaded.index.as_mut(),
-        embedder.as_deref(),
-        ctx.profile,
-    )?;
-    persist(ctx, &a.source, loaded)?;
+    let profile = ctx.profile;
+    let report = brain.write(Scope::All, |w| {
+        if has_vectors {
+            merge(w.graph, Some(&mut *w.vectors), embedder.as_deref(), profile)
+        } else {
+            merge(w.graph, None, embedder.as_deref(), profile)
+        }
+    })?;
     if a.json {
         let suggestions: Vec<PyValue> = report
             .suggestions
@@ -76,10 +58,8 @@ pub fn run_merge(ctx: &Ctx, a: &MergeArgs) -> CliResult {
 
 pub fn run_connect(ctx: &Ctx, a: &ConnectArgs) -> CliResult {
     ctx.check_llm(a.llm)?;
-    let _lock = lock(ctx, &a.source)?;
-    let mut loaded = ctx.load(&a.source, None)?;
-    let (list, added) = connect(&mut loaded.graph)?;
-    persist(ctx, &a.source, loaded)?;
+    let mut brain = ctx.open_source(&a.source, None, true)?;
+    let (list, added) = brain.write(Scope::All, |w| connect(w.graph))?;
     if a.json {
         let suggestions: Vec<PyValue> = list
             .iter()

@@ -1,9 +1,10 @@
-//! One module per subcommand: load, call the core, print.
+//! One module per subcommand: parse, call the brain ([`crabpath_brain::Brain`]), print.
 
 pub mod anchor;
 pub mod compact;
 pub mod daemon;
 pub mod doctor;
+pub mod exchange;
 pub mod health;
 pub mod info;
 pub mod init;
@@ -42,5 +43,7 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Sync(a) => sync::run(ctx, a),
         Command::Snapshot(a) => snapshot::run_snapshot(ctx, a),
         Command::Rollback(a) => snapshot::run_rollback(ctx, a),
+        Command::Export(a) => exchange::run_export(ctx, a),
+        Command::Import(a) => exchange::run_import(ctx, a),
     }
 }

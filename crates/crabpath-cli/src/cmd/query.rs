@@ -1,60 +1,42 @@
-//! `crabpath query` (reference `crabpath/cli.py::cmd_query`).
+//! `crabpath query` (reference `crabpath/cli.py::cmd_query`): [`Brain::query`].
 
-use crabpath::keyword::keyword_ranking;
-use crabpath::Traverser;
-use crabpath_brain::command::query::{hash_compat, parse_vector, traversal_config, vector_seeds};
-use crabpath_brain::journal::{append, query_event};
+use crabpath_brain::command::query::{hash_compat, parse_vector};
+use crabpath_brain::{Location, QueryRequest};
 use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::args::QueryArgs;
 use crate::context::{choose_embedder, read_stdin, Ctx, Which};
-use crate::error::{reference, CliError, CliResult};
+use crate::error::{reference, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
-    let loaded = ctx.load(&a.source, a.index.as_deref())?;
-    let which = choose_embedder(ctx, a.embedder, &loaded.meta)?;
+    let loc = ctx.location(&a.source, a.index.as_deref())?;
+    let graph_only = matches!(loc, Location::Graph { index: None, .. });
+    let mut brain = ctx.open(loc, true)?;
+    let meta = brain.embedder_meta()?;
+    let which = choose_embedder(ctx, a.embedder, &meta)?;
     if a.top <= 0 {
         return reference("--top must be >= 1");
     }
-    let top = a.top as usize;
-    let graph = &loaded.graph;
-    let seeds = if a.query_vector_stdin {
-        let Some(index) = &loaded.index else {
+    let mut req = QueryRequest::new(&a.text, a.top as usize);
+    req.max_context_chars = a.max_context_chars;
+    if a.query_vector_stdin {
+        if graph_only {
             return reference("query-vector-stdin requires --index");
-        };
-        let v = parse_vector(&read_stdin()?, ctx.fixes())?;
-        if ctx.fixes() {
-            if let Some(d) = index.dim() {
-                if d != v.len() {
-                    return Err(CliError::Other(anyhow::anyhow!(
-                        "the query vector has {} dimensions, the index {d}",
-                        v.len()
-                    )));
-                }
-            }
         }
-        vector_seeds(graph, index, &v, top)
-    } else if let Some(index) = &loaded.index {
+        req.vector = Some(parse_vector(&read_stdin()?, ctx.fixes())?);
+    } else if !graph_only {
         if which == Which::Hash {
-            hash_compat(&loaded.meta)?;
+            hash_compat(&meta)?;
         }
-        let v = which.load()?.embed(&a.text)?;
-        vector_seeds(graph, index, &v, top)
-    } else {
-        keyword_ranking(graph, &a.text, top)
-    };
-    let config = traversal_config(ctx.profile, a.max_context_chars);
-    let result = Traverser::new().traverse(graph, &seeds, &config)?;
-    let fired = result.fired_names(graph);
-    let journal = ctx.journal(a.source.state.as_deref(), a.source.graph.as_deref());
-    append(
-        &journal,
-        query_event(&a.text, &fired, graph.node_count(), PyValue::Null),
-    )
-    .map_err(|e| CliError::Other(e.into()))?;
+        brain.set_embedder(which.loader());
+    }
+    let answer = brain.query(&req)?;
+    let graph = answer.graph;
+    let result = &answer.result;
+    let config = &answer.config;
     if a.explain {
-        let e = crabpath::explain::explain(graph, &seeds, &result, &config);
+        let e = answer.explanation();
         if a.json {
             out::println(&out::compact(
                 &crabpath_brain::command::query::explanation_dict(&e, graph),
@@ -79,22 +61,19 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
             })
             .collect();
         let tiers: PyDict = result
-            .tier_summary(&config)
+            .tier_summary(config)
             .into_iter()
             .map(|(k, v)| (k.to_string(), PyValue::Str(v)))
             .collect();
         let payload = out::dict([
-            ("fired", out::strs(fired.iter().copied())),
+            ("fired", out::strs(answer.fired())),
             ("steps", PyValue::List(steps)),
-            (
-                "context",
-                out::s(&result.context(graph, config.max_context_chars)),
-            ),
+            ("context", out::s(&answer.context())),
             ("tier_thresholds", PyValue::Dict(tiers)),
         ]);
         out::println(&out::compact(&payload));
     } else {
-        out::println(&out::query_text(&result, graph, a.max_context_chars));
+        out::println(&out::query_text(result, graph, a.max_context_chars));
     }
     Ok(0)
 }

@@ -1,7 +1,7 @@
 //! `crabpath snapshot` and `crabpath rollback` (not in the reference; see
 //! `crabpath_brain::snapshot`).
 
-use crabpath_brain::snapshot::{default_name, list, restore, take};
+use crabpath_brain::snapshot::default_name;
 use pyformat::pyjson::PyValue;
 
 use crate::args::{RollbackArgs, SnapshotArgs};
@@ -11,8 +11,9 @@ use crate::out;
 
 pub fn run_snapshot(ctx: &Ctx, a: &SnapshotArgs) -> CliResult {
     let path = ctx.state_path(&a.state, true);
+    let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
     if a.list {
-        let all = list(&path)?;
+        let all = brain.snapshots()?;
         if a.json {
             let items: Vec<PyValue> = all
                 .iter()
@@ -36,13 +37,12 @@ pub fn run_snapshot(ctx: &Ctx, a: &SnapshotArgs) -> CliResult {
         }
         return Ok(0);
     }
-    let _lock = ctx.lock(&path)?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     let name = a.name.clone().unwrap_or_else(|| default_name(now));
-    let s = take(&path, &name)?;
+    let s = brain.snapshot(&name)?;
     if a.json {
         let payload = out::dict([
             ("name", out::s(&s.name)),
@@ -62,10 +62,8 @@ pub fn run_snapshot(ctx: &Ctx, a: &SnapshotArgs) -> CliResult {
 
 pub fn run_rollback(ctx: &Ctx, a: &RollbackArgs) -> CliResult {
     let path = ctx.state_path(&a.state, true);
-    let _lock = ctx.lock(&path)?;
-    let s = restore(&path, a.to.as_deref())?;
-    let _ = std::fs::remove_file(crabpath_brain::sidecar::sidecar_path(&path));
-    let bak = pyformat::io::backup_path(&path);
+    let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
+    let (s, bak) = brain.rollback(a.to.as_deref())?;
     if a.json {
         let payload = out::dict([
             ("restored", out::s(&s.name)),

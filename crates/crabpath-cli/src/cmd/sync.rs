@@ -1,14 +1,13 @@
 //! `crabpath sync` (reference `crabpath/cli.py::cmd_sync`, `sync.py::sync_workspace`).
 
-use crabpath_brain::journal::append;
-use crabpath_brain::sync::{parse_authority_map, sync_workspace, SyncOptions};
+use crabpath_brain::sync::{parse_authority_map, SyncReport};
 use crabpath_brain::workspace::expanduser;
 use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::args::SyncArgs;
-use crate::context::{choose_embedder, load_state_file, pathlib_str, Ctx};
+use crate::context::{choose_embedder, pathlib_str, Ctx};
 use crate::embedding::bar;
-use crate::error::{reference, CliError, CliResult};
+use crate::error::{reference, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
@@ -17,27 +16,24 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
         Err(msg) => return reference(msg),
     };
     let path = ctx.state_path(&a.state, false);
-    let _lock = if a.dry_run {
-        None
-    } else {
-        Some(ctx.lock(&path)?)
-    };
-    let mut state = load_state_file(&path)?;
-    let which = choose_embedder(ctx, a.embedder, &state.meta)?;
-    let embedder = which.load()?;
+    let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
+    let meta = brain.embedder_meta()?;
+    let which = choose_embedder(ctx, a.embedder, &meta)?;
+    brain.set_embedder(which.loader());
     let workspace = expanduser(&a.workspace);
     let pb = bar(0, "embedding", ctx.progress());
     let mut on_embed = |n: usize| pb.set_length(n as u64);
-    let report = match sync_workspace(
-        &mut state,
-        &workspace,
-        SyncOptions {
-            profile: ctx.profile,
-            authority_map: map,
-            embedder: embedder.as_ref(),
-            on_embed: Some(&mut on_embed),
-        },
-    ) {
+    let state_display = pathlib_str(&expanduser(&a.state));
+    let workspace_display = pathlib_str(&workspace);
+    let event = |r: &SyncReport| {
+        let mut event = PyDict::new();
+        event.insert("type".into(), out::s("sync"));
+        event.insert("state_path".into(), out::s(&state_display));
+        event.insert("workspace_dir".into(), out::s(&workspace_display));
+        event.extend(report_fields(r));
+        event
+    };
+    let report = match brain.sync(&workspace, map, a.dry_run, Some(&mut on_embed), &event) {
         Ok(r) => r,
         Err(e @ crabpath_brain::Error::WorkspaceNotFound(_)) if !ctx.fixes() => {
             return reference(format!("FileNotFoundError: {e}"));
@@ -46,37 +42,9 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
     };
     pb.finish_and_clear();
     for s in &report.skipped {
-        eprintln!("crabpath: skipped {}: {:?}", s.rel, s.reason);
+        eprintln!("crabpath: skipped {}: {}", s.rel, s.reason);
     }
-    let authority: PyDict = report
-        .authority_set
-        .iter()
-        .map(|(k, n)| (k.clone(), out::count(*n)))
-        .collect();
-    let mut fields = out::dict([
-        ("nodes_added", out::count(report.nodes_added)),
-        ("nodes_updated", out::count(report.nodes_updated)),
-        ("nodes_removed", out::count(report.nodes_removed)),
-        ("nodes_unchanged", out::count(report.nodes_unchanged)),
-        (
-            "embeddings_computed",
-            out::count(report.embeddings_computed),
-        ),
-        ("authority_set", PyValue::Dict(authority)),
-    ]);
-    if !a.dry_run {
-        ctx.save(&path, &state)?;
-        let mut event = PyDict::new();
-        event.insert("type".into(), out::s("sync"));
-        event.insert(
-            "state_path".into(),
-            out::s(&pathlib_str(&expanduser(&a.state))),
-        );
-        event.insert("workspace_dir".into(), out::s(&pathlib_str(&workspace)));
-        event.extend(fields.clone());
-        let journal = ctx.journal(Some(&a.state), None);
-        append(&journal, event).map_err(|e| CliError::Other(e.into()))?;
-    }
+    let mut fields = report_fields(&report);
     if ctx.fixes() {
         fields.insert("files_resplit".into(), out::count(report.files_resplit));
         fields.insert("files_unchanged".into(), out::count(report.files_unchanged));
@@ -102,4 +70,24 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
         out::println(&line);
     }
     Ok(0)
+}
+
+/// The report's fields, in the reference's order (`asdict(SyncReport)`).
+fn report_fields(report: &SyncReport) -> PyDict {
+    let authority: PyDict = report
+        .authority_set
+        .iter()
+        .map(|(k, n)| (k.clone(), out::count(*n)))
+        .collect();
+    out::dict([
+        ("nodes_added", out::count(report.nodes_added)),
+        ("nodes_updated", out::count(report.nodes_updated)),
+        ("nodes_removed", out::count(report.nodes_removed)),
+        ("nodes_unchanged", out::count(report.nodes_unchanged)),
+        (
+            "embeddings_computed",
+            out::count(report.embeddings_computed),
+        ),
+        ("authority_set", PyValue::Dict(authority)),
+    ])
 }

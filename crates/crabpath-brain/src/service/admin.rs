@@ -1,0 +1,605 @@
+//! Making, exchanging and restoring brains: `init` (a database, or the reference's
+//! files for the `paper` profile), `export`/`import` of the reference's `state.json`,
+//! `snapshot`/`rollback`, and what `info`/`doctor` report about a database.
+
+use std::path::{Path, PathBuf};
+
+use crabpath::embed::Embedder;
+use crabpath::graph::{Graph, Metadata};
+use crabpath::index::VectorIndex;
+use crabpath::state::State;
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::engine::{Backend, Brain, Location};
+use crate::embedder::EmbedderInfo;
+use crate::error::{io_error, Error, Result};
+use crate::reffiles::{write_init, InitFiles};
+use crate::snapshot::Snapshot;
+use crate::store::build::{write_brain, Contents, VectorRow};
+use crate::store::codec::{decode_unit, encode_vector};
+use crate::store::schema::DB_FILE;
+use crate::store::{sql_error, Layout};
+
+/// Texts embedded per batch.
+const BATCH: usize = 256;
+
+/// How `init` embeds.
+pub struct InitOptions<'a> {
+    /// The embedder.
+    pub embedder: &'a dyn Embedder,
+    /// What it is (recorded in `meta`).
+    pub info: EmbedderInfo,
+    /// Embed batches in parallel (hash-v1; MiniLM parallelises inside a batch).
+    pub parallel: bool,
+    /// Told how many texts are embedded so far (progress), from any thread.
+    pub progress: Option<&'a (dyn Fn(usize) + Sync)>,
+}
+
+/// What `init` wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InitReport {
+    /// The brain's database (or the reference's `state.json`).
+    pub path: PathBuf,
+    /// The reference's four files (`paper`), if written.
+    pub files: Option<InitFiles>,
+    /// Nodes.
+    pub nodes: usize,
+    /// Edges.
+    pub edges: usize,
+    /// Vectors in the derived search index.
+    pub indexed: usize,
+}
+
+/// The vector layout of an embedder: hash-v1 vectors are mostly zero (sparse), other
+/// embedders' are dense.
+pub fn layout_for(embedder: &str) -> Layout {
+    if embedder == crabpath::embed::HashEmbedder::NAME {
+        Layout::Sparse
+    } else {
+        Layout::Dense
+    }
+}
+
+/// Embeds `texts` in order, in batches (in parallel when asked), reporting progress.
+/// Results do not depend on the number of threads.
+pub fn embed_texts(
+    embedder: &dyn Embedder,
+    texts: &[&str],
+    parallel: bool,
+    progress: Option<&(dyn Fn(usize) + Sync)>,
+) -> Result<Vec<Vec<f64>>> {
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let batch = |b: &[&str]| -> crabpath::Result<Vec<Vec<f64>>> {
+        let r = embedder.embed_batch(b);
+        let n = done.fetch_add(b.len(), std::sync::atomic::Ordering::Relaxed) + b.len();
+        if let Some(p) = progress {
+            p(n);
+        }
+        r
+    };
+    let batches: Vec<&[&str]> = texts.chunks(BATCH).collect();
+    let results: Vec<crabpath::Result<Vec<Vec<f64>>>> = if parallel {
+        batches.par_iter().map(|b| batch(b)).collect()
+    } else {
+        batches.iter().map(|b| batch(b)).collect()
+    };
+    let mut out = Vec::with_capacity(texts.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// Writes the reference's `init` files for `graph` into `dir` (`paper` profile):
+/// `graph.json`, `state.json`, `index.json`, `texts.json` (reference
+/// `crabpath/cli.py::cmd_init`, [`write_init`]).
+pub fn init_reference(dir: &Path, graph: &Graph, opts: &InitOptions<'_>) -> Result<InitReport> {
+    let texts: Vec<(&str, &str)> = graph
+        .nodes()
+        .map(|(_, n)| (n.id.as_str(), n.content.as_str()))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(|(_, t)| *t).collect();
+    let vectors = embed_texts(opts.embedder, &refs, opts.parallel, opts.progress)?;
+    let mut index = VectorIndex::new();
+    for ((id, _), v) in texts.iter().zip(vectors) {
+        index.upsert(id, v)?;
+    }
+    let state_path = dir.join("state.json");
+    let _lock = crate::lock::StateLock::acquire(&state_path, |_| {})?;
+    pyformat::io::keep_backup(&state_path)?;
+    let files = write_init(dir, graph, &index, &opts.info)?;
+    Ok(InitReport {
+        path: state_path,
+        files: Some(files),
+        nodes: graph.node_count(),
+        edges: graph.edge_count(),
+        indexed: 0,
+    })
+}
+
+/// Builds a brain database in `dir` from `graph` (`brain.db`, replacing one that
+/// exists; [`crate::store::build`]): the node texts embedded, `meta` recording the
+/// embedder and the schema version plus `extra_meta` (e.g. the files `sync` compares
+/// against), `journal` as its first entries.
+pub fn init_store(
+    dir: &Path,
+    graph: &Graph,
+    opts: &InitOptions<'_>,
+    extra_meta: Metadata,
+    journal: Vec<pyformat::pyjson::PyDict>,
+) -> Result<InitReport> {
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    let layout = layout_for(&opts.info.name);
+    let ids: Vec<&str> = graph.nodes().map(|(_, n)| n.id.as_str()).collect();
+    let texts: Vec<&str> = graph.nodes().map(|(_, n)| n.content.as_str()).collect();
+    // embedded and encoded batch by batch: the f64 vectors of a large folder are
+    // never all in memory
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let encode = |b: (&[&str], &[&str])| -> Result<Vec<VectorRow>> {
+        let vs = opts.embedder.embed_batch(b.1)?;
+        if vs.len() != b.1.len() {
+            return Err(Error::Invalid(format!(
+                "the embedder returned {} vectors for {} texts",
+                vs.len(),
+                b.1.len()
+            )));
+        }
+        let n = done.fetch_add(b.1.len(), std::sync::atomic::Ordering::Relaxed) + b.1.len();
+        if let Some(p) = opts.progress {
+            p(n);
+        }
+        let mut rows = Vec::with_capacity(vs.len());
+        for (id, v) in b.0.iter().zip(vs) {
+            if v.len() != opts.info.dim {
+                return Err(crabpath::Error::DimensionMismatch {
+                    expected: opts.info.dim,
+                    got: v.len(),
+                }
+                .into());
+            }
+            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
+                return Err(crabpath::Error::NonFinite {
+                    what: format!("a component of the vector of `{id}`"),
+                    value: *x,
+                }
+                .into());
+            }
+            rows.push(VectorRow {
+                id: id.to_string(),
+                blob: encode_vector(&v, layout),
+            });
+        }
+        Ok(rows)
+    };
+    let batches: Vec<(&[&str], &[&str])> = ids.chunks(BATCH).zip(texts.chunks(BATCH)).collect();
+    let results: Vec<Result<Vec<VectorRow>>> = if opts.parallel {
+        batches.par_iter().map(|b| encode(*b)).collect()
+    } else {
+        batches.iter().map(|b| encode(*b)).collect()
+    };
+    let mut vectors = Vec::with_capacity(ids.len());
+    for r in results {
+        vectors.extend(r?);
+    }
+    let mut meta = Metadata::new();
+    meta.insert("schema_version".into(), Value::from(1));
+    meta.insert(
+        "created_at".into(),
+        Value::from(pyformat::pytime::now_isoformat_utc()),
+    );
+    meta.insert("embedder_name".into(), Value::from(opts.info.name.as_str()));
+    meta.insert("embedder_dim".into(), Value::from(opts.info.dim));
+    meta.extend(extra_meta);
+    let db = dir.join(DB_FILE);
+    let lines = crate::store::build::journal_lines(&journal)?;
+    let indexed = write_brain(
+        &db,
+        Contents {
+            graph,
+            vectors,
+            dim: opts.info.dim,
+            layout,
+            meta: &meta,
+            journal: lines,
+        },
+    )?;
+    Ok(InitReport {
+        path: db,
+        files: None,
+        nodes: graph.node_count(),
+        edges: graph.edge_count(),
+        indexed,
+    })
+}
+
+/// Imports a reference `state.json` (with the `journal.jsonl` beside it, if any) as a
+/// brain database in `dir`. Vectors are stored as `f32` unit vectors: exporting the
+/// result and importing that again gives the same brain, bit for bit.
+pub fn import_state(state_json: &Path, dir: &Path) -> Result<InitReport> {
+    let state = crate::statefile::load_state(state_json)?;
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    let name = state
+        .meta
+        .get("embedder_name")
+        .and_then(Value::as_str)
+        .unwrap_or(crabpath::embed::HashEmbedder::NAME)
+        .to_string();
+    let layout = layout_for(&name);
+    let dim = state
+        .index
+        .dim()
+        .or_else(|| {
+            state
+                .meta
+                .get("embedder_dim")
+                .and_then(Value::as_u64)
+                .map(|d| d as usize)
+        })
+        .unwrap_or(0);
+    let vectors: Vec<VectorRow> = state
+        .index
+        .iter()
+        .map(|(id, v)| VectorRow {
+            id: id.to_string(),
+            blob: encode_vector(v, layout),
+        })
+        .collect();
+    let journal_file = crate::journal::journal_path(Some(state_json), None);
+    let journal = if journal_file.is_file() {
+        crate::journal::read_journal(&journal_file, crabpath::profile::Profile::Corrected)?.entries
+    } else {
+        Vec::new()
+    };
+    let lines = crate::store::build::journal_lines(&journal)?;
+    let db = dir.join(DB_FILE);
+    let indexed = write_brain(
+        &db,
+        Contents {
+            graph: &state.graph,
+            vectors,
+            dim,
+            layout,
+            meta: &state.meta,
+            journal: lines,
+        },
+    )?;
+    Ok(InitReport {
+        path: db,
+        files: None,
+        nodes: state.graph.node_count(),
+        edges: state.graph.edge_count(),
+        indexed,
+    })
+}
+
+/// The whole brain as a state (graph, vectors in index order as `f64`, meta).
+pub fn full_state(brain: &mut Brain) -> Result<State> {
+    let (graph, meta) = brain.read(|g, m| (g.clone(), m.clone()))?;
+    let index = match &mut brain.backend {
+        Backend::Json(_) => brain.json_state()?.index.clone(),
+        Backend::Store(s) => {
+            let path = s.store.path().to_path_buf();
+            let err = sql_error(&path);
+            let (layout, dim) = (s.store.layout(), s.store.dim());
+            let mut stmt = s
+                .store
+                .conn()
+                .prepare(
+                    "SELECT n.id, v.v FROM vectors v JOIN nodes n ON n.sym = v.sym ORDER BY v.seq",
+                )
+                .map_err(&err)?;
+            let mut ids = Vec::new();
+            let mut data = Vec::new();
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+                })
+                .map_err(&err)?;
+            for r in rows {
+                let (id, blob) = r.map_err(&err)?;
+                let v = decode_unit(&blob, layout, dim).ok_or_else(|| Error::Brain {
+                    path: path.clone(),
+                    message: format!("the vector of `{id}` does not fit the brain's layout"),
+                })?;
+                ids.push(id);
+                data.extend(v.into_iter().map(f64::from));
+            }
+            VectorIndex::from_rows(ids, data, dim)?
+        }
+    };
+    Ok(State { graph, index, meta })
+}
+
+/// Writes the brain as a reference `state.json` at `out` (atomically; the meta is the
+/// brain's, `node_count` current).
+pub fn export_state(brain: &mut Brain, out: &Path) -> Result<()> {
+    let state = full_state(brain)?;
+    // rendered as for a new file: the meta is the brain's alone
+    let fresh = {
+        let mut p = out.as_os_str().to_os_string();
+        p.push(format!(".{}.export", std::process::id()));
+        PathBuf::from(p)
+    };
+    let rendered = crate::statefile::render_state(&fresh, &state, None, None, None)?;
+    pyformat::io::write_atomic(out, rendered.text.as_bytes())?;
+    Ok(())
+}
+
+/// What `info` reports about a database brain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrainInfo {
+    /// The database file.
+    pub path: PathBuf,
+    /// Bytes on disk: the database, its write-ahead log and the derived index.
+    pub size: u64,
+    /// Schema version.
+    pub schema: i32,
+    /// Vectors.
+    pub vectors: usize,
+    /// Vectors the derived search index holds (0 when stale or absent).
+    pub indexed: usize,
+    /// Journal entries.
+    pub journal_entries: usize,
+}
+
+fn file_len(p: &Path) -> u64 {
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+impl Brain {
+    /// Facts about a database brain (`None` for a state file).
+    pub fn store_info(&mut self) -> Result<Option<BrainInfo>> {
+        let Backend::Store(s) = &mut self.backend else {
+            return Ok(None);
+        };
+        let path = s.store.path().to_path_buf();
+        let err = sql_error(&path);
+        let conn = s.store.conn();
+        let schema: i32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(&err)?;
+        let count = |sql: &str| -> Result<usize> {
+            conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+                .map(|n| n as usize)
+                .map_err(&err)
+        };
+        let vectors = count("SELECT COUNT(*) FROM vectors")?;
+        let journal_entries = count("SELECT COUNT(*) FROM journal")?;
+        let searcher = crate::store::search::Searcher::load(
+            conn,
+            &s.dir,
+            s.store.layout(),
+            s.store.dim(),
+            s.store.nonce(),
+        )
+        .map_err(&err)?;
+        let indexed = if searcher.indexed() {
+            searcher.len() - searcher.unindexed()
+        } else {
+            0
+        };
+        let mut size = file_len(&path) + file_len(&crate::store::search::index_path(&s.dir));
+        for suffix in ["-wal", "-shm"] {
+            let mut p = path.as_os_str().to_os_string();
+            p.push(suffix);
+            size += file_len(Path::new(&p));
+        }
+        Ok(Some(BrainInfo {
+            path: path.clone(),
+            size,
+            schema,
+            vectors,
+            indexed,
+            journal_entries,
+        }))
+    }
+
+    /// `PRAGMA integrity_check` of a database brain: the problems found (`None` for a
+    /// state file).
+    pub fn integrity_check(&mut self) -> Result<Option<Vec<String>>> {
+        match &self.backend {
+            Backend::Store(s) => Ok(Some(s.store.integrity_check()?)),
+            Backend::Json(_) => Ok(None),
+        }
+    }
+
+    /// The snapshots directory of a database brain.
+    fn snapshot_dir(&self) -> Option<PathBuf> {
+        match &self.backend {
+            Backend::Store(s) => Some(s.dir.join("snapshots")),
+            Backend::Json(_) => None,
+        }
+    }
+
+    /// Takes a snapshot named `name` (a state file: a copy of it, [`crate::snapshot`];
+    /// a database: a compact copy, `snapshots/<name>.db`, made by `VACUUM INTO` from
+    /// one consistent read).
+    pub fn snapshot(&mut self, name: &str) -> Result<Snapshot> {
+        let Some(dir) = self.snapshot_dir() else {
+            let path = self.path().to_path_buf();
+            let _lock = self.json_lock()?;
+            return crate::snapshot::take(&path, name);
+        };
+        crate::snapshot::check_name(name)?;
+        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let path = dir.join(format!("{name}.db"));
+        if path.exists() {
+            return Err(Error::Invalid(format!(
+                "snapshot `{name}` exists already ({})",
+                path.display()
+            )));
+        }
+        let Backend::Store(s) = &self.backend else {
+            unreachable!("a database")
+        };
+        let text = path.to_string_lossy().into_owned();
+        s.store
+            .conn()
+            .execute("VACUUM INTO ?1", [text])
+            .map_err(sql_error(s.store.path()))?;
+        Ok(Snapshot {
+            name: name.to_string(),
+            size: file_len(&path),
+            path,
+        })
+    }
+
+    /// The snapshots, oldest first.
+    pub fn snapshots(&self) -> Result<Vec<Snapshot>> {
+        let Some(dir) = self.snapshot_dir() else {
+            return crate::snapshot::list(self.path());
+        };
+        let mut out: Vec<(Option<std::time::SystemTime>, Snapshot)> = Vec::new();
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            return Ok(Vec::new());
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "db") {
+                if let Some(stem) = p.file_stem().and_then(|s| s.to_str()) {
+                    let (modified, size) = e
+                        .metadata()
+                        .map(|m| (m.modified().ok(), m.len()))
+                        .unwrap_or((None, 0));
+                    out.push((
+                        modified,
+                        Snapshot {
+                            name: stem.to_string(),
+                            path: p.clone(),
+                            size,
+                        },
+                    ));
+                }
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.name.cmp(&b.1.name)));
+        Ok(out.into_iter().map(|(_, s)| s).collect())
+    }
+
+    /// Restores a snapshot (default: the latest). A state file keeps the previous
+    /// state as `.bak` ([`crate::snapshot::restore`]); a database first takes a
+    /// snapshot of its current state (`before-rollback-<time>`), then replaces every
+    /// table but the journal by the snapshot's in one transaction. Returns the restored
+    /// snapshot and where the previous state was kept.
+    pub fn rollback(&mut self, name: Option<&str>) -> Result<(Snapshot, PathBuf)> {
+        if self.snapshot_dir().is_none() {
+            let path = self.path().to_path_buf();
+            let _lock = self.json_lock()?;
+            let s = crate::snapshot::restore(&path, name)?;
+            let _ = std::fs::remove_file(crate::sidecar::sidecar_path(&path));
+            if let Backend::Json(j) = &mut self.backend {
+                j.state = None;
+            }
+            return Ok((s, pyformat::io::backup_path(&path)));
+        }
+        let all = self.snapshots()?;
+        let dir = self.snapshot_dir().expect("a database");
+        let snap = match name {
+            Some(n) => all
+                .into_iter()
+                .find(|s| s.name == n)
+                .ok_or_else(|| Error::Invalid(format!("no snapshot `{n}` in {}", dir.display())))?,
+            None => all.into_iter().next_back().ok_or_else(|| {
+                Error::Invalid(format!(
+                    "no snapshot in {}: take one with `crabpath snapshot`",
+                    dir.display()
+                ))
+            })?,
+        };
+        // the snapshot must be a brain this program reads
+        drop(crate::store::Store::open(&snap.path, false)?);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        let keep_name = format!("before-rollback-{}", crate::snapshot::default_name(now));
+        let kept = if dir.join(format!("{keep_name}.db")).exists() {
+            dir.join(format!("{keep_name}.db"))
+        } else {
+            self.snapshot(&keep_name)?.path
+        };
+        let Backend::Store(s) = &mut self.backend else {
+            unreachable!("a database")
+        };
+        let (layout, dim, nonce) = (s.store.layout(), s.store.dim(), s.store.nonce());
+        let dir_b = s.dir.clone();
+        let snap_text = snap.path.to_string_lossy().into_owned();
+        s.store
+            .conn()
+            .execute("ATTACH DATABASE ?1 AS snap", [snap_text])
+            .map_err(sql_error(s.store.path()))?;
+        let restored = (|| -> Result<()> {
+            let mut w = s.store.write()?;
+            let err = w.err();
+            w.tx()
+                .execute_batch(
+                    "DELETE FROM main.nodes; DELETE FROM main.edges; DELETE FROM main.vectors; DELETE FROM main.meta;
+                     INSERT INTO main.nodes SELECT * FROM snap.nodes;
+                     INSERT INTO main.edges SELECT * FROM snap.edges;
+                     INSERT INTO main.vectors SELECT * FROM snap.vectors;
+                     INSERT INTO main.meta SELECT * FROM snap.meta;",
+                )
+                .map_err(&err)?;
+            let (seq, rev): (i64, i64) = w
+                .tx()
+                .query_row("SELECT seq, rev FROM snap.brain WHERE id = 1", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .map_err(&err)?;
+            drop(err);
+            // position keys keep increasing past both histories (readers reload
+            // everything after this structural change, so revisions need no care)
+            let _ = rev;
+            while w.next_seq() < seq {}
+            w.structure_changed();
+            w.vectors_changed();
+            w.commit()?;
+            Ok(())
+        })();
+        let detached = s
+            .store
+            .conn()
+            .execute("DETACH DATABASE snap", [])
+            .map_err(sql_error(s.store.path()));
+        restored?;
+        detached?;
+        s.store.reload_dim()?;
+        if layout == Layout::Sparse {
+            crate::store::search::rebuild(
+                s.store.conn(),
+                &dir_b,
+                layout,
+                s.store.dim().max(dim),
+                nonce,
+            )?;
+        }
+        if let Some(r) = s.resident.as_mut() {
+            r.stale = true;
+        }
+        Ok((snap, kept))
+    }
+}
+
+/// Resolves where `import` writes: a directory (created), the database file in it.
+pub fn brain_dir(arg: &Path) -> PathBuf {
+    if arg.file_name().and_then(|n| n.to_str()) == Some(DB_FILE) {
+        arg.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        arg.to_path_buf()
+    }
+}
+
+impl Location {
+    /// The brain directory of a location (the folder holding the file).
+    pub fn dir(&self) -> PathBuf {
+        let p = match self {
+            Location::Store(p) | Location::State(p) => p,
+            Location::Graph { graph, .. } => graph,
+        };
+        match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The `Brain` service: the one way the command line, the daemon and agents use a
+//! brain. Open it (for reading or writing, resident in memory or not), then `query`,
+//! `learn`, `inject`, `maintain`, `sync`, `snapshot`/`rollback`, and
+//! [`Brain::write`] for any other change. Every write is one transaction with its
+//! journal entries: one writer of the store, one appender of the journal, one query
+//! path.
+//!
+//! A brain is either
+//! * a **database** (`brain.db` in a brain directory, [`crate::store`]): the system of
+//!   record. A write reads only the rows it needs inside its write transaction and
+//!   writes back only the rows it changed ([`crate::store::writeback`]), so concurrent
+//!   writers never lose an update; a resident brain (the daemon) keeps the graph in
+//!   memory and catches up with other processes' writes before every request (`PRAGMA
+//!   data_version`, then the rows with a newer revision); or
+//! * a **state file** (`state.json`, the reference's format, or a `graph.json` with an
+//!   optional `index.json`): read whole, written whole (atomically, one `.bak`), under
+//!   an advisory lock. This is the `paper` profile's brain, byte for byte the
+//!   reference's, and what `import`/`export` exchange.
+//!
+//! [`locate`] decides which from a path (the brain directory, or a file in it).
+
+mod admin;
+mod engine;
+mod ops;
+mod query;
+
+pub use admin::{
+    brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,
+    layout_for, BrainInfo, InitOptions, InitReport,
+};
+pub use engine::{
+    locate, save_state_file, Brain, EmbedderLoader, Location, LockWait, OpenOptions, Scope,
+};
+pub use ops::{InjectRequest, LearnReport};
+pub use query::{Answer, QueryRequest};

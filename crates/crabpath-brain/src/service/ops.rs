@@ -1,0 +1,253 @@
+//! The brain's named operations: `learn`, `inject`, `maintain`, `sync` (everything
+//! else goes through [`Brain::write`] with the functions of [`crate::command`]).
+
+use std::path::Path;
+
+use crabpath::graph::Metadata;
+use crabpath::inject::{
+    inject_correction, inject_node, CorrectionOptions, InjectConfig, InjectOptions, InjectReport,
+};
+use pyformat::pyjson::PyDict;
+use serde_json::Value;
+
+use super::engine::{Backend, Brain, Scope};
+use crate::command::learn::{learn_ids, LearnSummary};
+use crate::command::maintain::{self, MaintainOptions, MaintainReport};
+use crate::error::{Error, Result};
+use crate::journal::learn_event;
+use crate::store::search::Searcher;
+use crate::store::sql_error;
+use crate::sync::{sync_workspace, SyncOptions, SyncReport};
+
+/// What `learn` reports (`{"edges_updated", "max_weight_delta"}`).
+pub type LearnReport = LearnSummary;
+
+/// A node to add (reference `crabpath/cli.py::cmd_inject`, `inject.py`).
+#[derive(Debug, Clone)]
+pub struct InjectRequest {
+    /// The new node's id (nothing happens if it exists).
+    pub id: String,
+    /// Its text.
+    pub content: String,
+    /// `TEACHING`, `DIRECTIVE` or `CORRECTION` (its edges to the nodes it resembles
+    /// inhibit them).
+    pub node_type: String,
+    /// Its summary (default: the content's first line).
+    pub summary: Option<String>,
+    /// Its vector (default: the embedding of the content).
+    pub vector: Option<Vec<f64>>,
+    /// Connect to this many most similar nodes.
+    pub connect_top_k: usize,
+    /// Minimum similarity of a connected node.
+    pub connect_min_sim: f64,
+    /// `metadata.source` (`cli_inject` from the command line).
+    pub source: String,
+}
+
+impl Brain {
+    /// Whether a node with this id exists.
+    pub fn has_node(&mut self, id: &str) -> Result<bool> {
+        self.catch_up()?;
+        match &mut self.backend {
+            Backend::Json(_) => Ok(self.json_state()?.graph.get_node(id).is_some()),
+            Backend::Store(s) => {
+                if let Some(r) = &s.resident {
+                    return Ok(r.loaded.graph.get_node(id).is_some());
+                }
+                let found: Option<i64> = s
+                    .store
+                    .conn()
+                    .query_row("SELECT node_seq FROM nodes WHERE id = ?1", [id], |r| {
+                        r.get(0)
+                    })
+                    .ok()
+                    .flatten();
+                Ok(found.is_some())
+            }
+        }
+    }
+
+    /// The number of vectors.
+    pub fn vector_count(&mut self) -> Result<usize> {
+        match &mut self.backend {
+            Backend::Json(_) => Ok(self.json_state()?.index.len()),
+            Backend::Store(s) => {
+                let n: i64 = s
+                    .store
+                    .conn()
+                    .query_row("SELECT COUNT(*) FROM vectors", [], |r| r.get(0))
+                    .map_err(sql_error(s.store.path()))?;
+                Ok(n as usize)
+            }
+        }
+    }
+
+    /// Teaches an outcome for the fired ids in order (reference
+    /// `crabpath/cli.py::cmd_learn`, [`learn_ids`]), journaled. A database reads and
+    /// writes only the rows of those nodes and their outgoing edges.
+    pub fn learn(&mut self, ids: &[String], outcome: f64) -> Result<LearnReport> {
+        let profile = self.profile;
+        self.write(Scope::Nodes(ids), |w| {
+            let summary = learn_ids(w.graph, ids, outcome, profile)?;
+            let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+            w.journal(learn_event(&refs, outcome));
+            Ok(summary)
+        })
+    }
+
+    /// Adds a node connected to its most similar nodes, or a correction whose edges
+    /// inhibit them (reference `crabpath/inject.py::inject_node`,
+    /// `inject_correction`). An id that exists already is reported as skipped (the
+    /// corrected profile writes nothing then). A database reads and writes only the
+    /// new node and the nodes it connects to.
+    pub fn inject(&mut self, req: &InjectRequest) -> Result<InjectReport> {
+        let profile = self.profile;
+        let exists = self.has_node(&req.id)?;
+        let vector = match (&req.vector, exists) {
+            (Some(v), _) => Some(v.clone()),
+            (None, false) => Some(self.embedder()?.embed(&req.content)?),
+            (None, true) => None,
+        };
+        // the nodes it will connect to, found before the write so that only they are read
+        let mut scope: Vec<String> = vec![req.id.clone()];
+        if let (Backend::Store(s), Some(v), false) = (&mut self.backend, &vector, exists) {
+            if s.resident.is_none() {
+                let path = s.store.path().to_path_buf();
+                let searcher = Searcher::load(
+                    s.store.conn(),
+                    &s.dir,
+                    s.store.layout(),
+                    s.store.dim(),
+                    s.store.nonce(),
+                )
+                .map_err(sql_error(&path))?;
+                if s.store.dim() == 0 || v.len() == s.store.dim() {
+                    for (sym, _) in searcher.search(v, req.connect_top_k.saturating_add(1)) {
+                        let id: Option<String> = s
+                            .store
+                            .conn()
+                            .query_row("SELECT id FROM nodes WHERE sym = ?1", [sym], |r| r.get(0))
+                            .ok();
+                        scope.extend(id);
+                    }
+                }
+            } else if let Some(r) = &s.resident {
+                for (sym, _) in r.searcher.search(v, req.connect_top_k.saturating_add(1)) {
+                    if let Some(&n) = r.loaded.by_sym.get(&sym) {
+                        scope.push(r.loaded.graph.name(n).to_string());
+                    }
+                }
+            }
+        }
+        let correction = req.node_type == "CORRECTION";
+        self.write(Scope::Nodes(&scope), |w| {
+            let mut metadata = Metadata::new();
+            metadata.insert("source".into(), Value::from(req.source.as_str()));
+            metadata.insert("type".into(), Value::from(req.node_type.as_str()));
+            let options = InjectOptions {
+                summary: req.summary.clone(),
+                metadata,
+                vector,
+                embedder: None,
+                connect_top_k: req.connect_top_k,
+                connect_min_sim: req.connect_min_sim,
+            };
+            let report = if correction {
+                inject_correction(
+                    w.graph,
+                    w.vectors,
+                    &req.id,
+                    &req.content,
+                    options,
+                    &CorrectionOptions::default(),
+                    &InjectConfig::for_profile(profile),
+                )?
+            } else {
+                inject_node(w.graph, w.vectors, &req.id, &req.content, options)?
+            };
+            if report.skipped && profile.fixes_bugs() {
+                w.discard();
+            }
+            Ok(report)
+        })
+    }
+
+    /// Runs maintenance (reference `crabpath/maintain.py::run_maintenance`,
+    /// [`maintain::run`]): on the brain, or on a throwaway copy in a dry run; its
+    /// journal entries are written either way.
+    pub fn maintain(&mut self, options: &MaintainOptions<'_>) -> Result<MaintainReport> {
+        let profile = self.profile;
+        if options.dry_run {
+            self.write_dry(Scope::All, |w| maintain::run(w, options, profile))
+        } else {
+            self.write(Scope::All, |w| {
+                let r = maintain::run(w, options, profile)?;
+                if !r.should_save {
+                    w.discard();
+                }
+                Ok(r)
+            })
+        }
+    }
+
+    /// Brings the brain up to date with its folder (reference
+    /// `crabpath/sync.py::sync_workspace`, [`sync_workspace`]); `event` (the report's
+    /// journal entry, built from it) is journaled. With `dry_run`, nothing is written
+    /// or journaled.
+    pub fn sync(
+        &mut self,
+        workspace: &Path,
+        authority_map: Vec<(String, String)>,
+        dry_run: bool,
+        on_embed: Option<&mut dyn FnMut(usize)>,
+        event: &dyn Fn(&SyncReport) -> PyDict,
+    ) -> Result<SyncReport> {
+        let profile = self.profile;
+        // the embedder is taken out for the run and put back after
+        self.embedder()?;
+        let embedder = self.embedder.take().expect("loaded above");
+        let mut on_embed = on_embed;
+        let mut report_embed = |n: usize| {
+            if let Some(f) = on_embed.as_mut() {
+                f(n)
+            }
+        };
+        let run = |w: &mut crate::working::Working<'_>| -> Result<SyncReport> {
+            let report = sync_workspace(
+                w,
+                workspace,
+                SyncOptions {
+                    profile,
+                    authority_map,
+                    embedder: embedder.as_ref(),
+                    on_embed: Some(&mut report_embed),
+                },
+            )?;
+            if !dry_run {
+                w.journal(event(&report));
+            }
+            Ok(report)
+        };
+        let r = if dry_run {
+            self.write_dry(Scope::All, run)
+        } else {
+            self.write(Scope::All, run)
+        };
+        self.embedder = Some(embedder);
+        r
+    }
+
+    /// Takes the embedder out (loaded if needed), for an operation that needs it while
+    /// the brain is borrowed; give it back with [`Brain::put_embedder`].
+    pub fn take_embedder(&mut self) -> Result<Box<dyn crabpath::embed::Embedder>> {
+        self.embedder()?;
+        self.embedder
+            .take()
+            .ok_or_else(|| Error::Invalid("no embedder".into()))
+    }
+
+    /// Gives back an embedder taken with [`Brain::take_embedder`].
+    pub fn put_embedder(&mut self, e: Box<dyn crabpath::embed::Embedder>) {
+        self.embedder = Some(e);
+    }
+}

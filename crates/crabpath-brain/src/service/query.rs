@@ -1,0 +1,302 @@
+//! The one query path: embed the text (or take a vector), seed from the vectors, traverse
+//! the graph for at most 15 hops, journal the query, and answer with the fired nodes,
+//! the context, the seeds, the path that reached each node and, on request, the
+//! explanation (reference `crabpath/cli.py::cmd_query`, `daemon.py::_handle_query`,
+//! commit 134c676).
+//!
+//! Seeds: a state file's index is searched exactly as the reference does (`f64`,
+//! [`crabpath::index::VectorIndex::search`]; a resident hash-v1 index through posting
+//! lists, with the same results); a database's vectors through
+//! [`crate::store::search::Searcher`]. A graph file without an index is seeded by
+//! keyword overlap ([`crabpath::keyword::keyword_ranking`]).
+//!
+//! Traversal of a database that is not resident reads only the part of the graph the
+//! traversal visits: the seeds with their outgoing edges, then the outgoing edges of
+//! every node that fires, until every node that fired has had its edges read (a
+//! traversal only ever follows and inhibits through the edges of nodes that fired, so
+//! the result is the one the whole graph gives).
+
+use std::time::Instant;
+
+use crabpath::explain::{explain, Explanation};
+use crabpath::graph::{Graph, NodeId};
+use crabpath::keyword::keyword_ranking;
+use crabpath::traverse::{TraversalConfig, TraversalResult};
+use pyformat::pyjson::PyValue;
+
+use super::engine::{Backend, Brain};
+use crate::command::query::traversal_config;
+use crate::error::{Error, Result};
+use crate::journal::query_event;
+use crate::store::rows::{load_part, Loaded};
+use crate::store::search::Searcher;
+use crate::store::sql_error;
+
+/// A query.
+#[derive(Debug, Clone)]
+pub struct QueryRequest<'q> {
+    /// The query text (journaled; embedded unless `vector` is given).
+    pub text: &'q str,
+    /// The query vector, instead of embedding the text.
+    pub vector: Option<Vec<f64>>,
+    /// Number of seeds taken from the vectors (or the keyword ranking).
+    pub top: usize,
+    /// Character budget of the fired nodes (a negative one acts as 0).
+    pub max_context_chars: Option<i64>,
+    /// The journal entry's `metadata` (`null` from the command line, `{"chat_id":
+    /// ...}` from the daemon).
+    pub journal_metadata: PyValue,
+}
+
+impl<'q> QueryRequest<'q> {
+    /// A query of `text` with `top` seeds, no budget.
+    pub fn new(text: &'q str, top: usize) -> Self {
+        QueryRequest {
+            text,
+            vector: None,
+            top,
+            max_context_chars: None,
+            journal_metadata: PyValue::Null,
+        }
+    }
+}
+
+/// What a query found. It borrows the graph it ran on (the brain's, or the part read
+/// for it), valid until the brain's next operation.
+pub struct Answer<'b> {
+    /// The graph the traversal ran on (at least every fired node, with its content).
+    pub graph: &'b Graph,
+    /// The traversal: fired nodes in order, steps, scores.
+    pub result: TraversalResult,
+    /// The seeds the traversal started from.
+    pub seeds: Vec<(NodeId, f64)>,
+    /// The search results as found (id, score), including ids without a node.
+    pub hits: Vec<(String, f64)>,
+    /// The traversal configuration used.
+    pub config: TraversalConfig,
+    /// Milliseconds spent embedding the query.
+    pub embed_ms: f64,
+    /// Milliseconds spent searching and traversing.
+    pub traverse_ms: f64,
+}
+
+impl Answer<'_> {
+    /// The fired ids in order.
+    pub fn fired(&self) -> Vec<&str> {
+        self.result.fired_names(self.graph)
+    }
+
+    /// The context: fired contents, best activation first, within the budget.
+    pub fn context(&self) -> String {
+        self.result
+            .context(self.graph, self.config.max_context_chars)
+    }
+
+    /// Why each node fired ([`crabpath::explain`]).
+    pub fn explanation(&self) -> Explanation {
+        explain(self.graph, &self.seeds, &self.result, &self.config)
+    }
+}
+
+fn ms(since: Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
+}
+
+impl Brain {
+    /// Answers a query (see the module docs) and journals it.
+    ///
+    /// Errors: no embedder for a text query; a query vector of another dimension than
+    /// the brain's (corrected profile); reading the brain.
+    pub fn query(&mut self, req: &QueryRequest<'_>) -> Result<Answer<'_>> {
+        self.catch_up()?;
+        let profile = self.profile;
+        let config = traversal_config(profile, req.max_context_chars);
+        let embed_start = Instant::now();
+        let needs_vector = match &self.backend {
+            Backend::Json(j) => match &j.state {
+                Some(st) => {
+                    !st.index.is_empty() || j.index_path.is_some() || j.state_path.is_some()
+                }
+                None => j.state_path.is_some() || j.index_path.is_some(),
+            },
+            Backend::Store(_) => true,
+        };
+        let vector = match (&req.vector, needs_vector) {
+            (Some(v), _) => Some(v.clone()),
+            (None, true) => Some(self.embedder()?.embed(req.text)?),
+            (None, false) => None,
+        };
+        let embed_ms = ms(embed_start);
+        let start = Instant::now();
+        let Brain {
+            backend,
+            traverser,
+            scratch,
+            ..
+        } = self;
+        let (graph, hits, seeds, result): (&Graph, _, _, _) = match backend {
+            Backend::Json(j) => {
+                if j.state.is_none() {
+                    j.state = Some(super::engine::read_json(j)?);
+                }
+                let st = j.state.as_ref().expect("read above");
+                let graph = &st.graph;
+                let hits: Vec<(String, f64)> = match &vector {
+                    Some(v) => {
+                        if profile.fixes_bugs() {
+                            if let Some(d) = st.index.dim() {
+                                if d != v.len() {
+                                    return Err(Error::Invalid(format!(
+                                        "the query vector has {} dimensions, the index {d}",
+                                        v.len()
+                                    )));
+                                }
+                            }
+                        }
+                        match &j.postings {
+                            Some(p) => {
+                                let mut scratch = crabpath::postings::Scratch::default();
+                                p.search(&st.index, v, req.top, &mut scratch)
+                            }
+                            None => st.index.search(v, req.top),
+                        }
+                    }
+                    None => keyword_ranking(graph, req.text, req.top)
+                        .into_iter()
+                        .map(|(n, s)| (graph.name(n).to_string(), s))
+                        .collect(),
+                };
+                let seeds: Vec<(NodeId, f64)> = hits
+                    .iter()
+                    .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
+                    .collect();
+                let result = traverser.traverse(graph, &seeds, &config)?;
+                let entry = query_entry(req, &result, graph, graph.node_count());
+                crate::journal::append_entries(&j.journal, &[entry])?;
+                (graph, hits, seeds, result)
+            }
+            Backend::Store(s) => {
+                let v = vector.as_deref().unwrap_or(&[]);
+                let dim = s.store.dim();
+                if dim > 0 && v.len() != dim {
+                    return Err(Error::Invalid(format!(
+                        "{}: the query vector has {} dimensions, the brain's vectors {dim}",
+                        s.store.path().display(),
+                        v.len()
+                    )));
+                }
+                let path = s.store.path().to_path_buf();
+                let err = sql_error(&path);
+                if let Some(r) = &s.resident {
+                    let graph = &r.loaded.graph;
+                    let found = r.searcher.search(v, req.top);
+                    let mut hits = Vec::with_capacity(found.len());
+                    let mut seeds = Vec::with_capacity(found.len());
+                    for (sym, score) in found {
+                        if let Some(&n) = r.loaded.by_sym.get(&sym) {
+                            hits.push((graph.name(n).to_string(), f64::from(score)));
+                            if graph.has_node(n) {
+                                seeds.push((n, f64::from(score)));
+                            }
+                        }
+                    }
+                    let result = traverser.traverse(graph, &seeds, &config)?;
+                    let entry = query_entry(req, &result, graph, graph.node_count());
+                    store_journal(&s.store, &entry)?;
+                    (graph, hits, seeds, result)
+                } else {
+                    let (layout, nonce) = (s.store.layout(), s.store.nonce());
+                    let dir = s.dir.clone();
+                    let tx = s.store.read()?;
+                    let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
+                    let found = searcher.search(v, req.top);
+                    let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
+                    let (loaded, result) = loop {
+                        let loaded = load_part(&tx, &sources).map_err(&err)?;
+                        let seeds = seeds_in(&loaded, &found);
+                        let result = traverser.traverse(&loaded.graph, &seeds, &config)?;
+                        let missing: Vec<i64> = result
+                            .fired
+                            .iter()
+                            .filter(|n| !loaded.bucket_loaded[n.index()])
+                            .filter_map(|&n| loaded.sym(n))
+                            .collect();
+                        if missing.is_empty() {
+                            break (loaded, result);
+                        }
+                        sources.extend(missing);
+                        sources.sort_unstable();
+                        sources.dedup();
+                    };
+                    let nodes: i64 = tx
+                        .query_row(
+                            "SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL",
+                            [],
+                            |r| r.get(0),
+                        )
+                        .map_err(&err)?;
+                    tx.commit().map_err(&err)?;
+                    let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
+                    store_journal(&s.store, &entry)?;
+                    *scratch = loaded;
+                    let graph = &scratch.graph;
+                    let mut hits = Vec::with_capacity(found.len());
+                    for (sym, score) in &found {
+                        if let Some(&n) = scratch.by_sym.get(sym) {
+                            hits.push((graph.name(n).to_string(), f64::from(*score)));
+                        }
+                    }
+                    let seeds = seeds_in(scratch, &found);
+                    (graph, hits, seeds, result)
+                }
+            }
+        };
+        let traverse_ms = ms(start);
+        Ok(Answer {
+            graph,
+            result,
+            seeds,
+            hits,
+            config,
+            embed_ms,
+            traverse_ms,
+        })
+    }
+}
+
+/// The seeds of search results in a part of the graph (results without a node are
+/// dropped, as the traversal drops them).
+fn seeds_in(loaded: &Loaded, found: &[(i64, f32)]) -> Vec<(NodeId, f64)> {
+    found
+        .iter()
+        .filter_map(|(sym, s)| {
+            loaded
+                .by_sym
+                .get(sym)
+                .filter(|n| loaded.graph.has_node(**n))
+                .map(|&n| (n, f64::from(*s)))
+        })
+        .collect()
+}
+
+/// The journal entry of a query (stamped now).
+fn query_entry(
+    req: &QueryRequest<'_>,
+    result: &TraversalResult,
+    graph: &Graph,
+    node_count: usize,
+) -> pyformat::pyjson::PyDict {
+    let fired = result.fired_names(graph);
+    let event = query_event(req.text, &fired, node_count, req.journal_metadata.clone());
+    crate::journal::stamp(event, pyformat::pytime::time_time())
+}
+
+/// Appends a journal entry to a database opened for writing (a read-only brain
+/// answers queries without journaling them).
+fn store_journal(store: &crate::store::Store, entry: &pyformat::pyjson::PyDict) -> Result<()> {
+    if store.writable() {
+        let text = crate::store::rows::journal_text(entry)?;
+        crate::store::rows::append_journal(store.conn(), &text).map_err(sql_error(store.path()))?;
+    }
+    Ok(())
+}

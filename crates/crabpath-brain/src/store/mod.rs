@@ -1,0 +1,581 @@
+//! The brain's system of record: one SQLite database ([`schema`]) through `rusqlite`
+//! (SQLite compiled in, no system library).
+//!
+//! * **Journal mode WAL**: readers never wait for a writer and see the last committed
+//!   state; one writer at a time.
+//! * **`synchronous = NORMAL`** (SQLite's recommendation with WAL): a committed
+//!   transaction survives the crash or `kill -9` of any process; a power cut may lose
+//!   the last transactions before the next checkpoint, never corrupt the database.
+//!   (`FULL` would add an `fsync` to every commit, every query's journal entry
+//!   included.)
+//! * **Busy timeout** of [`BUSY_TIMEOUT`]: a writer waits for the one before it.
+//!   Writes start with `BEGIN IMMEDIATE`, so two writers never deadlock on an upgrade;
+//!   every read-modify-write (`learn`, `inject`, …) reads its rows inside its write
+//!   transaction, so no update is lost.
+//! * **Checks on open**, before anything is written: the file must be a SQLite
+//!   database of a brain ([`schema::APPLICATION_ID`]), not truncated, of a schema this
+//!   program knows ([`schema::SCHEMA_VERSION`]; older ones are migrated).
+//!
+//! Cost: opening is a handful of page reads, independent of the brain's size.
+
+pub mod build;
+pub mod codec;
+pub mod rows;
+pub mod schema;
+pub mod search;
+pub mod vectors;
+pub mod writeback;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{
+    params, Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
+};
+
+use crate::error::{Error, Result};
+use schema::{APPLICATION_ID, DB_FILE, MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION};
+
+/// How long a writer waits for the one before it.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How vectors are encoded and scored (column `brain.layout`, see [`schema`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Non-zero components only; scores summed over them in component order.
+    Sparse,
+    /// Every component; scores by `crabpath::vectors::dot`.
+    Dense,
+}
+
+impl Layout {
+    /// The column value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::Sparse => "sparse",
+            Layout::Dense => "dense",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "sparse" => Some(Layout::Sparse),
+            "dense" => Some(Layout::Dense),
+            _ => None,
+        }
+    }
+}
+
+/// The counters of the `brain` row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Clock {
+    /// The last write transaction.
+    pub rev: i64,
+    /// The last position key handed out.
+    pub seq: i64,
+    /// Bumped when rows are deleted or reordered.
+    pub structure: i64,
+    /// Bumped when vectors are deleted or replaced.
+    pub vectors: i64,
+}
+
+/// An open brain database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    layout: Layout,
+    dim: usize,
+    nonce: i64,
+    writable: bool,
+}
+
+/// A random number for a new database (hashed from the time, the process and the
+/// path with the standard library's randomly keyed hasher).
+fn fresh_nonce(path: &Path) -> i64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write(path.as_os_str().as_encoded_bytes());
+    h.write_u32(std::process::id());
+    if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(d.as_nanos());
+    }
+    (h.finish() >> 1) as i64
+}
+
+/// A SQLite error on the database at `path`.
+pub fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
+    move |source| Error::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn brain_error(path: &Path, message: impl Into<String>) -> Error {
+    Error::Brain {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// The database file of a brain directory.
+pub fn db_path(dir: &Path) -> PathBuf {
+    dir.join(DB_FILE)
+}
+
+/// Whether the file starts like a SQLite database.
+fn has_sqlite_header(path: &Path) -> Result<bool> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| crate::error::io_error(path, e))?;
+    let mut head = [0u8; 16];
+    let n = f
+        .read(&mut head)
+        .map_err(|e| crate::error::io_error(path, e))?;
+    Ok(n == 16 && &head == b"SQLite format 3\0")
+}
+
+/// A database file shorter than its header says has lost pages: refused before
+/// SQLite reads past its end. (The main file of a WAL database is never shorter than
+/// the size its header records: pages are added to it only by checkpoints, which
+/// update the header after writing them.)
+fn check_not_truncated(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let len = std::fs::metadata(path)
+        .map_err(|e| crate::error::io_error(path, e))?
+        .len();
+    if len == 0 {
+        return Err(brain_error(path, "empty file, not a brain database"));
+    }
+    let mut head = [0u8; 100];
+    let mut f = std::fs::File::open(path).map_err(|e| crate::error::io_error(path, e))?;
+    if f.read_exact(&mut head).is_err() {
+        return Err(brain_error(
+            path,
+            format!("truncated ({len} bytes, shorter than a database header): restore a snapshot or re-run init"),
+        ));
+    }
+    let page_size = match u16::from_be_bytes([head[16], head[17]]) {
+        1 => 65_536u64,
+        n => u64::from(n),
+    };
+    let pages = u64::from(u32::from_be_bytes([head[28], head[29], head[30], head[31]]));
+    let valid_for = u32::from_be_bytes([head[92], head[93], head[94], head[95]]);
+    let change = u32::from_be_bytes([head[24], head[25], head[26], head[27]]);
+    if valid_for == change && pages > 0 && len < pages * page_size {
+        return Err(brain_error(
+            path,
+            format!(
+                "truncated: {len} bytes, its header says {} ({pages} pages of {page_size}): restore a snapshot or re-run init",
+                pages * page_size
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Opens the brain database at `path` (read-only unless `write`), after checking
+    /// that it is one (see the module docs). A database of an older schema is migrated
+    /// when opened for writing, and refused otherwise.
+    ///
+    /// Errors ([`Error::Brain`], one line naming the file): missing, empty, truncated,
+    /// not a SQLite database, a SQLite database of another application, a newer schema.
+    pub fn open(path: &Path, write: bool) -> Result<Store> {
+        if !path.is_file() {
+            return Err(brain_error(path, "no such brain database"));
+        }
+        if !has_sqlite_header(path)? {
+            return Err(brain_error(
+                path,
+                "not a brain database (not a SQLite file): was it overwritten or truncated? restore a snapshot or re-run init",
+            ));
+        }
+        check_not_truncated(path)?;
+        let flags = if write {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let conn = Connection::open_with_flags(path, flags).map_err(sql_error(path))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error(path))?;
+        let app: i32 = conn
+            .pragma_query_value(None, "application_id", |r| r.get(0))
+            .map_err(|e| brain_error(path, format!("not a readable SQLite database: {e}")))?;
+        let version: i32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(sql_error(path))?;
+        if app != APPLICATION_ID {
+            return Err(brain_error(
+                path,
+                format!("a SQLite database of another program (application_id {app:#x}), not a crabpath brain"),
+            ));
+        }
+        if version > SCHEMA_VERSION {
+            return Err(brain_error(
+                path,
+                format!(
+                    "written by a newer crabpath (schema {version}; this program reads schemas up to {SCHEMA_VERSION}): upgrade crabpath, or export the brain there and import it here"
+                ),
+            ));
+        }
+        if version < 1 {
+            return Err(brain_error(path, format!("unknown brain schema {version}")));
+        }
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+            layout: Layout::Dense,
+            dim: 0,
+            nonce: 0,
+            writable: write,
+        };
+        if write {
+            store.configure()?;
+            if version < SCHEMA_VERSION {
+                store.migrate(version)?;
+            }
+        } else if version < SCHEMA_VERSION {
+            return Err(brain_error(
+                path,
+                format!("schema {version} needs an upgrade to {SCHEMA_VERSION}: open it once for writing (e.g. crabpath doctor)"),
+            ));
+        }
+        (store.layout, store.dim, store.nonce) = store.read_layout()?;
+        Ok(store)
+    }
+
+    /// Creates a new brain database at `path` (which must not exist) with the vector
+    /// layout `layout`, for a bulk load: the caller fills it in one transaction and
+    /// closes it (see [`Store::finish_bulk`]).
+    pub fn create(path: &Path, layout: Layout, dim: usize) -> Result<Store> {
+        let nonce = fresh_nonce(path);
+        if path.exists() {
+            return Err(brain_error(path, "exists already"));
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(sql_error(path))?;
+        let err = sql_error(path);
+        // a fresh file that nobody else knows: no journal needed while it is filled
+        conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+            .map_err(&err)?;
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(&err)?;
+        conn.execute_batch(SCHEMA_V1).map_err(&err)?;
+        conn.execute(
+            "INSERT INTO brain(id, rev, seq, structure, vectors, layout, dim, nonce) VALUES (1, 0, 0, 0, 0, ?1, ?2, ?3)",
+            params![layout.as_str(), dim as i64, nonce],
+        )
+        .map_err(&err)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(&err)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            layout,
+            dim,
+            nonce,
+            writable: true,
+        })
+    }
+
+    /// Ends a bulk load started by [`Store::create`]: the file is switched to WAL
+    /// mode, flushed to disk and closed.
+    pub fn finish_bulk(self) -> Result<()> {
+        let err = sql_error(&self.path);
+        self.conn
+            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+            .map_err(&err)?;
+        self.conn.close().map_err(|(_, e)| err(e))?;
+        let f =
+            std::fs::File::open(&self.path).map_err(|e| crate::error::io_error(&self.path, e))?;
+        f.sync_all()
+            .map_err(|e| crate::error::io_error(&self.path, e))?;
+        Ok(())
+    }
+
+    fn configure(&self) -> Result<()> {
+        let err = sql_error(&self.path);
+        let mode: String = self
+            .conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+            .map_err(&err)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(brain_error(
+                &self.path,
+                format!("cannot use write-ahead logging (journal mode {mode}): is the file system read-only?"),
+            ));
+        }
+        self.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(&err)?;
+        Ok(())
+    }
+
+    fn migrate(&mut self, from: i32) -> Result<()> {
+        let path = self.path.clone();
+        let err = sql_error(&path);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(&err)?;
+        let current: i32 = tx
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(&err)?;
+        if current == from {
+            for (i, step) in MIGRATIONS.iter().enumerate().skip((from - 1) as usize) {
+                tx.execute_batch(step).map_err(&err)?;
+                tx.pragma_update(None, "user_version", i as i32 + 2)
+                    .map_err(&err)?;
+            }
+        }
+        tx.commit().map_err(&err)
+    }
+
+    fn read_layout(&self) -> Result<(Layout, usize, i64)> {
+        let row: Option<(String, i64, i64)> = self
+            .conn
+            .query_row(
+                "SELECT layout, dim, nonce FROM brain WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(sql_error(&self.path))?;
+        match row {
+            Some((l, d, n)) if d >= 0 => match Layout::parse(&l) {
+                Some(layout) => Ok((layout, d as usize, n)),
+                None => Err(brain_error(
+                    &self.path,
+                    format!("damaged: unknown vector layout `{l}`"),
+                )),
+            },
+            _ => Err(brain_error(
+                &self.path,
+                "damaged: its `brain` row is missing; restore a snapshot or re-run init",
+            )),
+        }
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The directory holding the database (and the derived search index).
+    pub fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// The vector layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The vectors' dimension (0 for a brain created without vectors).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The number naming this database (see [`schema`]).
+    pub fn nonce(&self) -> i64 {
+        self.nonce
+    }
+
+    /// Re-reads the dimension (a first vector may have set it).
+    pub fn reload_dim(&mut self) -> Result<()> {
+        (self.layout, self.dim, self.nonce) = self.read_layout()?;
+        Ok(())
+    }
+
+    /// Whether the database was opened for writing.
+    pub fn writable(&self) -> bool {
+        self.writable
+    }
+
+    /// The connection (for the row helpers of this module's submodules).
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The counters, as committed.
+    pub fn clock(&self) -> Result<Clock> {
+        read_clock(&self.conn).map_err(sql_error(&self.path))
+    }
+
+    /// `PRAGMA data_version`: changes when another connection commits.
+    pub fn data_version(&self) -> Result<i64> {
+        self.conn
+            .pragma_query_value(None, "data_version", |r| r.get(0))
+            .map_err(sql_error(&self.path))
+    }
+
+    /// Starts a write transaction (`BEGIN IMMEDIATE`: waits for the current writer,
+    /// then holds the write lock until commit or drop).
+    pub fn write(&mut self) -> Result<Write<'_>> {
+        if !self.writable {
+            return Err(brain_error(&self.path, "opened read-only"));
+        }
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_error(&path))?;
+        let clock = read_clock(&tx).map_err(sql_error(&path))?;
+        Ok(Write {
+            tx,
+            path,
+            rev: clock.rev + 1,
+            seq: clock.seq,
+            clock,
+            structure: false,
+            vectors: false,
+            added: false,
+        })
+    }
+
+    /// Starts a read transaction: every statement until it ends sees one committed
+    /// state.
+    pub fn read(&mut self) -> Result<Transaction<'_>> {
+        let path = self.path.clone();
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)
+            .map_err(sql_error(&path))
+    }
+
+    /// `PRAGMA integrity_check`: the problems found (empty when the database is
+    /// sound). Reads the whole file.
+    pub fn integrity_check(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .map_err(sql_error(&self.path))?;
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(sql_error(&self.path))?;
+        let mut out = Vec::new();
+        for r in rows {
+            let line = r.map_err(sql_error(&self.path))?;
+            if line != "ok" {
+                out.push(line);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The counters as `conn` sees them (inside a transaction: as it sees them).
+pub fn read_clock_of(conn: &Connection) -> rusqlite::Result<Clock> {
+    read_clock(conn)
+}
+
+fn read_clock(conn: &Connection) -> rusqlite::Result<Clock> {
+    conn.query_row(
+        "SELECT rev, seq, structure, vectors FROM brain WHERE id = 1",
+        [],
+        |r| {
+            Ok(Clock {
+                rev: r.get(0)?,
+                seq: r.get(1)?,
+                structure: r.get(2)?,
+                vectors: r.get(3)?,
+            })
+        },
+    )
+}
+
+/// A write transaction: its revision number (stamped on every row it writes), the
+/// position keys it hands out, and whether it deleted or reordered rows or vectors.
+/// Dropped without [`Write::commit`], it rolls back.
+pub struct Write<'a> {
+    tx: Transaction<'a>,
+    path: PathBuf,
+    /// This transaction's revision.
+    pub rev: i64,
+    seq: i64,
+    clock: Clock,
+    structure: bool,
+    vectors: bool,
+    added: bool,
+}
+
+impl Write<'_> {
+    /// The transaction (for the row helpers).
+    pub fn tx(&self) -> &Transaction<'_> {
+        &self.tx
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The counters as they were when the transaction began.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// A fresh position key, after every one handed out so far.
+    pub fn next_seq(&mut self) -> i64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Records that rows were deleted or reordered (readers holding the graph in
+    /// memory reload it).
+    pub fn structure_changed(&mut self) {
+        self.structure = true;
+    }
+
+    /// Records that vectors were deleted or replaced (the derived search index is
+    /// stale).
+    pub fn vectors_changed(&mut self) {
+        self.vectors = true;
+    }
+
+    /// Records that vectors were added.
+    pub fn vectors_added(&mut self) {
+        self.added = true;
+    }
+
+    /// Whether vectors were added, deleted or replaced.
+    pub fn vectors_touched(&self) -> bool {
+        self.vectors || self.added
+    }
+
+    /// `PRAGMA data_version` as this transaction sees it (no other connection can
+    /// commit while it holds the write lock).
+    pub fn data_version(&self) -> Result<i64> {
+        self.tx
+            .pragma_query_value(None, "data_version", |r| r.get(0))
+            .map_err(sql_error(&self.path))
+    }
+
+    /// A SQLite error of this transaction, naming the file.
+    pub fn err(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
+        sql_error(&self.path)
+    }
+
+    /// Commits: the counters are advanced, then the transaction is made durable
+    /// (see the module docs). Returns the counters after the commit.
+    pub fn commit(self) -> Result<Clock> {
+        let clock = Clock {
+            rev: self.rev,
+            seq: self.seq,
+            structure: self.clock.structure + i64::from(self.structure),
+            vectors: self.clock.vectors + i64::from(self.vectors),
+        };
+        let err = sql_error(&self.path);
+        self.tx
+            .execute(
+                "UPDATE brain SET rev = ?1, seq = ?2, structure = ?3, vectors = ?4 WHERE id = 1",
+                params![clock.rev, clock.seq, clock.structure, clock.vectors],
+            )
+            .map_err(&err)?;
+        self.tx.commit().map_err(&err)?;
+        Ok(clock)
+    }
+}

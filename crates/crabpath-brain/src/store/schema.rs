@@ -1,0 +1,98 @@
+//! The brain database's schema, its version and its migrations.
+//!
+//! A brain is one SQLite file, `brain.db`, in the brain's directory. It can be opened
+//! with the `sqlite3` shell; every table is documented here.
+//!
+//! | table | one row per | columns |
+//! |---|---|---|
+//! | `brain` | (one row) | `rev`: the last write transaction's number (every row it wrote carries it); `seq`: the last position key handed out; `structure`: bumped when rows are deleted or reordered; `vectors`: bumped when vectors are deleted or replaced; `layout`: `sparse` or `dense` (how vectors are encoded and scored); `dim`: the vectors' dimension; `nonce`: a random number naming this database (the derived search index records it) |
+//! | `meta` | key of the state's `meta` object | `key`, `pos` (key order), `value` (JSON) |
+//! | `nodes` | node id (and edge endpoint without a node) | `sym` (integer key), `id`, `node_seq` (position in node order; NULL for an endpoint without a node), `bucket_seq` (position of its outgoing edges among sources; NULL without any), `content`, `summary`, `metadata` (JSON object), `file` (the `file` metadata, for sync), `rev` |
+//! | `edges` | directed edge | `src`, `tgt` (node `sym`s), `seq` (position among the source's edges), `weight`, `kind`, `metadata` (JSON object, NULL when empty), `rev` |
+//! | `vectors` | node vector | `seq` (position in index order), `sym`, `v` (the unit vector as `f32`, see below), `rev` |
+//! | `journal` | journal entry | `seq`, `entry` (the JSON line the reference's `journal.jsonl` holds) |
+//!
+//! Orders are those of the reference's in-memory graph (reference
+//! `crabpath/graph.py`, commit 134c676): nodes by `node_seq`; sources by `bucket_seq`,
+//! each source's edges by `seq`; vectors by `seq`. Position keys are taken from one
+//! counter (`brain.seq`), so a new node, source, edge or vector sorts after every
+//! existing one, as it does in memory.
+//!
+//! Vectors are unit vectors rounded once to `f32` (`crabpath::vectors::normalize_into`),
+//! little-endian. With `layout = 'dense'` a blob holds `dim` floats; with `layout =
+//! 'sparse'` (hash-v1, whose vectors are mostly zero) it holds the `k` non-zero
+//! components as `k` `u16` indices (ascending) followed by their `k` floats.
+//!
+//! `PRAGMA application_id` marks the file as a brain and `PRAGMA user_version` is the
+//! schema version: a file of another application, or of a newer schema than this
+//! program knows, is refused before anything is written; an older one is migrated in
+//! one transaction ([`MIGRATIONS`]).
+
+/// `PRAGMA application_id` of a brain database: "CPBR".
+pub const APPLICATION_ID: i32 = 0x4350_4252;
+
+/// The schema version this program writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// The database file inside a brain directory.
+pub const DB_FILE: &str = "brain.db";
+
+/// The statements creating schema version 1.
+pub const SCHEMA_V1: &str = "
+CREATE TABLE brain(
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    rev INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    structure INTEGER NOT NULL,
+    vectors INTEGER NOT NULL,
+    layout TEXT NOT NULL CHECK (layout IN ('sparse', 'dense')),
+    dim INTEGER NOT NULL,
+    nonce INTEGER NOT NULL
+);
+CREATE TABLE meta(
+    key TEXT PRIMARY KEY,
+    pos INTEGER NOT NULL,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE nodes(
+    sym INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    node_seq INTEGER,
+    bucket_seq INTEGER,
+    content TEXT,
+    summary TEXT,
+    metadata TEXT,
+    file TEXT,
+    rev INTEGER NOT NULL
+);
+CREATE INDEX nodes_rev ON nodes(rev);
+CREATE INDEX nodes_file ON nodes(file);
+CREATE TABLE edges(
+    src INTEGER NOT NULL,
+    tgt INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    weight REAL NOT NULL,
+    kind TEXT NOT NULL,
+    metadata TEXT,
+    rev INTEGER NOT NULL,
+    PRIMARY KEY (src, tgt)
+) WITHOUT ROWID;
+CREATE INDEX edges_tgt ON edges(tgt);
+CREATE INDEX edges_rev ON edges(rev);
+CREATE TABLE vectors(
+    seq INTEGER PRIMARY KEY,
+    sym INTEGER NOT NULL UNIQUE,
+    v BLOB NOT NULL,
+    rev INTEGER NOT NULL
+);
+CREATE INDEX vectors_rev ON vectors(rev);
+CREATE TABLE journal(
+    seq INTEGER PRIMARY KEY,
+    entry TEXT NOT NULL
+);
+";
+
+/// Migrations: `MIGRATIONS[i]` takes a database from version `i + 1` to `i + 2`. Empty
+/// while version 1 is the only one; a future schema adds its step here and bumps
+/// [`SCHEMA_VERSION`].
+pub const MIGRATIONS: &[&str] = &[];

@@ -1,0 +1,40 @@
+//! `crabpath export` and `crabpath import`: the reference's `state.json` as the
+//! interchange format ([`crabpath_brain::service::export_state`],
+//! [`crabpath_brain::service::import_state`]).
+
+use crabpath_brain::service::{brain_dir, export_state, import_state};
+use crabpath_brain::workspace::expanduser;
+
+use crate::args::{ExportArgs, ImportArgs};
+use crate::context::{pathlib_str, Ctx};
+use crate::error::CliResult;
+use crate::out;
+
+pub fn run_export(ctx: &Ctx, a: &ExportArgs) -> CliResult {
+    let mut brain = ctx.open(crabpath_brain::locate(&expanduser(&a.state)), false)?;
+    let out_path = expanduser(&a.output);
+    export_state(&mut brain, &out_path)?;
+    eprintln!("crabpath: exported to {}", pathlib_str(&out_path));
+    Ok(0)
+}
+
+pub fn run_import(_ctx: &Ctx, a: &ImportArgs) -> CliResult {
+    let dir = brain_dir(&expanduser(&a.output));
+    let report = import_state(&expanduser(&a.state), &dir)?;
+    if a.json {
+        let payload = out::dict([
+            ("brain", out::s(&pathlib_str(&report.path))),
+            ("nodes", out::count(report.nodes)),
+            ("edges", out::count(report.edges)),
+        ]);
+        out::println(&out::compact(&payload));
+    } else {
+        out::println(&format!(
+            "Imported {} nodes and {} edges into {}",
+            report.nodes,
+            report.edges,
+            pathlib_str(&report.path)
+        ));
+    }
+    Ok(0)
+}
