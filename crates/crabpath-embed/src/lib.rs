@@ -1,6 +1,6 @@
 //! Offline sentence embeddings for CrabPath: sentence-transformers'
-//! **all-MiniLM-L6-v2** in pure Rust with candle (`candle-core`), plus
-//! an on-disk embedding cache.
+//! **all-MiniLM-L6-v2** in pure Rust (this crate's BERT forward pass over the
+//! `gemm` matrix kernels), plus an on-disk embedding cache.
 //!
 //! # The model
 //!
@@ -14,18 +14,17 @@
 //!    normaliser, WordPiece, `[CLS] … [SEP]`), **truncated at [`MAX_SEQ_LEN`] = 256
 //!    tokens** (the shipped tokenizer.json says 128 with fixed padding; both are
 //!    overridden: padding, where any, is per batch).
-//! 2. **The BERT encoder** in f32 on the CPU, with all-zero token type ids. Texts
-//!    are sorted by token count (longest first) and cut into batches. Two
-//!    interchangeable implementations ([`Backend`]) load the same safetensors:
-//!    * [`Backend::Fast`] (default): this crate's forward pass. It stacks the
-//!      tokens of a batch without any padding for the dense layers and runs
-//!      attention per text over its own tokens, computes Q, K and V in one matrix
-//!      product, and fuses bias + GELU, bias + residual + LayerNorm and the softmax
-//!      into single AVX2-vectorised passes (runtime-detected; a portable build is
-//!      the fallback). Matrix products use the `gemm` crate on rayon's workers.
-//!    * [`Backend::Candle`]: `candle_transformers::models::bert::BertModel` on
-//!      batches padded with `[PAD]` (id 0) to their longest text, batches run in
-//!      parallel. Kept as a cross-check; the reference test runs both.
+//! 2. **The BERT encoder** in f32 on the CPU, with all-zero token type ids, weights
+//!    read from `model.safetensors` (the `safetensors` crate). Texts are sorted by
+//!    token count (longest first) and cut into batches. The forward pass is this
+//!    crate's own: it stacks the tokens of a batch without any padding for the dense
+//!    layers and runs attention per text over its own tokens, computes Q, K and V in
+//!    one matrix product, and fuses bias + GELU, bias + residual + LayerNorm and the
+//!    softmax into single AVX2-vectorised passes (runtime-detected; a portable build
+//!    is the fallback). Matrix products use the `gemm` crate on rayon's workers.
+//!    (An earlier cross-check backend, candle-transformers' `BertModel` on padded
+//!    batches, agreed with it and was removed: it was a third of the workspace's
+//!    build time. The reference test compares with sentence-transformers itself.)
 //!
 //!    Worker threads: rayon's global pool (`RAYON_NUM_THREADS`, default the number
 //!    of cores) or a dedicated pool of [`EmbedderOptions::threads`]. Results come back
@@ -121,6 +120,4 @@ pub mod model;
 pub use cache::{CachedEmbedder, EmbeddingCache};
 pub use error::{EmbedError, Result};
 pub use fetch::{fetch_model, FetchReport, MODEL_SHA256};
-pub use model::{
-    resolve_model_dir, Backend, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME,
-};
+pub use model::{resolve_model_dir, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME};
