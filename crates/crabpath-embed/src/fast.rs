@@ -808,6 +808,52 @@ mod tests {
         }
     }
 
+    /// `small_scores` against gemm on the same operands (a text of 13 tokens, head
+    /// dimension 32, rows 3·384 apart as in `attention`). Where gemm runs its AVX2
+    /// kernels (no AVX-512), it must be the same bits: that is the arithmetic every
+    /// committed vector of a short text came from. On an AVX-512 machine gemm sums in 16
+    /// lanes, so only closeness is asserted there; `bench check` compares the vectors of
+    /// every benchmark text exactly.
+    #[test]
+    fn small_scores_match_gemm() {
+        let (len, hd, stride) = (13, 32, 3 * 384);
+        let mut state = 0x2545f4914f6cdd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        let q: Vec<f32> = (0..len * stride).map(|_| next()).collect();
+        let k: Vec<f32> = (0..len * stride).map(|_| next()).collect();
+        let scale = 1.0 / (hd as f32).sqrt();
+        let mut ours = vec![0f32; len * len];
+        small_scores(&mut ours, len, hd, &q, &k, stride, scale);
+        let mut theirs = vec![0f32; len * len];
+        gemm_strided(
+            &mut theirs,
+            len,
+            len,
+            hd,
+            len,
+            (&q, stride, 1),
+            (&k, 1, stride),
+            scale,
+            Parallelism::None,
+        );
+        #[cfg(target_arch = "x86_64")]
+        let exact = has_avx2() && !std::arch::is_x86_feature_detected!("avx512f");
+        #[cfg(not(target_arch = "x86_64"))]
+        let exact = false;
+        for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            if exact {
+                assert_eq!(a.to_bits(), b.to_bits(), "entry {i}: {a} vs {b}");
+            } else {
+                assert!((a - b).abs() <= 1e-6, "entry {i}: {a} vs {b}");
+            }
+        }
+    }
+
     #[test]
     fn softmax_sums_to_one() {
         let mut row = vec![1.0f32, 2.0, 3.0, -1e30];

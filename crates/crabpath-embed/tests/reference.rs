@@ -102,7 +102,6 @@ fn matches_sentence_transformers() {
     let single = load_model(EmbedderOptions {
         batch_size: 1,
         threads: Some(1),
-        ..Default::default()
     });
     check(&single, "fast, unbatched");
 }
