@@ -39,17 +39,15 @@
 //!
 //! # Speed
 //!
-//! `crabpath-embed bench-speed` times synthetic paragraphs and queries. On the
-//! project's 2-core AMD EPYC (AVX2, no AVX-512), both on 2 threads, same texts,
-//! quiet machine:
-//!
-//! | texts | this crate (fast) | candle-transformers | sentence-transformers (PyTorch 2.15 CPU) |
-//! | --- | --- | --- | --- |
-//! | paragraphs, ~185 tokens | 31–33 /s | – | 22–24 /s |
-//! | paragraphs, ~140 tokens | 36–37 /s | 16 /s | 33.5 /s |
-//! | queries, ~16 tokens | 370–390 /s | 190 /s | 300–307 /s |
-//!
-//! About 80% of the fast path's time is in the matrix products.
+//! About 80% of the time is in the matrix products: `gemm`'s AVX-512 kernels where the CPU
+//! has them (its `x86-v4` feature), else its AVX2 ones. Both give the same bits: each
+//! entry of a product is one fused multiply-add chain over the inner dimension, cut at
+//! fixed points (`fast.rs`), and the one product gemm would sum in a width-dependent
+//! order (the attention scores of texts of at most 16 tokens) is computed here with the
+//! AVX2 kernel's arithmetic. `crabpath-embed bench-speed` times synthetic texts or those
+//! of a file (`--texts`); `speed/compare.sh` runs it side by side with
+//! sentence-transformers (PyTorch, CPU) on HotPotQA texts. The numbers are in the
+//! repository's BENCHMARKS.md ("MiniLM against sentence-transformers").
 //!
 //! # Getting the weights
 //!
