@@ -55,7 +55,7 @@ pub struct FetchOptions {
     pub progress: bool,
     /// TCP connect timeout.
     pub connect_timeout: Duration,
-    /// Timeout for the response head and for each read of the body.
+    /// A transfer that receives nothing for this long is abandoned.
     pub read_timeout: Duration,
 }
 

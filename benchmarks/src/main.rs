@@ -164,7 +164,8 @@ struct FetchArgs {
     #[arg(long)]
     no_progress: bool,
 
-    /// Seconds to wait for a connection, and for each read of the response.
+    /// Seconds to wait for a connection, and how long a download may receive nothing
+    /// before it is abandoned.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     timeout: u64,
 }
