@@ -365,6 +365,7 @@ impl Daemon {
             top: top_k as usize,
             max_context_chars: Some(DAEMON_MAX_CONTEXT_CHARS as i64),
             journal_metadata: PyValue::Dict(meta),
+            route: None,
         };
         let answer = self.brain.query(&req)?;
         let traverse_ms = answer.traverse_ms;

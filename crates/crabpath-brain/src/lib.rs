@@ -56,6 +56,7 @@ pub mod journal;
 pub mod lock;
 pub mod reffiles;
 pub mod replay;
+pub mod route;
 pub mod service;
 pub mod session;
 pub mod sidecar;
@@ -64,6 +65,7 @@ pub mod statefile;
 pub mod store;
 pub mod sync;
 pub mod text;
+pub mod turns;
 pub mod working;
 pub mod workspace;
 

@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{finite, Error, Result};
 use crate::graph::{Edge, Graph, NodeId};
 use crate::traverse::{Offer, Router};
-use crate::vectors::{dot, normalize_into, NodeVectors};
+use crate::vectors::{normalize_into, NodeVectors};
 
 /// How a router scores a habitual candidate (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -339,13 +339,17 @@ impl<'v> QueryRouter<'v> {
         self.query.clear();
     }
 
-    /// `q̂ · t̂` in `f32` ([`dot`]), as `f64`; 0 without a query or a target vector.
+    /// `q̂ · t̂` in `f32` ([`NodeVectors::cosine`], by default
+    /// [`crate::vectors::dot`]), as `f64`; 0 without a
+    /// query or a target vector.
     #[inline]
     pub fn cosine(&self, target: NodeId) -> f64 {
-        match self.vectors.and_then(|v| v.unit(target)) {
-            Some(t) if !self.query.is_empty() => f64::from(dot(&self.query, t)),
-            _ => 0.0,
+        if self.query.is_empty() {
+            return 0.0;
         }
+        self.vectors
+            .and_then(|v| v.cosine(&self.query, target))
+            .map_or(0.0, f64::from)
     }
 
     /// The logit of the edge `source → target` (see the module docs) with a given β.

@@ -24,6 +24,15 @@ pub trait NodeVectors {
     fn dim(&self) -> usize;
     /// The unit vector of `node`; `None` if it has none or its vector is zero.
     fn unit(&self, node: NodeId) -> Option<&[f32]>;
+
+    /// `q̂ · t̂` of a unit query `query` and the unit vector of `node` (`None` if it has
+    /// none). The default is [`dot`] with [`NodeVectors::unit`]; a store that keeps its
+    /// vectors in another form (sparse, on disk) answers it directly instead, and may
+    /// then have no [`NodeVectors::unit`] at all.
+    #[inline]
+    fn cosine(&self, query: &[f32], node: NodeId) -> Option<f32> {
+        self.unit(node).map(|t| dot(query, t))
+    }
 }
 
 /// Dense table of unit `f32` vectors, row `i` belonging to `NodeId(i)`.

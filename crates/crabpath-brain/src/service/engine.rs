@@ -179,6 +179,9 @@ pub struct Brain {
     pub(super) traverser: Traverser,
     /// The part of the graph the last query read (non-resident databases).
     pub(super) scratch: Loaded,
+    /// What serving agents keeps between requests (route vectors, a state file's
+    /// conversation log): [`super::serving`].
+    pub(super) serving: super::serving::Serving,
 }
 
 impl Brain {
@@ -228,6 +231,7 @@ impl Brain {
             embedder: None,
             traverser: Traverser::new(),
             scratch: Loaded::default(),
+            serving: Default::default(),
         };
         if brain.options.resident {
             brain.load_resident()?;

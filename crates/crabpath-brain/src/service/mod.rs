@@ -21,8 +21,10 @@
 
 mod admin;
 mod engine;
+mod feedback;
 mod ops;
 mod query;
+mod serving;
 
 pub use admin::{
     brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,
@@ -30,6 +32,9 @@ pub use admin::{
 };
 pub use engine::{
     locate, save_state_file, Brain, EmbedderLoader, Location, LockWait, OpenOptions, Scope,
+};
+pub use feedback::{
+    CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest};

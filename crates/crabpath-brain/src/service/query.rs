@@ -21,6 +21,7 @@ use std::time::Instant;
 use crabpath::explain::{explain, Explanation};
 use crabpath::graph::{Graph, NodeId};
 use crabpath::keyword::keyword_ranking;
+use crabpath::router::RouterConfig;
 use crabpath::traverse::{TraversalConfig, TraversalResult};
 use pyformat::pyjson::PyValue;
 
@@ -46,6 +47,9 @@ pub struct QueryRequest<'q> {
     /// The journal entry's `metadata` (`null` from the command line, `{"chat_id":
     /// ...}` from the daemon).
     pub journal_metadata: PyValue,
+    /// The router of habitual edges (`None`: none, as the reference traverses; see
+    /// [`crate::route`]).
+    pub route: Option<RouterConfig>,
 }
 
 impl<'q> QueryRequest<'q> {
@@ -57,6 +61,7 @@ impl<'q> QueryRequest<'q> {
             top,
             max_context_chars: None,
             journal_metadata: PyValue::Null,
+            route: None,
         }
     }
 }
@@ -132,8 +137,11 @@ impl Brain {
             backend,
             traverser,
             scratch,
+            serving,
             ..
         } = self;
+        let route = req.route.as_ref();
+        let text = req.text;
         let (graph, hits, seeds, result): (&Graph, _, _, _) = match backend {
             Backend::Json(j) => {
                 if j.state.is_none() {
@@ -170,7 +178,17 @@ impl Brain {
                     .iter()
                     .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
                     .collect();
-                let result = traverser.traverse(graph, &seeds, &config)?;
+                let vectors = crate::route::IndexVectors::new(graph, &st.index);
+                let result = crate::route::traverse(
+                    traverser,
+                    graph,
+                    &seeds,
+                    &config,
+                    route,
+                    Some(&vectors),
+                    vector.as_deref(),
+                    text,
+                )?;
                 let entry = query_entry(req, &result, graph, graph.node_count());
                 crate::journal::append_entries(&j.journal, &[entry])?;
                 (graph, hits, seeds, result)
@@ -200,7 +218,30 @@ impl Brain {
                             }
                         }
                     }
-                    let result = traverser.traverse(graph, &seeds, &config)?;
+                    let result = if route.is_some() {
+                        let stamp = crate::route::vector_stamp(s.store.conn()).map_err(&err)?;
+                        serving.vectors.validate(stamp);
+                        let sym_of = |n: NodeId| r.loaded.sym(n);
+                        let vectors = crate::route::StoreVectors::new(
+                            s.store.conn(),
+                            s.store.layout(),
+                            dim,
+                            &sym_of,
+                            &serving.vectors,
+                        );
+                        crate::route::traverse(
+                            traverser,
+                            graph,
+                            &seeds,
+                            &config,
+                            route,
+                            Some(&vectors),
+                            Some(v),
+                            text,
+                        )?
+                    } else {
+                        traverser.traverse(graph, &seeds, &config)?
+                    };
                     let entry = query_entry(req, &result, graph, graph.node_count());
                     store_journal(&s.store, &entry)?;
                     (graph, hits, seeds, result)
@@ -211,10 +252,23 @@ impl Brain {
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
                     let found = searcher.search(v, req.top);
                     let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
+                    let cache = crate::route::VectorCache::default();
                     let (loaded, result) = loop {
                         let loaded = load_part(&tx, &sources).map_err(&err)?;
                         let seeds = seeds_in(&loaded, &found);
-                        let result = traverser.traverse(&loaded.graph, &seeds, &config)?;
+                        let sym_of = |n: NodeId| loaded.sym(n);
+                        let vectors =
+                            crate::route::StoreVectors::new(&tx, layout, dim, &sym_of, &cache);
+                        let result = crate::route::traverse(
+                            traverser,
+                            &loaded.graph,
+                            &seeds,
+                            &config,
+                            route,
+                            Some(&vectors),
+                            Some(v),
+                            text,
+                        )?;
                         let missing: Vec<i64> = result
                             .fired
                             .iter()

@@ -262,6 +262,9 @@ impl Store {
         conn.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(&err)?;
         conn.execute_batch(SCHEMA_V1).map_err(&err)?;
+        for step in MIGRATIONS {
+            conn.execute_batch(step).map_err(&err)?;
+        }
         conn.execute(
             "INSERT INTO brain(id, rev, seq, structure, vectors, layout, dim, nonce) VALUES (1, 0, 0, 0, 0, ?1, ?2, ?3)",
             params![layout.as_str(), dim as i64, nonce],

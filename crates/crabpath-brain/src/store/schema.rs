@@ -32,7 +32,7 @@
 pub const APPLICATION_ID: i32 = 0x4350_4252;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The database file inside a brain directory.
 pub const DB_FILE: &str = "brain.db";
@@ -92,7 +92,34 @@ CREATE TABLE journal(
 );
 ";
 
-/// Migrations: `MIGRATIONS[i]` takes a database from version `i + 1` to `i + 2`. Empty
-/// while version 1 is the only one; a future schema adds its step here and bumps
-/// [`SCHEMA_VERSION`].
-pub const MIGRATIONS: &[&str] = &[];
+/// Migrations: `MIGRATIONS[i]` takes a database from version `i + 1` to `i + 2`; a new
+/// database is made with [`SCHEMA_V1`] and every migration. A future schema adds its
+/// step here and bumps [`SCHEMA_VERSION`].
+pub const MIGRATIONS: &[&str] = &[SCHEMA_V2_CONVERSATIONS];
+
+/// Version 2: the conversation log and the feedback ledger ([`crate::turns`]).
+///
+/// | table | one row per | columns |
+/// |---|---|---|
+/// | `turns` | query served in a conversation | `chat_id`, `turn` (1, 2, … per conversation), `ts` (Unix seconds), `query`, `fired` (JSON list of ids, fired order), `scores` (JSON list), `path` (JSON list of `[from, to]` steps), `credited` (1 once feedback consumed its credit) |
+/// | `ledger` | correction, teaching or directive applied | `hash` (SHA-256 of the stripped text), `kind`, `chat_id`, `node_id`, `ts` |
+pub const SCHEMA_V2_CONVERSATIONS: &str = "
+CREATE TABLE turns(
+    chat_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    ts REAL NOT NULL,
+    query TEXT NOT NULL,
+    fired TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    path TEXT NOT NULL,
+    credited INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (chat_id, turn)
+) WITHOUT ROWID;
+CREATE TABLE ledger(
+    hash TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    chat_id TEXT,
+    node_id TEXT NOT NULL,
+    ts REAL NOT NULL
+) WITHOUT ROWID;
+";

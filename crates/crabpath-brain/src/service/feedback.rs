@@ -1,0 +1,540 @@
+//! Feedback from the agents a brain serves: the conversation log of the queries they
+//! made, outcomes that arrive turns later, corrections and teachings (seed 003
+//! §3.2–3.4, seed 002 §5.7–5.8; attribution rules in [`crate::turns`]).
+//!
+//! * [`Brain::record_turn`] appends a served query to its conversation.
+//! * [`Brain::feedback`] teaches an outcome: to explicit fired ids (as `learn`), or to
+//!   a conversation's recent turns, each learning `outcome · weight` along its fired
+//!   ids with the profile's rule ([`crate::command::learn::learn_ids`]); each turn's
+//!   credit is consumed once.
+//! * [`Brain::correct`] adds a CORRECTION node connected as `inject --type CORRECTION`
+//!   connects it, and inhibits the attributed turns' path: each traversed edge
+//!   `from → to` becomes inhibitory (weight `−0.5 · weight` or lower) and the
+//!   correction gets an inhibitory edge to each node the turn fired, so that the
+//!   path no longer fires from where it started, and a query that recalls the
+//!   correction suppresses every node of it. The attributed turns also learn
+//!   `outcome · weight` (default outcome −1). A correction whose text the ledger knows
+//!   is reported as such and applied once.
+//! * [`Brain::teach`] adds a TEACHING (or DIRECTIVE) node, connected as `inject`
+//!   connects it, once per text.
+//!
+//! Order of the writes: the turns are claimed first (their credit consumed), then the
+//! graph is written in one transaction, then the ledger. A crash between two of them
+//! loses a feedback rather than applying it twice: a retried correction finds its
+//! turns consumed and its node present.
+
+use crabpath::graph::{Edge, EdgeKind, Metadata};
+use crabpath::inject::{DEFAULT_CONNECT_TOP_K, DEFAULT_INHIBITION_STRENGTH};
+use serde_json::json;
+
+use super::engine::{Backend, Brain, Scope};
+use super::ops::InjectRequest;
+use crate::command::learn::learn_ids;
+use crate::error::{Error, Result};
+use crate::journal::learn_event;
+use crate::store::sql_error;
+use crate::turns::{self, Attribution, LedgerEntry, Turn, TurnRecord, Window};
+
+/// A feedback: an outcome for explicit ids, or for a conversation's recent turns.
+#[derive(Debug, Clone)]
+pub struct FeedbackRequest<'a> {
+    /// The outcome, finite (agents: in [−1, 1]).
+    pub outcome: f64,
+    /// The conversation whose recent turns it concerns.
+    pub chat_id: Option<&'a str>,
+    /// Explicit fired ids in order (instead of a conversation).
+    pub fired_ids: Option<Vec<String>>,
+    /// The one turn it concerns, counted back from the newest (0 = the newest).
+    pub turns_ago: Option<usize>,
+    /// The attribution window.
+    pub window: Window,
+}
+
+/// One turn's share of a feedback, as applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnCredit {
+    /// The turn (0 for explicit fired ids).
+    pub turn: i64,
+    /// Turns between it and the newest.
+    pub turns_ago: usize,
+    /// Its weight.
+    pub weight: f64,
+    /// The outcome it learned (`outcome · weight`).
+    pub outcome: f64,
+    /// The ids it learned along (its fired ids that still exist).
+    pub fired: Vec<String>,
+    /// Edges the learning rule updated.
+    pub edges_updated: usize,
+}
+
+/// What a feedback did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FeedbackReport {
+    /// The turns credited, newest first.
+    pub credited: Vec<TurnCredit>,
+    /// Turns inside the window whose credit another feedback had consumed.
+    pub already_credited: Vec<i64>,
+    /// Edges updated in all.
+    pub edges_updated: usize,
+}
+
+/// A correction.
+#[derive(Debug, Clone)]
+pub struct CorrectRequest<'a> {
+    /// The correction's text.
+    pub content: &'a str,
+    /// The conversation whose recent path it corrects.
+    pub chat_id: Option<&'a str>,
+    /// The one turn it concerns (see [`FeedbackRequest::turns_ago`]).
+    pub turns_ago: Option<usize>,
+    /// The outcome the attributed turns learn (−1 for a correction).
+    pub outcome: f64,
+    /// The attribution window.
+    pub window: Window,
+    /// `metadata.source` of the node.
+    pub source: &'a str,
+}
+
+/// What a correction did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CorrectReport {
+    /// The CORRECTION node (`correction::<hash>`).
+    pub node_id: String,
+    /// The ledger knew the text: nothing was applied.
+    pub deduped: bool,
+    /// The node was added now.
+    pub injected: bool,
+    /// The nodes it was connected to by similarity.
+    pub connected_to: Vec<String>,
+    /// The turns it was attributed to.
+    pub feedback: FeedbackReport,
+    /// Path edges made inhibitory.
+    pub inhibited_edges: Vec<(String, String)>,
+    /// Nodes the correction now inhibits (its inhibitory edges to fired nodes).
+    pub inhibited_nodes: Vec<String>,
+}
+
+/// What a teaching did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TeachReport {
+    /// The node (`teaching::<hash>` or `directive::<hash>`).
+    pub node_id: String,
+    /// The ledger knew the text: nothing was applied.
+    pub deduped: bool,
+    /// The node was added now.
+    pub injected: bool,
+    /// The nodes it was connected to.
+    pub connected_to: Vec<String>,
+}
+
+fn check_outcome(outcome: f64) -> Result<()> {
+    if !outcome.is_finite() {
+        return Err(Error::Invalid(format!(
+            "outcome must be a finite number, got {outcome}"
+        )));
+    }
+    Ok(())
+}
+
+impl Brain {
+    /// Appends a served query to its conversation's log (see [`crate::turns`]);
+    /// returns the turn's number. A brain opened for reading records nothing (0).
+    pub fn record_turn(&mut self, chat_id: &str, record: TurnRecord) -> Result<i64> {
+        let ts = turns::now();
+        match &mut self.backend {
+            Backend::Store(s) => {
+                if !s.store.writable() {
+                    return Ok(0);
+                }
+                let n = turns::sql::append(s.store.conn(), chat_id, ts, &record)
+                    .map_err(sql_error(s.store.path()))?;
+                if let Some(r) = s.resident.as_mut() {
+                    // our own commit, of no graph row: nothing to catch up with
+                    r.data_version = s.store.data_version()?;
+                }
+                Ok(n)
+            }
+            Backend::Json(_) => Ok(self.serving.turns.append(chat_id, ts, record)),
+        }
+    }
+
+    /// The newest `limit` turns of a conversation, oldest first.
+    pub fn recent_turns(&mut self, chat_id: &str, limit: usize) -> Result<Vec<Turn>> {
+        match &self.backend {
+            Backend::Store(s) => turns::sql::recent(s.store.conn(), chat_id, limit)
+                .map_err(sql_error(s.store.path())),
+            Backend::Json(_) => Ok(self.serving.turns.recent(chat_id, limit)),
+        }
+    }
+
+    fn claim_turns(&mut self, chat_id: &str, turns: &[i64]) -> Result<Vec<i64>> {
+        if !self.options.write {
+            return Err(Error::Invalid(format!(
+                "{}: opened for reading only",
+                self.path().display()
+            )));
+        }
+        match &mut self.backend {
+            Backend::Store(s) => {
+                let claimed = turns::sql::claim(s.store.conn(), chat_id, turns)
+                    .map_err(sql_error(s.store.path()))?;
+                if let Some(r) = s.resident.as_mut() {
+                    r.data_version = s.store.data_version()?;
+                }
+                Ok(claimed)
+            }
+            Backend::Json(_) => Ok(self.serving.turns.claim(chat_id, turns)),
+        }
+    }
+
+    fn ledger_entry(&mut self, hash: &str) -> Result<Option<LedgerEntry>> {
+        match &self.backend {
+            Backend::Store(s) => {
+                turns::sql::ledger(s.store.conn(), hash).map_err(sql_error(s.store.path()))
+            }
+            Backend::Json(_) => Ok(self.serving.turns.ledger(hash)),
+        }
+    }
+
+    fn add_ledger(&mut self, e: LedgerEntry) -> Result<()> {
+        match &mut self.backend {
+            Backend::Store(s) => {
+                turns::sql::add_ledger(s.store.conn(), &e).map_err(sql_error(s.store.path()))?;
+                if let Some(r) = s.resident.as_mut() {
+                    r.data_version = s.store.data_version()?;
+                }
+            }
+            Backend::Json(_) => {
+                self.serving.turns.add_ledger(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The turns a feedback to `chat_id` reaches now, claimed (their credit
+    /// consumed), with the turns themselves.
+    fn attribute_and_claim(
+        &mut self,
+        chat_id: &str,
+        window: &Window,
+        turns_ago: Option<usize>,
+    ) -> Result<(Attribution, Vec<Turn>)> {
+        let log = self.recent_turns(chat_id, window.turns.max(1))?;
+        let mut a = turns::attribute(&log, turns::now(), window, turns_ago);
+        let wanted: Vec<i64> = a.credits.iter().map(|c| c.turn).collect();
+        let claimed = self.claim_turns(chat_id, &wanted)?;
+        // a turn another process claimed in between counts as consumed
+        for c in &a.credits {
+            if !claimed.contains(&c.turn) {
+                a.consumed.push(c.turn);
+            }
+        }
+        a.credits.retain(|c| claimed.contains(&c.turn));
+        Ok((a, log))
+    }
+
+    /// The ids of `ids` that are nodes of the brain.
+    fn existing(&mut self, ids: &[String]) -> Result<Vec<String>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if self.has_node(id)? {
+                out.push(id.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Teaches an outcome (see the module docs). Errors: a non-finite outcome; neither
+    /// ids nor a conversation; in the corrected profile, an explicit id that is not a
+    /// node.
+    pub fn feedback(&mut self, req: &FeedbackRequest<'_>) -> Result<FeedbackReport> {
+        check_outcome(req.outcome)?;
+        if let Some(ids) = &req.fired_ids {
+            let s = self.learn(ids, req.outcome)?;
+            return Ok(FeedbackReport {
+                credited: vec![TurnCredit {
+                    turn: 0,
+                    turns_ago: 0,
+                    weight: 1.0,
+                    outcome: req.outcome,
+                    fired: ids.clone(),
+                    edges_updated: s.edges_updated,
+                }],
+                already_credited: Vec::new(),
+                edges_updated: s.edges_updated,
+            });
+        }
+        let Some(chat_id) = req.chat_id else {
+            return Err(Error::Invalid(
+                "feedback needs a chat_id or fired_ids".into(),
+            ));
+        };
+        let (a, log) = self.attribute_and_claim(chat_id, &req.window, req.turns_ago)?;
+        let mut report = FeedbackReport {
+            already_credited: a.consumed.clone(),
+            ..FeedbackReport::default()
+        };
+        let plan = self.credit_plan(&a, &log, req.outcome)?;
+        let scope: Vec<String> = plan.iter().flat_map(|c| c.fired.clone()).collect();
+        let profile = self.profile;
+        if !scope.is_empty() {
+            report.credited = self.write(Scope::Nodes(&scope), |w| {
+                let mut out = plan.clone();
+                for c in out.iter_mut().filter(|c| !c.fired.is_empty()) {
+                    let s = learn_ids(w.graph, &c.fired, c.outcome, profile)?;
+                    c.edges_updated = s.edges_updated;
+                    let refs: Vec<&str> = c.fired.iter().map(String::as_str).collect();
+                    w.journal(learn_event(&refs, c.outcome));
+                }
+                Ok(out)
+            })?;
+        } else {
+            report.credited = plan;
+        }
+        report.edges_updated = report.credited.iter().map(|c| c.edges_updated).sum();
+        Ok(report)
+    }
+
+    /// The credits of an attribution with the fired ids (still nodes) of their turns.
+    fn credit_plan(
+        &mut self,
+        a: &Attribution,
+        log: &[Turn],
+        outcome: f64,
+    ) -> Result<Vec<TurnCredit>> {
+        let mut plan = Vec::new();
+        for c in &a.credits {
+            let Some(t) = log.iter().find(|t| t.turn == c.turn) else {
+                continue;
+            };
+            plan.push(TurnCredit {
+                turn: c.turn,
+                turns_ago: c.turns_ago,
+                weight: c.weight,
+                outcome: outcome * c.weight,
+                fired: self.existing(&t.fired)?,
+                edges_updated: 0,
+            });
+        }
+        Ok(plan)
+    }
+
+    /// Applies a correction (see the module docs). Errors: an empty text; a
+    /// non-finite outcome; no embedder for the text.
+    pub fn correct(&mut self, req: &CorrectRequest<'_>) -> Result<CorrectReport> {
+        check_outcome(req.outcome)?;
+        let content = req.content.trim();
+        if content.is_empty() {
+            return Err(Error::Invalid("content must be a non-empty string".into()));
+        }
+        let hash = turns::content_hash(content);
+        let node_id = turns::feedback_node_id("CORRECTION", content);
+        if let Some(e) = self.ledger_entry(&hash)? {
+            return Ok(CorrectReport {
+                node_id: e.node_id,
+                deduped: true,
+                ..CorrectReport::default()
+            });
+        }
+        let (a, log) = match req.chat_id {
+            Some(c) => self.attribute_and_claim(c, &req.window, req.turns_ago)?,
+            None => (Attribution::default(), Vec::new()),
+        };
+        let connect_min_sim = self.connect_min_sim()?;
+        let injected = self.inject(&InjectRequest {
+            id: node_id.clone(),
+            content: content.to_string(),
+            node_type: "CORRECTION".into(),
+            summary: None,
+            vector: None,
+            connect_top_k: DEFAULT_CONNECT_TOP_K,
+            connect_min_sim,
+            source: req.source.to_string(),
+        })?;
+        let plan = self.credit_plan(&a, &log, req.outcome)?;
+        // the path steps of the credited turns whose ends still exist
+        let mut steps: Vec<(String, String, f64)> = Vec::new();
+        for c in &plan {
+            if let Some(t) = log.iter().find(|t| t.turn == c.turn) {
+                for (from, to) in &t.path {
+                    if c.fired.contains(from) && c.fired.contains(to) {
+                        steps.push((from.clone(), to.clone(), c.weight));
+                    }
+                }
+            }
+        }
+        let mut scope: Vec<String> = vec![node_id.clone()];
+        scope.extend(plan.iter().flat_map(|c| c.fired.clone()));
+        let profile = self.profile;
+        let me = node_id.clone();
+        let (credited, inhibited_edges, inhibited_nodes) =
+            self.write(Scope::Nodes(&scope), |w| {
+                let mut credited = plan.clone();
+                for c in credited.iter_mut().filter(|c| !c.fired.is_empty()) {
+                    let s = learn_ids(w.graph, &c.fired, c.outcome, profile)?;
+                    c.edges_updated = s.edges_updated;
+                    let refs: Vec<&str> = c.fired.iter().map(String::as_str).collect();
+                    w.journal(learn_event(&refs, c.outcome));
+                }
+                let mut edges = Vec::new();
+                for (from, to, weight) in &steps {
+                    let target = DEFAULT_INHIBITION_STRENGTH * weight;
+                    if inhibit(w.graph, from, to, target, &me)? {
+                        edges.push((from.clone(), to.clone()));
+                    }
+                }
+                let mut nodes = Vec::new();
+                if w.graph.get_node(&me).is_some() {
+                    for c in &credited {
+                        let target = DEFAULT_INHIBITION_STRENGTH * c.weight;
+                        for id in &c.fired {
+                            if id != &me
+                                && !nodes.contains(id)
+                                && inhibit(w.graph, &me, id, target, &me)?
+                            {
+                                nodes.push(id.clone());
+                            }
+                        }
+                    }
+                }
+                if edges.is_empty()
+                    && nodes.is_empty()
+                    && credited.iter().all(|c| c.fired.is_empty())
+                {
+                    w.discard();
+                }
+                Ok((credited, edges, nodes))
+            })?;
+        self.add_ledger(LedgerEntry {
+            hash,
+            kind: "CORRECTION".into(),
+            chat_id: req.chat_id.map(str::to_string),
+            node_id: node_id.clone(),
+            ts: turns::now(),
+        })?;
+        let edges_updated = credited.iter().map(|c| c.edges_updated).sum();
+        Ok(CorrectReport {
+            node_id,
+            deduped: false,
+            injected: !injected.skipped,
+            connected_to: injected.connected_to,
+            feedback: FeedbackReport {
+                credited,
+                already_credited: a.consumed,
+                edges_updated,
+            },
+            inhibited_edges,
+            inhibited_nodes,
+        })
+    }
+
+    /// Adds a teaching (`kind` TEACHING or DIRECTIVE) once per text (see the module
+    /// docs). Errors: an empty text, another kind, no embedder.
+    pub fn teach(
+        &mut self,
+        content: &str,
+        kind: &str,
+        chat_id: Option<&str>,
+        source: &str,
+    ) -> Result<TeachReport> {
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(Error::Invalid("content must be a non-empty string".into()));
+        }
+        if kind != "TEACHING" && kind != "DIRECTIVE" {
+            return Err(Error::Invalid(format!(
+                "kind must be TEACHING or DIRECTIVE, got {kind}"
+            )));
+        }
+        let hash = turns::content_hash(content);
+        let node_id = turns::feedback_node_id(kind, content);
+        if let Some(e) = self.ledger_entry(&hash)? {
+            return Ok(TeachReport {
+                node_id: e.node_id,
+                deduped: true,
+                ..TeachReport::default()
+            });
+        }
+        let connect_min_sim = self.connect_min_sim()?;
+        let r = self.inject(&InjectRequest {
+            id: node_id.clone(),
+            content: content.to_string(),
+            node_type: kind.into(),
+            summary: None,
+            vector: None,
+            connect_top_k: DEFAULT_CONNECT_TOP_K,
+            connect_min_sim,
+            source: source.to_string(),
+        })?;
+        self.add_ledger(LedgerEntry {
+            hash,
+            kind: kind.into(),
+            chat_id: chat_id.map(str::to_string),
+            node_id: node_id.clone(),
+            ts: turns::now(),
+        })?;
+        Ok(TeachReport {
+            node_id,
+            deduped: false,
+            injected: !r.skipped,
+            connected_to: r.connected_to,
+        })
+    }
+
+    /// The minimum similarity of an injected node's connections: 0 for hash-v1 (whose
+    /// similarities are small), 0.3 otherwise (upstream `daemon.py::_handle_inject`).
+    pub fn connect_min_sim(&mut self) -> Result<f64> {
+        let meta = self.embedder_meta()?;
+        let name = meta
+            .get("embedder_name")
+            .and_then(|v| v.as_str())
+            .unwrap_or("hash-v1");
+        Ok(if name == "hash-v1" {
+            0.0
+        } else {
+            crabpath::inject::DEFAULT_CONNECT_MIN_SIM
+        })
+    }
+}
+
+/// Makes the edge `from → to` inhibitory with weight at most `target` (added if
+/// missing); true if it changed. Both ends must be nodes.
+fn inhibit(
+    graph: &mut crabpath::graph::Graph,
+    from: &str,
+    to: &str,
+    target: f64,
+    correction: &str,
+) -> Result<bool> {
+    let (Some(a), Some(b)) = (graph.lookup(from), graph.lookup(to)) else {
+        return Ok(false);
+    };
+    if !graph.has_node(a) || !graph.has_node(b) || a == b {
+        return Ok(false);
+    }
+    let target = target.clamp(-1.0, 0.0);
+    match graph.edge_mut(a, b) {
+        Some(e) => {
+            if e.kind == EdgeKind::Inhibitory && e.weight <= target {
+                return Ok(false);
+            }
+            e.weight = e.weight.min(target);
+            e.kind = EdgeKind::Inhibitory;
+            e.metadata.insert("source", "correction");
+            e.metadata.insert("correction", correction);
+        }
+        None => {
+            let mut metadata = Metadata::new();
+            metadata.insert("source".into(), json!("correction"));
+            metadata.insert("correction".into(), json!(correction));
+            graph.add_edge(
+                a,
+                b,
+                Edge::new(target)
+                    .with_kind(EdgeKind::Inhibitory)
+                    .with_metadata(metadata),
+            )?;
+        }
+    }
+    Ok(true)
+}
