@@ -37,6 +37,10 @@
 //! | N5 | learn accepts unknown ids (dangling edges) and NaN outcomes | refused (error −1) | |
 //! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
 
+mod v12;
+
+pub use v12::{METHODS, PROTOCOL_VERSION};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -44,7 +48,9 @@ use std::time::Instant;
 use crate::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
 use crate::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crate::command::HealthPayload;
+use crate::route::RouteMode;
 use crate::service::{Brain, QueryRequest};
+use crate::turns::TurnRecord;
 use crabpath::profile::Profile;
 use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use pyformat::pystr;
@@ -116,6 +122,8 @@ pub struct Daemon {
     write_count: u64,
     auto_save: u64,
     wal: Option<Wal>,
+    /// The route mode of queries that do not name one ([`crate::route`]).
+    route_mode: RouteMode,
 }
 
 impl Daemon {
@@ -134,6 +142,7 @@ impl Daemon {
                 0
             },
             wal: None,
+            route_mode: RouteMode::default_for(profile),
         };
         let mut replayed = 0;
         if profile.fixes_bugs() && !d.brain.is_store() {
@@ -150,6 +159,12 @@ impl Daemon {
     /// Writes not yet saved (always 0 for a database).
     pub fn unsaved(&self) -> u64 {
         self.write_count
+    }
+
+    /// Sets the route mode of queries that do not name one (default:
+    /// [`RouteMode::default_for`] the profile).
+    pub fn set_route_mode(&mut self, mode: RouteMode) {
+        self.route_mode = mode;
     }
 
     /// The brain.
@@ -307,12 +322,16 @@ impl Daemon {
                 }
                 return Ok((flag("shutdown"), true));
             }
-            other => return Err((-32601, format!("unknown method: {other}"))),
+            other => match self.v12(other, &params) {
+                Some(r) => r,
+                None => return Err((-32601, format!("unknown method: {other}"))),
+            },
         };
         result.map(|p| (p, false)).map_err(|Failure(m)| fail(m))
     }
 
     fn info(&mut self) -> Result<PyValue, Failure> {
+        let fixes = self.profile.fixes_bugs();
         Ok(self.brain.read(|g, meta| {
             let mut d = PyDict::new();
             d.insert("nodes".into(), count(g.node_count()));
@@ -322,6 +341,12 @@ impl Daemon {
                 Some(v) => pyformat::pyrepr::py_str(&PyValue::from(v)),
             };
             d.insert("embedder".into(), PyValue::Str(embedder));
+            if fixes {
+                d.insert(
+                    "protocol_version".into(),
+                    PyValue::Int(PyInt::from(PROTOCOL_VERSION)),
+                );
+            }
             PyValue::Dict(d)
         })?)
     }
@@ -341,6 +366,17 @@ impl Daemon {
             _ => return Err(Failure("query must be a non-empty string".into())),
         };
         let top_k = int_param(params, "top_k", Some(4))?;
+        let route_mode = match params.get("route_mode") {
+            None | Some(PyValue::Null) => self.route_mode,
+            Some(PyValue::Str(m)) => RouteMode::parse(m)?,
+            Some(_) => {
+                return Err(Failure(format!(
+                    "route_mode must be one of: {}",
+                    crate::route::ROUTE_MODES
+                )))
+            }
+        };
+        let chat_id = v12::optional_chat_id(params)?;
         let total = Instant::now();
         let embed_start = Instant::now();
         let vector = self.brain.embedder()?.embed(&text)?;
@@ -365,10 +401,11 @@ impl Daemon {
             top: top_k as usize,
             max_context_chars: Some(DAEMON_MAX_CONTEXT_CHARS as i64),
             journal_metadata: PyValue::Dict(meta),
-            route: None,
+            route: route_mode.config(),
         };
         let answer = self.brain.query(&req)?;
         let traverse_ms = answer.traverse_ms;
+        let record = chat_id.as_ref().map(|_| TurnRecord::of(&text, &answer));
         let mut d = PyDict::new();
         d.insert(
             "fired_nodes".into(),
@@ -394,6 +431,18 @@ impl Daemon {
         d.insert("embed_query_ms".into(), PyValue::Float(embed_ms));
         d.insert("traverse_ms".into(), PyValue::Float(traverse_ms));
         d.insert("total_ms".into(), PyValue::Float(ms(total)));
+        if let (Some(c), Some(rec)) = (&chat_id, record) {
+            let turn = self.brain.record_turn(c, rec)?;
+            if self.profile.fixes_bugs() {
+                d.insert("turn".into(), count(turn as usize));
+            }
+        }
+        if self.profile.fixes_bugs() {
+            d.insert(
+                "route_mode".into(),
+                PyValue::Str(route_mode.as_str().into()),
+            );
+        }
         Ok(PyValue::Dict(d))
     }
 

@@ -10,6 +10,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use crabpath::Profile;
+use crabpath_brain::route::RouteMode;
 
 /// Learned graph traversal for retrieval routing: build a brain from a folder of
 /// documents, query it, teach it outcomes, and keep it healthy.
@@ -33,6 +34,11 @@ pub struct Cli {
 
 fn parse_profile(s: &str) -> Result<Profile, String> {
     s.parse()
+}
+
+/// A `--route-mode` value.
+fn parse_route_mode(s: &str) -> Result<RouteMode, String> {
+    RouteMode::parse(s).map_err(|e| e.to_string())
 }
 
 /// Python `int()` of a command-line value: surrounding whitespace, a sign and
@@ -156,7 +162,9 @@ pub enum Command {
     /// facts as nodes.
     Compact(CompactArgs),
     /// Serve the brain over stdin/stdout: one JSON request per line, one response per
-    /// line (methods query, learn, maintain, health, info, save, reload, shutdown).
+    /// line (methods query, learn, maintain, health, info, save, reload, shutdown, and
+    /// upstream v12's inject, correction, last_fired, learn_by_chat_id,
+    /// capture_feedback; protocol names them).
     Daemon(DaemonArgs),
     /// Add a node (a teaching, directive or correction) connected to the most similar
     /// existing nodes.
@@ -183,6 +191,52 @@ pub enum Command {
     /// Make a brain (a database) from a reference state.json, with the journal.jsonl
     /// beside it.
     Import(ImportArgs),
+    /// Serve the brain to agents over the Model Context Protocol (stdio, or streamable
+    /// HTTP with --http): tools query, feedback, correct, teach, health, sync; nodes as
+    /// resources.
+    Mcp(McpArgs),
+}
+
+/// `--route-mode`: how habitual edges are chosen while traversing.
+#[derive(Debug, Clone, Args)]
+pub struct RouteArgs {
+    /// off: follow every habitual edge (the reference); edge: the 5 strongest per node;
+    /// edge+sim: the 5 best by weight + similarity to the query; adaptive: like
+    /// edge+sim, trusting the weights more where learning made them decisive. Default:
+    /// edge+sim (corrected; held-out MultiHop-RAG recall@10 0.705 vs 0.611 for edge,
+    /// results/bench/HELDOUT.md), off (paper).
+    #[arg(long, value_name = "MODE", value_parser = parse_route_mode)]
+    pub route_mode: Option<RouteMode>,
+}
+
+impl RouteArgs {
+    /// The mode, or the profile's default.
+    pub fn resolve(&self, profile: Profile) -> RouteMode {
+        self.route_mode
+            .unwrap_or_else(|| RouteMode::default_for(profile))
+    }
+}
+
+/// `mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The brain: its directory (made by `init`), or a file in it.
+    #[arg(long)]
+    pub state: String,
+    /// Serve streamable HTTP at this address (e.g. 127.0.0.1:8765; the endpoint is
+    /// /mcp) instead of stdio. Addresses other than loopback need --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// The folder the brain was built from, which the `sync` tool re-reads (a call
+    /// may name another).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// Accept --http addresses that are not loopback (the server has no
+    /// authentication: only do this behind something that has).
+    #[arg(long)]
+    pub allow_remote: bool,
+    #[command(flatten)]
+    pub route: RouteArgs,
 }
 
 /// `init`.
@@ -239,6 +293,8 @@ pub struct QueryArgs {
     /// Print fired ids, steps, context and tier thresholds as one JSON line.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub route: RouteArgs,
     /// Explain why each node fired: its seed score, the path of edges that reached it
     /// (each edge's tier and weight), and the inhibitory edges that vetoed nodes.
     #[arg(long)]
@@ -378,6 +434,8 @@ pub struct DaemonArgs {
     /// shutdown, end of input and signals).
     #[arg(long, default_value = "10", value_parser = py_int, allow_negative_numbers = true)]
     pub auto_save_interval: i64,
+    #[command(flatten)]
+    pub route: RouteArgs,
 }
 
 /// `inject`.

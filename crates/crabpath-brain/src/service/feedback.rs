@@ -211,6 +211,23 @@ impl Brain {
         Ok(())
     }
 
+    /// Whether the ledger knows `key` (a [`turns::content_hash`], or any key a caller
+    /// recorded with [`Brain::remember`], e.g. a message id).
+    pub fn ledger_has(&mut self, key: &str) -> Result<bool> {
+        Ok(self.ledger_entry(key)?.is_some())
+    }
+
+    /// Records `key` in the ledger (a second record of the same key is ignored).
+    pub fn remember(&mut self, key: &str, kind: &str, chat_id: &str, node_id: &str) -> Result<()> {
+        self.add_ledger(LedgerEntry {
+            hash: key.to_string(),
+            kind: kind.to_string(),
+            chat_id: Some(chat_id.to_string()),
+            node_id: node_id.to_string(),
+            ts: turns::now(),
+        })
+    }
+
     /// The turns a feedback to `chat_id` reaches now, claimed (their credit
     /// consumed), with the turns themselves.
     fn attribute_and_claim(

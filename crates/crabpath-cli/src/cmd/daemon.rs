@@ -42,7 +42,19 @@ fn install_handlers() {
 }
 
 pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
-    let path = expanduser(&a.state);
+    let brain = open_serving(ctx, &a.state)?;
+    let wal = crabpath_brain::daemon::wal_path(brain.path());
+    let (mut daemon, replayed) =
+        Daemon::new(brain, a.auto_save_interval).map_err(|e| CliError::Other(e.into()))?;
+    daemon.set_route_mode(a.route.resolve(ctx.profile));
+    serve(ctx, daemon, wal, replayed)
+}
+
+/// Opens a brain to serve (the daemon, the MCP server): resident, for writing, with its
+/// embedder loaded (corrected: the one it was built with; paper: hash-v1, as the
+/// reference without OpenAI).
+pub fn open_serving(ctx: &Ctx, state: &str) -> CliResult<Brain> {
+    let path = expanduser(state);
     let mut options = ctx.options(crabpath_brain::reffiles::GraphShape::Bare);
     options.resident = true;
     let mut brain = Brain::open(crabpath_brain::locate(&path), options)?;
@@ -62,9 +74,10 @@ pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
             Ok(Box::new(HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
         }));
     }
-    let wal = crabpath_brain::daemon::wal_path(brain.path());
-    let (mut daemon, replayed) =
-        Daemon::new(brain, a.auto_save_interval).map_err(|e| CliError::Other(e.into()))?;
+    Ok(brain)
+}
+
+fn serve(ctx: &Ctx, mut daemon: Daemon, wal: std::path::PathBuf, replayed: usize) -> CliResult {
     if replayed > 0 {
         eprintln!(
             "crabpath: replayed {replayed} acknowledged write(s) from {} and saved them",

@@ -12,6 +12,7 @@ pub mod inject;
 pub mod journal;
 pub mod learn;
 pub mod maintain;
+pub mod mcp;
 pub mod merge;
 pub mod query;
 pub mod replay;
@@ -45,5 +46,6 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Rollback(a) => snapshot::run_rollback(ctx, a),
         Command::Export(a) => exchange::run_export(ctx, a),
         Command::Import(a) => exchange::run_import(ctx, a),
+        Command::Mcp(a) => mcp::run(ctx, a),
     }
 }

@@ -20,6 +20,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     }
     let mut req = QueryRequest::new(&a.text, a.top as usize);
     req.max_context_chars = a.max_context_chars;
+    req.route = a.route.resolve(ctx.profile).config();
     if a.query_vector_stdin {
         if graph_only {
             return reference("query-vector-stdin requires --index");

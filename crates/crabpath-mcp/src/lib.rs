@@ -1,0 +1,36 @@
+//! # crabpath-mcp
+//!
+//! The CrabPath memory as a [Model Context Protocol](https://modelcontextprotocol.io)
+//! server, written with the official Rust SDK (`rmcp`, pinned in the workspace's
+//! `Cargo.toml`): an adapter over the [`crabpath_brain::Brain`] service, served on
+//! stdio (what MCP clients launch) or on streamable HTTP (`crabpath mcp --http
+//! 127.0.0.1:PORT`, endpoint `/mcp`, loopback unless asked otherwise).
+//!
+//! | tool | what it does | `Brain` method |
+//! |---|---|---|
+//! | `query` | retrieves the memory's chunks for a question: the fired nodes with text, score and the path that reached them; with a `chat_id` the turn is logged for later feedback | [`Brain::query`](crabpath_brain::Brain::query), [`Brain::record_turn`](crabpath_brain::Brain::record_turn) |
+//! | `feedback` | teaches an outcome in [−1, 1] to a conversation's recent turns (window of 10 turns or 900 s, weight exp(−Δ/5), each turn once) or to explicit fired ids | [`Brain::feedback`](crabpath_brain::Brain::feedback) |
+//! | `correct` | adds a CORRECTION node; with a `chat_id` it inhibits the path that conversation's recent answers took | [`Brain::correct`](crabpath_brain::Brain::correct) |
+//! | `teach` | adds new knowledge as a node, connected as `inject` connects it | [`Brain::teach`](crabpath_brain::Brain::teach) |
+//! | `health` | tier shares, orphans, node and edge counts | [`Brain::read`](crabpath_brain::Brain::read) |
+//! | `sync` | re-reads the workspace folder | [`Brain::sync`](crabpath_brain::Brain::sync) |
+//!
+//! Nodes are resources: `crabpath://node/{id}` (a resource template; the list of
+//! resources is empty, a brain of 79,000 chunks being no list to show a model).
+//!
+//! Bad arguments are tool errors (`isError: true`, a message naming the argument and
+//! what was expected); a failing operation is a tool error too; nothing panics the
+//! server. Requests are served one at a time on the brain (a mutex): every tool is a
+//! few milliseconds.
+
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod error;
+pub mod server;
+pub mod tools;
+pub mod transport;
+
+pub use error::{Error, Result};
+pub use server::{Options, Server};
+pub use transport::{serve_http, serve_stdio};

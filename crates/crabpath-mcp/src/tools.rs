@@ -1,0 +1,458 @@
+//! The tools: their JSON schemas and descriptions (written for the model that calls
+//! them), and what each does to the brain. Every tool returns its result as
+//! structured content (a JSON object) and as the same JSON in a text block.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crabpath_brain::command::query::DAEMON_MAX_CONTEXT_CHARS;
+use crabpath_brain::command::HealthPayload;
+use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::{CorrectRequest, FeedbackReport, FeedbackRequest, TurnCredit};
+use crabpath_brain::turns::{TurnRecord, Window};
+use crabpath_brain::{Brain, QueryRequest};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{json, Map, Value};
+
+use crate::args::Args;
+use crate::error::{Error, Result};
+
+/// Most seeds a query may ask for.
+pub const MAX_TOP_K: i64 = 50;
+
+/// Default seeds of a query (the daemon's `top_k` default).
+pub const DEFAULT_TOP_K: i64 = 4;
+
+/// What a tool needs besides its arguments.
+pub struct Context<'a> {
+    /// The route mode of queries that do not name one.
+    pub route_mode: RouteMode,
+    /// The workspace `sync` re-reads unless told another.
+    pub workspace: Option<&'a PathBuf>,
+}
+
+fn schema(v: Value) -> Arc<JsonObject> {
+    match v {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The tools, in the order a client lists them.
+pub fn list() -> Vec<Tool> {
+    let modes: Vec<&str> = RouteMode::ALL.iter().map(|m| m.as_str()).collect();
+    vec![
+        Tool::new(
+            "query",
+            "Search the memory before you answer. Returns the stored chunks relevant to \
+             the question (the fired nodes): each with its id, text, activation score and \
+             the path of node ids that reached it (seed first). Pass a chat_id (any stable \
+             id of this conversation) so that later feedback and corrections can find \
+             this turn. Cite node ids when you use a chunk.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "The question or topic, in natural language."},
+                    "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K, "default": DEFAULT_TOP_K,
+                              "description": "How many best-matching chunks to start from (more: broader, slower)."},
+                    "chat_id": {"type": "string", "description": "This conversation's id; logs the turn for `feedback` and `correct`."},
+                    "explain": {"type": "boolean", "default": false,
+                                "description": "Also return a text saying why each node fired (seed score, edges, vetoes)."},
+                    "route_mode": {"type": "string", "enum": modes,
+                                   "description": "How to pick among a node's learned links: off (all), edge (strongest), edge+sim (strongest and closest to the question; default), adaptive."}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            })),
+        )
+        .annotate(ToolAnnotations::new().read_only(false).idempotent(false)),
+        Tool::new(
+            "feedback",
+            "Tell the memory how useful its answers were, so it learns which links to \
+             follow. outcome: 1 = the retrieved chunks were right and helped, -1 = they \
+             were wrong or misleading, values between for partial. Give the chat_id you \
+             queried with: the outcome reaches that conversation's recent turns (up to \
+             10 turns or 15 minutes back, the latest weighted most), each turn only once. \
+             Use turns_ago to name one turn (0 = your last query), or fired_ids to name \
+             the nodes yourself.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "outcome": {"type": "number", "minimum": -1, "maximum": 1,
+                                "description": "1 helpful, -1 wrong, in between for partial."},
+                    "chat_id": {"type": "string", "description": "The conversation whose recent turns this is about."},
+                    "turns_ago": {"type": "integer", "minimum": 0, "maximum": 9,
+                                  "description": "Only the turn this many queries back (0 = the last)."},
+                    "fired_ids": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                                  "description": "Node ids in the order they fired, instead of a chat_id."}
+                },
+                "required": ["outcome"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "correct",
+            "Record a correction: a statement of what is actually true or what must not \
+             be done, for instance after the user corrected you. It is stored as a \
+             CORRECTION node that suppresses the chunks it contradicts. With the chat_id \
+             of the conversation, the path your recent answers took is inhibited, so \
+             the same question no longer retrieves it. The same correction sent twice \
+             is applied once.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "content": {"type": "string", "description": "The correction, as a self-contained statement."},
+                    "chat_id": {"type": "string", "description": "The conversation whose recent answer was wrong."},
+                    "turns_ago": {"type": "integer", "minimum": 0, "maximum": 9,
+                                  "description": "Only the turn this many queries back (0 = the last)."}
+                },
+                "required": ["content"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "teach",
+            "Store new knowledge the memory should return in the future (a fact, a \
+             procedure, a rule to follow). It becomes a node linked to the most similar \
+             existing ones. The same text is stored once.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "content": {"type": "string", "description": "The knowledge, as a self-contained statement."},
+                    "kind": {"type": "string", "enum": ["TEACHING", "DIRECTIVE"], "default": "TEACHING",
+                             "description": "TEACHING for facts, DIRECTIVE for instructions to follow."},
+                    "chat_id": {"type": "string", "description": "The conversation it came from (recorded)."}
+                },
+                "required": ["content"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "health",
+            "Report the memory's size and shape: node and edge counts, the shares of \
+             reflex, habitual and dormant links, cross-file links and orphan nodes.",
+            schema(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+        )
+        .annotate(ToolAnnotations::new().read_only(true)),
+        Tool::new(
+            "sync",
+            "Re-read the workspace folder the memory was built from: new and changed \
+             files are split and embedded, deleted ones removed, learned links of \
+             unchanged chunks kept. Call it after files were edited.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "workspace": {"type": "string",
+                                  "description": "The folder to read (default: the one the server was started with)."}
+                },
+                "additionalProperties": false
+            })),
+        ),
+    ]
+}
+
+/// Runs tool `name` on the brain.
+pub fn call(
+    brain: &mut Brain,
+    ctx: &Context<'_>,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Result<Value> {
+    match name {
+        "query" => query(brain, ctx, args),
+        "feedback" => feedback(brain, args),
+        "correct" => correct(brain, args),
+        "teach" => teach(brain, args),
+        "health" => health(brain, args),
+        "sync" => sync(brain, ctx, args),
+        other => Err(Error::Argument(format!(
+            "unknown tool `{other}` (tools: query, feedback, correct, teach, health, sync)"
+        ))),
+    }
+}
+
+fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Result<Value> {
+    let a = Args::new(
+        "query",
+        args,
+        &["query", "top_k", "chat_id", "explain", "route_mode"],
+    )?;
+    let text = a.text("query")?;
+    let top = a.opt_int("top_k", 1, MAX_TOP_K)?.unwrap_or(DEFAULT_TOP_K) as usize;
+    let chat_id = a.opt_text("chat_id")?.map(str::trim);
+    let explain = a.opt_bool("explain")?.unwrap_or(false);
+    let mode = match a.opt_str("route_mode")? {
+        Some(m) => RouteMode::parse(m).map_err(|e| Error::Argument(format!("query: {e}")))?,
+        None => ctx.route_mode,
+    };
+    let mut req = QueryRequest::new(text, top);
+    req.max_context_chars = Some(DAEMON_MAX_CONTEXT_CHARS as i64);
+    req.route = mode.config();
+    if let Some(c) = chat_id {
+        req.journal_metadata = pyformat::pyjson::PyValue::Dict(
+            [(
+                "chat_id".to_string(),
+                pyformat::pyjson::PyValue::Str(c.to_string()),
+            )]
+            .into_iter()
+            .collect(),
+        );
+    }
+    let answer = brain.query(&req)?;
+    let g = answer.graph;
+    // the step that first reached each node, to walk its path back to a seed
+    let mut reached_by = std::collections::HashMap::new();
+    for s in &answer.result.steps {
+        reached_by.entry(s.to).or_insert(s.from);
+    }
+    let score: std::collections::HashMap<_, f64> =
+        answer.result.fired_scores.iter().copied().collect();
+    let fired: Vec<Value> = answer
+        .result
+        .fired
+        .iter()
+        .map(|&n| {
+            let mut path = vec![n];
+            let mut at = n;
+            while let Some(&p) = reached_by.get(&at) {
+                if path.contains(&p) {
+                    break;
+                }
+                path.push(p);
+                at = p;
+            }
+            path.reverse();
+            let node = g.node(n);
+            let mut o = json!({
+                "id": g.name(n),
+                "score": score.get(&n).copied().unwrap_or(0.0),
+                "text": node.map_or("", |x| x.content.as_str()),
+                "path": path.iter().map(|&p| g.name(p)).collect::<Vec<_>>(),
+            });
+            if let Some(f) = node.and_then(|x| x.metadata.get("file")) {
+                o["file"] = f.clone();
+            }
+            o
+        })
+        .collect();
+    let mut out = json!({
+        "fired": fired,
+        "route_mode": mode.as_str(),
+        "seeds": answer.hits.iter().map(|(id, s)| json!([id, s])).collect::<Vec<_>>(),
+    });
+    if explain {
+        out["explanation"] = Value::String(answer.explanation().render(g));
+    }
+    let record = chat_id.map(|_| TurnRecord::of(text, &answer));
+    drop(answer);
+    if let (Some(c), Some(rec)) = (chat_id, record) {
+        let turn = brain.record_turn(c, rec)?;
+        out["chat_id"] = json!(c);
+        out["turn"] = json!(turn);
+    }
+    Ok(out)
+}
+
+fn credits(list: &[TurnCredit]) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|c| {
+                json!({
+                    "turn": c.turn, "turns_ago": c.turns_ago, "weight": c.weight,
+                    "outcome": c.outcome, "fired": c.fired, "edges_updated": c.edges_updated,
+                })
+            })
+            .collect(),
+    )
+}
+
+fn feedback_json(r: &FeedbackReport) -> Value {
+    json!({
+        "credited": credits(&r.credited),
+        "already_credited": r.already_credited,
+        "edges_updated": r.edges_updated,
+    })
+}
+
+fn turns_ago(a: &Args<'_>) -> Result<Option<usize>> {
+    let max = Window::default().turns as i64 - 1;
+    Ok(a.opt_int("turns_ago", 0, max)?.map(|n| n as usize))
+}
+
+fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
+    let a = Args::new(
+        "feedback",
+        args,
+        &["outcome", "chat_id", "turns_ago", "fired_ids"],
+    )?;
+    let outcome = a.number("outcome", -1.0, 1.0)?;
+    let chat_id = a.opt_text("chat_id")?.map(str::trim);
+    let fired_ids = a.opt_strs("fired_ids")?;
+    let turns_ago = turns_ago(&a)?;
+    match (chat_id, &fired_ids) {
+        (None, None) => {
+            return Err(Error::Argument(
+                "feedback: give `chat_id` (the conversation you queried with) or `fired_ids`"
+                    .into(),
+            ))
+        }
+        (Some(_), Some(_)) => {
+            return Err(Error::Argument(
+                "feedback: give `chat_id` or `fired_ids`, not both".into(),
+            ))
+        }
+        (None, Some(_)) if turns_ago.is_some() => {
+            return Err(Error::Argument(
+                "feedback: `turns_ago` needs a `chat_id`".into(),
+            ))
+        }
+        _ => {}
+    }
+    if let Some(ids) = &fired_ids {
+        if let Some(missing) = ids.iter().find(|id| !brain.has_node(id).unwrap_or(false)) {
+            return Err(Error::Argument(format!(
+                "feedback: `fired_ids` names `{missing}`, which is not a node of this memory"
+            )));
+        }
+    }
+    let r = brain.feedback(&FeedbackRequest {
+        outcome,
+        chat_id,
+        fired_ids,
+        turns_ago,
+        window: Window::default(),
+    })?;
+    let mut out = feedback_json(&r);
+    if let Some(c) = chat_id {
+        out["chat_id"] = json!(c);
+        if r.credited.is_empty() {
+            out["note"] = json!(if r.already_credited.is_empty() {
+                "no turn of this conversation is inside the feedback window (10 turns, 15 minutes): nothing learned"
+            } else {
+                "the turns inside the window were credited by earlier feedback: nothing learned"
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn correct(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
+    let a = Args::new("correct", args, &["content", "chat_id", "turns_ago"])?;
+    let content = a.text("content")?;
+    let chat_id = a.opt_text("chat_id")?.map(str::trim);
+    let turns_ago = turns_ago(&a)?;
+    if turns_ago.is_some() && chat_id.is_none() {
+        return Err(Error::Argument(
+            "correct: `turns_ago` needs a `chat_id`".into(),
+        ));
+    }
+    let r = brain.correct(&CorrectRequest {
+        content,
+        chat_id,
+        turns_ago,
+        outcome: -1.0,
+        window: Window::default(),
+        source: "mcp",
+    })?;
+    Ok(json!({
+        "node_id": r.node_id,
+        "deduped": r.deduped,
+        "injected": r.injected,
+        "connected_to": r.connected_to,
+        "inhibited_edges": r.inhibited_edges.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
+        "inhibited_nodes": r.inhibited_nodes,
+        "feedback": feedback_json(&r.feedback),
+    }))
+}
+
+fn teach(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
+    let a = Args::new("teach", args, &["content", "kind", "chat_id"])?;
+    let content = a.text("content")?;
+    let kind = a.opt_str("kind")?.unwrap_or("TEACHING");
+    if kind != "TEACHING" && kind != "DIRECTIVE" {
+        return Err(Error::Argument(format!(
+            "teach: `kind` must be TEACHING or DIRECTIVE, got `{kind}`"
+        )));
+    }
+    let chat_id = a.opt_text("chat_id")?.map(str::trim);
+    let r = brain.teach(content, kind, chat_id, "mcp")?;
+    Ok(json!({
+        "node_id": r.node_id,
+        "deduped": r.deduped,
+        "injected": r.injected,
+        "connected_to": r.connected_to,
+    }))
+}
+
+fn health(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
+    Args::new("health", args, &[])?;
+    let h = brain.read(|g, _| HealthPayload::of(g))?;
+    Ok(json!({
+        "nodes": h.nodes,
+        "edges": h.edges,
+        "reflex_pct": h.health.reflex_pct,
+        "habitual_pct": h.health.habitual_pct,
+        "dormant_pct": h.health.dormant_pct,
+        "cross_file_edge_pct": h.health.cross_file_edge_pct,
+        "orphan_nodes": h.health.orphan_nodes,
+    }))
+}
+
+fn sync(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Result<Value> {
+    let a = Args::new("sync", args, &["workspace"])?;
+    let ws = match a.opt_text("workspace")? {
+        Some(w) => crabpath_brain::workspace::expanduser(w),
+        None => ctx.workspace.cloned().ok_or_else(|| {
+            Error::Argument(
+                "sync: this server was started without --workspace: pass `workspace` (the folder the memory was built from)".into(),
+            )
+        })?,
+    };
+    if !ws.is_dir() {
+        return Err(Error::Argument(format!(
+            "sync: workspace {} is not a folder",
+            ws.display()
+        )));
+    }
+    let display = ws.display().to_string();
+    let event = |r: &crabpath_brain::sync::SyncReport| {
+        let mut e = pyformat::pyjson::PyDict::new();
+        e.insert("type".into(), pyformat::pyjson::PyValue::Str("sync".into()));
+        e.insert(
+            "workspace_dir".into(),
+            pyformat::pyjson::PyValue::Str(display.clone()),
+        );
+        e.insert(
+            "nodes_added".into(),
+            pyformat::pyjson::PyValue::Int((r.nodes_added as i64).into()),
+        );
+        e
+    };
+    let r = brain.sync(&ws, Vec::new(), false, None, &event)?;
+    Ok(json!({
+        "workspace": display,
+        "nodes_added": r.nodes_added,
+        "nodes_updated": r.nodes_updated,
+        "nodes_removed": r.nodes_removed,
+        "nodes_unchanged": r.nodes_unchanged,
+        "embeddings_computed": r.embeddings_computed,
+        "files_resplit": r.files_resplit,
+        "files_unchanged": r.files_unchanged,
+        "files_deleted": r.files_deleted,
+        "skipped": r.skipped.iter().map(|s| json!({"file": s.rel, "reason": s.reason.to_string()})).collect::<Vec<_>>(),
+    }))
+}
+
+/// The text of a node resource `crabpath://node/{id}`: its content, then its
+/// metadata as JSON.
+pub fn read_node(brain: &mut Brain, id: &str) -> Result<Option<(String, Value)>> {
+    Ok(brain.read(|g, _| {
+        g.get_node(id).map(|n| {
+            let meta = serde_json::to_value(&n.metadata).unwrap_or(Value::Null);
+            (
+                n.content.clone(),
+                json!({"id": id, "summary": n.summary, "metadata": meta}),
+            )
+        })
+    })?)
+}

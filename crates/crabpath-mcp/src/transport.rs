@@ -1,0 +1,73 @@
+//! The transports: stdio (what MCP clients launch) and streamable HTTP on a TCP
+//! address, both on a current-thread tokio runtime.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::ServiceExt;
+
+use crate::error::{Error, Result};
+use crate::server::Server;
+
+/// Serves on stdin/stdout until the client closes them.
+pub async fn serve_stdio(server: Server) -> Result<()> {
+    let running = server
+        .serve(rmcp::transport::io::stdio())
+        .await
+        .map_err(|e| Error::Transport(format!("stdio: {e}")))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| Error::Transport(format!("stdio: {e}")))?;
+    Ok(())
+}
+
+/// Serves streamable HTTP on `addr` (endpoint `/mcp`; every path is served the same)
+/// until the process ends. `ready` is told the bound address (port 0 picks one).
+/// Only loopback `Host` headers are accepted unless `remote`.
+pub async fn serve_http(
+    server: Server,
+    addr: SocketAddr,
+    remote: bool,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::Transport(format!("cannot listen on {addr}: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| Error::Transport(format!("{addr}: {e}")))?;
+    let mut config = StreamableHttpServerConfig::default();
+    if remote {
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    ready(bound);
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("crabpath mcp: accept failed: {e}");
+                continue;
+            }
+        };
+        let svc = TowerToHyperService::new(service.clone());
+        tokio::spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), svc);
+            if let Err(e) = conn.await {
+                if !e.is_incomplete_message() {
+                    eprintln!("crabpath mcp: connection: {e}");
+                }
+            }
+        });
+    }
+}
