@@ -335,7 +335,7 @@ fn a_reference_state_opens_and_saves_unchanged() {
     assert!(matches!(
         EmbedderInfo::from_meta(&state.meta)
             .unwrap()
-            .check_compatible(&other),
+            .check_compatible(&other, Path::new("b")),
         Err(Error::EmbedderMismatch { .. })
     ));
 }

@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
     let mut brain = Brain::open(crabpath_brain::locate(&path), options)?;
     if ctx.fixes() {
         let meta = brain.embedder_meta()?;
-        let which = choose_embedder(ctx, None, &meta)?;
+        let which = choose_embedder(ctx, None, &meta, brain.path())?;
         // loaded now: a daemon must not pay for it on its first query
         brain.set_embedder(which.loader());
         brain.embedder()?;
