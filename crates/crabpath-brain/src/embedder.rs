@@ -51,14 +51,15 @@ impl EmbedderInfo {
         m
     }
 
-    /// Checks that a state built with `self` can be used with the embedder `using`:
-    /// same name and dimension. `Error::EmbedderMismatch` otherwise (e.g. a hash-v1
+    /// Checks that a brain (`file`) built with `self` can be used with the embedder
+    /// `using`: same name and dimension. `Error::EmbedderMismatch` otherwise (e.g. a hash-v1
     /// brain queried with MiniLM vectors would silently score garbage).
-    pub fn check_compatible(&self, using: &EmbedderInfo) -> Result<()> {
+    pub fn check_compatible(&self, using: &EmbedderInfo, file: &std::path::Path) -> Result<()> {
         if self == using {
             Ok(())
         } else {
             Err(Error::EmbedderMismatch {
+                file: file.to_path_buf(),
                 state: self.to_string(),
                 requested: using.to_string(),
             })

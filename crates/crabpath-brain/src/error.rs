@@ -104,8 +104,10 @@ pub enum Error {
         message: String,
     },
     /// A brain built with one embedder opened with another.
-    #[error("the state was built with {state}, not {requested}: re-run init with this embedder, or use the state's")]
+    #[error("{}: the brain was built with {state}, not {requested}: re-run init with this embedder, or use the brain's", file.display())]
     EmbedderMismatch {
+        /// The brain's file.
+        file: PathBuf,
         /// The embedder recorded in the brain (`name (dim=N)`).
         state: String,
         /// The embedder asked for (`name (dim=N)`).

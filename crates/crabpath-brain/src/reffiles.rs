@@ -308,8 +308,8 @@ mod tests {
             name: "minilm".into(),
             dim: 384,
         };
-        assert!(h.check_compatible(&h).is_ok());
-        let e = h.check_compatible(&m).unwrap_err();
+        assert!(h.check_compatible(&h, Path::new("b")).is_ok());
+        let e = h.check_compatible(&m, Path::new("b")).unwrap_err();
         assert!(e.to_string().contains("hash-v1 (dim=1024)"), "{e}");
         assert_eq!(EmbedderInfo::from_meta(&h.to_meta()), Some(h));
         let mut legacy = Metadata::new();

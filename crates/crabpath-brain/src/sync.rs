@@ -93,6 +93,21 @@ pub fn split_node_id(id: &str) -> Option<(&str, i64)> {
     Some((file, parse_chunk(chunk)?))
 }
 
+/// Whether a node of id `id` whose `file` metadata is `file` is a workspace node
+/// (`<file>::<n>`): what a sync may remove or count as unchanged.
+pub fn is_workspace_id(id: &str, file: &str) -> bool {
+    split_node_id(id).is_some_and(|(f, _)| f == file)
+}
+
+/// The files among `files` that the authority map names (by path, else by name).
+pub fn mapped_files<'a>(files: &'a [String], map: &[(String, String)]) -> Vec<&'a str> {
+    files
+        .iter()
+        .filter(|f| resolve_authority(f, map).is_some())
+        .map(String::as_str)
+        .collect()
+}
+
 fn is_workspace_node(node: &Node) -> bool {
     match split_node_id(&node.id) {
         Some((file, _)) => node.metadata.get("file").and_then(Value::as_str) == Some(file),
@@ -200,31 +215,60 @@ pub fn file_records<'a>(workspace: &Path, rels: impl IntoIterator<Item = &'a str
     Value::Object(m)
 }
 
-/// The chunks of the files to (re-)split, and which files were not read.
-struct Split {
+/// What a sync found in the folder before touching the brain: the chunks of the files
+/// to (re-)split, and which files were not read ([`plan_sync`]).
+pub struct SyncPlan {
     /// Current (id, text) of every re-split file, in node order.
-    texts: Vec<(String, String)>,
+    pub texts: Vec<(String, String)>,
     /// Relative paths of the files that were re-split.
-    resplit: Vec<String>,
+    pub resplit: Vec<String>,
     /// Relative paths of files present but unchanged (not read).
-    unchanged_files: Vec<String>,
+    pub unchanged_files: Vec<String>,
     /// Every file present.
-    present: Vec<String>,
+    pub present: Vec<String>,
     /// New per-file records (corrected).
     records: BTreeMap<String, FileRecord>,
-    skipped: Vec<Skipped>,
+    /// Files left out, and why.
+    pub skipped: Vec<Skipped>,
+    profile: Profile,
+}
+
+/// Reads the folder as the brain's last sync left it recorded (`meta.sync_files`,
+/// [`SYNC_FILES_KEY`]): which files are new or changed (read and split), unchanged (not
+/// read, corrected) or gone. Nothing in the brain is touched.
+pub fn plan_sync(workspace: &Path, profile: Profile, meta: &Metadata) -> Result<SyncPlan> {
+    split_current(workspace, profile, &records(meta))
+}
+
+impl SyncPlan {
+    /// Files of the last sync that are gone.
+    pub fn deleted<'a>(&'a self, meta: &'a Metadata) -> Vec<String> {
+        let present: std::collections::HashSet<&str> =
+            self.present.iter().map(String::as_str).collect();
+        records(meta)
+            .into_keys()
+            .filter(|f| !present.contains(f.as_str()))
+            .collect()
+    }
+
+    /// Whether nothing is to be done to the brain (no file re-split or gone and no
+    /// authority to set): the sync can end without reading the graph.
+    pub fn is_unchanged(&self, meta: &Metadata) -> bool {
+        self.profile.fixes_bugs() && self.resplit.is_empty() && self.deleted(meta).is_empty()
+    }
 }
 
 fn split_current(
     workspace: &Path,
     profile: Profile,
     old: &BTreeMap<String, FileRecord>,
-) -> Result<Split> {
+) -> Result<SyncPlan> {
     let options = SplitOptions::new(profile);
     if !profile.fixes_bugs() {
         let boot = split_workspace(workspace, &options)?;
         let present: Vec<String> = boot.files.iter().map(|f| f.rel.clone()).collect();
-        return Ok(Split {
+        return Ok(SyncPlan {
+            profile,
             texts: boot
                 .texts()
                 .map(|(i, t)| (i.to_string(), t.to_string()))
@@ -295,7 +339,8 @@ fn split_current(
             .map(|(p, r, t)| (p.as_path(), r.as_str(), t.as_str())),
         profile,
     )?;
-    Ok(Split {
+    Ok(SyncPlan {
+        profile,
         texts: boot
             .texts()
             .map(|(i, t)| (i.to_string(), t.to_string()))
@@ -317,11 +362,24 @@ fn split_current(
 pub fn sync_workspace(
     w: &mut Working<'_>,
     workspace: &Path,
+    options: SyncOptions<'_>,
+) -> Result<SyncReport> {
+    let split = split_current(workspace, options.profile, &records(w.meta))?;
+    apply_sync(w, split, options, None)
+}
+
+/// Applies a [`plan_sync`] to the brain `w` (see the module docs). With
+/// `unchanged_elsewhere` (corrected profile), the caller counts the workspace nodes of
+/// the unchanged files itself (it did not read them into `w`), and the sync counts
+/// none of them: the graph may then hold only the nodes of the affected files, the
+/// nodes with edges into them and those of files the authority map names.
+pub fn apply_sync(
+    w: &mut Working<'_>,
+    split: SyncPlan,
     mut options: SyncOptions<'_>,
+    unchanged_elsewhere: Option<usize>,
 ) -> Result<SyncReport> {
     let fixes = options.profile.fixes_bugs();
-    let old_records = records(w.meta);
-    let split = split_current(workspace, options.profile, &old_records)?;
     let graph = &mut *w.graph;
     let current: BTreeMap<&str, &str> = split
         .texts
@@ -363,7 +421,9 @@ pub fn sync_workspace(
             .and_then(Value::as_str)
             .unwrap_or("");
         if fixes && !resplit.contains(file) && present.contains(file) {
-            unchanged += 1;
+            if unchanged_elsewhere.is_none() {
+                unchanged += 1;
+            }
             continue;
         }
         if is_protected(node) {
@@ -397,6 +457,7 @@ pub fn sync_workspace(
     let vector_of: std::collections::HashMap<&str, &Vec<f64>> =
         targets.iter().copied().zip(vectors.iter()).collect();
 
+    unchanged += unchanged_elsewhere.unwrap_or(0);
     let mut report = SyncReport {
         nodes_added: added.len(),
         nodes_updated: changed.len(),

@@ -37,6 +37,7 @@
 //! | W4 | a file containing NUL bytes (binary) is indexed as text | skipped and listed | `nul.txt` → 1 node vs. skipped |
 //! | W5 | a workspace that is a regular file gives an empty brain | [`Error::NotADirectory`] | 0 nodes vs. error |
 //! | W6 | a file or directory whose name is not UTF-8: the reference indexes it under an id it cannot hash later | skipped and listed (paper: [`Error::NonUtf8Path`]) | |
+//! | W7 | a symbolic link to a file outside the workspace is read (`ln -s /etc/passwd notes/passwd.txt` puts `/etc/passwd` into the brain) | links are resolved; a file outside the workspace is not read, and is listed with its target ([`SkipReason::OutsideWorkspace`]) | `passwd.txt` → 1 node vs. skipped |
 //!
 //! Chunking fixes (decorators, raw single chunks, `kind` metadata) are listed in
 //! [`crate::chunk`].
@@ -250,6 +251,11 @@ pub fn walk(workspace: impl AsRef<Path>, options: &SplitOptions) -> Result<Walk>
         return Ok(out);
     }
     let mut w = Walker {
+        root_real: if fixes {
+            Some(fs::canonicalize(&root).unwrap_or_else(|_| root.clone()))
+        } else {
+            None
+        },
         fixes,
         max_depth: options.max_depth,
         excludes: options.exclude_set(),
@@ -266,6 +272,8 @@ pub fn walk(workspace: impl AsRef<Path>, options: &SplitOptions) -> Result<Walk>
 }
 
 struct Walker {
+    /// The workspace with its links resolved (corrected: files must resolve inside it).
+    root_real: Option<PathBuf>,
     fixes: bool,
     max_depth: usize,
     excludes: Vec<String>,
@@ -394,6 +402,17 @@ impl Walker {
             }
             if self.skip(&rel, false) {
                 continue;
+            }
+            if let Some(root) = &self.root_real {
+                // W7: what a link resolves to must be inside the workspace
+                let real = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if !real.starts_with(root) {
+                    out.skipped.push(Skipped {
+                        rel,
+                        reason: SkipReason::OutsideWorkspace(real),
+                    });
+                    continue;
+                }
             }
             if !f.utf8 || rel_non_utf8 {
                 if self.fixes {

@@ -271,3 +271,80 @@ fn export_and_import_round_trip() {
     assert_eq!(text(&st.graph), text(&st2.graph));
     assert_eq!(st.index, st2.index);
 }
+
+/// Copies a directory tree.
+fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to);
+        } else if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_tree(&fixtures(), &ws);
+    let boot = split_workspace(&ws, &SplitOptions::new(Profile::Corrected)).unwrap();
+    let e = HashEmbedder::new();
+    let opts = InitOptions {
+        embedder: &e,
+        info: EmbedderInfo::hash_v1(),
+        parallel: false,
+        progress: None,
+    };
+    let mut extra = Metadata::new();
+    extra.insert(
+        crabpath_brain::sync::SYNC_FILES_KEY.into(),
+        crabpath_brain::sync::file_records(&ws, boot.files.iter().map(|f| f.rel.as_str())),
+    );
+    let db_dir = dir.path().join("brain");
+    init_store(&db_dir, &boot.graph, &opts, extra, Vec::new()).unwrap();
+    let db = db_dir.join("brain.db");
+    // a state file of the same brain, synced with the whole graph in memory
+    let json = dir.path().join("state.json");
+    export_state(&mut open(&db, Profile::Corrected, false), &json).unwrap();
+    // some learning across files, then edits: a changed file, a new one, a deleted one
+    let ids = ["README.md::1", "docs/runbook.md::0", "notes.txt::1"].map(String::from);
+    for b in [db.as_path(), json.as_path()] {
+        open(b, Profile::Corrected, false).learn(&ids, 1.0).unwrap();
+    }
+    std::fs::write(
+        ws.join("README.md"),
+        "# Orchard Notes\n\nShorter now.\n\n## Deploy\n\nRun the deploy checklist.\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("new.md"), "# New\n\nA new page.\n").unwrap();
+    std::fs::remove_file(ws.join("notes.txt")).unwrap();
+    let event = |_: &crabpath_brain::sync::SyncReport| pyformat::pyjson::PyDict::new();
+    let mut reports = Vec::new();
+    for b in [db.as_path(), json.as_path()] {
+        let mut brain = open(b, Profile::Corrected, false);
+        let r = brain.sync(&ws, Vec::new(), false, None, &event).unwrap();
+        reports.push(r);
+    }
+    assert_eq!(reports[0], reports[1]);
+    assert!(
+        reports[0].nodes_removed > 0 && reports[0].nodes_added > 0,
+        "{:?}",
+        reports[0]
+    );
+    let a = full_state(&mut open(&db, Profile::Corrected, false)).unwrap();
+    let b = full_state(&mut open(&json, Profile::Corrected, false)).unwrap();
+    assert_eq!(text(&a.graph), text(&b.graph));
+    assert_eq!(a.meta.get("sync_files"), b.meta.get("sync_files"));
+    // an unchanged folder: nothing re-split, nothing written
+    let again = open(&db, Profile::Corrected, false)
+        .sync(&ws, Vec::new(), false, None, &event)
+        .unwrap();
+    assert_eq!(
+        (again.files_resplit, again.nodes_unchanged),
+        (0, a.graph.node_count())
+    );
+}

@@ -240,6 +240,45 @@ fn symlinks_and_non_utf8_names() {
 }
 
 #[test]
+fn links_out_of_the_workspace_are_not_read_when_corrected() {
+    // W7: `ln -s /etc/passwd notes/passwd.txt`, with a file of the test's own outside
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("passwd");
+    std::fs::write(&secret, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("inside.md"), "# inside\n").unwrap();
+    std::os::unix::fs::symlink(&secret, notes.join("passwd.txt")).unwrap();
+    // a link that stays inside is read in both profiles
+    std::os::unix::fs::symlink(notes.join("inside.md"), notes.join("alias.md")).unwrap();
+    assert_eq!(
+        files(dir.path(), Profile::Paper),
+        ["notes/alias.md", "notes/inside.md", "notes/passwd.txt"]
+    );
+    let w = walk(dir.path(), &SplitOptions::new(Profile::Corrected)).unwrap();
+    let rels: Vec<&str> = w.files.iter().map(|c| c.rel.as_str()).collect();
+    assert_eq!(rels, ["notes/alias.md", "notes/inside.md"]);
+    assert_eq!(w.skipped.len(), 1);
+    assert_eq!(w.skipped[0].rel, "notes/passwd.txt");
+    let real = std::fs::canonicalize(&secret).unwrap();
+    assert_eq!(
+        w.skipped[0].reason,
+        SkipReason::OutsideWorkspace(real.clone())
+    );
+    // the message is plain words
+    assert_eq!(
+        w.skipped[0].reason.to_string(),
+        format!(
+            "a symbolic link to {}, outside the workspace (not read)",
+            real.display()
+        )
+    );
+    let b = split_workspace(dir.path(), &SplitOptions::new(Profile::Corrected)).unwrap();
+    assert!(b.graph.nodes().all(|(_, n)| !n.content.contains("root:x")));
+}
+
+#[test]
 fn options_depth_extensions_and_excludes() {
     let mut o = SplitOptions::new(Profile::Paper);
     o.max_depth = 0;
@@ -296,7 +335,7 @@ fn a_reference_state_opens_and_saves_unchanged() {
     assert!(matches!(
         EmbedderInfo::from_meta(&state.meta)
             .unwrap()
-            .check_compatible(&other),
+            .check_compatible(&other, Path::new("b")),
         Err(Error::EmbedderMismatch { .. })
     ));
 }

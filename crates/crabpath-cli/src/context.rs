@@ -184,13 +184,14 @@ impl Which {
 }
 
 /// The embedder rule (reference `cli.py::_resolve_embedder`): the flag if given, else
-/// the state's recorded embedder, else hash-v1. OpenAI is refused (offline). In the
-/// corrected profile a state built with another embedder (name or dimension) is an
-/// error instead of silently mismatched vectors.
+/// the brain's recorded embedder, else hash-v1. OpenAI is refused (offline). In the
+/// corrected profile a brain (`brain`, its file, named in the error) built with another
+/// embedder (name or dimension) is an error instead of silently mismatched vectors.
 pub fn choose_embedder(
     ctx: &Ctx,
     flag: Option<EmbedderChoice>,
     meta: &Metadata,
+    brain: &Path,
 ) -> CliResult<Which> {
     let recorded = meta
         .get("embedder_name")
@@ -214,7 +215,7 @@ pub fn choose_embedder(
     if ctx.fixes() {
         if let Some(state) = EmbedderInfo::from_meta(meta) {
             state
-                .check_compatible(&which.info())
+                .check_compatible(&which.info(), brain)
                 .map_err(|e| CliError::Other(e.into()))?;
         }
     }

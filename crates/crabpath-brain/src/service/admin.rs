@@ -534,7 +534,7 @@ impl Brain {
             let err = w.err();
             w.tx()
                 .execute_batch(
-                    "DELETE FROM main.nodes; DELETE FROM main.edges; DELETE FROM main.vectors; DELETE FROM main.meta;
+                    "DELETE FROM main.nodes; DELETE FROM main.edges; DELETE FROM main.vectors; DELETE FROM main.meta; DELETE FROM main.vector_gone;
                      INSERT INTO main.nodes SELECT * FROM snap.nodes;
                      INSERT INTO main.edges SELECT * FROM snap.edges;
                      INSERT INTO main.vectors SELECT * FROM snap.vectors;

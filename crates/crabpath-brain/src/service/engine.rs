@@ -133,8 +133,23 @@ impl OpenOptions {
 pub enum Scope<'s> {
     /// These nodes (unknown ids are left out).
     Nodes(&'s [String]),
+    /// These nodes, and the `meta` object.
+    NodesAndMeta(&'s [String]),
     /// The whole brain.
     All,
+}
+
+impl<'s> Scope<'s> {
+    fn ids(&self) -> Option<&'s [String]> {
+        match self {
+            Scope::Nodes(ids) | Scope::NodesAndMeta(ids) => Some(ids),
+            Scope::All => None,
+        }
+    }
+
+    fn meta(&self) -> bool {
+        !matches!(self, Scope::Nodes(_))
+    }
 }
 
 /// A database brain held in memory.
@@ -589,9 +604,9 @@ impl Brain {
         if let Some(r) = resident.as_mut() {
             refresh_resident(w.tx(), &dir, r).map_err(&err)?;
         } else {
-            let loaded = match scope {
-                Scope::All => load_all(w.tx()).map_err(&err)?,
-                Scope::Nodes(ids) => {
+            let loaded = match scope.ids() {
+                None => load_all(w.tx()).map_err(&err)?,
+                Some(ids) => {
                     let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
                     let syms: Vec<i64> = syms_of(w.tx(), &refs)
                         .map_err(&err)?
@@ -601,9 +616,10 @@ impl Brain {
                     load_part(w.tx(), &syms).map_err(&err)?
                 }
             };
-            let meta = match scope {
-                Scope::All => load_meta(w.tx()).map_err(&err)?,
-                Scope::Nodes(_) => Metadata::new(),
+            let meta = if scope.meta() {
+                load_meta(w.tx()).map_err(&err)?
+            } else {
+                Metadata::new()
             };
             lazy = Some((loaded, meta));
         }
@@ -612,21 +628,18 @@ impl Brain {
             (None, Some(r)) => (&mut r.loaded, &mut r.meta),
             (None, None) => unreachable!("loaded above"),
         };
-        let scope_ids: Option<Vec<NodeId>> = match scope {
-            Scope::All => None,
-            Scope::Nodes(ids) => Some(
-                ids.iter()
-                    .filter_map(|id| loaded.graph.lookup(id))
-                    .collect(),
-            ),
-        };
+        let scope_ids: Option<Vec<NodeId>> = scope.ids().map(|ids| {
+            ids.iter()
+                .filter_map(|id| loaded.graph.lookup(id))
+                .collect()
+        });
         let pre = Pre::capture(loaded, scope_ids.as_deref());
-        let all = matches!(scope, Scope::All);
-        let meta_before = all.then(|| meta.clone());
+        let with_meta = scope.meta();
+        let meta_before = with_meta.then(|| meta.clone());
         let mut no_meta = Metadata::new();
         let outcome = {
             let mut vectors = TxnVectors::new(&mut w, dir.clone(), layout, dim, nonce);
-            let meta_ref: &mut Metadata = if all { &mut *meta } else { &mut no_meta };
+            let meta_ref: &mut Metadata = if with_meta { &mut *meta } else { &mut no_meta };
             let mut working = Working::new(&mut loaded.graph, &mut vectors, meta_ref, &mut journal);
             let value = op(&mut working);
             let keep = working.keeps();
@@ -654,7 +667,7 @@ impl Brain {
                 &pre,
                 loaded,
                 meta_before.as_ref(),
-                all.then_some(&*meta),
+                with_meta.then_some(&*meta),
             );
             if let Err(e) = written {
                 if let Some(r) = resident.as_mut() {

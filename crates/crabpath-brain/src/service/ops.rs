@@ -17,7 +17,9 @@ use crate::error::{Error, Result};
 use crate::journal::learn_event;
 use crate::store::search::Searcher;
 use crate::store::sql_error;
-use crate::sync::{sync_workspace, SyncOptions, SyncReport};
+use crate::sync::{
+    apply_sync, is_workspace_id, mapped_files, plan_sync, SyncOptions, SyncReport, SYNC_FILES_KEY,
+};
 
 /// What `learn` reports (`{"edges_updated", "max_weight_delta"}`).
 pub type LearnReport = LearnSummary;
@@ -191,9 +193,15 @@ impl Brain {
     }
 
     /// Brings the brain up to date with its folder (reference
-    /// `crabpath/sync.py::sync_workspace`, [`sync_workspace`]); `event` (the report's
+    /// `crabpath/sync.py::sync_workspace`, [`crate::sync`]); `event` (the report's
     /// journal entry, built from it) is journaled. With `dry_run`, nothing is written
     /// or journaled.
+    ///
+    /// A database that is not resident (corrected profile) reads only what the sync can
+    /// change: the nodes of the files that are new, changed or gone and of the files
+    /// the authority map names, with the nodes that have edges into them; the workspace
+    /// nodes of the unchanged files are counted, not read. An unchanged folder ends
+    /// after the walk.
     pub fn sync(
         &mut self,
         workspace: &Path,
@@ -203,9 +211,102 @@ impl Brain {
         event: &dyn Fn(&SyncReport) -> PyDict,
     ) -> Result<SyncReport> {
         let profile = self.profile;
-        // the embedder is taken out for the run and put back after
-        self.embedder()?;
-        let embedder = self.embedder.take().expect("loaded above");
+        let lazy = matches!(&self.backend, Backend::Store(s) if s.resident.is_none())
+            && profile.fixes_bugs();
+        // the plan: which files changed (read before the brain is)
+        let recorded = match &mut self.backend {
+            Backend::Store(s) => {
+                let mut m = Metadata::new();
+                if let Some(v) = crate::store::rows::meta_value(s.store.conn(), SYNC_FILES_KEY)
+                    .map_err(sql_error(s.store.path()))?
+                {
+                    m.insert(SYNC_FILES_KEY.into(), v);
+                }
+                m
+            }
+            Backend::Json(_) => self.json_state()?.meta.clone(),
+        };
+        let plan = plan_sync(workspace, profile, &recorded)?;
+        let deleted = plan.deleted(&recorded);
+        let mut scope_ids: Vec<String> = Vec::new();
+        let mut elsewhere: Option<usize> = None;
+        if lazy {
+            let Backend::Store(s) = &mut self.backend else {
+                unreachable!("a database")
+            };
+            let conn = s.store.conn();
+            let err = sql_error(s.store.path());
+            let mut affected: std::collections::BTreeSet<String> =
+                plan.resplit.iter().cloned().collect();
+            affected.extend(deleted.iter().cloned());
+            affected.extend(
+                mapped_files(&plan.present, &authority_map)
+                    .into_iter()
+                    .map(str::to_string),
+            );
+            // the nodes of the affected files and the chunks they now have
+            let mut stmt = conn
+                .prepare("SELECT id FROM nodes WHERE file = ?1 AND node_seq IS NOT NULL")
+                .map_err(&err)?;
+            for f in &affected {
+                let rows = stmt
+                    .query_map([f], |r| r.get::<_, String>(0))
+                    .map_err(&err)?;
+                for r in rows {
+                    scope_ids.push(r.map_err(&err)?);
+                }
+            }
+            scope_ids.extend(plan.texts.iter().map(|(id, _)| id.clone()));
+            scope_ids.sort();
+            scope_ids.dedup();
+            // the nodes with an edge into them (their edges may be removed)
+            let mut into = conn
+                .prepare(
+                    "SELECT DISTINCT s.id FROM nodes t JOIN edges e ON e.tgt = t.sym JOIN nodes s ON s.sym = e.src WHERE t.id = ?1",
+                )
+                .map_err(&err)?;
+            let mut sources = Vec::new();
+            for id in &scope_ids {
+                let rows = into
+                    .query_map([id], |r| r.get::<_, String>(0))
+                    .map_err(&err)?;
+                for r in rows {
+                    sources.push(r.map_err(&err)?);
+                }
+            }
+            scope_ids.extend(sources);
+            scope_ids.sort();
+            scope_ids.dedup();
+            // the workspace nodes of the unchanged files, counted
+            let unchanged: std::collections::HashSet<&str> = plan
+                .present
+                .iter()
+                .map(String::as_str)
+                .filter(|f| !plan.resplit.iter().any(|r| r == f))
+                .collect();
+            let mut all = conn
+                .prepare(
+                    "SELECT id, file FROM nodes WHERE node_seq IS NOT NULL AND file IS NOT NULL",
+                )
+                .map_err(&err)?;
+            let mut n = 0usize;
+            let rows = all
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(&err)?;
+            for r in rows {
+                let (id, file) = r.map_err(&err)?;
+                if unchanged.contains(file.as_str()) && is_workspace_id(&id, &file) {
+                    n += 1;
+                }
+            }
+            elsewhere = Some(n);
+        }
+        let embedder = if plan.texts.is_empty() {
+            None
+        } else {
+            Some(self.take_embedder()?)
+        };
+        let hash = crabpath::embed::HashEmbedder::new();
         let mut on_embed = on_embed;
         let mut report_embed = |n: usize| {
             if let Some(f) = on_embed.as_mut() {
@@ -213,27 +314,35 @@ impl Brain {
             }
         };
         let run = |w: &mut crate::working::Working<'_>| -> Result<SyncReport> {
-            let report = sync_workspace(
+            let report = apply_sync(
                 w,
-                workspace,
+                plan,
                 SyncOptions {
                     profile,
                     authority_map,
-                    embedder: embedder.as_ref(),
+                    embedder: embedder.as_deref().unwrap_or(&hash),
                     on_embed: Some(&mut report_embed),
                 },
+                elsewhere,
             )?;
             if !dry_run {
                 w.journal(event(&report));
             }
             Ok(report)
         };
-        let r = if dry_run {
-            self.write_dry(Scope::All, run)
+        let scope = if lazy {
+            Scope::NodesAndMeta(&scope_ids)
         } else {
-            self.write(Scope::All, run)
+            Scope::All
         };
-        self.embedder = Some(embedder);
+        let r = if dry_run {
+            self.write_dry(scope, run)
+        } else {
+            self.write(scope, run)
+        };
+        if let Some(e) = embedder {
+            self.put_embedder(e);
+        }
         r
     }
 

@@ -217,7 +217,7 @@ fn fill(tmp: &Path, c: &Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
             ins.execute(params![q, sym, v.blob, rev]).map_err(&err)?;
             if c.layout == Layout::Sparse {
                 if let Some(data) = RowData::decode(&v.blob, c.layout, c.dim) {
-                    rows.push(Row { sym, data });
+                    rows.push(Row { seq: q, sym, data });
                 }
             }
         }

@@ -75,7 +75,7 @@ pub struct Clock {
     pub seq: i64,
     /// Bumped when rows are deleted or reordered.
     pub structure: i64,
-    /// Bumped when vectors are deleted or replaced.
+    /// Bumped when the vectors are replaced wholesale (a rollback).
     pub vectors: i64,
 }
 
@@ -533,13 +533,13 @@ impl Write<'_> {
         self.structure = true;
     }
 
-    /// Records that vectors were deleted or replaced (the derived search index is
-    /// stale).
+    /// Records that the vectors were replaced wholesale (the derived search index no
+    /// longer applies).
     pub fn vectors_changed(&mut self) {
         self.vectors = true;
     }
 
-    /// Records that vectors were added.
+    /// Records that vectors were added, replaced or deleted.
     pub fn vectors_added(&mut self) {
         self.added = true;
     }

@@ -157,12 +157,12 @@ fn assemble(mut rows: Vec<NodeRow>, mut edges: Vec<EdgeRow>, complete: bool) -> 
         ..Loaded::default()
     };
     let mut bucket_of: FxHashMap<i64, i64> = FxHashMap::default();
-    for r in &rows {
-        let n = match &r.node {
-            Some(node) => out.graph.add_node(node.clone()),
+    for mut r in rows {
+        let n = match r.node.take() {
+            Some(node) => out.graph.add_node(node),
             None => out.graph.intern(&r.id),
         };
-        out.push_symbol(n, r.sym, Some(r));
+        out.push_symbol(n, r.sym, Some(&r));
         if let Some(b) = r.bucket_seq {
             bucket_of.insert(r.sym, b);
         }

@@ -5,11 +5,12 @@
 //!
 //! | table | one row per | columns |
 //! |---|---|---|
-//! | `brain` | (one row) | `rev`: the last write transaction's number (every row it wrote carries it); `seq`: the last position key handed out; `structure`: bumped when rows are deleted or reordered; `vectors`: bumped when vectors are deleted or replaced; `layout`: `sparse` or `dense` (how vectors are encoded and scored); `dim`: the vectors' dimension; `nonce`: a random number naming this database (the derived search index records it) |
+//! | `brain` | (one row) | `rev`: the last write transaction's number (every row it wrote carries it); `seq`: the last position key handed out; `structure`: bumped when rows are deleted or reordered; `vectors`: bumped when the vectors are replaced wholesale (a rollback); `layout`: `sparse` or `dense` (how vectors are encoded and scored); `dim`: the vectors' dimension; `nonce`: a random number naming this database (the derived search index records it) |
 //! | `meta` | key of the state's `meta` object | `key`, `pos` (key order), `value` (JSON) |
 //! | `nodes` | node id (and edge endpoint without a node) | `sym` (integer key), `id`, `node_seq` (position in node order; NULL for an endpoint without a node), `bucket_seq` (position of its outgoing edges among sources; NULL without any), `content`, `summary`, `metadata` (JSON object), `file` (the `file` metadata, for sync), `rev` |
 //! | `edges` | directed edge | `src`, `tgt` (node `sym`s), `seq` (position among the source's edges), `weight`, `kind`, `metadata` (JSON object, NULL when empty), `rev` |
 //! | `vectors` | node vector | `seq` (position in index order), `sym`, `v` (the unit vector as `f32`, see below), `rev` |
+//! | `vector_gone` | deleted vector | `sym`, `rev` (the derived search index leaves out vectors deleted after it was built; rows older than the index are dropped when it is rebuilt) |
 //! | `journal` | journal entry | `seq`, `entry` (the JSON line the reference's `journal.jsonl` holds) |
 //!
 //! Orders are those of the reference's in-memory graph (reference
@@ -86,6 +87,11 @@ CREATE TABLE vectors(
     rev INTEGER NOT NULL
 );
 CREATE INDEX vectors_rev ON vectors(rev);
+CREATE TABLE vector_gone(
+    sym INTEGER NOT NULL,
+    rev INTEGER NOT NULL
+);
+CREATE INDEX vector_gone_rev ON vector_gone(rev);
 CREATE TABLE journal(
     seq INTEGER PRIMARY KEY,
     entry TEXT NOT NULL

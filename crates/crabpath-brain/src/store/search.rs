@@ -16,22 +16,23 @@
 //! pairs of the vectors where it is not zero — so that a query reads the lists of its
 //! own non-zero components (a few MB on 79,000 hash-v1 chunks) instead of every vector
 //! (58 MB). It is memory-mapped, written atomically (temporary file, `fsync`, rename)
-//! by the operations that change many vectors (`init`, `sync`, `import`, `maintain`,
-//! `rollback`, and any writer once the vectors added since it was built pass
-//! [`REBUILD_AFTER`]), and stamped with the database's vector epoch and the revision it
-//! covers: vectors added after it (`rev` above its stamp) are scored from their rows;
-//! once a vector it holds is deleted or replaced (the epoch moved on) it is ignored
-//! until rebuilt, and queries read every vector row instead. Deleting it loses nothing.
-//! Dense vectors (MiniLM) have no derived index: every query reads them all anyway, and
-//! a second copy would double the brain on disk.
+//! by `init`, `import` and `rollback` and by any writer once more than [`REBUILD_AFTER`]
+//! vectors were added, replaced or deleted since it was built, and stamped with the
+//! database's nonce, vector epoch and the revision it covers. Vectors written after it
+//! (`rev` above its stamp) are scored from their rows and their old entries in it are
+//! left out; vectors deleted after it (table `vector_gone`) are left out too. Deleting
+//! the file loses nothing: queries then read every vector row. Dense vectors (MiniLM)
+//! have no derived index: every query reads them all anyway, and a second copy would
+//! double the brain on disk.
 //!
 //! Cost: with a current index, one pass over the query's posting lists plus the rows
-//! added since; otherwise one pass over every vector row.
+//! written since; otherwise one pass over every vector row.
 
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 use rusqlite::{params, Connection};
+use rustc_hash::FxHashSet;
 
 use super::codec::sparse_entries;
 use super::{Clock, Layout};
@@ -90,9 +91,11 @@ impl RowData {
     }
 }
 
-/// A vector row: its node's `sym` and its data.
+/// A vector row: its position in index order, its node's `sym` and its data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// Position in index order (ties rank by it).
+    pub seq: i64,
     /// The node's `sym`.
     pub sym: i64,
     /// The vector.
@@ -104,6 +107,7 @@ pub struct PostingsFile {
     map: Mmap,
     dim: usize,
     rows: usize,
+    seqs_at: usize,
     /// The database it was built from ([`super::Store::nonce`]).
     pub nonce: i64,
     /// The vector epoch it was built at.
@@ -140,7 +144,8 @@ impl PostingsFile {
         if fdim != dim {
             return None;
         }
-        let starts_at = HEADER + rows * 8;
+        let seqs_at = HEADER + rows * 8;
+        let starts_at = seqs_at + rows * 8;
         let entries_at = starts_at + (dim + 1) * 8;
         if map.len() != entries_at + nnz * 8 {
             return None;
@@ -152,6 +157,7 @@ impl PostingsFile {
             map,
             dim,
             rows,
+            seqs_at,
             nonce,
             epoch,
             rev,
@@ -168,6 +174,11 @@ impl PostingsFile {
     /// The `sym` of an indexed row.
     pub fn sym(&self, row: usize) -> i64 {
         u64_at(&self.map, HEADER + row * 8) as i64
+    }
+
+    /// The index-order position of an indexed row.
+    pub fn seq(&self, row: usize) -> i64 {
+        u64_at(&self.map, self.seqs_at + row * 8) as i64
     }
 
     fn start(&self, j: usize) -> usize {
@@ -231,6 +242,9 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
     for r in rows {
         out.extend_from_slice(&(r.sym as u64).to_le_bytes());
     }
+    for r in rows {
+        out.extend_from_slice(&(r.seq as u64).to_le_bytes());
+    }
     for c in &counts {
         out.extend_from_slice(&c.to_le_bytes());
     }
@@ -245,21 +259,29 @@ pub fn read_rows(
     dim: usize,
     after: i64,
 ) -> rusqlite::Result<Vec<Row>> {
-    let mut stmt = conn.prepare("SELECT sym, v FROM vectors WHERE rev > ?1 ORDER BY seq")?;
+    let mut stmt = conn.prepare("SELECT seq, sym, v FROM vectors WHERE rev > ?1 ORDER BY seq")?;
     let rows = stmt.query_map(params![after], |r| {
-        let sym: i64 = r.get(0)?;
-        let blob = r.get_ref(1)?.as_blob()?;
-        Ok((sym, RowData::decode(blob, layout, dim)))
+        let seq: i64 = r.get(0)?;
+        let sym: i64 = r.get(1)?;
+        let blob = r.get_ref(2)?.as_blob()?;
+        Ok((seq, sym, RowData::decode(blob, layout, dim)))
     })?;
     let mut out = Vec::new();
     for r in rows {
-        let (sym, data) = r?;
+        let (seq, sym, data) = r?;
         // a blob that does not fit the layout (edited by hand) is left out
         if let Some(data) = data {
-            out.push(Row { sym, data });
+            out.push(Row { seq, sym, data });
         }
     }
     Ok(out)
+}
+
+/// The `sym`s of the vectors deleted after revision `after`.
+pub fn read_gone(conn: &Connection, after: i64) -> rusqlite::Result<Vec<i64>> {
+    let mut stmt = conn.prepare("SELECT sym FROM vector_gone WHERE rev > ?1")?;
+    let rows = stmt.query_map(params![after], |r| r.get(0))?;
+    rows.collect()
 }
 
 /// Writes the derived index of the committed vectors (see the module docs) from one
@@ -292,6 +314,11 @@ pub fn rebuild(
         pyformat::Error::Io { path, source } => io_error(path, source),
         other => other.into(),
     })?;
+    // deletions the index no longer needs to be told about
+    let _ = conn.execute(
+        "DELETE FROM vector_gone WHERE rev <= ?1",
+        params![clock.rev],
+    );
     Ok(rows.len())
 }
 
@@ -309,7 +336,7 @@ pub fn needs_rebuild(
         .filter(|f| f.nonce == nonce && f.epoch == clock.vectors && f.rev <= clock.rev);
     let after = file.as_ref().map_or(-1, |f| f.rev);
     let newer: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM vectors WHERE rev > ?1",
+        "SELECT (SELECT COUNT(*) FROM vectors WHERE rev > ?1) + (SELECT COUNT(*) FROM vector_gone WHERE rev > ?1)",
         params![after],
         |r| r.get(0),
     )?;
@@ -319,14 +346,17 @@ pub fn needs_rebuild(
     })
 }
 
-/// The searchable vectors of a brain: the derived index when current, and the rows it
-/// does not hold (see the module docs).
+/// The searchable vectors of a brain: the derived index when current, the rows it
+/// does not hold, and the entries of it that are no longer valid (see the module docs).
 pub struct Searcher {
     layout: Layout,
     dim: usize,
     nonce: i64,
     file: Option<PostingsFile>,
+    /// Vectors written after the index (all of them without one), in index order.
     rows: Vec<Row>,
+    /// `sym`s whose entry in the index is replaced or deleted.
+    excluded: FxHashSet<i64>,
     /// The vector epoch and revision covered.
     pub clock: Clock,
 }
@@ -349,19 +379,25 @@ impl Searcher {
         };
         let after = file.as_ref().map_or(-1, |f| f.rev);
         let rows = read_rows(conn, layout, dim, after)?;
+        let mut excluded: FxHashSet<i64> = FxHashSet::default();
+        if file.is_some() {
+            excluded.extend(rows.iter().map(|r| r.sym));
+            excluded.extend(read_gone(conn, after)?);
+        }
         Ok(Searcher {
             layout,
             dim,
             nonce,
             file,
             rows,
+            excluded,
             clock,
         })
     }
 
-    /// Brings the searcher up to date with `conn`: new vector rows are added; after a
-    /// deletion or replacement (a new epoch) everything is read again. Returns whether
-    /// anything changed.
+    /// Brings the searcher up to date with `conn`: vectors written since are taken
+    /// (a replaced one in place), deleted ones dropped; after a wholesale change (a new
+    /// epoch) everything is read again. Returns whether anything changed.
     pub fn refresh(&mut self, conn: &Connection, dir: &Path) -> rusqlite::Result<bool> {
         let clock = super::read_clock(conn)?;
         if clock.vectors != self.clock.vectors {
@@ -371,16 +407,26 @@ impl Searcher {
         if clock.rev == self.clock.rev {
             return Ok(false);
         }
-        let added = read_rows(conn, self.layout, self.dim, self.clock.rev)?;
-        let changed = !added.is_empty();
-        self.rows.extend(added);
+        let written = read_rows(conn, self.layout, self.dim, self.clock.rev)?;
+        let gone = read_gone(conn, self.clock.rev)?;
+        let changed = !written.is_empty() || !gone.is_empty();
+        let gone_set: FxHashSet<i64> = gone.iter().copied().collect();
+        let written_syms: FxHashSet<i64> = written.iter().map(|r| r.sym).collect();
+        self.rows
+            .retain(|r| !gone_set.contains(&r.sym) && !written_syms.contains(&r.sym));
+        self.rows.extend(written);
+        self.rows.sort_by_key(|r| r.seq);
+        if self.file.is_some() {
+            self.excluded.extend(written_syms);
+            self.excluded.extend(gone);
+        }
         self.clock = clock;
         Ok(changed)
     }
 
-    /// Vectors held in rows (not in the derived index).
+    /// Vectors held in rows (not in the derived index), and index entries left out.
     pub fn unindexed(&self) -> usize {
-        self.rows.len()
+        self.rows.len() + self.excluded.len()
     }
 
     /// Whether a current derived index is in use.
@@ -390,12 +436,17 @@ impl Searcher {
 
     /// Total vectors.
     pub fn len(&self) -> usize {
-        self.file.as_ref().map_or(0, |f| f.rows()) + self.rows.len()
+        let stale = self.file.as_ref().map_or(0, |f| {
+            (0..f.rows())
+                .filter(|&i| self.excluded.contains(&f.sym(i)))
+                .count()
+        });
+        self.file.as_ref().map_or(0, |f| f.rows()) - stale + self.rows.len()
     }
 
     /// Whether there are no vectors.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.rows.is_empty() && self.file.as_ref().is_none_or(|f| f.rows() == 0)
     }
 
     /// The `top_k` best vectors for `query` as (`sym`, score) (see the module docs).
@@ -428,12 +479,28 @@ impl Searcher {
         }
         touched.sort_unstable();
         touched.dedup();
-        let by_rank =
-            |a: &u32, b: &u32| acc[*b as usize].total_cmp(&acc[*a as usize]).then(a.cmp(b));
+        let file = self.file.as_ref();
+        let live = |i: u32| -> bool {
+            let i = i as usize;
+            i >= base || !file.is_some_and(|f| self.excluded.contains(&f.sym(i)))
+        };
+        let seq = |i: u32| -> i64 {
+            let i = i as usize;
+            if i < base {
+                file.map_or(0, |f| f.seq(i))
+            } else {
+                self.rows[i - base].seq
+            }
+        };
+        let by_rank = |a: &u32, b: &u32| {
+            acc[*b as usize]
+                .total_cmp(&acc[*a as usize])
+                .then(seq(*a).cmp(&seq(*b)))
+        };
         let mut positive: Vec<u32> = touched
             .iter()
             .copied()
-            .filter(|&i| acc[i as usize] > 0.0)
+            .filter(|&i| acc[i as usize] > 0.0 && live(i))
             .collect();
         let mut order: Vec<u32> = if positive.len() >= top_k {
             if top_k < positive.len() {
@@ -445,16 +512,16 @@ impl Searcher {
         } else {
             positive.sort_unstable_by(by_rank);
             let mut out = positive;
-            out.extend(
-                (0..n as u32)
-                    .filter(|&i| acc[i as usize] == 0.0)
-                    .take(top_k - out.len()),
-            );
+            let mut zeros: Vec<u32> = (0..n as u32)
+                .filter(|&i| acc[i as usize] == 0.0 && live(i))
+                .collect();
+            zeros.sort_unstable_by_key(|&i| seq(i));
+            out.extend(zeros.into_iter().take(top_k - out.len()));
             if out.len() < top_k {
                 let mut negative: Vec<u32> = touched
                     .iter()
                     .copied()
-                    .filter(|&i| acc[i as usize] < 0.0)
+                    .filter(|&i| acc[i as usize] < 0.0 && live(i))
                     .collect();
                 negative.sort_unstable_by(by_rank);
                 out.extend(negative);
@@ -467,7 +534,7 @@ impl Searcher {
             .map(|i| {
                 let i = i as usize;
                 let sym = if i < base {
-                    self.file.as_ref().map_or(-1, |f| f.sym(i))
+                    file.map_or(-1, |f| f.sym(i))
                 } else {
                     self.rows[i - base].sym
                 };
@@ -482,15 +549,16 @@ mod tests {
     use super::*;
 
     fn rows() -> Vec<Row> {
-        let v = |e: &[(u16, f32)]| Row {
+        let v = |seq: i64, e: &[(u16, f32)]| Row {
+            seq,
             sym: e.len() as i64 * 10 + e[0].0 as i64,
             data: RowData::Sparse(e.to_vec()),
         };
         vec![
-            v(&[(0, 1.0)]),
-            v(&[(1, 0.6), (2, 0.8)]),
-            v(&[(0, -0.6), (3, 0.8)]),
-            v(&[(3, 1.0)]),
+            v(1, &[(0, 1.0)]),
+            v(2, &[(1, 0.6), (2, 0.8)]),
+            v(3, &[(0, -0.6), (3, 0.8)]),
+            v(4, &[(3, 1.0)]),
         ]
     }
 
@@ -517,6 +585,7 @@ mod tests {
             nonce: 7,
             file: Some(file),
             rows: Vec::new(),
+            excluded: FxHashSet::default(),
             clock,
         };
         let without = Searcher {
@@ -525,6 +594,7 @@ mod tests {
             nonce: 7,
             file: None,
             rows: rows.clone(),
+            excluded: FxHashSet::default(),
             clock,
         };
         for q in [

@@ -170,10 +170,8 @@ impl VectorStore for TxnVectors<'_, '_> {
                 params![seq, sym, blob, rev],
             );
             self.note(r);
-            self.w.vectors_added();
-        } else {
-            self.w.vectors_changed();
         }
+        self.w.vectors_added();
         Ok(())
     }
 

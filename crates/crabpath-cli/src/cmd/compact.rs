@@ -16,7 +16,7 @@ pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
     let loc = crabpath_brain::locate(&ctx.state_path(&a.state, false));
     let mut brain = ctx.open(loc, true)?;
     let meta = brain.embedder_meta()?;
-    let which = choose_embedder(ctx, None, &meta)?;
+    let which = choose_embedder(ctx, None, &meta, brain.path())?;
     let embedder = which.load()?;
     let dir = expanduser(&a.memory_dir);
     let display = pathlib_str(&dir);

@@ -60,7 +60,7 @@ pub fn open_serving(ctx: &Ctx, state: &str) -> CliResult<Brain> {
     let mut brain = Brain::open(crabpath_brain::locate(&path), options)?;
     if ctx.fixes() {
         let meta = brain.embedder_meta()?;
-        let which = choose_embedder(ctx, None, &meta)?;
+        let which = choose_embedder(ctx, None, &meta, brain.path())?;
         // loaded now: a daemon must not pay for it on its first query
         brain.set_embedder(which.loader());
         brain.embedder()?;

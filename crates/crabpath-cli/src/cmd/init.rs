@@ -39,7 +39,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
         };
         return Err(CliError::Other(e.into()));
     }
-    let which = choose_embedder(ctx, a.embedder, &Metadata::new())?;
+    let which = choose_embedder(ctx, a.embedder, &Metadata::new(), &dir)?;
     std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
     let boot = match split_workspace(&workspace, &SplitOptions::new(ctx.profile)) {
         Ok(b) => b,

@@ -14,7 +14,7 @@ pub fn run(ctx: &Ctx, a: &InjectArgs) -> CliResult {
     let loc = crabpath_brain::locate(&ctx.state_path(&a.state, false));
     let mut brain = ctx.open(loc, true)?;
     let meta = brain.embedder_meta()?;
-    let which = choose_embedder(ctx, a.embedder, &meta)?;
+    let which = choose_embedder(ctx, a.embedder, &meta, brain.path())?;
     let vector = if a.vector_stdin {
         Some(parse_vector(&read_stdin()?, ctx.fixes())?)
     } else {

@@ -29,10 +29,11 @@ pub fn run(ctx: &Ctx, a: &JournalArgs) -> CliResult {
         ),
     };
     if !journal.malformed.is_empty() {
+        let lines: Vec<String> = journal.malformed.iter().map(|n| n.to_string()).collect();
         eprintln!(
-            "crabpath: {}: skipped malformed line(s) {:?}",
+            "crabpath: {}: skipped the line(s) that are not JSON objects: {}",
             path.display(),
-            journal.malformed
+            lines.join(", ")
         );
     }
     if a.stats {

@@ -21,7 +21,7 @@ pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
         .iter()
         .any(|t| t == "connect" || (t == "merge" && !a.dry_run));
     let embedder = if ctx.fixes() && needs_embedder {
-        Some(choose_embedder(ctx, None, &meta)?.load()?)
+        Some(choose_embedder(ctx, None, &meta, brain.path())?.load()?)
     } else {
         None
     };

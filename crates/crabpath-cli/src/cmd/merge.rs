@@ -17,7 +17,7 @@ pub fn run_merge(ctx: &Ctx, a: &MergeArgs) -> CliResult {
     let mut brain = ctx.open(loc, true)?;
     let embedder = if ctx.fixes() && has_vectors {
         let meta = brain.embedder_meta()?;
-        Some(choose_embedder(ctx, None, &meta)?.load()?)
+        Some(choose_embedder(ctx, None, &meta, brain.path())?.load()?)
     } else {
         None
     };

@@ -14,7 +14,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     let graph_only = matches!(loc, Location::Graph { index: None, .. });
     let mut brain = ctx.open(loc, true)?;
     let meta = brain.embedder_meta()?;
-    let which = choose_embedder(ctx, a.embedder, &meta)?;
+    let which = choose_embedder(ctx, a.embedder, &meta, brain.path())?;
     if a.top <= 0 {
         return reference("--top must be >= 1");
     }

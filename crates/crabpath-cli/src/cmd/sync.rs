@@ -18,7 +18,7 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
     let path = ctx.state_path(&a.state, false);
     let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
     let meta = brain.embedder_meta()?;
-    let which = choose_embedder(ctx, a.embedder, &meta)?;
+    let which = choose_embedder(ctx, a.embedder, &meta, brain.path())?;
     brain.set_embedder(which.loader());
     let workspace = expanduser(&a.workspace);
     let pb = bar(0, "embedding", ctx.progress());
