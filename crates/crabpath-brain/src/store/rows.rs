@@ -81,7 +81,8 @@ impl Loaded {
             self.syms.resize(i + 1, -1);
             self.node_seq.resize(i + 1, None);
             self.bucket_seq.resize(i + 1, None);
-            self.bucket_loaded.resize(i + 1, false);
+            // a whole-graph view knows every bucket, new symbols' included
+            self.bucket_loaded.resize(i + 1, self.complete);
             self.edge_seq.resize_with(i + 1, FxHashMap::default);
         }
         self.syms[i] = sym;
@@ -99,7 +100,7 @@ impl Loaded {
             self.syms.resize(symbols, -1);
             self.node_seq.resize(symbols, None);
             self.bucket_seq.resize(symbols, None);
-            self.bucket_loaded.resize(symbols, false);
+            self.bucket_loaded.resize(symbols, self.complete);
             self.edge_seq.resize_with(symbols, FxHashMap::default);
         }
     }
