@@ -131,24 +131,35 @@ impl std::str::FromStr for RouteMode {
     }
 }
 
-/// One traversal, with the router `route` when given (reading `vectors` and the query
-/// vector), else as the reference traverses.
+/// What a routed traversal reads besides the graph: the router (`None`: none), the
+/// node vectors and query vector its cosine term reads, the query text.
+#[derive(Clone, Copy)]
+pub struct Routing<'a> {
+    /// The router configuration.
+    pub config: Option<&'a RouterConfig>,
+    /// The node vectors.
+    pub vectors: Option<&'a dyn NodeVectors>,
+    /// The query vector.
+    pub query: Option<&'a [f64]>,
+    /// The query text.
+    pub text: &'a str,
+}
+
+/// One traversal, with the router of `routing` when it has one, else as the reference
+/// traverses. Without vectors or a query vector, a cosine term has nothing to read:
+/// the router falls back to `edge`.
 pub fn traverse(
     traverser: &mut Traverser,
     graph: &Graph,
     seeds: &[(NodeId, f64)],
     config: &TraversalConfig,
-    route: Option<&RouterConfig>,
-    vectors: Option<&dyn NodeVectors>,
-    query: Option<&[f64]>,
-    text: &str,
+    routing: Routing<'_>,
 ) -> Result<TraversalResult> {
-    let Some(route) = route else {
+    let Some(route) = routing.config else {
         return Ok(traverser.traverse(graph, seeds, config)?);
     };
     let mut cfg = *route;
-    // without vectors or a query vector, a cosine term has nothing to read
-    let (vectors, query) = match (vectors, query) {
+    let (vectors, query) = match (routing.vectors, routing.query) {
         (Some(v), Some(q)) if v.dim() == q.len() && v.dim() > 0 => (Some(v), Some(q)),
         _ => {
             cfg.kind = RouterKind::Edge;
@@ -160,7 +171,7 @@ pub fn traverse(
     if let Some(q) = query {
         router.set_query(q)?;
     }
-    Ok(traverser.traverse_routed(graph, seeds, config, &mut router, text)?)
+    Ok(traverser.traverse_routed(graph, seeds, config, &mut router, routing.text)?)
 }
 
 /// The unit vectors of a state file's index (`f64`, normalised per lookup).

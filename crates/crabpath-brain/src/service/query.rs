@@ -29,6 +29,7 @@ use super::engine::{Backend, Brain};
 use crate::command::query::traversal_config;
 use crate::error::{Error, Result};
 use crate::journal::query_event;
+use crate::route::Routing;
 use crate::store::rows::{load_part, Loaded};
 use crate::store::search::Searcher;
 use crate::store::sql_error;
@@ -179,16 +180,13 @@ impl Brain {
                     .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
                     .collect();
                 let vectors = crate::route::IndexVectors::new(graph, &st.index);
-                let result = crate::route::traverse(
-                    traverser,
-                    graph,
-                    &seeds,
-                    &config,
-                    route,
-                    Some(&vectors),
-                    vector.as_deref(),
+                let routing = Routing {
+                    config: route,
+                    vectors: Some(&vectors),
+                    query: vector.as_deref(),
                     text,
-                )?;
+                };
+                let result = crate::route::traverse(traverser, graph, &seeds, &config, routing)?;
                 let entry = query_entry(req, &result, graph, graph.node_count());
                 crate::journal::append_entries(&j.journal, &[entry])?;
                 (graph, hits, seeds, result)
@@ -229,16 +227,13 @@ impl Brain {
                             &sym_of,
                             &serving.vectors,
                         );
-                        crate::route::traverse(
-                            traverser,
-                            graph,
-                            &seeds,
-                            &config,
-                            route,
-                            Some(&vectors),
-                            Some(v),
+                        let routing = Routing {
+                            config: route,
+                            vectors: Some(&vectors),
+                            query: Some(v),
                             text,
-                        )?
+                        };
+                        crate::route::traverse(traverser, graph, &seeds, &config, routing)?
                     } else {
                         traverser.traverse(graph, &seeds, &config)?
                     };
@@ -259,15 +254,18 @@ impl Brain {
                         let sym_of = |n: NodeId| loaded.sym(n);
                         let vectors =
                             crate::route::StoreVectors::new(&tx, layout, dim, &sym_of, &cache);
+                        let routing = Routing {
+                            config: route,
+                            vectors: Some(&vectors),
+                            query: Some(v),
+                            text,
+                        };
                         let result = crate::route::traverse(
                             traverser,
                             &loaded.graph,
                             &seeds,
                             &config,
-                            route,
-                            Some(&vectors),
-                            Some(v),
-                            text,
+                            routing,
                         )?;
                         let missing: Vec<i64> = result
                             .fired
