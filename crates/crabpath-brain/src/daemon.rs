@@ -28,6 +28,10 @@
 //! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
 //! state file, every `auto_save_interval`-th write saves it.
 //!
+//! Upstream v12's methods (`inject`, `correction`, `last_fired`, `learn_by_chat_id`,
+//! `capture_feedback`), `route_mode` and `chat_id` turns on `query`, and `protocol` are
+//! in [`v12`] (protocol version [`PROTOCOL_VERSION`]).
+//!
 //! | # | reference (paper) | corrected | before → after |
 //! |---|---|---|---|
 //! | N1 | end of input exits without saving (3 learns with auto-save every 2: the third is lost) | unsaved writes are saved | 2 of 3 vs. 3 of 3 persisted |

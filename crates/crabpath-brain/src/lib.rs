@@ -36,6 +36,14 @@
 //! | `snapshot`, `rollback` | [`snapshot`] | — |
 //! | the state lock; one `.bak` per save | [`lock`], `pyformat::io` | — (the reference has neither) |
 //! | binary index sidecar of `state.json` | [`sidecar`] | — |
+//! | the daemon's upstream v12 methods (`inject`, `correction`, `last_fired`, `learn_by_chat_id`, `capture_feedback`, `route_mode`) | [`daemon`] | `openclawbrain/daemon.py`, `protocol.py` (12.2.6) |
+//!
+//! ## Serving agents
+//!
+//! | piece | module | source |
+//! |---|---|---|
+//! | route modes of served queries (`off`, `edge`, `edge+sim`, `adaptive`) and the vectors routers read | [`route`] | `crabpath::router`; upstream `daemon.py::_handle_query` |
+//! | conversation log, feedback that arrives later, the correction ledger | [`turns`], [`service`] (`feedback`, `correct`, `teach`) | seed 003 §3.2–3.4, seed 002 §5.7–5.8 |
 //!
 //! ## Layers
 //!

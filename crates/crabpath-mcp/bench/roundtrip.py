@@ -1,0 +1,179 @@
+"""Query round trip, side by side: `crabpath mcp` driven by a real MCP client (the
+Python `mcp` SDK from PyPI, over stdio) and `crabpath daemon` driven over its NDJSON
+stdin/stdout, on the same brain, from the same Python process.
+
+    python roundtrip.py CRABPATH BRAIN [--rounds 10] [--per-round 100] [--top-k 4]
+
+Both servers are started once and warmed up (20 queries each); then, in each round,
+`per-round` queries go to the daemon and `per-round` to the MCP server, alternating
+which goes first, so that a change of load on a shared machine hits both alike. Every
+query carries a chat id (both servers then log the turn, as an agent's queries would).
+The load average is read before and after. Prints one JSON object: p50, p90, p99, mean
+(milliseconds) per server, the ratio MCP / daemon, the load.
+
+Not a test: nothing is asserted; the numbers go to BENCHMARKS.md.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import time
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+# Questions a user of a command-line documentation folder asks (tldr-pages).
+QUERIES = [
+    "how do I extract a tar archive",
+    "list files sorted by size",
+    "find files modified in the last day",
+    "show disk usage of a folder",
+    "create a new git branch and switch to it",
+    "undo the last git commit",
+    "copy files over ssh",
+    "download a file from a url",
+    "compress a folder into a zip file",
+    "kill a process by name",
+    "show running processes",
+    "change file permissions recursively",
+    "search text in files recursively",
+    "replace text in a file with sed",
+    "print the first lines of a file",
+    "follow a log file as it grows",
+    "list open network ports",
+    "show the ip address of this machine",
+    "mount a usb drive",
+    "convert an image to png",
+    "resize an image",
+    "record the terminal session",
+    "schedule a job with cron",
+    "create a python virtual environment",
+    "install a package with pip",
+    "run a docker container interactively",
+    "list docker images",
+    "show kubernetes pods",
+    "generate an ssh key",
+    "check a file checksum",
+    "count lines in a file",
+    "sort lines and remove duplicates",
+    "show the calendar",
+    "measure how long a command takes",
+    "watch a command every two seconds",
+    "split a large file into parts",
+    "encrypt a file with gpg",
+    "show memory usage",
+    "compare two files",
+    "rename many files at once",
+]
+
+
+def percentile(xs, p):
+    s = sorted(xs)
+    k = (len(s) - 1) * p / 100.0
+    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def summary(xs):
+    return {
+        "n": len(xs),
+        "p50_ms": round(percentile(xs, 50), 3),
+        "p90_ms": round(percentile(xs, 90), 3),
+        "p99_ms": round(percentile(xs, 99), 3),
+        "mean_ms": round(statistics.fmean(xs), 3),
+    }
+
+
+class Daemon:
+    def __init__(self, crabpath, brain):
+        self.p = subprocess.Popen(
+            [crabpath, "daemon", "--state", brain],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self.i = 0
+
+    def query(self, q, top_k):
+        self.i += 1
+        req = {"id": self.i, "method": "query", "params": {"query": q, "top_k": top_k, "chat_id": "bench-daemon"}}
+        t0 = time.perf_counter()
+        self.p.stdin.write(json.dumps(req) + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        dt = (time.perf_counter() - t0) * 1000.0
+        if '"result"' not in line:
+            raise SystemExit(f"daemon error: {line}")
+        return dt
+
+    def close(self):
+        self.p.stdin.write(json.dumps({"id": 0, "method": "shutdown"}) + "\n")
+        self.p.stdin.close()
+        self.p.wait()
+
+
+async def mcp_query(session, q, top_k):
+    t0 = time.perf_counter()
+    r = await session.call_tool("query", {"query": q, "top_k": top_k, "chat_id": "bench-mcp"})
+    dt = (time.perf_counter() - t0) * 1000.0
+    if r.is_error:
+        raise SystemExit(f"mcp error: {r.content[0].text}")
+    return dt
+
+
+async def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("crabpath")
+    ap.add_argument("brain")
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--per-round", type=int, default=100)
+    ap.add_argument("--top-k", type=int, default=4)
+    a = ap.parse_args()
+    load_before = os.getloadavg()
+    daemon = Daemon(a.crabpath, a.brain)
+    params = StdioServerParameters(command=a.crabpath, args=["mcp", "--state", a.brain])
+    t_daemon, t_mcp = [], []
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            for i in range(20):
+                daemon.query(QUERIES[i % len(QUERIES)], a.top_k)
+                await mcp_query(session, QUERIES[i % len(QUERIES)], a.top_k)
+            k = 0
+            for r in range(a.rounds):
+                block = [QUERIES[(k + j) % len(QUERIES)] for j in range(a.per_round)]
+                k += a.per_round
+                order = ["daemon", "mcp"] if r % 2 == 0 else ["mcp", "daemon"]
+                for who in order:
+                    for q in block:
+                        if who == "daemon":
+                            t_daemon.append(daemon.query(q, a.top_k))
+                        else:
+                            t_mcp.append(await mcp_query(session, q, a.top_k))
+    daemon.close()
+    load_after = os.getloadavg()
+    d, m = summary(t_daemon), summary(t_mcp)
+    print(
+        json.dumps(
+            {
+                "brain": a.brain,
+                "top_k": a.top_k,
+                "daemon_ndjson": d,
+                "mcp_stdio": m,
+                "ratio_mcp_over_daemon": {
+                    "p50": round(m["p50_ms"] / d["p50_ms"], 2),
+                    "p99": round(m["p99_ms"] / d["p99_ms"], 2),
+                },
+                "load_before": [round(x, 2) for x in load_before],
+                "load_after": [round(x, 2) for x in load_after],
+            },
+            indent=1,
+        )
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
