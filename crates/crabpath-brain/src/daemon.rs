@@ -54,7 +54,6 @@ use crate::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crate::command::HealthPayload;
 use crate::route::RouteMode;
 use crate::service::{Brain, QueryRequest};
-use crate::turns::TurnRecord;
 use crabpath::profile::Profile;
 use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use pyformat::pystr;
@@ -409,7 +408,7 @@ impl Daemon {
         };
         let answer = self.brain.query(&req)?;
         let traverse_ms = answer.traverse_ms;
-        let record = chat_id.as_ref().map(|_| TurnRecord::of(&text, &answer));
+        let record = chat_id.as_ref().map(|_| answer.turn_record(&text));
         let mut d = PyDict::new();
         d.insert(
             "fired_nodes".into(),

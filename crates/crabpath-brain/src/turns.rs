@@ -87,30 +87,6 @@ pub struct TurnRecord {
     pub path: Vec<(String, String)>,
 }
 
-impl TurnRecord {
-    /// The record of a query's answer.
-    pub fn of(query: &str, answer: &crate::service::Answer<'_>) -> TurnRecord {
-        let g = answer.graph;
-        let score: FxHashMap<_, f64> = answer.result.fired_scores.iter().copied().collect();
-        TurnRecord {
-            query: query.to_string(),
-            fired: answer.fired().iter().map(|s| s.to_string()).collect(),
-            scores: answer
-                .result
-                .fired
-                .iter()
-                .map(|n| score.get(n).copied().unwrap_or(0.0))
-                .collect(),
-            path: answer
-                .result
-                .steps
-                .iter()
-                .map(|s| (g.name(s.from).to_string(), g.name(s.to).to_string()))
-                .collect(),
-        }
-    }
-}
-
 /// One turn's share of a feedback.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Credit {

@@ -15,7 +15,7 @@ use crabpath_brain::route::RouteMode;
 use crabpath_brain::service::{
     export_state, init_store, CorrectRequest, FeedbackRequest, InitOptions,
 };
-use crabpath_brain::turns::{TurnRecord, Window};
+use crabpath_brain::turns::Window;
 use crabpath_brain::workspace::SplitOptions;
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 
@@ -53,7 +53,7 @@ fn ask(b: &mut Brain, chat: &str) -> (Vec<String>, Vec<(String, String)>) {
     let mut req = QueryRequest::new(QUESTION, 4);
     req.route = RouteMode::EdgeSim.config();
     let answer = b.query(&req).unwrap();
-    let rec = TurnRecord::of(QUESTION, &answer);
+    let rec = answer.turn_record(QUESTION);
     drop(answer);
     let out = (rec.fired.clone(), rec.path.clone());
     b.record_turn(chat, rec).unwrap();

@@ -9,7 +9,7 @@ use crabpath_brain::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crabpath_brain::command::HealthPayload;
 use crabpath_brain::route::RouteMode;
 use crabpath_brain::service::{CorrectRequest, FeedbackReport, FeedbackRequest, TurnCredit};
-use crabpath_brain::turns::{TurnRecord, Window};
+use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
@@ -243,7 +243,7 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
     if explain {
         out["explanation"] = Value::String(answer.explanation().render(g));
     }
-    let record = chat_id.map(|_| TurnRecord::of(text, &answer));
+    let record = chat_id.map(|_| answer.turn_record(text));
     drop(answer);
     if let (Some(c), Some(rec)) = (chat_id, record) {
         let turn = brain.record_turn(c, rec)?;

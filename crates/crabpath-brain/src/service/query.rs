@@ -98,6 +98,30 @@ impl Answer<'_> {
             .context(self.graph, self.config.max_context_chars)
     }
 
+    /// The record of this answer in a conversation's log ([`crate::turns`]): the
+    /// query, the fired ids in order with their scores, the traversed path.
+    pub fn turn_record(&self, query: &str) -> crate::turns::TurnRecord {
+        let g = self.graph;
+        let score: rustc_hash::FxHashMap<NodeId, f64> =
+            self.result.fired_scores.iter().copied().collect();
+        crate::turns::TurnRecord {
+            query: query.to_string(),
+            fired: self.fired().iter().map(|s| s.to_string()).collect(),
+            scores: self
+                .result
+                .fired
+                .iter()
+                .map(|n| score.get(n).copied().unwrap_or(0.0))
+                .collect(),
+            path: self
+                .result
+                .steps
+                .iter()
+                .map(|s| (g.name(s.from).to_string(), g.name(s.to).to_string()))
+                .collect(),
+        }
+    }
+
     /// Why each node fired ([`crabpath::explain`]).
     pub fn explanation(&self) -> Explanation {
         explain(self.graph, &self.seeds, &self.result, &self.config)
