@@ -3,6 +3,7 @@ Python `mcp` SDK from PyPI, over stdio) and `crabpath daemon` driven over its ND
 stdin/stdout, on the same brain, from the same Python process.
 
     python roundtrip.py CRABPATH BRAIN [--rounds 10] [--per-round 100] [--top-k 4]
+                       [--route-mode MODE]
 
 Both servers are started once and warmed up (20 queries each); then, in each round,
 `per-round` queries go to the daemon and `per-round` to the MCP server, alternating
@@ -87,9 +88,9 @@ def summary(xs):
 
 
 class Daemon:
-    def __init__(self, crabpath, brain):
+    def __init__(self, crabpath, brain, extra):
         self.p = subprocess.Popen(
-            [crabpath, "daemon", "--state", brain],
+            [crabpath, "daemon", "--state", brain] + extra,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -131,10 +132,12 @@ async def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--per-round", type=int, default=100)
     ap.add_argument("--top-k", type=int, default=4)
+    ap.add_argument("--route-mode", default=None, help="passed to both servers (default: theirs)")
     a = ap.parse_args()
+    extra = ["--route-mode", a.route_mode] if a.route_mode else []
     load_before = os.getloadavg()
-    daemon = Daemon(a.crabpath, a.brain)
-    params = StdioServerParameters(command=a.crabpath, args=["mcp", "--state", a.brain])
+    daemon = Daemon(a.crabpath, a.brain, extra)
+    params = StdioServerParameters(command=a.crabpath, args=["mcp", "--state", a.brain] + extra)
     t_daemon, t_mcp = [], []
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -161,6 +164,7 @@ async def main():
             {
                 "brain": a.brain,
                 "top_k": a.top_k,
+                "route_mode": a.route_mode or "default",
                 "daemon_ndjson": d,
                 "mcp_stdio": m,
                 "ratio_mcp_over_daemon": {
