@@ -1,9 +1,10 @@
 """Query round trip, side by side: `crabpath mcp` driven by a real MCP client (the
-Python `mcp` SDK from PyPI, over stdio) and `crabpath daemon` driven over its NDJSON
-stdin/stdout, on the same brain, from the same Python process.
+Python `mcp` SDK from PyPI, over stdio, and with `--http` over streamable HTTP too) and
+`crabpath daemon` driven over its NDJSON stdin/stdout, on the same brain, from the same
+Python process.
 
     python roundtrip.py CRABPATH BRAIN [--rounds 10] [--per-round 100] [--top-k 4]
-                       [--route-mode MODE]
+                       [--route-mode MODE] [--http]
 
 Both servers are started once and warmed up (20 queries each); then, in each round,
 `per-round` queries go to the daemon and `per-round` to the MCP server, alternating
@@ -24,6 +25,7 @@ import subprocess
 import time
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 # Questions a user of a command-line documentation folder asks (tldr-pages).
 QUERIES = [
@@ -133,29 +135,56 @@ async def main():
     ap.add_argument("--per-round", type=int, default=100)
     ap.add_argument("--top-k", type=int, default=4)
     ap.add_argument("--route-mode", default=None, help="passed to both servers (default: theirs)")
+    ap.add_argument("--http", action="store_true", help="also time MCP over streamable HTTP")
     a = ap.parse_args()
     extra = ["--route-mode", a.route_mode] if a.route_mode else []
     load_before = os.getloadavg()
     daemon = Daemon(a.crabpath, a.brain, extra)
     params = StdioServerParameters(command=a.crabpath, args=["mcp", "--state", a.brain] + extra)
-    t_daemon, t_mcp = [], []
+    t_daemon, t_mcp, t_http = [], [], []
+    http_server, url = None, None
+    if a.http:
+        http_server = subprocess.Popen(
+            [a.crabpath, "mcp", "--state", a.brain, "--http", "127.0.0.1:0"] + extra,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        line = http_server.stderr.readline()
+        url = next(w for w in line.split() if w.startswith("http://"))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
+            http_cm = streamable_http_client(url) if url else None
+            hs = None
+            if http_cm:
+                streams = await http_cm.__aenter__()
+                hs_cm = ClientSession(streams[0], streams[1])
+                hs = await hs_cm.__aenter__()
+                await hs.initialize()
             for i in range(20):
                 daemon.query(QUERIES[i % len(QUERIES)], a.top_k)
                 await mcp_query(session, QUERIES[i % len(QUERIES)], a.top_k)
+                if hs:
+                    await mcp_query(hs, QUERIES[i % len(QUERIES)], a.top_k)
             k = 0
             for r in range(a.rounds):
                 block = [QUERIES[(k + j) % len(QUERIES)] for j in range(a.per_round)]
                 k += a.per_round
-                order = ["daemon", "mcp"] if r % 2 == 0 else ["mcp", "daemon"]
+                order = ["daemon", "mcp", "http"] if r % 2 == 0 else ["http", "mcp", "daemon"]
                 for who in order:
                     for q in block:
                         if who == "daemon":
                             t_daemon.append(daemon.query(q, a.top_k))
-                        else:
+                        elif who == "mcp":
                             t_mcp.append(await mcp_query(session, q, a.top_k))
+                        elif hs:
+                            t_http.append(await mcp_query(hs, q, a.top_k))
+            if http_cm:
+                await hs_cm.__aexit__(None, None, None)
+                await http_cm.__aexit__(None, None, None)
+    if http_server:
+        http_server.kill()
+        http_server.wait()
     daemon.close()
     load_after = os.getloadavg()
     d, m = summary(t_daemon), summary(t_mcp)
@@ -167,6 +196,7 @@ async def main():
                 "route_mode": a.route_mode or "default",
                 "daemon_ndjson": d,
                 "mcp_stdio": m,
+                "mcp_http": summary(t_http) if t_http else None,
                 "ratio_mcp_over_daemon": {
                     "p50": round(m["p50_ms"] / d["p50_ms"], 2),
                     "p99": round(m["p99_ms"] / d["p99_ms"], 2),
