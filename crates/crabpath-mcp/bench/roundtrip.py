@@ -10,8 +10,9 @@ Both servers are started once and warmed up (20 queries each); then, in each rou
 `per-round` queries go to the daemon and `per-round` to the MCP server, alternating
 which goes first, so that a change of load on a shared machine hits both alike. Every
 query carries a chat id (both servers then log the turn, as an agent's queries would).
-The load average is read before and after. Prints one JSON object: p50, p90, p99, mean
-(milliseconds) per server, the ratio MCP / daemon, the load.
+The load average is read before and after, and each server's CPU time over the timed
+queries (/proc), which the load does not inflate. Prints one JSON object: p50, p90,
+p99, mean (milliseconds) and CPU per query per server, the ratio MCP / daemon, the load.
 
 Not a test: nothing is asserted; the numbers go to BENCHMARKS.md.
 """
@@ -70,6 +71,31 @@ QUERIES = [
     "compare two files",
     "rename many files at once",
 ]
+
+
+def cpu_ms(pid):
+    """User + system CPU time of a process so far, milliseconds (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+
+def child_pid(args_part):
+    """The pid of our child process whose command line contains `args_part`."""
+    me = os.getpid()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if ppid == me and args_part in cmd:
+            return int(d)
+    return None
 
 
 def percentile(xs, p):
@@ -140,8 +166,13 @@ async def main():
     extra = ["--route-mode", a.route_mode] if a.route_mode else []
     load_before = os.getloadavg()
     daemon = Daemon(a.crabpath, a.brain, extra)
-    params = StdioServerParameters(command=a.crabpath, args=["mcp", "--state", a.brain] + extra)
+    # MCP clients start servers with a minimal environment: pass ours (the MiniLM
+    # weights are found through CRABPATH_MODEL_DIR)
+    params = StdioServerParameters(
+        command=a.crabpath, args=["mcp", "--state", a.brain] + extra, env=dict(os.environ)
+    )
     t_daemon, t_mcp, t_http = [], [], []
+    cpu = {}
     http_server, url = None, None
     if a.http:
         http_server = subprocess.Popen(
@@ -166,6 +197,12 @@ async def main():
                 await mcp_query(session, QUERIES[i % len(QUERIES)], a.top_k)
                 if hs:
                     await mcp_query(hs, QUERIES[i % len(QUERIES)], a.top_k)
+            pids = {
+                "daemon": daemon.p.pid,
+                "mcp": child_pid(" mcp --state"),
+                "http": http_server.pid if http_server else None,
+            }
+            cpu0 = {k: cpu_ms(v) for k, v in pids.items() if v}
             k = 0
             for r in range(a.rounds):
                 block = [QUERIES[(k + j) % len(QUERIES)] for j in range(a.per_round)]
@@ -179,6 +216,7 @@ async def main():
                             t_mcp.append(await mcp_query(session, q, a.top_k))
                         elif hs:
                             t_http.append(await mcp_query(hs, q, a.top_k))
+            cpu = {k: cpu_ms(v) - cpu0[k] for k, v in pids.items() if v}
             if http_cm:
                 await hs_cm.__aexit__(None, None, None)
                 await http_cm.__aexit__(None, None, None)
@@ -188,6 +226,12 @@ async def main():
     daemon.close()
     load_after = os.getloadavg()
     d, m = summary(t_daemon), summary(t_mcp)
+    n = a.rounds * a.per_round
+    d["server_cpu_ms_per_query"] = round(cpu.get("daemon", 0.0) / n, 3)
+    m["server_cpu_ms_per_query"] = round(cpu.get("mcp", 0.0) / n, 3) if "mcp" in cpu else None
+    h = summary(t_http) if t_http else None
+    if h:
+        h["server_cpu_ms_per_query"] = round(cpu.get("http", 0.0) / n, 3)
     print(
         json.dumps(
             {
@@ -196,7 +240,7 @@ async def main():
                 "route_mode": a.route_mode or "default",
                 "daemon_ndjson": d,
                 "mcp_stdio": m,
-                "mcp_http": summary(t_http) if t_http else None,
+                "mcp_http": h,
                 "ratio_mcp_over_daemon": {
                     "p50": round(m["p50_ms"] / d["p50_ms"], 2),
                     "p99": round(m["p99_ms"] / d["p99_ms"], 2),

@@ -41,7 +41,9 @@ pub async fn serve_http(
     let bound = listener
         .local_addr()
         .map_err(|e| Error::Transport(format!("{addr}: {e}")))?;
-    let mut config = StreamableHttpServerConfig::default();
+    // plain JSON answers where the protocol version allows (no event stream to set up
+    // for a request that has one answer)
+    let mut config = StreamableHttpServerConfig::default().with_json_response(true);
     if remote {
         config = config.disable_allowed_hosts();
     }
@@ -59,6 +61,8 @@ pub async fn serve_http(
                 continue;
             }
         };
+        // answers are small: send them at once (no Nagle delay)
+        let _ = stream.set_nodelay(true);
         let svc = TowerToHyperService::new(service.clone());
         tokio::spawn(async move {
             let conn = hyper::server::conn::http1::Builder::new()
