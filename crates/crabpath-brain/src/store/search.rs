@@ -185,21 +185,17 @@ impl PostingsFile {
         u64_at(&self.map, self.starts_at + j * 8) as usize
     }
 
-    /// Adds `qj · value` to `acc[row]` for every entry of component `j`'s list.
-    fn accumulate(&self, j: usize, qj: f32, acc: &mut [f32], touched: &mut Vec<u32>) {
+    /// Adds `qj · value` to the score of every row of component `j`'s list.
+    fn accumulate(&self, j: usize, qj: f32, s: &mut Scratch) {
         if j >= self.dim {
             return;
         }
         let (a, b) = (self.start(j), self.start(j + 1));
         let bytes = &self.map[self.entries_at + a * 8..self.entries_at + b * 8];
         for e in bytes.chunks_exact(8) {
-            let row = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+            let row = u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as usize;
             let x = f32::from_le_bytes([e[4], e[5], e[6], e[7]]);
-            let slot = &mut acc[row as usize];
-            if *slot == 0.0 {
-                touched.push(row);
-            }
-            *slot += qj * x;
+            s.add(row, qj * x);
         }
     }
 }
@@ -346,6 +342,51 @@ pub fn needs_rebuild(
     })
 }
 
+/// Per-query buffers of [`Searcher::search`], kept between queries: a score per row
+/// (zero between queries) and a bit per row saying the query touched it, with the list
+/// of touched rows, so that a query costs what it touches, not the number of rows.
+#[derive(Debug, Default)]
+struct Scratch {
+    acc: Vec<f32>,
+    seen: Vec<u64>,
+    touched: Vec<u32>,
+    positive: Vec<u32>,
+}
+
+impl Scratch {
+    fn start(&mut self, n: usize) {
+        if self.acc.len() < n {
+            self.acc.resize(n, 0.0);
+            self.seen.resize(n.div_ceil(64), 0);
+        }
+        self.touched.clear();
+    }
+
+    #[inline]
+    fn add(&mut self, row: usize, x: f32) {
+        let (w, bit) = (row >> 6, 1u64 << (row & 63));
+        if self.seen[w] & bit == 0 {
+            self.seen[w] |= bit;
+            self.touched.push(row as u32);
+        }
+        self.acc[row] += x;
+    }
+
+    #[inline]
+    fn score(&self, row: usize) -> f32 {
+        self.acc[row]
+    }
+
+    /// Back to zero for the next query.
+    fn finish(&mut self) {
+        for &r in &self.touched {
+            let r = r as usize;
+            self.acc[r] = 0.0;
+            self.seen[r >> 6] = 0;
+        }
+    }
+}
+
 /// The searchable vectors of a brain: the derived index when current, the rows it
 /// does not hold, and the entries of it that are no longer valid (see the module docs).
 pub struct Searcher {
@@ -357,6 +398,10 @@ pub struct Searcher {
     rows: Vec<Row>,
     /// `sym`s whose entry in the index is replaced or deleted.
     excluded: FxHashSet<i64>,
+    /// Per row of the index: its entry is one of `excluded`.
+    dead: Vec<bool>,
+    /// Per-query buffers.
+    scratch: std::sync::Mutex<Scratch>,
     /// The vector epoch and revision covered.
     pub clock: Clock,
 }
@@ -384,15 +429,29 @@ impl Searcher {
             excluded.extend(rows.iter().map(|r| r.sym));
             excluded.extend(read_gone(conn, after)?);
         }
-        Ok(Searcher {
+        let mut s = Searcher {
             layout,
             dim,
             nonce,
             file,
             rows,
             excluded,
+            dead: Vec::new(),
+            scratch: Default::default(),
             clock,
-        })
+        };
+        s.mark_dead();
+        Ok(s)
+    }
+
+    /// Marks the rows of the index whose entries are left out (one pass over its rows).
+    fn mark_dead(&mut self) {
+        self.dead = match &self.file {
+            Some(f) if !self.excluded.is_empty() => (0..f.rows())
+                .map(|i| self.excluded.contains(&f.sym(i)))
+                .collect(),
+            _ => Vec::new(),
+        };
     }
 
     /// Brings the searcher up to date with `conn`: vectors written since are taken
@@ -417,8 +476,12 @@ impl Searcher {
         self.rows.extend(written);
         self.rows.sort_by_key(|r| r.seq);
         if self.file.is_some() {
+            let before = self.excluded.len();
             self.excluded.extend(written_syms);
             self.excluded.extend(gone);
+            if self.excluded.len() != before {
+                self.mark_dead();
+            }
         }
         self.clock = clock;
         Ok(changed)
@@ -464,34 +527,23 @@ impl Searcher {
         crabpath::vectors::normalize_into(query, &mut q);
         let base = self.file.as_ref().map_or(0, |f| f.rows());
         let n = base + self.rows.len();
-        let mut acc = vec![0.0f32; n];
-        let mut touched: Vec<u32> = Vec::new();
+        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        s.start(n);
         if let Some(f) = &self.file {
             for (j, &qj) in q.iter().enumerate() {
                 if qj != 0.0 {
-                    f.accumulate(j, qj, &mut acc, &mut touched);
+                    f.accumulate(j, qj, s);
                 }
             }
         }
         for (i, r) in self.rows.iter().enumerate() {
-            acc[base + i] = r.data.score(&q);
-            touched.push((base + i) as u32);
+            let x = r.data.score(&q);
+            s.add(base + i, x);
         }
-        // each touched row once (a row is pushed again only if its sum returned to
-        // exactly 0.0); one pass over a bitset instead of sorting every touched row:
-        // the order does not matter, every list below is ranked by a total order
-        let mut seen = vec![0u64; n.div_ceil(64)];
-        touched.retain(|&i| {
-            let (w, b) = (i as usize / 64, 1u64 << (i % 64));
-            let first = seen[w] & b == 0;
-            seen[w] |= b;
-            first
-        });
         let file = self.file.as_ref();
-        let live = |i: u32| -> bool {
-            let i = i as usize;
-            i >= base || !file.is_some_and(|f| self.excluded.contains(&f.sym(i)))
-        };
+        let dead = &self.dead;
+        let live = |i: u32| -> bool { dead.get(i as usize).is_none_or(|d| !d) };
         let seq = |i: u32| -> i64 {
             let i = i as usize;
             if i < base {
@@ -500,36 +552,56 @@ impl Searcher {
                 self.rows[i - base].seq
             }
         };
-        let by_rank = |a: &u32, b: &u32| {
-            acc[*b as usize]
-                .total_cmp(&acc[*a as usize])
-                .then(seq(*a).cmp(&seq(*b)))
-        };
-        let mut positive: Vec<u32> = touched
-            .iter()
-            .copied()
-            .filter(|&i| acc[i as usize] > 0.0 && live(i))
-            .collect();
-        let mut order: Vec<u32> = if positive.len() >= top_k {
-            if top_k < positive.len() {
-                positive.select_nth_unstable_by(top_k - 1, by_rank);
+        let mut positive = std::mem::take(&mut s.positive);
+        positive.clear();
+        let score = |i: u32| s.score(i as usize);
+        let by_rank =
+            |a: &u32, b: &u32| score(*b).total_cmp(&score(*a)).then(seq(*a).cmp(&seq(*b)));
+        if top_k <= 64 {
+            // the best k so far, in rank order: one comparison for most rows
+            for &i in &s.touched {
+                if score(i) <= 0.0 || !live(i) {
+                    continue;
+                }
+                if positive.len() == top_k
+                    && by_rank(&i, positive.last().expect("k > 0")) != std::cmp::Ordering::Less
+                {
+                    continue;
+                }
+                let at = positive.partition_point(|p| by_rank(p, &i) == std::cmp::Ordering::Less);
+                positive.insert(at, i);
                 positive.truncate(top_k);
             }
-            positive.sort_unstable_by(by_rank);
-            positive
+        } else {
+            positive.extend(
+                s.touched
+                    .iter()
+                    .copied()
+                    .filter(|&i| score(i) > 0.0 && live(i)),
+            );
+        }
+        let complete = top_k <= 64 && positive.len() == top_k;
+        let mut order: Vec<u32> = if complete || positive.len() >= top_k {
+            if top_k < positive.len() {
+                positive.select_nth_unstable_by(top_k - 1, by_rank);
+            }
+            let mut top = positive[..top_k].to_vec();
+            top.sort_unstable_by(by_rank);
+            top
         } else {
             positive.sort_unstable_by(by_rank);
-            let mut out = positive;
+            let mut out = positive.clone();
             let mut zeros: Vec<u32> = (0..n as u32)
-                .filter(|&i| acc[i as usize] == 0.0 && live(i))
+                .filter(|&i| score(i) == 0.0 && live(i))
                 .collect();
             zeros.sort_unstable_by_key(|&i| seq(i));
             out.extend(zeros.into_iter().take(top_k - out.len()));
             if out.len() < top_k {
-                let mut negative: Vec<u32> = touched
+                let mut negative: Vec<u32> = s
+                    .touched
                     .iter()
                     .copied()
-                    .filter(|&i| acc[i as usize] < 0.0 && live(i))
+                    .filter(|&i| score(i) < 0.0 && live(i))
                     .collect();
                 negative.sort_unstable_by(by_rank);
                 out.extend(negative);
@@ -537,18 +609,20 @@ impl Searcher {
             out
         };
         order.truncate(top_k);
-        order
+        let found = order
             .into_iter()
             .map(|i| {
-                let i = i as usize;
-                let sym = if i < base {
-                    file.map_or(-1, |f| f.sym(i))
+                let sym = if (i as usize) < base {
+                    file.map_or(-1, |f| f.sym(i as usize))
                 } else {
-                    self.rows[i - base].sym
+                    self.rows[i as usize - base].sym
                 };
-                (sym, acc[i])
+                (sym, score(i))
             })
-            .collect()
+            .collect();
+        s.positive = positive;
+        s.finish();
+        found
     }
 }
 
@@ -594,6 +668,8 @@ mod tests {
             file: Some(file),
             rows: Vec::new(),
             excluded: FxHashSet::default(),
+            dead: Vec::new(),
+            scratch: Default::default(),
             clock,
         };
         let without = Searcher {
@@ -603,6 +679,8 @@ mod tests {
             file: None,
             rows: rows.clone(),
             excluded: FxHashSet::default(),
+            dead: Vec::new(),
+            scratch: Default::default(),
             clock,
         };
         for q in [
