@@ -8,7 +8,8 @@ Usage: python mcp_client.py stdio BINARY BRAIN
 The session (`stdio`, `http`): initialize, list tools and resource templates, `query`
 with a chat id, `feedback` for that chat, `correct` for that chat, `query` again (the
 nodes the corrected path reached no longer fire), a bad argument (a tool error, the
-server keeps serving), a node read as a resource, `health`. Prints one JSON object
+server keeps serving), an unknown tool (a protocol error), a node read as a resource,
+`health`. Prints one JSON object
 with what it saw; exits 1 with a message at the first failed expectation.
 
 The benchmarks (`bench-*`) time N `query` calls round trip, after 20 warm-up calls, and
@@ -20,7 +21,7 @@ import json
 import sys
 import time
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 QUESTION = "deploy the service"
@@ -111,6 +112,14 @@ async def session_checks(session):
     if not bad.is_error or "query" not in bad.content[0].text:
         fail(f"a bad argument was not a tool error: {bad}")
     seen["bad_argument"] = bad.content[0].text
+
+    try:
+        await session.call_tool("remember", {})
+        fail("an unknown tool was not refused")
+    except MCPError as e:
+        if "unknown tool" not in str(e):
+            fail(f"unknown tool: {e}")
+        seen["unknown_tool"] = str(e)
 
     res = await session.read_resource(f"crabpath://node/{fired1[0]}")
     if not res.contents or not res.contents[0].text:

@@ -117,6 +117,17 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // an unknown tool is the client's protocol error (MCP: -32602), not the tool's
+        if !tools::NAMES.contains(&request.name.as_ref()) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool `{}` (tools: {})",
+                    request.name,
+                    tools::NAMES.join(", ")
+                ),
+                None,
+            ));
+        }
         let args = request.arguments.unwrap_or_default();
         Ok(self.call_tool_now(&request.name, &args).into())
     }

@@ -23,6 +23,9 @@ pub const MAX_TOP_K: i64 = 50;
 /// Default seeds of a query (the daemon's `top_k` default).
 pub const DEFAULT_TOP_K: i64 = 4;
 
+/// The tools' names, in the order [`list`] gives them.
+pub const NAMES: [&str; 6] = ["query", "feedback", "correct", "teach", "health", "sync"];
+
 /// What a tool needs besides its arguments.
 pub struct Context<'a> {
     /// The route mode of queries that do not name one.
@@ -166,7 +169,8 @@ pub fn call(
         "health" => health(brain, args),
         "sync" => sync(brain, ctx, args),
         other => Err(Error::Argument(format!(
-            "unknown tool `{other}` (tools: query, feedback, correct, teach, health, sync)"
+            "unknown tool `{other}` (tools: {})",
+            NAMES.join(", ")
         ))),
     }
 }
