@@ -7,6 +7,30 @@
 //! `pyformat`. The `crabpath` binary (crate `crabpath-cli`) only parses arguments,
 //! calls this crate and prints.
 //!
+//! ## The service and the store
+//!
+//! | piece | module |
+//! |---|---|
+//! | the `Brain` service: open, query, learn, inject, maintain, sync, snapshots, export/import, a transaction for anything else | [`service`] |
+//! | what an operation works on (graph, vectors, meta, journal entries) | [`working`] |
+//! | the brain database: schema and migrations, rows, write-back of what changed, vectors, search and its derived index, bulk creation | [`store`] |
+//! | the embedder a brain records | [`embedder`] |
+//!
+//! ```no_run
+//! use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
+//! # fn main() -> crabpath_brain::Result<()> {
+//! let mut o = OpenOptions::new(crabpath::Profile::Corrected);
+//! o.embedder = Some(std::sync::Arc::new(|| {
+//!     Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
+//! }));
+//! let mut brain = Brain::open(locate("brain".as_ref()), o)?;
+//! let answer = brain.query(&QueryRequest::new("how do I deploy", 10))?;
+//! let fired: Vec<String> = answer.fired().iter().map(|s| s.to_string()).collect();
+//! brain.learn(&fired, 1.0)?; // it helped
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## Brains from folders: the building blocks of the reference CLI
 //!
 //! The reference's command-line program (`crabpath/cli.py` and the modules it drives,
@@ -34,7 +58,7 @@
 //! | `compact` (daily notes) | [`compact`] | `compact.py::compact_daily_notes` |
 //! | `daemon` (NDJSON protocol, write-ahead log) | [`daemon`] | `daemon.py` |
 //! | `snapshot`, `rollback` | [`snapshot`] | — |
-//! | the state lock; one `.bak` per save | [`lock`], `pyformat::io` | — (the reference has neither) |
+//! | the state lock; one `.bak` per save (state files) | [`lock`], `pyformat::io` | — (the reference has neither) |
 //! | binary index sidecar of `state.json` | [`sidecar`] | — |
 //! | the daemon's upstream v12 methods (`inject`, `correction`, `last_fired`, `learn_by_chat_id`, `capture_feedback`, `route_mode`) | [`daemon`] | `openclawbrain/daemon.py`, `protocol.py` (12.2.6) |
 //!

@@ -53,10 +53,17 @@ fn text(g: &Graph) -> String {
     graph_json(g, GraphShape::Bare).unwrap()
 }
 
-/// The brain's graph as the reference writes it.
+/// The brain's graph as the reference writes it (checking on the way that the node
+/// count kept in the database is the graph's).
 fn stored(db: &Path) -> String {
     let mut b = open(db, Profile::Corrected, false);
-    text(&full_state(&mut b).unwrap().graph)
+    let g = full_state(&mut b).unwrap().graph;
+    let kept = crabpath_brain::store::Store::open(db, false)
+        .unwrap()
+        .node_count()
+        .unwrap();
+    assert_eq!(kept, g.node_count(), "the node count kept in the brain row");
+    text(&g)
 }
 
 /// SplitMix64: a seeded stream for the operations.

@@ -552,6 +552,12 @@ impl Brain {
             // everything after this structural change, so revisions need no care)
             let _ = rev;
             while w.next_seq() < seq {}
+            w.tx()
+                .execute(
+                    "UPDATE brain SET nodes = (SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL) WHERE id = 1",
+                    [],
+                )
+                .map_err(w.err())?;
             w.structure_changed();
             w.vectors_changed();
             w.commit()?;

@@ -305,11 +305,7 @@ impl Brain {
                         sources.dedup();
                     };
                     let nodes: i64 = tx
-                        .query_row(
-                            "SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL",
-                            [],
-                            |r| r.get(0),
-                        )
+                        .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
                         .map_err(&err)?;
                     tx.commit().map_err(&err)?;
                     let entry = query_entry(req, &result, &loaded.graph, nodes as usize);

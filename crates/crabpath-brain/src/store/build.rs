@@ -238,8 +238,8 @@ fn fill(tmp: &Path, c: &Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
         vectors: 0,
     };
     tx.execute(
-        "UPDATE brain SET rev = ?1, seq = ?2 WHERE id = 1",
-        params![clock.rev, clock.seq],
+        "UPDATE brain SET rev = ?1, seq = ?2, nodes = ?3 WHERE id = 1",
+        params![clock.rev, clock.seq, g.node_count() as i64],
     )
     .map_err(&err)?;
     tx.commit().map_err(&err)?;

@@ -134,19 +134,58 @@ fn has_sqlite_header(path: &Path) -> Result<bool> {
 }
 
 /// A database file shorter than its header says has lost pages: refused before
-/// SQLite reads past its end. (The main file of a WAL database is never shorter than
-/// the size its header records: pages are added to it only by checkpoints, which
-/// update the header after writing them.)
+/// SQLite reads past its end.
+///
+/// The file is read without a lock, and a checkpoint of another process copies pages
+/// from the WAL in page order, header first: for a moment the header may count pages
+/// not yet written. So a short file is looked at again, and refused only if it stays
+/// short while no WAL file exists (once the last connection closes, the WAL is
+/// checkpointed and removed). While a WAL remains, SQLite reads the pages from it and
+/// reports a page missing from both as a malformed database.
 fn check_not_truncated(path: &Path) -> Result<()> {
+    let wal = {
+        let mut p = path.as_os_str().to_owned();
+        p.push("-wal");
+        PathBuf::from(p)
+    };
+    let mut short = 0;
+    for _ in 0..40 {
+        let Some((len, expected)) = header_size(path)? else {
+            return Ok(());
+        };
+        if len >= expected {
+            return Ok(());
+        }
+        let wal_present = std::fs::metadata(&wal)
+            .map(|m| m.len() > 0)
+            .unwrap_or(false);
+        short = if wal_present { 0 } else { short + 1 };
+        if short == 3 {
+            return Err(brain_error(
+                path,
+                format!(
+                    "truncated: {len} bytes, its header says {expected}: restore a snapshot or re-run init"
+                ),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    Ok(())
+}
+
+/// The file's length and the length its header records, if the header records one
+/// (its "version valid for" number matches its change counter).
+fn header_size(path: &Path) -> Result<Option<(u64, u64)>> {
     use std::io::Read;
-    let len = std::fs::metadata(path)
+    let mut f = std::fs::File::open(path).map_err(|e| crate::error::io_error(path, e))?;
+    let len = f
+        .metadata()
         .map_err(|e| crate::error::io_error(path, e))?
         .len();
     if len == 0 {
         return Err(brain_error(path, "empty file, not a brain database"));
     }
     let mut head = [0u8; 100];
-    let mut f = std::fs::File::open(path).map_err(|e| crate::error::io_error(path, e))?;
     if f.read_exact(&mut head).is_err() {
         return Err(brain_error(
             path,
@@ -160,16 +199,7 @@ fn check_not_truncated(path: &Path) -> Result<()> {
     let pages = u64::from(u32::from_be_bytes([head[28], head[29], head[30], head[31]]));
     let valid_for = u32::from_be_bytes([head[92], head[93], head[94], head[95]]);
     let change = u32::from_be_bytes([head[24], head[25], head[26], head[27]]);
-    if valid_for == change && pages > 0 && len < pages * page_size {
-        return Err(brain_error(
-            path,
-            format!(
-                "truncated: {len} bytes, its header says {} ({pages} pages of {page_size}): restore a snapshot or re-run init",
-                pages * page_size
-            ),
-        ));
-    }
-    Ok(())
+    Ok((valid_for == change && pages > 0).then_some((len, pages * page_size)))
 }
 
 impl Store {
@@ -266,7 +296,7 @@ impl Store {
             conn.execute_batch(step).map_err(&err)?;
         }
         conn.execute(
-            "INSERT INTO brain(id, rev, seq, structure, vectors, layout, dim, nonce) VALUES (1, 0, 0, 0, 0, ?1, ?2, ?3)",
+            "INSERT INTO brain(id, rev, seq, structure, vectors, layout, dim, nonce, nodes) VALUES (1, 0, 0, 0, 0, ?1, ?2, ?3, 0)",
             params![layout.as_str(), dim as i64, nonce],
         )
         .map_err(&err)?;
@@ -409,6 +439,16 @@ impl Store {
         read_clock(&self.conn).map_err(sql_error(&self.path))
     }
 
+    /// The number of nodes (kept in the `brain` row; no scan).
+    pub fn node_count(&self) -> Result<usize> {
+        self.conn
+            .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n.max(0) as usize)
+            .map_err(sql_error(&self.path))
+    }
+
     /// `PRAGMA data_version`: changes when another connection commits.
     pub fn data_version(&self) -> Result<i64> {
         self.conn
@@ -437,6 +477,7 @@ impl Store {
             structure: false,
             vectors: false,
             added: false,
+            nodes: 0,
         })
     }
 
@@ -503,9 +544,15 @@ pub struct Write<'a> {
     structure: bool,
     vectors: bool,
     added: bool,
+    nodes: i64,
 }
 
 impl Write<'_> {
+    /// Records nodes added (positive) or removed (negative).
+    pub fn count_nodes(&mut self, delta: i64) {
+        self.nodes += delta;
+    }
+
     /// The transaction (for the row helpers).
     pub fn tx(&self) -> &Transaction<'_> {
         &self.tx
@@ -574,8 +621,8 @@ impl Write<'_> {
         let err = sql_error(&self.path);
         self.tx
             .execute(
-                "UPDATE brain SET rev = ?1, seq = ?2, structure = ?3, vectors = ?4 WHERE id = 1",
-                params![clock.rev, clock.seq, clock.structure, clock.vectors],
+                "UPDATE brain SET rev = ?1, seq = ?2, structure = ?3, vectors = ?4, nodes = nodes + ?5 WHERE id = 1",
+                params![clock.rev, clock.seq, clock.structure, clock.vectors, self.nodes],
             )
             .map_err(&err)?;
         self.tx.commit().map_err(&err)?;

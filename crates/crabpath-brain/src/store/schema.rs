@@ -5,7 +5,7 @@
 //!
 //! | table | one row per | columns |
 //! |---|---|---|
-//! | `brain` | (one row) | `rev`: the last write transaction's number (every row it wrote carries it); `seq`: the last position key handed out; `structure`: bumped when rows are deleted or reordered; `vectors`: bumped when the vectors are replaced wholesale (a rollback); `layout`: `sparse` or `dense` (how vectors are encoded and scored); `dim`: the vectors' dimension; `nonce`: a random number naming this database (the derived search index records it) |
+//! | `brain` | (one row) | `rev`: the last write transaction's number (every row it wrote carries it); `seq`: the last position key handed out; `structure`: bumped when rows are deleted or reordered; `vectors`: bumped when the vectors are replaced wholesale (a rollback); `layout`: `sparse` or `dense` (how vectors are encoded and scored); `dim`: the vectors' dimension; `nonce`: a random number naming this database (the derived search index records it); `nodes`: the number of nodes |
 //! | `meta` | key of the state's `meta` object | `key`, `pos` (key order), `value` (JSON) |
 //! | `nodes` | node id (and edge endpoint without a node) | `sym` (integer key), `id`, `node_seq` (position in node order; NULL for an endpoint without a node), `bucket_seq` (position of its outgoing edges among sources; NULL without any), `content`, `summary`, `metadata` (JSON object), `file` (the `file` metadata, for sync), `rev` |
 //! | `edges` | directed edge | `src`, `tgt` (node `sym`s), `seq` (position among the source's edges), `weight`, `kind`, `metadata` (JSON object, NULL when empty), `rev` |
@@ -48,7 +48,8 @@ CREATE TABLE brain(
     vectors INTEGER NOT NULL,
     layout TEXT NOT NULL CHECK (layout IN ('sparse', 'dense')),
     dim INTEGER NOT NULL,
-    nonce INTEGER NOT NULL
+    nonce INTEGER NOT NULL,
+    nodes INTEGER NOT NULL
 );
 CREATE TABLE meta(
     key TEXT PRIMARY KEY,

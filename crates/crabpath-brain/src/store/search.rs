@@ -255,7 +255,14 @@ pub fn read_rows(
     dim: usize,
     after: i64,
 ) -> rusqlite::Result<Vec<Row>> {
-    let mut stmt = conn.prepare("SELECT seq, sym, v FROM vectors WHERE rev > ?1 ORDER BY seq")?;
+    // all of them: one pass in index order; the newer ones: through the index on `rev`
+    // (an ORDER BY here would make SQLite scan the whole table in `seq` order)
+    let sql = if after < 0 {
+        "SELECT seq, sym, v FROM vectors WHERE rev > ?1 ORDER BY seq"
+    } else {
+        "SELECT seq, sym, v FROM vectors INDEXED BY vectors_rev WHERE rev > ?1"
+    };
+    let mut stmt = conn.prepare(sql)?;
     let rows = stmt.query_map(params![after], |r| {
         let seq: i64 = r.get(0)?;
         let sym: i64 = r.get(1)?;
@@ -270,6 +277,7 @@ pub fn read_rows(
             out.push(Row { seq, sym, data });
         }
     }
+    out.sort_by_key(|r| r.seq);
     Ok(out)
 }
 

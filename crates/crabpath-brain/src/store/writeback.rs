@@ -206,6 +206,9 @@ pub fn write_back(
         match after {
             Some(node) => {
                 let seq = node_seq.get(&n).copied().or(seq_of_node[n.index()]);
+                if seq_of_node[n.index()].is_none() {
+                    w.count_nodes(1);
+                }
                 let changed = before != Some(node) || node_seq.contains_key(&n);
                 if changed {
                     w.tx()
@@ -237,6 +240,7 @@ pub fn write_back(
                         )
                         .map_err(w.err())?;
                     w.structure_changed();
+                    w.count_nodes(-1);
                     seq_of_node[n.index()] = None;
                     written.nodes += 1;
                 }

@@ -251,7 +251,9 @@ fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f6
         "tar", "git", "docker", "ssh", "find", "grep", "curl", "python", "disk", "network",
     ];
     for k in 0..queries {
-        let q = format!("{text} {}", words[k % words.len()]);
+        // every query text differs, so that no embedder cache answers a repeat
+        let n = words.len();
+        let q = format!("{text} {} {} {k}", words[k % n], words[(k / n) % n]);
         let line = format!(
             r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10}}}}"#
         );
