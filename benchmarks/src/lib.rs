@@ -20,7 +20,7 @@
 //! ([`check`]).
 //!
 //! The repository benchmark (`bench repo`, seed 002 Tables 24/25 and a fair version) is
-//! [`repo`].
+//! [`repo`]; the agent-memory benchmark LoCoMo (one brain per conversation) is [`locomo`].
 //!
 //! Errors ([`Error`]) are one line, name file, row (0-based) and field for malformed data, and
 //! map to exit status 2 for data and usage errors, 1 otherwise ([`Error::exit_code`]).
@@ -38,6 +38,7 @@ pub mod error;
 pub mod expectations;
 pub mod fetch;
 pub mod heldout;
+pub mod locomo;
 pub mod methods;
 pub mod metrics;
 pub mod official;

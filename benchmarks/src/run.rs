@@ -114,6 +114,11 @@ pub fn load_data(data_dir: &DataDir, a: &DatasetArgs) -> Result<LoadedData> {
                 &path,
                 multihop::QuerySelection::paper(lim),
             )?),
+            Dataset::Locomo => Err(Error::Usage(
+                "LoCoMo is not a query stream over one corpus (one brain per conversation): \
+                 the standard, official and held-out protocols do not run it"
+                    .into(),
+            )),
         },
     );
     let (file_sha, content_sha) = shas?;

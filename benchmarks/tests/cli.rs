@@ -417,3 +417,78 @@ fn fetch_hotpot_uses_prefix_check() {
         good
     );
 }
+
+#[test]
+fn fetch_locomo_places_the_file_and_inspect_reports_its_repairs() {
+    // The invented fixture in the release's layout, served as locomo10.json with its own
+    // checksum given by --sha256 (the built-in one is the real file's).
+    let body = std::fs::read(fixture("locomo_tiny.json")).unwrap();
+    let sha = sha256_hex(&body);
+    let routes = HashMap::from([("/m/locomo10.json".to_string(), body.clone())]);
+    let server = TestServer::start(routes, 2, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let base = format!("{}/m", server.base);
+    let o = fetch(
+        "locomo",
+        dir.path(),
+        &["--url-base", &base, "--sha256", &sha],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("SHA-256 verified"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("CC BY-NC 4.0"), "{}", stderr(&o));
+    let dest = dir.path().join("locomo/locomo10.json");
+    assert_eq!(std::fs::read(&dest).unwrap(), body);
+    assert_eq!(server.requested(), ["/m/locomo10.json"]);
+
+    let d = dir.path().to_str().unwrap();
+    let o = run(&["inspect", "--dataset", "locomo", "--data-dir", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    for want in [
+        "conversations: 1, sessions: 2, turns: 5, questions: 5",
+        "turns with an image caption: 1",
+        "category: 1 multi-hop 1, 2 temporal 1, 3 open-domain 1, 4 single-hop 1, 5 adversarial 1",
+        "questions without an evidence turn (not scored): 2",
+        "evidence strings repaired or dropped: 4",
+        "conv-tiny qa[1]: \"D2:1; D2:2\": 2 ids in one string, split: kept D2:1; kept D2:2",
+        "conv-tiny qa[2]: \"D2:02\": \"D2:02\" (leading zero) kept as D2:2",
+        "conv-tiny qa[3]: \"D\": \"D\" dropped: names no turn",
+        "conv-tiny qa[3]: \"D1:9\": \"D1:9\" dropped: no such turn in the conversation",
+        "conv-tiny: `session_N_date_time` without `session_N` ignored for N = 3",
+    ] {
+        assert!(s.contains(want), "missing {want:?} in:\n{s}");
+    }
+}
+
+#[test]
+fn fetch_locomo_refuses_bytes_that_are_not_the_release() {
+    let routes = HashMap::from([("/locomo10.json".to_string(), b"[]".to_vec())]);
+    let server = TestServer::start(routes, 2, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let o = fetch("locomo", dir.path(), &["--url-base", &server.base]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("SHA-256 mismatch"), "{e}");
+    assert!(
+        e.contains(bench::catalog::LOCOMO.sha256().expect("recorded")),
+        "{e}"
+    );
+    assert!(files_under(dir.path()).is_empty());
+}
+
+#[test]
+fn locomo_is_not_a_standard_protocol_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let fx = fixture("locomo_tiny.json");
+    let o = run(&[
+        "run",
+        "--dataset",
+        "locomo",
+        "--input",
+        fx.to_str().unwrap(),
+        "--out",
+        dir.path().join("r.json").to_str().unwrap(),
+    ]);
+    let e = one_line_error(&o);
+    assert!(e.contains("one brain per conversation"), "{e}");
+}

@@ -1,0 +1,15 @@
+//! LoCoMo (Maharana et al., "Evaluating Very Long-Term Conversational Memory of LLM
+//! Agents", ACL 2024): the agent-memory benchmark, scored without an LLM by evidence
+//! recall — every question names the turns that hold its evidence.
+//!
+//! The data is CC BY-NC 4.0: evaluated with, never committed (`datasets/README.md`,
+//! "LoCoMo"); `bench fetch --dataset locomo` downloads it and checks its SHA-256.
+//!
+//! One concept per module:
+//!
+//! * [`evidence`]: turn references and the explicit repair of the malformed evidence
+//!   strings of the release, each reported;
+//! * [`data`]: the loader (conversations, sessions, turns, questions).
+
+pub mod data;
+pub mod evidence;
