@@ -7,6 +7,7 @@
 //! qa[5], which the loader found and which a Python check on the same file confirms
 //! (`[e for e in qa['evidence']]` lists `D4:5` twice).
 
+use bench::locomo::brain::{ConversationCorpus, Structure};
 use bench::locomo::data::{load, Category};
 use bench::locomo::evidence::PartAction;
 
@@ -84,6 +85,16 @@ fn the_release_loads_with_its_documented_counts_and_defects() {
     let none: Vec<_> = qs.iter().filter(|q| q.evidence.is_empty()).collect();
     assert_eq!(none.len(), 4);
     assert!(none.iter().all(|q| q.category == Category::OpenDomain));
+    // and every conversation makes a corpus: 1,982 scored questions over 5,882 turns
+    let mut scored = 0;
+    for c in &l.conversations {
+        let cc = ConversationCorpus::new(c).unwrap();
+        assert_eq!(cc.corpus.nodes.len(), c.turn_count());
+        scored += cc.corpus.queries.len();
+        let ops = cc.edge_ops(Structure::SessionChains, None).unwrap();
+        assert_eq!(ops.len(), 2 * (c.turn_count() - c.sessions.len()));
+    }
+    assert_eq!(scored, 1982);
 }
 
 #[test]

@@ -9,7 +9,10 @@
 //!
 //! * [`evidence`]: turn references and the explicit repair of the malformed evidence
 //!   strings of the release, each reported;
-//! * [`data`]: the loader (conversations, sessions, turns, questions).
+//! * [`data`]: the loader (conversations, sessions, turns, questions);
+//! * [`brain`]: one brain per conversation — a node per turn, the core's consecutive-chunk
+//!   edges over sessions, and the structures of the ablation.
 
+pub mod brain;
 pub mod data;
 pub mod evidence;
