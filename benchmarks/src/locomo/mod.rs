@@ -11,8 +11,14 @@
 //!   strings of the release, each reported;
 //! * [`data`]: the loader (conversations, sessions, turns, questions);
 //! * [`brain`]: one brain per conversation — a node per turn, the core's consecutive-chunk
-//!   edges over sessions, and the structures of the ablation.
+//!   edges over sessions, and the structures of the ablation;
+//! * [`metrics`]: evidence recall@5/@10, session recall@5, all-evidence@10, MRR@10 and
+//!   recall at a context budget;
+//! * [`splits`]: tuning and test conversations, the seeded within-conversation splits and
+//!   the across-conversation folds.
 
 pub mod brain;
 pub mod data;
 pub mod evidence;
+pub mod metrics;
+pub mod splits;
