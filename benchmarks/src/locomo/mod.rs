@@ -14,11 +14,14 @@
 //!   edges over sessions, and the structures of the ablation;
 //! * [`metrics`]: evidence recall@5/@10, session recall@5, all-evidence@10, MRR@10 and
 //!   recall at a context budget;
+//! * [`engine`]: `bench`'s methods run on one conversation's brain and scored, and the
+//!   within-conversation learn-then-test protocol;
 //! * [`splits`]: tuning and test conversations, the seeded within-conversation splits and
 //!   the across-conversation folds.
 
 pub mod brain;
 pub mod data;
+pub mod engine;
 pub mod evidence;
 pub mod metrics;
 pub mod splits;
