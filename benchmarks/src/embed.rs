@@ -48,7 +48,7 @@ const MINILM_CHUNK: usize = 128;
 const HASH_CHUNK: usize = 64;
 
 /// `--embedder`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum EmbedderArg {
     /// The reference's deterministic hashed n-gram embedder (reference
     /// `crabpath/hasher.py::HashEmbedder`, commit 134c676), bit-exact.

@@ -280,14 +280,33 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
 fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
     bench::run::set_threads(a.threads);
     let embedder = TextEmbedder::open(EmbedderArg::Minilm, &a.model)?;
-    let data = bench::run::load_data(data_dir, &a.data)?;
-    let texts = data.texts();
+    // LoCoMo is one corpus per conversation; the other datasets one corpus per run.
+    let (what, path, corpora, data);
+    let texts: Vec<&str> = if a.data.dataset == Dataset::Locomo {
+        path = resolve_input(a.data.input.as_deref(), data_dir, &catalog::LOCOMO)?;
+        corpora = bench::locomo::brain::corpora(&bench::locomo::data::load(&path)?)?;
+        let (nodes, queries) = corpora.iter().fold((0, 0), |(n, q), c| {
+            (n + c.corpus.nodes.len(), q + c.corpus.queries.len())
+        });
+        what = format!(
+            "LoCoMo ({} conversations, {nodes} turns, {queries} questions)",
+            corpora.len()
+        );
+        bench::locomo::embedding::texts(&corpora)
+    } else {
+        data = bench::run::load_data(data_dir, &a.data)?;
+        path = data.path.clone();
+        what = format!(
+            "{} ({} nodes, {} queries)",
+            data.ds.reference_name(),
+            data.corpus.nodes.len(),
+            data.corpus.queries.len()
+        );
+        data.texts()
+    };
     eprintln!(
-        "bench embed: {} ({} nodes, {} queries) from {}; cache {}",
-        data.ds.reference_name(),
-        data.corpus.nodes.len(),
-        data.corpus.queries.len(),
-        data.path.display(),
+        "bench embed: {what} from {}; cache {}",
+        path.display(),
         a.model
             .cache_root()
             .map_or("off (--no-cache)".to_string(), |p| p.display().to_string())

@@ -201,6 +201,14 @@ impl ConversationCorpus {
     }
 }
 
+/// The corpus of every conversation of `l`, in file order.
+pub fn corpora(l: &super::data::Locomo) -> Result<Vec<ConversationCorpus>> {
+    l.conversations
+        .iter()
+        .map(ConversationCorpus::new)
+        .collect()
+}
+
 /// The core's sibling edges over the consecutive nodes `range` of one "file".
 fn chain(ops: &mut Vec<(usize, usize, f64)>, range: std::ops::Range<usize>, file: &str) {
     for (k, a) in range.clone().zip(range.skip(1)).enumerate() {

@@ -17,9 +17,11 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::brain::{ConversationCorpus, Structure};
+use super::embedding::Embedded;
 use super::metrics::{row, Scored};
 use crate::catalog::Dataset;
 use crate::dense::{DenseIndex, DenseSearch, Hits};
+use crate::embed::EmbedderArg;
 use crate::error::{Error, Result};
 use crate::heldout::Split;
 use crate::methods::{
@@ -34,6 +36,8 @@ use crate::retrieval::RRF_DEPTH;
 /// [`super::splits`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Knobs {
+    /// The embedder of the dense search, of the seeds, of the routers and of kNN edges.
+    pub embedder: EmbedderArg,
     /// The brain's edges.
     pub structure: Structure,
     /// Where traversals get their seeds.
@@ -86,18 +90,6 @@ impl Knobs {
     pub fn dense_depth(&self) -> usize {
         self.list_depth.max(RRF_DEPTH).max(self.seed_top_k)
     }
-}
-
-/// One embedder's vectors of one conversation: its turns in node order, its questions in
-/// query order.
-#[derive(Debug, Clone)]
-pub struct Embedded {
-    /// Node vectors.
-    pub nodes: Vec<Vec<f64>>,
-    /// Query vectors.
-    pub queries: Vec<Vec<f64>>,
-    /// Their dimension.
-    pub dim: usize,
 }
 
 /// One conversation searched with one embedder: the index, every question's hits and what
@@ -291,7 +283,7 @@ fn learn_then_test(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::locomo::brain::{build, ConversationCorpus};
     use crate::locomo::data::{Category, Conversation, Question, Session, Turn};
@@ -351,8 +343,9 @@ mod tests {
         }
     }
 
-    fn knobs() -> Knobs {
+    pub(crate) fn knobs() -> Knobs {
         Knobs {
+            embedder: EmbedderArg::HashV1,
             structure: Structure::SessionChains,
             seed_source: SeedSource::Dense,
             seed_top_k: 1,

@@ -14,14 +14,30 @@
 //!   edges over sessions, and the structures of the ablation;
 //! * [`metrics`]: evidence recall@5/@10, session recall@5, all-evidence@10, MRR@10 and
 //!   recall at a context budget;
+//! * [`embedding`]: every conversation's turns and questions embedded in one call;
+//! * [`context`]: the conversations of a run searched with both embedders, their brains
+//!   built once;
 //! * [`engine`]: `bench`'s methods run on one conversation's brain and scored, and the
 //!   within-conversation learn-then-test protocol;
 //! * [`splits`]: tuning and test conversations, the seeded within-conversation splits and
-//!   the across-conversation folds.
+//!   the across-conversation folds;
+//! * [`arms`]: a method with its knobs, scored once or on the within-conversation splits;
+//! * [`tuning`]: every knob chosen on the tuning conversations by a declared rule;
+//! * [`across`]: router parameters learned from other conversations' outcomes;
+//! * [`compare`]: every traversal against the best baseline — paired tests, Holm,
+//!   intervals, minimum detectable differences — per metric and category;
+//! * [`run`]: a whole run, plan → execute, as plain data.
 
+pub mod across;
+pub mod arms;
 pub mod brain;
+pub mod compare;
+pub mod context;
 pub mod data;
+pub mod embedding;
 pub mod engine;
 pub mod evidence;
 pub mod metrics;
+pub mod run;
 pub mod splits;
+pub mod tuning;
