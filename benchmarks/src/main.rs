@@ -232,8 +232,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Paths => cmd_paths(&data_dir),
         Command::Run(a) => {
             let out = bench::run::cmd_run(&data_dir, &a)?;
-            print!("{}", bench::output::summary(&out.report));
-            print!("{}", bench::official_run::summary(&out.report));
+            print!("{}", out.summary);
             println!("wrote {}", out.json_path.display());
             Ok(())
         }
@@ -271,9 +270,9 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
 }
 
 fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
-    bench::run::set_threads(a.threads);
+    bench::engine::set_threads(a.threads);
     let embedder = TextEmbedder::open(EmbedderArg::Minilm, &a.model)?;
-    let data = bench::run::load_data(data_dir, &a.data)?;
+    let data = bench::engine::load_data(data_dir, &a.data)?;
     let texts = data.texts();
     eprintln!(
         "bench embed: {} ({} nodes, {} queries) from {}; cache {}",

@@ -27,7 +27,6 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
 
 /// Significance level of the `significant` marks (after Holm's correction).
 pub const ALPHA: f64 = 0.05;
@@ -213,53 +212,66 @@ pub fn test_all_pairs(
         .collect()
 }
 
-/// How a report's `paired_tests` block was computed, in the report's key order: `metric`,
-/// `queries`, `statistic`, `test`, `interval`, `correction`, then `extra` (e.g.
-/// `pairs_tested`), `effect_size`, `alpha`, `permutations`, `resamples`, `seed`, `rng`, and
-/// the `pairs`. One home for the wording shared by every kind of run.
-#[allow(clippy::too_many_arguments)]
+impl PairTest {
+    /// The pair as a report writes it: `name` gives a method's name, `mean` its mean.
+    pub fn written<'n>(
+        &self,
+        name: impl Fn(usize) -> &'n str,
+        mean: impl Fn(usize) -> f64,
+    ) -> results::bench::PairTest {
+        results::bench::PairTest {
+            a: name(self.a).to_string(),
+            b: name(self.b).to_string(),
+            mean_a: mean(self.a),
+            mean_b: mean(self.b),
+            diff: self.diff,
+            ci95_low: self.ci_low,
+            ci95_high: self.ci_high,
+            p_value: self.p,
+            p_holm: self.p_holm,
+            significant: self.significant(),
+            effect_size_dz: self.effect_size_dz,
+            a_better: self.a_better,
+            b_better: self.b_better,
+        }
+    }
+}
+
+/// How a report's `paired_tests` block was computed, and the `pairs`: the metric, the
+/// queries, what the difference is (`statistic`), the test, the interval, the
+/// `correction`, `pairs_tested` (when fewer pairs are written than tested), the effect
+/// size, alpha, `(permutations, resamples, seed)` and how the generators are seeded. One
+/// home for the wording shared by every kind of run.
 pub fn tests_block(
     metric: &str,
     queries: usize,
     statistic: &str,
     correction: &str,
-    extra: Map<String, Value>,
-    permutations: usize,
-    resamples: usize,
-    seed: u64,
-    pairs: Value,
-) -> Value {
-    let mut m = Map::new();
-    m.insert("metric".into(), json!(metric));
-    m.insert("queries".into(), json!(queries));
-    m.insert("statistic".into(), json!(statistic));
-    m.insert(
-        "test".into(),
-        json!(
-            "two-sided paired randomization test: every per-query difference's sign \
-             flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)"
-        ),
-    );
-    m.insert(
-        "interval".into(),
-        json!("paired bootstrap 95% interval (queries resampled with replacement)"),
-    );
-    m.insert("correction".into(), json!(correction));
-    m.extend(extra);
-    m.insert(
-        "effect_size".into(),
-        json!("Cohen's d_z: mean of the per-query differences / their standard deviation"),
-    );
-    m.insert("alpha".into(), json!(ALPHA));
-    m.insert("permutations".into(), json!(permutations));
-    m.insert("resamples".into(), json!(resamples));
-    m.insert("seed".into(), json!(seed));
-    m.insert(
-        "rng".into(),
-        json!("ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i"),
-    );
-    m.insert("pairs".into(), pairs);
-    Value::Object(m)
+    pairs_tested: Option<usize>,
+    (permutations, resamples, seed): (usize, usize, u64),
+    pairs: Vec<results::bench::PairTest>,
+) -> results::bench::PairedTests {
+    results::bench::PairedTests {
+        metric: metric.to_string(),
+        queries,
+        statistic: statistic.to_string(),
+        test: "two-sided paired randomization test: every per-query difference's sign \
+               flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)"
+            .to_string(),
+        interval: "paired bootstrap 95% interval (queries resampled with replacement)".to_string(),
+        correction: correction.to_string(),
+        pairs_tested,
+        effect_size: "Cohen's d_z: mean of the per-query differences / their standard \
+                      deviation"
+            .to_string(),
+        alpha: ALPHA,
+        permutations,
+        resamples,
+        seed,
+        rng: "ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i"
+            .to_string(),
+        pairs,
+    }
 }
 
 #[cfg(test)]
