@@ -43,7 +43,7 @@
 //! * `repeat` adds, per learning method, the paired test of re-ask against first ask.
 //!
 //! Student-t quantiles come from the Cornish–Fisher expansion of the normal quantile in
-//! 1/df ([`t_quantile`]; Abramowitz & Stegun 26.7.5), accurate to better than 1e-3 for
+//! 1/df ([`significance::t_quantile`]; Abramowitz & Stegun 26.7.5), accurate to better than 1e-3 for
 //! df ≥ 5.
 
 use std::collections::BTreeMap;
@@ -66,7 +66,7 @@ use crate::metrics::{self, metrics_of, Judged, Metric};
 use crate::plan::{Plan, RunArgs};
 use crate::protocol::{Env, Protocol};
 use crate::report::{self, Format, Frame, Written};
-use crate::significance::{self, test_all_pairs, ALPHA, TEST_METRIC};
+use crate::significance::{self, finite, summarize, test_all_pairs, Summary, TEST_METRIC};
 use crate::splits::{
     queries_with_partner, Heldout, HeldoutKind, Split, CHECKPOINT_PERCENT, DEV_SEED,
 };
@@ -80,8 +80,6 @@ pub const CURVE_METRICS: [&str; 4] = [
 ];
 /// The baselines every traversal method is compared with per split.
 pub const BASELINES: [&str; 3] = ["embedding_topk", "bm25_topk", "rrf_topk"];
-/// Power of the minimum detectable difference.
-pub const POWER: f64 = 0.8;
 
 /// What one method produced over all splits.
 #[derive(Debug, Clone)]
@@ -341,165 +339,6 @@ pub fn run(
     })
 }
 
-/// Quantile `p` of the standard normal (Acklam's rational approximation refined by one
-/// Halley step; |error| < 1e-12).
-pub fn normal_quantile(p: f64) -> f64 {
-    const A: [f64; 6] = [
-        -3.969_683_028_665_376e1,
-        2.209_460_984_245_205e2,
-        -2.759_285_104_469_687e2,
-        1.383_577_518_672_69e2,
-        -3.066_479_806_614_716e1,
-        2.506_628_277_459_239,
-    ];
-    const B: [f64; 5] = [
-        -5.447_609_879_822_406e1,
-        1.615_858_368_580_409e2,
-        -1.556_989_798_598_866e2,
-        6.680_131_188_771_972e1,
-        -1.328_068_155_288_572e1,
-    ];
-    const C: [f64; 6] = [
-        -7.784_894_002_430_293e-3,
-        -3.223_964_580_411_365e-1,
-        -2.400_758_277_161_838,
-        -2.549_732_539_343_734,
-        4.374_664_141_464_968,
-        2.938_163_982_698_783,
-    ];
-    const D: [f64; 4] = [
-        7.784_695_709_041_462e-3,
-        3.224_671_290_700_398e-1,
-        2.445_134_137_142_996,
-        3.754_408_661_907_416,
-    ];
-    let lo = 0.02425;
-    let x = if p < lo {
-        let q = (-2.0 * p.ln()).sqrt();
-        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
-            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
-    } else if p <= 1.0 - lo {
-        let q = p - 0.5;
-        let r = q * q;
-        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
-            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
-    } else {
-        let q = (-2.0 * (1.0 - p).ln()).sqrt();
-        -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
-            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
-    };
-    // one Halley step on Φ(x) − p
-    let e = 0.5 * erfc(-x / std::f64::consts::SQRT_2) - p;
-    let u = e * (2.0 * std::f64::consts::PI).sqrt() * (x * x / 2.0).exp();
-    x - u / (1.0 + x * u / 2.0)
-}
-
-/// Complementary error function (W. J. Cody's rational Chebyshev approximation as in
-/// Numerical Recipes' `erfcc`, relative error < 1.2e-7).
-fn erfc(x: f64) -> f64 {
-    let z = x.abs();
-    let t = 1.0 / (1.0 + 0.5 * z);
-    let r = t
-        * (-z * z - 1.265_512_23
-            + t * (1.000_023_68
-                + t * (0.374_091_96
-                    + t * (0.096_784_18
-                        + t * (-0.186_288_06
-                            + t * (0.278_868_07
-                                + t * (-1.135_203_98
-                                    + t * (1.488_515_87
-                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
-            .exp();
-    if x >= 0.0 {
-        r
-    } else {
-        2.0 - r
-    }
-}
-
-/// Quantile `p` of Student's t with `df` degrees of freedom: the Cornish–Fisher expansion
-/// of the normal quantile `z` in `1/df` to the fourth term (Abramowitz & Stegun 26.7.5).
-pub fn t_quantile(p: f64, df: f64) -> f64 {
-    let z = normal_quantile(p);
-    let z3 = z * z * z;
-    let z5 = z3 * z * z;
-    let z7 = z5 * z * z;
-    let z9 = z7 * z * z;
-    z + (z3 + z) / (4.0 * df)
-        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df * df)
-        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * df.powi(3))
-        + (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / (92160.0 * df.powi(4))
-}
-
-/// Mean, sample sd, 95 % t interval and minimum detectable difference (80 % power,
-/// two-sided α = 0.05) of `xs` (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Summary {
-    /// Mean.
-    pub mean: f64,
-    /// Sample standard deviation (`n − 1`).
-    pub sd: f64,
-    /// Lower end of the 95 % t interval.
-    pub lo: f64,
-    /// Upper end.
-    pub hi: f64,
-    /// Minimum detectable mean at 80 % power.
-    pub mdd: f64,
-    /// Count.
-    pub n: usize,
-}
-
-/// See [`Summary`]; `n < 2` gives a zero-width interval and MDD `NaN` (written as null).
-pub fn summarize(xs: &[f64]) -> Summary {
-    let n = xs.len();
-    let mean = if n == 0 {
-        0.0
-    } else {
-        xs.iter().sum::<f64>() / n as f64
-    };
-    if n < 2 {
-        return Summary {
-            mean,
-            sd: 0.0,
-            lo: mean,
-            hi: mean,
-            mdd: f64::NAN,
-            n,
-        };
-    }
-    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
-    let df = (n - 1) as f64;
-    let se = sd / (n as f64).sqrt();
-    let t = t_quantile(1.0 - ALPHA / 2.0, df);
-    Summary {
-        mean,
-        sd,
-        lo: mean - t * se,
-        hi: mean + t * se,
-        mdd: (t + t_quantile(POWER, df)) * se,
-        n,
-    }
-}
-
-/// `x` when finite, else `None` (written as null).
-fn num(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
-}
-
-impl Summary {
-    /// As a report writes it.
-    fn written(&self) -> results::bench::Summary {
-        results::bench::Summary {
-            mean: num(self.mean),
-            sd: num(self.sd),
-            ci95_low: num(self.lo),
-            ci95_high: num(self.hi),
-            mdd80: num(self.mdd),
-            n: self.n,
-        }
-    }
-}
-
 /// Decimals kept of every non-integer number of a held-out report (the report stays small;
 /// every number is a mean of at most a few thousand values in [0, 1] or a p-value).
 pub const REPORT_DECIMALS: i32 = 6;
@@ -648,7 +487,7 @@ impl Protocol for HeldoutProtocol {
     }
 
     fn summary(&self, report: &Self::Report) -> String {
-        crate::standard::means_table(&report.sections.method_metrics)
+        report::means_table(&report.sections.method_metrics)
     }
 }
 
@@ -705,9 +544,9 @@ fn sections(plan: &Plan, inputs: &Inputs, h: &HeldoutRun) -> Result<results::ben
             c.insert(
                 name.to_string(),
                 Band {
-                    mean: pts.iter().map(|p| num(p.mean)).collect(),
-                    ci95_low: pts.iter().map(|p| num(p.lo)).collect(),
-                    ci95_high: pts.iter().map(|p| num(p.hi)).collect(),
+                    mean: pts.iter().map(|p| finite(p.mean)).collect(),
+                    ci95_low: pts.iter().map(|p| finite(p.lo)).collect(),
+                    ci95_high: pts.iter().map(|p| finite(p.hi)).collect(),
                 },
             );
         }
@@ -744,8 +583,8 @@ fn sections(plan: &Plan, inputs: &Inputs, h: &HeldoutRun) -> Result<results::ben
                 a: r.method.name.to_string(),
                 b: h.results[j].method.name.to_string(),
                 per_split: summarize(&d).written(),
-                per_query_mdd80: num(sq.mdd),
-                per_query_sd: num(sq.sd),
+                per_query_mdd80: finite(sq.mdd),
+                per_query_sd: finite(sq.sd),
                 queries: pq.len(),
             });
         }
@@ -895,38 +734,3 @@ const DESIGN_ABOUT: &str = "see benchmarks/src/heldout.rs: per split (a ChaCha8 
     seed split_seed, stream i) the learning methods learn from the train queries in order and \
     are frozen at each checkpoint; the test queries are scored on the frozen graph; \
     method_metrics is the mean over splits of each split's mean at the last checkpoint";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn t_quantiles_match_tables() {
-        // Student t table values (e.g. NIST/SEMATECH e-Handbook, table 1.3.6.7.2)
-        for (p, df, want) in [
-            (0.975, 19.0, 2.093),
-            (0.975, 9.0, 2.262),
-            (0.80, 19.0, 0.861),
-            (0.975, 1e9, 1.960),
-        ] {
-            let got = t_quantile(p, df);
-            assert!(
-                (got - want).abs() < 2e-3,
-                "t({p}, {df}) = {got}, table {want}"
-            );
-        }
-        assert!((normal_quantile(0.8) - 0.841_621_233_572_914_3).abs() < 1e-6);
-    }
-
-    #[test]
-    fn summary_interval_and_mdd() {
-        let s = summarize(&[1.0, 2.0, 3.0, 4.0, 5.0]);
-        assert!((s.mean - 3.0).abs() < 1e-12);
-        assert!((s.sd - 2.5f64.sqrt()).abs() < 1e-12);
-        // t(0.975, 4) = 2.776 (table)
-        let half = 2.776 * s.sd / 5f64.sqrt();
-        assert!((s.hi - s.mean - half).abs() < 0.02);
-        assert!(s.mdd > half);
-        assert!(summarize(&[1.0]).mdd.is_nan());
-    }
-}

@@ -333,6 +333,29 @@ pub fn method_table<'a>(
     s
 }
 
+/// A one-screen table of methods' means (printed by `bench run`).
+pub fn means_table(method_metrics: &IndexMap<String, results::bench::Means>) -> String {
+    let cols = [
+        "recall_at_5",
+        "recall_at_10",
+        "full_support_at_10",
+        "mrr",
+        "ndcg_at_10",
+        "nodes_fired",
+    ];
+    method_table(
+        "method",
+        method_metrics.iter().map(|(m, v)| {
+            (
+                m.as_str(),
+                cols.iter().map(|c| v.get(*c).copied()).collect(),
+            )
+        }),
+        &cols,
+        20,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -335,7 +335,7 @@ impl Protocol for Standard {
     }
 
     fn summary(&self, report: &Report<Stream>) -> String {
-        means_table(&report.sections.method_metrics)
+        report::means_table(&report.sections.method_metrics)
     }
 }
 
@@ -345,29 +345,6 @@ const MANIFEST_ABOUT: &str = "the rows of this run: the dataset file (SHA-256 as
     stream in order (query_ids_file: gzip-compressed, one id per line, shared by every \
     report of the same rows), and SHA-256 hashes of id lists, each id followed by a newline \
     (printf '%s\\n' ids | sha256sum; for the file: zcat file | sha256sum)";
-
-/// A one-screen table of methods' means (printed by `bench run`).
-pub fn means_table(method_metrics: &IndexMap<String, Means>) -> String {
-    let cols = [
-        "recall_at_5",
-        "recall_at_10",
-        "full_support_at_10",
-        "mrr",
-        "ndcg_at_10",
-        "nodes_fired",
-    ];
-    report::method_table(
-        "method",
-        method_metrics.iter().map(|(m, v)| {
-            (
-                m.as_str(),
-                cols.iter().map(|c| v.get(*c).copied()).collect(),
-            )
-        }),
-        &cols,
-        20,
-    )
-}
 
 /// The `paired_tests` block: every pair of methods tested on
 /// [`significance::TEST_METRIC`] over the scored queries (see [`crate::significance`]).
