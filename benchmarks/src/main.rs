@@ -239,8 +239,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Paths => cmd_paths(&data_dir),
         Command::Run(a) => {
             let out = bench::run::cmd_run(&data_dir, &a)?;
-            print!("{}", bench::output::summary(&out.report));
-            print!("{}", bench::official_run::summary(&out.report));
+            print!("{}", out.summary);
             println!("wrote {}", out.json_path.display());
             Ok(())
         }
@@ -278,7 +277,7 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
 }
 
 fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
-    bench::run::set_threads(a.threads);
+    bench::engine::set_threads(a.threads);
     let embedder = TextEmbedder::open(EmbedderArg::Minilm, &a.model)?;
     // LoCoMo is one corpus per conversation; the other datasets one corpus per run.
     let (what, path, corpora, data);
@@ -294,7 +293,7 @@ fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
         );
         bench::locomo::embedding::texts(&corpora)
     } else {
-        data = bench::run::load_data(data_dir, &a.data)?;
+        data = bench::engine::load_data(data_dir, &a.data)?;
         path = data.path.clone();
         what = format!(
             "{} ({} nodes, {} queries)",

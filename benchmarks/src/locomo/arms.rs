@@ -13,7 +13,7 @@ use super::context::Prepared;
 use super::engine::{all_scored, stage, static_run, within, Knobs, Scorer};
 use crate::embed::EmbedderArg;
 use crate::error::Result;
-use crate::heldout::Split;
+use crate::splits::Split;
 use crate::methods::{Method, Stage};
 
 /// What an arm is, for tables and for choosing the best baseline.

@@ -14,7 +14,7 @@
 //!   Holm's correction across the traversal arms of the same metric and slice (one family
 //!   per question asked). The arm of index `i` draws from permutation stream `i`.
 //! * **Minimum detectable difference** at 80 % power, two-sided α = 0.05
-//!   ([`crate::heldout::summarize`]): `(t(0.975, n−1) + t(0.80, n−1)) · sd(d) / √n` of the
+//!   ([`crate::significance::summarize`]): `(t(0.975, n−1) + t(0.80, n−1)) · sd(d) / √n` of the
 //!   per-question differences — the true mean difference this many questions would show
 //!   four times in five. Questions of one conversation are not independent (they share a
 //!   brain and a speaker pair); the per-conversation differences are given beside it
@@ -25,9 +25,8 @@ use super::arms::Group;
 use super::data::Category;
 use super::metrics::column;
 use crate::error::{Error, Result};
-use crate::heldout::summarize;
 use crate::metrics::paired_bootstrap;
-use crate::significance::{effect_size_dz, holm, permutation_p};
+use crate::significance::{effect_size_dz, holm, permutation_p, summarize};
 
 /// Which questions a number is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

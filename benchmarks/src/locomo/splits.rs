@@ -24,7 +24,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::error::{Error, Result};
-use crate::heldout::Split;
+use crate::splits::Split;
 
 /// The conversations every knob is tuned on; never reported as results.
 pub const TUNING_CONVERSATIONS: [&str; 2] = ["conv-26", "conv-30"];
