@@ -78,7 +78,7 @@ pub fn sha256_of_file(path: &Path) -> Result<String> {
 /// SHA-256 of the file's bytes and of its content (decompressed when it is gzip, the
 /// convention of
 /// [`crate::data::json::sha256_of_content`]), from one read of the file.
-fn file_and_content_sha256(path: &Path) -> Result<(String, String)> {
+pub fn file_and_content_sha256(path: &Path) -> Result<(String, String)> {
     use sha2::{Digest, Sha256};
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let file_sha = hex::encode(Sha256::digest(&bytes));

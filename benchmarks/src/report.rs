@@ -173,6 +173,16 @@ fn git(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The program that writes a report, the commit it was built from and whether that work
+/// tree had changes (`provenance.program`, `git_commit`, `git_dirty`).
+pub fn program_provenance() -> (String, Option<String>, Option<bool>) {
+    (
+        concat!("bench ", env!("CARGO_PKG_VERSION")).to_string(),
+        git(&["rev-parse", "HEAD"]),
+        git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()),
+    )
+}
+
 /// Each method's one-line description, in run order (`method_notes`).
 pub fn method_notes<'a>(methods: impl Iterator<Item = &'a Method>) -> IndexMap<String, String> {
     methods
@@ -224,6 +234,7 @@ impl Frame<'_> {
             set_by_labels,
         } = self.graph;
         let ds: Dataset = data.ds;
+        let (program, git_commit, git_dirty) = program_provenance();
         Report {
             dataset: ds.reference_name().to_string(),
             dataset_queries: corpus.queries.len(),
@@ -261,10 +272,9 @@ impl Frame<'_> {
                 document_ids_sha256: lines_sha256(corpus.node_ids()),
             },
             provenance: Provenance {
-                program: concat!("bench ", env!("CARGO_PKG_VERSION")).to_string(),
-                git_commit: git(&["rev-parse", "HEAD"]),
-                git_dirty: git(&["status", "--porcelain", "--untracked-files=no"])
-                    .map(|s| !s.is_empty()),
+                program,
+                git_commit,
+                git_dirty,
                 dataset: DatasetFile {
                     known_file: data.recognised.map(|f| f.key.to_string()),
                     file: data.file_name(),

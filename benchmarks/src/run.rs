@@ -6,10 +6,12 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::catalog::Dataset;
 use crate::data::locate::DataDir;
 use crate::engine::{progress, set_threads};
 use crate::error::Result;
 use crate::heldout::HeldoutProtocol;
+use crate::locomo::protocol::LocomoProtocol;
 use crate::official_run::Official;
 use crate::plan::RunArgs;
 use crate::protocol::{drive, Env, Protocol, Skip};
@@ -24,12 +26,16 @@ pub enum Choice {
     Heldout,
     /// `--corpus FILE`: MultiHop-RAG's official protocol ([`Official`]).
     Official,
+    /// `--dataset locomo`: one brain per conversation ([`LocomoProtocol`]).
+    Locomo,
 }
 
 impl Choice {
     /// The protocol `a` asks for.
     pub fn of(a: &RunArgs) -> Choice {
-        if a.corpus.is_some() {
+        if a.data.dataset == Dataset::Locomo {
+            Choice::Locomo
+        } else if a.corpus.is_some() {
             Choice::Official
         } else if a.protocol.heldout().is_some() {
             Choice::Heldout
@@ -72,6 +78,7 @@ pub fn run_with(
         Choice::Standard => run_one(&Standard, data_dir, a, show_progress, gate),
         Choice::Heldout => run_one(&HeldoutProtocol, data_dir, a, show_progress, gate),
         Choice::Official => run_one(&Official, data_dir, a, show_progress, gate),
+        Choice::Locomo => run_one(&LocomoProtocol, data_dir, a, show_progress, gate),
     }
 }
 

@@ -13,8 +13,8 @@ use super::context::Prepared;
 use super::engine::{all_scored, stage, static_run, within, Knobs, Scorer};
 use crate::embed::EmbedderArg;
 use crate::error::Result;
-use crate::splits::Split;
 use crate::methods::{Method, Stage};
+use crate::splits::Split;
 
 /// What an arm is, for tables and for choosing the best baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +46,13 @@ impl Group {
     /// Whether the arm traverses a brain.
     pub fn traverses(self) -> bool {
         self != Group::Baseline
+    }
+
+    /// Whether the arm is one of the traversals the report holds against the best
+    /// baseline (cold, learned, transfer); the ablation's arms answer which structure,
+    /// by their means.
+    pub fn answers(self) -> bool {
+        matches!(self, Group::Cold | Group::Learned | Group::Transfer)
     }
 }
 
@@ -141,7 +148,7 @@ impl Arm {
         let params = self.knobs.params();
         let st = stage(
             &p.cc,
-            p.searched(self.knobs.embedder),
+            p.searched(self.knobs.embedder)?,
             &graph,
             &steps,
             &params,

@@ -8,7 +8,8 @@
 //! * **Best baseline.** Per metric and slice, the baseline (BM25, dense, RRF) with the
 //!   highest mean on the compared questions. It is picked on the reported questions, which
 //!   favours the baseline: a traversal that beats it beats every baseline.
-//! * **Tests.** Per traversal arm, the paired randomization test of its per-question
+//! * **Tests.** Per traversal arm that answers the question — cold, learned, transfer;
+//!   the structure ablation answers another ([`Group::answers`]) — the paired randomization test of its per-question
 //!   differences from the best baseline ([`crate::significance::permutation_p`]), a paired
 //!   bootstrap 95 % interval ([`crate::metrics::paired_bootstrap`]), Cohen's d_z, and
 //!   Holm's correction across the traversal arms of the same metric and slice (one family
@@ -98,16 +99,26 @@ impl Table {
 
     /// Mean and count of arm `a`'s metric `metric` on `slice`.
     pub fn mean(&self, a: usize, metric: &str, slice: Slice) -> Result<(f64, usize)> {
-        let v = self.values(a, col(metric)?, slice);
-        let n = v.len();
-        Ok((
-            if n == 0 {
-                0.0
-            } else {
-                v.iter().map(|x| x.1).sum::<f64>() / n as f64
-            },
-            n,
-        ))
+        self.mean_where(a, metric, |q| slice.holds(q.category))
+    }
+
+    /// Mean and count of arm `a`'s metric `metric` over the questions `keep` selects
+    /// (those without a value left out).
+    pub fn mean_where(
+        &self,
+        a: usize,
+        metric: &str,
+        keep: impl Fn(&QuestionKey) -> bool,
+    ) -> Result<(f64, usize)> {
+        let c = col(metric)?;
+        let v: Vec<f64> = self
+            .questions
+            .iter()
+            .zip(&self.rows[a])
+            .filter(|(q, _)| keep(q))
+            .filter_map(|(_, r)| r.as_ref().map(|r| r[c]))
+            .collect();
+        Ok((mean(&v), v.len()))
     }
 
     /// The baseline with the highest mean of `metric` on `slice` (first on a tie).
@@ -183,7 +194,7 @@ pub fn against_best_baseline(
     let base_values: std::collections::HashMap<usize, f64> =
         t.values(base, c, slice).into_iter().collect();
     let mut out = Vec::new();
-    for a in (0..t.arms.len()).filter(|&a| t.groups[a].traverses()) {
+    for a in (0..t.arms.len()).filter(|&a| t.groups[a].answers()) {
         let pairs: Vec<(usize, f64, f64)> = t
             .values(a, c, slice)
             .into_iter()

@@ -30,23 +30,23 @@ pub struct Prepared {
     pub cc: ConversationCorpus,
     /// Searched with hash-v1.
     pub hash: Searched,
-    /// Searched with all-MiniLM-L6-v2.
-    pub minilm: Searched,
+    /// Searched with all-MiniLM-L6-v2 (`None` in a hash-v1-only run).
+    pub minilm: Option<Searched>,
     graphs: Mutex<HashMap<(Structure, EmbedderArg), Arc<Graph>>>,
 }
 
 impl Prepared {
-    /// `conv` with its corpus `cc` and both embedders' vectors; searches each to
-    /// [`LIST_DEPTH`].
+    /// `conv` with its corpus `cc` and the embedders' vectors (MiniLM's if the run has
+    /// them); searches each to [`LIST_DEPTH`].
     pub fn new(
         conv: Conversation,
         cc: ConversationCorpus,
         hash: &Embedded,
-        minilm: &Embedded,
+        minilm: Option<&Embedded>,
     ) -> Result<Prepared> {
         Ok(Prepared {
             hash: Searched::new(hash, LIST_DEPTH)?,
-            minilm: Searched::new(minilm, LIST_DEPTH)?,
+            minilm: minilm.map(|m| Searched::new(m, LIST_DEPTH)).transpose()?,
             conv,
             cc,
             graphs: Mutex::new(HashMap::new()),
@@ -58,11 +58,13 @@ impl Prepared {
         Role::of(&self.cc.sample_id)
     }
 
-    /// The search of `embedder`.
-    pub fn searched(&self, embedder: EmbedderArg) -> &Searched {
+    /// The search of `embedder` (an error for MiniLM in a hash-v1-only run).
+    pub fn searched(&self, embedder: EmbedderArg) -> Result<&Searched> {
         match embedder {
-            EmbedderArg::HashV1 => &self.hash,
-            EmbedderArg::Minilm => &self.minilm,
+            EmbedderArg::HashV1 => Ok(&self.hash),
+            EmbedderArg::Minilm => self.minilm.as_ref().ok_or_else(|| {
+                Error::Internal("an arm reads MiniLM vectors in a hash-v1-only run".into())
+            }),
         }
     }
 
@@ -85,7 +87,7 @@ impl Prepared {
         }
         let ops = self
             .cc
-            .edge_ops(structure, Some(&self.searched(embedder).index))?;
+            .edge_ops(structure, Some(&self.searched(embedder)?.index))?;
         let g = Arc::new(build(&self.conv, &ops)?);
         graphs.insert(key, Arc::clone(&g));
         Ok(g)

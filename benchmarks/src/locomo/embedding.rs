@@ -84,7 +84,11 @@ mod tests {
             .map(|c| ConversationCorpus::new(c).unwrap())
             .collect();
         let t = texts(&cc);
-        assert_eq!(t.len(), 5 + 3, "5 turns, 3 questions with evidence");
+        assert_eq!(
+            t.len(),
+            5 + 3 + 6 + 4 + 6 + 4,
+            "turns, then questions with evidence"
+        );
         assert_eq!(
             t[1],
             "I adopted a grey rabbit called Moss! [image: a photo of a rabbit on a sofa]"
@@ -93,7 +97,8 @@ mod tests {
         let e = TextEmbedder::open(EmbedderArg::HashV1, &ModelOpts::default()).unwrap();
         let (v, stats) = embed_all(&e, &cc, &ProgressBar::hidden()).unwrap();
         assert_eq!((v[0].nodes.len(), v[0].queries.len()), (5, 3));
-        assert_eq!(stats.texts, 8);
+        assert_eq!((v[2].nodes.len(), v[2].queries.len()), (6, 4));
+        assert_eq!(stats.texts, 28);
         let (alone, _) = e.embed(&[t[6]], &ProgressBar::hidden()).unwrap();
         assert_eq!(v[0].queries[1], alone[0]);
         assert_eq!(v[0].dim, e.dim());

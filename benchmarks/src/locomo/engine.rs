@@ -23,15 +23,15 @@ use crate::catalog::Dataset;
 use crate::dense::{DenseIndex, DenseSearch, Hits};
 use crate::embed::EmbedderArg;
 use crate::error::{Error, Result};
-use crate::splits::Split;
 use crate::methods::{
     fired_indices, static_lists, Method, MethodParams, Ranking, RouterInputs, Rule, SeedSource,
     Stage, Walker,
 };
 use crate::metrics::Judged;
 use crate::plan::PG_CALL;
-use crate::schedule::Step;
 use crate::retrieval::RRF_DEPTH;
+use crate::schedule::Step;
+use crate::splits::Split;
 
 /// Every knob of a LoCoMo run (each chosen on the tuning conversations only,
 /// [`super::splits`]).

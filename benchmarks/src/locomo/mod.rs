@@ -26,7 +26,9 @@
 //! * [`across`]: router parameters learned from other conversations' outcomes;
 //! * [`compare`]: every traversal against the best baseline — paired tests, Holm,
 //!   intervals, minimum detectable differences — per metric and category;
-//! * [`run`]: a whole run, plan → execute, as plain data.
+//! * [`run`]: a whole run, plan → execute, as plain data;
+//! * [`protocol`]: `bench run --dataset locomo`, the [`crate::protocol::Protocol`] that
+//!   plans, opens, executes and reports it through the one report writer.
 
 pub mod across;
 pub mod arms;
@@ -38,6 +40,7 @@ pub mod embedding;
 pub mod engine;
 pub mod evidence;
 pub mod metrics;
+pub mod protocol;
 pub mod run;
 pub mod splits;
 pub mod tuning;

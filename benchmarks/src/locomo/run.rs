@@ -7,7 +7,7 @@ use indicatif::ProgressBar;
 
 use super::across::{candidates, choose, outcomes, Choice};
 use super::arms::{Arm, Group};
-use super::brain::{corpora, Structure};
+use super::brain::{ConversationCorpus, Structure};
 use super::compare::{QuestionKey, Table};
 use super::context::{Prepared, LIST_DEPTH};
 use super::data::Locomo;
@@ -91,8 +91,12 @@ pub struct ConversationSummary {
 pub struct LocomoRun {
     /// The conversations, file order.
     pub conversations: Vec<ConversationSummary>,
-    /// The embedders' statistics (hash-v1, MiniLM).
-    pub embed_stats: [EmbedStats; 2],
+    /// Each conversation ready (file order): its corpus, searches and brains.
+    pub prepared: Vec<Prepared>,
+    /// The embedders' names and statistics, in run order (hash-v1, then MiniLM if run).
+    pub embed_stats: Vec<(String, EmbedStats)>,
+    /// The grid the tuning searched (the MiniLM values left out of a hash-v1-only run).
+    pub grid: Grid,
     /// What the tuning chose and tried.
     pub tuned: Tuned,
     /// The arms scored on the test conversations, in report order.
@@ -108,23 +112,41 @@ pub struct LocomoRun {
     pub tests: Vec<usize>,
 }
 
-/// Runs everything (see the module docs). `say` receives one line per phase.
+/// Runs everything (see the module docs) on `l` and its corpora `cc` (file order), with
+/// hash-v1 and, unless `minilm` is `None`, all-MiniLM-L6-v2. `say` receives one line per
+/// phase.
 pub fn execute(
     l: &Locomo,
+    cc: Vec<ConversationCorpus>,
     hash: &TextEmbedder,
-    minilm: &TextEmbedder,
+    minilm: Option<&TextEmbedder>,
     opts: &Options,
     say: &mut dyn FnMut(String),
 ) -> Result<LocomoRun> {
-    let cc = corpora(l)?;
+    if cc.len() != l.conversations.len() {
+        return Err(Error::Internal(
+            "one corpus per conversation expected".into(),
+        ));
+    }
     let (vh, sh) = embed_all(hash, &cc, &ProgressBar::hidden())?;
     say(format!("embedded with {}: {}", hash.name(), sh.describe()));
-    let (vm, sm) = embed_all(minilm, &cc, &ProgressBar::hidden())?;
-    say(format!(
-        "embedded with {}: {}",
-        minilm.name(),
-        sm.describe()
-    ));
+    let mut embed_stats = vec![(hash.name().to_string(), sh)];
+    let vm = match minilm {
+        Some(m) => {
+            let (v, s) = embed_all(m, &cc, &ProgressBar::hidden())?;
+            say(format!("embedded with {}: {}", m.name(), s.describe()));
+            embed_stats.push((m.name().to_string(), s));
+            Some(v)
+        }
+        None => None,
+    };
+    let grid = match vm {
+        Some(_) => opts.grid,
+        None => Grid {
+            embedders: &[EmbedderArg::HashV1],
+            ..opts.grid
+        },
+    };
     let conversations = l
         .conversations
         .iter()
@@ -143,8 +165,8 @@ pub fn execute(
         .iter()
         .cloned()
         .zip(cc)
-        .zip(vh.iter().zip(&vm))
-        .map(|((c, cc), (h, m))| Prepared::new(c, cc, h, m))
+        .enumerate()
+        .map(|(i, (c, cc))| Prepared::new(c, cc, &vh[i], vm.as_ref().map(|v| &v[i])))
         .collect::<Result<_>>()?;
     let tuning: Vec<&Prepared> = prepared
         .iter()
@@ -163,7 +185,7 @@ pub fn execute(
     let tuned = tune(
         &tuning,
         &opts.splits,
-        &opts.grid,
+        &grid,
         opts.base,
         &mut |done, total| {
             if done * 10 / total > last {
@@ -172,13 +194,10 @@ pub fn execute(
             }
         },
     )?;
-    say(format!(
-        "tuned: budget {} characters; cold traversal {:?}",
-        tuned.budget, tuned.cold
-    ));
+    say(format!("tuned: budget {} characters", tuned.budget));
 
-    let arms = test_arms(&tuned)?;
-    let cands = candidates(&opts.grid, &tuned.cold);
+    let arms = test_arms(&tuned, vm.is_some())?;
+    let cands = candidates(&grid, &tuned.cold);
     let test_refs: Vec<&Prepared> = tests.iter().map(|&i| &prepared[i]).collect();
     let outcome_table: Vec<Vec<Vec<f64>>> = cands
         .iter()
@@ -216,7 +235,7 @@ pub fn execute(
     }
     rows.push(transfer);
     let transfer_arm = Arm {
-        name: "crabpath_cold@learned[transfer]".into(),
+        name: TRANSFER_ARM.into(),
         ..cands[0].clone()
     };
     let mut all_arms = arms;
@@ -229,7 +248,9 @@ pub fn execute(
     };
     Ok(LocomoRun {
         conversations,
-        embed_stats: [sh, sm],
+        prepared,
+        embed_stats,
+        grid,
         tuned,
         arms: all_arms,
         table,
@@ -239,15 +260,21 @@ pub fn execute(
     })
 }
 
+/// Name of the arm whose router each transfer fold chose.
+pub const TRANSFER_ARM: &str = "crabpath_cold@learned[transfer]";
+
 /// The arms scored on the test conversations (the transfer arm is added by [`execute`]):
-/// the baselines, the cold traversals (router-less and each router), the learned
+/// the baselines (those of MiniLM only with `minilm`), the cold traversals (router-less and each router), the learned
 /// traversals, and the structure ablation of the router-less cold traversal.
-pub fn test_arms(tuned: &Tuned) -> Result<Vec<Arm>> {
+pub fn test_arms(tuned: &Tuned, minilm: bool) -> Result<Vec<Arm>> {
     let method = |name: &str| {
         Method::by_name(name).ok_or_else(|| Error::Internal(format!("no method {name}")))
     };
     let mut arms = Vec::new();
-    for (name, embedder) in BASELINES {
+    for (name, embedder) in BASELINES
+        .into_iter()
+        .filter(|&(_, e)| minilm || e == EmbedderArg::HashV1)
+    {
         arms.push(Arm::baseline(method(name)?, embedder, &tuned.cold));
     }
     let cold = method("crabpath_cold")?;
@@ -278,15 +305,8 @@ mod tests {
 
     #[test]
     fn a_run_tunes_on_the_tuning_conversations_and_scores_the_others() {
-        // the fixture's conversation three times: conv-26 (tuning), conv-x and conv-y
+        // the fixture: conv-26 (tuning) and two test conversations
         let mut l = load(&testdata::committed("datasets/fixtures/locomo_tiny.json")).unwrap();
-        let c = l.conversations.remove(0);
-        for (row, id) in ["conv-26", "conv-x", "conv-y"].into_iter().enumerate() {
-            let mut c = c.clone();
-            c.sample_id = id.into();
-            c.row = row;
-            l.conversations.push(c);
-        }
         let hash = TextEmbedder::open(EmbedderArg::HashV1, &ModelOpts::default()).unwrap();
         let opts = Options {
             splits: WithinSplits::new(4, 0, 0.5).unwrap(),
@@ -294,16 +314,18 @@ mod tests {
             base: base_knobs(),
         };
         let mut lines = Vec::new();
-        let r = execute(&l, &hash, &hash, &opts, &mut |s| lines.push(s)).unwrap();
+        let cc = crate::locomo::brain::corpora(&l).unwrap();
+        let r = execute(&l, cc, &hash, None, &opts, &mut |s| lines.push(s)).unwrap();
         assert_eq!(r.tests, [1, 2]);
         assert_eq!(r.conversations[0].role, Role::Tuning);
-        assert_eq!(r.conversations[1].scored, 3);
-        // 5 baselines, 4 cold, 8 learned, 4 ablation, 1 transfer
-        assert_eq!(r.table.arms.len(), 22);
+        assert_eq!(r.conversations[1].scored, 4);
+        // 3 hash-v1 baselines, 4 cold, 5 learned, 4 ablation, 1 transfer
+        assert_eq!(r.table.arms.len(), 17);
+        assert_eq!(r.grid.embedders, [EmbedderArg::HashV1]);
         assert_eq!(
             r.table.questions.len(),
-            6,
-            "3 scored questions in each test conversation"
+            8,
+            "4 scored questions in each test conversation"
         );
         assert_eq!(r.choices.len(), 2);
         assert_eq!(
@@ -320,6 +342,7 @@ mod tests {
             .any(|s| s.starts_with("tuned: budget 400 characters")));
         // no test conversation: refused
         l.conversations.truncate(1);
-        assert!(execute(&l, &hash, &hash, &opts, &mut |_| {}).is_err());
+        let cc = crate::locomo::brain::corpora(&l).unwrap();
+        assert!(execute(&l, cc, &hash, None, &opts, &mut |_| {}).is_err());
     }
 }

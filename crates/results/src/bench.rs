@@ -5,7 +5,8 @@
 //! [`Parameters`], [`Configuration`] (the command line that reproduces the file and the
 //! core's effective configuration), then the protocol's sections — [`Stream`] (protocols
 //! `paper` and `clean`: prequential or split stream), [`Heldout`] (`related`, `unrelated`,
-//! `repeat`), [`Official`] (MultiHop-RAG's official protocol) — then the notes, the files
+//! `repeat`), [`Official`] (MultiHop-RAG's official protocol), [`crate::locomo::Locomo`]
+//! (LoCoMo) — then the notes, the files
 //! written beside the report, the [`Manifest`] of the rows, the [`Provenance`] and the
 //! timings. A new protocol adds its sections type here (and a variant of [`Sections`], the
 //! reader's union) and reuses everything else.
@@ -83,10 +84,12 @@ pub struct Report<S> {
 pub type AnyReport = Report<Sections>;
 
 /// The sections of every protocol (the readers' union; a document is recognised by its
-/// keys: `heldout`, `chunking`, else the stream sections).
+/// keys: `locomo`, `heldout`, `chunking`, else the stream sections).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Sections {
+    /// LoCoMo ([`crate::locomo`]).
+    Locomo(Box<crate::locomo::Locomo>),
     /// `related`, `unrelated`, `repeat`.
     Heldout(Box<Heldout>),
     /// The official MultiHop-RAG protocol.
@@ -109,7 +112,16 @@ impl AnyReport {
         match &self.sections {
             Sections::Heldout(h) => Some(&h.method_metrics),
             Sections::Stream(s) => Some(&s.method_metrics),
+            Sections::Locomo(l) => Some(&l.method_metrics),
             Sections::Official(_) => None,
+        }
+    }
+
+    /// The LoCoMo sections, for a LoCoMo report.
+    pub fn locomo(&self) -> Option<&crate::locomo::Locomo> {
+        match &self.sections {
+            Sections::Locomo(l) => Some(l),
+            _ => None,
         }
     }
 
@@ -134,7 +146,7 @@ impl AnyReport {
         match &self.sections {
             Sections::Heldout(h) => Some(&h.paired_tests),
             Sections::Stream(s) => Some(&s.paired_tests),
-            Sections::Official(_) => None,
+            Sections::Official(_) | Sections::Locomo(_) => None,
         }
     }
 }

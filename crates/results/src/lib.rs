@@ -9,6 +9,7 @@
 //!
 //! * [`bench`] — the report of `bench run` (configuration, manifest, evaluation, methods,
 //!   paired tests, provenance), one type with a section per protocol;
+//! * [`locomo`] — the sections of a LoCoMo report (one brain per conversation);
 //! * [`repo`] — the report of `bench repo` (seed 002 Tables 24/25 and the fair protocol)
 //!   and its workspace graph;
 //! * [`slot`] — the tri-state field (absent, `null`, value).
@@ -16,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod locomo;
 pub mod repo;
 pub mod slot;
 
