@@ -517,7 +517,7 @@ fn bench_run_locomo_writes_a_report_that_bench_check_reproduces() {
         4
     );
     let runs = dir.path().join("results/runs");
-    assert!(runs.join("locomo.qrels.gz").is_file());
+    assert!(runs.join("locomo-multi-hop.qrels.gz").is_file());
     assert!(runs
         .join("locomo-hash-v1-splits4.crabpath_cold.run.gz")
         .is_file());

@@ -11,14 +11,15 @@
 //! knob the protocol tunes (seeds, hops, beam, graph, router, learning rate) and every
 //! option of another protocol is refused with a message naming it.
 //!
-//! **Files.** The qrels of every scored question (`runs/locomo.qrels.gz`) and the run files
-//! of two arms — the best baseline on recall@10 over the test questions and the cold
-//! traversal — at depth [`RUN_DEPTH`] on the test conversations' multi-hop questions
-//! ([`RUN_CATEGORY`], the issue's question), gzip-compressed TREC ([`crate::trec`]). The
-//! other arms' and questions' numbers are in the report: the learning arms have no single
-//! list per question (each is scored on several splits), and the repository's 15 MiB size
-//! budget leaves no room for more (a full run of one arm over the 1,680 test questions is
-//! about 75 KB gzip-compressed).
+//! **Files.** For the test conversations' multi-hop questions ([`RUN_CATEGORY`], the
+//! issue's question): their qrels (`runs/locomo-multi-hop.qrels.gz`) and the run file of
+//! the cold traversal ([`RUN_ARMS`]) at depth [`RUN_DEPTH`], gzip-compressed TREC
+//! ([`crate::trec`]); `trec_eval -c -m recall.10` on them gives the report's multi-hop
+//! recall@10 of the cold traversal. The other arms' and questions' numbers are in the
+//! report: the learning arms have no single list per question (each is scored on several
+//! splits), and the repository's 15 MiB size budget leaves no room for more (a run of one
+//! arm over the 1,680 test questions is about 75 KB gzip-compressed, the qrels of every
+//! scored question 11 KB, a multi-hop run 11 KB).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -51,7 +52,6 @@ use crate::error::{Error, Result};
 use crate::plan::{RunArgs, COMMAND_PREFIX, DEFAULT_OUT_DIR, PG_CALL, RUNS_DIR};
 use crate::protocol::{Env, Protocol};
 use crate::report::{self, lines_sha256, Format, Sidecar, Written};
-use crate::significance::ALPHA;
 use crate::trec;
 
 /// The LoCoMo protocol (see the module docs).
@@ -60,6 +60,9 @@ pub struct LocomoProtocol;
 
 /// Ranks written per question in a run file.
 pub const RUN_DEPTH: usize = 10;
+
+/// The arms with a run file: the cold traversal (see the module docs).
+pub const RUN_ARMS: [&str; 1] = ["crabpath_cold"];
 
 /// The questions of the run files: the test conversations' multi-hop questions (see the
 /// module docs).
@@ -351,7 +354,7 @@ impl Protocol for LocomoProtocol {
             .filter(|_| inputs.recognised.is_none_or(|f| f.key != plan.file.key))
             .map(|_| inputs.file_name());
         let sections = sections(plan, inputs, &ex)?;
-        let (files, sidecars) = run_files(plan, &ex, &out, &sections)?;
+        let (files, sidecars) = run_files(plan, &ex, &out)?;
         let cold = ex.tuned.cold;
         let params = cold.params();
         let traversal_embedder = match cold.embedder {
@@ -462,7 +465,7 @@ impl Protocol for LocomoProtocol {
             method_notes: ex
                 .arms
                 .iter()
-                .map(|a| (a.name.clone(), a.method.about.to_string()))
+                .map(|a| (a.name.clone(), arm_note(a)))
                 .collect(),
             files,
             manifest: Manifest {
@@ -614,7 +617,6 @@ fn sections(plan: &LocomoPlan, inputs: &LocomoInputs, ex: &LocomoRun) -> Result<
                         ci95_high: c.ci_high,
                         p_value: c.p,
                         p_holm: c.p_holm,
-                        significant: c.p_holm < ALPHA,
                         effect_size_dz: c.effect_size_dz.filter(|x| x.is_finite()),
                         mdd80: Some(c.mdd80).filter(|x| x.is_finite()),
                     })
@@ -629,6 +631,19 @@ fn sections(plan: &LocomoPlan, inputs: &LocomoInputs, ex: &LocomoRun) -> Result<
         by_conversation,
         against_best_baseline: families,
     })
+}
+
+/// One line on what an arm is (its knobs are in `locomo.arms`).
+fn arm_note(a: &Arm) -> String {
+    use super::arms::Group;
+    let what = match a.group {
+        Group::Baseline => "baseline",
+        Group::Cold => "cold traversal, knobs tuned",
+        Group::Learned => "learned within the conversation, scored on the splits' test halves",
+        Group::Transfer => "cold traversal, router learned on the other test conversations",
+        Group::Ablation => "cold traversal on this brain structure, other knobs as tuned",
+    };
+    format!("{what} ({})", a.method.name)
 }
 
 /// An arm's knobs as the report writes them.
@@ -691,7 +706,7 @@ fn design(plan: &LocomoPlan, inputs: &LocomoInputs, ex: &LocomoRun) -> Result<De
             .iter()
             .find(|t| t.stage > 1 && t.arm.name == name && t.arm.knobs == kn)
         {
-            chosen.insert(name, cell(t));
+            chosen.insert(name, t.score);
         }
     }
     let never_tested = ex
@@ -783,7 +798,7 @@ fn design(plan: &LocomoPlan, inputs: &LocomoInputs, ex: &LocomoRun) -> Result<De
                 lr: grid.lr.to_vec(),
             },
             cells: ex.tuned.trials.len(),
-            stage1_best: stage1.iter().take(5).map(|t| cell(t)).collect(),
+            stage1_best: stage1.iter().take(3).map(|t| cell(t)).collect(),
             chosen,
         },
         transfer: Transfer {
@@ -817,40 +832,33 @@ fn design(plan: &LocomoPlan, inputs: &LocomoInputs, ex: &LocomoRun) -> Result<De
     })
 }
 
-/// The `files` block and the files: qrels of every scored question, runs of the best
-/// baseline and the cold traversal (see the module docs).
-fn run_files(
-    plan: &LocomoPlan,
-    ex: &LocomoRun,
-    out: &Path,
-    s: &Sections,
-) -> Result<(Slot<Files>, Vec<Sidecar>)> {
+/// The `files` block and the files: the multi-hop test questions' qrels and the runs of
+/// [`RUN_ARMS`] on them (see the module docs).
+fn run_files(plan: &LocomoPlan, ex: &LocomoRun, out: &Path) -> Result<(Slot<Files>, Vec<Sidecar>)> {
     if plan.args.no_run_files {
         return Ok((Slot::Null, Vec::new()));
     }
     let dir = out.parent().unwrap_or(Path::new("")).join(RUNS_DIR);
-    let qrels_rel = format!("{RUNS_DIR}/locomo.qrels.gz");
+    let qrels_name = format!("locomo-{}.qrels.gz", RUN_CATEGORY.as_str());
     let mut qrels = String::new();
-    for p in &ex.prepared {
+    for &i in &ex.tests {
+        let p = &ex.prepared[i];
         let c = &p.cc.corpus;
         qrels.push_str(&trec::qrels_text(
             c.queries
                 .iter()
-                .map(|q| (q.qid.as_str(), q.relevant.as_slice())),
+                .zip(&p.cc.category)
+                .filter(|(_, &cat)| cat == RUN_CATEGORY)
+                .map(|(q, _)| (q.qid.as_str(), q.relevant.as_slice())),
             |d| c.nodes[d].id.as_str(),
         ));
     }
     let mut files = vec![Sidecar {
-        path: dir.join("locomo.qrels.gz"),
+        path: dir.join(&qrels_name),
         bytes: trec::gzip(qrels.as_bytes()),
     }];
-    let best = s
-        .against_best_baseline
-        .iter()
-        .find(|f| f.metric == "recall_at_10" && f.slice == "all")
-        .map(|f| f.best_baseline.clone());
     let mut runs = IndexMap::new();
-    for name in best.iter().map(String::as_str).chain(["crabpath_cold"]) {
+    for name in RUN_ARMS {
         let Some(arm) = ex.arms.iter().find(|a| a.name == name) else {
             continue;
         };
@@ -879,13 +887,11 @@ fn run_files(
     }
     Ok((
         Slot::Value(Files {
-            qrels: qrels_rel,
+            qrels: format!("{RUNS_DIR}/{qrels_name}"),
             runs,
             run_format: format!(
-                "{}; LoCoMo: the qrels hold every scored question, the runs the first \
-                 {RUN_DEPTH} ranks of the test conversations' {} questions (trec_eval \
-                 without -c averages over them); document ids are dia_ids (unique within a \
-                 question's conversation)",
+                "{}; LoCoMo: the test conversations' {} questions, the first {RUN_DEPTH} \
+                 ranks; document ids are dia_ids (unique within a question's conversation)",
                 trec::RUN_FORMAT,
                 RUN_CATEGORY.as_str()
             ),

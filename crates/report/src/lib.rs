@@ -70,6 +70,11 @@ impl Paths {
         self.results.join("bench").join("HELDOUT.md")
     }
 
+    /// The LoCoMo tables: `<results>/bench/LOCOMO.md`.
+    pub fn locomo_md(&self) -> PathBuf {
+        self.results.join("bench").join("LOCOMO.md")
+    }
+
     /// The bench runs' paired-test tables: `<results>/bench/PAIRED.md`.
     pub fn paired_md(&self) -> PathBuf {
         self.results.join("bench").join("PAIRED.md")
@@ -108,6 +113,9 @@ pub fn render_tables(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>> 
     }
     if let Some(text) = tables::heldout::markdown(&results) {
         out.push(Artifact::new(paths.heldout_md(), text));
+    }
+    if let Some(text) = tables::locomo::markdown(&results) {
+        out.push(Artifact::new(paths.locomo_md(), text));
     }
     Ok(out)
 }

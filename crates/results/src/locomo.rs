@@ -133,10 +133,10 @@ pub struct Tuning {
     pub grid: Grid,
     /// Cells tried.
     pub cells: usize,
-    /// Stage 1's best cells, best first (at most five).
+    /// Stage 1's best cells, best first (at most three).
     pub stage1_best: Vec<Cell>,
-    /// Each stage-2 and stage-3 winner: arm → its tuning score and knobs.
-    pub chosen: IndexMap<String, Cell>,
+    /// Each stage-2 and stage-3 winner: arm → its tuning score (its knobs: `arms`).
+    pub chosen: IndexMap<String, f64>,
 }
 
 /// `locomo.tuning.grid`.
@@ -272,10 +272,8 @@ pub struct Row {
     pub ci95_high: f64,
     /// Randomization-test p-value.
     pub p_value: f64,
-    /// Holm-adjusted across the family.
+    /// Holm-adjusted across the family (significant below 0.05).
     pub p_holm: f64,
-    /// Whether `p_holm` < 0.05.
-    pub significant: bool,
     /// Cohen's d_z (`null` when the differences do not vary).
     pub effect_size_dz: Option<f64>,
     /// Minimum detectable difference at 80 % power (`null` below two questions).

@@ -20,6 +20,7 @@ pub mod edge_damping;
 pub mod forgetting;
 pub mod heldout;
 pub mod individuation;
+pub mod locomo;
 pub mod merge_compression;
 pub mod negation;
 pub mod noise_robustness;
@@ -132,13 +133,22 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
     for (name, doc) in results
         .bench
         .iter()
-        .filter(|(_, d)| !heldout::is_heldout(d))
+        .filter(|(_, d)| !heldout::is_heldout(d) && !locomo::is_locomo(d))
     {
         match bench::learning_curves(doc, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
             Err(e) => notes.push(format!(
                 "figure bench/{name} learning curves skipped: {e:#}"
             )),
+        }
+    }
+    for (name, report) in locomo::reports(results) {
+        match report
+            .and_then(|r| locomo::figure(&r, name))
+            .and_then(|f| f.artifacts(out, "bench"))
+        {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure bench/{name}-by-category skipped: {e:#}")),
         }
     }
     for fig in bench::protocol_comparisons(&results.bench, notes) {

@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod claims;
 pub mod heldout;
+pub mod locomo;
 pub mod paired;
 pub mod repo;
 
