@@ -18,16 +18,15 @@
 //!   ([`crate::significance::summarize`]): `(t(0.975, n−1) + t(0.80, n−1)) · sd(d) / √n` of the
 //!   per-question differences — the true mean difference this many questions would show
 //!   four times in five. Questions of one conversation are not independent (they share a
-//!   brain and a speaker pair); the per-conversation differences are given beside it
-//!   ([`Comparison::per_conversation`]) so that a reader can see whether one conversation
-//!   carries an effect.
+//!   brain and a speaker pair); the report gives every arm's mean per conversation beside
+//!   it, so that a reader can see whether one conversation carries an effect.
 
 use super::arms::Group;
 use super::data::Category;
 use super::metrics::column;
 use crate::error::{Error, Result};
 use crate::metrics::paired_bootstrap;
-use crate::significance::{effect_size_dz, holm, permutation_p, summarize};
+use crate::significance::{effect_size_dz, holm, permutation_p, summarize, PairTest};
 
 /// Which questions a number is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,35 +138,21 @@ fn col(metric: &str) -> Result<usize> {
     column(metric).ok_or_else(|| Error::Internal(format!("{metric} is not a LoCoMo metric")))
 }
 
-/// One traversal arm against the best baseline on one metric and slice.
+/// One traversal arm against the best baseline on one metric and slice: the paired test
+/// of the benchmark's other protocols (`a` the arm, `b` the baseline, indices into the
+/// table's arms) with the means and the minimum detectable difference.
 #[derive(Debug, Clone)]
 pub struct Comparison {
-    /// The traversal arm.
-    pub arm: usize,
-    /// The best baseline.
-    pub baseline: usize,
+    /// The test (`diff` = arm − baseline; `p_holm` across the family).
+    pub test: PairTest,
     /// Questions compared.
     pub n: usize,
     /// The arm's mean.
     pub mean: f64,
     /// The baseline's mean.
     pub baseline_mean: f64,
-    /// Mean difference (arm − baseline).
-    pub diff: f64,
-    /// Bootstrap 2.5th percentile of the difference.
-    pub ci_low: f64,
-    /// Bootstrap 97.5th percentile.
-    pub ci_high: f64,
-    /// Randomization-test p-value.
-    pub p: f64,
-    /// Holm-adjusted across the family.
-    pub p_holm: f64,
-    /// Cohen's d_z.
-    pub effect_size_dz: Option<f64>,
     /// Minimum detectable difference at 80 % power.
     pub mdd80: f64,
-    /// Per conversation (run order) with questions in the slice: its mean difference.
-    pub per_conversation: Vec<(usize, f64)>,
 }
 
 /// How the tests are drawn.
@@ -206,40 +191,28 @@ pub fn against_best_baseline(
         let ci = paired_bootstrap(&[(&xs, &ys)], draws.resamples, draws.seed)
             .pop()
             .ok_or_else(|| Error::Internal("no bootstrap interval".into()))?;
-        let s = summarize(&d);
-        let mut per_conv: Vec<(usize, f64, usize)> = Vec::new();
-        for &(q, x, y) in &pairs {
-            let conv = t.questions[q].conversation;
-            match per_conv.iter_mut().find(|e| e.0 == conv) {
-                Some(e) => {
-                    e.1 += x - y;
-                    e.2 += 1;
-                }
-                None => per_conv.push((conv, x - y, 1)),
-            }
-        }
         out.push(Comparison {
-            arm: a,
-            baseline: base,
+            test: PairTest {
+                a,
+                b: base,
+                diff: ci.diff,
+                ci_low: ci.lo,
+                ci_high: ci.hi,
+                p: permutation_p(&d, draws.permutations, draws.seed, a as u64),
+                p_holm: 1.0,
+                effect_size_dz: effect_size_dz(&d),
+                a_better: d.iter().filter(|&&x| x > 0.0).count(),
+                b_better: d.iter().filter(|&&x| x < 0.0).count(),
+            },
             n: d.len(),
             mean: mean(&xs),
             baseline_mean: mean(&ys),
-            diff: ci.diff,
-            ci_low: ci.lo,
-            ci_high: ci.hi,
-            p: permutation_p(&d, draws.permutations, draws.seed, a as u64),
-            p_holm: 1.0,
-            effect_size_dz: effect_size_dz(&d),
-            mdd80: s.mdd,
-            per_conversation: per_conv
-                .into_iter()
-                .map(|(c, s, n)| (c, s / n as f64))
-                .collect(),
+            mdd80: summarize(&d).mdd,
         });
     }
-    let adjusted = holm(&out.iter().map(|c| c.p).collect::<Vec<_>>());
+    let adjusted = holm(&out.iter().map(|c| c.test.p).collect::<Vec<_>>());
     for (c, p) in out.iter_mut().zip(adjusted) {
-        c.p_holm = p;
+        c.test.p_holm = p;
     }
     Ok(out)
 }
@@ -318,11 +291,12 @@ mod tests {
         .unwrap();
         assert_eq!(mh.len(), 1);
         let c = &mh[0];
-        assert_eq!((c.arm, c.baseline, c.n), (2, 1, 20));
-        assert!((c.diff - 0.5).abs() < 1e-12 && c.ci_low > 0.49 && c.p < 0.01);
-        assert_eq!(c.effect_size_dz, None, "constant differences: infinite d_z");
+        let pt = &c.test;
+        assert_eq!((pt.a, pt.b, c.n), (2, 1, 20));
+        assert!((pt.diff - 0.5).abs() < 1e-12 && pt.ci_low > 0.49 && pt.p < 0.01);
+        assert_eq!(pt.effect_size_dz, None, "constant differences: infinite d_z");
+        assert_eq!((pt.a_better, pt.b_better), (20, 0));
         assert!(c.mdd80 == 0.0, "no spread, no detectable-difference floor");
-        assert_eq!(c.per_conversation.len(), 2);
         let sh = against_best_baseline(
             &t,
             "recall_at_10",
@@ -331,7 +305,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(sh[0].n, 19, "question 39 has no traversal value");
-        assert_eq!((sh[0].diff, sh[0].p), (0.0, 1.0));
+        assert_eq!((sh[0].test.diff, sh[0].test.p), (0.0, 1.0));
         assert!(against_best_baseline(&t, "no_such_metric", Slice::All, DRAWS).is_err());
     }
 

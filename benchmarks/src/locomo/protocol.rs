@@ -603,21 +603,21 @@ fn sections(plan: &LocomoPlan, inputs: &LocomoInputs, ex: &LocomoRun) -> Result<
             families.push(Family {
                 metric: metric.into(),
                 slice: slice.name().into(),
-                questions: t.mean(first.baseline, metric, slice)?.1,
-                best_baseline: t.arms[first.baseline].clone(),
+                questions: t.mean(first.test.b, metric, slice)?.1,
+                best_baseline: t.arms[first.test.b].clone(),
                 baseline_mean: first.baseline_mean,
                 rows: cmp
                     .iter()
                     .map(|c| Row {
-                        arm: t.arms[c.arm].clone(),
+                        arm: t.arms[c.test.a].clone(),
                         mean: c.mean,
                         n: c.n,
-                        diff: c.diff,
-                        ci95_low: c.ci_low,
-                        ci95_high: c.ci_high,
-                        p_value: c.p,
-                        p_holm: c.p_holm,
-                        effect_size_dz: c.effect_size_dz.filter(|x| x.is_finite()),
+                        diff: c.test.diff,
+                        ci95_low: c.test.ci_low,
+                        ci95_high: c.test.ci_high,
+                        p_value: c.test.p,
+                        p_holm: c.test.p_holm,
+                        effect_size_dz: c.test.effect_size_dz.filter(|x| x.is_finite()),
                         mdd80: Some(c.mdd80).filter(|x| x.is_finite()),
                     })
                     .collect(),
