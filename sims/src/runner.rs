@@ -219,6 +219,7 @@ pub fn aggregate(sim: &dyn Simulation, seeds: &[u64], docs: Vec<Value>) -> Resul
         metrics,
         claim_verdicts: verdicts.iter().map(|v| v.as_str().to_string()).collect(),
         claim_holds_share: (checkable > 0).then(|| holds as f64 / checkable as f64),
+        series: None,
     };
     let mut base = docs.into_iter().next().context("aggregate: no documents")?;
     let Value::Object(map) = &mut base else {

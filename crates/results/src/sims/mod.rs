@@ -30,7 +30,7 @@ pub mod static_vs_learning;
 pub mod structural_vs_edge_only;
 
 pub use claim::{verdict_word, AllOf, Claim, Cmp, Predicate};
-pub use multi_seed::{MultiSeed, SeedMetric};
+pub use multi_seed::{MultiSeed, SeedMetric, SeriesBand};
 
 use serde::{Deserialize, Serialize};
 
@@ -86,4 +86,23 @@ impl<B, X, R> Corrected<B, X, R> {
             multi_seed: None,
         }
     }
+}
+
+/// What any simulation document has for a reader of claims and aggregates: the
+/// machine-checked claim (a corrected-profile document's; `None` for the reference's
+/// claims of the paper profile) and the multi-seed aggregate.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+pub struct Envelope {
+    /// The machine-checked claim.
+    #[serde(default, deserialize_with = "claim_if_checked")]
+    pub claim: Option<Claim>,
+    /// The aggregate over several seeds.
+    #[serde(default)]
+    pub multi_seed: Option<MultiSeed>,
+}
+
+/// A `claim` that is a [`Claim`], or `None` for a reference-shaped claim.
+fn claim_if_checked<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Claim>, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
 }

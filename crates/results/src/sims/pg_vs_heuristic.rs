@@ -35,6 +35,20 @@ pub struct Runs {
     pub policy_gradient_unclipped: Option<Run>,
 }
 
+impl Runs {
+    /// Every run present, by its key, in document order.
+    pub fn all(&self) -> Vec<(&'static str, &Run)> {
+        let mut v = vec![
+            ("heuristic", &self.heuristic),
+            ("policy_gradient", &self.policy_gradient),
+        ];
+        if let Some(u) = &self.policy_gradient_unclipped {
+            v.push(("policy_gradient_unclipped", u));
+        }
+        v
+    }
+}
+
 /// One learning run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {

@@ -30,6 +30,17 @@ pub struct Runs {
     pub policy_gradient: Mode,
 }
 
+impl Runs {
+    /// The three runs, by their keys, in document order.
+    pub fn all(&self) -> [(&'static str, &Mode); 3] {
+        [
+            ("static", &self.static_),
+            ("heuristic", &self.heuristic),
+            ("policy_gradient", &self.policy_gradient),
+        ]
+    }
+}
+
 /// One mode's run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mode {
