@@ -3,6 +3,7 @@
 //! is listed once in [`crate::scenarios::registry`]. The reference program's 15
 //! simulation scripts (`sims/*.py`, commit 134c676) form the first group.
 
+use serde::Serialize;
 use serde_json::Value;
 
 pub use crabpath::Profile;
@@ -84,4 +85,15 @@ impl std::fmt::Debug for dyn Simulation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// A scenario's typed document (a type of `results::sims`) as the runner handles it: a
+/// JSON value whose keys are in field order.
+pub fn document<T: Serialize>(doc: &T) -> anyhow::Result<Value> {
+    Ok(serde_json::to_value(doc)?)
+}
+
+/// `v`'s compact JSON text (`5.0`, `[["a->b",-0.4]]`), as a note quotes a value.
+pub fn json_text<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
 }

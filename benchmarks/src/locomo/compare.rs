@@ -294,7 +294,10 @@ mod tests {
         let pt = &c.test;
         assert_eq!((pt.a, pt.b, c.n), (2, 1, 20));
         assert!((pt.diff - 0.5).abs() < 1e-12 && pt.ci_low > 0.49 && pt.p < 0.01);
-        assert_eq!(pt.effect_size_dz, None, "constant differences: infinite d_z");
+        assert_eq!(
+            pt.effect_size_dz, None,
+            "constant differences: infinite d_z"
+        );
         assert_eq!((pt.a_better, pt.b_better), (20, 0));
         assert!(c.mdd80 == 0.0, "no spread, no detectable-difference floor");
         let sh = against_best_baseline(

@@ -9,7 +9,7 @@ use super::across::{candidates, choose, outcomes, Choice};
 use super::arms::{Arm, Group};
 use super::brain::{ConversationCorpus, Structure};
 use super::compare::{QuestionKey, Table};
-use super::context::{Prepared, LIST_DEPTH};
+use super::context::Prepared;
 use super::data::Locomo;
 use super::embedding::embed_all;
 use super::engine::Knobs;
@@ -17,7 +17,7 @@ use super::splits::{Role, WithinSplits};
 use super::tuning::{tune, Grid, Tuned};
 use crate::embed::{EmbedStats, EmbedderArg, TextEmbedder};
 use crate::error::{Error, Result};
-use crate::methods::{routed_methods, Method, SeedSource};
+use crate::methods::{routed_methods, Method};
 
 /// The structures of the ablation, in report order.
 pub const ABLATION: [Structure; 4] = [
@@ -35,28 +35,6 @@ pub const BASELINES: [(&str, EmbedderArg); 5] = [
     ("rrf_topk", EmbedderArg::HashV1),
     ("rrf_topk", EmbedderArg::Minilm),
 ];
-
-/// The knobs that are not tuned, and the starting point of the tuning: the bench
-/// defaults where they exist (`bench run`'s `--max-hops`, `--beam-width`, `--lr`,
-/// `--discount`, `RouterConfig::default()`), the corrected core profile (the reference's
-/// bugs fixed, `crabpath::profile`), [`LIST_DEPTH`]-long lists.
-pub fn base_knobs() -> Knobs {
-    use crate::plan;
-    Knobs {
-        embedder: EmbedderArg::Minilm,
-        structure: Structure::SessionChains,
-        seed_source: SeedSource::Dense,
-        seed_top_k: plan::DEFAULT_SEED_TOP_K,
-        max_hops: plan::DEFAULT_MAX_HOPS,
-        beam_width: plan::DEFAULT_BEAM_WIDTH,
-        router: crabpath::RouterConfig::default(),
-        lr: plan::DEFAULT_LR,
-        discount: plan::DEFAULT_DISCOUNT,
-        profile: crabpath::Profile::Corrected,
-        list_depth: LIST_DEPTH,
-        budget: 0,
-    }
-}
 
 /// What a run needs besides the data and the embedders.
 #[derive(Debug, Clone, Copy)]
@@ -311,7 +289,7 @@ mod tests {
         let opts = Options {
             splits: WithinSplits::new(4, 0, 0.5).unwrap(),
             grid: SMALL,
-            base: base_knobs(),
+            base: crate::locomo::tuning::base_knobs(),
         };
         let mut lines = Vec::new();
         let cc = crate::locomo::brain::corpora(&l).unwrap();

@@ -29,7 +29,7 @@ use crabpath::RouterKind;
 
 use super::arms::{Arm, Group};
 use super::brain::Structure;
-use super::context::Prepared;
+use super::context::{Prepared, LIST_DEPTH};
 use super::engine::Knobs;
 use super::metrics::column;
 use super::splits::WithinSplits;
@@ -76,6 +76,28 @@ pub const GRID: Grid = Grid {
     router_alpha: &[0.5, 1.0, 2.0],
     lr: &[0.01, 0.03, 0.1, 0.3],
 };
+
+/// The knobs that are not tuned, and the starting point of the tuning: the bench
+/// defaults where they exist (`bench run`'s `--max-hops`, `--beam-width`, `--lr`,
+/// `--discount`, `RouterConfig::default()`), the corrected core profile (the reference's
+/// bugs fixed, `crabpath::profile`), [`LIST_DEPTH`]-long lists.
+pub fn base_knobs() -> Knobs {
+    use crate::plan;
+    Knobs {
+        embedder: EmbedderArg::Minilm,
+        structure: Structure::SessionChains,
+        seed_source: SeedSource::Dense,
+        seed_top_k: plan::DEFAULT_SEED_TOP_K,
+        max_hops: plan::DEFAULT_MAX_HOPS,
+        beam_width: plan::DEFAULT_BEAM_WIDTH,
+        router: crabpath::RouterConfig::default(),
+        lr: plan::DEFAULT_LR,
+        discount: plan::DEFAULT_DISCOUNT,
+        profile: crabpath::Profile::Corrected,
+        list_depth: LIST_DEPTH,
+        budget: 0,
+    }
+}
 
 /// The context budget in turns of mean length (see the module docs).
 pub const BUDGET_TURNS: usize = 10;
@@ -318,7 +340,7 @@ pub(crate) mod tests {
     fn every_stage_keeps_the_best_cell_and_ties_go_to_the_first() {
         let p = tuning_conversation();
         let splits = WithinSplits::new(2, 0, 0.5).unwrap();
-        let base = crate::locomo::run::base_knobs();
+        let base = base_knobs();
         let mut calls = 0;
         let t = tune(&[&p], &splits, &SMALL, base, &mut |done, total| {
             calls += 1;

@@ -36,6 +36,7 @@ pub mod artifact;
 pub mod data;
 pub mod figures;
 pub mod font;
+pub mod heldout_view;
 pub mod plot;
 pub mod reproduce;
 pub mod reproduce_v2;

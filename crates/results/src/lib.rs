@@ -12,6 +12,11 @@
 //! * [`locomo`] — the sections of a LoCoMo report (one brain per conversation);
 //! * [`repo`] — the report of `bench repo` (seed 002 Tables 24/25 and the fair protocol)
 //!   and its workspace graph;
+//! * [`scaling`] — the scaling study (`sims scaling`);
+//! * [`sims`] — the simulations' documents: each scenario's body, the corrected profile's
+//!   machine-checked claim ([`sims::Claim`], [`sims::Predicate`]) and the multi-seed
+//!   aggregate;
+//! * [`v2`] — the CrabPath paper's experiments on the v2 engine;
 //! * [`slot`] — the tri-state field (absent, `null`, value).
 
 #![warn(missing_docs)]
@@ -19,6 +24,9 @@
 pub mod bench;
 pub mod locomo;
 pub mod repo;
+pub mod scaling;
+pub mod sims;
 pub mod slot;
+pub mod v2;
 
 pub use slot::Slot;

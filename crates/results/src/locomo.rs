@@ -10,15 +10,14 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::MethodMeans;
-
 /// The LoCoMo sections.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Locomo {
     /// The design.
     pub locomo: Design,
-    /// Arm → metric → mean over every scored question of the test conversations.
-    pub method_metrics: MethodMeans,
+    /// Arm → metric → mean over every scored question of the test conversations (the
+    /// shape of every bench report's `method_metrics`, `bench::MethodMeans`).
+    pub method_metrics: IndexMap<String, IndexMap<String, f64>>,
     /// Every arm's means by category.
     pub by_category: ByCategory,
     /// Every arm's mean recall@10 by test conversation (how much one conversation

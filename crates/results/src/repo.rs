@@ -66,7 +66,7 @@ pub struct TraversalInfo {
 }
 
 /// `environment`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Environment {
     /// The Python version in the reference; `null` here.
     pub python: Option<String>,
@@ -97,7 +97,8 @@ pub struct PerQuery<R = serde_json::Value> {
     pub predicted_files: Vec<String>,
     /// Reference scores.
     pub scores: Scores,
-    /// Milliseconds.
+    /// Milliseconds (absent from copies stripped of timings).
+    #[serde(default)]
     pub latency_ms: f64,
     /// Budget-matched scores (clean protocol).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,7 +110,8 @@ pub struct PerQuery<R = serde_json::Value> {
 pub struct MethodReport<R = serde_json::Value> {
     /// Mean reference scores.
     pub scores: Scores,
-    /// Latency percentiles.
+    /// Latency percentiles (absent from copies stripped of timings).
+    #[serde(default)]
     pub latency_ms: Latency,
     /// Per query, in query order.
     pub per_query: Vec<PerQuery<R>>,
@@ -123,18 +125,24 @@ pub struct MethodReport<R = serde_json::Value> {
     pub heldout_curve: Option<IndexMap<String, IndexMap<String, f64>>>,
 }
 
-/// The whole report.
+/// The whole report. The fields that differ between runs of the same benchmark (times,
+/// machine, paths) may be absent, as in the copies stripped of them that tests compare
+/// (`results/reference/repo-bench/*/results.stripped.json.gz`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report<R = serde_json::Value> {
     /// When the run ended (UTC, Python `isoformat`).
+    #[serde(default)]
     pub generated_at: String,
     /// The workspace (absolute, or the label given with `--workspace-label`).
+    #[serde(default)]
     pub workspace: String,
     /// The queries path as given, normalised.
+    #[serde(default)]
     pub query_source: String,
     /// Number of query rows.
     pub query_count: usize,
     /// Split and embedding times.
+    #[serde(default)]
     pub init_timing_ms: InitTiming,
     /// Nodes of the split graph.
     pub graph_nodes: usize,
@@ -147,6 +155,7 @@ pub struct Report<R = serde_json::Value> {
     /// Traversal flags.
     pub traversal: TraversalInfo,
     /// Machine.
+    #[serde(default)]
     pub environment: Environment,
     /// Per method, in method order.
     pub methods: IndexMap<String, MethodReport<R>>,

@@ -19,7 +19,6 @@ pub mod extract;
 use serde_json::Value;
 
 use crate::claims::Verdict;
-use crate::sim::Simulation;
 
 /// The paper a group of simulations backs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -381,10 +380,9 @@ pub fn section_key(section: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Every table the simulations back, in (paper, number) order, the OpenClawBrain
-/// summary table assembled from the cards' summary rows in section order.
-pub fn tables(sims: &[&'static dyn Simulation]) -> Vec<Table> {
-    let mut cards: Vec<Card> = sims.iter().map(|s| s.card()).collect();
+/// Every table the `cards` back, in (paper, number) order, the OpenClawBrain summary
+/// table assembled from the cards' summary rows in section order.
+pub fn tables(mut cards: Vec<Card>) -> Vec<Table> {
     cards.sort_by_key(|c| section_key(c.section));
     let mut summary = Vec::new();
     let mut out = Vec::new();
@@ -407,17 +405,14 @@ pub fn tables(sims: &[&'static dyn Simulation]) -> Vec<Table> {
     out
 }
 
-/// Every claim the simulations back, with the simulation and its first figure
-/// (`paper/<stem>.png`), in (paper, section) order.
-pub fn claims(
-    sims: &[&'static dyn Simulation],
-) -> Vec<(&'static str, Paper, Claim, Option<String>)> {
+/// Every claim the cards back (each card with its simulation's name), with the
+/// simulation and its first figure (`paper/<stem>.png`), in (paper, section) order.
+pub fn claims(cards: &[(&'static str, Card)]) -> Vec<(&'static str, Paper, Claim, Option<String>)> {
     let mut out = Vec::new();
-    for s in sims {
-        let card = s.card();
+    for (name, card) in cards {
         let figure = card.figures.first().map(|f| format!("paper/{f}.png"));
         for c in &card.claims {
-            out.push((s.name(), card.paper, *c, figure.clone()));
+            out.push((*name, card.paper, *c, figure.clone()));
         }
     }
     out.sort_by_key(|(_, paper, c, _)| (*paper, section_key(c.section)));

@@ -3,21 +3,23 @@
 
 use anyhow::Result;
 use crabpath::{Graph, TraversalConfig, Traverser};
-use serde_json::{json, Value};
+use results::sims::edge_damping::{Body, Doc, Paper, ReferenceClaim, Run, Step};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::common::{add_with, edge, id, names};
 use crate::claims::Verdict;
 use crate::paper::extract::{join, opt, yes_no};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::paper::{self, sim_table, Card, Row};
+use crate::predicate::{self, Claim, Cmp, Predicate};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "edge_damping";
 
 /// Reference `sims/edge_damping.py`.
 pub struct EdgeDamping;
 
-fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {
+fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Run> {
     let config = profile.adjust_traversal(TraversalConfig {
         max_hops: 12,
         beam_width: 1,
@@ -25,17 +27,15 @@ fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {
         ..TraversalConfig::default()
     });
     let result = Traverser::new().traverse(g, &[(id(g, "A")?, 1.0)], &config)?;
-    let steps: Vec<Value> = result
+    let steps: Vec<Step> = result
         .steps
         .iter()
-        .map(|s| {
-            json!({
-                "from_node": g.name(s.from),
-                "to_node": g.name(s.to),
-                "tier": s.tier.as_str(),
-                "edge_weight": s.weight,
-                "effective_weight": s.effective,
-            })
+        .map(|s| Step {
+            from_node: g.name(s.from).to_string(),
+            to_node: g.name(s.to).to_string(),
+            tier: s.tier.as_str().to_string(),
+            edge_weight: s.weight,
+            effective_weight: s.effective,
         })
         .collect();
     let fired = names(g, &result.fired);
@@ -45,13 +45,13 @@ fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {
         .iter()
         .position(|s| g.name(s.to) == "D")
         .map(|i| i + 1);
-    Ok(json!({
-        "damping": damping,
-        "nodes_fired": fired,
-        "steps": steps,
-        "reached_D": reached,
-        "d_discovered_at_step": discovered,
-    }))
+    Ok(Run {
+        damping,
+        nodes_fired: fired,
+        steps,
+        reached_d: reached,
+        d_discovered_at_step: discovered,
+    })
 }
 
 impl Simulation for EdgeDamping {
@@ -60,7 +60,7 @@ impl Simulation for EdgeDamping {
     }
     fn card(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.5",
             paper_figures: &["10"],
             description: "one traversal with damping 0.3 vs 1.0 on a 0.9 reflex cycle with a 0.5 exit to D",
@@ -105,13 +105,13 @@ impl Simulation for EdgeDamping {
                 },
             )],
             claims: vec![
-                Claim {
+                paper::Claim {
                     section: "6.5",
                     text: "with damping λ = 0.3 the walk leaves the cycle and reaches D",
                     table: 3,
                     row: "λ = 0.3",
                 },
-                Claim {
+                paper::Claim {
                     section: "6.5",
                     text: "without damping (λ = 1.0) the walk cycles",
                     table: 3,
@@ -138,23 +138,23 @@ impl Simulation for EdgeDamping {
         edge(&mut g, "A", "D", 0.5)?;
         let damped = one_run(&g, profile, 0.3)?;
         let undamped = one_run(&g, profile, 1.0)?;
-        let d = damped["reached_D"].as_bool() == Some(true);
-        let u = undamped["reached_D"].as_bool() == Some(false);
-        let step = damped["d_discovered_at_step"].clone();
-        let doc = json!({
-            "simulation": "edge_damping",
-            "damped": damped,
-            "undamped": undamped,
-            "claim": {
-                "damped_discovers_D": d,
-                "undamped_loops_without_D": u,
-                "met": d && u,
-            },
-        });
+        let d = damped.reached_d;
+        let u = !undamped.reached_d;
+        let step = damped.d_discovered_at_step;
+        let body = Body {
+            simulation: "edge_damping".into(),
+            damped,
+            undamped,
+        };
+        let claim = ReferenceClaim {
+            damped_discovers_D: d,
+            undamped_loops_without_D: u,
+            met: d && u,
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
-        let predicates = [
+        let predicates = vec![
             Predicate::new(
                 "With damping 0.3 the traversal leaves the 0.9 reflex cycle and reaches D",
                 "damped.reached_D (1 = true, 0 = false)",
@@ -173,17 +173,18 @@ impl Simulation for EdgeDamping {
         let note = format!(
             "The reference's two checks, kept. D is discovered at step {} with damping 0.3 \
              (paper: {PAPER_HOPS} hops). {}",
-            crate::compare::render(&step),
+            step.map_or_else(|| "null".to_string(), |s| s.to_string()),
             predicate::verdict(&predicates)
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![],
-            predicate::all_of(
+            Some(claim),
+            NoExtra {},
+            Claim::all_of(
                 "Per-episode edge damping breaks a reflex cycle so that a weaker exit is discovered",
-                &predicates,
+                predicates,
                 note,
             ),
         ))

@@ -7,14 +7,17 @@ use crabpath::maintain::{apply_merge, suggest_merges};
 use crabpath::{
     apply_outcome, Episode, Graph, LearningConfig, Node, NodeId, TraversalConfig, Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::merge_compression::{
+    Body, Doc, Extra, FromTo, Measured, Pair, Paper, Phases, QueryPoint, ReferenceClaim,
+};
+use serde_json::Value;
 
 use super::common::{add_with, edge, id};
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, int, join};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "merge_compression";
 
@@ -35,7 +38,7 @@ fn phase(
     pairs: &[(String, String)],
     seeds_of: impl Fn(&Graph, usize) -> Result<Vec<(NodeId, f64)>>,
     profile: Profile,
-) -> Result<(Vec<Value>, f64, f64)> {
+) -> Result<(Vec<QueryPoint>, f64, f64)> {
     let config = profile.adjust_traversal(TraversalConfig {
         max_hops: 1,
         beam_width: 8,
@@ -57,12 +60,12 @@ fn phase(
         let chars = result.context(g, None).chars().count();
         fired_sum += result.fired.len();
         chars_sum += chars;
-        series.push(json!({
-            "query": q,
-            "pair": [pairs[p].0, pairs[p].1],
-            "nodes_fired": result.fired.len(),
-            "context_chars": chars,
-        }));
+        series.push(QueryPoint {
+            query: q,
+            pair: pairs[p].clone(),
+            nodes_fired: result.fired.len(),
+            context_chars: chars,
+        });
     }
     let n = QUERIES as f64;
     Ok((series, fired_sum as f64 / n, chars_sum as f64 / n))
@@ -74,7 +77,7 @@ impl Simulation for MergeCompression {
     }
     fn card(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.12.1",
             paper_figures: &[],
             description: "8 strongly linked chunk pairs among 24 noise chunks; 50 queries, merge the pairs, 50 more",
@@ -176,45 +179,45 @@ impl Simulation for MergeCompression {
             profile,
         )?;
 
-        let doc = json!({
-            "simulation": "merge_compression",
-            "query_count": QUERIES,
-            "pairs": pairs
+        let body = Body {
+            simulation: "merge_compression".into(),
+            query_count: QUERIES,
+            pairs: pairs
                 .iter()
-                .map(|(a, b)| json!({"source": a, "target": b}))
-                .collect::<Vec<_>>(),
-            "edges_before_merge": edges_before,
-            "edges_after_merge": edges_after,
-            "nodes_before_merge": nodes_before,
-            "nodes_after_merge": nodes_after,
-            "avg_nodes_fired_before": fired_before,
-            "avg_nodes_fired_after": fired_after,
-            "avg_context_chars_before": chars_before,
-            "avg_context_chars_after": chars_after,
-            "suggested_pairs": suggested
-                .iter()
-                .map(|(a, b)| json!([a, b]))
-                .collect::<Vec<_>>(),
-            "merges_applied": merges_applied,
-            "query_series": {
-                "before_merge": before_series,
-                "after_merge": after_series,
+                .map(|(a, b)| Pair {
+                    source: a.clone(),
+                    target: b.clone(),
+                })
+                .collect(),
+            edges_before_merge: edges_before,
+            edges_after_merge: edges_after,
+            nodes_before_merge: nodes_before,
+            nodes_after_merge: nodes_after,
+            avg_nodes_fired_before: fired_before,
+            avg_nodes_fired_after: fired_after,
+            avg_context_chars_before: chars_before,
+            avg_context_chars_after: chars_after,
+            suggested_pairs: suggested,
+            merges_applied,
+            query_series: Phases {
+                before_merge: before_series,
+                after_merge: after_series,
             },
-            "claim": {
-                "merge_reduces_nodes_fired": {
-                    "from": fired_before,
-                    "to": fired_after,
-                    "met": fired_after < fired_before,
-                },
-                "merge_reduces_context": {
-                    "from": chars_before,
-                    "to": chars_after,
-                    "met": chars_after < chars_before,
-                },
+        };
+        let claim = ReferenceClaim {
+            merge_reduces_nodes_fired: FromTo {
+                from: fired_before,
+                to: fired_after,
+                met: fired_after < fired_before,
             },
-        });
+            merge_reduces_context: FromTo {
+                from: chars_before,
+                to: chars_after,
+                met: chars_after < chars_before,
+            },
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
         let p = Predicate::new(
             "Merging the co-firing pairs reduces the nodes fired per query",
@@ -233,22 +236,22 @@ impl Simulation for MergeCompression {
              {fired_after:?}. {}",
             PAPER_NODES.0,
             PAPER_NODES.1,
-            if p.met() { "Holds." } else { "FAILS." }
+            if p.met { "Holds." } else { "FAILS." }
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![(
-                "measured_not_claimed",
-                json!({
-                    "avg_context_chars_before": chars_before,
-                    "avg_context_chars_after": chars_after,
-                    "nodes_before_merge": nodes_before,
-                    "nodes_after_merge": nodes_after,
-                }),
-            )],
-            predicate::single(p.note(note)),
+            Some(claim),
+            Extra {
+                measured_not_claimed: Measured {
+                    avg_context_chars_before: chars_before,
+                    avg_context_chars_after: chars_after,
+                    nodes_before_merge: nodes_before,
+                    nodes_after_merge: nodes_after,
+                },
+            },
+            predicate::Claim::one(p.note(note)),
         ))
     }
 }

@@ -71,6 +71,11 @@ pub fn registry() -> Vec<&'static dyn Simulation> {
     reference_group()
 }
 
+/// Every simulation's card, with its name, in registry order.
+pub fn cards() -> Vec<(&'static str, crate::paper::Card)> {
+    registry().iter().map(|s| (s.name(), s.card())).collect()
+}
+
 /// The simulation with this name (file stem).
 pub fn find(name: &str) -> Option<&'static dyn Simulation> {
     registry().into_iter().find(|s| s.name() == name)

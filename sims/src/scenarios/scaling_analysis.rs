@@ -14,13 +14,17 @@ use std::time::Instant;
 
 use anyhow::Result;
 use crabpath::{Graph, NodeId, Profile, Tier, TraversalConfig, TraversalResult, Traverser};
-use serde_json::{json, Value};
+use results::sims::scaling_analysis::{
+    Body, Doc, Extra, Paper, QueryConfig, Ratio, SizeRow, Summary,
+};
+use serde_json::Value;
 
 use super::forced_graph::{self, SimRng};
 use crate::claims::Verdict;
 use crate::paper::extract::{find, inner, mean_ci};
-use crate::paper::{sim_table, Card, Claim, Kind, Paper, Row, Table};
-use crate::sim::{Metric, Simulation};
+use crate::paper::{self, sim_table, Card, Claim, Kind, Row, Table};
+use crate::predicate::{self, Cmp, Predicate};
+use crate::sim::{document, Metric, Simulation};
 
 const NAME: &str = "scaling_analysis";
 
@@ -88,44 +92,46 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         }
         let avg_ms = total_ms / QUERIES as f64;
         times.push(avg_ms);
-        let mut row = json!({
-            "graph_size": n,
-            "avg_traversal_ms": avg_ms,
-            "avg_nodes_fired": fired.iter().sum::<usize>() as f64 / QUERIES as f64,
-            "nodes_fired_min": fired.iter().min(),
-            "nodes_fired_max": fired.iter().max(),
-        });
-        if corrected {
-            let o = row.as_object_mut().expect("object");
-            o.insert("out_edges_examined_per_traversal".into(), json!(w.0));
-            o.insert("incoming_edges_scanned_per_traversal".into(), json!(w.1));
-            o.insert("work_per_traversal".into(), json!(w.0 + w.1));
-        }
+        let row = SizeRow {
+            graph_size: n,
+            avg_traversal_ms: avg_ms,
+            avg_nodes_fired: fired.iter().sum::<usize>() as f64 / QUERIES as f64,
+            nodes_fired_min: fired.iter().min().copied(),
+            nodes_fired_max: fired.iter().max().copied(),
+            out_edges_examined_per_traversal: corrected.then_some(w.0),
+            incoming_edges_scanned_per_traversal: corrected.then_some(w.1),
+            work_per_traversal: corrected.then_some(w.0 + w.1),
+        };
         works.push((w.0 + w.1) as f64);
         rows.push(row);
     }
-    let ratios: Vec<Value> = (1..SIZES.len())
-        .map(|i| {
-            json!({
-                "from": SIZES[i - 1], "to": SIZES[i],
-                "size_ratio": SIZES[i] as f64 / SIZES[i - 1] as f64,
-                "time_ratio": times[i] / times[i - 1],
-            })
+    let ratios: Vec<Ratio> = (1..SIZES.len())
+        .map(|i| Ratio {
+            from: SIZES[i - 1],
+            to: SIZES[i],
+            size_ratio: SIZES[i] as f64 / SIZES[i - 1] as f64,
+            time_ratio: times[i] / times[i - 1],
         })
         .collect();
     let sublinear =
         (1..SIZES.len()).all(|i| times[i] / times[i - 1] <= SIZES[i] as f64 / SIZES[i - 1] as f64);
-    let mut out = json!({
-        "simulation": "scaling_analysis",
-        "query_count": QUERIES,
-        "graph_sizes": SIZES,
-        "average_nodes_fired_by_size": rows,
-        "query_config": {"max_hops": cfg.max_hops, "beam_width": cfg.beam_width},
-        "scale_vs_size": ratios,
-        "summary": {"is_sublinear_time_growth": sublinear, "final_size": SIZES[SIZES.len() - 1]},
-    });
+    let body = Body {
+        simulation: "scaling_analysis".into(),
+        query_count: QUERIES,
+        graph_sizes: SIZES.to_vec(),
+        average_nodes_fired_by_size: rows,
+        query_config: QueryConfig {
+            max_hops: cfg.max_hops,
+            beam_width: cfg.beam_width,
+        },
+        scale_vs_size: ratios,
+        summary: Summary {
+            is_sublinear_time_growth: sublinear,
+            final_size: SIZES[SIZES.len() - 1],
+        },
+    };
     if !corrected {
-        return Ok(out);
+        return document::<Paper>(&body);
     }
     let sizes = SIZES.map(|n| n as f64);
     let slope = loglog_slope(
@@ -142,7 +148,14 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             .zip(times.iter().copied())
             .collect::<Vec<_>>(),
     );
-    let met = slope < CLAIM_MAX_SLOPE;
+    let claim = Predicate::new(
+        "Traversal cost does not grow with graph size: the work per traversal (out-edges examined + incoming edges scanned for inhibition) has a fitted log-log slope below 0.5 over 50..2000 nodes",
+        "work_loglog_slope",
+        slope,
+        Cmp::Lt,
+        CLAIM_MAX_SLOPE,
+    );
+    let met = claim.met;
     let note = format!(
         "The reference has no claim (N/A) and its is_sublinear_time_growth flips with timing \
          noise. Restated on counted work, which is deterministic: work per traversal by size \
@@ -156,25 +169,18 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             "FAILS: work grows with graph size."
         }
     );
-    let o = out.as_object_mut().expect("object");
-    o.insert("profile".into(), json!(profile.as_str()));
-    o.insert("seed".into(), json!(seed));
-    o.insert(
-        "rng".into(),
-        json!("ChaCha8Rng::seed_from_u64(seed), a fresh generator per size"),
-    );
-    o.insert("work_loglog_slope".into(), json!(slope));
-    o.insert("time_loglog_slope".into(), json!(time_slope));
-    o.insert("claim".into(), json!({
-        "statement": "Traversal cost does not grow with graph size: the work per traversal (out-edges examined + incoming edges scanned for inhibition) has a fitted log-log slope below 0.5 over 50..2000 nodes",
-        "metric": "work_loglog_slope",
-        "value": slope,
-        "threshold": CLAIM_MAX_SLOPE,
-        "comparison": "<",
-        "met": met,
-        "note": note,
-    }));
-    Ok(out)
+    let finite = |x: f64| x.is_finite().then_some(x);
+    document(&Doc::new(
+        body,
+        seed,
+        "ChaCha8Rng::seed_from_u64(seed), a fresh generator per size",
+        None,
+        Extra {
+            work_loglog_slope: finite(slope),
+            time_loglog_slope: finite(time_slope),
+        },
+        predicate::Claim::one(claim.note(note)),
+    ))
 }
 
 /// The simulation of reference `sims/scaling_analysis.py`.
@@ -201,7 +207,7 @@ impl Simulation for ScalingAnalysis {
     }
     fn card(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.11",
             paper_figures: &[],
             description: "random graphs of 50..2000 nodes, 50 timed 4-hop beam-1 traversals each",

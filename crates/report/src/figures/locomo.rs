@@ -3,15 +3,15 @@
 //! each traversal's difference from the best baseline of that category with its paired
 //! bootstrap 95 % interval.
 //!
-//! The report is read as its type (`results::bench::Report<results::locomo::Locomo>`):
-//! `locomo.by_category`, `method_metrics` and `against_best_baseline` (the recall@10
-//! families) — no JSON pointer.
+//! The report is read as its type (`results::bench::AnyReport` with the
+//! `results::locomo::Locomo` sections): `by_category`, `method_metrics` and
+//! `against_best_baseline` (the recall@10 families) — no JSON pointer.
 
 use anyhow::{anyhow, Result};
-use results::bench::Report;
+use results::bench::AnyReport;
 use results::locomo::Locomo;
 
-use crate::data::{Doc, Results};
+use crate::data::Results;
 use crate::plot::{color, BarChart, BarSeries, Figure, Legend, Panel};
 
 /// The metric drawn.
@@ -31,22 +31,13 @@ pub const ARMS: [&str; 6] = [
 /// The traversals held against the best baseline in the second panel.
 pub const TRAVERSALS: [&str; 3] = ["crabpath_cold", "crabpath_learning", "crabpath_pg_learning"];
 
-/// Whether `doc` is a LoCoMo report.
-pub fn is_locomo(doc: &Doc) -> bool {
-    doc.opt("/locomo").is_some_and(serde_json::Value::is_object)
-}
-
-/// Every LoCoMo report of `results`, by file stem, read as its type.
-pub fn reports(results: &Results) -> Vec<(&str, Result<Report<Locomo>>)> {
+/// Every LoCoMo report of `results`, by file stem.
+pub fn reports(results: &Results) -> Vec<(&str, &AnyReport)> {
     results
         .bench
         .iter()
-        .filter(|(_, d)| is_locomo(d))
-        .map(|(name, d)| {
-            let r = serde_json::from_value::<Report<Locomo>>(d.value.clone())
-                .map_err(|e| anyhow!("{}: not a LoCoMo report: {e}", d.name));
-            (name.as_str(), r)
-        })
+        .filter(|(_, b)| b.report.locomo().is_some())
+        .map(|(name, b)| (name.as_str(), &b.report))
         .collect()
 }
 
@@ -67,8 +58,10 @@ pub fn mean(l: &Locomo, slice: &str, arm: &str, metric: &str) -> Option<f64> {
 }
 
 /// The figure of report `stem` (see the module docs).
-pub fn figure(r: &Report<Locomo>, stem: &str) -> Result<Figure> {
-    let l = &r.sections;
+pub fn figure(r: &AnyReport, stem: &str) -> Result<Figure> {
+    let l = r
+        .locomo()
+        .ok_or_else(|| anyhow!("{stem}: not a LoCoMo report"))?;
     let slices = slices(l);
     let mut means = BarChart::new(
         "evidence recall@10 by question category, eight test conversations",

@@ -3,10 +3,12 @@
 //! comparison and threshold, the verdict, the share of seeds the claim holds in, and
 //! the sim's note. Shape of `claim`: `sims/src/predicate.rs`.
 
+use results::sims::{Claim, Envelope, Predicate};
 use serde_json::Value;
 
-use crate::data::{num, sim_names, Profile, Results};
-use sims::paper::extract::{claim_seeds, claim_stats, compact, seed_count};
+use super::markdown::md;
+use crate::data::{sim_names, Profile, Results};
+use sims::paper::extract::compact;
 
 /// One corrected-profile claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,44 +31,45 @@ pub struct ClaimRow {
     pub note: String,
 }
 
-fn number(v: Option<&Value>) -> String {
+fn number(v: &Value) -> String {
     match v {
-        None | Some(Value::Null) => "—".into(),
-        Some(v) => num(v).map_or_else(|| v.to_string(), compact),
+        Value::Null => "—".into(),
+        Value::Number(n) => n.as_f64().map_or_else(|| v.to_string(), compact),
+        other => other.to_string(),
     }
 }
 
-fn text(v: Option<&Value>) -> String {
-    v.and_then(Value::as_str)
-        .unwrap_or("")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+fn text(v: &str) -> String {
+    v.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `value`, `comparison`, `threshold` of one predicate, or of every predicate of a
 /// compound claim (`; `-joined, each prefixed by its number).
-fn parts(c: &Value) -> (String, String, String) {
-    match c.get("predicates").and_then(Value::as_array) {
-        Some(ps) => {
+fn parts(c: &Claim) -> (String, String, String) {
+    let row = |p: &Predicate, tag: &str| {
+        (
+            format!("{tag}{}", number(&p.value)),
+            format!("{tag}{}", text(p.comparison.as_str())),
+            format!("{tag}{}", number(&p.threshold)),
+        )
+    };
+    match c {
+        Claim::All(a) => {
             let (mut v, mut cmp, mut t) = (Vec::new(), Vec::new(), Vec::new());
-            for (i, p) in ps.iter().enumerate() {
-                let tag = if ps.len() > 1 {
+            for (i, p) in a.predicates.iter().enumerate() {
+                let tag = if a.predicates.len() > 1 {
                     format!("({}) ", i + 1)
                 } else {
                     String::new()
                 };
-                v.push(format!("{tag}{}", number(p.get("value"))));
-                cmp.push(format!("{tag}{}", text(p.get("comparison"))));
-                t.push(format!("{tag}{}", number(p.get("threshold"))));
+                let (x, y, z) = row(p, &tag);
+                v.push(x);
+                cmp.push(y);
+                t.push(z);
             }
             (v.join("; "), cmp.join("; "), t.join("; "))
         }
-        None => (
-            number(c.get("value")),
-            text(c.get("comparison")),
-            number(c.get("threshold")),
-        ),
+        Claim::One(p) => row(p, ""),
     }
 }
 
@@ -77,41 +80,46 @@ pub fn build(results: &Results) -> Vec<ClaimRow> {
         let Some(d) = results.sim(Profile::Corrected, sim) else {
             continue;
         };
-        let Some(c) = d.opt("/claim") else {
+        let Ok(Envelope {
+            claim: Some(c),
+            multi_seed,
+        }) = d.parse::<Envelope>()
+        else {
             continue;
         };
-        let (mut value, comparison, threshold) = parts(c);
-        let met = c.get("met").and_then(Value::as_bool);
-        let mut verdict = match met {
-            Some(true) => "PASS".to_string(),
-            Some(false) => "FAIL".to_string(),
-            None => "—".to_string(),
-        };
+        let (mut value, comparison, threshold) = parts(&c);
+        let mut verdict = if c.met() { "PASS" } else { "FAIL" }.to_string();
         let mut seeds = "deterministic (1 run)".to_string();
-        if let Some((n, seed)) = seed_count(&d.value) {
-            if let Some((m, lo, hi)) = claim_stats(&d.value) {
+        if let Some(m) = &multi_seed {
+            let seed = m.document_seed.unwrap_or(42);
+            let claim_metric = m.metrics.values().find(|x| x.is_claim_value());
+            if let Some((mean, lo, hi)) =
+                claim_metric.and_then(|x| Some((x.mean?, x.ci95_low?, x.ci95_high?)))
+            {
                 value = format!(
                     "{} [{}, {}] (seed {seed}: {value})",
-                    compact(m),
+                    compact(mean),
                     compact(lo),
                     compact(hi)
                 );
             }
             verdict = format!("{verdict} (seed {seed})");
-            seeds = match claim_seeds(&d.value) {
-                Some((k, total)) => format!("{k}/{total} seeds"),
-                None => format!("{n} seeds"),
-            };
+            let (k, total) = m.claim_holds();
+            seeds = format!("{k}/{total} seeds");
         }
+        let (statement, note) = match &c {
+            Claim::All(a) => (&a.statement, &a.note),
+            Claim::One(p) => (&p.statement, &p.note),
+        };
         rows.push(ClaimRow {
             sim: sim.to_string(),
-            statement: text(c.get("statement")),
+            statement: text(statement),
             value,
             comparison,
             threshold,
             verdict,
             seeds,
-            note: text(c.get("note")),
+            note: text(note),
         });
     }
     rows
@@ -133,14 +141,14 @@ pub fn markdown(rows: &[ClaimRow]) -> String {
     for r in rows {
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            super::md(&r.sim),
-            super::md(&r.statement),
-            super::md(&r.value),
-            super::md(&r.comparison),
-            super::md(&r.threshold),
-            super::md(&r.verdict),
-            super::md(&r.seeds),
-            super::md(&r.note)
+            md(&r.sim),
+            md(&r.statement),
+            md(&r.value),
+            md(&r.comparison),
+            md(&r.threshold),
+            md(&r.verdict),
+            md(&r.seeds),
+            md(&r.note)
         ));
     }
     s
@@ -198,17 +206,22 @@ mod tests {
         put(
             &mut r,
             "prune_health",
-            json!({"claim": {"statement": "p", "met": true, "note": "",
-            "predicates": [{"value": 1, "threshold": 2, "comparison": "<", "met": true},
-                           {"value": 20, "threshold": 20, "comparison": "==", "met": true}]}}),
+            json!({"claim": {"statement": "p", "predicates": [
+                {"statement": "a", "metric": "m", "value": 1, "threshold": 2,
+                 "comparison": "<", "met": true, "note": ""},
+                {"statement": "b", "metric": "m", "value": 20, "threshold": 20,
+                 "comparison": "==", "met": true, "note": ""}], "met": true, "note": ""}}),
         );
         put(
             &mut r,
             "scaling_analysis",
-            json!({"claim": {"statement": "t", "value": 0.02,
+            json!({"claim": {"statement": "t", "metric": "m", "value": 0.02,
             "threshold": 0.5, "comparison": "<", "met": true, "note": "n"},
-            "multi_seed": {"seeds": [42, 43], "document_seed": 42, "claim_verdicts": ["PASS", "FAIL"],
-              "metrics": {"slope": {"pointer": "/claim/value", "mean": 0.25, "ci95_low": 0.1, "ci95_high": 0.4}}}}),
+            "multi_seed": {"seeds": [42, 43], "document_seed": 42, "interval": "t",
+              "claim_verdicts": ["PASS", "FAIL"], "claim_holds_share": 0.5,
+              "metrics": {"slope": {"pointer": "/claim/value", "values": [0.02, 0.48], "n": 2,
+                                    "mean": 0.25, "std": 0.32, "ci95_low": 0.1,
+                                    "ci95_high": 0.4}}}}),
         );
         let rows = build(&r);
         assert_eq!(rows.len(), 3);

@@ -1,12 +1,12 @@
 //! `results/bench/LOCOMO.md`: the LoCoMo tables (`bench run --dataset locomo`, module
 //! `benchmarks/src/locomo/`), rendered from each LoCoMo report read as its type
-//! (`results::bench::Report<results::locomo::Locomo>`). Every number is the report's, never
-//! typed by hand.
+//! (`results::bench::AnyReport`, its `results::locomo::Locomo` sections). Every number is
+//! the report's, never typed by hand.
 
 use std::fmt::Write as _;
 
-use results::bench::Report;
-use results::locomo::{Family, Locomo, Row};
+use results::bench::AnyReport;
+use results::locomo::{Family, Row};
 
 use super::md;
 use super::paired::marks;
@@ -48,18 +48,13 @@ pub fn markdown(results: &Results) -> Option<String> {
          across the traversals of one row, n.s. otherwise.\n",
     );
     for (name, r) in all {
-        match r {
-            Ok(r) => one(&mut out, name, &r),
-            Err(e) => {
-                let _ = writeln!(out, "\n## {name}\n\nnot readable: {}\n", md(&e.to_string()));
-            }
-        }
+        one(&mut out, name, r);
     }
     Some(out)
 }
 
-fn one(out: &mut String, name: &str, r: &Report<Locomo>) {
-    let l = &r.sections;
+fn one(out: &mut String, name: &str, r: &AnyReport) {
+    let Some(l) = r.locomo() else { return };
     let d = &l.locomo;
     let tests: Vec<&str> = d
         .conversations
@@ -286,7 +281,7 @@ fn one(out: &mut String, name: &str, r: &Report<Locomo>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::Doc;
+    use crate::data::{Bench, Doc};
 
     /// The committed report renders: its answer rows are read from
     /// `against_best_baseline`, its means from `method_metrics` and `by_category`.
@@ -297,11 +292,11 @@ mod tests {
         let mut results = Results::default();
         results.bench.insert(
             "locomo-minilm-corrected".into(),
-            Doc::new("bench/locomo-minilm-corrected.json", value),
+            Bench::new(Doc::new("bench/locomo-minilm-corrected.json", value)).unwrap(),
         );
         let md = markdown(&results).unwrap();
         let all = reports(&results);
-        let r = &all[0].1.as_ref().unwrap().sections;
+        let r = all[0].1.locomo().unwrap();
         let f = &r.against_best_baseline[0];
         assert_eq!(
             (f.metric.as_str(), f.slice.as_str()),
