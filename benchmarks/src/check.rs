@@ -242,7 +242,7 @@ fn reports(dir: &Path, only: &Option<GlobSet>) -> Result<Vec<PathBuf>> {
         };
         if p.is_file()
             && name.ends_with(".json")
-            && name != expectations::FILE_NAME
+            && !expectations::NOT_REPORTS.contains(&name)
             && only.as_ref().is_none_or(|g| g.is_match(name))
         {
             files.push(p);

@@ -38,6 +38,10 @@ use crate::error::{Error, Result};
 /// The file name of the expectations in a results directory.
 pub const FILE_NAME: &str = "expectations.json";
 
+/// The JSON files of a results directory that are not reports: the expectations and
+/// the paper's numbers of its tables (`expected.json`, which `report` reads).
+pub const NOT_REPORTS: [&str; 2] = [FILE_NAME, "expected.json"];
+
 /// The expectations file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -17,7 +17,7 @@ impl Simulation for Dice {
     fn uses_rng(&self) -> bool {
         true
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: Paper::OpenClawBrain,
             section: "0",

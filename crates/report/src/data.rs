@@ -236,8 +236,13 @@ impl Results {
 }
 
 /// JSON files under the results directory that are not results: the bench regression
-/// expectations (`bench check` reads them).
-const NOT_RESULTS: [&str; 1] = ["bench/expectations.json"];
+/// expectations (`bench check` reads them) and the paper's numbers of the benchmark
+/// tables (compiled into [`crate::tables::bench`] and [`crate::tables::repo`]).
+const NOT_RESULTS: [&str; 3] = [
+    "bench/expectations.json",
+    "bench/expected.json",
+    "repo-bench/expected.json",
+];
 
 /// Every `<root>/<sub>/<stem>.json` (or `<stem>.json.gz`, gzip-compressed) that
 /// `accept` reads as its type, by stem (sorted); `None` when the directory does not

@@ -7,6 +7,8 @@
 //! serialize to; optional keys are `Option` fields skipped when `None`, and a key that a
 //! document may hold as `null` or leave out is a [`Slot`].
 //!
+//! * [`expected`] — the papers' numbers that the simulations and the v2 tables are
+//!   compared with (`results/sims/expected.json`, `results/v2/expected.json`);
 //! * [`bench`] — the report of `bench run` (configuration, manifest, evaluation, methods,
 //!   paired tests, provenance), one type with a section per protocol;
 //! * [`locomo`] — the sections of a LoCoMo report (one brain per conversation);
@@ -22,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod expected;
 pub mod locomo;
 pub mod repo;
 pub mod scaling;

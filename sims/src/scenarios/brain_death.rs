@@ -149,17 +149,16 @@ impl Simulation for BrainDeath {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "5.3",
             paper_figures: &["5"],
             description: "16-node graph with all weights 0.01; 30 rounds of health, autotune (not applied), traversal, learning, decay",
             tables: vec![sim_table(5, "Brain-death recovery behavior", NAME, true, "dormant / habitual / reflex share after the round, %", vec![
-                Row::sim(NAME, "round 1", "100.0 / 0.0 / 0.0", "100.00 / 0.00 / 0.00", |d| brain_round(d, 1.0)),
-                Row::sim(NAME, "round 10", "97.5 / 1.3 / 1.3", "97.50 / 1.25 / 1.25", |d| brain_round(d, 10.0)),
-                Row::sim(NAME, "round 30", "97.5 / 0.0 / 2.5", "97.50 / 0.00 / 2.50", |d| brain_round(d, 30.0))
-                    .note("autotune suggestions are never applied; the gain is reinforcement of one path (discrepancy S7)"),
+                Row::sim(NAME, "round 1", |d| brain_round(d, 1.0)),
+                Row::sim(NAME, "round 10", |d| brain_round(d, 10.0)),
+                Row::sim(NAME, "round 30", |d| brain_round(d, 30.0)),
             ])],
             summary: vec![],
             claims: vec![Claim { section: "5.3", text: "brain death: the reflex share recovers by round 30", table: 5, row: "round 30" }, ],

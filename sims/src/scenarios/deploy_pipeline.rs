@@ -11,14 +11,17 @@ use serde_json::Value;
 use super::common::{add_titled, edge, id, query_config, weight};
 use crate::claims::Verdict;
 use crate::paper::extract::{find, num, opt};
-use crate::paper::{self, sim_table, Card, Claim, Row};
+use crate::paper::{self, expected, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "deploy_pipeline";
 
-/// The paper's "reflex 1.0 by Q10" (§6.2, Table 6).
-const PAPER_REFLEX_BY: usize = 10;
+/// The query by which the paper says the chain is reflex ("reflex 1.0 by Q10", §6.2,
+/// Table 6): its `reflex_by_query` in `results/sims/expected.json`.
+fn paper_reflex_by() -> usize {
+    expected::fact(NAME, "reflex_by_query")
+}
 
 /// Reference `sims/deploy_pipeline.py`.
 pub struct DeployPipeline;
@@ -50,7 +53,7 @@ impl Simulation for DeployPipeline {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.2",
@@ -64,43 +67,15 @@ impl Simulation for DeployPipeline {
                 true,
                 "the four chain edge weights",
                 vec![
-                    Row::sim(
-                        NAME,
-                        "Q1",
-                        "0.425, 0.420, 0.416, 0.411",
-                        "0.425, 0.420, 0.416, 0.270",
-                        |d| deploy_weights(d, 1.0),
-                    )
-                    .differs("0.411 is the Q2 value of the 4th edge (discrepancy S1)"),
-                    Row::sim(
-                        NAME,
-                        "Q10",
-                        "1.0, 1.0, 1.0, 1.0",
-                        "1.000, 1.000, 1.000, 1.000",
-                        |d| deploy_weights(d, 10.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "Q50",
-                        "1.0, 1.0, 1.0, 1.0",
-                        "1.000, 1.000, 1.000, 1.000",
-                        |d| deploy_weights(d, 50.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "all four at 1.0 from",
-                        &format!("by Q{PAPER_REFLEX_BY}"),
-                        "Q7",
-                        deploy_reflex_query,
-                    )
-                    .note("\"by Q10\" holds; the chain is complete at Q7"),
+                    Row::sim(NAME, "Q1", |d| deploy_weights(d, 1.0)),
+                    Row::sim(NAME, "Q10", |d| deploy_weights(d, 10.0)),
+                    Row::sim(NAME, "Q50", |d| deploy_weights(d, 50.0)),
+                    Row::sim(NAME, "all four at 1.0 from", deploy_reflex_query),
                 ],
             )],
             summary: vec![Row::sim(
                 NAME,
                 "Procedural memory: chain at reflex 1.0",
-                &format!("by Q{PAPER_REFLEX_BY}"),
-                "Q7",
                 deploy_reflex_query,
             )],
             claims: vec![
@@ -189,6 +164,7 @@ impl Simulation for DeployPipeline {
         }
         // Never reaching reflex counts as one query past the run.
         let reached = all_reflex_at.unwrap_or(QUERIES + 1);
+        let reflex_by = paper_reflex_by();
         let predicates = vec![
             Predicate::new(
                 "All four pipeline edges compile from 0.27 to reflex (weight > 0.8) within the 50 queries",
@@ -199,18 +175,18 @@ impl Simulation for DeployPipeline {
             ),
             Predicate::new(
                 format!(
-                    "The chain is reflex by query {PAPER_REFLEX_BY} (the paper's 'reflex by \
-                     Q{PAPER_REFLEX_BY}')"
+                    "The chain is reflex by query {reflex_by} (the paper's 'reflex by \
+                     Q{reflex_by}')"
                 ),
                 "first query after which all 4 chain edges have weight > 0.8 (51 = never)",
                 reached,
                 Cmp::Le,
-                PAPER_REFLEX_BY,
+                reflex_by,
             ),
         ];
         let note = format!(
             "The reference's claim (every chain edge > 0.8 after Q50) is kept and reported by its \
-             weakest edge instead of the last one; the paper's 'reflex by Q{PAPER_REFLEX_BY}' is \
+             weakest edge instead of the last one; the paper's 'reflex by Q{reflex_by}' is \
              added as a second predicate (all four edges pass 0.8 at query {}). {}",
             all_reflex_at.map_or("never".to_string(), |q| q.to_string()),
             predicate::verdict(&predicates)

@@ -240,28 +240,54 @@ impl Simulation for DomainSeparation {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.6",
             paper_figures: &["11"],
-            description: "three 5-chunk files, 50 one-hop beam-2 queries, 5 of them mixed across files",
-            tables: vec![sim_table(11, "Domain separation in learned structure", NAME, true, "value", vec![
-                Row::sim(NAME, "Cross-file edges", "5", "5", |d| int(d, "/final_cross_file_edge_count")),
-                Row::sim(NAME, "Clusters", "2", "2", |d| int(d, "/cluster_count")),
-                Row::sim(NAME, "Example edge alpha::0 → beta::1", "0.775", "0.775", |d| {
-                    opt(d, "/final_cross_file_edges")?.as_array()?.iter().find_map(|e| {
-                        let a = e.as_array()?;
-                        (a.first()?.as_str()? == "alpha::0" && a.get(1)?.as_str()? == "beta::1")
-                            .then(|| num(a.get(2)?).map(|w| format!("{w:.3}")))?
-                    })
-                })
-                .note("the edge is created by learning on consecutive fired nodes, not by a traversed step (discrepancy C1)"),
-            ])],
-            summary: vec![Row::sim(NAME, "Domain separation: cross-file bridges", "5 edges across 2 clusters", "5 edges, 2 clusters", |d| {
-                Some(format!("{} edges, {} clusters", int(d, "/final_cross_file_edge_count")?, int(d, "/cluster_count")?))
-            })],
-            claims: vec![Claim { section: "6.6", text: "learning leaves a few cross-file edges between two clusters", table: 11, row: "Cross-file edges" }, ],
+            description:
+                "three 5-chunk files, 50 one-hop beam-2 queries, 5 of them mixed across files",
+            tables: vec![sim_table(
+                11,
+                "Domain separation in learned structure",
+                NAME,
+                true,
+                "value",
+                vec![
+                    Row::sim(NAME, "Cross-file edges", |d| {
+                        int(d, "/final_cross_file_edge_count")
+                    }),
+                    Row::sim(NAME, "Clusters", |d| int(d, "/cluster_count")),
+                    Row::sim(NAME, "Example edge alpha::0 → beta::1", |d| {
+                        opt(d, "/final_cross_file_edges")?
+                            .as_array()?
+                            .iter()
+                            .find_map(|e| {
+                                let a = e.as_array()?;
+                                (a.first()?.as_str()? == "alpha::0"
+                                    && a.get(1)?.as_str()? == "beta::1")
+                                    .then(|| num(a.get(2)?).map(|w| format!("{w:.3}")))?
+                            })
+                    }),
+                ],
+            )],
+            summary: vec![Row::sim(
+                NAME,
+                "Domain separation: cross-file bridges",
+                |d| {
+                    Some(format!(
+                        "{} edges, {} clusters",
+                        int(d, "/final_cross_file_edge_count")?,
+                        int(d, "/cluster_count")?
+                    ))
+                },
+            )],
+            claims: vec![Claim {
+                section: "6.6",
+                text: "learning leaves a few cross-file edges between two clusters",
+                table: 11,
+                row: "Cross-file edges",
+            }],
             figures: &[NAME],
             reference_verdict: Verdict::Pass,
             reference_note: None,

@@ -64,7 +64,7 @@ impl Simulation for Forgetting {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.4",
@@ -78,34 +78,14 @@ impl Simulation for Forgetting {
                 true,
                 "total edges / dormant / reflex",
                 vec![
-                    Row::sim(
-                        NAME,
-                        "Q1",
-                        "150 / 0.0% / 0.7%",
-                        "150 / 0.0 % / 0.7 %",
-                        |d| forgetting_at(d, 1.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "Q25",
-                        "150 / 93.3% / 6.7%",
-                        "150 / 93.3 % / 6.7 %",
-                        |d| forgetting_at(d, 25.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "Q100",
-                        "150 / 93.3% / 6.7%",
-                        "150 / 93.3 % / 6.7 %",
-                        |d| forgetting_at(d, 100.0),
-                    ),
+                    Row::sim(NAME, "Q1", |d| forgetting_at(d, 1.0)),
+                    Row::sim(NAME, "Q25", |d| forgetting_at(d, 25.0)),
+                    Row::sim(NAME, "Q100", |d| forgetting_at(d, 100.0)),
                 ],
             )],
             summary: vec![Row::sim(
                 NAME,
                 "Selective forgetting: dormant share by Q25",
-                "93.3%",
-                "93.3 %",
                 |d| {
                     find(d, "/tier_history", "query", 25.0)
                         .and_then(|e| inner(e, "/dormant_pct"))

@@ -88,24 +88,72 @@ impl Simulation for Individuation {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.7",
             paper_figures: &["1", "12"],
-            description: "two copies of an 18-node complete graph trained on 'coding' vs 'safety' workloads",
-            tables: vec![sim_table(12, "Twin-brain individuation across experiences", NAME, true, "graph A / graph B", vec![
-                Row::sim(NAME, "Nodes", "18 / 18", "18 / 18", |d| join(vec![int(d, "/graph_a_size/nodes"), int(d, "/graph_b_size/nodes")], " / ")),
-                Row::sim(NAME, "Edges", "306 / 306", "306 / 306", |d| join(vec![int(d, "/graph_a_size/edges"), int(d, "/graph_b_size/edges")], " / ")),
-                Row::sim(NAME, "Reflex edges", "4 / 5", "4 / 5", |d| join(vec![int(d, "/structural_distinctness/reflex_counts/graph_a"), int(d, "/structural_distinctness/reflex_counts/graph_b")], " / ")),
-                Row::sim(NAME, "Mean abs diff", "0.0358", "0.0358", |d| fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4)),
-                Row::sim(NAME, "Edges differing by > 0.05 (§6.7)", "27", "27", |d| int(d, "/structural_distinctness/edges_differ_by_gt_0_05"))
-                    .note("both workloads favour first-inserted targets: largely a tie-breaking effect (discrepancy S8)"),
-            ])],
-            summary: vec![Row::sim(NAME, "Twin individuation: drift", "0.0358 mean abs diff; 27 edges > 0.05", "0.0358; 27", |d| {
-                join(vec![fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4), int(d, "/structural_distinctness/edges_differ_by_gt_0_05")], "; ")
+            description:
+                "two copies of an 18-node complete graph trained on 'coding' vs 'safety' workloads",
+            tables: vec![sim_table(
+                12,
+                "Twin-brain individuation across experiences",
+                NAME,
+                true,
+                "graph A / graph B",
+                vec![
+                    Row::sim(NAME, "Nodes", |d| {
+                        join(
+                            vec![int(d, "/graph_a_size/nodes"), int(d, "/graph_b_size/nodes")],
+                            " / ",
+                        )
+                    }),
+                    Row::sim(NAME, "Edges", |d| {
+                        join(
+                            vec![int(d, "/graph_a_size/edges"), int(d, "/graph_b_size/edges")],
+                            " / ",
+                        )
+                    }),
+                    Row::sim(NAME, "Reflex edges", |d| {
+                        join(
+                            vec![
+                                int(d, "/structural_distinctness/reflex_counts/graph_a"),
+                                int(d, "/structural_distinctness/reflex_counts/graph_b"),
+                            ],
+                            " / ",
+                        )
+                    }),
+                    Row::sim(NAME, "Mean abs diff", |d| {
+                        fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4)
+                    }),
+                    Row::sim(NAME, "Edges differing by > 0.05 (§6.7)", |d| {
+                        int(d, "/structural_distinctness/edges_differ_by_gt_0_05")
+                    }),
+                ],
+            )],
+            summary: vec![Row::sim(NAME, "Twin individuation: drift", |d| {
+                join(
+                    vec![
+                        fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4),
+                        int(d, "/structural_distinctness/edges_differ_by_gt_0_05"),
+                    ],
+                    "; ",
+                )
             })],
-            claims: vec![Claim { section: "6.7", text: "twin graphs drift apart in mean absolute weight", table: 12, row: "Mean abs diff" }, Claim { section: "6.7", text: "twin graphs differ in many edges", table: 12, row: "Edges differing by > 0.05 (§6.7)" }, ],
+            claims: vec![
+                Claim {
+                    section: "6.7",
+                    text: "twin graphs drift apart in mean absolute weight",
+                    table: 12,
+                    row: "Mean abs diff",
+                },
+                Claim {
+                    section: "6.7",
+                    text: "twin graphs differ in many edges",
+                    table: 12,
+                    row: "Edges differing by > 0.05 (§6.7)",
+                },
+            ],
             figures: &[NAME],
             reference_verdict: Verdict::Pass,
             reference_note: None,

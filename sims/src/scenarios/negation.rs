@@ -14,14 +14,17 @@ use serde_json::Value;
 use super::common::{add_titled, edge, id, weight};
 use crate::claims::Verdict;
 use crate::paper::extract::fixed;
-use crate::paper::{self, sim_table, Card, Row};
+use crate::paper::{self, expected, sim_table, Card, Row};
 use crate::predicate::{self, Claim, Cmp, Predicate};
 use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "negation";
 
-/// The paper's final weight of the deprecated edge (§6.3, Tables 6 and 9).
-const PAPER_BAD_WEIGHT: &str = "-0.94";
+/// The paper's final weight of the deprecated edge (§6.3, Tables 6 and 9): its
+/// `bad_edge_weight` in `results/sims/expected.json`.
+fn paper_bad_weight() -> String {
+    expected::fact(NAME, "bad_edge_weight")
+}
 
 /// Reference `sims/negation.py`.
 pub struct Negation;
@@ -33,18 +36,17 @@ impl Simulation for Negation {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.3",
             paper_figures: &["8"],
             description: "10 positive 'run tests' then 10 negative 'skip tests' queries; the skip edge turns inhibitory",
             tables: vec![sim_table(9, "Conflict direction from repeated negatives", NAME, true, "final edge weight", vec![
-                Row::sim(NAME, "run_tests_before_deploy", "1.0", "1.00", |d| fixed(d, "/final_weights/run_tests_before_deploy", 2)),
-                Row::sim(NAME, "skip_tests_for_hotfix", PAPER_BAD_WEIGHT, "-0.94", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))
-                    .note("−0.94 = −1 (clip) + 0.06 Hebbian after a negative outcome (discrepancy S9)"),
+                Row::sim(NAME, "run_tests_before_deploy", |d| fixed(d, "/final_weights/run_tests_before_deploy", 2)),
+                Row::sim(NAME, "skip_tests_for_hotfix", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2)),
             ])],
-            summary: vec![Row::sim(NAME, "Negation learning: inhibitory weight", PAPER_BAD_WEIGHT, "-0.94", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))],
+            summary: vec![Row::sim(NAME, "Negation learning: inhibitory weight", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))],
             claims: vec![paper::Claim { section: "6.3", text: "the deprecated procedure's edge converges to an inhibitory weight", table: 9, row: "skip_tests_for_hotfix" }, paper::Claim { section: "6.3", text: "the preferred procedure's edge converges to reflex", table: 9, row: "run_tests_before_deploy" }, ],
             figures: &[NAME],
             reference_verdict: Verdict::Pass,
@@ -143,9 +145,10 @@ impl Simulation for Negation {
             ),
         ];
         let note = format!(
-            "The reference's two checks are kept as predicates. The paper's {PAPER_BAD_WEIGHT} is \
+            "The reference's two checks are kept as predicates. The paper's {} is \
              the -1.0 clip plus a +0.06 Hebbian increment (REPRODUCE.md discrepancy S9); final weights here: bad \
              {bad:?}, good {good:?}. {}",
+            paper_bad_weight(),
             predicate::verdict(&predicates)
         );
         document(&Doc::new(

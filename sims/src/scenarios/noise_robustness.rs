@@ -236,24 +236,23 @@ impl Simulation for NoiseRobustness {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.9",
             paper_figures: &[],
             description: "random 15-node graph, 100 queries per noise level 0/0.1/0.2/0.3 with flipped outcomes",
             tables: vec![sim_table(15, "Noise-robustness stress results", NAME, true, "reflex by Q100 / avg nodes fired (last 10) / correct-distractor gap", vec![
-                Row::sim(NAME, "0% noise", "Yes / 5.0 / 0.5650", "Yes / 5.0 / 0.5650", |d| noise_level(d, 0))
+                Row::sim(NAME, "0% noise", |d| noise_level(d, 0))
                     .seeds(|d| noise_seeds(d, "0_0")),
-                Row::sim(NAME, "10% noise", "Yes / 4.0 / 0.4625", "Yes / 4.0 / 0.4625", |d| noise_level(d, 1))
+                Row::sim(NAME, "10% noise", |d| noise_level(d, 1))
                     .seeds(|d| noise_seeds(d, "0_1")),
-                Row::sim(NAME, "20% noise", "Yes / 5.0 / 0.4622", "Yes / 5.0 / 0.4622", |d| noise_level(d, 2))
+                Row::sim(NAME, "20% noise", |d| noise_level(d, 2))
                     .seeds(|d| noise_seeds(d, "0_2")),
-                Row::sim(NAME, "30% noise", "No / 4.0 / 0.3072", "No / 4.0 / 0.3072", |d| noise_level(d, 3))
-                    .seeds(|d| noise_seeds(d, "0_3"))
-                    .note("the paper's \"inhibitory edge risk\" column is editorial: no correct edge is negative at any level (discrepancy S6)"),
+                Row::sim(NAME, "30% noise", |d| noise_level(d, 3))
+                    .seeds(|d| noise_seeds(d, "0_3")),
             ])],
-            summary: vec![Row::sim(NAME, "Noise robustness: reflex by Q100 at 0/10/20/30 %", "drops only at 30% noise", "Yes, Yes, Yes, No", |d| {
+            summary: vec![Row::sim(NAME, "Noise robustness: reflex by Q100 at 0/10/20/30 %", |d| {
                 join((0..4).map(|i| yes_no(d, &format!("/comparison_table/{i}/reaches_reflex_by_q100"))).collect(), ", ")
             })
             .seeds(|d| mean_ci(d, "reflex_at_0_3", 3).map(|v| format!("reflex by Q100 at 30 %: share of seeds {v}")))],

@@ -69,15 +69,15 @@ impl Simulation for PruneHealth {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.12.2",
             paper_figures: &[],
             description: "30-node complete graph, 100 decaying training queries, prune |w| < 0.05, 20 more queries",
             tables: vec![sim_table(19, "Prune-health simulation results", NAME, true, "before → after", vec![
-                Row::sim(NAME, "Edges", "870 → 24", "870 → 24", |d| join(vec![int(d, "/edges_before_prune"), int(d, "/edges_after_prune")], " → ")),
-                Row::sim(NAME, "Dormant", "98% → 29%", "98.0 % → 29.2 %", |d| join(vec![pct(d, "/dormant_pct_before", 1), pct(d, "/dormant_pct_after", 1)], " → ")),
+                Row::sim(NAME, "Edges", |d| join(vec![int(d, "/edges_before_prune"), int(d, "/edges_after_prune")], " → ")),
+                Row::sim(NAME, "Dormant", |d| join(vec![pct(d, "/dormant_pct_before", 1), pct(d, "/dormant_pct_after", 1)], " → ")),
             ])],
             summary: vec![],
             claims: vec![Claim { section: "6.12.2", text: "pruning removes most edges", table: 19, row: "Edges" }, Claim { section: "6.12.2", text: "pruning lowers the dormant share", table: 19, row: "Dormant" }, ],

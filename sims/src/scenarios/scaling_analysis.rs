@@ -22,7 +22,7 @@ use serde_json::Value;
 use super::forced_graph::{self, SimRng};
 use crate::claims::Verdict;
 use crate::paper::extract::{find, inner, mean_ci};
-use crate::paper::{self, sim_table, Card, Claim, Kind, Row, Table};
+use crate::paper::{self, expected, sim_table, Card, Claim, Kind, Row, Table};
 use crate::predicate::{self, Cmp, Predicate};
 use crate::sim::{document, Metric, Simulation};
 
@@ -205,21 +205,17 @@ impl Simulation for ScalingAnalysis {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.11",
             paper_figures: &[],
             description: "random graphs of 50..2000 nodes, 50 timed 4-hop beam-1 traversals each",
             tables: vec![scaling_table()],
-            summary: vec![Row::sim(
-                NAME,
-                "Scaling: time ratio 2000 vs 50 nodes",
-                &paper_time_ratio(),
-                "×20.3 (median of 3 runs)",
-                time_ratio,
-            )
-            .kind(Kind::Timing)],
+            summary: vec![
+                Row::sim(NAME, "Scaling: time ratio 2000 vs 50 nodes", time_ratio)
+                    .kind(Kind::Timing),
+            ],
             claims: vec![
                 Claim {
                     section: "6.11",
@@ -274,32 +270,18 @@ impl Simulation for ScalingAnalysis {
     }
 }
 
-/// Paper Table 17: `(graph size, ms per traversal)` on the author's machine.
-pub const PAPER_SCALING_MS: [(f64, f64); 6] = [
-    (50.0, 0.0962),
-    (100.0, 0.1432),
-    (250.0, 0.2814),
-    (500.0, 0.5169),
-    (1000.0, 0.9657),
-    (2000.0, 1.8766),
-];
+/// Paper Table 17: `(graph size, ms per traversal)` on the author's machine (its
+/// `paper_ms_per_traversal` in `results/sims/expected.json`).
+pub fn paper_scaling_ms() -> Vec<(f64, f64)> {
+    expected::fact(NAME, "paper_ms_per_traversal")
+}
 
 /// The reference program (CPython 3.11.7, 2-vCPU AMD EPYC VM): median over three
 /// `run_all.py` runs of the mean ms per traversal (results/reference/sims/README.md
-/// gives the setup; one run's values are in the committed reference file).
-pub const REFERENCE_SCALING_MS: [(f64, f64); 6] = [
-    (50.0, 0.1422),
-    (100.0, 0.1940),
-    (250.0, 0.4145),
-    (500.0, 0.7332),
-    (1000.0, 1.3805),
-    (2000.0, 2.8846),
-];
-
-/// `×19.5`: the paper's 2000-node over 50-node time.
-fn paper_time_ratio() -> String {
-    let (first, last) = (PAPER_SCALING_MS[0].1, PAPER_SCALING_MS[5].1);
-    format!("×{:.1}", last / first)
+/// gives the setup; one run's values are in the committed reference file); its
+/// `reference_ms_per_traversal` in `results/sims/expected.json`.
+pub fn reference_scaling_ms() -> Vec<(f64, f64)> {
+    expected::fact(NAME, "reference_ms_per_traversal")
 }
 
 /// scaling_analysis row for `size`: field formatted.
@@ -321,35 +303,21 @@ fn time_ratio(d: &Value) -> Option<String> {
 /// Table 17: nodes fired (deterministic) and ms per traversal (timing) per size.
 fn scaling_table() -> Table {
     let mut rows = Vec::new();
-    for ((size, paper_ms), (_, ref_ms)) in PAPER_SCALING_MS.iter().zip(REFERENCE_SCALING_MS.iter())
-    {
-        let s = *size;
+    for (s, _) in paper_scaling_ms() {
         rows.push(
-            Row::sim(
-                NAME,
-                &format!("{s} nodes: avg nodes fired"),
-                "5.0",
-                "5.0",
-                move |d| scaling(d, s, "avg_nodes_fired", 1),
-            )
+            Row::sim(NAME, &format!("{s} nodes: avg nodes fired"), move |d| {
+                scaling(d, s, "avg_nodes_fired", 1)
+            })
             .seeds(move |d| mean_ci(d, &format!("nodes_fired_at_{s}"), 1)),
         );
         rows.push(
-            Row::sim(
-                NAME,
-                &format!("{s} nodes: ms per traversal"),
-                &format!("{paper_ms:.4}"),
-                &format!("{ref_ms:.4}"),
-                move |d| scaling(d, s, "avg_traversal_ms", 4),
-            )
+            Row::sim(NAME, &format!("{s} nodes: ms per traversal"), move |d| {
+                scaling(d, s, "avg_traversal_ms", 4)
+            })
             .kind(Kind::Timing),
         );
     }
-    rows.push(
-        Row::sim(NAME, "time ratio 2000 / 50", &paper_time_ratio(), "×20.3", time_ratio)
-            .kind(Kind::Timing)
-            .note("the growth is the per-candidate incoming-edge scan (reference `crabpath/traverse.py::_incoming_inhibition`); \"sublinear\" is timing noise (discrepancy S6)"),
-    );
+    rows.push(Row::sim(NAME, "time ratio 2000 / 50", time_ratio).kind(Kind::Timing));
     sim_table(
         17,
         "Scaling behavior over 50 random-graph queries each size",

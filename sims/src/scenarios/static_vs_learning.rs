@@ -198,7 +198,7 @@ impl Simulation for StaticVsLearning {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: paper::Paper::OpenClawBrain,
             section: "6.10",
@@ -212,42 +212,33 @@ impl Simulation for StaticVsLearning {
                 true,
                 "stable path from / final path weights / avg nodes fired / queries until < 5 nodes",
                 [
-                    ("Static traversal", "0.40", "static", "static"),
-                    ("Heuristic learning", "1.00", "heuristic", "heuristic"),
-                    ("True PG", "1.00", "policy_gradient", "pg"),
+                    ("Static traversal", "static", "static"),
+                    ("Heuristic learning", "heuristic", "heuristic"),
+                    ("True PG", "policy_gradient", "pg"),
                 ]
                 .into_iter()
-                .map(|(label, weight, mode, metrics)| {
-                    // Paper and reference agree: stable from Q1, all four path
-                    // weights equal, 5 nodes fired, never below 5.
-                    let value = format!("Q1 / {weight}, {weight}, {weight}, {weight} / 5.0 / n/a");
-                    Row::sim(NAME, label, &value, &value, move |d| static_mode(d, mode))
+                .map(|(label, mode, metrics)| {
+                    Row::sim(NAME, label, move |d| static_mode(d, mode))
                         .seeds(move |d| static_seeds(d, metrics))
                 })
                 .collect(),
             )],
-            summary: vec![Row::sim(
-                NAME,
-                "Static baseline: core path weight",
-                "static 0.40 vs learned 1.00",
-                "0.40 vs 1.00 / 1.00",
-                |d| {
-                    let w = |m: &str| {
-                        opt(d, &format!("/runs/{m}/final_correct_path_weights"))?
-                            .as_object()?
-                            .values()
-                            .next()
-                            .and_then(num)
-                            .map(|v| format!("{v:.2}"))
-                    };
-                    Some(format!(
-                        "{} vs {} / {}",
-                        w("static")?,
-                        w("heuristic")?,
-                        w("policy_gradient")?
-                    ))
-                },
-            )
+            summary: vec![Row::sim(NAME, "Static baseline: core path weight", |d| {
+                let w = |m: &str| {
+                    opt(d, &format!("/runs/{m}/final_correct_path_weights"))?
+                        .as_object()?
+                        .values()
+                        .next()
+                        .and_then(num)
+                        .map(|v| format!("{v:.2}"))
+                };
+                Some(format!(
+                    "{} vs {} / {}",
+                    w("static")?,
+                    w("heuristic")?,
+                    w("policy_gradient")?
+                ))
+            })
             .seeds(|d| {
                 Some(format!(
                     "correct-path rate (last 10): static {}, heuristic {}, PG {}",

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::data::Results;
-use sims::paper::{Paper, Row as RowSpec, Source, Table as TableSpec};
+use sims::paper::{expected, Paper, Row as RowSpec, Source, Table as TableSpec};
 
 /// The commit whose tree the paper measured.
 pub const PAPER_COMMIT: &str = "70f0065";
@@ -57,56 +57,16 @@ fn command() -> String {
 /// Table 24: the eight methods, in the paper's row order (paper names
 /// `openclawbrain_*` = code names `crabpath_*`); the value is the four scores.
 fn table_24() -> TableSpec {
-    // (paper row, code method, paper scores, paper p50 / p95 latency in ms)
-    let rows: [(&str, &str, &str, &str); 8] = [
-        (
-            "static_traverse",
-            "static_traverse",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "46.27 / 47.79",
-        ),
-        (
-            "keyword_overlap",
-            "keyword_overlap",
-            "0.2889 / 0.5148 / 0.1630 / 0.2953",
-            "10.74 / 11.11",
-        ),
-        (
-            "hash_embed_similarity",
-            "hash_embed_similarity",
-            "0.2704 / 0.4333 / 0.1704 / 0.4279",
-            "44.81 / 46.51",
-        ),
-        (
-            "openclawbrain_traverse",
-            "crabpath_traverse",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "46.73 / 48.07",
-        ),
-        (
-            "openclawbrain_no_inhibition",
-            "crabpath_no_inhibition",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "46.46 / 47.93",
-        ),
-        (
-            "openclawbrain_pg",
-            "crabpath_pg",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "45.98 / 47.64",
-        ),
-        (
-            "openclawbrain_with_replay",
-            "crabpath_with_replay",
-            "0.2889 / 0.4370 / 0.1630 / 0.2463",
-            "20.86 / 22.98",
-        ),
-        (
-            "openclawbrain_pg_with_replay",
-            "crabpath_pg_with_replay",
-            "0.2889 / 0.4370 / 0.1630 / 0.2463",
-            "20.77 / 23.23",
-        ),
+    // (paper row, code method)
+    let rows: [(&str, &str); 8] = [
+        ("static_traverse", "static_traverse"),
+        ("keyword_overlap", "keyword_overlap"),
+        ("hash_embed_similarity", "hash_embed_similarity"),
+        ("openclawbrain_traverse", "crabpath_traverse"),
+        ("openclawbrain_no_inhibition", "crabpath_no_inhibition"),
+        ("openclawbrain_pg", "crabpath_pg"),
+        ("openclawbrain_with_replay", "crabpath_with_replay"),
+        ("openclawbrain_pg_with_replay", "crabpath_pg_with_replay"),
     ];
     TableSpec {
         paper: Paper::OpenClawBrain,
@@ -121,11 +81,10 @@ fn table_24() -> TableSpec {
         ),
         rows: rows
             .iter()
-            .map(|&(label, method, paper, latency)| {
-                RowSpec::new(Source::Repo(PAPER_COMMIT), label, paper, paper, move |d| {
+            .map(|&(label, method)| {
+                RowSpec::new(Source::Repo(PAPER_COMMIT), label, move |d| {
                     method_scores(d, method, None)
                 })
-                .note(&format!("paper p50 / p95 latency {latency} ms"))
             })
             .collect(),
     }
@@ -135,12 +94,12 @@ fn table_24() -> TableSpec {
 /// (`crabpath_with_replay`; `crabpath_pg_with_replay` is identical), `Q45` = key `N`.
 fn table_25() -> TableSpec {
     // (paper row, key of the paper-profile curve, key of the fair protocol's held-out
-    // curve, paper scores)
-    let rows: [(&str, &str, &str, &str); 4] = [
-        ("Q5", "5", "5", "0.4333 / 0.6000 / 0.2667 / 0.3500"),
-        ("Q10", "10", "10", "0.3167 / 0.5500 / 0.1667 / 0.2750"),
-        ("Q20", "20", "20", "0.1917 / 0.4083 / 0.1167 / 0.2167"),
-        ("Q45", "N", "all", "0.2889 / 0.4370 / 0.1630 / 0.2463"),
+    // curve)
+    let rows: [(&str, &str, &str); 4] = [
+        ("Q5", "5", "5"),
+        ("Q10", "10", "10"),
+        ("Q20", "20", "20"),
+        ("Q45", "N", "all"),
     ];
     TableSpec {
         paper: Paper::OpenClawBrain,
@@ -156,21 +115,42 @@ fn table_25() -> TableSpec {
         ),
         rows: rows
             .iter()
-            .map(|&(label, key, heldout, paper)| {
+            .map(|&(label, key, heldout)| {
                 let method = "crabpath_with_replay";
-                RowSpec::new(Source::Repo(PAPER_COMMIT), label, paper, paper, move |d| {
+                RowSpec::new(Source::Repo(PAPER_COMMIT), label, move |d| {
                     method_scores(d, method, Some(key))
                 })
                 .corrected(move |d| method_scores(d, method, Some(heldout)))
-                .note("the variant is not named in the paper: methods 7/8 (keyword seeds, 2 hops); nothing is replayed")
             })
             .collect(),
     }
 }
 
-/// Tables 24 and 25.
-pub fn specs() -> Vec<TableSpec> {
+/// `results/repo-bench/expected.json`: the paper's numbers of Tables 24 and 25.
+const EXPECTED: &str = include_str!("../../../../results/repo-bench/expected.json");
+
+/// Where [`EXPECTED`] lives (for messages).
+pub const EXPECTED_PATH: &str = "results/repo-bench/expected.json";
+
+/// Tables 24 and 25 without the paper's numbers.
+fn definition() -> Vec<TableSpec> {
     vec![table_24(), table_25()]
+}
+
+/// Tables 24 and 25, with the paper's numbers from `results/repo-bench/expected.json`.
+pub fn specs() -> Vec<TableSpec> {
+    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
+    expected::fill_tables(&file.tables, definition())
+}
+
+/// What does not match between the tables' rows and `results/repo-bench/expected.json`.
+pub fn expected_problems() -> Vec<String> {
+    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
+    expected::coverage(
+        EXPECTED_PATH,
+        &file.tables,
+        &expected::defined(&definition(), None),
+    )
 }
 
 /// The runs of `results/repo-bench/` that change one thing at a time on the paper's
@@ -334,6 +314,12 @@ fn learning_summary(v: &results::repo::Verdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_row_has_the_papers_numbers_and_every_number_a_row() {
+        let problems = expected_problems();
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 
     /// The reference column of every row is the reference program's own output on the
     /// paper's tree (`results/reference/repo-bench/paper-70f0065/`), formatted as ours.
