@@ -298,8 +298,12 @@ pub struct ClaimRow {
     pub name: String,
     /// Profile label (`paper`, `corrected`, or `reference` for a flat directory).
     pub profile: String,
-    /// Verdict, or `None` when the file is missing.
+    /// Verdict, or `None` when the file is missing; for a multi-seed document the
+    /// verdict over the seeds (`PASS` only when the claim holds in every seed).
     pub verdict: Option<Verdict>,
+    /// A multi-seed document's own verdict, with its seed (the row's verdict is then
+    /// over the seeds).
+    pub document_seed: Option<(u64, Verdict)>,
     /// Measured value (summary column).
     pub measured: String,
     /// The paper's number.
@@ -326,12 +330,14 @@ pub fn claim_row(sim: &dyn Simulation, profile: &str, doc: Option<&Value>) -> Cl
             name: name.into(),
             profile: profile.into(),
             verdict: None,
+            document_seed: None,
             measured: "-".into(),
             paper,
             seed_share: None,
             note: "result file missing".into(),
         };
     };
+    // the document's verdict: its one run (for a multi-seed document, its seed's)
     let verdict = claims::verdict(doc);
     let claim = predicate::claim_of(doc);
     let multi = multi_seed(doc);
@@ -362,10 +368,18 @@ pub fn claim_row(sim: &dyn Simulation, profile: &str, doc: Option<&Value>) -> Cl
             None => "no boolean inside `claim` (or no `claim` key)".into(),
         },
     };
+    let (verdict, document_seed) = match &multi {
+        Some(m) => (
+            Verdict::parse(m.claim_verdict()),
+            Some((m.document_seed.unwrap_or(PAPER_SEED), verdict)),
+        ),
+        None => (verdict, None),
+    };
     ClaimRow {
         name: name.into(),
         profile: profile.into(),
         verdict: Some(verdict),
+        document_seed,
         measured,
         paper,
         seed_share,
@@ -421,10 +435,14 @@ pub fn print_claims(rows: &[ClaimRow]) {
         let verdict = r.verdict.map_or("MISSING", Verdict::as_str);
         let mut note = r.note.clone();
         if let Some(s) = &r.seed_share {
+            let seeds = match r.document_seed {
+                Some((seed, v)) => format!("claim holds in {s} (document seed {seed}: {v})"),
+                None => format!("claim holds in {s}"),
+            };
             note = if note.is_empty() {
-                format!("claim holds in {s}")
+                seeds
             } else {
-                format!("claim holds in {s}; {note}")
+                format!("{seeds}; {note}")
             };
         }
         println!(

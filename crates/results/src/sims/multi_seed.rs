@@ -72,6 +72,27 @@ impl MultiSeed {
         (pass, self.claim_verdicts.len())
     }
 
+    /// The claim's verdict over the seeds: `PASS` only when it holds in every seed,
+    /// `FAIL` when it fails in one or more, `N/A` when some seed has no checkable claim
+    /// and none fails (or there is no seed). The document's own `claim.met` is one
+    /// seed's verdict; this is the verdict of the claim as a statement about the runs.
+    pub fn claim_verdict(&self) -> &'static str {
+        let (holds, seeds) = self.claim_holds();
+        if seeds > 0 && holds == seeds {
+            "PASS"
+        } else if self.claim_verdicts.iter().any(|v| v == "FAIL") {
+            "FAIL"
+        } else {
+            "N/A"
+        }
+    }
+
+    /// [`MultiSeed::claim_verdict`] with the count: `FAIL (holds in 157/200 seeds)`.
+    pub fn claim_verdict_text(&self) -> String {
+        let (holds, seeds) = self.claim_holds();
+        format!("{} (holds in {holds}/{seeds} seeds)", self.claim_verdict())
+    }
+
     /// How many seeds' claims hold, of the seeds with a checkable claim (`PASS` or
     /// `FAIL`); `None` when no seed has one.
     pub fn checkable_claim_holds(&self) -> Option<(usize, usize)> {
@@ -89,5 +110,33 @@ impl SeedMetric {
     /// Whether the metric aggregates a single-predicate claim's value.
     pub fn is_claim_value(&self) -> bool {
         self.pointer == "/claim/value"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(verdicts: &[&str]) -> MultiSeed {
+        MultiSeed {
+            seeds: (0..verdicts.len() as u64).collect(),
+            document_seed: Some(0),
+            interval: String::new(),
+            metrics: IndexMap::new(),
+            claim_verdicts: verdicts.iter().map(|v| v.to_string()).collect(),
+            claim_holds_share: None,
+            series: None,
+        }
+    }
+
+    #[test]
+    fn the_claim_passes_over_the_seeds_only_when_it_holds_in_every_seed() {
+        assert_eq!(with(&["PASS", "PASS"]).claim_verdict(), "PASS");
+        let one_fails = with(&["PASS", "FAIL", "PASS"]);
+        assert_eq!(one_fails.claim_verdict(), "FAIL");
+        assert_eq!(one_fails.claim_verdict_text(), "FAIL (holds in 2/3 seeds)");
+        assert_eq!(with(&["PASS", "N/A"]).claim_verdict(), "N/A");
+        assert_eq!(with(&["N/A", "FAIL"]).claim_verdict(), "FAIL");
+        assert_eq!(with(&[]).claim_verdict(), "N/A");
     }
 }
