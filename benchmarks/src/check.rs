@@ -6,7 +6,7 @@
 //! 1. read the command line the report records (`configuration.command`) and plan it;
 //! 2. skip it — saying what it needs — when the data directory lacks its dataset file, or,
 //!    for `--embedder minilm`, when the model or the embedding cache of its texts is absent
-//!    (`bench embed` fills the cache);
+//!    (`bench embed` fills the cache; so does `--embed-missing`, before the re-run);
 //! 3. run it into the fresh directory (default `out/bench`, same file name, run files in
 //!    `runs/`);
 //! 4. compare every field of the two JSON files exactly except the
@@ -33,12 +33,13 @@ use std::time::Instant;
 
 use clap::Args;
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use results::bench::AnyReport;
 use serde_json::Value;
 
 use crate::catalog;
 use crate::data::locate::DataDir;
-use crate::embed::{cache_misses, EmbedderArg, ModelOpts};
+use crate::embed::{cache_misses, EmbedderArg, ModelOpts, TextEmbedder};
 use crate::engine::set_threads;
 use crate::error::{Error, Result};
 use crate::expectations::{self, Expectations};
@@ -84,6 +85,12 @@ pub struct CheckArgs {
     /// Model and embedding cache for the all-MiniLM-L6-v2 reports.
     #[command(flatten)]
     pub model: ModelOpts,
+
+    /// Fill the embedding cache of an all-MiniLM-L6-v2 report's texts before re-running it
+    /// (progress bar with the time left on stderr), instead of skipping a report whose
+    /// texts are not all cached. Needs the model (`bench fetch-model`).
+    #[arg(long)]
+    pub embed_missing: bool,
 
     /// Draw progress bars of the runs.
     #[arg(long)]
@@ -368,6 +375,20 @@ fn read_report(path: &Path) -> Result<(Value, AnyReport)> {
     Ok((value, report))
 }
 
+/// Embeds `texts` through the cache of `a.model` (`missing` of them are not cached), with
+/// a progress bar on stderr that estimates the time left (drawn only on a terminal).
+fn fill_cache(a: &CheckArgs, texts: &[&str], missing: usize) -> Result<()> {
+    let embedder = TextEmbedder::open(EmbedderArg::Minilm, &a.model)?;
+    eprintln!("bench check: embedding {missing} texts missing from the all-MiniLM-L6-v2 cache");
+    let bar = ProgressBar::with_draw_target(Some(texts.len() as u64), ProgressDrawTarget::stderr());
+    crate::embed::style_bar(&bar);
+    bar.set_message("embed (cache)");
+    let (_, stats) = embedder.embed(texts, &bar)?;
+    bar.finish_and_clear();
+    eprintln!("bench check: {}", stats.describe());
+    Ok(())
+}
+
 /// Re-runs one report; returns the verdict and the fresh report's path (when it ran).
 fn check_one(
     data_dir: &DataDir,
@@ -424,16 +445,19 @@ fn check_one(
         if args.embedder != EmbedderArg::Minilm {
             return Ok(None);
         }
-        Ok(cache_misses(&a.model, texts)?
-            .filter(|&m| m > 0)
-            .map(|missing| {
-                Skip(format!(
+        let Some(missing) = cache_misses(&a.model, texts)?.filter(|&m| m > 0) else {
+            return Ok(None);
+        };
+        if a.embed_missing {
+            fill_cache(a, texts, missing)?;
+            return Ok(None);
+        }
+        Ok(Some(Skip(format!(
                     "the all-MiniLM-L6-v2 embedding cache of its texts ({missing} missing; fill \
                      it with `bench embed --dataset {} --variant {}`)",
                     args.data.dataset.slug(),
                     args.data.variant.as_str()
-                ))
-            }))
+        ))))
     };
     let written = match run_with(data_dir, &args, a.progress, &cache_gate) {
         Ok(Ok(w)) => w,

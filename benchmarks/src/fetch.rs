@@ -15,10 +15,17 @@
 //! URLs: `--url URL` (one file only), else `--url-base BASE` or the environment variable
 //! [`URL_BASE_ENV`] (`BASE/<upstream file name>`), else the catalogue's URLs in order (the
 //! next is tried after a network failure, not after a checksum mismatch).
+//!
+//! The transfer itself is the system's `curl` (HTTP and HTTPS, redirects followed, its
+//! body streamed through a pipe into the hasher): a TLS stack compiled into the `bench`
+//! binary would cost every build of the workspace about half a minute of CPU for a
+//! command that runs once per machine. A machine without `curl` gets an error that says
+//! so.
 
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -48,7 +55,7 @@ pub struct FetchOptions {
     pub progress: bool,
     /// TCP connect timeout.
     pub connect_timeout: Duration,
-    /// Timeout for the response head and for each read of the body.
+    /// A transfer that receives nothing for this long is abandoned.
     pub read_timeout: Duration,
 }
 
@@ -379,17 +386,37 @@ fn download_to_temp(
         url: url.to_string(),
         message,
     };
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_connect(Some(opts.connect_timeout))
-        .timeout_recv_response(Some(opts.read_timeout))
-        .timeout_per_read(Some(opts.read_timeout))
-        .user_agent(concat!("crabpath-bench/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
-    let response = agent.get(url).call().map_err(|e| dl_err(e.to_string()))?;
-    let (_, body) = response.into_parts();
-    let total = body.content_length();
-    let mut reader = body.into_reader();
+    // --fail: an HTTP error status is an error, not a body; --speed-limit/--speed-time: a
+    // transfer that stalls for the read timeout is abandoned.
+    let mut child = Command::new("curl")
+        .args(["--fail", "--silent", "--show-error", "--location"])
+        .arg("--connect-timeout")
+        .arg(opts.connect_timeout.as_secs().max(1).to_string())
+        .args(["--speed-limit", "1", "--speed-time"])
+        .arg(opts.read_timeout.as_secs().max(1).to_string())
+        .arg("--user-agent")
+        .arg(concat!("crabpath-bench/", env!("CARGO_PKG_VERSION")))
+        .arg("--")
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            dl_err(format!(
+                "could not run curl ({e}); bench fetch downloads with the system's curl: \
+                 install it (e.g. apt-get install curl) or place the file by hand"
+            ))
+        })?;
+    let (Some(mut reader), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(dl_err("curl's output pipes are missing".into()));
+    };
+    // curl's messages are read on the side so that a full stderr pipe never blocks it.
+    let messages = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
 
     let name = Path::new(file.rel_path)
         .file_name()
@@ -401,31 +428,41 @@ fn download_to_temp(
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
 
-    let pb = progress_bar(total, file.key, opts.progress);
+    let pb = progress_bar(file.size, file.key, opts.progress);
     let mut hasher = Hasher::new(file.prefix_check);
     let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = reader.read(&mut buf).map_err(|e| dl_err(e.to_string()))?;
-        if n == 0 {
-            break;
-        }
+    let copied: Result<()> = loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => break Err(dl_err(e.to_string())),
+        };
         hasher.update(&buf[..n]);
-        tmp.write_all(&buf[..n])
-            .map_err(|e| Error::io(tmp.path(), e))?;
-        pb.inc(n as u64);
-    }
-    pb.finish_and_clear();
-    tmp.flush().map_err(|e| Error::io(tmp.path(), e))?;
-    let digests = hasher.finish();
-    if let Some(t) = total {
-        if digests.bytes != t {
-            return Err(dl_err(format!(
-                "received {} bytes, Content-Length said {t}",
-                digests.bytes
-            )));
+        if let Err(e) = tmp.write_all(&buf[..n]) {
+            break Err(Error::io(tmp.path(), e));
         }
+        pb.inc(n as u64);
+    };
+    pb.finish_and_clear();
+    if copied.is_err() {
+        let _ = child.kill();
     }
-    Ok((tmp, digests))
+    let status = child
+        .wait()
+        .map_err(|e| dl_err(format!("waiting for curl: {e}")))?;
+    let messages = messages.join().unwrap_or_default();
+    copied?;
+    if !status.success() {
+        let detail = messages.trim();
+        return Err(dl_err(if detail.is_empty() {
+            format!("curl failed ({status})")
+        } else {
+            format!("curl failed ({status}): {detail}")
+        }));
+    }
+    tmp.flush().map_err(|e| Error::io(tmp.path(), e))?;
+    Ok((tmp, hasher.finish()))
 }
 
 fn progress_bar(total: Option<u64>, key: &str, enabled: bool) -> ProgressBar {

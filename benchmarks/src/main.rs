@@ -107,6 +107,12 @@ struct EmbedArgs {
     /// Worker threads (0 = rayon's default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
+
+    /// Write the distinct texts instead of embedding them, as JSON `{"paragraphs": [node
+    /// contents], "queries": [query texts]}`, the input of `crabpath-embed bench-speed
+    /// --texts` (no model needed).
+    #[arg(long, value_name = "FILE")]
+    dump_texts: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -162,7 +168,8 @@ struct FetchArgs {
     #[arg(long)]
     no_progress: bool,
 
-    /// Seconds to wait for a connection, and for each read of the response.
+    /// Seconds to wait for a connection, and how long a download may receive nothing
+    /// before it is abandoned.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     timeout: u64,
 }
@@ -278,6 +285,44 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
 
 fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
     bench::engine::set_threads(a.threads);
+        if let Some(path) = &a.dump_texts {
+        if a.data.dataset == Dataset::Locomo {
+            anyhow::bail!("bench embed --dump-texts: LoCoMo is not dumped (compare.sh times the HotPotQA and MultiHop-RAG texts)");
+        }
+        let data = bench::engine::load_data(data_dir, &a.data)?;
+        let mut seen = std::collections::HashSet::new();
+        let mut distinct = |texts: Vec<&str>| -> Vec<String> {
+            texts
+                .into_iter()
+                .filter(|t| seen.insert(t.to_string()))
+                .map(str::to_string)
+                .collect()
+        };
+        let paragraphs = distinct(
+            data.corpus
+                .nodes
+                .iter()
+                .map(|n| n.content.as_str())
+                .collect(),
+        );
+        let queries = distinct(
+            data.corpus
+                .queries
+                .iter()
+                .map(|q| q.text.as_str())
+                .collect(),
+        );
+        let json = serde_json::json!({ "paragraphs": paragraphs, "queries": queries });
+        crabpath::io::write_atomic(path, serde_json::to_string(&json)?.as_bytes())?;
+        println!(
+            "bench embed: {} paragraphs and {} queries of {} written to {}",
+            paragraphs.len(),
+            queries.len(),
+            data.ds.reference_name(),
+            path.display()
+        );
+        return Ok(());
+    }
     let embedder = TextEmbedder::open(EmbedderArg::Minilm, &a.model)?;
     // LoCoMo is one corpus per conversation; the other datasets one corpus per run.
     let (what, path, corpora, data);

@@ -38,9 +38,14 @@ pub enum EmbedError {
     /// The tokenizer could not be loaded, configured or run.
     #[error("tokenizer: {0}")]
     Tokenizer(String),
-    /// A tensor operation failed (loading weights or the forward pass).
-    #[error("candle: {0}")]
-    Candle(#[from] candle_core::Error),
+    /// `model.safetensors` could not be read or lacks a tensor of the expected shape.
+    #[error("model weights {path}: {message}")]
+    Weights {
+        /// The weights file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
     /// Fetching the model package failed.
     #[error("fetching the model: {0}")]
     Fetch(String),

@@ -1,5 +1,5 @@
-//! A lean CPU forward pass of the BERT encoder, numerically equivalent to
-//! `candle_transformers::models::bert::BertModel` (and to PyTorch) for inference.
+//! A lean CPU forward pass of the BERT encoder, numerically equivalent to PyTorch's
+//! (Hugging Face `BertModel`) for inference.
 //!
 //! Differences that make it faster, none of which changes the mathematics:
 //! * **No padding.** The tokens of all texts of a batch are stacked into one
@@ -14,11 +14,9 @@
 //!   PyTorch's vectorised CPU erf uses), and the exponential is a range-reduced
 //!   polynomial (relative error about 1e-7); both vectorise.
 
-use std::collections::HashMap;
-
-use candle_core::Tensor;
 use gemm::Parallelism;
 use rayon::prelude::*;
+use safetensors::{Dtype, SafeTensors};
 
 use crate::error::{EmbedError, Result};
 
@@ -86,23 +84,32 @@ fn resize(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
     &mut v[..n]
 }
 
-fn take(tensors: &HashMap<String, Tensor>, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
+/// The tensor `name` (or `bert.name`) of `tensors` as f32 values, checked to have `shape`.
+fn take(tensors: &SafeTensors<'_>, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
+    let err = |message: String| EmbedError::Inner {
+        name: crate::MODEL_NAME.into(),
+        message,
+    };
     let t = tensors
-        .get(name)
-        .or_else(|| tensors.get(&format!("bert.{name}")))
-        .ok_or_else(|| EmbedError::Inner {
-            name: crate::MODEL_NAME.into(),
-            message: format!("model.safetensors has no tensor {name}"),
-        })?;
-    if t.dims() != shape {
-        return Err(EmbedError::Inner {
-            name: crate::MODEL_NAME.into(),
-            message: format!("tensor {name} has shape {:?}, expected {shape:?}", t.dims()),
-        });
+        .tensor(name)
+        .or_else(|_| tensors.tensor(&format!("bert.{name}")))
+        .map_err(|_| err(format!("model.safetensors has no tensor {name}")))?;
+    if t.shape() != shape {
+        return Err(err(format!(
+            "tensor {name} has shape {:?}, expected {shape:?}",
+            t.shape()
+        )));
     }
-    Ok(t.to_dtype(candle_core::DType::F32)?
-        .flatten_all()?
-        .to_vec1::<f32>()?)
+    if t.dtype() != Dtype::F32 {
+        return Err(err(format!(
+            "tensor {name} is {:?}; only F32 weights are supported",
+            t.dtype()
+        )));
+    }
+    Ok(t.data()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
 }
 
 /// `w` is `out × in` row-major (PyTorch's Linear layout); returns `in × out`.
@@ -117,7 +124,7 @@ fn transpose(w: &[f32], out: usize, inp: usize) -> Vec<f32> {
 }
 
 impl FastBert {
-    pub(crate) fn load(tensors: &HashMap<String, Tensor>, d: Dims) -> Result<Self> {
+    pub(crate) fn load(tensors: &SafeTensors<'_>, d: Dims) -> Result<Self> {
         let h = d.hidden;
         if d.heads == 0 || !h.is_multiple_of(d.heads) {
             return Err(EmbedError::Inner {
@@ -326,17 +333,21 @@ impl FastBert {
                     let k = &rows[h + head * hd..];
                     let v = &rows[2 * h + head * hd..];
                     // scores = scale · Q Kᵀ  (len × len)
-                    gemm_strided(
-                        scores,
-                        len,
-                        len,
-                        hd,
-                        len,
-                        (q, 3 * h, 1),
-                        (k, 1, 3 * h),
-                        scale,
-                        Parallelism::None,
-                    );
+                    if len * len <= SMALL_SCORES {
+                        small_scores(scores, len, hd, q, k, 3 * h, scale);
+                    } else {
+                        gemm_strided(
+                            scores,
+                            len,
+                            len,
+                            hd,
+                            len,
+                            (q, 3 * h, 1),
+                            (k, 1, 3 * h),
+                            scale,
+                            Parallelism::None,
+                        );
+                    }
                     softmax_rows(scores, len);
                     // context = P V  (len × hd), written at column head·hd.
                     gemm_strided(
@@ -475,6 +486,62 @@ macro_rules! multiversion {
             $generic($($arg),*)
         }
     };
+}
+
+/// Score matrices of at most this many entries (texts of up to 16 tokens) are computed by
+/// [`small_scores`]: gemm 0.19 hands them (`m · n ≤ 16 · 16` with contiguous rows of Q and
+/// K) to its "horizontal" kernels, whose sums depend on the SIMD width.
+const SMALL_SCORES: usize = 16 * 16;
+
+multiversion!(
+    /// `scores (len × len) = scale · Q Kᵀ` for a short text, with the arithmetic of gemm
+    /// 0.19's AVX2 horizontal kernel (gemm-common `horizontal_microkernel.rs`, gemm-f32
+    /// `fma::f32::reduce_sum`), which computed every committed MiniLM vector of a text of
+    /// at most 16 tokens: per entry, eight fused multiply-add lanes over the head dimension
+    /// (lane `l` takes the terms `l, l + 8, ...`; a last partial block adds zeros), reduced
+    /// as `((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))`, then multiplied by the scale.
+    /// Fixed here, it stays the same bits when gemm runs its AVX-512 kernels (16 lanes)
+    /// for the large products. `q` and `k` are rows `stride` apart.
+    fn small_scores / small_scores_avx2 = small_scores_generic(
+        scores: &mut [f32], len: usize, hd: usize, q: &[f32], k: &[f32], stride: usize, scale: f32)
+);
+
+#[inline(always)]
+fn small_scores_generic(
+    scores: &mut [f32],
+    len: usize,
+    hd: usize,
+    q: &[f32],
+    k: &[f32],
+    stride: usize,
+    scale: f32,
+) {
+    for i in 0..len {
+        let qi = &q[i * stride..][..hd];
+        for j in 0..len {
+            let kj = &k[j * stride..][..hd];
+            let mut acc = [0f32; LANES];
+            let mut d = 0;
+            while d < hd {
+                for l in 0..LANES {
+                    let (a, b) = if d + l < hd {
+                        (qi[d + l], kj[d + l])
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    acc[l] = a.mul_add(b, acc[l]);
+                }
+                d += LANES;
+            }
+            let x = [
+                acc[0] + acc[4],
+                acc[1] + acc[5],
+                acc[2] + acc[6],
+                acc[3] + acc[7],
+            ];
+            scores[i * len + j] = scale * ((x[0] + x[2]) + (x[1] + x[3]));
+        }
+    }
 }
 
 const ROWS_PER_TASK: usize = 16;
@@ -738,6 +805,52 @@ mod tests {
             }
             let erfc = (-a * a).exp() / std::f64::consts::PI.sqrt() / (a + f);
             (1.0 - erfc).copysign(x)
+        }
+    }
+
+    /// `small_scores` against gemm on the same operands (a text of 13 tokens, head
+    /// dimension 32, rows 3·384 apart as in `attention`). Where gemm runs its AVX2
+    /// kernels (no AVX-512), it must be the same bits: that is the arithmetic every
+    /// committed vector of a short text came from. On an AVX-512 machine gemm sums in 16
+    /// lanes, so only closeness is asserted there; `bench check` compares the vectors of
+    /// every benchmark text exactly.
+    #[test]
+    fn small_scores_match_gemm() {
+        let (len, hd, stride) = (13, 32, 3 * 384);
+        let mut state = 0x2545f4914f6cdd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        let q: Vec<f32> = (0..len * stride).map(|_| next()).collect();
+        let k: Vec<f32> = (0..len * stride).map(|_| next()).collect();
+        let scale = 1.0 / (hd as f32).sqrt();
+        let mut ours = vec![0f32; len * len];
+        small_scores(&mut ours, len, hd, &q, &k, stride, scale);
+        let mut theirs = vec![0f32; len * len];
+        gemm_strided(
+            &mut theirs,
+            len,
+            len,
+            hd,
+            len,
+            (&q, stride, 1),
+            (&k, 1, stride),
+            scale,
+            Parallelism::None,
+        );
+        #[cfg(target_arch = "x86_64")]
+        let exact = has_avx2() && !std::arch::is_x86_feature_detected!("avx512f");
+        #[cfg(not(target_arch = "x86_64"))]
+        let exact = false;
+        for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            if exact {
+                assert_eq!(a.to_bits(), b.to_bits(), "entry {i}: {a} vs {b}");
+            } else {
+                assert!((a - b).abs() <= 1e-6, "entry {i}: {a} vs {b}");
+            }
         }
     }
 

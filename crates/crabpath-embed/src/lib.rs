@@ -1,6 +1,6 @@
 //! Offline sentence embeddings for CrabPath: sentence-transformers'
-//! **all-MiniLM-L6-v2** in pure Rust with candle (`candle-core`), plus
-//! an on-disk embedding cache.
+//! **all-MiniLM-L6-v2** in pure Rust (this crate's BERT forward pass over the
+//! `gemm` matrix kernels), plus an on-disk embedding cache.
 //!
 //! # The model
 //!
@@ -14,18 +14,17 @@
 //!    normaliser, WordPiece, `[CLS] … [SEP]`), **truncated at [`MAX_SEQ_LEN`] = 256
 //!    tokens** (the shipped tokenizer.json says 128 with fixed padding; both are
 //!    overridden: padding, where any, is per batch).
-//! 2. **The BERT encoder** in f32 on the CPU, with all-zero token type ids. Texts
-//!    are sorted by token count (longest first) and cut into batches. Two
-//!    interchangeable implementations ([`Backend`]) load the same safetensors:
-//!    * [`Backend::Fast`] (default): this crate's forward pass. It stacks the
-//!      tokens of a batch without any padding for the dense layers and runs
-//!      attention per text over its own tokens, computes Q, K and V in one matrix
-//!      product, and fuses bias + GELU, bias + residual + LayerNorm and the softmax
-//!      into single AVX2-vectorised passes (runtime-detected; a portable build is
-//!      the fallback). Matrix products use the `gemm` crate on rayon's workers.
-//!    * [`Backend::Candle`]: `candle_transformers::models::bert::BertModel` on
-//!      batches padded with `[PAD]` (id 0) to their longest text, batches run in
-//!      parallel. Kept as a cross-check; the reference test runs both.
+//! 2. **The BERT encoder** in f32 on the CPU, with all-zero token type ids, weights
+//!    read from `model.safetensors` (the `safetensors` crate). Texts are sorted by
+//!    token count (longest first) and cut into batches. The forward pass is this
+//!    crate's own: it stacks the tokens of a batch without any padding for the dense
+//!    layers and runs attention per text over its own tokens, computes Q, K and V in
+//!    one matrix product, and fuses bias + GELU, bias + residual + LayerNorm and the
+//!    softmax into single AVX2-vectorised passes (runtime-detected; a portable build
+//!    is the fallback). Matrix products use the `gemm` crate on rayon's workers.
+//!    (An earlier cross-check backend, candle-transformers' `BertModel` on padded
+//!    batches, agreed with it and was removed: it was a third of the workspace's
+//!    build time. The reference test compares with sentence-transformers itself.)
 //!
 //!    Worker threads: rayon's global pool (`RAYON_NUM_THREADS`, default the number
 //!    of cores) or a dedicated pool of [`EmbedderOptions::threads`]. Results come back
@@ -40,17 +39,15 @@
 //!
 //! # Speed
 //!
-//! `crabpath-embed bench-speed` times synthetic paragraphs and queries. On the
-//! project's 2-core AMD EPYC (AVX2, no AVX-512), both on 2 threads, same texts,
-//! quiet machine:
-//!
-//! | texts | this crate (fast) | candle-transformers | sentence-transformers (PyTorch 2.15 CPU) |
-//! | --- | --- | --- | --- |
-//! | paragraphs, ~185 tokens | 31–33 /s | – | 22–24 /s |
-//! | paragraphs, ~140 tokens | 36–37 /s | 16 /s | 33.5 /s |
-//! | queries, ~16 tokens | 370–390 /s | 190 /s | 300–307 /s |
-//!
-//! About 80% of the fast path's time is in the matrix products.
+//! About 80% of the time is in the matrix products: `gemm`'s AVX-512 kernels where the CPU
+//! has them (its `x86-v4` feature), else its AVX2 ones. Both give the same bits: each
+//! entry of a product is one fused multiply-add chain over the inner dimension, cut at
+//! fixed points (`fast.rs`), and the one product gemm would sum in a width-dependent
+//! order (the attention scores of texts of at most 16 tokens) is computed here with the
+//! AVX2 kernel's arithmetic. `crabpath-embed bench-speed` times synthetic texts or those
+//! of a file (`--texts`); `speed/compare.sh` runs it side by side with
+//! sentence-transformers (PyTorch, CPU) on HotPotQA texts. The numbers are in the
+//! repository's BENCHMARKS.md ("MiniLM against sentence-transformers").
 //!
 //! # Getting the weights
 //!
@@ -121,6 +118,4 @@ pub mod model;
 pub use cache::{CachedEmbedder, EmbeddingCache};
 pub use error::{EmbedError, Result};
 pub use fetch::{fetch_model, FetchReport, MODEL_SHA256};
-pub use model::{
-    resolve_model_dir, Backend, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME,
-};
+pub use model::{resolve_model_dir, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME};

@@ -3,9 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::error::{EmbedError, Result};
@@ -31,21 +29,9 @@ pub const MODEL_DIR_ENV: &str = "CRABPATH_MODEL_DIR";
 /// Model directory relative to the workspace root when nothing else is given.
 pub const DEFAULT_MODEL_SUBDIR: &str = "datasets/models/all-MiniLM-L6-v2";
 
-/// Which implementation of the BERT encoder runs the forward pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Backend {
-    /// This crate's lean forward pass (no padding, fused kernels); the default.
-    #[default]
-    Fast,
-    /// `candle_transformers::models::bert::BertModel` on padded batches.
-    Candle,
-}
-
 /// Runtime options of [`MiniLmEmbedder`].
 #[derive(Debug, Clone)]
 pub struct EmbedderOptions {
-    /// Forward-pass implementation.
-    pub backend: Backend,
     /// Texts per forward pass (after sorting by length). At least 1.
     pub batch_size: usize,
     /// Worker threads (`None`: rayon's global pool, i.e. `RAYON_NUM_THREADS` or the
@@ -56,7 +42,6 @@ pub struct EmbedderOptions {
 impl Default for EmbedderOptions {
     fn default() -> Self {
         EmbedderOptions {
-            backend: Backend::default(),
             batch_size: DEFAULT_BATCH_SIZE,
             threads: None,
         }
@@ -106,7 +91,31 @@ pub fn check_model_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// sentence-transformers/all-MiniLM-L6-v2 on the CPU with candle.
+/// The fields of the model's `config.json` (Hugging Face `BertConfig`) that the
+/// encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+struct BertConfig {
+    vocab_size: usize,
+    hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    max_position_embeddings: usize,
+    #[serde(default = "default_layer_norm_eps")]
+    layer_norm_eps: f64,
+    #[serde(default = "default_hidden_act")]
+    hidden_act: String,
+}
+
+fn default_layer_norm_eps() -> f64 {
+    1e-12
+}
+
+fn default_hidden_act() -> String {
+    "gelu".into()
+}
+
+/// sentence-transformers/all-MiniLM-L6-v2 on the CPU.
 ///
 /// Computes exactly what sentence-transformers does: WordPiece tokens (lower-cased,
 /// `[CLS] … [SEP]`, truncated to [`MAX_SEQ_LEN`]), the six-layer BERT encoder with
@@ -114,18 +123,11 @@ pub fn check_model_dir(dir: &Path) -> Result<()> {
 /// tokens, and L2 normalisation.
 pub struct MiniLmEmbedder {
     tokenizer: Tokenizer,
-    engine: Engine,
-    device: Device,
+    engine: FastBert,
     dim: usize,
-    pad_id: u32,
     batch_size: usize,
     pool: Option<rayon::ThreadPool>,
     model_dir: PathBuf,
-}
-
-enum Engine {
-    Candle(Box<BertModel>),
-    Fast(Box<FastBert>),
 }
 
 impl std::fmt::Debug for MiniLmEmbedder {
@@ -150,7 +152,7 @@ impl MiniLmEmbedder {
         let config_path = dir.join("config.json");
         let config_text = std::fs::read_to_string(&config_path)
             .map_err(|e| EmbedError::io("reading", &config_path, e))?;
-        let config: Config =
+        let config: BertConfig =
             serde_json::from_str(&config_text).map_err(|e| EmbedError::Config {
                 path: config_path.clone(),
                 message: e.to_string(),
@@ -169,32 +171,42 @@ impl MiniLmEmbedder {
             }))
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         tokenizer.with_padding(None);
-        let pad_id = tokenizer.token_to_id("[PAD]").unwrap_or(0);
+        if config.hidden_act != "gelu" {
+            return Err(EmbedError::Config {
+                path: config_path,
+                message: format!(
+                    "hidden_act {:?}: only \"gelu\" (exact erf) is implemented",
+                    config.hidden_act
+                ),
+            });
+        }
 
-        let device = Device::Cpu;
         let weights_path = dir.join("model.safetensors");
         let bytes = std::fs::read(&weights_path)
             .map_err(|e| EmbedError::io("reading", &weights_path, e))?;
-        let tensors = candle_core::safetensors::load_buffer(&bytes, &device)?;
-        drop(bytes);
-        let engine = match options.backend {
-            Backend::Candle => {
-                let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
-                Engine::Candle(Box::new(BertModel::load(vb, &config)?))
-            }
-            Backend::Fast => {
-                let dims = Dims {
-                    hidden: config.hidden_size,
-                    heads: config.num_attention_heads,
-                    intermediate: config.intermediate_size,
-                    layers: config.num_hidden_layers,
-                    vocab: config.vocab_size,
-                    max_positions: config.max_position_embeddings,
-                    eps: config.layer_norm_eps as f32,
-                };
-                Engine::Fast(Box::new(FastBert::load(&tensors, dims)?))
-            }
+        let tensors =
+            safetensors::SafeTensors::deserialize(&bytes).map_err(|e| EmbedError::Weights {
+                path: weights_path.clone(),
+                message: e.to_string(),
+            })?;
+        let dims = Dims {
+            hidden: config.hidden_size,
+            heads: config.num_attention_heads,
+            intermediate: config.intermediate_size,
+            layers: config.num_hidden_layers,
+            vocab: config.vocab_size,
+            max_positions: config.max_position_embeddings,
+            eps: config.layer_norm_eps as f32,
         };
+        let engine = FastBert::load(&tensors, dims).map_err(|e| match e {
+            EmbedError::Inner { message, .. } => EmbedError::Weights {
+                path: weights_path.clone(),
+                message,
+            },
+            other => other,
+        })?;
+        drop(tensors);
+        drop(bytes);
 
         let pool = match options.threads {
             Some(n) if n > 0 => Some(
@@ -211,9 +223,7 @@ impl MiniLmEmbedder {
         Ok(MiniLmEmbedder {
             tokenizer,
             engine,
-            device,
             dim: config.hidden_size,
-            pad_id,
             batch_size: options.batch_size.max(1),
             pool,
             model_dir: dir.to_path_buf(),
@@ -254,100 +264,31 @@ impl MiniLmEmbedder {
         // Longest first: similar lengths share a batch, so little padding.
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
-        if let Engine::Fast(fast) = &self.engine {
-            // No padding here, so batches are cut by size only; each pass uses
-            // every worker (matrix products, attention per text, row kernels).
-            let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-            let mut start = 0;
-            while start < order.len() {
-                let mut end = start;
-                let mut tokens = 0;
-                while end < order.len()
-                    && end - start < self.batch_size
-                    && (end == start || tokens + ids[order[end]].len() <= MAX_BATCH_TOKENS)
-                {
-                    tokens += ids[order[end]].len();
-                    end += 1;
-                }
-                let batch: Vec<&[u32]> = order[start..end]
-                    .iter()
-                    .map(|&i| ids[i].as_slice())
-                    .collect();
-                for (&i, v) in order[start..end].iter().zip(fast.embed(&batch)?) {
-                    out[i] = v;
-                }
-                start = end;
-            }
-            return Ok(out);
-        }
-        let workers = rayon::current_num_threads().max(1);
-        let per_worker = order.len().div_ceil(workers);
-        let chunk = self.batch_size.min(per_worker).max(1);
-        let chunks: Vec<&[usize]> = order.chunks(chunk).collect();
-        let pooled: Vec<Vec<Vec<f32>>> = chunks
-            .par_iter()
-            .map(|c| {
-                let batch: Vec<&[u32]> = c.iter().map(|&i| ids[i].as_slice()).collect();
-                self.forward_batch(&batch)
-            })
-            .collect::<Result<_>>()?;
+        // No padding here, so batches are cut by size only; each pass uses every
+        // worker (matrix products, attention per text, row kernels).
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        for (c, vs) in chunks.iter().zip(pooled) {
-            for (&i, v) in c.iter().zip(vs) {
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start;
+            let mut tokens = 0;
+            while end < order.len()
+                && end - start < self.batch_size
+                && (end == start || tokens + ids[order[end]].len() <= MAX_BATCH_TOKENS)
+            {
+                tokens += ids[order[end]].len();
+                end += 1;
+            }
+            let batch: Vec<&[u32]> = order[start..end]
+                .iter()
+                .map(|&i| ids[i].as_slice())
+                .collect();
+            for (&i, v) in order[start..end].iter().zip(self.engine.embed(&batch)?) {
                 out[i] = v;
             }
+            start = end;
         }
         Ok(out)
     }
-
-    /// One forward pass over token id sequences (padded to the longest), returning
-    /// mean-pooled, L2-normalised vectors.
-    fn forward_batch(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>> {
-        let b = batch.len();
-        let len = batch.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
-        let mut ids = vec![self.pad_id; b * len];
-        let mut mask = vec![0u32; b * len];
-        for (r, seq) in batch.iter().enumerate() {
-            ids[r * len..r * len + seq.len()].copy_from_slice(seq);
-            mask[r * len..r * len + seq.len()].fill(1);
-        }
-        let input_ids = Tensor::from_vec(ids, (b, len), &self.device)?;
-        let attention = Tensor::from_vec(mask, (b, len), &self.device)?;
-        let token_types = input_ids.zeros_like()?;
-        let Engine::Candle(model) = &self.engine else {
-            return Err(EmbedError::Inner {
-                name: MODEL_NAME.into(),
-                message: "padded forward pass without the candle backend".into(),
-            });
-        };
-        let hidden = model.forward(&input_ids, &token_types, Some(&attention))?;
-        let hidden: Vec<Vec<Vec<f32>>> = hidden.to_vec3()?;
-        Ok(hidden
-            .iter()
-            .zip(batch)
-            .map(|(h, seq)| mean_pool_normalise(h, seq.len(), self.dim))
-            .collect())
-    }
-}
-
-/// Mean over the first `n` token vectors (sentence-transformers clamps the token
-/// count at 1e-9), then division by the L2 norm (clamped at 1e-12).
-fn mean_pool_normalise(tokens: &[Vec<f32>], n: usize, dim: usize) -> Vec<f32> {
-    let mut sum = vec![0f32; dim];
-    for t in tokens.iter().take(n) {
-        for (s, x) in sum.iter_mut().zip(t) {
-            *s += *x;
-        }
-    }
-    let count = (n as f32).max(1e-9);
-    for s in &mut sum {
-        *s /= count;
-    }
-    let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-    for s in &mut sum {
-        *s /= norm;
-    }
-    sum
 }
 
 impl crabpath::embed::Embedder for MiniLmEmbedder {

@@ -7,18 +7,15 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use crabpath::embed::Embedder;
 use crabpath_embed::{
-    cache::default_cache_root, fetch_model, resolve_model_dir, Backend, CachedEmbedder,
-    EmbedderOptions, MiniLmEmbedder,
+    cache::default_cache_root, fetch_model, resolve_model_dir, CachedEmbedder, EmbedderOptions,
+    MiniLmEmbedder,
 };
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
-#[command(
-    version,
-    about = "all-MiniLM-L6-v2 sentence embeddings on the CPU (candle)"
-)]
+#[command(version, about = "all-MiniLM-L6-v2 sentence embeddings on the CPU")]
 struct Cli {
     /// Model directory (default: $CRABPATH_MODEL_DIR, else datasets/models/all-MiniLM-L6-v2
     /// under the workspace root).
@@ -30,9 +27,6 @@ struct Cli {
     /// Texts per forward pass.
     #[arg(long, global = true, default_value_t = crabpath_embed::model::DEFAULT_BATCH_SIZE)]
     batch_size: usize,
-    /// Use candle-transformers' BertModel instead of the fast forward pass.
-    #[arg(long, global = true)]
-    candle: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -52,14 +46,20 @@ enum Command {
         /// Texts to embed (default: lines of stdin).
         texts: Vec<String>,
     },
-    /// Measure throughput (texts/s) on synthetic paragraphs and queries.
+    /// Measure throughput (texts/s) on paragraphs and queries: synthetic ones, or those of
+    /// a JSON file (`--texts`).
     BenchSpeed {
-        /// Number of paragraphs (~180 tokens each).
+        /// Number of paragraphs (~180 tokens each; with --texts, the first N of the file).
         #[arg(long, default_value_t = 128)]
         paragraphs: usize,
-        /// Number of queries (~18 tokens each).
+        /// Number of queries (~18 tokens each; with --texts, the first N of the file).
         #[arg(long, default_value_t = 1024)]
         queries: usize,
+        /// Time these texts instead of synthetic ones: a JSON file
+        /// `{"paragraphs": [...], "queries": [...]}` (the format of --dump-texts; `bench
+        /// embed --dump-texts` writes one from a benchmark dataset).
+        #[arg(long, value_name = "FILE")]
+        texts: Option<PathBuf>,
         /// Mean words per paragraph (lengths vary uniformly from half to 1.5 times this).
         #[arg(long, default_value_t = 120)]
         paragraph_words: usize,
@@ -83,11 +83,6 @@ fn main() {
 
 fn options(cli: &Cli) -> EmbedderOptions {
     EmbedderOptions {
-        backend: if cli.candle {
-            Backend::Candle
-        } else {
-            Backend::Fast
-        },
         batch_size: cli.batch_size,
         threads: cli.threads,
     }
@@ -149,11 +144,36 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             queries,
             paragraph_words,
             repeat,
+            texts,
             dump_texts,
         } => {
             let model = MiniLmEmbedder::load(&model_dir, options(&cli))?;
-            let paras = synthetic_texts(*paragraphs, *paragraph_words, 0x5eed);
-            let quers = synthetic_texts(*queries, 12, 0xface);
+            let (paras, quers) = match texts {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path)
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    let json: serde_json::Value = serde_json::from_str(&text)
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    let list = |key: &str, n: usize| -> Result<Vec<String>, String> {
+                        json[key]
+                            .as_array()
+                            .ok_or_else(|| format!("{}: no array \"{key}\"", path.display()))?
+                            .iter()
+                            .take(n)
+                            .map(|v| {
+                                v.as_str().map(str::to_string).ok_or_else(|| {
+                                    format!("{}: \"{key}\" holds a non-string", path.display())
+                                })
+                            })
+                            .collect()
+                    };
+                    (list("paragraphs", *paragraphs)?, list("queries", *queries)?)
+                }
+                None => (
+                    synthetic_texts(*paragraphs, *paragraph_words, 0x5eed),
+                    synthetic_texts(*queries, 12, 0xface),
+                ),
+            };
             if let Some(p) = dump_texts {
                 let j = serde_json::json!({"paragraphs": paras, "queries": quers});
                 crabpath::io::write_atomic(p, serde_json::to_string(&j)?.as_bytes())?;
