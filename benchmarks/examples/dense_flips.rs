@@ -15,8 +15,8 @@
 use anyhow::{bail, Context, Result};
 use bench::data::locate::DataDir;
 use bench::dense::{DenseIndex, DenseSearch};
+use bench::engine::{Inputs, Timings};
 use bench::plan::{Plan, RunArgs};
-use bench::run::{Inputs, Timings};
 
 fn main() -> Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();

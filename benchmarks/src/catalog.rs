@@ -22,30 +22,40 @@ pub enum Dataset {
     /// MultiHop-RAG (Tang & Yang, 2024). ODC-BY 1.0.
     #[value(name = "multihop-rag")]
     MultihopRag,
+    /// LoCoMo, long-term conversational memory (Maharana et al., ACL 2024). CC BY-NC 4.0:
+    /// evaluated with, never committed ([`crate::locomo`]).
+    #[value(name = "locomo")]
+    Locomo,
 }
 
 impl Dataset {
-    /// Short name used on the command line and in file names (`hotpotqa`, `multihop-rag`).
+    /// Short name used on the command line and in file names (`hotpotqa`, `multihop-rag`,
+    /// `locomo`).
     pub fn slug(self) -> &'static str {
         match self {
             Dataset::HotpotQa => "hotpotqa",
             Dataset::MultihopRag => "multihop-rag",
+            Dataset::Locomo => "locomo",
         }
     }
 
-    /// Name the reference program writes in its output (`HotPotQA`, `MultiHop-RAG`).
+    /// Name the reference program writes in its output (`HotPotQA`, `MultiHop-RAG`); the
+    /// dataset's own spelling (`LoCoMo`) for the datasets the reference never ran.
     pub fn reference_name(self) -> &'static str {
         match self {
             Dataset::HotpotQa => "HotPotQA",
             Dataset::MultihopRag => "MultiHop-RAG",
+            Dataset::Locomo => "LoCoMo",
         }
     }
 
-    /// Learning-curve checkpoints of the reference (`CHECKPOINTS` of its scripts).
+    /// Learning-curve checkpoints of the reference (`CHECKPOINTS` of its scripts); none for
+    /// LoCoMo, which the reference never ran.
     pub fn checkpoints(self) -> &'static [usize] {
         match self {
             Dataset::HotpotQa => &hotpotqa::CHECKPOINTS,
             Dataset::MultihopRag => &multihop::CHECKPOINTS,
+            Dataset::Locomo => &[],
         }
     }
 
@@ -54,15 +64,19 @@ impl Dataset {
         match self {
             Dataset::HotpotQa => hotpotqa::DEFAULT_LIMIT,
             Dataset::MultihopRag => multihop::DEFAULT_LIMIT,
+            Dataset::Locomo => 0,
         }
     }
 
     /// The metric whose value 1 makes a query's learning outcome +1 (else −1), as the
     /// reference's `_run_learning`: HotPotQA `sp_recall_at_10`, MultiHop-RAG `full_hit_rate`.
+    /// LoCoMo: `partial_hit_rate`, i.e. +1 when an evidence turn fires
+    /// ([`crate::locomo`]).
     pub fn outcome_metric(self) -> &'static str {
         match self {
             Dataset::HotpotQa => "sp_recall_at_10",
             Dataset::MultihopRag => "full_hit_rate",
+            Dataset::Locomo => "partial_hit_rate",
         }
     }
 }
@@ -72,6 +86,7 @@ impl fmt::Display for Dataset {
         f.write_str(match self {
             Dataset::HotpotQa => "HotPotQA dev distractor v1",
             Dataset::MultihopRag => "MultiHop-RAG",
+            Dataset::Locomo => "LoCoMo (locomo10)",
         })
     }
 }
@@ -166,7 +181,7 @@ pub fn known_file(dataset: Dataset, variant: VariantArg) -> crate::Result<&'stat
     lookup(dataset, variant.variant()).ok_or_else(|| {
         crate::Error::Usage(format!(
             "--variant {} does not exist for {dataset}; HotPotQA has full, first103, \
-             sample1100; MultiHop-RAG has full, sample500",
+             sample1100; MultiHop-RAG has full, sample500; LoCoMo has full",
             variant.as_str()
         ))
     })
@@ -351,14 +366,33 @@ pub const MULTIHOP_CORPUS: KnownFile = KnownFile {
     description: "MultiHop-RAG news corpus, complete (609 articles)",
 };
 
+/// LoCoMo's public release file `data/locomo10.json` (10 conversations, 1,986 questions),
+/// from snap-research/LoCoMo at commit 3eb6f2c (the file was last changed in cbfbc1d).
+/// Checksum recorded in `datasets/SHA256SUMS` (`datasets/README.md`, "LoCoMo").
+pub const LOCOMO: KnownFile = KnownFile {
+    key: "locomo",
+    dataset: Dataset::Locomo,
+    variant: Variant::Full,
+    rel_path: "locomo/locomo10.json",
+    upstream_name: "locomo10.json",
+    rows: Some(10),
+    size: Some(2_805_274),
+    prefix_check: None,
+    urls: &["https://raw.githubusercontent.com/snap-research/LoCoMo/\
+             3eb6f2c585f5e1699204e3c3bdf7adc5c28cb376/data/locomo10.json"],
+    licence: "CC BY-NC 4.0 (evaluation and research use; never commit the data)",
+    description: "LoCoMo locomo10.json, complete (10 conversations, 1,986 questions)",
+};
+
 /// Every known file.
-pub const ALL: [&KnownFile; 6] = [
+pub const ALL: [&KnownFile; 7] = [
     &HOTPOTQA_DEV,
     &HOTPOTQA_FIRST103,
     &HOTPOTQA_SAMPLE1100,
     &MULTIHOP_QUERIES,
     &MULTIHOP_SAMPLE500,
     &MULTIHOP_CORPUS,
+    &LOCOMO,
 ];
 
 /// The known file for `dataset` and `variant`, if that combination exists.

@@ -10,7 +10,7 @@
 //! 3. run it into the fresh directory (default `out/bench`, same file name, run files in
 //!    `runs/`);
 //! 4. compare every field of the two JSON files exactly except the
-//!    [`ENVIRONMENT_FIELDS`](crate::output::ENVIRONMENT_FIELDS), and the decompressed text of
+//!    [`ENVIRONMENT_FIELDS`](crate::report::ENVIRONMENT_FIELDS), and the decompressed text of
 //!    every run file and qrels the report names;
 //! 5. print one line per report: `ok: <file>`, `differs: <file>: <json.path>: <stored> →
 //!    <fresh>` (one line per difference, the first [`MAX_DIFFS_SHOWN`]), or `skipped:
@@ -34,15 +34,19 @@ use std::time::Instant;
 use clap::Args;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use indicatif::{ProgressBar, ProgressDrawTarget};
+use results::bench::AnyReport;
 use serde_json::Value;
 
+use crate::catalog;
 use crate::data::locate::DataDir;
 use crate::embed::{cache_misses, EmbedderArg, ModelOpts, TextEmbedder};
+use crate::engine::set_threads;
 use crate::error::{Error, Result};
 use crate::expectations::{self, Expectations};
-use crate::output::{save, ENVIRONMENT_FIELDS};
-use crate::plan::{Plan, RunArgs, RUNS_DIR};
-use crate::run::{execute, progress, set_threads, Inputs, Timings};
+use crate::plan::{RunArgs, RUNS_DIR};
+use crate::protocol::Skip;
+use crate::report::{save, ENVIRONMENT_FIELDS};
+use crate::run::run_with;
 use crate::trec;
 
 /// Differences printed per report (the count of the rest is printed after them).
@@ -245,7 +249,7 @@ fn reports(dir: &Path, only: &Option<GlobSet>) -> Result<Vec<PathBuf>> {
         };
         if p.is_file()
             && name.ends_with(".json")
-            && name != expectations::FILE_NAME
+            && !expectations::NOT_REPORTS.contains(&name)
             && only.as_ref().is_none_or(|g| g.is_match(name))
         {
             files.push(p);
@@ -253,17 +257,6 @@ fn reports(dir: &Path, only: &Option<GlobSet>) -> Result<Vec<PathBuf>> {
     }
     files.sort();
     Ok(files)
-}
-
-fn read_json(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    serde_json::from_str(&text).map_err(|e| Error::Json {
-        file: path.to_path_buf(),
-        row: None,
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })
 }
 
 /// Runs `bench check`; `print` receives each report's lines as soon as it is done.
@@ -323,7 +316,7 @@ pub fn cmd_check(
         let (verdict, fresh) = check_one(data_dir, a, path, &name)?;
         let expectation_failures = match &expected {
             Some((e, _)) => {
-                let report = read_json(fresh.as_deref().unwrap_or(path))?;
+                let (_, report) = read_report(fresh.as_deref().unwrap_or(path))?;
                 e.failures(&name, &report)
             }
             None => Vec::new(),
@@ -358,23 +351,28 @@ pub fn cmd_check(
 
 /// The run files, qrels and query-id list a report names (paths relative to its
 /// directory).
-fn named_files(report: &Value) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(q) = report
-        .pointer("/manifest/query_ids_file")
-        .and_then(Value::as_str)
-    {
-        v.push(q.to_string());
-    }
-    if let Some(f) = report.get("files").filter(|f| !f.is_null()) {
-        if let Some(q) = f.get("qrels").and_then(Value::as_str) {
-            v.push(q.to_string());
-        }
-        if let Some(runs) = f.get("runs").and_then(Value::as_object) {
-            v.extend(runs.values().filter_map(Value::as_str).map(str::to_string));
-        }
+fn named_files(report: &AnyReport) -> Vec<String> {
+    let mut v: Vec<String> = report.manifest.query_ids_file.iter().cloned().collect();
+    if let Some(f) = report.files.value() {
+        v.push(f.qrels.clone());
+        v.extend(f.runs.values().cloned());
     }
     v
+}
+
+/// A report file as JSON (compared field by field) and as a typed report (read).
+fn read_report(path: &Path) -> Result<(Value, AnyReport)> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let json_error = |e: serde_json::Error| Error::Json {
+        file: path.to_path_buf(),
+        row: None,
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    };
+    let value = serde_json::from_str(&text).map_err(json_error)?;
+    let report = serde_json::from_str(&text).map_err(json_error)?;
+    Ok((value, report))
 }
 
 /// Embeds `texts` through the cache of `a.model` (`missing` of them are not cached), with
@@ -398,15 +396,8 @@ fn check_one(
     path: &Path,
     name: &str,
 ) -> Result<(Verdict, Option<PathBuf>)> {
-    let stored = read_json(path)?;
-    let Some(command) = stored
-        .pointer("/configuration/command")
-        .and_then(Value::as_str)
-    else {
-        let why = "configuration.command: missing (the report does not record how it was made)";
-        return Ok((Verdict::Differs(vec![why.into()]), None));
-    };
-    let mut args = RunArgs::from_command_line(command)?;
+    let (stored, stored_report) = read_report(path)?;
+    let mut args = RunArgs::from_command_line(stored_report.command())?;
     args.model = a.model.clone();
     args.no_progress = !a.progress;
     args.out = Some(a.fresh_dir.join(name));
@@ -426,8 +417,7 @@ fn check_one(
         }
         args.data.input = Some(p);
     }
-    let plan = Plan::new(&args)?;
-    let file = plan.file;
+    let file = catalog::known_file(args.data.dataset, args.data.variant)?;
     if args.data.input.is_none() && data_dir.locate(file).is_err() {
         return Ok((
             Verdict::Skipped(format!(
@@ -451,41 +441,37 @@ fn check_one(
             ));
         }
     }
-    let mut timings = Timings::default();
-    let t_all = Instant::now();
-    let shown = progress(a.progress);
-    let inputs = match Inputs::open(&plan, data_dir, &mut timings) {
-        Ok(i) => i,
+    let cache_gate = |texts: &[&str]| -> Result<Option<Skip>> {
+        if args.embedder != EmbedderArg::Minilm {
+            return Ok(None);
+        }
+        let Some(missing) = cache_misses(&a.model, texts)?.filter(|&m| m > 0) else {
+            return Ok(None);
+        };
+        if a.embed_missing {
+            fill_cache(a, texts, missing)?;
+            return Ok(None);
+        }
+        Ok(Some(Skip(format!(
+            "the all-MiniLM-L6-v2 embedding cache of its texts ({missing} missing; fill \
+                     it with `bench embed --dataset {} --variant {}`)",
+            args.data.dataset.slug(),
+            args.data.variant.as_str()
+        ))))
+    };
+    let written = match run_with(data_dir, &args, a.progress, &cache_gate) {
+        Ok(Ok(w)) => w,
+        Ok(Err(Skip(why))) => return Ok((Verdict::Skipped(why), None)),
         Err(e @ Error::NotFound { .. }) => return Ok((Verdict::Skipped(e.to_string()), None)),
         Err(e) => return Err(e),
     };
-    if args.embedder == EmbedderArg::Minilm {
-        let texts = inputs.data.texts();
-        if let Some(missing) = cache_misses(&a.model, &texts)?.filter(|&m| m > 0) {
-            if a.embed_missing {
-                fill_cache(a, &texts, missing)?;
-            } else {
-                return Ok((
-                    Verdict::Skipped(format!(
-                    "the all-MiniLM-L6-v2 embedding cache of its texts ({missing} missing; fill \
-                     it with `bench embed --dataset {} --variant {}`)",
-                    args.data.dataset.slug(),
-                    args.data.variant.as_str()
-                )),
-                    None,
-                ));
-            }
-        }
-    }
-    let executed = execute(&plan, &inputs, &shown, &mut timings)?;
-    let fresh_path = a.fresh_dir.join(name);
-    let written = crate::output::write(&plan, &inputs, &executed, &fresh_path, timings, t_all)?;
-    let _ = shown.clear();
+    let fresh_path = written.json_path.clone();
     let mut diffs = Vec::new();
     compare_json("", &stored, &written.report, &mut diffs);
     let stored_dir = path.parent().unwrap_or(Path::new("."));
-    let stored_files = named_files(&stored);
-    for rel in named_files(&written.report) {
+    let stored_files = named_files(&stored_report);
+    let (_, fresh_report) = read_report(&fresh_path)?;
+    for rel in named_files(&fresh_report) {
         if !stored_files.contains(&rel) {
             continue; // already reported as a difference of `files`
         }
@@ -586,7 +572,7 @@ fn compare_text(rel: &str, stored: &Path, fresh: &Path, out: &mut Vec<String>) -
 
 /// Copies the fresh report `fresh` over the committed `stored`, with the run files it names.
 fn replace(stored: &Path, fresh: &Path) -> Result<()> {
-    let report = read_json(fresh)?;
+    let (_, report) = read_report(fresh)?;
     let (from, to) = (
         fresh.parent().unwrap_or(Path::new(".")),
         stored.parent().unwrap_or(Path::new(".")),
@@ -604,7 +590,7 @@ fn replace(stored: &Path, fresh: &Path) -> Result<()> {
 fn remove_unreferenced(results: &Path, reports: &[PathBuf]) -> Result<Vec<String>> {
     let mut named = BTreeSet::new();
     for r in reports {
-        named.extend(named_files(&read_json(r)?));
+        named.extend(named_files(&read_report(r)?.1));
     }
     let dir = results.join(RUNS_DIR);
     let Ok(entries) = std::fs::read_dir(&dir) else {

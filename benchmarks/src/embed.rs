@@ -37,7 +37,7 @@ use crabpath_embed::{
 };
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use rayon::prelude::*;
-use serde::Serialize;
+use results::bench::EmbedderId;
 
 use crate::error::{Error, Result};
 
@@ -48,7 +48,7 @@ const MINILM_CHUNK: usize = 128;
 const HASH_CHUNK: usize = 64;
 
 /// `--embedder`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum EmbedderArg {
     /// The reference's deterministic hashed n-gram embedder (reference
     /// `crabpath/hasher.py::HashEmbedder`, commit 134c676), bit-exact.
@@ -97,18 +97,6 @@ impl ModelOpts {
     pub fn cache_root(&self) -> Option<PathBuf> {
         (!self.no_cache).then(|| self.cache_dir.clone().unwrap_or_else(default_cache_root))
     }
-}
-
-/// Which embedder a run used, for the report's provenance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EmbedderId {
-    /// The embedder's name (`hash-v1`, `all-MiniLM-L6-v2`).
-    pub id: String,
-    /// Vector dimension.
-    pub dim: usize,
-    /// SHA-256 of the model weights (`model.safetensors`); `None` for `hash-v1`, which has
-    /// none.
-    pub weights_sha256: Option<String>,
 }
 
 /// How many of the distinct `texts` the all-MiniLM-L6-v2 embedding cache under `opts`

@@ -30,13 +30,17 @@
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
+use results::bench::AnyReport;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::error::{Error, Result};
 
 /// The file name of the expectations in a results directory.
 pub const FILE_NAME: &str = "expectations.json";
+
+/// The JSON files of a results directory that are not reports: the expectations and
+/// the paper's numbers of its tables (`expected.json`, which `report` reads).
+pub const NOT_REPORTS: [&str; 2] = [FILE_NAME, "expected.json"];
 
 /// The expectations file.
 #[derive(Debug, Clone, Deserialize)]
@@ -108,9 +112,9 @@ impl Expectations {
             .sum()
     }
 
-    /// Every failure of `report` (the JSON of the file `name`) against its expectations, one
-    /// line each; empty when it passes or has no expectations.
-    pub fn failures(&self, name: &str, report: &Value) -> Vec<String> {
+    /// Every failure of `report` (the file `name`) against its expectations, one line each;
+    /// empty when it passes or has no expectations.
+    pub fn failures(&self, name: &str, report: &AnyReport) -> Vec<String> {
         self.reports
             .get(name)
             .map_or_else(Vec::new, |r| r.failures(name, report))
@@ -118,19 +122,17 @@ impl Expectations {
 }
 
 impl ReportExpectation {
-    fn failures(&self, name: &str, report: &Value) -> Vec<String> {
+    fn failures(&self, name: &str, report: &AnyReport) -> Vec<String> {
         let mut out = Vec::new();
-        let text = |k: &str| report.get(k).and_then(Value::as_str).unwrap_or("(absent)");
-        for (field, key, want) in [
-            ("dataset", "dataset", &self.dataset),
-            ("protocol", "protocol", &self.protocol),
-            ("graph", "graph_builder", &self.graph),
-            ("embedder", "embedder", &self.embedder),
+        for (field, got, want) in [
+            ("dataset", &report.dataset, &self.dataset),
+            ("protocol", &report.protocol, &self.protocol),
+            ("graph", &report.graph_builder, &self.graph),
+            ("embedder", &report.embedder, &self.embedder),
         ] {
-            if text(key) != want {
+            if got != want {
                 out.push(format!(
-                    "expectation failed: {name}: {field}: expected {want}, the report says {}",
-                    text(key)
+                    "expectation failed: {name}: {field}: expected {want}, the report says {got}"
                 ));
             }
         }
@@ -141,10 +143,10 @@ impl ReportExpectation {
         for (method, metrics) in &self.metrics {
             for (metric, &want) in metrics {
                 let got = report
-                    .get("method_metrics")
+                    .method_metrics()
                     .and_then(|m| m.get(method))
                     .and_then(|m| m.get(metric))
-                    .and_then(Value::as_f64);
+                    .copied();
                 let ok = got.is_some_and(|g| (g - want).abs() <= self.tolerance);
                 if !ok {
                     let got = got.map_or_else(|| "(absent)".to_string(), |g| format!("{g:.6}"));
@@ -172,6 +174,7 @@ pub fn locate(explicit: Option<&Path>, results: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use results::bench::Sections;
     use serde_json::json;
 
     fn expectations() -> Expectations {
@@ -185,10 +188,27 @@ mod tests {
         .unwrap()
     }
 
-    fn report(recall: f64) -> Value {
-        json!({"dataset": "HotPotQA", "protocol": "clean", "graph_builder": "reference",
-               "embedder": "hash-v1",
-               "method_metrics": {"bm25_topk": {"recall_at_10": recall, "mrr": 0.5004}}})
+    /// A committed clean report with `bm25_topk`'s means set to these.
+    fn report(recall: f64) -> AnyReport {
+        let text = include_str!("../../results/bench/hotpotqa-first103-clean-hash-v1.json");
+        let mut r: AnyReport = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            (r.dataset.as_str(), r.protocol.as_str(), r.embedder.as_str()),
+            ("HotPotQA", "clean", "hash-v1")
+        );
+        let Sections::Stream(s) = &mut r.sections else {
+            panic!("a clean report has the stream sections")
+        };
+        s.method_metrics.insert(
+            "bm25_topk".into(),
+            [
+                ("recall_at_10".to_string(), recall),
+                ("mrr".to_string(), 0.5004),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        r
     }
 
     #[test]
@@ -205,11 +225,10 @@ mod tests {
             ]
         );
         let mut r = report(0.8213);
-        r["embedder"] = json!("minilm");
-        r["method_metrics"]["bm25_topk"]
-            .as_object_mut()
-            .unwrap()
-            .remove("mrr");
+        r.embedder = "minilm".into();
+        if let Sections::Stream(s) = &mut r.sections {
+            s.method_metrics["bm25_topk"].shift_remove("mrr");
+        }
         assert_eq!(
             e.failures("r.json", &r),
             [

@@ -43,38 +43,34 @@
 //! * `repeat` adds, per learning method, the paired test of re-ask against first ask.
 //!
 //! Student-t quantiles come from the Cornish–Fisher expansion of the normal quantile in
-//! 1/df ([`t_quantile`]; Abramowitz & Stegun 26.7.5), accurate to better than 1e-3 for
+//! 1/df ([`significance::t_quantile`]; Abramowitz & Stegun 26.7.5), accurate to better than 1e-3 for
 //! df ≥ 5.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Instant;
 
+use indexmap::IndexMap;
 use indicatif::MultiProgress;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
 
+use results::bench::{
+    Band, EmbedderId, HeldoutCurves, HeldoutDesign, Parameters, PerSplit, PgCall, ReAsk, Repeat,
+    Report, SplitDifference, SplitDifferences,
+};
+use results::Slot;
+
+use crate::engine::{prepare, GraphStats, Inputs};
 use crate::error::{Error, Result};
 use crate::methods::{fired_indices, static_lists, Method, Ranking, Rule, Stage, Walker};
 use crate::metrics::{self, metrics_of, Judged, Metric};
-use crate::output::{lines_sha256, save, RunOutput};
-use crate::plan::Plan;
-use crate::run::{Executed, Inputs, Timings};
-use crate::significance::{self, test_all_pairs, ALPHA, TEST_METRIC};
+use crate::plan::{Plan, RunArgs};
+use crate::protocol::{Env, Protocol};
+use crate::report::{self, Format, Frame, Written};
+use crate::significance::{self, finite, summarize, test_all_pairs, Summary, TEST_METRIC};
+use crate::splits::{
+    queries_with_partner, Heldout, HeldoutKind, Split, CHECKPOINT_PERCENT, DEV_SEED,
+};
 
-/// Default `--splits`.
-pub const DEFAULT_SPLITS: usize = 20;
-/// Default `--train-fraction`.
-pub const DEFAULT_TRAIN_FRACTION: f64 = 0.5;
-/// Default `--dev-fraction`.
-pub const DEFAULT_DEV_FRACTION: f64 = 0.2;
-/// Seed of the dev-pool draw (fixed: the dev pool must not move with `--split-seed`).
-pub const DEV_SEED: u64 = 0x00de_5eed;
-/// Checkpoints of training, in percent of the train queries.
-pub const CHECKPOINT_PERCENT: [usize; 5] = [0, 25, 50, 75, 100];
 /// Metrics of the learning curves and the split tables.
 pub const CURVE_METRICS: [&str; 4] = [
     "recall_at_2",
@@ -84,180 +80,6 @@ pub const CURVE_METRICS: [&str; 4] = [
 ];
 /// The baselines every traversal method is compared with per split.
 pub const BASELINES: [&str; 3] = ["embedding_topk", "bm25_topk", "rrf_topk"];
-/// Power of the minimum detectable difference.
-pub const POWER: f64 = 0.8;
-
-/// Which held-out protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeldoutKind {
-    /// Test queries share a relevant document with some train query.
-    Related,
-    /// Test queries share no relevant document with any train query.
-    Unrelated,
-    /// Every query learned from, then asked again.
-    Repeat,
-}
-
-impl HeldoutKind {
-    /// `related` / `unrelated` / `repeat`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HeldoutKind::Related => "related",
-            HeldoutKind::Unrelated => "unrelated",
-            HeldoutKind::Repeat => "repeat",
-        }
-    }
-}
-
-/// A resolved held-out protocol.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Heldout {
-    /// Which protocol.
-    pub kind: HeldoutKind,
-    /// Number of random splits.
-    pub splits: usize,
-    /// Seed of the splits.
-    pub split_seed: u64,
-    /// Share of the queries in train (related / unrelated).
-    pub train_fraction: f64,
-    /// Share of the queries in the dev pool.
-    pub dev_fraction: f64,
-    /// Score the dev pool instead of the test pool.
-    pub dev: bool,
-}
-
-impl Heldout {
-    /// Checks the parameters (`Error::Usage` naming the option).
-    pub fn new(
-        kind: HeldoutKind,
-        splits: usize,
-        split_seed: u64,
-        train_fraction: f64,
-        dev_fraction: f64,
-        dev: bool,
-    ) -> Result<Heldout> {
-        if splits < 2 {
-            return Err(Error::Usage(format!(
-                "--splits must be at least 2 (an interval over splits needs two), got {splits}"
-            )));
-        }
-        for (name, f) in [
-            ("--train-fraction", train_fraction),
-            ("--dev-fraction", dev_fraction),
-        ] {
-            if !(f > 0.0 && f < 1.0) {
-                return Err(Error::Usage(format!("{name} must be in (0, 1), got {f}")));
-            }
-        }
-        Ok(Heldout {
-            kind,
-            splits,
-            split_seed,
-            train_fraction,
-            dev_fraction,
-            dev,
-        })
-    }
-
-    /// The report-name part of the non-default parameters (`-dev`, `-splitsN`, ...).
-    pub fn name_part(&self) -> String {
-        let mut s = String::new();
-        if self.splits != DEFAULT_SPLITS {
-            s.push_str(&format!("-splits{}", self.splits));
-        }
-        if self.split_seed != 0 {
-            s.push_str(&format!("-sseed{}", self.split_seed));
-        }
-        if self.kind != HeldoutKind::Repeat && self.train_fraction != DEFAULT_TRAIN_FRACTION {
-            s.push_str(&format!("-train{}", self.train_fraction));
-        }
-        if self.dev_fraction != DEFAULT_DEV_FRACTION {
-            s.push_str(&format!("-devpool{}", self.dev_fraction));
-        }
-        if self.dev {
-            s.push_str("-dev");
-        }
-        s
-    }
-
-    /// Which queries are in the dev pool (see the module docs).
-    pub fn dev_pool(&self, n: usize) -> Vec<bool> {
-        let mut perm: Vec<usize> = (0..n).collect();
-        perm.shuffle(&mut ChaCha8Rng::seed_from_u64(DEV_SEED));
-        let k = ((n as f64) * self.dev_fraction).round() as usize;
-        let mut dev = vec![false; n];
-        for &q in &perm[..k.min(n)] {
-            dev[q] = true;
-        }
-        dev
-    }
-
-    /// The splits over queries with these relevant sets (`nodes` documents).
-    pub fn make_splits(&self, relevant: &[Vec<usize>], nodes: usize) -> Vec<Split> {
-        let n = relevant.len();
-        let dev = self.dev_pool(n);
-        let scorable = |q: usize| dev[q] == self.dev && !relevant[q].is_empty();
-        (0..self.splits)
-            .map(|i| {
-                let mut rng = ChaCha8Rng::seed_from_u64(self.split_seed);
-                rng.set_stream(i as u64);
-                let mut perm: Vec<usize> = (0..n).collect();
-                perm.shuffle(&mut rng);
-                match self.kind {
-                    HeldoutKind::Repeat => Split {
-                        test: (0..n).filter(|&q| scorable(q)).collect(),
-                        train: perm,
-                    },
-                    HeldoutKind::Related | HeldoutKind::Unrelated => {
-                        let k = ((n as f64) * self.train_fraction).floor() as usize;
-                        let (train, rest) = perm.split_at(k);
-                        let mut seen = vec![false; nodes];
-                        for &q in train {
-                            for &d in &relevant[q] {
-                                seen[d] = true;
-                            }
-                        }
-                        let want = self.kind == HeldoutKind::Related;
-                        let mut test: Vec<usize> = rest
-                            .iter()
-                            .copied()
-                            .filter(|&q| scorable(q))
-                            .filter(|&q| relevant[q].iter().any(|&d| seen[d]) == want)
-                            .collect();
-                        test.sort_unstable();
-                        Split {
-                            train: train.to_vec(),
-                            test,
-                        }
-                    }
-                }
-            })
-            .collect()
-    }
-}
-
-/// One split: the train queries in learning order, the test queries in stream order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Split {
-    /// Learned from, in this order.
-    pub train: Vec<usize>,
-    /// Scored.
-    pub test: Vec<usize>,
-}
-
-/// Queries that share at least one relevant document with another query.
-pub fn queries_with_partner(relevant: &[Vec<usize>], nodes: usize) -> usize {
-    let mut count = vec![0usize; nodes];
-    for r in relevant {
-        for &d in r {
-            count[d] += 1;
-        }
-    }
-    relevant
-        .iter()
-        .filter(|r| r.iter().any(|&d| count[d] > 1))
-        .count()
-}
 
 /// What one method produced over all splits.
 #[derive(Debug, Clone)]
@@ -517,173 +339,167 @@ pub fn run(
     })
 }
 
-/// Quantile `p` of the standard normal (Acklam's rational approximation refined by one
-/// Halley step; |error| < 1e-12).
-pub fn normal_quantile(p: f64) -> f64 {
-    const A: [f64; 6] = [
-        -3.969_683_028_665_376e1,
-        2.209_460_984_245_205e2,
-        -2.759_285_104_469_687e2,
-        1.383_577_518_672_69e2,
-        -3.066_479_806_614_716e1,
-        2.506_628_277_459_239,
-    ];
-    const B: [f64; 5] = [
-        -5.447_609_879_822_406e1,
-        1.615_858_368_580_409e2,
-        -1.556_989_798_598_866e2,
-        6.680_131_188_771_972e1,
-        -1.328_068_155_288_572e1,
-    ];
-    const C: [f64; 6] = [
-        -7.784_894_002_430_293e-3,
-        -3.223_964_580_411_365e-1,
-        -2.400_758_277_161_838,
-        -2.549_732_539_343_734,
-        4.374_664_141_464_968,
-        2.938_163_982_698_783,
-    ];
-    const D: [f64; 4] = [
-        7.784_695_709_041_462e-3,
-        3.224_671_290_700_398e-1,
-        2.445_134_137_142_996,
-        3.754_408_661_907_416,
-    ];
-    let lo = 0.02425;
-    let x = if p < lo {
-        let q = (-2.0 * p.ln()).sqrt();
-        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
-            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
-    } else if p <= 1.0 - lo {
-        let q = p - 0.5;
-        let r = q * q;
-        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
-            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
-    } else {
-        let q = (-2.0 * (1.0 - p).ln()).sqrt();
-        -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
-            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
-    };
-    // one Halley step on Φ(x) − p
-    let e = 0.5 * erfc(-x / std::f64::consts::SQRT_2) - p;
-    let u = e * (2.0 * std::f64::consts::PI).sqrt() * (x * x / 2.0).exp();
-    x - u / (1.0 + x * u / 2.0)
+/// Decimals kept of every non-integer number of a held-out report (the report stays small;
+/// every number is a mean of at most a few thousand values in [0, 1] or a p-value).
+pub const REPORT_DECIMALS: i32 = 6;
+
+/// What a held-out execution produced.
+#[derive(Debug)]
+pub struct HeldoutExecuted {
+    /// Name, dimension and weights of the embedder.
+    pub embedder: EmbedderId,
+    /// The graph's size.
+    pub graph: GraphStats,
+    /// The splits and every method's results.
+    pub run: HeldoutRun,
 }
 
-/// Complementary error function (W. J. Cody's rational Chebyshev approximation as in
-/// Numerical Recipes' `erfcc`, relative error < 1.2e-7).
-fn erfc(x: f64) -> f64 {
-    let z = x.abs();
-    let t = 1.0 / (1.0 + 0.5 * z);
-    let r = t
-        * (-z * z - 1.265_512_23
-            + t * (1.000_023_68
-                + t * (0.374_091_96
-                    + t * (0.096_784_18
-                        + t * (-0.186_288_06
-                            + t * (0.278_868_07
-                                + t * (-1.135_203_98
-                                    + t * (1.488_515_87
-                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
-            .exp();
-    if x >= 0.0 {
-        r
-    } else {
-        2.0 - r
+/// The held-out protocols (see the module docs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HeldoutProtocol;
+
+/// The held-out design of a plan (an internal error for a plan without one: the
+/// dispatcher sends only held-out plans here).
+fn design(plan: &Plan) -> Result<&Heldout> {
+    plan.heldout
+        .as_ref()
+        .ok_or_else(|| Error::Internal("a held-out run without a held-out design".into()))
+}
+
+impl Protocol for HeldoutProtocol {
+    type Args = RunArgs;
+    type Plan = Plan;
+    type Inputs = Inputs;
+    type Executed = HeldoutExecuted;
+    type Report = Report<results::bench::Heldout>;
+    type Error = Error;
+
+    fn plan(&self, args: &RunArgs) -> Result<Plan> {
+        let plan = Plan::new(args)?;
+        design(&plan)?;
+        Ok(plan)
     }
-}
 
-/// Quantile `p` of Student's t with `df` degrees of freedom: the Cornish–Fisher expansion
-/// of the normal quantile `z` in `1/df` to the fourth term (Abramowitz & Stegun 26.7.5).
-pub fn t_quantile(p: f64, df: f64) -> f64 {
-    let z = normal_quantile(p);
-    let z3 = z * z * z;
-    let z5 = z3 * z * z;
-    let z7 = z5 * z * z;
-    let z9 = z7 * z * z;
-    z + (z3 + z) / (4.0 * df)
-        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df * df)
-        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * df.powi(3))
-        + (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / (92160.0 * df.powi(4))
-}
+    fn open(&self, plan: &Plan, env: &mut Env) -> Result<Inputs> {
+        Inputs::open(plan, env.data_dir, &mut env.timings)
+    }
 
-/// Mean, sample sd, 95 % t interval and minimum detectable difference (80 % power,
-/// two-sided α = 0.05) of `xs` (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Summary {
-    /// Mean.
-    pub mean: f64,
-    /// Sample standard deviation (`n − 1`).
-    pub sd: f64,
-    /// Lower end of the 95 % t interval.
-    pub lo: f64,
-    /// Upper end.
-    pub hi: f64,
-    /// Minimum detectable mean at 80 % power.
-    pub mdd: f64,
-    /// Count.
-    pub n: usize,
-}
+    fn texts<'i>(&self, inputs: &'i Inputs) -> Vec<&'i str> {
+        inputs.data.texts()
+    }
 
-/// See [`Summary`]; `n < 2` gives a zero-width interval and MDD `NaN` (written as null).
-pub fn summarize(xs: &[f64]) -> Summary {
-    let n = xs.len();
-    let mean = if n == 0 {
-        0.0
-    } else {
-        xs.iter().sum::<f64>() / n as f64
-    };
-    if n < 2 {
-        return Summary {
-            mean,
-            sd: 0.0,
-            lo: mean,
-            hi: mean,
-            mdd: f64::NAN,
-            n,
+    fn execute(&self, plan: &Plan, inputs: &Inputs, env: &mut Env) -> Result<HeldoutExecuted> {
+        let prepared = prepare(plan, inputs, &env.progress, &mut env.timings)?;
+        let stage = prepared.stage(&inputs.data.corpus, &[]);
+        let t = Instant::now();
+        stage.prepare(&plan.methods);
+        env.timings.tick("bm25_index_and_seeds", t);
+        let run = run(design(plan)?, &plan.methods, &stage, &env.progress)?;
+        drop(stage);
+        Ok(HeldoutExecuted {
+            embedder: prepared.embedder,
+            graph: prepared.graph_stats,
+            run,
+        })
+    }
+
+    fn report(
+        &self,
+        plan: &Plan,
+        inputs: &Inputs,
+        ex: HeldoutExecuted,
+        env: &mut Env,
+    ) -> Result<Written<Self::Report>> {
+        let data = &inputs.data;
+        let corpus = &data.corpus;
+        let n = corpus.queries.len();
+        let a = &plan.args;
+        let h = &ex.run;
+        let t = Instant::now();
+        for r in &h.results {
+            env.timings.0.push((r.method.name.to_string(), r.seconds));
+        }
+        let sections = sections(plan, inputs, h)?;
+        env.timings.tick("metrics", t);
+        let frame = Frame {
+            plan,
+            inputs,
+            embedder: &ex.embedder,
+            graph: ex.graph,
         };
+        let methods: Vec<&Method> = h.results.iter().map(|r| r.method).collect();
+        let mut doc = frame.report(sections, &methods);
+        doc.parameters = Some(Parameters {
+            limit: data.limit,
+            seed_top_k: a.seed_top_k,
+            seed_source: None,
+            embed_top_k: a.embed_top_k,
+            max_hops: a.max_hops,
+            beam_width: a.beam_width,
+            learning_rate: a.lr,
+            discount: a.discount,
+            pg_temperature: None,
+            pg_baseline: None,
+            knn_k: Slot::Absent,
+            shared_edge_state: None,
+            split: Slot::Absent,
+            routers: Some(
+                plan.routers()
+                    .iter()
+                    .map(|k| k.as_str().to_string())
+                    .collect(),
+            ),
+            router_alpha: Some(a.router_alpha),
+            router_top_k: Some(a.router_top_k),
+            confidence_temperature: Some(a.confidence_temperature),
+            bootstrap: a.bootstrap,
+            bootstrap_seed: a.bootstrap_seed,
+            permutations: a.permutations,
+        });
+        doc.configuration.pg_call = Some(PgCall {
+            baseline: plan.pg.baseline,
+            temperature: plan.pg.temperature,
+        });
+        doc.configuration.router = Some(plan.router);
+        doc.metric_notes = Some(metrics::metric_notes(data.ds));
+        // no run files: a query is scored on many splits
+        doc.files = Slot::Null;
+        let (dataset_file, dataset_sha256) = frame.dataset_file();
+        doc.manifest.about = Some(MANIFEST_ABOUT.to_string());
+        doc.manifest.dataset_file = dataset_file;
+        doc.manifest.dataset_sha256 = dataset_sha256;
+        doc.manifest.tested_query_ids_sha256 = Some(report::lines_sha256(
+            h.tested.iter().map(|&q| corpus.queries[q].qid.as_str()),
+        ));
+        doc.provenance.seeds = frame.seeds(Some(h.heldout.split_seed), Some(DEV_SEED));
+        doc.timings_s =
+            report::timings(std::mem::take(&mut env.timings), env.started, a.no_timings);
+        Ok(Written {
+            document: doc,
+            path: plan.report_path(data.recognised, n),
+            // one line: a held-out report is read by programs (bench check, report), and
+            // the indentation of its many small arrays would double its size
+            format: Format::CompactRounded {
+                decimals: REPORT_DECIMALS,
+            },
+            files: Vec::new(),
+        })
     }
-    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
-    let df = (n - 1) as f64;
-    let se = sd / (n as f64).sqrt();
-    let t = t_quantile(1.0 - ALPHA / 2.0, df);
-    Summary {
-        mean,
-        sd,
-        lo: mean - t * se,
-        hi: mean + t * se,
-        mdd: (t + t_quantile(POWER, df)) * se,
-        n,
+
+    fn summary(&self, report: &Self::Report) -> String {
+        report::means_table(&report.sections.method_metrics)
     }
 }
 
-fn num(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
+/// The manifest's `about` of a held-out report.
+const MANIFEST_ABOUT: &str = "the rows of this run: the dataset file (SHA-256 as \
+    datasets/SHA256SUMS records it) and SHA-256 hashes of id lists (the stream's query ids \
+    in order, as the clean run of the same rows lists them; the queries tested in at least \
+    one split; the documents), each id followed by a newline";
 
-fn summary_json(s: &Summary) -> Value {
-    json!({"mean": num(s.mean), "sd": num(s.sd), "ci95_low": num(s.lo), "ci95_high": num(s.hi),
-           "mdd80": num(s.mdd), "n": s.n})
-}
-
-/// Writes the JSON report of a held-out run (no run files: a query is scored on many
-/// splits).
-pub fn write(
-    plan: &Plan,
-    inputs: &Inputs,
-    ex: &Executed,
-    h: &HeldoutRun,
-    out: &Path,
-    mut timings: Timings,
-    t_all: Instant,
-) -> Result<RunOutput> {
-    let data = &inputs.data;
-    let corpus = &data.corpus;
-    let ds = data.ds;
+/// The held-out sections of a run's results.
+fn sections(plan: &Plan, inputs: &Inputs, h: &HeldoutRun) -> Result<results::bench::Heldout> {
+    let ds = inputs.data.ds;
     let a = &plan.args;
     let metric_list = metrics_of(ds);
     let col = |name: &str| -> Result<usize> {
@@ -692,55 +508,49 @@ pub fn write(
             .position(|m| m.name == name)
             .ok_or_else(|| Error::Internal(format!("metric {name} is not in the table")))
     };
-    let t = Instant::now();
-    for r in &h.results {
-        timings.0.push((r.method.name.to_string(), r.seconds));
-    }
     let last = |r: &MethodResult, s: usize| -> Vec<f64> {
         r.split_means[s].last().cloned().unwrap_or_default()
     };
-    let mut method_metrics = Map::new();
-    let mut method_intervals = Map::new();
+    let mut method_metrics = IndexMap::new();
+    let mut method_intervals = IndexMap::new();
     for r in &h.results {
         let finals: Vec<Vec<f64>> = (0..h.splits.len()).map(|s| last(r, s)).collect();
         let mean = metrics::mean_rows(&finals, metric_list.len());
         method_metrics.insert(
             r.method.name.to_string(),
-            Value::Object(
-                metric_list
-                    .iter()
-                    .zip(&mean)
-                    .map(|(m, v)| (m.name.to_string(), json!(v)))
-                    .collect(),
-            ),
+            metric_list
+                .iter()
+                .zip(&mean)
+                .map(|(m, v)| (m.name.to_string(), *v))
+                .collect(),
         );
-        let mut iv = Map::new();
+        let mut iv = IndexMap::new();
         for name in CURVE_METRICS {
             let k = col(name)?;
             let xs: Vec<f64> = finals.iter().map(|f| f[k]).collect();
-            iv.insert(name.into(), summary_json(&summarize(&xs)));
+            iv.insert(name.to_string(), summarize(&xs).written());
         }
-        method_intervals.insert(r.method.name.to_string(), Value::Object(iv));
+        method_intervals.insert(r.method.name.to_string(), iv);
     }
 
-    let mut curves = Map::new();
+    let mut curves = IndexMap::new();
     for r in h.results.iter().filter(|r| r.method.learns()) {
-        let mut c = Map::new();
+        let mut c = IndexMap::new();
         for name in CURVE_METRICS {
             let k = col(name)?;
             let pts: Vec<Summary> = (0..CHECKPOINT_PERCENT.len())
                 .map(|i| summarize(&r.split_means.iter().map(|s| s[i][k]).collect::<Vec<_>>()))
                 .collect();
             c.insert(
-                name.into(),
-                json!({
-                    "mean": pts.iter().map(|p| num(p.mean)).collect::<Vec<_>>(),
-                    "ci95_low": pts.iter().map(|p| num(p.lo)).collect::<Vec<_>>(),
-                    "ci95_high": pts.iter().map(|p| num(p.hi)).collect::<Vec<_>>(),
-                }),
+                name.to_string(),
+                Band {
+                    mean: pts.iter().map(|p| finite(p.mean)).collect(),
+                    ci95_low: pts.iter().map(|p| finite(p.lo)).collect(),
+                    ci95_high: pts.iter().map(|p| finite(p.hi)).collect(),
+                },
             );
         }
-        curves.insert(r.method.name.to_string(), Value::Object(c));
+        curves.insert(r.method.name.to_string(), c);
     }
 
     let k = col(TEST_METRIC)?;
@@ -769,14 +579,14 @@ pub fn write(
                 .map(|(x, y)| x[k] - y[k])
                 .collect();
             let sq = summarize(&pq);
-            split_diffs.push(json!({
-                "a": r.method.name,
-                "b": h.results[j].method.name,
-                "per_split": summary_json(&summarize(&d)),
-                "per_query_mdd80": num(sq.mdd),
-                "per_query_sd": num(sq.sd),
-                "queries": pq.len(),
-            }));
+            split_diffs.push(SplitDifference {
+                a: r.method.name.to_string(),
+                b: h.results[j].method.name.to_string(),
+                per_split: summarize(&d).written(),
+                per_query_mdd80: finite(sq.mdd),
+                per_query_sd: finite(sq.sd),
+                queries: pq.len(),
+            });
         }
     }
 
@@ -802,157 +612,108 @@ pub fn write(
                 && h.results[b].method.traverses()
                 && (is_cold(a) != is_cold(b)))
     };
-    let pairs: Vec<Value> = tests
+    let pairs = tests
         .iter()
         .filter(|t| wanted(t.a, t.b))
-        .map(|t| {
-            json!({
-                "a": name(t.a), "b": name(t.b), "mean_a": mean_of(t.a), "mean_b": mean_of(t.b),
-                "diff": t.diff, "ci95_low": t.ci_low, "ci95_high": t.ci_high,
-                "p_value": t.p, "p_holm": t.p_holm, "significant": t.significant(),
-                "effect_size_dz": t.effect_size_dz, "a_better": t.a_better, "b_better": t.b_better,
-            })
-        })
+        .map(|t| t.written(name, mean_of))
         .collect();
 
     let repeat = if h.heldout.kind == HeldoutKind::Repeat {
-        let mut m = Map::new();
+        let mut m = IndexMap::new();
         for r in h.results.iter().filter(|r| r.method.learns()) {
             let Some(first) = &r.first_ask else { continue };
             let re: Vec<f64> = r.per_query.iter().map(|q| q[k]).collect();
             let fa: Vec<f64> = first.iter().map(|q| q[k]).collect();
-            let t = test_all_pairs(
-                &[re.clone(), fa.clone()],
-                a.permutations,
-                a.bootstrap,
-                a.bootstrap_seed,
-            );
+            let t = test_all_pairs(&[re, fa], a.permutations, a.bootstrap, a.bootstrap_seed);
             let first_means = metrics::mean_rows(first, metric_list.len());
-            let mut fm = Map::new();
+            let mut fm = IndexMap::new();
             for name in CURVE_METRICS {
-                fm.insert(name.into(), json!(first_means[col(name)?]));
+                fm.insert(name.to_string(), first_means[col(name)?]);
             }
-            let t0 = t.first();
             m.insert(
                 r.method.name.to_string(),
-                json!({
-                    "first_ask": Value::Object(fm),
-                    "re_ask_minus_first_ask": t0.map(|t| json!({
-                        "metric": TEST_METRIC, "diff": t.diff, "ci95_low": t.ci_low,
-                        "ci95_high": t.ci_high, "p_value": t.p, "effect_size_dz": t.effect_size_dz,
-                        "re_ask_better": t.a_better, "first_ask_better": t.b_better,
-                    })),
-                }),
+                Repeat {
+                    first_ask: fm,
+                    re_ask_minus_first_ask: t.first().map(|t| ReAsk {
+                        metric: TEST_METRIC.to_string(),
+                        diff: t.diff,
+                        ci95_low: t.ci_low,
+                        ci95_high: t.ci_high,
+                        p_value: t.p,
+                        effect_size_dz: t.effect_size_dz,
+                        re_ask_better: t.a_better,
+                        first_ask_better: t.b_better,
+                    }),
+                },
             );
         }
-        Value::Object(m)
+        Some(m)
     } else {
-        Value::Null
+        None
     };
-    timings.tick("metrics", t);
 
     let test_sizes: Vec<usize> = h.splits.iter().map(|s| s.test.len()).collect();
     let hs = &h.heldout;
-    let mut report = crate::output::report_head(plan, ds, ex, corpus.queries.len());
-    let mut put = |k: &str, v: Value| {
-        report.insert(k.to_string(), v);
-    };
-    put(
-        "parameters",
-        json!({
-            "limit": data.limit, "seed_top_k": a.seed_top_k, "embed_top_k": a.embed_top_k,
-            "max_hops": a.max_hops, "beam_width": a.beam_width, "learning_rate": a.lr,
-            "discount": a.discount,
-            "routers": plan.routers().iter().map(|k| k.as_str()).collect::<Vec<_>>(),
-            "router_alpha": a.router_alpha, "router_top_k": a.router_top_k,
-            "confidence_temperature": a.confidence_temperature,
-            "bootstrap": a.bootstrap, "bootstrap_seed": a.bootstrap_seed,
-            "permutations": a.permutations,
-        }),
-    );
-    put(
-        "configuration",
-        json!({
-            "command": plan.command_line(data.recognised, &data.file_name()),
-            "traversal": plan.traversal,
-            "learning": plan.learning,
-            "pg_call": {"baseline": plan.pg.baseline, "temperature": plan.pg.temperature},
-            "router": plan.router,
-        }),
-    );
-    put(
-        "heldout",
-        json!({
-            "protocol": hs.kind.as_str(),
-            "about": "see benchmarks/src/heldout.rs: per split (a ChaCha8 permutation, seed \
-                      split_seed, stream i) the learning methods learn from the train queries \
-                      in order and are frozen at each checkpoint; the test queries are scored \
-                      on the frozen graph; method_metrics is the mean over splits of each \
-                      split's mean at the last checkpoint",
-            "splits": hs.splits,
-            "split_seed": hs.split_seed,
-            "train_fraction": if hs.kind == HeldoutKind::Repeat { Value::Null } else { json!(hs.train_fraction) },
-            "train_queries": h.splits.first().map_or(0, |s| s.train.len()),
-            "dev_fraction": hs.dev_fraction,
-            "dev_seed": DEV_SEED,
-            "dev_queries": h.dev_queries,
-            "scored_pool": if hs.dev { "dev" } else { "test" },
-            "queries_with_any_partner": h.with_partner,
-            "test_queries_per_split": test_sizes,
-            "test_queries_per_split_mean": test_sizes.iter().sum::<usize>() as f64 / test_sizes.len().max(1) as f64,
-            "queries_ever_tested": h.tested.len(),
-            "checkpoints_percent_of_train": CHECKPOINT_PERCENT,
-            "outcome_metric": ds.outcome_metric(),
-        }),
-    );
-    put("method_metrics", Value::Object(method_metrics));
-    put(
-        "per_split",
-        json!({
-            "metric": TEST_METRIC,
-            "about": "each split's mean over its test queries (last checkpoint), split order",
-            "methods": Value::Object(
-                h.results
-                    .iter()
-                    .map(|r| {
-                        let v: Vec<f64> = (0..h.splits.len()).map(|s| last(r, s)[k]).collect();
-                        (r.method.name.to_string(), json!(v))
-                    })
-                    .collect(),
-            ),
-        }),
-    );
-    put(
-        "method_intervals_over_splits",
-        Value::Object(method_intervals),
-    );
-    put(
-        "learning_curves",
-        json!({
-            "about": "per learning method and metric, at each checkpoint (percent of the train \
-                      queries learned from): the mean over splits of the split's test mean, \
-                      with its 95% t interval over splits; checkpoint 0 is the cold graph",
-            "checkpoints_percent_of_train": CHECKPOINT_PERCENT,
-            "methods": Value::Object(curves),
-        }),
-    );
-    put(
-        "split_differences",
-        json!({
-            "metric": TEST_METRIC,
-            "statistic": "per split: mean(a) - mean(b) over the split's test queries (last checkpoint)",
-            "interval": "mean ± t(0.975, S-1)·sd/√S over the S splits (Student t by the \
-                         Cornish-Fisher expansion); the splits share one query sample, so this \
-                         is the variation between splits, not the sampling of queries",
-            "mdd80": "minimum detectable mean difference at 80% power, two-sided alpha 0.05: \
-                      (t(0.975, n-1) + t(0.80, n-1))·sd/√n, n = splits (per_split) or queries \
-                      (per_query_mdd80, from the sd of the per-query differences of the pooled test)",
-            "pairs": split_diffs,
-        }),
-    );
-    put(
-        "paired_tests",
-        significance::tests_block(
+    Ok(results::bench::Heldout {
+        heldout: HeldoutDesign {
+            protocol: hs.kind.as_str().to_string(),
+            about: DESIGN_ABOUT.to_string(),
+            splits: hs.splits,
+            split_seed: hs.split_seed,
+            train_fraction: (hs.kind != HeldoutKind::Repeat).then_some(hs.train_fraction),
+            train_queries: h.splits.first().map_or(0, |s| s.train.len()),
+            dev_fraction: hs.dev_fraction,
+            dev_seed: DEV_SEED,
+            dev_queries: h.dev_queries,
+            scored_pool: if hs.dev { "dev" } else { "test" }.to_string(),
+            queries_with_any_partner: h.with_partner,
+            test_queries_per_split_mean: test_sizes.iter().sum::<usize>() as f64
+                / test_sizes.len().max(1) as f64,
+            test_queries_per_split: test_sizes,
+            queries_ever_tested: h.tested.len(),
+            checkpoints_percent_of_train: CHECKPOINT_PERCENT.to_vec(),
+            outcome_metric: ds.outcome_metric().to_string(),
+        },
+        method_metrics,
+        per_split: PerSplit {
+            metric: TEST_METRIC.to_string(),
+            about: "each split's mean over its test queries (last checkpoint), split order"
+                .to_string(),
+            methods: h
+                .results
+                .iter()
+                .map(|r| {
+                    let v: Vec<f64> = (0..h.splits.len()).map(|s| last(r, s)[k]).collect();
+                    (r.method.name.to_string(), v)
+                })
+                .collect(),
+        },
+        method_intervals_over_splits: method_intervals,
+        learning_curves: HeldoutCurves {
+            about: "per learning method and metric, at each checkpoint (percent of the train \
+                    queries learned from): the mean over splits of the split's test mean, \
+                    with its 95% t interval over splits; checkpoint 0 is the cold graph"
+                .to_string(),
+            checkpoints_percent_of_train: CHECKPOINT_PERCENT.to_vec(),
+            methods: curves,
+        },
+        split_differences: SplitDifferences {
+            metric: TEST_METRIC.to_string(),
+            statistic: "per split: mean(a) - mean(b) over the split's test queries (last \
+                        checkpoint)"
+                .to_string(),
+            interval: "mean ± t(0.975, S-1)·sd/√S over the S splits (Student t by the \
+                       Cornish-Fisher expansion); the splits share one query sample, so this \
+                       is the variation between splits, not the sampling of queries"
+                .to_string(),
+            mdd80: "minimum detectable mean difference at 80% power, two-sided alpha 0.05: \
+                    (t(0.975, n-1) + t(0.80, n-1))·sd/√n, n = splits (per_split) or queries \
+                    (per_query_mdd80, from the sd of the per-query differences of the pooled \
+                    test)"
+                .to_string(),
+            pairs: split_diffs,
+        },
+        paired_tests: significance::tests_block(
             TEST_METRIC,
             h.tested.len(),
             "mean(a) - mean(b), paired over the queries tested in at least one split, each \
@@ -960,156 +721,16 @@ pub fn write(
             "Holm step-down across every pair of this run's methods (all tested); written are \
              only each method against each static baseline and each learned method against the \
              cold traversal with the same router",
-            [("pairs_tested".to_string(), json!(tests.len()))]
-                .into_iter()
-                .collect(),
-            a.permutations,
-            a.bootstrap,
-            a.bootstrap_seed,
-            json!(pairs),
+            Some(tests.len()),
+            (a.permutations, a.bootstrap, a.bootstrap_seed),
+            pairs,
         ),
-    );
-    put("repeat", repeat);
-    put("metric_notes", Value::Object(metrics::metric_notes(ds)));
-    put(
-        "method_notes",
-        crate::output::method_notes(h.results.iter().map(|r| r.method)),
-    );
-    put("files", Value::Null);
-    let qid = |q: usize| corpus.queries[q].qid.as_str();
-    put(
-        "manifest",
-        json!({
-            "about": "the rows of this run: the dataset file (SHA-256 as datasets/SHA256SUMS \
-                      records it) and SHA-256 hashes of id lists (the stream's query ids in \
-                      order, as the clean run of the same rows lists them; the queries tested \
-                      in at least one split; the documents), each id followed by a newline",
-            "dataset_file": data.recognised.map(|f| f.rel_path),
-            "dataset_sha256": data.recognised.and_then(|f| f.sha256()),
-            "queries": corpus.queries.len(),
-            "query_ids_sha256": lines_sha256(corpus.queries.iter().map(|q| q.qid.as_str())),
-            "tested_query_ids_sha256": lines_sha256(h.tested.iter().map(|&q| qid(q))),
-            "documents": corpus.nodes.len(),
-            "document_ids_sha256": lines_sha256(corpus.node_ids()),
-        }),
-    );
-    put(
-        "provenance",
-        crate::output::provenance(
-            inputs,
-            ex,
-            json!({"bootstrap": a.bootstrap_seed, "splits": hs.split_seed, "dev": DEV_SEED}),
-        ),
-    );
-    timings.tick("total", t_all);
-    if !a.no_timings {
-        put("timings_s", timings.to_json());
-    }
-    let mut report = Value::Object(report);
-    round_floats(&mut report);
-    // one line: a held-out report is read by programs (bench check, report), and the
-    // indentation of its many small arrays would double its size
-    let mut text = serde_json::to_string(&report)
-        .map_err(|e| Error::Internal(format!("serialising the report: {e}")))?;
-    text.push('\n');
-    save(out, text.as_bytes())?;
-    Ok(RunOutput {
-        json_path: out.to_path_buf(),
-        report,
+        repeat,
     })
 }
 
-/// Decimals kept of every non-integer number of a held-out report (the report stays small;
-/// every number is a mean of at most a few thousand values in [0, 1] or a p-value).
-pub const REPORT_DECIMALS: i32 = 6;
-
-/// Rounds every non-integer number of `v` to [`REPORT_DECIMALS`] decimals.
-fn round_floats(v: &mut Value) {
-    match v {
-        Value::Number(n) if n.is_f64() => {
-            if let Some(x) = n.as_f64() {
-                let scale = 10f64.powi(REPORT_DECIMALS);
-                *v = json!((x * scale).round() / scale);
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(round_floats),
-        Value::Object(o) => o.values_mut().for_each(round_floats),
-        _ => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn t_quantiles_match_tables() {
-        // Student t table values (e.g. NIST/SEMATECH e-Handbook, table 1.3.6.7.2)
-        for (p, df, want) in [
-            (0.975, 19.0, 2.093),
-            (0.975, 9.0, 2.262),
-            (0.80, 19.0, 0.861),
-            (0.975, 1e9, 1.960),
-        ] {
-            let got = t_quantile(p, df);
-            assert!(
-                (got - want).abs() < 2e-3,
-                "t({p}, {df}) = {got}, table {want}"
-            );
-        }
-        assert!((normal_quantile(0.8) - 0.841_621_233_572_914_3).abs() < 1e-6);
-    }
-
-    #[test]
-    fn summary_interval_and_mdd() {
-        let s = summarize(&[1.0, 2.0, 3.0, 4.0, 5.0]);
-        assert!((s.mean - 3.0).abs() < 1e-12);
-        assert!((s.sd - 2.5f64.sqrt()).abs() < 1e-12);
-        // t(0.975, 4) = 2.776 (table)
-        let half = 2.776 * s.sd / 5f64.sqrt();
-        assert!((s.hi - s.mean - half).abs() < 0.02);
-        assert!(s.mdd > half);
-        assert!(summarize(&[1.0]).mdd.is_nan());
-    }
-
-    #[test]
-    fn related_and_unrelated_splits_partition_the_test_part() {
-        // 6 queries over 6 documents; 0-1 share doc 0, 2-3 share doc 2, 4 and 5 alone
-        let relevant = vec![vec![0], vec![0, 1], vec![2], vec![2, 3], vec![4], vec![5]];
-        let h = |kind| Heldout::new(kind, 4, 7, 0.5, 0.2, false).unwrap();
-        let rel = h(HeldoutKind::Related).make_splits(&relevant, 6);
-        let unrel = h(HeldoutKind::Unrelated).make_splits(&relevant, 6);
-        let dev = h(HeldoutKind::Related).dev_pool(6);
-        for (r, u) in rel.iter().zip(&unrel) {
-            assert_eq!(r.train, u.train);
-            assert_eq!(r.train.len(), 3);
-            for &q in r.test.iter().chain(&u.test) {
-                assert!(!r.train.contains(&q) && !dev[q]);
-            }
-            for &q in &r.test {
-                assert!(r
-                    .train
-                    .iter()
-                    .any(|t| relevant[*t].iter().any(|d| relevant[q].contains(d))));
-            }
-            for &q in &u.test {
-                assert!(!r
-                    .train
-                    .iter()
-                    .any(|t| relevant[*t].iter().any(|d| relevant[q].contains(d))));
-            }
-            let mut all: Vec<usize> = r.test.iter().chain(&u.test).copied().collect();
-            all.sort_unstable();
-            let mut want: Vec<usize> = (0..6)
-                .filter(|q| !r.train.contains(q) && !dev[*q])
-                .collect();
-            want.sort_unstable();
-            assert_eq!(all, want);
-        }
-        assert_eq!(queries_with_partner(&relevant, 6), 4);
-        // the same seed gives the same splits
-        assert_eq!(rel, h(HeldoutKind::Related).make_splits(&relevant, 6));
-        let rep = h(HeldoutKind::Repeat).make_splits(&relevant, 6);
-        assert!(rep.iter().all(|s| s.train.len() == 6));
-    }
-}
+/// `heldout.about`.
+const DESIGN_ABOUT: &str = "see benchmarks/src/heldout.rs: per split (a ChaCha8 permutation, \
+    seed split_seed, stream i) the learning methods learn from the train queries in order and \
+    are frozen at each checkpoint; the test queries are scored on the frozen graph; \
+    method_metrics is the mean over splits of each split's mean at the last checkpoint";

@@ -27,6 +27,7 @@ Data directory: --data-dir, else $CRABPATH_DATA_DIR, else ./datasets. Layout ins
   hotpotqa/hotpot_dev_distractor_v1.sample1100.json (staged subset)
   multihop_rag/MultiHopRAG.json, multihop_rag/corpus.json (bench fetch --dataset multihop-rag)
   multihop_rag/MultiHopRAG.sample500.json           (staged subset)
+  locomo/locomo10.json                              (bench fetch --dataset locomo; CC BY-NC 4.0)
 Each may also be gzip-compressed with a .gz suffix. To use the staged copy:
   --data-dir ../shared/datasets   or   CRABPATH_DATA_DIR=../shared/datasets
 
@@ -41,12 +42,13 @@ internal error) or a difference found by `bench check`. Malformed data is report
   <file>: row N: field X: expected ..., found ...
 with rows counted from 0.";
 
-/// CrabPath external benchmarks (HotPotQA distractor, MultiHop-RAG): data tools and runs.
+/// CrabPath external benchmarks (HotPotQA distractor, MultiHop-RAG, LoCoMo): data tools and
+/// runs.
 #[derive(Debug, Parser)]
 #[command(name = "bench", version, after_help = AFTER_HELP)]
 struct Cli {
-    /// Data directory holding hotpotqa/ and multihop_rag/ [default: $CRABPATH_DATA_DIR, else
-    /// ./datasets].
+    /// Data directory holding hotpotqa/, multihop_rag/ and locomo/ [default:
+    /// $CRABPATH_DATA_DIR, else ./datasets].
     #[arg(long, global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
 
@@ -131,6 +133,8 @@ enum FetchTarget {
     MultihopRagQueries,
     /// corpus.json only.
     MultihopRagCorpus,
+    /// locomo10.json (LoCoMo, CC BY-NC 4.0: never commit it).
+    Locomo,
     /// All of the above.
     All,
 }
@@ -146,7 +150,7 @@ struct FetchArgs {
     url: Option<String>,
 
     /// Download every selected file from BASE/<upstream file name> (hotpot_dev_distractor_v1.json,
-    /// MultiHopRAG.json, corpus.json) instead of the upstream URLs.
+    /// MultiHopRAG.json, corpus.json, locomo10.json) instead of the upstream URLs.
     #[arg(long, value_name = "BASE", env = fetch::URL_BASE_ENV)]
     url_base: Option<String>,
 
@@ -178,6 +182,9 @@ enum InspectDataset {
     MultihopRag,
     /// MultiHop-RAG news corpus (corpus.json).
     MultihopRagCorpus,
+    /// LoCoMo conversations and questions (locomo10.json); lists every evidence string
+    /// the loader had to repair and what it did.
+    Locomo,
 }
 
 #[derive(Debug, Args)]
@@ -239,8 +246,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Paths => cmd_paths(&data_dir),
         Command::Run(a) => {
             let out = bench::run::cmd_run(&data_dir, &a)?;
-            print!("{}", bench::output::summary(&out.report));
-            print!("{}", bench::official_run::summary(&out.report));
+            print!("{}", out.summary);
             println!("wrote {}", out.json_path.display());
             Ok(())
         }
@@ -278,9 +284,12 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
 }
 
 fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
-    bench::run::set_threads(a.threads);
+    bench::engine::set_threads(a.threads);
     if let Some(path) = &a.dump_texts {
-        let data = bench::run::load_data(data_dir, &a.data)?;
+        if a.data.dataset == Dataset::Locomo {
+            anyhow::bail!("bench embed --dump-texts: LoCoMo is not dumped (compare.sh times the HotPotQA and MultiHop-RAG texts)");
+        }
+        let data = bench::engine::load_data(data_dir, &a.data)?;
         let mut seen = std::collections::HashSet::new();
         let mut distinct = |texts: Vec<&str>| -> Vec<String> {
             texts
@@ -315,14 +324,33 @@ fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let embedder = TextEmbedder::open(EmbedderArg::Minilm, &a.model)?;
-    let data = bench::run::load_data(data_dir, &a.data)?;
-    let texts = data.texts();
+    // LoCoMo is one corpus per conversation; the other datasets one corpus per run.
+    let (what, path, corpora, data);
+    let texts: Vec<&str> = if a.data.dataset == Dataset::Locomo {
+        path = resolve_input(a.data.input.as_deref(), data_dir, &catalog::LOCOMO)?;
+        corpora = bench::locomo::brain::corpora(&bench::locomo::data::load(&path)?)?;
+        let (nodes, queries) = corpora.iter().fold((0, 0), |(n, q), c| {
+            (n + c.corpus.nodes.len(), q + c.corpus.queries.len())
+        });
+        what = format!(
+            "LoCoMo ({} conversations, {nodes} turns, {queries} questions)",
+            corpora.len()
+        );
+        bench::locomo::embedding::texts(&corpora)
+    } else {
+        data = bench::engine::load_data(data_dir, &a.data)?;
+        path = data.path.clone();
+        what = format!(
+            "{} ({} nodes, {} queries)",
+            data.ds.reference_name(),
+            data.corpus.nodes.len(),
+            data.corpus.queries.len()
+        );
+        data.texts()
+    };
     eprintln!(
-        "bench embed: {} ({} nodes, {} queries) from {}; cache {}",
-        data.ds.reference_name(),
-        data.corpus.nodes.len(),
-        data.corpus.queries.len(),
-        data.path.display(),
+        "bench embed: {what} from {}; cache {}",
+        path.display(),
         a.model
             .cache_root()
             .map_or("off (--no-cache)".to_string(), |p| p.display().to_string())
@@ -372,16 +400,18 @@ fn cmd_fetch(data_dir: &DataDir, a: FetchArgs) -> anyhow::Result<()> {
         FetchTarget::MultihopRag => vec![&catalog::MULTIHOP_QUERIES, &catalog::MULTIHOP_CORPUS],
         FetchTarget::MultihopRagQueries => vec![&catalog::MULTIHOP_QUERIES],
         FetchTarget::MultihopRagCorpus => vec![&catalog::MULTIHOP_CORPUS],
+        FetchTarget::Locomo => vec![&catalog::LOCOMO],
         FetchTarget::All => vec![
             &catalog::HOTPOTQA_DEV,
             &catalog::MULTIHOP_QUERIES,
             &catalog::MULTIHOP_CORPUS,
+            &catalog::LOCOMO,
         ],
     };
     if files.len() > 1 && (a.url.is_some() || a.sha256.is_some()) {
         return Err(bench::Error::Usage(
             "--url and --sha256 apply to one file: select it with --dataset hotpotqa, \
-             multihop-rag-queries or multihop-rag-corpus"
+             multihop-rag-queries, multihop-rag-corpus or locomo"
                 .into(),
         )
         .into());
@@ -411,6 +441,7 @@ fn known_file(dataset: InspectDataset, variant: VariantArg) -> anyhow::Result<&'
     Ok(match dataset {
         InspectDataset::Hotpotqa => catalog::known_file(Dataset::HotpotQa, variant)?,
         InspectDataset::MultihopRag => catalog::known_file(Dataset::MultihopRag, variant)?,
+        InspectDataset::Locomo => catalog::known_file(Dataset::Locomo, variant)?,
         InspectDataset::MultihopRagCorpus => {
             if variant != VariantArg::Full {
                 return Err(bench::Error::Usage(
@@ -434,6 +465,7 @@ fn cmd_inspect(data_dir: &DataDir, a: InspectArgs) -> anyhow::Result<()> {
     match a.dataset {
         InspectDataset::Hotpotqa => inspect_hotpot(&path, limit),
         InspectDataset::MultihopRag => inspect_multihop(&path, limit),
+        InspectDataset::Locomo => inspect_locomo(&path),
         InspectDataset::MultihopRagCorpus => {
             let articles = multihop::load_corpus(&path)?;
             println!("articles: {}", articles.len());
@@ -517,6 +549,47 @@ fn inspect_multihop(path: &Path, limit: Option<usize>) -> anyhow::Result<()> {
         corpus.edge_ops(true).len(),
         corpus.edge_ops(false).len()
     );
+    Ok(())
+}
+
+fn inspect_locomo(path: &Path) -> anyhow::Result<()> {
+    use bench::locomo::data::Category;
+    let l = bench::locomo::data::load(path)?;
+    let [convs, sessions, turns, questions] = l.counts();
+    println!(
+        "conversations: {convs}, sessions: {sessions}, turns: {turns}, questions: {questions}"
+    );
+    let captions = l
+        .conversations
+        .iter()
+        .flat_map(|c| c.turns())
+        .filter(|(_, t)| t.caption.is_some())
+        .count();
+    println!("turns with an image caption: {captions}");
+    let all = || l.conversations.iter().flat_map(|c| &c.questions);
+    print_counts(
+        "category",
+        all().map(|q| match q.category {
+            Category::MultiHop => "1 multi-hop",
+            Category::Temporal => "2 temporal",
+            Category::OpenDomain => "3 open-domain",
+            Category::SingleHop => "4 single-hop",
+            Category::Adversarial => "5 adversarial",
+        }),
+    );
+    let none = all().filter(|q| q.evidence.is_empty()).count();
+    println!("questions without an evidence turn (not scored): {none}");
+    println!(
+        "evidence strings repaired or dropped: {}",
+        l.evidence_issues.len()
+    );
+    for i in &l.evidence_issues {
+        println!("  {}", i.describe());
+    }
+    println!("other irregularities tolerated: {}", l.notes.len());
+    for n in &l.notes {
+        println!("  {}: {}", n.conversation, n.note);
+    }
     Ok(())
 }
 

@@ -38,8 +38,38 @@ use crate::build::{node_id, Corpus};
 use crate::catalog::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::{Judged, Metric, METRICS};
-use crate::plan::{Factor, Step};
 use crate::retrieval::{reciprocal_rank_fusion, Bm25, RRF_DEPTH, RRF_K};
+use crate::schedule::Step;
+
+/// A part of a run's configuration that shapes a method's output; a method's run file is
+/// named by the parts it depends on ([`Method::shaped_by`], `crate::plan::Names`), so that runs sharing them share
+/// the file. The rows and the scored queries shape every output and are always named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Factor {
+    /// Protocol and graph builder.
+    Graph,
+    /// The text embedder.
+    Embedder,
+    /// `--embed-top-k`.
+    ResultCount,
+    /// Seeds, hops and beam of the traversal.
+    Traversal,
+    /// Learning rate and discount.
+    Learning,
+    /// The core profile.
+    Profile,
+    /// `--shared-edge-state`.
+    SharedState,
+    /// The dense-search arithmetic ([`DenseSearch`]); named only where it is not the one
+    /// `auto` gives the embedder's reference runs (see [`Plan::names`]).
+    DenseSearch,
+    /// The router parameters (`--router-alpha`, `--router-top-k`,
+    /// `--confidence-temperature`).
+    Router,
+    /// The list of routers: names the report only (each routed method carries its router
+    /// in its own name, `<method>@<router>`).
+    Routers,
+}
 
 /// One retrieved list (node indices, in rank order) per scored step.
 pub type Lists = Vec<Vec<usize>>;

@@ -23,7 +23,6 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde_json::{Map, Value};
 
 use crate::catalog::Dataset;
 
@@ -365,10 +364,10 @@ pub fn paired_metrics(ds: Dataset) -> Vec<&'static str> {
 }
 
 /// The `metric_notes` object of a report.
-pub fn metric_notes(ds: Dataset) -> Map<String, Value> {
+pub fn metric_notes(ds: Dataset) -> indexmap::IndexMap<String, String> {
     metrics_of(ds)
         .into_iter()
-        .map(|m| (m.name.to_string(), Value::String(m.describe())))
+        .map(|m| (m.name.to_string(), m.describe()))
         .collect()
 }
 

@@ -30,25 +30,27 @@
 //! official script deletes only spaces and newlines from the raw ones, so the two differ
 //! only for facts padded with other whitespace.
 //!
-//! No run files or qrels are written.
+//! No run files or qrels are written. Its report's sections are
+//! [`results::bench::Official`].
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use serde_json::{json, Map, Value};
+use results::bench::{Chunking, EvaluationScope, OfficialScores, Report};
 
 use crate::build::{Corpus, CorpusNode, CorpusQuery};
 use crate::catalog::{self, Dataset};
 use crate::chunk::{metadata_str, node_text, SentenceSplitter};
 use crate::data::json::sha256_of_content;
-use crate::data::locate::{resolve_input, DataDir};
+use crate::data::locate::resolve_input;
 use crate::data::multihop::{self, Article, Query};
+use crate::engine::{run_stream, sha256_of_file, Inputs, LoadedData, StreamRun};
 use crate::error::{Error, Result};
 use crate::official::{evidence_metrics, normalise, EvidenceMetrics};
-use crate::output::{self, RunOutput};
-use crate::plan::{Plan, RunArgs};
-use crate::run::{execute, progress, set_threads, Inputs, LoadedData, Timings, DEFAULT_OUT_DIR};
+use crate::plan::{Plan, RunArgs, DEFAULT_OUT_DIR};
+use crate::protocol::{Env, Protocol};
+use crate::report::{self, Format, Frame, Written};
 
 /// Weight of the edges between consecutive chunks of one article (the MultiHop-RAG
 /// reference graph's weight for its label-free group edges, [`multihop::GROUP_EDGE_WEIGHT`]).
@@ -219,197 +221,285 @@ fn corpus_path(p: &Path) -> Result<PathBuf> {
     })
 }
 
-/// Runs the official protocol (`a.corpus` must be set; see the module docs) and writes its
-/// report.
-pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
-    let corpus_arg = a
-        .corpus
-        .as_deref()
-        .ok_or_else(|| Error::Internal("the official protocol needs --corpus".into()))?;
-    if a.data.dataset != Dataset::MultihopRag {
-        return Err(Error::Usage(
-            "--corpus applies to --dataset multihop-rag only".into(),
-        ));
-    }
-    if a.protocol.heldout().is_some() {
-        return Err(Error::Usage(format!(
-            "--corpus runs the official protocol over the queries in order: --protocol {} \
-             does not apply (use paper or clean, which build the same label-free graph here)",
-            a.protocol.as_str()
-        )));
-    }
-    set_threads(a.threads);
-    let mut args = a.clone();
-    // the official protocol scores every non-null query
-    args.data.limit = Some(args.data.limit.unwrap_or(0));
-    let plan = Plan::new(&args)?;
-    let splitter = SentenceSplitter {
-        chunk_size: args.chunk_size,
-        chunk_overlap: args.chunk_overlap,
-    };
-    if splitter.chunk_size == 0 || splitter.chunk_overlap > splitter.chunk_size {
-        return Err(Error::Usage(format!(
-            "--chunk-size must be positive and at least --chunk-overlap, got {} and {}",
-            splitter.chunk_size, splitter.chunk_overlap
-        )));
-    }
-    let t_all = Instant::now();
-    let mut timings = Timings::default();
-    let progress = progress(!args.no_progress);
-
-    let t = Instant::now();
-    let embedder = crate::embed::TextEmbedder::open(args.embedder, &args.model)?;
-    timings.tick("embedder_load", t);
-    let t = Instant::now();
-    let file = catalog::known_file(Dataset::MultihopRag, args.data.variant)?;
-    let queries_path = resolve_input(args.data.input.as_deref(), data_dir, file)?;
-    let limit = args.data.limit();
-    let queries = multihop::load_queries(
-        &queries_path,
-        multihop::QuerySelection::paper((limit > 0).then_some(limit)),
-    )?;
-    let corpus_file = corpus_path(corpus_arg)?;
-    let articles = multihop::load_corpus(&corpus_file)?;
-    if articles.is_empty() {
-        return Err(Error::Usage(format!(
-            "{}: the corpus holds no article",
-            corpus_file.display()
-        )));
-    }
-    let chunks = chunk_articles(&articles, &splitter, &corpus_file)?;
-    let corpus = chunk_corpus(&chunks, &articles, &queries);
-    timings.tick("load_and_chunk", t);
-    let content_sha = sha256_of_content(&queries_path)?;
-    let corpus_sha = sha256_of_content(&corpus_file)?;
-    let data = LoadedData {
-        ds: Dataset::MultihopRag,
-        file_sha: crate::run::sha256_of_file(&queries_path)?,
-        recognised: catalog::by_sha256(&content_sha),
-        content_sha,
-        path: queries_path,
-        limit,
-        corpus,
-    };
-    let inputs = Inputs { embedder, data };
-    let ex = execute(&plan, &inputs, &progress, &mut timings)?;
-    let data = &inputs.data;
-    let scored = ex.scored();
-    let mut official = Map::new();
-    for r in &ex.runs {
-        let m = method_metrics(&data.corpus, &r.lists, &scored, &queries);
-        official.insert(
-            r.method.name.to_string(),
-            json!({
-                "hits_at_4": m.hits_at_4,
-                "hits_at_10": m.hits_at_10,
-                "map_at_10": m.map_at_10,
-                "mrr_at_10": m.mrr_at_10,
-            }),
-        );
-    }
-    let corpus_name = corpus_file
-        .file_name()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let mut report = output::report_head(&plan, data.ds, &ex, data.corpus.queries.len());
-    let mut put = |k: &str, v: Value| {
-        report.insert(k.to_string(), v);
-    };
-    put(
-        "protocol_note",
-        json!(
-            "official MultiHop-RAG retrieval protocol (simple_retrieval.py + \
-               retrieval_evaluate.py): nodes are 256-token chunks of corpus.json; the \
-               chunk graph has no label edges, so paper and clean are the same graph"
-        ),
-    );
-    let mut command = plan.command_line(data.recognised, &data.file_name());
-    command.push_str(&format!(
-        " --corpus {corpus_name} --chunk-size {} --chunk-overlap {}",
-        splitter.chunk_size, splitter.chunk_overlap
-    ));
-    put(
-        "configuration",
-        json!({
-            "command": command,
-            "dense_search": plan.dense_search.as_str(),
-            "traversal": plan.traversal,
-            "learning": plan.learning,
-        }),
-    );
-    put(
-        "chunking",
-        json!({
-            "splitter": "llama-index SentenceSplitter (approximation, benchmarks/src/chunk.rs)",
-            "chunk_size": splitter.chunk_size,
-            "chunk_overlap": splitter.chunk_overlap,
-            "token_count": "pieces of the cl100k_base pre-tokenisation pattern (a lower bound of tiktoken's count)",
-            "articles": articles.len(),
-            "chunks": chunks.len(),
-            "corpus_file": corpus_name,
-            "corpus_known_file": catalog::by_sha256(&corpus_sha).map(|f| f.key),
-            "corpus_content_sha256": corpus_sha,
-        }),
-    );
-    put(
-        "evaluation",
-        json!({
-            "mode": plan.schedule.name(),
-            "learned_from_queries": ex.steps.iter().filter(|s| s.learn).count(),
-            "scored_queries": scored.len(),
-            "retrieved_scored_per_query": OFFICIAL_DEPTH,
-            "queries_without_relevant_chunk": data.corpus.queries.iter().filter(|q| q.relevant.is_empty()).count(),
-            "outcome_metric": data.ds.outcome_metric(),
-        }),
-    );
-    put("official", Value::Object(official));
-    put(
-        "official_notes",
-        json!({
-            "hits_at_4": "share of queries with an evidence-holding chunk among the first 4",
-            "hits_at_10": "share of queries with an evidence-holding chunk among the first 10",
-            "map_at_10": "retrieval_evaluate.py's MAP@10: per relevant rank r <= 10, facts found there first / r, summed, / min(facts, 10)",
-            "mrr_at_10": "1 / rank of the first evidence-holding chunk within 10, else 0",
-        }),
-    );
-    put(
-        "method_notes",
-        output::method_notes(ex.runs.iter().map(|r| r.method)),
-    );
-    put(
-        "manifest",
-        json!({
-            "queries": data.corpus.queries.len(),
-            "query_ids_sha256": output::lines_sha256(data.corpus.queries.iter().map(|q| q.qid.as_str())),
-            "documents": data.corpus.nodes.len(),
-            "document_ids_sha256": output::lines_sha256(data.corpus.node_ids()),
-        }),
-    );
-    put("provenance", output::provenance(&inputs, &ex, Value::Null));
-    timings.tick("total", t_all);
-    if !args.no_timings {
-        put("timings_s", timings.to_json());
-    }
-    let out = match &args.out {
-        Some(p) => p.clone(),
-        None => {
-            let name = plan
-                .names(data.recognised, data.corpus.queries.len())
-                .report();
-            Path::new(DEFAULT_OUT_DIR)
-                .join(format!("{}-official.json", name.trim_end_matches(".json")))
-        }
-    };
-    let report = Value::Object(report);
-    output::save_json(&out, &report)?;
-    let _ = progress.clear();
-    Ok(RunOutput {
-        json_path: out,
-        report,
-    })
+/// The official protocol's plan: the run's plan, the splitter and the corpus file.
+#[derive(Debug, Clone)]
+pub struct OfficialPlan {
+    /// The run's plan (every non-null query).
+    pub plan: Plan,
+    /// The chunker.
+    pub splitter: SentenceSplitter,
+    /// `--corpus`.
+    pub corpus: PathBuf,
 }
 
-/// A one-screen table of a report's `official` block (empty for other reports).
-pub fn summary(report: &Value) -> String {
-    let cols = ["hits_at_4", "hits_at_10", "map_at_10", "mrr_at_10"];
-    output::method_table(report, "official", "method (official)", &cols, 12)
+/// What the official protocol reads: the embedder and the chunk corpus, the queries with
+/// their evidence, and the corpus file's identity.
+#[derive(Debug)]
+pub struct OfficialInputs {
+    /// The embedder and the chunk corpus.
+    pub inputs: Inputs,
+    /// The queries, with their evidence facts.
+    pub queries: Vec<Query>,
+    /// Articles chunked.
+    pub articles: usize,
+    /// Chunks made.
+    pub chunks: usize,
+    /// The corpus file's name.
+    pub corpus_name: String,
+    /// SHA-256 of its content.
+    pub corpus_sha: String,
+}
+
+/// The official MultiHop-RAG protocol (see the module docs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Official;
+
+impl Protocol for Official {
+    type Args = RunArgs;
+    type Plan = OfficialPlan;
+    type Inputs = OfficialInputs;
+    type Executed = StreamRun;
+    type Report = Report<results::bench::Official>;
+    type Error = Error;
+
+    fn plan(&self, a: &RunArgs) -> Result<OfficialPlan> {
+        let corpus = a
+            .corpus
+            .clone()
+            .ok_or_else(|| Error::Internal("the official protocol needs --corpus".into()))?;
+        if a.data.dataset != Dataset::MultihopRag {
+            return Err(Error::Usage(
+                "--corpus applies to --dataset multihop-rag only".into(),
+            ));
+        }
+        if a.protocol.heldout().is_some() {
+            return Err(Error::Usage(format!(
+                "--corpus runs the official protocol over the queries in order: --protocol {} \
+                 does not apply (use paper or clean, which build the same label-free graph \
+                 here)",
+                a.protocol.as_str()
+            )));
+        }
+        let mut args = a.clone();
+        // the official protocol scores every non-null query
+        args.data.limit = Some(args.data.limit.unwrap_or(0));
+        let plan = Plan::new(&args)?;
+        let splitter = SentenceSplitter {
+            chunk_size: args.chunk_size,
+            chunk_overlap: args.chunk_overlap,
+        };
+        if splitter.chunk_size == 0 || splitter.chunk_overlap > splitter.chunk_size {
+            return Err(Error::Usage(format!(
+                "--chunk-size must be positive and at least --chunk-overlap, got {} and {}",
+                splitter.chunk_size, splitter.chunk_overlap
+            )));
+        }
+        Ok(OfficialPlan {
+            plan,
+            splitter,
+            corpus,
+        })
+    }
+
+    fn open(&self, p: &OfficialPlan, env: &mut Env) -> Result<OfficialInputs> {
+        let args = &p.plan.args;
+        let t = Instant::now();
+        let embedder = crate::embed::TextEmbedder::open(args.embedder, &args.model)?;
+        env.timings.tick("embedder_load", t);
+        let t = Instant::now();
+        let file = catalog::known_file(Dataset::MultihopRag, args.data.variant)?;
+        let queries_path = resolve_input(args.data.input.as_deref(), env.data_dir, file)?;
+        let limit = args.data.limit();
+        let queries = multihop::load_queries(
+            &queries_path,
+            multihop::QuerySelection::paper((limit > 0).then_some(limit)),
+        )?;
+        let corpus_file = corpus_path(&p.corpus)?;
+        let articles = multihop::load_corpus(&corpus_file)?;
+        if articles.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: the corpus holds no article",
+                corpus_file.display()
+            )));
+        }
+        let chunks = chunk_articles(&articles, &p.splitter, &corpus_file)?;
+        let corpus = chunk_corpus(&chunks, &articles, &queries);
+        env.timings.tick("load_and_chunk", t);
+        let content_sha = sha256_of_content(&queries_path)?;
+        let corpus_sha = sha256_of_content(&corpus_file)?;
+        let data = LoadedData {
+            ds: Dataset::MultihopRag,
+            file_sha: sha256_of_file(&queries_path)?,
+            recognised: catalog::by_sha256(&content_sha),
+            content_sha,
+            path: queries_path,
+            limit,
+            corpus,
+        };
+        Ok(OfficialInputs {
+            inputs: Inputs { embedder, data },
+            queries,
+            articles: articles.len(),
+            chunks: chunks.len(),
+            corpus_name: corpus_file
+                .file_name()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+            corpus_sha,
+        })
+    }
+
+    fn texts<'i>(&self, inputs: &'i OfficialInputs) -> Vec<&'i str> {
+        inputs.inputs.data.texts()
+    }
+
+    fn execute(
+        &self,
+        p: &OfficialPlan,
+        inputs: &OfficialInputs,
+        env: &mut Env,
+    ) -> Result<StreamRun> {
+        run_stream(&p.plan, &inputs.inputs, &env.progress, &mut env.timings)
+    }
+
+    fn report(
+        &self,
+        p: &OfficialPlan,
+        oi: &OfficialInputs,
+        ex: StreamRun,
+        env: &mut Env,
+    ) -> Result<Written<Self::Report>> {
+        let plan = &p.plan;
+        let data = &oi.inputs.data;
+        let scored = ex.scored();
+        let official = ex
+            .runs
+            .iter()
+            .map(|r| {
+                let m = method_metrics(&data.corpus, &r.lists, &scored, &oi.queries);
+                (
+                    r.method.name.to_string(),
+                    OfficialScores {
+                        hits_at_4: m.hits_at_4,
+                        hits_at_10: m.hits_at_10,
+                        map_at_10: m.map_at_10,
+                        mrr_at_10: m.mrr_at_10,
+                    },
+                )
+            })
+            .collect();
+        let frame = Frame {
+            plan,
+            inputs: &oi.inputs,
+            embedder: &ex.embedder,
+            graph: ex.graph,
+        };
+        let sections = results::bench::Official {
+            chunking: Chunking {
+                splitter: "llama-index SentenceSplitter (approximation, benchmarks/src/chunk.rs)"
+                    .to_string(),
+                chunk_size: p.splitter.chunk_size,
+                chunk_overlap: p.splitter.chunk_overlap,
+                token_count: "pieces of the cl100k_base pre-tokenisation pattern (a lower \
+                              bound of tiktoken's count)"
+                    .to_string(),
+                articles: oi.articles,
+                chunks: oi.chunks,
+                corpus_file: oi.corpus_name.clone(),
+                corpus_known_file: catalog::by_sha256(&oi.corpus_sha).map(|f| f.key.to_string()),
+                corpus_content_sha256: oi.corpus_sha.clone(),
+            },
+            evaluation: report::evaluation(
+                plan,
+                ex.learned(),
+                scored.len(),
+                EvaluationScope::Chunks {
+                    retrieved_scored_per_query: OFFICIAL_DEPTH,
+                    queries_without_relevant_chunk: data
+                        .corpus
+                        .queries
+                        .iter()
+                        .filter(|q| q.relevant.is_empty())
+                        .count(),
+                    outcome_metric: data.ds.outcome_metric().to_string(),
+                },
+            ),
+            official,
+            official_notes: [
+                (
+                    "hits_at_4",
+                    "share of queries with an evidence-holding chunk among the first 4",
+                ),
+                (
+                    "hits_at_10",
+                    "share of queries with an evidence-holding chunk among the first 10",
+                ),
+                (
+                    "map_at_10",
+                    "retrieval_evaluate.py's MAP@10: per relevant rank r <= 10, facts found \
+                     there first / r, summed, / min(facts, 10)",
+                ),
+                (
+                    "mrr_at_10",
+                    "1 / rank of the first evidence-holding chunk within 10, else 0",
+                ),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        };
+        let methods: Vec<_> = ex.runs.iter().map(|r| r.method).collect();
+        let mut doc = frame.report(sections, &methods);
+        doc.protocol_note = Some(
+            "official MultiHop-RAG retrieval protocol (simple_retrieval.py + \
+             retrieval_evaluate.py): nodes are 256-token chunks of corpus.json; the chunk \
+             graph has no label edges, so paper and clean are the same graph"
+                .to_string(),
+        );
+        doc.configuration.command.push_str(&format!(
+            " --corpus {} --chunk-size {} --chunk-overlap {}",
+            oi.corpus_name, p.splitter.chunk_size, p.splitter.chunk_overlap
+        ));
+        doc.configuration.dense_search = Some(plan.dense_search.as_str().to_string());
+        doc.timings_s = report::timings(
+            std::mem::take(&mut env.timings),
+            env.started,
+            plan.args.no_timings,
+        );
+        let path = match &plan.args.out {
+            Some(o) => o.clone(),
+            None => {
+                let name = plan
+                    .names(data.recognised, data.corpus.queries.len())
+                    .report();
+                Path::new(DEFAULT_OUT_DIR)
+                    .join(format!("{}-official.json", name.trim_end_matches(".json")))
+            }
+        };
+        Ok(Written {
+            document: doc,
+            path,
+            format: Format::Pretty,
+            files: Vec::new(),
+        })
+    }
+
+    fn summary(&self, report: &Self::Report) -> String {
+        let cols = ["hits_at_4", "hits_at_10", "map_at_10", "mrr_at_10"];
+        report::method_table(
+            "method (official)",
+            report.sections.official.iter().map(|(m, s)| {
+                (
+                    m.as_str(),
+                    vec![
+                        Some(s.hits_at_4),
+                        Some(s.hits_at_10),
+                        Some(s.map_at_10),
+                        Some(s.mrr_at_10),
+                    ],
+                )
+            }),
+            &cols,
+            12,
+        )
+    }
 }

@@ -1,12 +1,12 @@
 //! What a run will do: its options ([`RunArgs`]), resolved into a [`Plan`] before any data
-//! is read, the evaluation [`Schedule`], the names of its output files ([`Names`]) and the
-//! command line that reproduces it ([`Plan::command_line`], parsed back by
-//! [`RunArgs::from_command_line`]).
+//! is read, with its evaluation [`Schedule`] or held-out design ([`Heldout`]), the names of
+//! its output files ([`Names`]) and the command line that reproduces it
+//! ([`Plan::command_line`], parsed back by [`RunArgs::from_command_line`]).
 //!
 //! The plan is plain data: every traversal and learning parameter the core receives (profile
-//! switches included), the methods to run, which queries learn and which are scored. The run
-//! ([`crate::run`]) executes it and the report ([`crate::output`]) records it, so that
-//! `bench check` can re-run a committed result from the result file alone.
+//! switches included), the methods to run, which queries learn and which are scored. A
+//! protocol ([`crate::protocol`]) executes it and its report records it, so that `bench
+//! check` can re-run a committed result from the result file alone.
 
 use std::path::PathBuf;
 
@@ -18,14 +18,15 @@ use crate::catalog::{self, Dataset, KnownFile, VariantArg};
 use crate::dense::{DenseSearch, DenseSearchArg};
 use crate::embed::{EmbedderArg, ModelOpts};
 use crate::error::{Error, Result};
-use crate::heldout::{
+use crate::methods::{routed_methods, Factor, Method, Ranking, SeedSource, METHODS};
+use crate::schedule::Schedule;
+use crate::splits::{
     Heldout, HeldoutKind, DEFAULT_DEV_FRACTION, DEFAULT_SPLITS, DEFAULT_TRAIN_FRACTION,
 };
-use crate::methods::{routed_methods, Method, Ranking, SeedSource, METHODS};
 
 /// `--protocol`: which edges the graph may hold and, for the held-out protocols, which
 /// queries are learned from and which are scored (`benchmarks/README.md`, "Protocols";
-/// [`crate::heldout`]).
+/// [`crate::standard`], [`crate::heldout`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProtocolArg {
     /// The reference protocol exactly, label-derived 0.5 edges included.
@@ -397,87 +398,6 @@ impl RunArgs {
     }
 }
 
-/// Which queries of the stream learn and which are scored (`--split`). Static methods
-/// answer the scored queries; learning methods walk every step in order, scoring a query
-/// before learning from it (test-then-train, as the reference's `_run_learning`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Schedule {
-    /// Every query is scored, then learned from.
-    Prequential,
-    /// The first `floor(n·F)` queries are learned from (prequentially, not scored); the
-    /// rest are scored on the frozen graph.
-    Split(f64),
-}
-
-/// One step of a [`Schedule`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
-    /// Query index in stream order.
-    pub query: usize,
-    /// The learning methods update the graph after this query.
-    pub learn: bool,
-    /// Every method's result for this query is scored and written.
-    pub scored: bool,
-}
-
-impl Schedule {
-    /// `prequential` / `split`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Schedule::Prequential => "prequential",
-            Schedule::Split(_) => "split",
-        }
-    }
-
-    /// The steps over `n` queries, in order.
-    pub fn steps(self, n: usize) -> Vec<Step> {
-        let train = match self {
-            Schedule::Prequential => n,
-            Schedule::Split(f) => ((n as f64) * f).floor() as usize,
-        };
-        (0..n)
-            .map(|q| Step {
-                query: q,
-                learn: q < train,
-                scored: match self {
-                    Schedule::Prequential => true,
-                    Schedule::Split(_) => q >= train,
-                },
-            })
-            .collect()
-    }
-}
-
-/// A part of a run's configuration that shapes a method's output; a method's run file is
-/// named by the parts it depends on ([`Method::shaped_by`]), so that runs sharing them share
-/// the file. The rows and the scored queries shape every output and are always named.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Factor {
-    /// Protocol and graph builder.
-    Graph,
-    /// The text embedder.
-    Embedder,
-    /// `--embed-top-k`.
-    ResultCount,
-    /// Seeds, hops and beam of the traversal.
-    Traversal,
-    /// Learning rate and discount.
-    Learning,
-    /// The core profile.
-    Profile,
-    /// `--shared-edge-state`.
-    SharedState,
-    /// The dense-search arithmetic ([`DenseSearch`]); named only where it is not the one
-    /// `auto` gives the embedder's reference runs (see [`Plan::names`]).
-    DenseSearch,
-    /// The router parameters (`--router-alpha`, `--router-top-k`,
-    /// `--confidence-temperature`).
-    Router,
-    /// The list of routers: names the report only (each routed method carries its router
-    /// in its own name, `<method>@<router>`).
-    Routers,
-}
-
 /// Output file names of a run (see [`Factor`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Names {
@@ -529,6 +449,10 @@ impl Names {
 
 /// Sub-directory of a report's directory holding run files and qrels.
 pub const RUNS_DIR: &str = "runs";
+
+/// Default directory of `bench run`'s reports (ignored by git; `bench check --update`
+/// replaces committed results).
+pub const DEFAULT_OUT_DIR: &str = "out/bench";
 
 /// A resolved `bench run` (see the module docs).
 #[derive(Debug, Clone)]
@@ -809,6 +733,15 @@ impl Plan {
             // auto's choice follows from the protocol and embedder, which the report's name
             // already gives; an explicit --dense-search names the report too
             dense_in_report: a.dense_search != DenseSearchArg::Auto,
+        }
+    }
+
+    /// Where the report goes: `--out`, else [`DEFAULT_OUT_DIR`] / the report's name
+    /// ([`Names::report`]).
+    pub fn report_path(&self, recognised: Option<&KnownFile>, n: usize) -> PathBuf {
+        match &self.args.out {
+            Some(p) => p.clone(),
+            None => PathBuf::from(DEFAULT_OUT_DIR).join(self.names(recognised, n).report()),
         }
     }
 

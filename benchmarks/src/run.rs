@@ -1,398 +1,103 @@
-//! `bench run`: plan → execute → report.
-//!
-//! 1. [`Plan::new`] checks and resolves the options (no I/O).
-//! 2. [`Inputs::open`] opens the embedder and loads the rows ([`load_data`]) side by side
-//!    (a missing model is the error reported even when the data fails too).
-//! 3. [`execute`]: embed nodes and queries, exact cosine search ([`dense_search`], once per
-//!    query, on the plan's [`DenseSearch`] path; every method reads a prefix of the same
-//!    stable ranking), build the graph for the protocol,
-//!    run the methods ([`crate::methods::run_methods`]).
-//! 4. [`crate::output::write`]: per-query metrics, the JSON report, TREC run files and
-//!    qrels, all written atomically.
-//!
-//! Everything is deterministic (same inputs and options → the same report, whatever
-//! `--threads` and whether the embeddings came from the cache) except the fields that
-//! describe the machine and the moment, listed in [`crate::output::ENVIRONMENT_FIELDS`].
+//! `bench run`: the protocol a command line asks for ([`Choice`]), driven plan → execute →
+//! report ([`crate::protocol::drive`]). `bench check` re-runs a recorded command line
+//! through the same door ([`run_with`]).
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
-use crabpath::{Graph, UnitVectors};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget};
+use serde_json::Value;
 
-use crate::build::{build_graph, Corpus};
-use crate::catalog::{self, Dataset, KnownFile};
-use crate::data::json::{sha256_of_reader, GZIP_MAGIC};
-use crate::data::locate::{resolve_input, DataDir};
-use crate::data::{hotpotqa, multihop};
-use crate::dense::{DenseIndex, DenseSearch, Hits};
-use crate::embed::{EmbedStats, EmbedderId, TextEmbedder};
-use crate::error::{Error, Result};
-use crate::methods::{run_methods, MethodParams, MethodRun, RouterInputs, Stage};
-use crate::output::{self, RunOutput};
-use crate::plan::{DatasetArgs, Plan, RunArgs, Step};
+use crate::catalog::Dataset;
+use crate::data::locate::DataDir;
+use crate::engine::{progress, set_threads};
+use crate::error::Result;
+use crate::heldout::HeldoutProtocol;
+use crate::locomo::protocol::LocomoProtocol;
+use crate::official_run::Official;
+use crate::plan::RunArgs;
+use crate::protocol::{drive, Env, Protocol, Skip};
+use crate::standard::Standard;
 
-/// Default directory of `bench run`'s reports (ignored by git; `bench check --update`
-/// replaces committed results).
-pub const DEFAULT_OUT_DIR: &str = "out/bench";
-
-/// The rows of a run, loaded and turned into the reference's corpus.
-#[derive(Debug)]
-pub struct LoadedData {
-    /// Which dataset.
-    pub ds: Dataset,
-    /// The file read.
-    pub path: PathBuf,
-    /// SHA-256 of the decompressed content.
-    pub content_sha: String,
-    /// SHA-256 of the file's bytes.
-    pub file_sha: String,
-    /// The known file it is (by content), if any.
-    pub recognised: Option<&'static KnownFile>,
-    /// The row limit applied (0 = all).
-    pub limit: usize,
-    /// Nodes and queries.
-    pub corpus: Corpus,
+/// The protocols of `bench run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// `--protocol paper | clean` ([`Standard`]).
+    Standard,
+    /// `--protocol related | unrelated | repeat` ([`HeldoutProtocol`]).
+    Heldout,
+    /// `--corpus FILE`: MultiHop-RAG's official protocol ([`Official`]).
+    Official,
+    /// `--dataset locomo`: one brain per conversation ([`LocomoProtocol`]).
+    Locomo,
 }
 
-impl LoadedData {
-    /// Every text a run embeds: node contents in node order, then the queries in order.
-    pub fn texts(&self) -> Vec<&str> {
-        self.corpus
-            .nodes
-            .iter()
-            .map(|x| x.content.as_str())
-            .chain(self.corpus.queries.iter().map(|q| q.text.as_str()))
-            .collect()
-    }
-
-    /// The file's name (without its directory).
-    pub fn file_name(&self) -> String {
-        self.path
-            .file_name()
-            .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+impl Choice {
+    /// The protocol `a` asks for.
+    pub fn of(a: &RunArgs) -> Choice {
+        if a.data.dataset == Dataset::Locomo {
+            Choice::Locomo
+        } else if a.corpus.is_some() {
+            Choice::Official
+        } else if a.protocol.heldout().is_some() {
+            Choice::Heldout
+        } else {
+            Choice::Standard
+        }
     }
 }
 
-/// SHA-256 of a file's bytes.
-pub(crate) fn sha256_of_file(path: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    Ok(hex::encode(Sha256::digest(&bytes)))
-}
-
-/// SHA-256 of the file's bytes and of its content (decompressed when it is gzip, the
-/// convention of
-/// [`crate::data::json::sha256_of_content`]), from one read of the file.
-fn file_and_content_sha256(path: &Path) -> Result<(String, String)> {
-    use sha2::{Digest, Sha256};
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let file_sha = hex::encode(Sha256::digest(&bytes));
-    if !bytes.starts_with(&GZIP_MAGIC) {
-        return Ok((file_sha.clone(), file_sha));
-    }
-    let content_sha = sha256_of_reader(
-        path,
-        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
-    )?;
-    Ok((file_sha, content_sha))
-}
-
-/// Finds, checks and loads the rows `a` selects.
-pub fn load_data(data_dir: &DataDir, a: &DatasetArgs) -> Result<LoadedData> {
-    let ds = a.dataset;
-    let file = catalog::known_file(ds, a.variant)?;
-    let path = resolve_input(a.input.as_deref(), data_dir, file)?;
-    let limit = a.limit();
-    let lim = (limit > 0).then_some(limit);
-    // The checksums and the rows are independent reads of the file: done side by side.
-    let (shas, corpus) = rayon::join(
-        || file_and_content_sha256(&path),
-        || match ds {
-            Dataset::HotpotQa => Corpus::from_hotpotqa(&hotpotqa::load_questions(&path, lim)?),
-            Dataset::MultihopRag => Corpus::from_multihop(&multihop::load_queries(
-                &path,
-                multihop::QuerySelection::paper(lim),
-            )?),
-        },
-    );
-    let (file_sha, content_sha) = shas?;
-    let corpus = corpus?;
-    let recognised = catalog::by_sha256(&content_sha);
-    if corpus.nodes.is_empty() {
-        return Err(Error::Usage(format!(
-            "{}: no nodes were built from the dataset",
-            path.display()
-        )));
-    }
-    Ok(LoadedData {
-        ds,
-        path,
-        content_sha,
-        file_sha,
-        recognised,
-        limit,
-        corpus,
-    })
-}
-
-/// Sizes rayon's global pool (`--threads`; 0 keeps rayon's default). A pool that already
-/// exists (e.g. built by a test) is kept.
-pub fn set_threads(threads: usize) {
-    if threads > 0 {
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global();
-    }
-}
-
-/// Wall-clock seconds of the stages of a run, in order (the report's `timings_s`).
-#[derive(Debug, Clone, Default)]
-pub struct Timings(pub Vec<(String, f64)>);
-
-impl Timings {
-    /// Records the seconds since `t` under `name`.
-    pub fn tick(&mut self, name: &str, t: Instant) {
-        self.0.push((name.to_string(), t.elapsed().as_secs_f64()));
-    }
-
-    /// The report's `timings_s` object: stage → seconds rounded to milliseconds.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::Object(
-            self.0
-                .iter()
-                .map(|(k, s)| (k.clone(), serde_json::json!((s * 1000.0).round() / 1000.0)))
-                .collect(),
-        )
-    }
-}
-
-/// The embedder and the rows of a run.
-#[derive(Debug)]
-pub struct Inputs {
-    /// The text embedder.
-    pub embedder: TextEmbedder,
-    /// The rows.
-    pub data: LoadedData,
-}
-
-impl Inputs {
-    /// Opens the embedder and loads the rows side by side (see the module docs); an error of
-    /// the embedder (such as a missing model) is the one reported when both fail.
-    pub fn open(plan: &Plan, data_dir: &DataDir, timings: &mut Timings) -> Result<Inputs> {
-        let ((embedder, t_embedder), (data, t_data)) = rayon::join(
-            || {
-                let t = Instant::now();
-                let e = TextEmbedder::open(plan.args.embedder, &plan.args.model);
-                (e, t.elapsed().as_secs_f64())
-            },
-            || {
-                let t = Instant::now();
-                let d = load_data(data_dir, &plan.args.data);
-                (d, t.elapsed().as_secs_f64())
-            },
-        );
-        let embedder = embedder?;
-        let data = data?;
-        timings.0.push(("embedder_load".to_string(), t_embedder));
-        timings.0.push(("load".to_string(), t_data));
-        Ok(Inputs { embedder, data })
-    }
-}
-
-/// What executing a plan produced.
-#[derive(Debug)]
-pub struct Executed {
-    /// Name, dimension and weights of the embedder.
-    pub embedder: EmbedderId,
-    /// What embedding cost.
-    pub embed_stats: EmbedStats,
-    /// Nodes of the graph.
-    pub graph_nodes: usize,
-    /// Edges of the graph.
-    pub graph_edges: usize,
-    /// Edges the label operations added or raised (0 without label edges).
-    pub edges_set_by_labels: usize,
-    /// The schedule's steps.
-    pub steps: Vec<Step>,
-    /// Every method's results, in the plan's order (empty for a held-out protocol).
-    pub runs: Vec<MethodRun>,
-    /// The held-out protocol's results (`None` for paper and clean).
-    pub heldout: Option<crate::heldout::HeldoutRun>,
-}
-
-impl Executed {
-    /// The scored query indices, in step order (the order of every method's lists).
-    pub fn scored(&self) -> Vec<usize> {
-        self.steps
-            .iter()
-            .filter(|s| s.scored)
-            .map(|s| s.query)
-            .collect()
-    }
-}
-
-/// A progress display on stderr, or hidden.
-pub fn progress(visible: bool) -> MultiProgress {
-    MultiProgress::with_draw_target(if visible {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    })
-}
-
-/// Embeds, searches, builds the graph and runs the methods of `plan` on `inputs`.
-pub fn execute(
-    plan: &Plan,
-    inputs: &Inputs,
-    progress: &MultiProgress,
-    timings: &mut Timings,
-) -> Result<Executed> {
-    let (embedder, data) = (&inputs.embedder, &inputs.data);
-    let corpus = &data.corpus;
-    let _ = progress.println(format!(
-        "bench run: {} ({} queries, {} nodes) from {}",
-        data.ds.reference_name(),
-        corpus.queries.len(),
-        corpus.nodes.len(),
-        data.path.display()
-    ));
-
-    let t = Instant::now();
-    let texts = data.texts();
-    let b = progress.add(ProgressBar::new(texts.len() as u64));
-    crate::embed::style_bar(&b);
-    b.set_message("embed");
-    let (mut vectors, embed_stats) = embedder.embed(&texts, &b)?;
-    b.finish_and_clear();
-    drop(texts);
-    let _ = progress.println(format!("bench run: embedded {}", embed_stats.describe()));
-    let query_vecs = vectors.split_off(corpus.nodes.len());
-    let router_inputs = match plan.routes() {
-        true => Some(RouterInputs {
-            nodes: UnitVectors::from_rows(&vectors)
-                .map_err(|e| Error::core("node vectors for the routers", e))?,
-            queries: query_vecs.clone(),
-        }),
-        false => None,
-    };
-    timings.tick("embed", t);
-    let t = Instant::now();
-    let (index, hits) = dense_search(
-        plan.dense_search,
-        &vectors,
-        &query_vecs,
-        embedder.dim(),
-        plan.dense_depth(),
-    )?;
-    drop((vectors, query_vecs));
-    timings.tick("search", t);
-
-    let t = Instant::now();
-    let graph = build_graph(corpus, plan.builder, plan.label_edges, Some(&index))?;
-    let edges_set_by_labels = if plan.label_edges {
-        let free = build_graph(corpus, plan.builder, false, Some(&index))?;
-        edges_set_by_labels(&graph, &free)
-    } else {
-        0
-    };
-    drop(index);
-    timings.tick("graph", t);
-
-    let params = MethodParams {
-        dataset: data.ds,
-        seed_top_k: plan.args.seed_top_k,
-        seed_source: plan.args.seed_source,
-        embed_top_k: plan.args.embed_top_k,
-        traversal: plan.traversal.clone(),
-        learning: plan.learning.clone(),
-        pg: plan.pg,
-        shared_edge_state: plan.args.shared_edge_state,
-        router: plan.router,
-    };
-    let steps = match &plan.heldout {
-        None => plan.schedule.steps(corpus.queries.len()),
-        Some(_) => Vec::new(),
-    };
-    let stage = Stage::new(
-        corpus,
-        &hits,
-        &graph,
-        &steps,
-        &params,
-        router_inputs.as_ref(),
-    );
-    let t = Instant::now();
-    stage.prepare(&plan.methods);
-    timings.tick("bm25_index_and_seeds", t);
-    let (runs, heldout) = match &plan.heldout {
-        None => (run_methods(&plan.methods, &stage, progress)?, None),
-        Some(h) => (
-            Vec::new(),
-            Some(crate::heldout::run(h, &plan.methods, &stage, progress)?),
-        ),
-    };
-
-    for r in &runs {
-        timings.0.push((r.method.name.to_string(), r.seconds));
-    }
-    Ok(Executed {
-        embedder: embedder.id()?,
-        embed_stats,
-        graph_nodes: graph.node_count(),
-        graph_edges: graph.edge_count(),
-        edges_set_by_labels,
-        steps,
-        runs,
-        heldout,
-    })
-}
-
-/// The search step of a run: indexes the node vectors on `path` and returns the index (the
-/// kNN graph builder reads it) with the first `depth` `(node, cosine)` hits of every query,
-/// best first, ties by node order (see [`crate::dense`]).
-pub fn dense_search(
-    path: DenseSearch,
-    node_vecs: &[Vec<f64>],
-    query_vecs: &[Vec<f64>],
-    dim: usize,
-    depth: usize,
-) -> Result<(DenseIndex, Hits)> {
-    let index = DenseIndex::new(path, node_vecs, dim)?;
-    let hits = index.search_all(query_vecs, depth)?;
-    Ok((index, hits))
-}
-
-/// Edges of `graph` whose weight differs from (or is absent in) the label-free `free` graph:
-/// those the label operations added or raised (HotPotQA's supporting-fact pairs are always
-/// context pairs too, so there they only raise 0.3 to 0.5).
-fn edges_set_by_labels(graph: &Graph, free: &Graph) -> usize {
-    graph
-        .edges()
-        .filter(|&(s, t, e)| free.weight(s, t) != Some(e.weight))
-        .count()
+/// What a finished run wrote.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// The JSON report.
+    pub json_path: PathBuf,
+    /// The report, as written.
+    pub report: Value,
+    /// Its one-screen summary.
+    pub summary: String,
 }
 
 /// Runs `bench run` with these arguments.
 pub fn cmd_run(data_dir: &DataDir, a: &RunArgs) -> Result<RunOutput> {
-    if a.corpus.is_some() {
-        return crate::official_run::cmd_run(data_dir, a);
-    }
     set_threads(a.threads);
-    let plan = Plan::new(a)?;
-    let t_all = Instant::now();
-    let mut timings = Timings::default();
-    let progress = progress(!a.no_progress);
-    let inputs = Inputs::open(&plan, data_dir, &mut timings)?;
-    let executed = execute(&plan, &inputs, &progress, &mut timings)?;
-    let out = match &a.out {
-        Some(p) => p.clone(),
-        None => Path::new(DEFAULT_OUT_DIR).join(
-            plan.names(inputs.data.recognised, inputs.data.corpus.queries.len())
-                .report(),
-        ),
-    };
-    let written = output::write(&plan, &inputs, &executed, &out, timings, t_all)?;
-    let _ = progress.clear();
-    Ok(written)
+    let no_skip = |_: &[&str]| Ok(None);
+    match run_with(data_dir, a, !a.no_progress, &no_skip)? {
+        Ok(out) => Ok(out),
+        Err(Skip(why)) => Err(crate::Error::Internal(format!("run stopped: {why}"))),
+    }
+}
+
+/// Runs the protocol `a` asks for; `gate` sees every text it will embed once its inputs
+/// are loaded and may stop it (`bench check`, when the embedding cache lacks some).
+pub fn run_with(
+    data_dir: &DataDir,
+    a: &RunArgs,
+    show_progress: bool,
+    gate: &dyn Fn(&[&str]) -> Result<Option<Skip>>,
+) -> Result<std::result::Result<RunOutput, Skip>> {
+    match Choice::of(a) {
+        Choice::Standard => run_one(&Standard, data_dir, a, show_progress, gate),
+        Choice::Heldout => run_one(&HeldoutProtocol, data_dir, a, show_progress, gate),
+        Choice::Official => run_one(&Official, data_dir, a, show_progress, gate),
+        Choice::Locomo => run_one(&LocomoProtocol, data_dir, a, show_progress, gate),
+    }
+}
+
+fn run_one<P>(
+    p: &P,
+    data_dir: &DataDir,
+    a: &RunArgs,
+    show_progress: bool,
+    gate: &dyn Fn(&[&str]) -> Result<Option<Skip>>,
+) -> Result<std::result::Result<RunOutput, Skip>>
+where
+    P: Protocol<Args = RunArgs, Error = crate::Error>,
+{
+    let mut print = |s: &str| print!("{s}");
+    let mut env = Env::new(data_dir, progress(show_progress), &mut print);
+    let texts_gate = |p: &P, inputs: &P::Inputs| gate(&p.texts(inputs));
+    Ok(drive(p, a, &mut env, &texts_gate)?.map(|done| RunOutput {
+        summary: p.summary(&done.document),
+        json_path: done.path,
+        report: done.json,
+    }))
 }

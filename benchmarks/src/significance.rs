@@ -27,7 +27,6 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
 
 /// Significance level of the `significant` marks (after Holm's correction).
 pub const ALPHA: f64 = 0.05;
@@ -213,58 +212,263 @@ pub fn test_all_pairs(
         .collect()
 }
 
-/// How a report's `paired_tests` block was computed, in the report's key order: `metric`,
-/// `queries`, `statistic`, `test`, `interval`, `correction`, then `extra` (e.g.
-/// `pairs_tested`), `effect_size`, `alpha`, `permutations`, `resamples`, `seed`, `rng`, and
-/// the `pairs`. One home for the wording shared by every kind of run.
-#[allow(clippy::too_many_arguments)]
+impl PairTest {
+    /// The pair as a report writes it: `name` gives a method's name, `mean` its mean.
+    pub fn written<'n>(
+        &self,
+        name: impl Fn(usize) -> &'n str,
+        mean: impl Fn(usize) -> f64,
+    ) -> results::bench::PairTest {
+        results::bench::PairTest {
+            a: name(self.a).to_string(),
+            b: name(self.b).to_string(),
+            mean_a: mean(self.a),
+            mean_b: mean(self.b),
+            diff: self.diff,
+            ci95_low: self.ci_low,
+            ci95_high: self.ci_high,
+            p_value: self.p,
+            p_holm: self.p_holm,
+            significant: self.significant(),
+            effect_size_dz: self.effect_size_dz,
+            a_better: self.a_better,
+            b_better: self.b_better,
+        }
+    }
+}
+
+/// How a report's `paired_tests` block was computed, and the `pairs`: the metric, the
+/// queries, what the difference is (`statistic`), the test, the interval, the
+/// `correction`, `pairs_tested` (when fewer pairs are written than tested), the effect
+/// size, alpha, `(permutations, resamples, seed)` and how the generators are seeded. One
+/// home for the wording shared by every kind of run.
 pub fn tests_block(
     metric: &str,
     queries: usize,
     statistic: &str,
     correction: &str,
-    extra: Map<String, Value>,
-    permutations: usize,
-    resamples: usize,
-    seed: u64,
-    pairs: Value,
-) -> Value {
-    let mut m = Map::new();
-    m.insert("metric".into(), json!(metric));
-    m.insert("queries".into(), json!(queries));
-    m.insert("statistic".into(), json!(statistic));
-    m.insert(
-        "test".into(),
-        json!(
-            "two-sided paired randomization test: every per-query difference's sign \
-             flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)"
-        ),
-    );
-    m.insert(
-        "interval".into(),
-        json!("paired bootstrap 95% interval (queries resampled with replacement)"),
-    );
-    m.insert("correction".into(), json!(correction));
-    m.extend(extra);
-    m.insert(
-        "effect_size".into(),
-        json!("Cohen's d_z: mean of the per-query differences / their standard deviation"),
-    );
-    m.insert("alpha".into(), json!(ALPHA));
-    m.insert("permutations".into(), json!(permutations));
-    m.insert("resamples".into(), json!(resamples));
-    m.insert("seed".into(), json!(seed));
-    m.insert(
-        "rng".into(),
-        json!("ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i"),
-    );
-    m.insert("pairs".into(), pairs);
-    Value::Object(m)
+    pairs_tested: Option<usize>,
+    (permutations, resamples, seed): (usize, usize, u64),
+    pairs: Vec<results::bench::PairTest>,
+) -> results::bench::PairedTests {
+    results::bench::PairedTests {
+        metric: metric.to_string(),
+        queries,
+        statistic: statistic.to_string(),
+        test: "two-sided paired randomization test: every per-query difference's sign \
+               flipped at random, p = (1 + #{|mean| >= |observed|}) / (1 + permutations)"
+            .to_string(),
+        interval: "paired bootstrap 95% interval (queries resampled with replacement)".to_string(),
+        correction: correction.to_string(),
+        pairs_tested,
+        effect_size: "Cohen's d_z: mean of the per-query differences / their standard \
+                      deviation"
+            .to_string(),
+        alpha: ALPHA,
+        permutations,
+        resamples,
+        seed,
+        rng: "ChaCha8 seeded with `seed`; the permutation test of pair i draws from stream i"
+            .to_string(),
+        pairs,
+    }
+}
+
+/// Power of the minimum detectable difference.
+pub const POWER: f64 = 0.8;
+
+/// Quantile `p` of the standard normal (Acklam's rational approximation refined by one
+/// Halley step; |error| < 1e-12).
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let lo = 0.02425;
+    let x = if p < lo {
+        let q = (-2.0 * p.ln()).sqrt();
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    } else if p <= 1.0 - lo {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    } else {
+        let q = (-2.0 * (1.0 - p).ln()).sqrt();
+        -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    // one Halley step on Φ(x) − p
+    let e = 0.5 * erfc(-x / std::f64::consts::SQRT_2) - p;
+    let u = e * (2.0 * std::f64::consts::PI).sqrt() * (x * x / 2.0).exp();
+    x - u / (1.0 + x * u / 2.0)
+}
+
+/// Complementary error function (W. J. Cody's rational Chebyshev approximation as in
+/// Numerical Recipes' `erfcc`, relative error < 1.2e-7).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// Quantile `p` of Student's t with `df` degrees of freedom: the Cornish–Fisher expansion
+/// of the normal quantile `z` in `1/df` to the fourth term (Abramowitz & Stegun 26.7.5).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    let z = normal_quantile(p);
+    let z3 = z * z * z;
+    let z5 = z3 * z * z;
+    let z7 = z5 * z * z;
+    let z9 = z7 * z * z;
+    z + (z3 + z) / (4.0 * df)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df * df)
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * df.powi(3))
+        + (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / (92160.0 * df.powi(4))
+}
+
+/// Mean, sample sd, 95 % t interval and minimum detectable difference (80 % power,
+/// two-sided α = 0.05) of `xs` (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (`n − 1`).
+    pub sd: f64,
+    /// Lower end of the 95 % t interval.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Minimum detectable mean at 80 % power.
+    pub mdd: f64,
+    /// Count.
+    pub n: usize,
+}
+
+/// See [`Summary`]; `n < 2` gives a zero-width interval and MDD `NaN` (written as null).
+pub fn summarize(xs: &[f64]) -> Summary {
+    let n = xs.len();
+    let mean = if n == 0 {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / n as f64
+    };
+    if n < 2 {
+        return Summary {
+            mean,
+            sd: 0.0,
+            lo: mean,
+            hi: mean,
+            mdd: f64::NAN,
+            n,
+        };
+    }
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let df = (n - 1) as f64;
+    let se = sd / (n as f64).sqrt();
+    let t = t_quantile(1.0 - ALPHA / 2.0, df);
+    Summary {
+        mean,
+        sd,
+        lo: mean - t * se,
+        hi: mean + t * se,
+        mdd: (t + t_quantile(POWER, df)) * se,
+        n,
+    }
+}
+
+/// `x` when finite, else `None` (written as null).
+pub fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+impl Summary {
+    /// As a report writes it.
+    pub fn written(&self) -> results::bench::Summary {
+        results::bench::Summary {
+            mean: finite(self.mean),
+            sd: finite(self.sd),
+            ci95_low: finite(self.lo),
+            ci95_high: finite(self.hi),
+            mdd80: finite(self.mdd),
+            n: self.n,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn t_quantiles_match_tables() {
+        // Student t table values (e.g. NIST/SEMATECH e-Handbook, table 1.3.6.7.2)
+        for (p, df, want) in [
+            (0.975, 19.0, 2.093),
+            (0.975, 9.0, 2.262),
+            (0.80, 19.0, 0.861),
+            (0.975, 1e9, 1.960),
+        ] {
+            let got = t_quantile(p, df);
+            assert!(
+                (got - want).abs() < 2e-3,
+                "t({p}, {df}) = {got}, table {want}"
+            );
+        }
+        assert!((normal_quantile(0.8) - 0.841_621_233_572_914_3).abs() < 1e-6);
+    }
+
+    #[test]
+    fn summary_interval_and_mdd() {
+        let s = summarize(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert!((s.mean - 3.0).abs() < 1e-12);
+        assert!((s.sd - 2.5f64.sqrt()).abs() < 1e-12);
+        // t(0.975, 4) = 2.776 (table)
+        let half = 2.776 * s.sd / 5f64.sqrt();
+        assert!((s.hi - s.mean - half).abs() < 0.02);
+        assert!(s.mdd > half);
+        assert!(summarize(&[1.0]).mdd.is_nan());
+    }
 
     /// Exact two-sided sign-flip p-value by enumerating all 2^n sign vectors.
     fn exact(diffs: &[f64]) -> f64 {

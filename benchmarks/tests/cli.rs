@@ -417,3 +417,132 @@ fn fetch_hotpot_uses_prefix_check() {
         good
     );
 }
+
+#[test]
+fn fetch_locomo_places_the_file_and_inspect_reports_its_repairs() {
+    // The invented fixture in the release's layout, served as locomo10.json with its own
+    // checksum given by --sha256 (the built-in one is the real file's).
+    let body = std::fs::read(fixture("locomo_tiny.json")).unwrap();
+    let sha = sha256_hex(&body);
+    let routes = HashMap::from([("/m/locomo10.json".to_string(), body.clone())]);
+    let server = TestServer::start(routes, 2, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let base = format!("{}/m", server.base);
+    let o = fetch(
+        "locomo",
+        dir.path(),
+        &["--url-base", &base, "--sha256", &sha],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("SHA-256 verified"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("CC BY-NC 4.0"), "{}", stderr(&o));
+    let dest = dir.path().join("locomo/locomo10.json");
+    assert_eq!(std::fs::read(&dest).unwrap(), body);
+    assert_eq!(server.requested(), ["/m/locomo10.json"]);
+
+    let d = dir.path().to_str().unwrap();
+    let o = run(&["inspect", "--dataset", "locomo", "--data-dir", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    for want in [
+        "conversations: 3, sessions: 6, turns: 17, questions: 13",
+        "turns with an image caption: 1",
+        "category: 1 multi-hop 3, 2 temporal 3, 3 open-domain 1, 4 single-hop 4, 5 adversarial 2",
+        "questions without an evidence turn (not scored): 2",
+        "evidence strings repaired or dropped: 4",
+        "conv-26 qa[1]: \"D2:1; D2:2\": 2 ids in one string, split: kept D2:1; kept D2:2",
+        "conv-26 qa[2]: \"D2:02\": \"D2:02\" (leading zero) kept as D2:2",
+        "conv-26 qa[3]: \"D\": \"D\" dropped: names no turn",
+        "conv-26 qa[3]: \"D1:9\": \"D1:9\" dropped: no such turn in the conversation",
+        "conv-26: `session_N_date_time` without `session_N` ignored for N = 3",
+    ] {
+        assert!(s.contains(want), "missing {want:?} in:\n{s}");
+    }
+}
+
+#[test]
+fn fetch_locomo_refuses_bytes_that_are_not_the_release() {
+    let routes = HashMap::from([("/locomo10.json".to_string(), b"[]".to_vec())]);
+    let server = TestServer::start(routes, 2, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let o = fetch("locomo", dir.path(), &["--url-base", &server.base]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("SHA-256 mismatch"), "{e}");
+    assert!(
+        e.contains(bench::catalog::LOCOMO.sha256().expect("recorded")),
+        "{e}"
+    );
+    assert!(files_under(dir.path()).is_empty());
+}
+
+#[test]
+fn bench_run_locomo_writes_a_report_that_bench_check_reproduces() {
+    // The invented fixture: conv-26 (tuning) and two test conversations; hash-v1 only.
+    let dir = tempfile::tempdir().unwrap();
+    let fx = fixture("locomo_tiny.json");
+    let out = dir.path().join("results/locomo-hash-v1.json");
+    let o = run(&[
+        "run",
+        "--dataset",
+        "locomo",
+        "--input",
+        fx.to_str().unwrap(),
+        "--splits",
+        "4",
+        "--permutations",
+        "200",
+        "--bootstrap",
+        "100",
+        "--no-progress",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("LoCoMo, eight test conversations"), "{s}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(report["protocol"], "locomo");
+    assert_eq!(
+        report["dataset_queries"], 11,
+        "13 questions, 2 without evidence"
+    );
+    assert_eq!(report["locomo"]["conversations"][0]["role"], "tuning");
+    assert_eq!(
+        report["locomo"]["evidence_repairs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    let runs = dir.path().join("results/runs");
+    assert!(runs.join("locomo-multi-hop.qrels.gz").is_file());
+    assert!(runs
+        .join("locomo-hash-v1-splits4.crabpath_cold.run.gz")
+        .is_file());
+    // bench check re-runs it from its recorded command (the fixture found in the data
+    // directory by its file name) and finds every number the same
+    std::fs::copy(&fx, dir.path().join("locomo_tiny.json")).unwrap();
+    let o = run(&[
+        "--data-dir",
+        dir.path().to_str().unwrap(),
+        "check",
+        "--results",
+        dir.path().join("results").to_str().unwrap(),
+        "--fresh-dir",
+        dir.path().join("fresh").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("ok"), "{}", stdout(&o));
+}
+
+#[test]
+fn bench_run_locomo_refuses_the_knobs_it_tunes() {
+    let o = run(&["run", "--dataset", "locomo", "--max-hops", "2"]);
+    let e = one_line_error(&o);
+    assert!(
+        e.contains("--max-hops does not apply to --dataset locomo"),
+        "{e}"
+    );
+}

@@ -19,6 +19,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict printed as `s` (`PASS`, `FAIL`; anything else is `N/A`).
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "PASS" => Verdict::Pass,
+            "FAIL" => Verdict::Fail,
+            _ => Verdict::NotApplicable,
+        }
+    }
+
     /// `PASS`, `FAIL` or `N/A`, as the reference runner prints.
     pub fn as_str(self) -> &'static str {
         match self {

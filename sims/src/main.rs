@@ -295,6 +295,11 @@ fn v2(cmd: &V2Command) -> Result<ExitCode> {
             let data = v2::data_dir(data_dir.as_deref())?;
             let pool = pool(*threads)?;
             let (mut ok, mut problems, mut checked) = (0usize, 0usize, 0usize);
+            // The tables' rows and their expected values (results/v2/expected.json).
+            for p in v2::expected_problems() {
+                println!("{p}");
+                problems += 1;
+            }
             for job in v2::jobs(&Profile::ALL) {
                 let path = dir.join(job.rel());
                 let at = path.display();
@@ -608,6 +613,11 @@ fn check(
     let sims = select(sims)?;
     let profiles = profiles(profile);
     let mut problems = 0usize;
+    // The cards' rows and their expected values (results/sims/expected.json).
+    for p in scenarios::expected_problems() {
+        println!("{p}");
+        problems += 1;
+    }
     let (mut differing, mut updated) = (0usize, 0usize);
     let mut stored: Vec<(&'static dyn Simulation, Profile, PathBuf, Value)> = Vec::new();
     for (set, required) in result_sets(dir)? {

@@ -12,13 +12,15 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use indexmap::IndexMap;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
+use results::sims::{MultiSeed, SeedMetric};
+use serde_json::Value;
 
 use crate::claims::{self, Verdict};
 use crate::compare::{self, Difference};
-use crate::predicate;
+use crate::predicate::{self, Claim};
 use crate::pyjson;
 use crate::sim::{Profile, Simulation, PAPER_SEED};
 use crate::stats;
@@ -178,32 +180,28 @@ fn metric_value(doc: &Value, pointer: &str) -> Option<f64> {
     }
 }
 
-fn opt(x: Option<f64>) -> Value {
-    x.map_or(Value::Null, |v| json!(v))
-}
-
 /// Combines the per-seed documents of a multi-seed run: the first seed's document
-/// (seed 42, the paper's graph) plus a trailing `multi_seed` object with the seeds,
-/// every headline metric's per-seed values, mean, sample std and 95 % t-interval
-/// ([`stats::summarize`]), each seed's claim verdict and the share of seeds whose
-/// claim holds (`null` when no seed has a checkable claim).
+/// (seed 42, the paper's graph) plus a trailing `multi_seed` object ([`MultiSeed`]) with
+/// the seeds, every headline metric's per-seed values, mean, sample std and 95 %
+/// t-interval ([`stats::summarize`]), each seed's claim verdict and the share of seeds
+/// whose claim holds (`null` when no seed has a checkable claim).
 pub fn aggregate(sim: &dyn Simulation, seeds: &[u64], docs: Vec<Value>) -> Result<Value> {
-    let mut metrics = Map::new();
+    let mut metrics = IndexMap::new();
     for m in sim.headline() {
         let values: Vec<Option<f64>> = docs.iter().map(|d| metric_value(d, m.pointer)).collect();
         let present: Vec<f64> = values.iter().flatten().copied().collect();
         let s = stats::summarize(&present);
         metrics.insert(
             m.name.to_string(),
-            json!({
-                "pointer": m.pointer,
-                "values": values.iter().map(|v| opt(*v)).collect::<Vec<_>>(),
-                "n": s.n,
-                "mean": opt(s.mean),
-                "std": opt(s.std),
-                "ci95_low": opt(s.ci95_low),
-                "ci95_high": opt(s.ci95_high),
-            }),
+            SeedMetric {
+                pointer: m.pointer.to_string(),
+                values,
+                n: s.n,
+                mean: s.mean,
+                std: s.std,
+                ci95_low: s.ci95_low,
+                ci95_high: s.ci95_high,
+            },
         );
     }
     let verdicts: Vec<Verdict> = docs.iter().map(claims::verdict).collect();
@@ -212,26 +210,22 @@ pub fn aggregate(sim: &dyn Simulation, seeds: &[u64], docs: Vec<Value>) -> Resul
         .filter(|v| **v != Verdict::NotApplicable)
         .count();
     let holds = verdicts.iter().filter(|v| **v == Verdict::Pass).count();
-    let share = if checkable == 0 {
-        Value::Null
-    } else {
-        json!(holds as f64 / checkable as f64)
+    let multi = MultiSeed {
+        seeds: seeds.to_vec(),
+        document_seed: seeds.first().copied(),
+        interval: "95% Student-t interval of the mean: mean ± t(0.975, n-1)·std/sqrt(n); std \
+                   is the sample standard deviation (n-1)"
+            .into(),
+        metrics,
+        claim_verdicts: verdicts.iter().map(|v| v.as_str().to_string()).collect(),
+        claim_holds_share: (checkable > 0).then(|| holds as f64 / checkable as f64),
+        series: None,
     };
     let mut base = docs.into_iter().next().context("aggregate: no documents")?;
     let Value::Object(map) = &mut base else {
         bail!("{}: document is not a JSON object", sim.name());
     };
-    map.insert(
-        "multi_seed".into(),
-        json!({
-            "seeds": seeds,
-            "document_seed": seeds.first(),
-            "interval": "95% Student-t interval of the mean: mean ± t(0.975, n-1)·std/sqrt(n); std is the sample standard deviation (n-1)",
-            "metrics": metrics,
-            "claim_verdicts": verdicts.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
-            "claim_holds_share": share,
-        }),
-    );
+    map.insert("multi_seed".into(), serde_json::to_value(&multi)?);
     Ok(base)
 }
 
@@ -304,8 +298,12 @@ pub struct ClaimRow {
     pub name: String,
     /// Profile label (`paper`, `corrected`, or `reference` for a flat directory).
     pub profile: String,
-    /// Verdict, or `None` when the file is missing.
+    /// Verdict, or `None` when the file is missing; for a multi-seed document the
+    /// verdict over the seeds (`PASS` only when the claim holds in every seed).
     pub verdict: Option<Verdict>,
+    /// A multi-seed document's own verdict, with its seed (the row's verdict is then
+    /// over the seeds).
+    pub document_seed: Option<(u64, Verdict)>,
     /// Measured value (summary column).
     pub measured: String,
     /// The paper's number.
@@ -314,6 +312,11 @@ pub struct ClaimRow {
     pub seed_share: Option<String>,
     /// Why the verdict is not PASS (or what is missing).
     pub note: String,
+}
+
+/// The multi-seed aggregate of a document, if it has one.
+pub fn multi_seed(doc: &Value) -> Option<MultiSeed> {
+    serde_json::from_value(doc.get("multi_seed")?.clone()).ok()
 }
 
 /// The claims-table row of `sim`'s document under the label `profile` (`None`: the
@@ -327,39 +330,37 @@ pub fn claim_row(sim: &dyn Simulation, profile: &str, doc: Option<&Value>) -> Cl
             name: name.into(),
             profile: profile.into(),
             verdict: None,
+            document_seed: None,
             measured: "-".into(),
             paper,
             seed_share: None,
             note: "result file missing".into(),
         };
     };
+    // the document's verdict: its one run (for a multi-seed document, its seed's)
     let verdict = claims::verdict(doc);
-    let harmonized = !predicate::predicates(doc).is_empty();
-    let measured = if harmonized {
-        claim_measured(doc)
-    } else {
-        sim.measured(doc)
+    let claim = predicate::claim_of(doc);
+    let multi = multi_seed(doc);
+    let measured = match &claim {
+        Some(c) => claim_measured(c, multi.as_ref()),
+        None => sim.measured(doc),
     };
-    let seed_share = doc.get("multi_seed").map(|m| {
-        let verdicts = m.get("claim_verdicts").and_then(Value::as_array);
-        let n = verdicts.map_or(0, |v| v.len());
-        let pass = verdicts.map_or(0, |v| {
-            v.iter().filter(|x| x.as_str() == Some("PASS")).count()
-        });
+    let seed_share = multi.as_ref().map(|m| {
+        let (pass, n) = m.claim_holds();
         format!("{pass}/{n} seeds")
     });
-    let note = match verdict {
-        Verdict::Pass => String::new(),
-        Verdict::Fail if harmonized => format!(
+    let note = match (verdict, &claim) {
+        (Verdict::Pass, _) => String::new(),
+        (Verdict::Fail, Some(c)) => format!(
             "not met: {}",
-            predicate::predicates(doc)
+            c.predicates()
                 .iter()
-                .filter(|(_, p)| p.get("met") != Some(&Value::Bool(true)))
-                .map(|(_, p)| p.get("metric").and_then(Value::as_str).unwrap_or("?"))
+                .filter(|p| !p.met)
+                .map(|p| p.metric.as_str())
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
-        v => match card.reference_note.filter(|_| card.reference_verdict == v) {
+        (v, _) => match card.reference_note.filter(|_| card.reference_verdict == v) {
             Some(r) => r.to_string(),
             None if v == Verdict::Fail => {
                 format!("false: {}", claims::false_claims(doc).join(", "))
@@ -367,10 +368,18 @@ pub fn claim_row(sim: &dyn Simulation, profile: &str, doc: Option<&Value>) -> Cl
             None => "no boolean inside `claim` (or no `claim` key)".into(),
         },
     };
+    let (verdict, document_seed) = match &multi {
+        Some(m) => (
+            Verdict::parse(m.claim_verdict()),
+            Some((m.document_seed.unwrap_or(PAPER_SEED), verdict)),
+        ),
+        None => (verdict, None),
+    };
     ClaimRow {
         name: name.into(),
         profile: profile.into(),
         verdict: Some(verdict),
+        document_seed,
         measured,
         paper,
         seed_share,
@@ -378,37 +387,26 @@ pub fn claim_row(sim: &dyn Simulation, profile: &str, doc: Option<&Value>) -> Cl
     }
 }
 
-/// The measured column of a harmonized claim: `value cmp threshold` per predicate, or
-/// for a multi-seed document `mean [95 % CI] cmp threshold` from the headline metric
-/// whose pointer is the predicate's value (the seed-42 value when there is none).
-pub fn claim_measured(doc: &Value) -> String {
-    let metrics = doc
-        .pointer("/multi_seed/metrics")
-        .and_then(Value::as_object);
-    let parts: Vec<String> = predicate::predicates(doc)
+/// The measured column of a claim: `value cmp threshold` per predicate, or for a
+/// multi-seed document `mean [95 % CI] cmp threshold` from the headline metric that
+/// reads the predicate's value (the document seed's value when there is none).
+pub fn claim_measured(claim: &Claim, multi: Option<&MultiSeed>) -> String {
+    let n = |v: Option<f64>| v.map_or("?".into(), predicate::short);
+    let parts: Vec<String> = claim
+        .predicates()
         .iter()
-        .map(|(ptr, p)| {
-            let n = |v: Option<&Value>| {
-                v.and_then(Value::as_f64)
-                    .map_or("?".into(), predicate::short)
-            };
-            let cmp = p.get("comparison").and_then(Value::as_str).unwrap_or("?");
-            let value_ptr = format!("{ptr}/value");
-            let agg = metrics.and_then(|m| {
-                m.values()
-                    .find(|x| x.get("pointer").and_then(Value::as_str) == Some(value_ptr.as_str()))
-            });
+        .enumerate()
+        .map(|(i, p)| {
+            let pointer = claim.value_pointer(i);
+            let agg = multi.and_then(|m| m.metrics.values().find(|x| x.pointer == pointer));
             let value = match agg {
-                Some(m) if m.get("ci95_low").is_some_and(Value::is_number) => format!(
-                    "{} [{}, {}]",
-                    n(m.get("mean")),
-                    n(m.get("ci95_low")),
-                    n(m.get("ci95_high"))
-                ),
-                Some(m) => n(m.get("mean")),
-                None => n(p.get("value")),
+                Some(m) if m.ci95_low.is_some() => {
+                    format!("{} [{}, {}]", n(m.mean), n(m.ci95_low), n(m.ci95_high))
+                }
+                Some(m) => n(m.mean),
+                None => n(p.value.as_f64()),
             };
-            format!("{value} {cmp} {}", n(p.get("threshold")))
+            format!("{value} {} {}", p.comparison, n(p.threshold.as_f64()))
         })
         .collect();
     parts.join("; ")
@@ -437,10 +435,14 @@ pub fn print_claims(rows: &[ClaimRow]) {
         let verdict = r.verdict.map_or("MISSING", Verdict::as_str);
         let mut note = r.note.clone();
         if let Some(s) = &r.seed_share {
+            let seeds = match r.document_seed {
+                Some((seed, v)) => format!("claim holds in {s} (document seed {seed}: {v})"),
+                None => format!("claim holds in {s}"),
+            };
             note = if note.is_empty() {
-                format!("claim holds in {s}")
+                seeds
             } else {
-                format!("claim holds in {s}; {note}")
+                format!("{seeds}; {note}")
             };
         }
         println!(

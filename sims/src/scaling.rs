@@ -25,6 +25,7 @@ use crabpath::synth::{self, Degree};
 use crabpath::{Graph, NodeId, Profile, TraversalConfig, TraversalResult, Traverser};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use results::scaling::{Fit, Machine, Row, Series, Study, Timing};
 use serde::Serialize;
 
 use crate::alloc;
@@ -132,114 +133,9 @@ impl Default for Options {
     }
 }
 
-/// Nanoseconds per traversal: statistics of the per-batch means.
-#[derive(Debug, Clone, Serialize)]
-pub struct Timing {
-    /// Median of the batch means.
-    pub median_ns: f64,
-    /// Mean over all timed queries.
-    pub mean_ns: f64,
-    /// 10th percentile of the batch means.
-    pub p10_ns: f64,
-    /// 90th percentile of the batch means.
-    pub p90_ns: f64,
-}
-
-/// One graph size of one series.
-#[derive(Debug, Clone, Serialize)]
-pub struct Row {
-    /// Nodes.
-    pub nodes: usize,
-    /// Edges.
-    pub edges: usize,
-    /// Seconds to build the graph (timing field).
-    pub build_s: f64,
-    /// Heap bytes held by the graph (requested sizes; `null` without the counting
-    /// allocator). Machine-independent for one build, but not a checked field.
-    pub heap_bytes: Option<usize>,
-    /// `heap_bytes / edges`.
-    pub bytes_per_edge: Option<f64>,
-    /// Time per traversal (timing fields).
-    pub time: Timing,
-    /// Mean distinct nodes fired per traversal (deterministic).
-    pub nodes_fired_mean: f64,
-    /// Mean frontier nodes expanded per traversal (deterministic).
-    pub nodes_expanded_mean: f64,
-    /// Mean out-edges examined as candidates per traversal (deterministic).
-    pub edges_examined_mean: f64,
-    /// Mean edges touched per traversal: examined plus scanned for the inhibition
-    /// index (deterministic).
-    pub edges_touched_mean: f64,
-}
-
-/// Fitted log-log slopes against graph size (`y ∝ nodes^slope`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Fit {
-    /// Of the median time per traversal.
-    pub time_slope: Option<f64>,
-    /// Of the median time, sizes ≥ 1000 only.
-    pub time_slope_from_1000: Option<f64>,
-    /// Of the mean edges touched (deterministic).
-    pub work_slope: Option<f64>,
-    /// Of the mean nodes fired (deterministic).
-    pub fired_slope: Option<f64>,
-    /// Median time at the largest size over the median time at 1000 nodes.
-    pub time_ratio_largest_vs_1000: Option<f64>,
-}
-
-/// One series.
-#[derive(Debug, Clone, Serialize)]
-pub struct Series {
-    /// Series name.
-    pub name: &'static str,
-    /// Graph family.
-    pub graph: &'static str,
-    /// Query settings.
-    pub max_hops: usize,
-    /// Query settings.
-    pub beam_width: usize,
-    /// One row per size.
-    pub rows: Vec<Row>,
-    /// Slopes.
-    pub fit: Fit,
-}
-
-/// The whole study (`results/scaling/scaling.json`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Study {
-    /// `"scaling"`.
-    pub study: &'static str,
-    /// `"corrected"`.
-    pub profile: &'static str,
-    /// Seed of graphs and query starts.
-    pub seed: u64,
-    /// Timed queries per graph.
-    pub queries: usize,
-    /// Queries per timed batch.
-    pub batch: usize,
-    /// Untimed warm-up queries per graph.
-    pub warmup: usize,
-    /// Where the numbers were taken (timing fields depend on it).
-    pub machine: Machine,
-    /// The series.
-    pub series: Vec<Series>,
-    /// How to read the file.
-    pub notes: Vec<&'static str>,
-}
-
-/// The machine the timings come from.
-#[derive(Debug, Clone, Serialize)]
-pub struct Machine {
-    /// Logical CPUs available.
-    pub cpus: usize,
-    /// `model name` from /proc/cpuinfo, when readable.
-    pub cpu_model: Option<String>,
-    /// 1-minute load average at the start, when readable.
-    pub load_average: Option<f64>,
-}
-
-impl Machine {
-    fn probe() -> Self {
+/// The machine the timings come from: CPUs, model, load.
+fn probe_machine() -> Machine {
+    {
         let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
             s.lines()
                 .find(|l| l.starts_with("model name"))
@@ -249,7 +145,7 @@ impl Machine {
         let load_average = std::fs::read_to_string("/proc/loadavg")
             .ok()
             .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()));
-        Self {
+        Machine {
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
             cpu_model,
             load_average,
@@ -275,7 +171,7 @@ pub fn run(opts: &Options, mut progress: impl FnMut(Family, usize)) -> Result<St
         opts.queries,
         opts.batch
     );
-    let machine = Machine::probe();
+    let machine = probe_machine();
     let mut series = Vec::new();
     for &family in &opts.families {
         let mut rows = Vec::new();
@@ -286,8 +182,8 @@ pub fn run(opts: &Options, mut progress: impl FnMut(Family, usize)) -> Result<St
         let fit = fit(&rows);
         let cfg = family.config();
         series.push(Series {
-            name: family.name(),
-            graph: family.describe(),
+            name: family.name().into(),
+            graph: family.describe().into(),
             max_hops: cfg.max_hops,
             beam_width: cfg.beam_width,
             rows,
@@ -295,8 +191,8 @@ pub fn run(opts: &Options, mut progress: impl FnMut(Family, usize)) -> Result<St
         });
     }
     Ok(Study {
-        study: "scaling",
-        profile: Profile::Corrected.as_str(),
+        study: "scaling".into(),
+        profile: Profile::Corrected.as_str().into(),
         seed: opts.seed,
         queries: opts.queries,
         batch: opts.batch,
@@ -308,7 +204,10 @@ pub fn run(opts: &Options, mut progress: impl FnMut(Family, usize)) -> Result<St
             "nodes_*_mean and edges_*_mean are counted by the engine (crabpath::TraversalStats) and are deterministic for a given seed",
             "each query starts at one node drawn uniformly (ChaCha8Rng::seed_from_u64(seed), stream 1) with score 1.0",
             "time is read once per batch of queries; median/p10/p90 are over the batch means",
-        ],
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
     })
 }
 
@@ -416,7 +315,7 @@ mod tests {
         let b = run(&small(), |_, _| {}).unwrap();
         assert_eq!(a.series.len(), 3);
         for (sa, sb) in a.series.iter().zip(&b.series) {
-            let cfg = Family::parse(sa.name).unwrap().config();
+            let cfg = Family::parse(&sa.name).unwrap().config();
             for (ra, rb) in sa.rows.iter().zip(&sb.rows) {
                 assert_eq!(
                     (ra.edges, ra.nodes_fired_mean, ra.edges_touched_mean),

@@ -3,6 +3,7 @@
 //! is listed once in [`crate::scenarios::registry`]. The reference program's 15
 //! simulation scripts (`sims/*.py`, commit 134c676) form the first group.
 
+use serde::Serialize;
 use serde_json::Value;
 
 pub use crabpath::Profile;
@@ -37,11 +38,13 @@ pub struct Metric {
 ///
 /// To add a simulation: create `src/scenarios/<name>.rs` with a unit struct that
 /// implements this trait — the scenario ([`Simulation::run`]) and its [`Card`] (paper
-/// tables, summary rows, claims, figures, the reference's verdict) — and add it to its
-/// group in [`crate::scenarios::groups`]; for each figure stem the card lists, `report`
-/// needs a builder. `cargo test --workspace` then checks the paper profile against the
-/// committed reference output (when the group has one), the card's reference values
-/// against the same files, and that every figure has a builder.
+/// tables, summary rows, claims, figures, the reference's verdict;
+/// [`Simulation::definition`]) — put its rows' numbers into `results/sims/expected.json`
+/// ([`crate::paper::expected`]), and add it to its group in [`crate::scenarios::registry`];
+/// for each figure stem the card lists, `report` needs a builder. `cargo test
+/// --workspace` then checks that the expected values cover the card's rows exactly, the
+/// paper profile against the committed reference output (when the group has one), the
+/// card's reference values against the same files, and that every figure has a builder.
 pub trait Simulation: Send + Sync {
     /// File stem of the reference result file (`<name>_results.json`), e.g.
     /// `"deploy_pipeline"`; our output file is `<profile>/<name>.json`.
@@ -51,8 +54,16 @@ pub trait Simulation: Send + Sync {
     /// reference script); only these are run over several seeds.
     fn uses_rng(&self) -> bool;
 
-    /// What the paper says about the simulation and how to read our numbers for it.
-    fn card(&self) -> Card;
+    /// What the paper says about the simulation and how to read our numbers for it,
+    /// without the numbers: its tables' rows (labels and how to read our value), claims,
+    /// figures, the reference's verdict. [`Simulation::card`] adds the numbers.
+    fn definition(&self) -> Card;
+
+    /// [`Simulation::definition`] with each row's paper and reference values (and
+    /// agreement, note) from `results/sims/expected.json` ([`crate::paper::expected`]).
+    fn card(&self) -> Card {
+        crate::paper::expected::fill_card(self.name(), self.definition())
+    }
 
     /// The key paths of this simulation's document under `profile` that hold wall-clock
     /// measurements (`a.b[*].c`, see [`crate::compare::generic_path`]): compared by
@@ -84,4 +95,15 @@ impl std::fmt::Debug for dyn Simulation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// A scenario's typed document (a type of `results::sims`) as the runner handles it: a
+/// JSON value whose keys are in field order.
+pub fn document<T: Serialize>(doc: &T) -> anyhow::Result<Value> {
+    Ok(serde_json::to_value(doc)?)
+}
+
+/// `v`'s compact JSON text (`5.0`, `[["a->b",-0.4]]`), as a note quotes a value.
+pub fn json_text<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
 }

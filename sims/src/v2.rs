@@ -32,7 +32,7 @@ use crabpath_v2::EngineConfig;
 use pyformat::pyjson::py_float_repr;
 use serde_json::Value;
 
-use crate::paper::{Kind, Paper, Row, Source, Table};
+use crate::paper::{expected, Kind, Paper, Row, Source, Table};
 use crate::sim::Profile;
 
 /// Where the repository keeps the v2 results, relative to its root.
@@ -207,11 +207,9 @@ pub fn compare_text(stored: &str, fresh: &Value) -> Result<Checked> {
 fn row(
     name: &'static str,
     label: &str,
-    paper: &str,
-    reference: &str,
     extract: impl Fn(&Value) -> Option<String> + Send + Sync + 'static,
 ) -> Row {
-    Row::new(Source::V2(name), label, paper, reference, extract)
+    Row::new(Source::V2(name), label, extract)
 }
 
 /// An arm's average characters loaded per turn, as Python prints it.
@@ -242,99 +240,31 @@ fn accuracies(d: &Value) -> Option<String> {
     v.map(|v| v.join(" / "))
 }
 
-/// Table 3's experiments: (result stem, paper label, paper static, RAG, CrabPath,
-/// reduction; reference static, RAG, CrabPath; reference accuracies).
-type T3 = (
-    &'static str,
-    &'static str,
-    [&'static str; 4],
-    [&'static str; 3],
-    &'static str,
-);
-
-const TABLE_3: [T3; 5] = [
-    (
-        "context_bloat",
-        "Context Bloat",
-        ["6,066", "744", "297", "95%"],
-        ["6066.0", "744.35", "296.7"],
-        "0.400 / 0.100 / 0.150 / 0.150",
-    ),
-    (
-        "gate_bloat",
-        "Gate Bloat",
-        ["8,163", "407", "89", "99%"],
-        ["8163.0", "406.5", "89.3"],
-        "0.750 / 0.100 / 0.000 / 0.000",
-    ),
-    (
-        "stale_context",
-        "Stale Context",
-        ["895", "507", "88", "90%"],
-        ["895.0", "507.2", "87.9"],
-        "0.800 / 0.800 / 0.200 / 0.200",
-    ),
-    (
-        "negation",
-        "Negation",
-        ["546", "546", "87", "84%"],
-        ["546.0", "546.0", "87.36363636363636"],
-        "0.727 / 0.727 / 0.000 / 0.000",
-    ),
-    (
-        "procedure",
-        "Procedure",
-        ["548", "467", "205", "63%"],
-        ["548.0", "467.0", "205.0"],
-        "0.000 / 0.000 / 0.000 / 0.000",
-    ),
+/// Table 3's experiments: (result stem, row label prefix).
+const TABLE_3: [(&str, &str); 5] = [
+    ("context_bloat", "Context Bloat"),
+    ("gate_bloat", "Gate Bloat"),
+    ("stale_context", "Stale Context"),
+    ("negation", "Negation"),
+    ("procedure", "Procedure"),
 ];
 
-/// Table 6's printed episodes: (episode, paper w(check_tests), paper w(skip_tests),
-/// reference values after that episode, full precision).
-const TABLE_6: [(usize, &str, &str, &str, &str); 6] = [
-    (
-        2,
-        "0.572",
-        "0.473",
-        "0.5720201536066335",
-        "0.47271435380566956",
-    ),
-    (
-        3,
-        "0.587",
-        "0.436",
-        "0.5867457794809304",
-        "0.4360479040418914",
-    ),
-    (
-        5,
-        "0.637",
-        "0.386",
-        "0.637240722517625",
-        "0.3858521830333189",
-    ),
-    (
-        10,
-        "0.802",
-        "0.327",
-        "0.8022525743799112",
-        "0.3273019730581203",
-    ),
-    (
-        13,
-        "0.896",
-        "0.294",
-        "0.8963526358570241",
-        "0.29400214298721394",
-    ),
-    (
-        15,
-        "0.957",
-        "0.273",
-        "0.9566385500282804",
-        "0.2727011612941233",
-    ),
+/// The episodes whose weights Table 6 prints.
+const TABLE_6: [usize; 6] = [2, 3, 5, 10, 13, 15];
+
+/// Table 7's experiments: (result stem, row label prefix).
+const TABLE_7: [(&str, &str); 4] = [
+    ("context_bloat", "Context Bloat"),
+    ("gate_bloat", "Gate Bloat"),
+    ("deploy_pipeline", "Deploy Pipeline"),
+    ("negation", "Negation"),
+];
+
+/// The arms whose characters Tables 3 and 7 show: (arm, column label).
+const ARMS: [(&str, &str); 3] = [
+    ("static", "static"),
+    ("rag", "RAG"),
+    ("crabpath_corrected", "CrabPath"),
 ];
 
 fn deploy_weight(d: &Value, episode: usize, key: &str) -> Option<String> {
@@ -367,48 +297,41 @@ fn table(number: u32, title: &str, figure: Option<&str>, columns: &str, rows: Ve
     }
 }
 
-/// Seed 000's Tables 3, 4, 6 and 7 (Table 5 has no public code: [`NOT_PRODUCED`]).
-/// Values are node-content characters per turn ("tokens" in the paper). Reference
-/// values are the reference runner's outputs (`results/reference/v2/`).
+/// Seed 000's Tables 3, 4, 6 and 7 (Table 5 has no public code: [`NOT_PRODUCED`]) with
+/// their paper and reference values from `results/v2/expected.json`. Values are
+/// node-content characters per turn ("tokens" in the paper). Reference values are the
+/// reference runner's outputs (`results/reference/v2/`).
 pub fn tables() -> Vec<Table> {
+    expected::fill_v2(definition())
+}
+
+/// What does not match between the tables' rows and their expected values
+/// (`results/v2/expected.json`): rows without values, values without a row. `sims v2
+/// check` fails on any.
+pub fn expected_problems() -> Vec<String> {
+    expected::coverage(
+        expected::V2_PATH,
+        &expected::v2().tables,
+        &expected::defined(&definition(), None),
+    )
+}
+
+/// [`tables`] without the numbers: each table's rows and how to read our value.
+fn definition() -> Vec<Table> {
     let mut t3 = Vec::new();
-    for (name, label, paper, reference, acc) in TABLE_3 {
-        for (i, (arm, col)) in [
-            ("static", "static"),
-            ("rag", "RAG"),
-            ("crabpath_corrected", "CrabPath"),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            t3.push(row(
-                name,
-                &format!("{label}: {col}"),
-                paper[i],
-                reference[i],
-                avg(arm),
-            ));
+    for (name, label) in TABLE_3 {
+        for (arm, col) in ARMS {
+            t3.push(row(name, &format!("{label}: {col}"), avg(arm)));
         }
+        t3.push(row(name, &format!("{label}: reduction"), |d| {
+            let (s, c) = (avg_of(d, "static")?, avg_of(d, "crabpath_corrected")?);
+            Some(format!("{:.0}%", 100.0 * (1.0 - c / s)))
+        }));
         t3.push(row(
             name,
-            &format!("{label}: reduction"),
-            paper[3],
-            paper[3],
-            |d| {
-                let (s, c) = (avg_of(d, "static")?, avg_of(d, "crabpath_corrected")?);
-                Some(format!("{:.0}%", 100.0 * (1.0 - c / s)))
-            },
+            &format!("{label}: accuracy static / RAG / CrabPath corrected / myopic"),
+            accuracies,
         ));
-        t3.push(
-            row(
-                name,
-                &format!("{label}: accuracy static / RAG / CrabPath corrected / myopic"),
-                "not reported",
-                acc,
-                accuracies,
-            )
-            .differs("measured by the reference runner, not printed in the paper"),
-        );
     }
     let cost = |arm: &'static str| {
         move |d: &Value| avg_of(d, arm).map(|c| format!("${:.3}", c * 15.0 / 1e6))
@@ -417,109 +340,47 @@ pub fn tables() -> Vec<Table> {
         row(
             "context_bloat",
             "Static context cost (chars x $15/M)",
-            "$0.091",
-            "$0.091",
             cost("static"),
-        )
-        .note("arithmetic on Table 3's characters, not model tokens"),
+        ),
         row(
             "context_bloat",
             "CrabPath context cost (chars x $15/M)",
-            "$0.004",
-            "$0.004",
             cost("crabpath_corrected"),
-        )
-        .note("296.7 x 15e-6 = $0.0044505"),
+        ),
         row(
             "context_bloat",
             "CrabPath router cost (200 tok x $0.30/M)",
-            "$0.00006",
-            "— (no router call is made)",
             |_| Some("not measured: no router call is made".into()),
         )
-        .kind(Kind::Uncomparable)
-        .note("assumed: the router is a deterministic arg-max; no router tokens exist"),
+        .kind(Kind::Uncomparable),
     ];
     let mut t6 = Vec::new();
-    for (ep, p_check, p_skip, r_check, r_skip) in TABLE_6 {
+    for ep in TABLE_6 {
         t6.push(row(
             DEPLOY_SIM,
             &format!("episode {ep}: w(check_tests)"),
-            p_check,
-            r_check,
             move |d| deploy_weight(d, ep, "w_check_tests"),
         ));
         t6.push(row(
             DEPLOY_SIM,
             &format!("episode {ep}: w(skip_tests)"),
-            p_skip,
-            r_skip,
             move |d| deploy_weight(d, ep, "w_skip_tests"),
         ));
     }
     t6.push(row(
         DEPLOY_SIM,
         "safe path reflex (w > 0.8) from episode",
-        "10",
-        "10",
         |d| first_episode(d, "w_check_tests", |w| w > 0.8),
     ));
     t6.push(row(
         DEPLOY_SIM,
         "shortcut dormant (w < 0.3) from episode",
-        "13",
-        "13",
         |d| first_episode(d, "w_skip_tests", |w| w < 0.3),
     ));
     let mut t7 = Vec::new();
-    for (name, label, paper, reference) in [
-        (
-            "context_bloat",
-            "Context Bloat",
-            ["6,066", "744", "297"],
-            ["6066.0", "744.35", "296.7"],
-        ),
-        (
-            "gate_bloat",
-            "Gate Bloat",
-            ["8,163", "407", "89"],
-            ["8163.0", "406.5", "89.3"],
-        ),
-        (
-            "deploy_pipeline",
-            "Deploy Pipeline",
-            ["525", "525", "199"],
-            ["525.0", "525.0", "199.4"],
-        ),
-        (
-            "negation",
-            "Negation",
-            ["546", "546", "87"],
-            ["546.0", "546.0", "87.36363636363636"],
-        ),
-    ] {
-        for (i, (arm, col)) in [
-            ("static", "static"),
-            ("rag", "RAG"),
-            ("crabpath_corrected", "CrabPath"),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let mut r = row(
-                name,
-                &format!("{label}: {col}"),
-                paper[i],
-                reference[i],
-                avg(arm),
-            );
-            if name == "deploy_pipeline" && arm == "crabpath_corrected" {
-                r = r.note("the route taken is the dangerous shortcut (skip_tests, tie broken by the larger id); accuracy 1/15 as static");
-            }
-            if arm == "rag" && (name == "deploy_pipeline" || name == "negation") {
-                r = r.note("RAG = static because k = 8 equals the graph's 8 nodes, not because of similarity");
-            }
-            t7.push(r);
+    for (name, label) in TABLE_7 {
+        for (arm, col) in ARMS {
+            t7.push(row(name, &format!("{label}: {col}"), avg(arm)));
         }
     }
     vec![
@@ -575,6 +436,12 @@ pub fn data_dir(flag: Option<&Path>) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_row_has_the_papers_numbers_and_every_number_a_row() {
+        let problems = expected_problems();
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 
     #[test]
     fn layout_has_every_experiment_per_profile_and_one_study() {

@@ -208,9 +208,10 @@ fn corrected_claims_are_predicates() {
         assert_eq!(doc["seed"], 7, "{name}");
         let problems = sims::predicate::validate(&doc);
         assert!(problems.is_empty(), "{name}: {problems:?}");
-        let preds = sims::predicate::predicates(&doc);
+        let claim = sims::predicate::claim_of(&doc).expect("a machine-checked claim");
+        let preds = claim.predicates();
         assert!(!preds.is_empty(), "{name}");
-        let all = preds.iter().all(|(_, p)| p["met"] == true);
+        let all = preds.iter().all(|p| p.met);
         assert_eq!(doc["claim"]["met"].as_bool(), Some(all), "{name}");
         assert_eq!(
             sims::claims::booleans(&doc["claim"])
@@ -220,8 +221,8 @@ fn corrected_claims_are_predicates() {
             "{name}"
         );
         if sim.uses_rng() {
-            for (ptr, _) in &preds {
-                let value = format!("{ptr}/value");
+            for i in 0..preds.len() {
+                let value = claim.value_pointer(i);
                 assert!(
                     sim.headline().iter().any(|m| m.pointer == value),
                     "{name}: no headline metric for {value}"

@@ -17,7 +17,7 @@ impl Simulation for Dice {
     fn uses_rng(&self) -> bool {
         true
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
             paper: Paper::OpenClawBrain,
             section: "0",
@@ -113,4 +113,27 @@ fn aggregate_shape() {
     assert_eq!(ms["claim_holds_share"].as_f64(), Some(pass as f64 / 5.0));
     // Paper profile ignores --seeds.
     assert_eq!(runner::seeds_for(&DICE, Profile::Paper, 5), vec![42]);
+}
+
+/// A multi-seed claim's verdict is over the seeds (PASS only where it holds in every
+/// seed); the document seed's own verdict is kept beside it, labelled. The committed
+/// noise_robustness document passes in its seed (42) and holds in 157 of 200 seeds.
+#[test]
+fn claims_row_of_a_multi_seed_claim_is_its_verdict_over_the_seeds() {
+    let path = testdata::committed("results/sims/corrected/noise_robustness.json");
+    let doc = runner::read_json(&path).expect("committed document");
+    let sim = sims::scenarios::find("noise_robustness").expect("registered");
+    let row = runner::claim_row(sim, "corrected", Some(&doc));
+    assert_eq!(row.verdict, Some(Verdict::Fail));
+    assert_eq!(row.document_seed, Some((42, Verdict::Pass)));
+    assert_eq!(row.seed_share.as_deref(), Some("157/200 seeds"));
+    // a deterministic claim: the document's verdict, no document-seed label
+    let path = testdata::committed("results/sims/corrected/negation.json");
+    let doc = runner::read_json(&path).expect("committed document");
+    let sim = sims::scenarios::find("negation").expect("registered");
+    let row = runner::claim_row(sim, "corrected", Some(&doc));
+    assert_eq!(
+        (row.verdict, row.document_seed),
+        (Some(Verdict::Pass), None)
+    );
 }

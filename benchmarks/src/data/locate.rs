@@ -112,10 +112,7 @@ impl DataDir {
     fn hint_for(&self, file: &KnownFile) -> String {
         let dir = self.path.display();
         let mut hint = if file.is_fetchable() {
-            let ds = match file.dataset {
-                catalog::Dataset::HotpotQa => "hotpotqa",
-                catalog::Dataset::MultihopRag => "multihop-rag",
-            };
+            let ds = file.dataset.slug();
             format!(
                 "Download it with `bench fetch --dataset {ds} --data-dir {dir}` \
                  (or datasets/fetch.sh), or name the file with --input FILE"

@@ -14,11 +14,9 @@
 //!   method against the best retriever (keyword, hash, BM25, MiniLM).
 
 use indexmap::IndexMap;
-use serde_json::{json, Map, Value};
+use results::repo::{Against, Best, Ci, Paired, Report, TraversalVsRetriever, Verdict};
 
-use super::metrics::budget_score_names;
-use super::output::Report;
-use super::run::ScoreRows;
+use super::metrics::{budget_score_names, ScoreRows};
 use crate::metrics::paired_bootstrap;
 
 /// Metrics compared with paired tests.
@@ -39,33 +37,40 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
-fn ci_json(diff: f64, lo: f64, hi: f64) -> Value {
-    json!({"diff": diff, "ci95_low": lo, "ci95_high": hi})
+fn ci(c: crate::metrics::PairedCi) -> Ci {
+    Ci {
+        diff: c.diff,
+        ci95_low: c.lo,
+        ci95_high: c.hi,
+    }
 }
 
-/// Paired comparisons of `a[name]` against `b` for every headline metric.
+/// Paired comparisons of every method of `methods` against `baseline` for every headline
+/// metric.
 fn against(
     methods: &IndexMap<String, ScoreRows>,
     baseline: &[Vec<f64>],
     resamples: usize,
     seed: u64,
-) -> Value {
+) -> Against {
     let names = budget_score_names();
-    let mut out = Map::new();
+    let mut out = Against::new();
     for (m, (_, bud)) in methods {
-        let mut per = Map::new();
+        let mut per = IndexMap::new();
         for h in HEADLINE {
             let Some(k) = names.iter().position(|n| *n == h) else {
                 continue;
             };
             let a = column(bud, k);
             let b = column(baseline, k);
-            let c = paired_bootstrap(&[(&a, &b)], resamples, seed)[0];
-            per.insert(h.to_string(), ci_json(c.diff, c.lo, c.hi));
+            per.insert(
+                h.to_string(),
+                ci(paired_bootstrap(&[(&a, &b)], resamples, seed)[0]),
+            );
         }
-        out.insert(m.clone(), Value::Object(per));
+        out.insert(m.clone(), per);
     }
-    Value::Object(out)
+    out
 }
 
 /// The `paired` and `verdict` objects of a clean report. `methods` holds every method's
@@ -78,34 +83,33 @@ pub fn compare(
     graph_methods: &[&str],
     resamples: usize,
     seed: u64,
-) -> (Value, Value) {
+) -> (Paired, Verdict) {
     let names = budget_score_names();
-    let mut paired = Map::new();
-    paired.insert("resamples".into(), json!(resamples));
-    paired.insert("seed".into(), json!(seed));
-    paired.insert(
-        "statistic".into(),
-        json!("mean(method) - mean(other) over the evaluated queries (budget-matched scores); paired bootstrap 95% interval (ChaCha8, the bench harness's percentile rule)"),
-    );
-    paired.insert("metrics".into(), json!(HEADLINE));
-    for base in ["bm25", "minilm_embed_similarity"] {
-        if let Some((_, b)) = methods.get(base) {
-            paired.insert(format!("vs_{base}"), against(methods, b, resamples, seed));
-        }
-    }
-    let mut learning = Map::new();
+    let vs = |base: &str| {
+        methods
+            .get(base)
+            .map(|(_, b)| against(methods, b, resamples, seed))
+    };
+    let mut learning = Against::new();
     for (m, (_, cold_bud)) in cold {
         if let Some(rows) = methods.get(m) {
             let one: IndexMap<String, ScoreRows> =
                 std::iter::once((m.clone(), rows.clone())).collect();
-            if let Value::Object(o) = against(&one, cold_bud, resamples, seed) {
-                learning.extend(o);
-            }
+            learning.extend(against(&one, cold_bud, resamples, seed));
         }
     }
-    if !learning.is_empty() {
-        paired.insert("learning_vs_cold".into(), Value::Object(learning.clone()));
-    }
+    let paired = Paired {
+        resamples,
+        seed,
+        statistic: "mean(method) - mean(other) over the evaluated queries (budget-matched \
+                    scores); paired bootstrap 95% interval (ChaCha8, the bench harness's \
+                    percentile rule)"
+            .to_string(),
+        metrics: HEADLINE.iter().map(|h| h.to_string()).collect(),
+        vs_bm25: vs("bm25"),
+        vs_minilm_embed_similarity: vs("minilm_embed_similarity"),
+        learning_vs_cold: (!learning.is_empty()).then(|| learning.clone()),
+    };
 
     // verdict
     let k = names.iter().position(|n| *n == VERDICT_METRIC).unwrap_or(0);
@@ -118,17 +122,19 @@ pub fn compare(
         .collect();
     // stable: equal means keep method order
     ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let mut verdict = Map::new();
-    verdict.insert("metric".into(), json!(VERDICT_METRIC));
-    verdict.insert(
-        "ranking".into(),
-        Value::Object(
-            ranking
-                .iter()
-                .map(|(m, v, _)| (m.clone(), json!(v)))
-                .collect(),
-        ),
-    );
+    let mut verdict = Verdict {
+        metric: VERDICT_METRIC.to_string(),
+        ranking: ranking.iter().map(|(m, v, _)| (m.clone(), *v)).collect(),
+        winner: None,
+        tied_with_winner: None,
+        runner_up: None,
+        winner_minus_runner_up: None,
+        clear_winner: None,
+        best_traversal_vs_best_retriever: None,
+        learning_on_heldout_queries: None,
+        best_per_metric: IndexMap::new(),
+        summary: String::new(),
+    };
     let mut summary = String::new();
     if let Some((w, wm, wc)) = ranking.first() {
         let tied: Vec<&str> = ranking
@@ -137,15 +143,15 @@ pub fn compare(
             .filter(|(_, _, c)| c == wc)
             .map(|(m, _, _)| m.as_str())
             .collect();
-        verdict.insert("winner".into(), json!(w));
-        verdict.insert("tied_with_winner".into(), json!(tied));
+        verdict.winner = Some(w.clone());
+        verdict.tied_with_winner = Some(tied.iter().map(|t| t.to_string()).collect());
         let runner = ranking.iter().skip(1).find(|(_, _, c)| c != wc);
         if let Some((r, rm, rc)) = runner {
             let c = paired_bootstrap(&[(wc, rc)], resamples, seed)[0];
             let clear = c.lo > 0.0;
-            verdict.insert("runner_up".into(), json!(r));
-            verdict.insert("winner_minus_runner_up".into(), ci_json(c.diff, c.lo, c.hi));
-            verdict.insert("clear_winner".into(), json!(clear));
+            verdict.runner_up = Some(r.clone());
+            verdict.winner_minus_runner_up = Some(ci(c));
+            verdict.clear_winner = Some(clear);
             let verb = if c.diff > 0.0 {
                 "leads"
             } else {
@@ -183,39 +189,39 @@ pub fn compare(
         } else {
             "not significantly different"
         };
-        verdict.insert(
-            "best_traversal_vs_best_retriever".into(),
-            json!({
-                "traversal": g, "traversal_mean": gm,
-                "retriever": b, "retriever_mean": bm,
-                "difference": ci_json(c.diff, c.lo, c.hi),
-                "result": word,
-            }),
-        );
+        verdict.best_traversal_vs_best_retriever = Some(TraversalVsRetriever {
+            traversal: g.clone(),
+            traversal_mean: *gm,
+            retriever: b.clone(),
+            retriever_mean: *bm,
+            difference: ci(c),
+            result: word.to_string(),
+        });
         summary.push_str(&format!(
             ". Best traversal method {g} ({gm:.3}) vs best retriever {b} ({bm:.3}): {:+.3} \
              [{:+.3}, {:+.3}], {word}",
             c.diff, c.lo, c.hi
         ));
     }
-    let mut helps = Map::new();
-    for (m, v) in &learning {
-        let d = &v[VERDICT_METRIC];
-        let lo = d["ci95_low"].as_f64().unwrap_or(0.0);
-        let hi = d["ci95_high"].as_f64().unwrap_or(0.0);
-        let word = if lo > 0.0 {
-            "helps"
-        } else if hi < 0.0 {
-            "hurts"
-        } else {
-            "no significant effect"
-        };
-        helps.insert(m.clone(), json!(word));
-    }
+    let helps: IndexMap<String, String> = learning
+        .iter()
+        .map(|(m, v)| {
+            let (lo, hi) = v
+                .get(VERDICT_METRIC)
+                .map_or((0.0, 0.0), |d| (d.ci95_low, d.ci95_high));
+            let word = if lo > 0.0 {
+                "helps"
+            } else if hi < 0.0 {
+                "hurts"
+            } else {
+                "no significant effect"
+            };
+            (m.clone(), word.to_string())
+        })
+        .collect();
     if !helps.is_empty() {
-        verdict.insert("learning_on_heldout_queries".into(), Value::Object(helps));
+        verdict.learning_on_heldout_queries = Some(helps);
     }
-    let mut per_metric = Map::new();
     for h in HEADLINE {
         if let Some(k) = names.iter().position(|n| *n == h) {
             let best = methods
@@ -226,18 +232,23 @@ pub fn compare(
                     _ => Some((m, v)),
                 });
             if let Some((m, v)) = best {
-                per_metric.insert(h.to_string(), json!({"method": m, "mean": v}));
+                verdict.best_per_metric.insert(
+                    h.to_string(),
+                    Best {
+                        method: m.clone(),
+                        mean: v,
+                    },
+                );
             }
         }
     }
-    verdict.insert("best_per_metric".into(), Value::Object(per_metric));
-    verdict.insert("summary".into(), json!(summary));
-    (Value::Object(paired), Value::Object(verdict))
+    verdict.summary = summary;
+    (paired, verdict)
 }
 
 /// The clean protocol's extra printout: budget-matched means, the learning effect and the
 /// verdict.
-pub fn summary(report: &Report) -> String {
+pub fn summary<R>(report: &Report<R>) -> String {
     let cols = [
         "recall_at_5",
         "recall_at_10",
@@ -245,9 +256,7 @@ pub fn summary(report: &Report) -> String {
         "ndcg_at_10",
         "files_returned",
     ];
-    let mut s = String::from("\nBudget-matched (first k files)");
-    s.push_str(&" ".repeat(0));
-    s.push('\n');
+    let mut s = String::from("\nBudget-matched (first k files)\n");
     s.push_str(&format!("{:<24}", "Method"));
     for c in cols {
         s.push_str(&format!("{c:>15}"));
@@ -265,26 +274,25 @@ pub fn summary(report: &Report) -> String {
         }
         s.push('\n');
     }
-    if let Some(p) = report
+    if let Some(o) = report
         .paired
         .as_ref()
-        .and_then(|p| p.get("learning_vs_cold"))
+        .and_then(|p| p.learning_vs_cold.as_ref())
     {
-        if let Some(o) = p.as_object() {
-            s.push_str("\nLearning vs cold traversal on held-out queries (recall_at_5, 95% CI)\n");
-            for (m, v) in o {
-                let d = &v[VERDICT_METRIC];
-                s.push_str(&format!(
-                    "{m:<24} {:+.3} [{:+.3}, {:+.3}]\n",
-                    d["diff"].as_f64().unwrap_or(f64::NAN),
-                    d["ci95_low"].as_f64().unwrap_or(f64::NAN),
-                    d["ci95_high"].as_f64().unwrap_or(f64::NAN)
-                ));
-            }
+        s.push_str("\nLearning vs cold traversal on held-out queries (recall_at_5, 95% CI)\n");
+        for (m, v) in o {
+            let d = v.get(VERDICT_METRIC);
+            let f = |x: Option<f64>| x.unwrap_or(f64::NAN);
+            s.push_str(&format!(
+                "{m:<24} {:+.3} [{:+.3}, {:+.3}]\n",
+                f(d.map(|d| d.diff)),
+                f(d.map(|d| d.ci95_low)),
+                f(d.map(|d| d.ci95_high))
+            ));
         }
     }
-    if let Some(v) = report.verdict.as_ref().and_then(|v| v.get("summary")) {
-        s.push_str(&format!("\nVerdict: {}\n", v.as_str().unwrap_or("")));
+    if let Some(v) = &report.verdict {
+        s.push_str(&format!("\nVerdict: {}\n", v.summary));
     }
     s
 }

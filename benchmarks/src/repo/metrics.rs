@@ -128,6 +128,9 @@ pub fn checkpoint_key(p: usize, n: usize) -> String {
     }
 }
 
+/// Per-method scores per evaluated query: (reference rows, budget rows).
+pub type ScoreRows = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
 #[cfg(test)]
 mod tests {
     use super::*;

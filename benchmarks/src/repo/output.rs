@@ -1,188 +1,27 @@
-//! The report of `bench repo`: the reference's results JSON and printed table
-//! (reference `benchmarks/run_benchmark.py::main` and `_print_table`, commit 134c676).
+//! What `bench repo` prints (reference `benchmarks/run_benchmark.py::main` and
+//! `_print_table`, commit 134c676), and how two of its reports are compared.
 //!
-//! The JSON has the reference's keys in its order, written like Python's
-//! `json.dumps(indent=2)` ([`pyformat::pyjson`], no trailing newline). Timing fields
-//! (`generated_at`, `init_timing_ms.*`, `methods.*.latency_ms.*`,
-//! `methods.*.per_query[*].latency_ms`) are ours; `environment.python` is `null` (no
-//! Python ran) and `environment.platform` names our OS and architecture. Protocols
-//! other than the paper's add keys after `methods` (`protocol`, `budget_metrics`,
-//! `paired`, `verdict`) and per-method `budget_scores`; the paper protocol writes none
-//! of them.
+//! The report itself is [`results::repo::Report`]: the reference's keys in its order,
+//! written like Python's `json.dumps(indent=2)` ([`pyformat::pyjson`], no trailing
+//! newline) by the one report writer ([`crate::report`]). Timing fields (`generated_at`,
+//! `init_timing_ms.*`, `methods.*.latency_ms.*`, `methods.*.per_query[*].latency_ms`) are
+//! ours; `environment.python` is `null` (no Python ran) and `environment.platform` names
+//! our OS and architecture ([`environment`]). Protocols other than the paper's add keys
+//! after `methods` (`protocol`, `paired`, `verdict`) and per-method `budget_scores`; the
+//! paper protocol writes none of them.
 
-use indexmap::IndexMap;
-use serde::Serialize;
 use serde_json::Value;
 
-use pyformat::pyjson::{self, PyValue, Style};
+use results::repo::{Environment, InitTiming, Latency, Scores};
 
 use super::error::{internal, Result};
 
-/// The four reference scores.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Scores {
-    /// Recall of the first 3 files.
-    #[serde(rename = "Recall@3")]
-    pub recall_3: f64,
-    /// Recall of the first 5 files.
-    #[serde(rename = "Recall@5")]
-    pub recall_5: f64,
-    /// Relevant files among the first 3, divided by 3.
-    #[serde(rename = "Precision@3")]
-    pub precision_3: f64,
-    /// Reciprocal rank of the first relevant file.
-    #[serde(rename = "MRR")]
-    pub mrr: f64,
-}
-
-impl From<[f64; 4]> for Scores {
-    fn from(v: [f64; 4]) -> Self {
-        Scores {
-            recall_3: v[0],
-            recall_5: v[1],
-            precision_3: v[2],
-            mrr: v[3],
-        }
-    }
-}
-
-impl From<&[f64]> for Scores {
-    fn from(v: &[f64]) -> Self {
-        let g = |i: usize| v.get(i).copied().unwrap_or(0.0);
-        Scores::from([g(0), g(1), g(2), g(3)])
-    }
-}
-
-/// `init_timing_ms`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct InitTiming {
-    /// Milliseconds of the split.
-    pub split: f64,
-    /// Milliseconds of embedder construction, embedding and indexing.
-    pub embed: f64,
-}
-
-/// `traversal`: the three traversal flags as given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct TraversalInfo {
-    /// `--traverse-max-hops`.
-    pub max_hops: i64,
-    /// `--traverse-beam-width`.
-    pub beam_width: i64,
-    /// `--traverse-seed-k`.
-    pub seed_k: i64,
-}
-
-/// `environment`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Environment {
-    /// The Python version in the reference; `null` here.
-    pub python: Option<String>,
-    /// Operating system and architecture.
-    pub platform: String,
-    /// The reference's note, verbatim.
-    pub machine_notes: &'static str,
-}
-
-impl Environment {
-    /// This machine.
-    pub fn current() -> Self {
-        Environment {
-            python: None,
-            platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
-            machine_notes: "Benchmarks are timing-sensitive and may vary across machines.",
-        }
-    }
-}
-
-/// `latency_ms` of a method.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Latency {
-    /// Median.
-    pub p50_ms: f64,
-    /// 95th percentile.
-    pub p95_ms: f64,
-}
-
-/// One entry of `per_query`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PerQuery {
-    /// The query text.
-    pub query: String,
-    /// `relevant` as given.
-    pub relevant: Vec<PyValue>,
-    /// The first 5 ranked files.
-    pub predicted_files: Vec<String>,
-    /// Reference scores.
-    pub scores: Scores,
-    /// Milliseconds.
-    pub latency_ms: f64,
-    /// Budget-matched scores (clean protocol).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub budget_scores: Option<IndexMap<String, f64>>,
-}
-
-/// One method's entry of `methods`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MethodReport {
-    /// Mean reference scores.
-    pub scores: Scores,
-    /// Latency percentiles.
-    pub latency_ms: Latency,
-    /// Per query, in query order.
-    pub per_query: Vec<PerQuery>,
-    /// Learning curve (`{}` for methods that do not learn).
-    pub learning_curve: IndexMap<String, Scores>,
-    /// Mean budget-matched scores (clean protocol).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub budget_scores: Option<IndexMap<String, f64>>,
-    /// Held-out curve of budget-matched scores (clean protocol, learning methods).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub heldout_curve: Option<IndexMap<String, IndexMap<String, f64>>>,
-}
-
-/// The whole report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
-    /// When the run ended (UTC, Python `isoformat`).
-    pub generated_at: String,
-    /// The workspace (absolute, or the label given with `--workspace-label`).
-    pub workspace: String,
-    /// The queries path as given, normalised.
-    pub query_source: String,
-    /// Number of query rows.
-    pub query_count: usize,
-    /// Split and embedding times.
-    pub init_timing_ms: InitTiming,
-    /// Nodes of the split graph.
-    pub graph_nodes: usize,
-    /// Chunks (= nodes).
-    pub chunks: usize,
-    /// `hash-v1`.
-    pub embedder: String,
-    /// 1024.
-    pub embedder_dim: usize,
-    /// Traversal flags.
-    pub traversal: TraversalInfo,
-    /// Machine.
-    pub environment: Environment,
-    /// Per method, in method order.
-    pub methods: IndexMap<String, MethodReport>,
-    /// Protocol description (protocols other than the paper's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<Value>,
-    /// Paired comparisons (protocols other than the paper's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub paired: Option<Value>,
-    /// Which method wins (protocols other than the paper's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Value>,
-}
-
-impl Report {
-    /// `json.dumps(report, indent=2)`.
-    pub fn to_json(&self) -> Result<String> {
-        pyjson::to_string_with(self, Style::PRETTY).map_err(internal)
+/// This machine, as `environment` records it.
+pub fn environment() -> Environment {
+    Environment {
+        python: None,
+        platform: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+        machine_notes: "Benchmarks are timing-sensitive and may vary across machines.".into(),
     }
 }
 

@@ -1,13 +1,21 @@
-//! Plan → execute → report of `bench repo` (see the module docs of [`super`]).
+//! The repository protocol (`bench repo`, see the module docs of [`super`]): its plan,
+//! and its [`Repository`] implementation of [`crate::protocol::Protocol`].
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crabpath::{Graph, LearningConfig, NodeId, PgArgs, Profile, TraversalConfig};
 use indexmap::IndexMap;
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget};
-use serde_json::{json, Value};
+use indicatif::ProgressBar;
+use pyformat::pyjson::PyValue;
+use results::repo::{
+    CorpusRule, EvaluationDesign, ExcludedFile, GraphDoc, GraphEdge, InitTiming, Latency,
+    LearnedGraph, MethodReport, OutcomeRule, PerQuery, Report, Scores, TraversalInfo,
+};
 
+use super::args::{
+    CorpusArg, DenseArg, EvaluationArg, OutcomeArg, ProfileArg, ProtocolArg, RepoArgs,
+};
 use super::clean;
 use super::corpus::{relative_to, resolve, Corpus, EmbeddingIndex, Excluded};
 use super::error::{internal, RepoError, Result};
@@ -16,18 +24,14 @@ use super::methods::{
 };
 use super::metrics::{
     budget_score_names, budget_scores, checkpoint_key, checkpoints, means, percentile,
-    reference_scores,
+    reference_scores, ScoreRows,
 };
-use super::output::{
-    preamble_head, preamble_tail, table, Environment, InitTiming, Latency, MethodReport, PerQuery,
-    Report, Scores, TraversalInfo,
-};
-use super::queries::{self, QueryRow};
+use super::output::{environment, preamble_head, preamble_tail, table};
+use super::queries::{self, Queries, QueryRow};
 use super::tree;
-use super::{
-    CorpusArg, DenseArg, EvaluationArg, OutcomeArg, ProfileArg, ProtocolArg, RepoArgs, RepoOutput,
-};
 use crate::embed::{EmbedderArg, ModelOpts, TextEmbedder};
+use crate::protocol::{Env, Protocol};
+use crate::report::{Format, Sidecar, Written};
 use crate::retrieval::Bm25;
 
 /// The reference's output path (relative to the current directory), excluded from a
@@ -86,9 +90,6 @@ fn usize_flag(v: i64) -> usize {
 impl Plan {
     /// Resolves the flags (see [`RepoArgs`]).
     pub fn from_args(a: &RepoArgs) -> Result<Plan> {
-        if a.threads > 0 {
-            crate::run::set_threads(a.threads);
-        }
         let profile = match a.profile {
             ProfileArg::Paper => Profile::Paper,
             ProfileArg::Corrected => Profile::Corrected,
@@ -269,136 +270,197 @@ enum Rankings {
     HeldOut(HeldOut),
 }
 
-/// Runs a plan: prints the preamble, the table and the `Saved:` line through `print`,
-/// writes the report atomically, and returns both.
-pub fn run(plan: &Plan, print: &mut dyn FnMut(&str)) -> Result<RepoOutput> {
-    let mut stdout = String::new();
-    let mut say = |s: &str, stdout: &mut String| {
-        print(s);
-        stdout.push_str(s);
-    };
-    let q = queries::load(&plan.queries)?;
-    let root = resolve(&plan.workspace);
-    let shown = plan
-        .workspace_label
-        .clone()
-        .unwrap_or_else(|| root.display().to_string());
-    say(&preamble_head(&shown), &mut stdout);
-    if !root.exists() {
-        return Err(RepoError::Split(crabpath_brain::Error::WorkspaceNotFound(
-            root,
-        )));
-    }
-    if let Some((expected, commit)) = &plan.expect_tree {
-        let actual = tree::tree_hash(&root)?;
-        if &actual != expected {
-            return Err(RepoError::TreeMismatch {
-                path: root,
-                expected: expected.clone(),
-                commit: commit.clone(),
-                actual,
-            });
-        }
-    }
-    let exclusions = plan.exclusions(&root);
-    let corpus = Corpus::split(&root, plan.profile, &exclusions, &plan.patterns)?;
-    let mp = MultiProgress::with_draw_target(if plan.progress {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    });
-    let started = Instant::now();
-    let hash_embedder = TextEmbedder::open(EmbedderArg::HashV1, &ModelOpts::default())?;
-    let hash = EmbeddingIndex::build(&corpus, hash_embedder, started, &ProgressBar::hidden())?;
-    let mut timing = InitTiming {
-        split: corpus.split_ms,
-        embed: hash.build_ms,
-    };
-    if plan.no_timings {
-        timing = InitTiming::default();
-    }
-    say(
-        &preamble_tail(corpus.len(), corpus.len(), timing),
-        &mut stdout,
-    );
+/// What the repository protocol reads: the queries, the workspace split into its corpus,
+/// and the hash-v1 index every method starts from.
+pub struct RepoInputs {
+    /// The queries file.
+    pub queries: Queries,
+    /// The workspace as shown (absolute, or `--workspace-label`).
+    pub shown: String,
+    /// The split workspace.
+    pub corpus: Corpus,
+    /// Its hash-v1 index.
+    pub hash: EmbeddingIndex,
+}
 
-    let rows = &q.rows;
-    let bm25 = plan.bm25.then(|| Bm25::new(&corpus.texts()));
-    let dense = match &plan.dense {
-        None => None,
-        Some(opts) => {
-            let t = Instant::now();
-            let e = TextEmbedder::open(EmbedderArg::Minilm, opts)?;
-            let b = crate::methods::bar(&mp, corpus.len(), "embedding (MiniLM)", 24);
-            let ix = EmbeddingIndex::build(&corpus, e, t, &b)?;
-            b.finish_and_clear();
-            let texts: Vec<&str> = rows.iter().map(|r| r.query.as_str()).collect();
-            let qv = ix.embed(&texts)?;
-            Some((ix, qv))
+/// What the repository protocol's methods produced.
+pub struct RepoExecuted {
+    /// The methods, in report order.
+    pub methods: Vec<Method>,
+    /// Their rankings.
+    rankings: Vec<Rankings>,
+    /// The graph [`GRAPH_METHOD`] learned (online evaluation).
+    pub learned: Option<Graph>,
+}
+
+/// The repository benchmark as a protocol (see the module docs of [`super`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Repository;
+
+impl Protocol for Repository {
+    type Args = RepoArgs;
+    type Plan = Plan;
+    type Inputs = RepoInputs;
+    type Executed = RepoExecuted;
+    type Report = Report<PyValue>;
+    type Error = RepoError;
+
+    fn plan(&self, args: &RepoArgs) -> Result<Plan> {
+        Plan::from_args(args)
+    }
+
+    /// Loads the queries, prints the first preamble line, checks and splits the workspace,
+    /// builds the hash-v1 index and prints the rest of the preamble (the reference prints
+    /// the first line before splitting).
+    fn open(&self, plan: &Plan, env: &mut Env) -> Result<RepoInputs> {
+        let queries = queries::load(&plan.queries)?;
+        let root = resolve(&plan.workspace);
+        let shown = plan
+            .workspace_label
+            .clone()
+            .unwrap_or_else(|| root.display().to_string());
+        env.say(&preamble_head(&shown));
+        if !root.exists() {
+            return Err(RepoError::Split(crabpath_brain::Error::WorkspaceNotFound(
+                root,
+            )));
         }
-    };
-    let engines = Engines {
-        corpus: &corpus,
-        hash: &hash,
-        bm25: bm25.as_ref(),
-        dense: dense.as_ref().map(|(ix, qv)| (ix, qv.as_slice())),
-        params: &plan.params,
-    };
-    let methods = plan.methods();
-    let mut rankings: Vec<Rankings> = Vec::with_capacity(methods.len());
-    let mut learned: Option<Graph> = None;
-    for m in &methods {
-        let r = match &plan.heldout {
-            Some(spec) if m.learns() => {
-                let b = crate::methods::bar(&mp, 1, m.name, 24);
-                let h = engines.heldout(m, rows, spec, plan.outcome)?;
-                b.finish_and_clear();
-                Rankings::HeldOut(h)
+        if let Some((expected, commit)) = &plan.expect_tree {
+            let actual = tree::tree_hash(&root)?;
+            if &actual != expected {
+                return Err(RepoError::TreeMismatch {
+                    path: root,
+                    expected: expected.clone(),
+                    commit: commit.clone(),
+                    actual,
+                });
             }
-            _ => {
-                let b = crate::methods::bar(&mp, rows.len(), m.name, 24);
-                let (run, graph) = engines.online(m, rows, plan.outcome, &b)?;
+        }
+        let exclusions = plan.exclusions(&root);
+        let corpus = Corpus::split(&root, plan.profile, &exclusions, &plan.patterns)?;
+        let started = Instant::now();
+        let hash_embedder = TextEmbedder::open(EmbedderArg::HashV1, &ModelOpts::default())?;
+        let hash = EmbeddingIndex::build(&corpus, hash_embedder, started, &ProgressBar::hidden())?;
+        let mut timing = InitTiming {
+            split: corpus.split_ms,
+            embed: hash.build_ms,
+        };
+        if plan.no_timings {
+            timing = InitTiming::default();
+        }
+        env.say(&preamble_tail(corpus.len(), corpus.len(), timing));
+        Ok(RepoInputs {
+            queries,
+            shown,
+            corpus,
+            hash,
+        })
+    }
+
+    fn execute(&self, plan: &Plan, inputs: &RepoInputs, env: &mut Env) -> Result<RepoExecuted> {
+        let (corpus, rows) = (&inputs.corpus, &inputs.queries.rows);
+        let mp = &env.progress;
+        let bm25 = plan.bm25.then(|| Bm25::new(&corpus.texts()));
+        let dense = match &plan.dense {
+            None => None,
+            Some(opts) => {
+                let t = Instant::now();
+                let e = TextEmbedder::open(EmbedderArg::Minilm, opts)?;
+                let b = crate::methods::bar(mp, corpus.len(), "embedding (MiniLM)", 24);
+                let ix = EmbeddingIndex::build(corpus, e, t, &b)?;
                 b.finish_and_clear();
-                if m.name == GRAPH_METHOD {
-                    learned = Some(graph);
-                }
-                Rankings::Online(run)
+                let texts: Vec<&str> = rows.iter().map(|r| r.query.as_str()).collect();
+                let qv = ix.embed(&texts)?;
+                Some((ix, qv))
             }
         };
-        rankings.push(r);
+        let engines = Engines {
+            corpus,
+            hash: &inputs.hash,
+            bm25: bm25.as_ref(),
+            dense: dense.as_ref().map(|(ix, qv)| (ix, qv.as_slice())),
+            params: &plan.params,
+        };
+        let methods = plan.methods();
+        let mut rankings: Vec<Rankings> = Vec::with_capacity(methods.len());
+        let mut learned: Option<Graph> = None;
+        for m in &methods {
+            let r = match &plan.heldout {
+                Some(spec) if m.learns() => {
+                    let b = crate::methods::bar(mp, 1, m.name, 24);
+                    let h = engines.heldout(m, rows, spec, plan.outcome)?;
+                    b.finish_and_clear();
+                    Rankings::HeldOut(h)
+                }
+                _ => {
+                    let b = crate::methods::bar(mp, rows.len(), m.name, 24);
+                    let (run, graph) = engines.online(m, rows, plan.outcome, &b)?;
+                    b.finish_and_clear();
+                    if m.name == GRAPH_METHOD {
+                        learned = Some(graph);
+                    }
+                    Rankings::Online(run)
+                }
+            };
+            rankings.push(r);
+        }
+        let _ = mp.clear();
+        Ok(RepoExecuted {
+            methods,
+            rankings,
+            learned,
+        })
     }
-    let _ = mp.clear();
 
-    let report = assemble(
-        plan, &q.source, &shown, &corpus, &hash, rows, &methods, &rankings,
-    )?;
-    let rows_out: Vec<(&str, Scores, Latency)> = report
-        .methods
-        .iter()
-        .map(|(n, m)| (n.as_str(), m.scores, m.latency_ms))
-        .collect();
-    say(&table(&rows_out), &mut stdout);
-    if plan.fair_scoring {
-        say(&clean::summary(&report), &mut stdout);
+    /// The report; prints the reference's table (and the clean protocol's summary); the
+    /// `--graph-out` document goes beside it.
+    fn report(
+        &self,
+        plan: &Plan,
+        inputs: &RepoInputs,
+        ex: RepoExecuted,
+        env: &mut Env,
+    ) -> Result<Written<Report<PyValue>>> {
+        let rows = &inputs.queries.rows;
+        let report = assemble(
+            plan,
+            &inputs.queries.source,
+            &inputs.shown,
+            &inputs.corpus,
+            &inputs.hash,
+            rows,
+            &ex.methods,
+            &ex.rankings,
+        )?;
+        let rows_out: Vec<(&str, Scores, Latency)> = report
+            .methods
+            .iter()
+            .map(|(n, m)| (n.as_str(), m.scores, m.latency_ms))
+            .collect();
+        env.say(&table(&rows_out));
+        if plan.fair_scoring {
+            env.say(&clean::summary(&report));
+        }
+        let mut files = Vec::new();
+        if let Some(path) = &plan.graph_out {
+            let doc = graph_doc(
+                &inputs.shown,
+                &inputs.corpus,
+                ex.learned.as_ref(),
+                rows.len(),
+            );
+            files.push(Sidecar {
+                path: path.clone(),
+                bytes: json_maybe_gz(path, &doc)?,
+            });
+        }
+        Ok(Written {
+            document: report,
+            path: plan.out.clone(),
+            format: Format::Python,
+            files,
+        })
     }
-    let text = report.to_json()?;
-    if let Some(dir) = plan.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| RepoError::Io {
-            path: dir.to_path_buf(),
-            source: e,
-        })?;
-    }
-    pyformat::write_atomic(&plan.out, text.as_bytes()).map_err(internal)?;
-    say(&format!("Saved: {}\n", plan.out.display()), &mut stdout);
-    if let Some(path) = &plan.graph_out {
-        let doc = graph_json(&shown, &corpus, learned.as_ref(), rows.len());
-        write_json_maybe_gz(path, &doc)?;
-    }
-    Ok(RepoOutput {
-        stdout,
-        report,
-        out: plan.out.clone(),
-    })
 }
 
 /// Per-query scores of one ranking: file names (first 5), reference scores, budget
@@ -441,9 +503,6 @@ fn named(names: &[&str], vals: &[f64]) -> IndexMap<String, f64> {
         .collect()
 }
 
-/// Per-method scores per evaluated query: (reference rows, budget rows).
-pub type ScoreRows = (Vec<Vec<f64>>, Vec<Vec<f64>>);
-
 #[allow(clippy::too_many_arguments)]
 fn assemble(
     plan: &Plan,
@@ -454,7 +513,7 @@ fn assemble(
     rows: &[QueryRow],
     methods: &[Method],
     rankings: &[Rankings],
-) -> Result<Report> {
+) -> Result<Report<PyValue>> {
     let fair = plan.fair_scoring;
     // The clean protocol scores only queries with a relevant file.
     let evaluated: Vec<usize> = if fair {
@@ -465,7 +524,7 @@ fn assemble(
         (0..rows.len()).collect()
     };
     let bnames = budget_score_names();
-    let mut reports: IndexMap<String, MethodReport> = IndexMap::new();
+    let mut reports: IndexMap<String, MethodReport<PyValue>> = IndexMap::new();
     let mut per_method_rows: IndexMap<String, ScoreRows> = IndexMap::new();
     let mut cold_rows: IndexMap<String, ScoreRows> = IndexMap::new();
     for (m, r) in methods.iter().zip(rankings) {
@@ -607,14 +666,14 @@ fn assemble(
         embedder: hash.embedder.name().to_string(),
         embedder_dim: hash.embedder.dim(),
         traversal: plan.traversal,
-        environment: Environment::current(),
+        environment: environment(),
         methods: reports,
         protocol: None,
         paired: None,
         verdict: None,
     };
     if !plan.is_reference() {
-        report.protocol = Some(protocol_json(plan, corpus, rows, &evaluated));
+        report.protocol = Some(protocol(plan, corpus, rows, &evaluated));
     }
     if fair {
         let graph_methods: Vec<&str> = methods
@@ -635,42 +694,90 @@ fn assemble(
     Ok(report)
 }
 
-fn protocol_json(plan: &Plan, corpus: &Corpus, rows: &[QueryRow], evaluated: &[usize]) -> Value {
+/// The `protocol` object of a run that is not the reference's.
+fn protocol(
+    plan: &Plan,
+    corpus: &Corpus,
+    rows: &[QueryRow],
+    evaluated: &[usize],
+) -> results::repo::Protocol {
     let outcome = match plan.outcome {
-        Outcome::Fixed(o) => json!({"rule": "fixed", "value": o}),
-        Outcome::Relevance { k } => json!({
-            "rule": "relevance",
-            "k": k,
-            "description": format!("+1 if one of the query's relevant files is among the method's first {k} files, else -1; queries without a relevant file are not learned from"),
-        }),
+        Outcome::Fixed(o) => OutcomeRule {
+            rule: "fixed".into(),
+            value: Some(o),
+            k: None,
+            description: None,
+        },
+        Outcome::Relevance { k } => OutcomeRule {
+            rule: "relevance".into(),
+            value: None,
+            k: Some(k),
+            description: Some(format!(
+                "+1 if one of the query's relevant files is among the method's first {k} \
+                 files, else -1; queries without a relevant file are not learned from"
+            )),
+        },
     };
     let evaluation = match &plan.heldout {
-        None => {
-            json!({"design": "online", "description": "one pass in file order; each query is scored before the method learns from it"})
-        }
-        Some(s) => json!({
-            "design": "heldout",
-            "folds": s.folds,
-            "repetitions": s.repetitions,
-            "seed": s.seed,
-            "description": "learning methods: the labelled queries are dealt into folds at random (ChaCha8, seed + repetition); a fresh graph learns online, in file order, from the other folds and the fold is scored on the frozen graph; scores are averaged over the repetitions; learning_curve / heldout_curve keys = training queries seen (0 = cold traversal, all = every training query of the fold)",
-        }),
-    };
-    json!({
-        "name": match plan.protocol { ProtocolArg::Paper => "paper", ProtocolArg::Clean => "clean" },
-        "profile": plan.profile.as_str(),
-        "corpus": {
-            "rule": match plan.corpus { CorpusArg::AsIs => "as-is", CorpusArg::Clean => "clean" },
-            "excluded": corpus.excluded.iter().map(|e| json!({"file": e.rel, "reason": e.reason})).collect::<Vec<_>>(),
-            "exclude_patterns": plan.patterns,
-            "files": corpus.files.len(),
+        None => EvaluationDesign {
+            design: "online".into(),
+            folds: None,
+            repetitions: None,
+            seed: None,
+            description: "one pass in file order; each query is scored before the method \
+                          learns from it"
+                .into(),
         },
-        "outcome": outcome,
-        "evaluation": evaluation,
-        "evaluated_queries": evaluated.len(),
-        "queries_without_relevant_file": (0..rows.len()).filter(|&i| rows[i].relevant_files.is_empty()).collect::<Vec<_>>(),
-        "budget_scores": if plan.fair_scoring { json!("every method cut to its first k distinct files (k = 5, 10), shorter lists not padded; files_returned = distinct files ranked, capped at 10") } else { Value::Null },
-    })
+        Some(s) => EvaluationDesign {
+            design: "heldout".into(),
+            folds: Some(s.folds),
+            repetitions: Some(s.repetitions),
+            seed: Some(s.seed),
+            description: "learning methods: the labelled queries are dealt into folds at \
+                          random (ChaCha8, seed + repetition); a fresh graph learns online, in \
+                          file order, from the other folds and the fold is scored on the frozen \
+                          graph; scores are averaged over the repetitions; learning_curve / \
+                          heldout_curve keys = training queries seen (0 = cold traversal, all = \
+                          every training query of the fold)"
+                .into(),
+        },
+    };
+    results::repo::Protocol {
+        name: match plan.protocol {
+            ProtocolArg::Paper => "paper",
+            ProtocolArg::Clean => "clean",
+        }
+        .into(),
+        profile: plan.profile.as_str().into(),
+        corpus: CorpusRule {
+            rule: match plan.corpus {
+                CorpusArg::AsIs => "as-is",
+                CorpusArg::Clean => "clean",
+            }
+            .into(),
+            excluded: corpus
+                .excluded
+                .iter()
+                .map(|e| ExcludedFile {
+                    file: e.rel.clone(),
+                    reason: e.reason.clone(),
+                })
+                .collect(),
+            exclude_patterns: plan.patterns.clone(),
+            files: corpus.files.len(),
+        },
+        outcome,
+        evaluation,
+        evaluated_queries: evaluated.len(),
+        queries_without_relevant_file: (0..rows.len())
+            .filter(|&i| rows[i].relevant_files.is_empty())
+            .collect(),
+        budget_scores: plan.fair_scoring.then(|| {
+            "every method cut to its first k distinct files (k = 5, 10), shorter lists not \
+             padded; files_returned = distinct files ranked, capped at 10"
+                .into()
+        }),
+    }
 }
 
 /// The learning method whose graph `--graph-out` records.
@@ -678,45 +785,45 @@ pub const GRAPH_METHOD: &str = "crabpath_traverse";
 
 /// Edges as `[source position, target position, weight to 4 decimals]`, in the graph's
 /// edge order.
-fn edge_rows(g: &Graph) -> Vec<Value> {
+fn edge_rows(g: &Graph) -> Vec<GraphEdge> {
     g.edges()
-        .map(|(s, t, e)| {
-            let w = (e.weight * 1e4).round() / 1e4;
-            json!([s.index(), t.index(), w])
-        })
+        .map(|(s, t, e)| (s.index(), t.index(), (e.weight * 1e4).round() / 1e4))
         .collect()
 }
 
 /// The `--graph-out` document: files, each node's file (index into `files`, `null`
 /// when it has none), the split graph's edges and those of [`GRAPH_METHOD`]'s graph
 /// after the queries (`null` when it learned none).
-fn graph_json(shown: &str, corpus: &Corpus, learned: Option<&Graph>, queries: usize) -> Value {
-    json!({
-        "workspace": shown,
-        "description": "nodes = chunks in node order; node_file = index into files; edges = [source, target, weight] by node position, weights rounded to 4 decimals",
-        "files": corpus.files,
-        "node_file": (0..corpus.len()).map(|i| corpus.file_index(Corpus::node_id(i))).collect::<Vec<_>>(),
-        "bootstrap_edges": edge_rows(&corpus.graph),
-        "learned": learned.map(|g| json!({
-            "method": GRAPH_METHOD,
-            "queries": queries,
-            "edges": edge_rows(g),
-        })),
-    })
+fn graph_doc(shown: &str, corpus: &Corpus, learned: Option<&Graph>, queries: usize) -> GraphDoc {
+    GraphDoc {
+        workspace: shown.to_string(),
+        description: "nodes = chunks in node order; node_file = index into files; edges = \
+                      [source, target, weight] by node position, weights rounded to 4 decimals"
+            .into(),
+        files: corpus.files.clone(),
+        node_file: (0..corpus.len())
+            .map(|i| corpus.file_index(Corpus::node_id(i)))
+            .collect(),
+        bootstrap_edges: edge_rows(&corpus.graph),
+        learned: learned.map(|g| LearnedGraph {
+            method: GRAPH_METHOD.into(),
+            queries,
+            edges: edge_rows(g),
+        }),
+    }
 }
 
-/// Writes `doc` atomically, gzip-compressed (level 9, no name or time in the header)
-/// when `path` ends in `.gz`.
-fn write_json_maybe_gz(path: &Path, doc: &Value) -> Result<()> {
+/// `doc` as compact JSON, gzip-compressed (level 9, no name or time in the header) when
+/// `path` ends in `.gz`.
+fn json_maybe_gz(path: &Path, doc: &GraphDoc) -> Result<Vec<u8>> {
     let text = serde_json::to_string(doc).map_err(internal)?;
-    let bytes = if path.extension().is_some_and(|x| x == "gz") {
+    if path.extension().is_some_and(|x| x == "gz") {
         let mut enc = flate2::GzBuilder::new()
             .operating_system(255)
             .write(Vec::new(), flate2::Compression::best());
         std::io::Write::write_all(&mut enc, text.as_bytes()).map_err(internal)?;
-        enc.finish().map_err(internal)?
+        enc.finish().map_err(internal)
     } else {
-        text.into_bytes()
-    };
-    pyformat::write_atomic(path, &bytes).map_err(internal)
+        Ok(text.into_bytes())
+    }
 }

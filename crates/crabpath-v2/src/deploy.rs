@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::graph::Graph;
 use crate::io::Scenario;
@@ -105,55 +105,56 @@ pub fn deploy_sim(
 }
 
 impl DeploySimulation {
-    /// The run as a JSON document: per episode the query, scripted reward, chosen path,
+    /// The run as a document: per episode the query, scripted reward, chosen path,
     /// baseline before/after and the weights of every edge leaving `deploy_root`; then
     /// every final weight (edge order) and the script's two verdicts (check_tests > 0.8,
     /// skip_tests < 0.3). `profile` names the engine profile that ran.
-    pub fn to_json(&self, profile: &str) -> Value {
-        let root_weights = |table: &WeightTable| -> Value {
-            let m: Map<String, Value> = table
+    pub fn document(&self, profile: &str) -> results::v2::DeploySimulation {
+        let root_weights = |table: &WeightTable| -> indexmap::IndexMap<String, f64> {
+            table
                 .iter()
                 .filter(|e| e.0 == DEPLOY_ROOT)
-                .map(|e| (e.1.clone(), json!(e.2)))
-                .collect();
-            Value::Object(m)
+                .map(|e| (e.1.clone(), e.2))
+                .collect()
         };
-        let episodes: Vec<Value> = self
-            .episodes
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                json!({
-                    "episode": i + 1,
-                    "query": e.query,
-                    "reward": e.reward,
-                    "path": e.path,
-                    "baseline_before": e.call.outcome.baseline_before,
-                    "baseline_after": e.call.outcome.baseline_after,
-                    "w_check_tests": e.w_check_tests,
-                    "w_skip_tests": e.w_skip_tests,
-                    "root_weights": root_weights(&e.call.weights_after),
-                })
-            })
-            .collect();
         let w = |t: &str| {
             self.final_weights
                 .iter()
                 .find(|e| e.0 == DEPLOY_ROOT && e.1 == t)
                 .map_or(0.0, |e| e.2)
         };
-        json!({
-            "experiment": "deploy_simulation",
-            "profile": profile,
-            "episodes": episodes,
-            "final_weights": self
+        results::v2::DeploySimulation {
+            experiment: "deploy_simulation".into(),
+            profile: profile.into(),
+            episodes: self
+                .episodes
+                .iter()
+                .enumerate()
+                .map(|(i, e)| results::v2::DeployEpisode {
+                    episode: i + 1,
+                    query: e.query.clone(),
+                    reward: e.reward,
+                    path: e.path.clone(),
+                    baseline_before: e.call.outcome.baseline_before,
+                    baseline_after: e.call.outcome.baseline_after,
+                    w_check_tests: e.w_check_tests,
+                    w_skip_tests: e.w_skip_tests,
+                    root_weights: root_weights(&e.call.weights_after),
+                })
+                .collect(),
+            final_weights: self
                 .final_weights
                 .iter()
-                .map(|(s, t, w, _, _)| json!([s, t, w]))
-                .collect::<Vec<_>>(),
-            "safe_path_learned": w("check_tests") > 0.8,
-            "dangerous_path_suppressed": w("skip_tests") < 0.3,
-        })
+                .map(|(s, t, w, _, _)| (s.clone(), t.clone(), *w))
+                .collect(),
+            safe_path_learned: w("check_tests") > 0.8,
+            dangerous_path_suppressed: w("skip_tests") < 0.3,
+        }
+    }
+
+    /// [`DeploySimulation::document`] as a JSON value.
+    pub fn to_json(&self, profile: &str) -> Value {
+        serde_json::to_value(self.document(profile)).unwrap_or(Value::Null)
     }
 
     /// The script's standard output from the first episode on (the two header lines

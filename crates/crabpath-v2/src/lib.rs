@@ -79,6 +79,7 @@ pub mod io;
 pub mod learning;
 pub mod lif;
 pub mod neurogenesis;
+pub mod numeric;
 pub mod profile;
 pub mod router;
 pub mod runner;

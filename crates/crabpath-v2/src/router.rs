@@ -12,7 +12,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::graph::{Graph, Id};
-use crate::learning::softmax;
+use crate::numeric::softmax;
 use crate::tier::Tier;
 
 /// One outgoing option: target and current edge weight.

@@ -6,7 +6,7 @@
 //! one learning step). Each arm starts from its own copy of the graph. "Tokens" are
 //! characters of node content (Unicode scalar values), not model tokens.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::embed::KeywordIndex;
 use crate::graph::Graph;
@@ -132,40 +132,45 @@ impl ComparisonResult {
         self.arms.iter().find(|a| a.arm == arm)
     }
 
-    /// The reference's JSON value (same keys in the same order; serialise it with a
+    /// The reference's document (same keys in the same order; serialise it with a
     /// Python-compatible float writer to get the reference bytes).
-    pub fn to_json(&self) -> Value {
-        let mut arms = Map::new();
-        for a in &self.arms {
-            let eps: Vec<Value> = a.episodes.iter().map(episode_json).collect();
-            let mut m = Map::new();
-            m.insert("episodes".into(), Value::Array(eps));
-            m.insert("avg_tokens".into(), a.avg_tokens.into());
-            m.insert("accuracy".into(), a.accuracy.into());
-            arms.insert(a.arm.as_str().into(), Value::Object(m));
+    pub fn document(&self) -> results::v2::Comparison {
+        results::v2::Comparison {
+            experiment: self.experiment.clone(),
+            arms: self
+                .arms
+                .iter()
+                .map(|a| {
+                    (
+                        a.arm.as_str().to_string(),
+                        results::v2::ArmResult {
+                            episodes: a.episodes.iter().map(episode).collect(),
+                            avg_tokens: a.avg_tokens,
+                            accuracy: a.accuracy,
+                        },
+                    )
+                })
+                .collect(),
         }
-        let mut root = Map::new();
-        root.insert("experiment".into(), self.experiment.clone().into());
-        root.insert("arms".into(), Value::Object(arms));
-        Value::Object(root)
+    }
+
+    /// [`ComparisonResult::document`] as a JSON value.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.document()).unwrap_or(Value::Null)
     }
 }
 
-fn episode_json(e: &EpisodeRecord) -> Value {
-    let mut m = Map::new();
-    m.insert("query".into(), e.query.clone().into());
-    m.insert("tokens_loaded".into(), e.tokens_loaded.into());
-    m.insert("nodes_loaded".into(), e.nodes_loaded.into());
-    if let Some(s) = &e.selected_nodes {
-        m.insert("selected_nodes".into(), s.clone().into());
+fn episode(e: &EpisodeRecord) -> results::v2::Episode {
+    results::v2::Episode {
+        query: e.query.clone(),
+        tokens_loaded: e.tokens_loaded,
+        nodes_loaded: e.nodes_loaded,
+        selected_nodes: e.selected_nodes.clone(),
+        visit_order: e.visit_order.clone(),
+        answer: e.answer.clone(),
+        correct: e.correct,
+        cumulative_correct: e.cumulative_correct,
     }
-    if let Some(v) = &e.visit_order {
-        m.insert("visit_order".into(), v.clone().into());
-    }
-    m.insert("answer".into(), e.answer.clone().into());
-    m.insert("correct".into(), e.correct.into());
-    m.insert("cumulative_correct".into(), e.cumulative_correct.into());
-    Value::Object(m)
 }
 
 /// A comparison with its learning calls.

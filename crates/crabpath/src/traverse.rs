@@ -6,6 +6,10 @@
 //! the buffers have grown ([`Traverser::run`] into a reused result, without a router or
 //! with one of [`crate::router`]). With the `paper` profile every tie-break and quirk of
 //! the reference is kept (reference `crabpath/traverse.py::traverse`, discrepancy C5).
+//!
+//! A query runs in phases ([`Traverser::run`]): seeding, then per hop the expansion of
+//! the frontier into candidates, their selection (router) and their acceptance; each
+//! phase is a method whose documentation states its cost.
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -491,7 +495,15 @@ impl Traverser {
         }
     }
 
-    /// The traversal itself, writing into `out` (cleared first).
+    /// The traversal itself, writing into `out` (cleared first): the seeding phase
+    /// (`Traverser::seed`), then up to `max_hops` hops (`Traverser::hop`: expansion,
+    /// selection, acceptance) while the frontier is not empty and no budget is reached.
+    ///
+    /// Cost: clearing the scratch maps (proportional to their capacity, which stops
+    /// growing once warm), the seeding, and per hop the expansion of at most
+    /// `beam_width` frontier nodes — so with bounded out-degree the work does not
+    /// depend on the graph's size (`BENCHMARKS.md`, "Traversal per query"). No
+    /// allocation once the scratch buffers and `out` have grown (`tests/alloc_free.rs`).
     pub fn run(
         &mut self,
         graph: &Graph,
@@ -501,6 +513,46 @@ impl Traverser {
         query: &str,
         out: &mut TraversalResult,
     ) -> Result<()> {
+        self.reset(out);
+        for &(id, s) in seeds {
+            finite(|| format!("seed score of node #{}", id.0), s)?;
+        }
+        finite(|| "edge_damping".into(), config.edge_damping)?;
+        if config.max_hops == 0 || config.beam_width == 0 {
+            return Ok(());
+        }
+        let Some(mut budget) = self.seed(graph, seeds, config, out) else {
+            return Ok(());
+        };
+        out.reached_hop_loop = true;
+        for hop in 0..config.max_hops {
+            if self.frontier.is_empty() {
+                break;
+            }
+            let last = hop + 1 == config.max_hops;
+            let more = self.hop(
+                graph,
+                config,
+                router.as_deref_mut(),
+                query,
+                last,
+                &mut budget,
+                out,
+            );
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Clears `out` and the per-query scratch state.
+    ///
+    /// Cost: clearing a hash map is proportional to its capacity (the largest active
+    /// set / set of used edges of any query so far); `used` and its filter are cleared
+    /// only when the last query used an edge.
+    #[inline]
+    fn reset(&mut self, out: &mut TraversalResult) {
         out.fired.clear();
         out.steps.clear();
         out.fired_scores.clear();
@@ -514,23 +566,38 @@ impl Traverser {
         self.pending.clear();
         self.frontier.clear();
         self.stats = TraversalStats::default();
+    }
 
-        for &(id, s) in seeds {
-            finite(|| format!("seed score of node #{}", id.0), s)?;
-        }
-        finite(|| "edge_damping".into(), config.edge_damping)?;
-        if config.max_hops == 0 || config.beam_width == 0 {
-            return Ok(());
-        }
+    /// Seeding (phase 1): the seeds that are nodes of the graph, by score descending
+    /// (stable), each adjusted by the inhibition from the other seeds, those above the
+    /// inhibitory threshold and at or above `fire_threshold` become the frontier (at
+    /// most `beam_width`, and `max_fired_nodes`) and fire. The active set for the seeds'
+    /// inhibition is every seed (the last duplicate's score wins); after this phase it
+    /// is the fired set.
+    ///
+    /// Returns the characters fired so far (the context budget's count), or `None` when
+    /// the traversal is over: no seed fired, or a budget is reached by the seeds.
+    ///
+    /// Cost, for `s` seeds: O(s log s) for the sort, plus one scan of each distinct
+    /// valid seed's out-edges to index its negative edges ([`register_active`]), plus
+    /// one inhibition lookup per valid seed (its indexed negative in-edges from other
+    /// seeds, sorted when two or more).
+    #[inline]
+    fn seed(
+        &mut self,
+        graph: &Graph,
+        seeds: &[(NodeId, f64)],
+        config: &TraversalConfig,
+        out: &mut TraversalResult,
+    ) -> Option<usize> {
         let thr = config.tiers.inhibitory;
         let explicit = config.explicit_inhibition_only;
-
-        // Seeding: valid seeds, last duplicate score wins for the active map.
+        // valid seeds, last duplicate score wins for the active map
         let valid = &mut self.valid;
         valid.clear();
         valid.extend(seeds.iter().copied().filter(|(id, _)| graph.has_node(*id)));
         if valid.is_empty() {
-            return Ok(());
+            return None;
         }
         let seed_scores = &mut self.seed_scores;
         seed_scores.clear();
@@ -555,112 +622,247 @@ impl Traverser {
         }
         self.frontier.truncate(config.beam_width);
         if self.frontier.is_empty() {
-            return Ok(());
+            return None;
         }
         // from here on the active set is the fired set, registered as nodes fire
         self.neg.clear();
         if let Some(m) = config.max_fired_nodes {
             self.frontier.truncate(m);
         }
-        let mut cum_chars = 0usize;
+        let mut chars = 0usize;
         for i in 0..self.frontier.len() {
             let (id, score) = self.frontier[i];
             out.fired.push(id);
             self.set_score(out, id, score);
             if config.max_context_chars.is_some() {
-                cum_chars += graph.node(id).map_or(0, |n| n.content_chars());
+                chars += graph.node(id).map_or(0, |n| n.content_chars());
             }
         }
         if config.max_fired_nodes.is_some_and(|m| out.fired.len() >= m)
-            || config.max_context_chars.is_some_and(|m| cum_chars >= m)
+            || config.max_context_chars.is_some_and(|m| chars >= m)
         {
-            return Ok(());
+            return None;
         }
-        out.reached_hop_loop = true;
+        Some(chars)
+    }
 
-        // The hop loop.
-        for hop in 0..config.max_hops {
-            if self.frontier.is_empty() {
-                break;
-            }
-            // Nodes activated since the last hop enter the inhibition index now, the
-            // first time it is read; the index is only read in (a), so registering
-            // later than the reference does changes nothing, and the nodes fired in
-            // the last hop are never registered (their buckets are never loaded).
-            for i in 0..self.pending.len() {
-                let id = self.pending[i];
-                register_active(&mut self.neg, &mut self.stats, graph, id, thr, explicit);
-            }
-            self.pending.clear();
+    /// One hop (phase 2) from the frontier: the nodes activated since the last hop
+    /// enter the inhibition index, then (a) [`Traverser::expand`] generates the
+    /// candidates, (b) [`Traverser::select`] orders and filters them (router), (c)
+    /// [`Traverser::accept`] fires up to `beam_width` of them, which become the next
+    /// frontier. `last`: this is the final hop (its targets are never expanded).
+    /// `chars` is the context budget's running count. Returns whether another hop may
+    /// follow (`false`: no candidate, or a budget is reached).
+    ///
+    /// Cost: registering the newly active nodes scans their out-edges (each node once
+    /// per traversal); then the expansion, the selection and the acceptance below.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn hop(
+        &mut self,
+        graph: &Graph,
+        config: &TraversalConfig,
+        router: Option<&mut (dyn Router + '_)>,
+        query: &str,
+        last: bool,
+        chars: &mut usize,
+        out: &mut TraversalResult,
+    ) -> bool {
+        // Nodes activated since the last hop enter the inhibition index now, the first
+        // time it is read; the index is only read in (a), so registering later than the
+        // reference does changes nothing, and the nodes fired in the last hop are never
+        // registered (their buckets are never loaded).
+        let (thr, explicit) = (config.tiers.inhibitory, config.explicit_inhibition_only);
+        for i in 0..self.pending.len() {
+            let id = self.pending[i];
+            register_active(&mut self.neg, &mut self.stats, graph, id, thr, explicit);
+        }
+        self.pending.clear();
 
-            // (a) candidate generation
-            self.cands.clear();
-            let frontier = std::mem::take(&mut self.frontier);
-            let penalize = config.visit_penalty.to_bits() != 0;
-            for &(source, source_score) in &frontier {
-                let maybe_used = self.used_filter.may_contain(source);
-                self.stats.nodes_expanded += 1;
-                self.stats.edges_examined += graph.bucket(source).map_or(0, |b| b.len());
-                for (target, edge) in graph.outgoing(source) {
-                    let w = edge.weight;
-                    let k = if maybe_used {
-                        self.used.get(&(source, target)).copied().unwrap_or(0)
-                    } else {
-                        0
-                    };
-                    // λ^0 is exactly 1.0, and w · 1.0 is exactly w
-                    let eff = if k == 0 {
-                        w
-                    } else {
-                        w * config.edge_damping.powf(k as f64)
-                    };
-                    if eff <= 0.0 {
-                        continue;
-                    }
-                    let tier = config.tiers.classify(w);
-                    if matches!(tier, Tier::Dormant | Tier::Inhibitory) {
-                        continue;
-                    }
-                    let mut score = source_score * eff;
-                    let (scores, fs) = (&self.scores, &out.fired_scores);
-                    let inh = inhibition(&mut self.inh, &self.neg, graph, target, |n| {
-                        scores.get(&n).map(|&i| fs[i].1)
-                    });
-                    if inh <= thr {
-                        continue;
-                    }
-                    score += inh;
-                    // x − (+0.0) is exactly x, so the lookup is only needed otherwise
-                    // (visited = has a score: both sets grow together)
-                    if penalize && self.scores.contains_key(&target) {
-                        score -= config.visit_penalty;
-                    }
-                    if score < config.fire_threshold {
-                        continue;
-                    }
-                    self.cands.push(Candidate {
-                        source,
-                        target,
-                        score,
-                        weight: w,
-                        effective: eff,
-                        tier,
-                    });
+        self.expand(graph, config, out);
+        if self.cands.is_empty() {
+            return false;
+        }
+        self.select(graph, config, router, query);
+        let stop = self.accept(graph, config, last, chars, out);
+
+        // (d) hop end
+        std::mem::swap(&mut self.frontier, &mut self.next);
+        if !config.keep_max_fired_score {
+            for i in 0..self.frontier.len() {
+                let (id, s) = self.frontier[i];
+                self.set_score(out, id, s);
+            }
+        }
+        !stop
+    }
+
+    /// Expansion (a): every out-edge of every frontier node becomes a candidate
+    /// `source → target` unless its damped weight (`w · λ^k`, `k` = times the edge was
+    /// already taken in this traversal) is ≤ 0, its tier is dormant or inhibitory, the
+    /// target's inhibition from the fired nodes is ≤ the inhibitory threshold, or the
+    /// score (`source score · damped weight + inhibition − visit penalty`) is below
+    /// `fire_threshold`. Candidates go to `self.cands` in generation order (frontier
+    /// order, then bucket order).
+    ///
+    /// Cost: O(Σ out-degree of the frontier) edge visits — at most `beam_width` sources,
+    /// so independent of the graph's size for bounded degree (hubs: their degree). Per
+    /// edge: a tier comparison, an inhibition lookup (a 4096-bit filter, then a hash
+    /// lookup only for targets with an indexed negative in-edge, plus a sort of their
+    /// terms when two or more), and a `used` lookup only for sources with a used edge
+    /// (another 4096-bit filter).
+    #[inline]
+    fn expand(&mut self, graph: &Graph, config: &TraversalConfig, out: &TraversalResult) {
+        let thr = config.tiers.inhibitory;
+        self.cands.clear();
+        let penalize = config.visit_penalty.to_bits() != 0;
+        for &(source, source_score) in &self.frontier {
+            let maybe_used = self.used_filter.may_contain(source);
+            self.stats.nodes_expanded += 1;
+            self.stats.edges_examined += graph.bucket(source).map_or(0, |b| b.len());
+            for (target, edge) in graph.outgoing(source) {
+                let w = edge.weight;
+                let k = if maybe_used {
+                    self.used.get(&(source, target)).copied().unwrap_or(0)
+                } else {
+                    0
+                };
+                // λ^0 is exactly 1.0, and w · 1.0 is exactly w
+                let eff = if k == 0 {
+                    w
+                } else {
+                    w * config.edge_damping.powf(k as f64)
+                };
+                if eff <= 0.0 {
+                    continue;
                 }
+                let tier = config.tiers.classify(w);
+                if matches!(tier, Tier::Dormant | Tier::Inhibitory) {
+                    continue;
+                }
+                let mut score = source_score * eff;
+                let (scores, fs) = (&self.scores, &out.fired_scores);
+                let inh = inhibition(&mut self.inh, &self.neg, graph, target, |n| {
+                    scores.get(&n).map(|&i| fs[i].1)
+                });
+                if inh <= thr {
+                    continue;
+                }
+                score += inh;
+                // x − (+0.0) is exactly x, so the lookup is only needed otherwise
+                // (visited = has a score: both sets grow together)
+                if penalize && self.scores.contains_key(&target) {
+                    score -= config.visit_penalty;
+                }
+                if score < config.fire_threshold {
+                    continue;
+                }
+                self.cands.push(Candidate {
+                    source,
+                    target,
+                    score,
+                    weight: w,
+                    effective: eff,
+                    tier,
+                });
             }
-            self.frontier = frontier;
-            if self.cands.is_empty() {
-                break;
-            }
+        }
+    }
 
-            // (b) selection
-            self.selected.clear();
-            let has_habitual = self.cands.iter().any(|c| c.tier == Tier::Habitual);
-            let lexicographic =
-                has_habitual && router.as_deref().is_some_and(|r| r.lexicographic_sources());
-            if let (true, Some(r)) = (lexicographic, router.as_deref_mut()) {
-                // the reference's protocol: sources in id order, kept habituals, then
-                // reflexes, stably sorted by score
+    /// Selection (b): the candidates in the order they are accepted, into
+    /// `self.selected`. With a router of the reference's protocol
+    /// ([`Router::lexicographic_sources`]) and habitual candidates:
+    /// [`Traverser::select_lexicographic`]; otherwise [`Traverser::select_keyed`].
+    #[inline]
+    fn select(
+        &mut self,
+        graph: &Graph,
+        config: &TraversalConfig,
+        router: Option<&mut (dyn Router + '_)>,
+        query: &str,
+    ) {
+        self.selected.clear();
+        let has_habitual = self.cands.iter().any(|c| c.tier == Tier::Habitual);
+        match router {
+            Some(r) if has_habitual && r.lexicographic_sources() => {
+                self.select_lexicographic(graph, r, query)
+            }
+            Some(r) if has_habitual => self.select_keyed(graph, config, Some(r), query),
+            _ => self.select_keyed(graph, config, None, query),
+        }
+    }
+
+    /// The reference's routed selection: the router is called per source with
+    /// habitual candidates, sources in lexicographic order of id; the habituals it
+    /// keeps, then the reflexes, stably sorted by score descending.
+    ///
+    /// Cost, for `c` candidates from `f` frontier sources: O(c · f) to collect the
+    /// sources and each one's offers, O(f log f) name comparisons, the router's calls,
+    /// and O(c log c) for the sort.
+    fn select_lexicographic(&mut self, graph: &Graph, r: &mut (dyn Router + '_), query: &str) {
+        let sources = &mut self.route_sources;
+        sources.clear();
+        for c in self.cands.iter().filter(|c| c.tier == Tier::Habitual) {
+            if !sources.contains(&c.source) {
+                sources.push(c.source);
+            }
+        }
+        // distinct ids have distinct names: unstable is the stable order
+        sources.sort_unstable_by(|a, b| graph.name(*a).cmp(graph.name(*b)));
+        let routed = &mut self.route_buf;
+        routed.clear();
+        for &s in sources.iter() {
+            offers_of(&self.cands, s, &mut self.offers, &mut self.offer_at);
+            self.keep.clear();
+            self.keep.resize(self.offers.len(), false);
+            r.route(graph, s, &self.offers, query, &mut self.keep);
+            let cands = &self.cands;
+            routed.extend(
+                self.offer_at
+                    .iter()
+                    .zip(&self.keep)
+                    .filter(|(_, &k)| k)
+                    .map(|(&i, _)| cands[i]),
+            );
+        }
+        routed.extend(self.cands.iter().filter(|c| c.tier == Tier::Reflex));
+        // stable sort by score, descending: ties keep this order
+        let keys = &mut self.keys;
+        keys.clear();
+        keys.extend(
+            routed
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (u128::from(descending(c.score)) << 64) | i as u128),
+        );
+        keys.sort_unstable();
+        self.selected
+            .extend(keys.iter().map(|&key| routed[key as u32 as usize]));
+    }
+
+    /// The router-less order (see [`selection_key`]) of the candidates — with a router
+    /// whose calls are independent of each other (sources in generation order), of the
+    /// candidates it keeps (habitual ones it rejects are dropped; reflexes always
+    /// stay). Only the `beam_width` first are kept, unless `dedup_before_beam` (then
+    /// all, deduplicated by [`Traverser::accept`] before the beam cut).
+    ///
+    /// Cost, for `c` candidates and beam width `b`: O(c · log b) comparisons and
+    /// O(c · b) moves at worst to keep the `b` smallest keys in order (typically far
+    /// fewer: a key larger than the `b`-th is rejected at once); with
+    /// `dedup_before_beam` a sort, O(c log c). A router adds O(c · f) to collect the
+    /// `f` sources and their offers, and its calls.
+    fn select_keyed(
+        &mut self,
+        graph: &Graph,
+        config: &TraversalConfig,
+        router: Option<&mut (dyn Router + '_)>,
+        query: &str,
+    ) {
+        let filtered = match router {
+            Some(r) => {
+                let kept = &mut self.cand_keep;
+                kept.clear();
+                kept.resize(self.cands.len(), true);
                 let sources = &mut self.route_sources;
                 sources.clear();
                 for c in self.cands.iter().filter(|c| c.tier == Tier::Habitual) {
@@ -668,171 +870,131 @@ impl Traverser {
                         sources.push(c.source);
                     }
                 }
-                // distinct ids have distinct names: unstable is the stable order
-                sources.sort_unstable_by(|a, b| graph.name(*a).cmp(graph.name(*b)));
-                let routed = &mut self.route_buf;
-                routed.clear();
                 for &s in sources.iter() {
                     offers_of(&self.cands, s, &mut self.offers, &mut self.offer_at);
                     self.keep.clear();
                     self.keep.resize(self.offers.len(), false);
                     r.route(graph, s, &self.offers, query, &mut self.keep);
-                    let cands = &self.cands;
-                    routed.extend(
-                        self.offer_at
-                            .iter()
-                            .zip(&self.keep)
-                            .filter(|(_, &k)| k)
-                            .map(|(&i, _)| cands[i]),
-                    );
-                }
-                routed.extend(self.cands.iter().filter(|c| c.tier == Tier::Reflex));
-                // stable sort by score, descending: ties keep this order
-                let keys = &mut self.keys;
-                keys.clear();
-                keys.extend(
-                    routed
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| (u128::from(descending(c.score)) << 64) | i as u128),
-                );
-                keys.sort_unstable();
-                self.selected
-                    .extend(keys.iter().map(|&key| routed[key as u32 as usize]));
-            } else {
-                // Without a router, or with one whose calls are independent of each other
-                // (sources in generation order): the candidates it keeps, in the
-                // router-less order (see `selection_key`).
-                let filtered = match router.as_deref_mut() {
-                    Some(r) if has_habitual => {
-                        let kept = &mut self.cand_keep;
-                        kept.clear();
-                        kept.resize(self.cands.len(), true);
-                        let sources = &mut self.route_sources;
-                        sources.clear();
-                        for c in self.cands.iter().filter(|c| c.tier == Tier::Habitual) {
-                            if !sources.contains(&c.source) {
-                                sources.push(c.source);
-                            }
-                        }
-                        for &s in sources.iter() {
-                            offers_of(&self.cands, s, &mut self.offers, &mut self.offer_at);
-                            self.keep.clear();
-                            self.keep.resize(self.offers.len(), false);
-                            r.route(graph, s, &self.offers, query, &mut self.keep);
-                            for (&i, &k) in self.offer_at.iter().zip(&self.keep) {
-                                kept[i] = k;
-                            }
-                        }
-                        true
-                    }
-                    _ => false,
-                };
-                // every candidate is habitual or reflex; see `selection_key`
-                let keys = &mut self.keys;
-                keys.clear();
-                let kept = &self.cand_keep;
-                let keyed = self
-                    .cands
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, _)| !filtered || kept[i])
-                    .map(|(i, c)| selection_key(c, i));
-                if config.dedup_before_beam {
-                    keys.extend(keyed);
-                    keys.sort_unstable();
-                } else {
-                    // the `beam_width` smallest keys, in order
-                    let k = config.beam_width;
-                    for key in keyed {
-                        if keys.len() == k && keys.last().is_some_and(|&l| key > l) {
-                            continue;
-                        }
-                        let at = keys.partition_point(|&x| x < key);
-                        keys.insert(at, key);
-                        keys.truncate(k);
+                    for (&i, &k) in self.offer_at.iter().zip(&self.keep) {
+                        kept[i] = k;
                     }
                 }
-                let cands = &self.cands;
-                self.selected
-                    .extend(keys.iter().map(|&key| cands[key as u32 as usize]));
+                true
             }
-
-            // (c) acceptance
-            if config.dedup_before_beam {
-                let kept = &mut self.target_seen;
-                kept.clear();
-                self.selected.retain(|c| {
-                    if kept.contains(&c.target) {
-                        false
-                    } else {
-                        kept.push(c.target);
-                        true
-                    }
-                });
-            }
-            self.selected.truncate(config.beam_width);
-            self.next.clear();
-            self.target_seen.clear();
-            let mut stop = false;
-            let selected = std::mem::take(&mut self.selected);
-            if hop + 1 < config.max_hops {
-                touch_buckets(graph, &selected);
-            }
-            for c in &selected {
-                if self.target_seen.contains(&c.target) {
+            None => false,
+        };
+        // every candidate is habitual or reflex; see `selection_key`
+        let keys = &mut self.keys;
+        keys.clear();
+        let kept = &self.cand_keep;
+        let keyed = self
+            .cands
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !filtered || kept[i])
+            .map(|(i, c)| selection_key(c, i));
+        if config.dedup_before_beam {
+            keys.extend(keyed);
+            keys.sort_unstable();
+        } else {
+            // the `beam_width` smallest keys, in order
+            let k = config.beam_width;
+            for key in keyed {
+                if keys.len() == k && keys.last().is_some_and(|&l| key > l) {
                     continue;
                 }
-                self.target_seen.push(c.target);
-                match self.scores.get(&c.target) {
-                    Some(&i) => {
-                        // the better of the two (the reference's comparison, NaN included)
-                        let prev = &mut out.fired_scores[i].1;
-                        *prev = if *prev >= c.score { *prev } else { c.score };
+                let at = keys.partition_point(|&x| x < key);
+                keys.insert(at, key);
+                keys.truncate(k);
+            }
+        }
+        let cands = &self.cands;
+        self.selected
+            .extend(keys.iter().map(|&key| cands[key as u32 as usize]));
+    }
+
+    /// Acceptance (c): the selected candidates (deduplicated by target first with
+    /// `dedup_before_beam`), cut to `beam_width`, are taken in order; each target once
+    /// per hop. A new target fires (checking `max_fired_nodes` and, with `chars`, the
+    /// context budget); a target that already fired keeps the better score. Every
+    /// accepted candidate is a step, counts as a use of its edge (damping), and its
+    /// target enters `self.next` with its score. Unless `last`, the accepted targets'
+    /// buckets are loaded first ([`touch_buckets`]). Returns whether a budget is
+    /// reached (the traversal stops after this hop).
+    ///
+    /// Cost: O(b²) target comparisons for `b` = `beam_width` (linear scans of at most
+    /// `b` targets; `c · b` with `dedup_before_beam` on `c` selected candidates), and
+    /// per accepted candidate two hash-map updates (`scores`, `used`).
+    #[inline]
+    fn accept(
+        &mut self,
+        graph: &Graph,
+        config: &TraversalConfig,
+        last: bool,
+        chars: &mut usize,
+        out: &mut TraversalResult,
+    ) -> bool {
+        if config.dedup_before_beam {
+            let kept = &mut self.target_seen;
+            kept.clear();
+            self.selected.retain(|c| {
+                if kept.contains(&c.target) {
+                    false
+                } else {
+                    kept.push(c.target);
+                    true
+                }
+            });
+        }
+        self.selected.truncate(config.beam_width);
+        self.next.clear();
+        self.target_seen.clear();
+        let mut stop = false;
+        let selected = std::mem::take(&mut self.selected);
+        if !last {
+            touch_buckets(graph, &selected);
+        }
+        for c in &selected {
+            if self.target_seen.contains(&c.target) {
+                continue;
+            }
+            self.target_seen.push(c.target);
+            match self.scores.get(&c.target) {
+                Some(&i) => {
+                    // the better of the two (the reference's comparison, NaN included)
+                    let prev = &mut out.fired_scores[i].1;
+                    *prev = if *prev >= c.score { *prev } else { c.score };
+                }
+                None => {
+                    out.fired.push(c.target);
+                    if config.max_fired_nodes.is_some_and(|m| out.fired.len() >= m) {
+                        stop = true;
                     }
-                    None => {
-                        out.fired.push(c.target);
-                        if config.max_fired_nodes.is_some_and(|m| out.fired.len() >= m) {
+                    if let Some(m) = config.max_context_chars {
+                        *chars += graph.node(c.target).map_or(0, |n| n.content_chars());
+                        if *chars >= m {
                             stop = true;
                         }
-                        if let Some(m) = config.max_context_chars {
-                            cum_chars += graph.node(c.target).map_or(0, |n| n.content_chars());
-                            if cum_chars >= m {
-                                stop = true;
-                            }
-                        }
-                        self.set_score(out, c.target, c.score);
                     }
-                }
-                *self.used.entry((c.source, c.target)).or_insert(0) += 1;
-                self.used_filter.insert(c.source);
-                out.steps.push(Step {
-                    from: c.source,
-                    to: c.target,
-                    weight: c.weight,
-                    effective: c.effective,
-                    tier: c.tier,
-                });
-                self.next.push((c.target, c.score));
-                if stop {
-                    break;
+                    self.set_score(out, c.target, c.score);
                 }
             }
-            self.selected = selected;
-
-            // (d) hop end
-            std::mem::swap(&mut self.frontier, &mut self.next);
-            if !config.keep_max_fired_score {
-                for i in 0..self.frontier.len() {
-                    let (id, s) = self.frontier[i];
-                    self.set_score(out, id, s);
-                }
-            }
+            *self.used.entry((c.source, c.target)).or_insert(0) += 1;
+            self.used_filter.insert(c.source);
+            out.steps.push(Step {
+                from: c.source,
+                to: c.target,
+                weight: c.weight,
+                effective: c.effective,
+                tier: c.tier,
+            });
+            self.next.push((c.target, c.score));
             if stop {
                 break;
             }
         }
-        Ok(())
+        self.selected = selected;
+        stop
     }
 }
 

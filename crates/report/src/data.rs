@@ -1,15 +1,18 @@
-//! Loading the result JSON files and reading fields out of them without panicking.
+//! Loading the result JSON files, and reading them as the `results` crate's types.
 //!
-//! A missing file is a *note* (printed, not an error); a file that is not valid JSON
-//! is a note too, naming the file and the parse error. Field access goes through
-//! [`Doc`], whose getters return `anyhow` errors that name the file and the JSON
-//! pointer, so a renderer can bail out with a clear message that becomes a skip note.
+//! A missing file is a *note* (printed, not an error); a file that is not valid JSON, or
+//! not a document of the kind its directory holds, is a note too, naming the file and
+//! the error. A document is read only through its type ([`Doc::parse`], the bench reports
+//! once at load, [`Bench`]): a renderer that meets a document without the fields it
+//! needs gets an error naming the file and the field, which becomes a skip note.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
+use results::bench::AnyReport;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// The simulations' names in registry order (the reference runner's order first):
@@ -55,74 +58,36 @@ impl Doc {
         }
     }
 
-    /// The value at a JSON pointer, or an error naming the file and pointer.
-    pub fn at(&self, pointer: &str) -> Result<&Value> {
-        self.value
-            .pointer(pointer)
-            .ok_or_else(|| anyhow!("{}: missing field {pointer}", self.name))
-    }
-
-    /// The value at a pointer if present and not `null`.
-    pub fn opt(&self, pointer: &str) -> Option<&Value> {
-        self.value.pointer(pointer).filter(|v| !v.is_null())
-    }
-
-    /// A number (booleans count as 0/1).
-    pub fn f64(&self, pointer: &str) -> Result<f64> {
-        let v = self.at(pointer)?;
-        num(v).ok_or_else(|| anyhow!("{}: {pointer} is not a number ({v})", self.name))
-    }
-
-    /// An array.
-    pub fn arr(&self, pointer: &str) -> Result<&Vec<Value>> {
-        let v = self.at(pointer)?;
-        v.as_array()
-            .ok_or_else(|| anyhow!("{}: {pointer} is not an array", self.name))
-    }
-
-    /// An object.
-    pub fn obj(&self, pointer: &str) -> Result<&serde_json::Map<String, Value>> {
-        let v = self.at(pointer)?;
-        v.as_object()
-            .ok_or_else(|| anyhow!("{}: {pointer} is not an object", self.name))
-    }
-
-    /// An array of numbers.
-    pub fn f64s(&self, pointer: &str) -> Result<Vec<f64>> {
-        self.arr(pointer)?
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                num(v).ok_or_else(|| anyhow!("{}: {pointer}/{i} is not a number", self.name))
-            })
-            .collect()
-    }
-
-    /// `field` of every element of the array at `pointer`, as numbers.
-    pub fn column(&self, pointer: &str, field: &str) -> Result<Vec<f64>> {
-        self.arr(pointer)?
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.get(field).and_then(num).ok_or_else(|| {
-                    anyhow!(
-                        "{}: {pointer}/{i}/{field} missing or not a number",
-                        self.name
-                    )
-                })
-            })
-            .collect()
-    }
-
-    /// A string.
-    pub fn str(&self, pointer: &str) -> Result<&str> {
-        let v = self.at(pointer)?;
-        v.as_str()
-            .ok_or_else(|| anyhow!("{}: {pointer} is not a string", self.name))
+    /// The document as a `T` (a type of the `results` crate), or an error naming the file
+    /// and what is missing.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T> {
+        T::deserialize(&self.value).map_err(|e| anyhow!("{}: {e}", self.name))
     }
 }
 
-pub use sims::paper::extract::{num, pointer_segment};
+/// A bench report (`results/bench/*.json`), read once.
+#[derive(Debug, Clone)]
+pub struct Bench {
+    /// The file and its JSON.
+    pub doc: Doc,
+    /// The report.
+    pub report: AnyReport,
+}
+
+impl Bench {
+    /// Reads `doc` as a bench report.
+    pub fn new(doc: Doc) -> Result<Bench> {
+        Ok(Bench {
+            report: doc.parse()?,
+            doc,
+        })
+    }
+
+    /// The file name.
+    pub fn name(&self) -> &str {
+        &self.doc.name
+    }
+}
 
 /// Everything found under a results directory.
 #[derive(Debug, Default, Clone)]
@@ -131,8 +96,8 @@ pub struct Results {
     pub root: PathBuf,
     /// `(profile, sim) → document`.
     pub sims: BTreeMap<(Profile, String), Doc>,
-    /// `file stem → document` for `bench/*.json`, sorted by name.
-    pub bench: BTreeMap<String, Doc>,
+    /// `file stem → report` for `bench/*.json`, sorted by name.
+    pub bench: BTreeMap<String, Bench>,
     /// `file stem → document` for `scaling/*.json` (`sims scaling`), sorted by name.
     pub scaling: BTreeMap<String, Doc>,
     /// `file stem → document` for `repo-bench/*.json.gz` (`bench repo` reports and its
@@ -182,15 +147,21 @@ impl Results {
                 ));
             }
         }
-        match load_dir(root, "bench", |v| v.get("method_metrics").is_some(), notes) {
-            Some(docs) => out.bench = docs,
+        let is_bench = |d: &Doc| d.parse::<AnyReport>().map(|_| ());
+        match load_dir(root, "bench", is_bench, notes) {
+            Some(docs) => {
+                out.bench = docs
+                    .into_iter()
+                    .filter_map(|(stem, d)| Bench::new(d).ok().map(|b| (stem, b)))
+                    .collect()
+            }
             None => notes.push(format!(
                 "{}: no such directory; benchmark figures and table cells skipped",
                 root.join("bench").display()
             )),
         }
         out.load_v2(root, notes);
-        let is_study = |v: &Value| v.get("study").is_some_and(|s| s == "scaling");
+        let is_study = |d: &Doc| d.parse::<results::scaling::Study>().map(|_| ());
         match load_dir(root, "scaling", is_study, notes) {
             Some(docs) => out.scaling = docs,
             None => notes.push(format!(
@@ -198,9 +169,12 @@ impl Results {
                 root.join("scaling").display()
             )),
         }
-        let is_repo = |v: &Value| {
-            (v.get("methods").is_some() && v.get("query_count").is_some())
-                || crate::figures::repo::is_graph(v)
+        let is_repo = |d: &Doc| {
+            d.parse::<results::repo::Report>().map(|_| ()).or_else(|e| {
+                d.parse::<results::repo::GraphDoc>()
+                    .map(|_| ())
+                    .map_err(|_| e)
+            })
         };
         match load_dir(root, "repo-bench", is_repo, notes) {
             Some(docs) => out.repo = docs,
@@ -262,17 +236,21 @@ impl Results {
 }
 
 /// JSON files under the results directory that are not results: the bench regression
-/// expectations (`bench check` reads them).
-const NOT_RESULTS: [&str; 1] = ["bench/expectations.json"];
+/// expectations (`bench check` reads them) and the paper's numbers of the benchmark
+/// tables (compiled into [`crate::tables::bench`] and [`crate::tables::repo`]).
+const NOT_RESULTS: [&str; 3] = [
+    "bench/expectations.json",
+    "bench/expected.json",
+    "repo-bench/expected.json",
+];
 
 /// Every `<root>/<sub>/<stem>.json` (or `<stem>.json.gz`, gzip-compressed) that
-/// `accept` recognises, by stem (sorted);
-/// `None` when the directory does not exist. Unreadable, invalid or unrecognised
-/// files become notes.
+/// `accept` reads as its type, by stem (sorted); `None` when the directory does not
+/// exist. Unreadable, invalid or unrecognised files become notes.
 fn load_dir(
     root: &Path,
     sub: &str,
-    accept: impl Fn(&Value) -> bool,
+    accept: impl Fn(&Doc) -> Result<()>,
     notes: &mut Notes,
 ) -> Option<BTreeMap<String, Doc>> {
     let entries = fs::read_dir(root.join(sub)).ok()?;
@@ -297,10 +275,15 @@ fn load_dir(
             continue;
         }
         match read_json(&path) {
-            Ok(Some(value)) if accept(&value) => {
-                docs.insert(stem, Doc::new(rel, value));
+            Ok(Some(value)) => {
+                let doc = Doc::new(rel.clone(), value);
+                match accept(&doc) {
+                    Ok(()) => {
+                        docs.insert(stem, doc);
+                    }
+                    Err(e) => notes.push(format!("{rel}: not a {sub} result ({e:#}); skipped")),
+                }
             }
-            Ok(Some(_)) => notes.push(format!("{rel}: not a {sub} result; skipped")),
             Ok(None) => {}
             Err(e) => notes.push(format!("{rel}: {e:#}; skipped")),
         }
@@ -335,27 +318,19 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn getters_name_file_and_pointer() {
-        let d = Doc::new(
-            "x.json",
-            json!({"a": [1, 2.5, true], "s": "t", "o": {"k": null}}),
-        );
-        assert_eq!(d.f64s("/a").ok(), Some(vec![1.0, 2.5, 1.0]));
-        assert_eq!(d.str("/s").ok(), Some("t"));
-        let e = d.f64("/missing").unwrap_err().to_string();
-        assert!(e.contains("x.json") && e.contains("/missing"), "{e}");
-        assert!(d.f64("/s").is_err());
-        assert!(d.opt("/o/k").is_none());
-    }
-
-    #[test]
-    fn pointer_segments_are_escaped() {
-        assert_eq!(pointer_segment("a/b~c"), "a~1b~0c");
-        let d = Doc::new("x", json!({"a->b": 1}));
-        assert_eq!(
-            d.f64(&format!("/{}", pointer_segment("a->b"))).ok(),
-            Some(1.0)
-        );
+    fn parse_names_the_file_and_the_field() {
+        #[derive(Debug, serde::Deserialize)]
+        struct T {
+            #[allow(dead_code)]
+            a: Vec<f64>,
+        }
+        let d = Doc::new("x.json", json!({"a": [1, 2.5], "s": "t"}));
+        assert_eq!(d.parse::<T>().map(|t| t.a.len()).ok(), Some(2));
+        let e = Doc::new("x.json", json!({"b": 1}))
+            .parse::<T>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x.json") && e.contains("`a`"), "{e}");
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod artifact;
 pub mod data;
 pub mod figures;
 pub mod font;
+pub mod heldout_view;
 pub mod plot;
 pub mod reproduce;
 pub mod reproduce_v2;
@@ -68,6 +69,11 @@ impl Paths {
     /// The held-out and router tables of the bench runs: `<results>/bench/HELDOUT.md`.
     pub fn heldout_md(&self) -> PathBuf {
         self.results.join("bench").join("HELDOUT.md")
+    }
+
+    /// The LoCoMo tables: `<results>/bench/LOCOMO.md`.
+    pub fn locomo_md(&self) -> PathBuf {
+        self.results.join("bench").join("LOCOMO.md")
     }
 
     /// The bench runs' paired-test tables: `<results>/bench/PAIRED.md`.
@@ -108,6 +114,9 @@ pub fn render_tables(paths: &Paths, notes: &mut Notes) -> Result<Vec<Artifact>> 
     }
     if let Some(text) = tables::heldout::markdown(&results) {
         out.push(Artifact::new(paths.heldout_md(), text));
+    }
+    if let Some(text) = tables::locomo::markdown(&results) {
+        out.push(Artifact::new(paths.locomo_md(), text));
     }
     Ok(out)
 }

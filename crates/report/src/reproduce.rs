@@ -14,10 +14,13 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use results::bench::AnyReport;
+use results::sims::{self as docs, Claim, Envelope};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use sims::claims::Verdict;
-use sims::paper::extract::{claim, compact, fixed, int, num, opt};
+use sims::paper::extract::compact;
 use sims::paper::Paper;
 
 use crate::artifact::Artifact;
@@ -43,7 +46,7 @@ const BENCH: &str = "cargo run --release -p bench -- run …";
 /// Every claim: the simulations' (from their cards), then the benchmarks'; in the
 /// paper's section order.
 fn claims() -> Vec<ClaimRef> {
-    let mut out: Vec<ClaimRef> = sims::paper::claims(&sims::scenarios::registry())
+    let mut out: Vec<ClaimRef> = sims::paper::claims(&sims::scenarios::cards())
         .into_iter()
         .filter(|(_, paper, _, _)| *paper == Paper::OpenClawBrain)
         .map(|(_, _, c, figure)| ClaimRef {
@@ -129,6 +132,43 @@ fn sim(name: &'static str, p: Profile, f: impl Fn(&Value) -> Option<String> + 's
     Box::new(move |r: &Results| r.sim(p, name).and_then(|d: &Doc| f(&d.value)))
 }
 
+/// A simulation's body (a type of `results::sims`), read from its document.
+fn body<T: DeserializeOwned>(d: &Value) -> Option<T> {
+    T::deserialize(d).ok()
+}
+
+/// A corrected-profile claim in one line: `value (comparison threshold): holds` for a
+/// single predicate, `holds` / `does not hold` for a compound one; for a multi-seed
+/// document the verdict over the seeds first, then that line labelled with the
+/// document's seed: `FAIL (holds in 157/200 seeds); seed 42: 1 (>= 0.9): holds`.
+fn claim(d: &Value) -> Option<String> {
+    let Envelope { claim, multi_seed } = body::<Envelope>(d)?;
+    let c = claim?;
+    let verdict = if c.met() { "holds" } else { "does not hold" };
+    let line = match &c {
+        Claim::One(p) => match p.value.as_f64() {
+            Some(v) => format!(
+                "{} ({} {}): {verdict}",
+                compact(v),
+                p.comparison,
+                p.threshold
+                    .as_f64()
+                    .map_or_else(|| p.threshold.to_string(), compact)
+            ),
+            None => verdict.to_string(),
+        },
+        Claim::All(_) => verdict.to_string(),
+    };
+    Some(match multi_seed {
+        Some(m) => format!(
+            "{}; seed {}: {line}",
+            m.claim_verdict_text(),
+            m.document_seed.unwrap_or(42)
+        ),
+        None => line,
+    })
+}
+
 fn none() -> Getter {
     Box::new(|_| None)
 }
@@ -163,15 +203,58 @@ fn bench_metric(
     metric: &'static str,
 ) -> Getter {
     Box::new(move |r: &Results| {
-        let d = bench::select(r, dataset, p)?;
-        let v = d
-            .opt(&format!("/method_metrics/{method}/{metric}"))
-            .and_then(num)?;
-        Some(format!(
-            "{metric} {v:.4} ({})",
-            d.opt("/protocol").and_then(Value::as_str).unwrap_or("?")
-        ))
+        let d: AnyReport = bench::select(r, dataset, p)?.parse().ok()?;
+        let v = d.method_metrics()?.get(method)?.get(metric)?;
+        Some(format!("{metric} {v:.4} ({})", d.protocol))
     })
+}
+
+fn q1_fourth_weight(d: &Value) -> Option<String> {
+    let b: docs::deploy_pipeline::Body = body(d)?;
+    let w = b
+        .edge_weights_over_time
+        .first()?
+        .edge_weights
+        .get("rollback->verify")?;
+    Some(format!("Q1 4th weight {w:.3}"))
+}
+
+fn pg_delta_sum(d: &Value) -> Option<String> {
+    let b: docs::pg_vs_heuristic::Body = body(d)?;
+    let v = b.runs.policy_gradient.conservation_check.total_delta_sum;
+    Some(format!("Σ PG deltas {v:.2}"))
+}
+
+fn merge_context_chars(d: &Value) -> Option<String> {
+    let b: docs::merge_compression::Body = body(d)?;
+    Some(format!(
+        "context chars {:.1} → {:.1}",
+        b.avg_context_chars_before, b.avg_context_chars_after
+    ))
+}
+
+fn bad_edge(d: &Value) -> Option<String> {
+    let b: docs::negation::Body = body(d)?;
+    Some(format!(
+        "bad edge {:.2}",
+        b.final_weights.skip_tests_for_hotfix
+    ))
+}
+
+fn cross_file_edges(d: &Value) -> Option<String> {
+    let b: docs::domain_separation::Body = body(d)?;
+    Some(format!(
+        "{} cross-file edges",
+        sims::paper::extract::thousands(b.final_cross_file_edge_count as i64)
+    ))
+}
+
+fn final_dormant(d: &Value) -> Option<String> {
+    let b: docs::brain_death::Body = body(d)?;
+    Some(format!(
+        "brain_death final dormant {:.3}",
+        b.final_health.dormant_pct
+    ))
 }
 
 fn discrepancies() -> Vec<Discrepancy> {
@@ -184,34 +267,50 @@ fn discrepancies() -> Vec<Discrepancy> {
     };
     vec![
         d("S1", "deploy_pipeline: Table 8's Q1 row shows the Q2 value 0.411 for the 4th edge; chain complete at Q7, not Q10",
-            sim("deploy_pipeline", P, |d| fixed(d, "/edge_weights_over_time/0/edge_weights/rollback->verify", 3).map(|v| format!("Q1 4th weight {v}"))),
-            sim("deploy_pipeline", C, |d| fixed(d, "/edge_weights_over_time/0/edge_weights/rollback->verify", 3).map(|v| format!("Q1 4th weight {v}")))),
+            sim("deploy_pipeline", P, q1_fourth_weight),
+            sim("deploy_pipeline", C, q1_fourth_weight)),
         d("S2", "context_reduction: first-10 mean 5.7 (paper 5.5); the runner's \"last 10\" is a last-5 mean; the drop is the config switch after Q1",
-            sim("context_reduction", P, |d| Some(format!("first 10 {}, last 10 {}, claim's \"last 10\" {}", fixed(d, "/first_10_average_fired", 1)?, fixed(d, "/last_10_average_fired", 1)?, fixed(d, "/claim/reduction_to_few_nodes/to_last_10_avg", 1)?))),
+            sim("context_reduction", P, |d| {
+                let p: docs::context_reduction::Paper = body(d)?;
+                Some(format!("first 10 {:.1}, last 10 {:.1}, claim's \"last 10\" {:.1}", p.body.first_10_average_fired, p.body.last_10_average_fired, p.claim.reduction_to_few_nodes.to_last_10_avg))
+            }),
             sim("context_reduction", C, after)),
         d("S3", "pg_vs_heuristic: PG deltas do not sum to ~0 (saturation at +1), the sim's claim fails",
-            sim("pg_vs_heuristic", P, |d| with_verdict(d, fixed(d, "/runs/policy_gradient/conservation_check/total_delta_sum", 2).map(|v| format!("Σ PG deltas {v}")))),
+            sim("pg_vs_heuristic", P, |d| with_verdict(d, pg_delta_sum(d))),
             sim("pg_vs_heuristic", C, after)),
         d("S4", "merge_compression: \"nodes fired 40 → 32\" is the node count; merged context can never shrink",
-            sim("merge_compression", P, |d| with_verdict(d, Some(format!("context chars {} → {}", fixed(d, "/avg_context_chars_before", 1)?, fixed(d, "/avg_context_chars_after", 1)?)))),
-            sim("merge_compression", C, |d| claim(d).or_else(|| with_verdict(d, Some(format!("context chars {} → {}", fixed(d, "/avg_context_chars_before", 1)?, fixed(d, "/avg_context_chars_after", 1)?)))))),
+            sim("merge_compression", P, |d| with_verdict(d, merge_context_chars(d))),
+            sim("merge_compression", C, |d| claim(d).or_else(|| with_verdict(d, merge_context_chars(d))))),
         d("S5", "structural_vs_edge_only: the paper's −12 % is summed nodes fired; by context chars full maintenance costs +8.8 %",
-            sim("structural_vs_edge_only", P, |d| with_verdict(d, Some(format!("context chars {} vs {}", int(d, "/strategies/edge_only/total_cost")?, int(d, "/strategies/full_maintain/total_cost")?)))),
+            sim("structural_vs_edge_only", P, |d| {
+                let b: docs::structural_vs_edge_only::Body = body(d)?;
+                let cost = |s: &str| b.strategies.get(s).map(|x| sims::paper::extract::thousands(x.total_cost as i64));
+                with_verdict(d, Some(format!("context chars {} vs {}", cost("edge_only")?, cost("full_maintain")?)))
+            }),
             sim("structural_vs_edge_only", C, after)),
         d("S6", "noise_robustness has no machine-checked claim (N/A)",
             sim("noise_robustness", P, verdict), sim("noise_robustness", C, after)),
         d("S6", "scaling_analysis has no claim; \"sublinear\" flips with timing noise",
-            sim("scaling_analysis", P, |d| with_verdict(d, opt(d, "/summary/is_sublinear_time_growth").and_then(Value::as_bool).map(|b| format!("is_sublinear_time_growth = {b}")))),
+            sim("scaling_analysis", P, |d| {
+                let b: docs::scaling_analysis::Body = body(d)?;
+                with_verdict(d, Some(format!("is_sublinear_time_growth = {}", b.summary.is_sublinear_time_growth)))
+            }),
             sim("scaling_analysis", C, after)),
         d("S7", "brain_death: autotune suggestions are never applied; the recovery is reinforcement of one path",
-            sim("brain_death", P, |d| with_verdict(d, fixed(d, "/final_health/reflex_pct", 3).map(|v| format!("final reflex share {v}")))),
+            sim("brain_death", P, |d| {
+                let b: docs::brain_death::Body = body(d)?;
+                with_verdict(d, Some(format!("final reflex share {:.3}", b.final_health.reflex_pct)))
+            }),
             sim("brain_death", C, after)),
         d("S8", "individuation / static / PG / noise / scaling rely on insertion-order tie-breaking",
-            sim("individuation", P, |d| int(d, "/structural_distinctness/edges_differ_by_gt_0_05").map(|v| format!("individuation: {v} edges differ > 0.05"))),
+            sim("individuation", P, |d| {
+                let b: docs::individuation::Body = body(d)?;
+                Some(format!("individuation: {} edges differ > 0.05", sims::paper::extract::thousands(b.structural_distinctness.edges_differ_by_gt_0_05 as i64)))
+            }),
             sim("static_vs_learning", C, after)),
         d("S9", "negation: −0.94 is the −1 clip plus a Hebbian +0.06 after a negative outcome",
-            sim("negation", P, |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2).map(|v| format!("bad edge {v}"))),
-            sim("negation", C, |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2).map(|v| format!("bad edge {v}")))),
+            sim("negation", P, bad_edge),
+            sim("negation", C, bad_edge)),
         d("S10", "test counts in the reference's REPRODUCE.md / paper / CHANGELOG disagree", none(), none()),
         d("B1", "label leakage: the paper protocol adds edges between gold paragraphs (cold traversal, HotPotQA SP@5)",
             bench_metric("HotPotQA", P, "crabpath_cold", "sp_recall_at_5"), bench_metric("HotPotQA", C, "crabpath_cold", "sp_recall_at_5")),
@@ -226,19 +325,22 @@ fn discrepancies() -> Vec<Discrepancy> {
         d("B5", "pooled corpus: one index over all rows' paragraphs", none(), none()),
         d("B6", "non-repeating query streams test generalisation, not repeated tasks", none(), none()),
         d("C1", "learning uses consecutive fired nodes, creating never-traversed edges (domain_separation cross-file edges)",
-            sim("domain_separation", P, |d| int(d, "/final_cross_file_edge_count").map(|v| format!("{v} cross-file edges"))),
-            sim("domain_separation", C, |d| int(d, "/final_cross_file_edge_count").map(|v| format!("{v} cross-file edges")))),
+            sim("domain_separation", P, cross_file_edges),
+            sim("domain_separation", C, cross_file_edges)),
         d("C2", "Hebbian co-firing after every outcome, including negative ones (negation floor)",
-            sim("negation", P, |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2).map(|v| format!("bad edge {v}"))),
-            sim("negation", C, |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2).map(|v| format!("bad edge {v}")))),
+            sim("negation", P, bad_edge),
+            sim("negation", C, bad_edge)),
         d("C3", "discount exponents differ between the heuristic (idx+1) and PG (idx)", none(), none()),
         d("C4", "PG: STOP always an action, saturation at ±1 breaks conservation",
-            sim("pg_vs_heuristic", P, |d| fixed(d, "/runs/policy_gradient/conservation_check/total_delta_sum", 2).map(|v| format!("Σ PG deltas {v}"))),
-            sim("pg_vs_heuristic", C, |d| opt(d, "/claim/value").and_then(num).map(|v| format!("|Σ unclipped PG deltas| {}", compact(v))))),
+            sim("pg_vs_heuristic", P, pg_delta_sum),
+            sim("pg_vs_heuristic", C, |d| {
+                let Claim::One(p) = body::<Envelope>(d)?.claim? else { return None };
+                p.value.as_f64().map(|v| format!("|Σ unclipped PG deltas| {}", compact(v)))
+            })),
         d("C5", "traversal: beam cut before de-duplication, ties, revisits, hard suppression", none(), none()),
         d("C6", "decay is global per call, with snapping below min_weight",
-            sim("brain_death", P, |d| fixed(d, "/final_health/dormant_pct", 3).map(|v| format!("brain_death final dormant {v}"))),
-            sim("brain_death", C, |d| fixed(d, "/final_health/dormant_pct", 3).map(|v| format!("brain_death final dormant {v}")))),
+            sim("brain_death", P, final_dormant),
+            sim("brain_death", C, final_dormant)),
         d("C7", "health: fixed 0.6/0.2 thresholds, negative edges counted as dormant", none(), none()),
         d("C8", "maintenance order decay → prune → merge (paper: decay → merge → prune)", none(), none()),
         d("C9", "inject_correction creates inhibitory edges of weight 0.0", none(), none()),

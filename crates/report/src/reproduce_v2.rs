@@ -7,19 +7,26 @@
 //! * `v2-myopic`: the corrected-vs-myopic study, a paragraph and a table that a reader
 //!   can follow without our code.
 
-use serde_json::Value;
+use results::v2::{ArmResult, Comparison, DeploySimulation, Study};
 
 use crate::data::{Profile, Results};
 use crate::tables::md;
 
 type Get = fn(&Results, Profile) -> Option<String>;
 
-fn doc<'a>(r: &'a Results, p: Profile, name: &str) -> Option<&'a Value> {
-    r.v2(p, name).map(|d| &d.value)
+/// The four-arm comparison `name` of profile `p`.
+fn doc(r: &Results, p: Profile, name: &str) -> Option<Comparison> {
+    r.v2(p, name)?.parse().ok()
 }
 
-fn f(d: &Value, ptr: &str) -> Option<f64> {
-    d.pointer(ptr).and_then(Value::as_f64)
+/// Arm `arm` of a comparison.
+fn arm<'a>(d: &'a Comparison, arm: &str) -> Option<&'a ArmResult> {
+    d.arms.get(arm)
+}
+
+/// Nodes the static arm loads on its first episode.
+fn static_nodes(d: &Comparison) -> Option<usize> {
+    Some(arm(d, "static")?.episodes.first()?.nodes_loaded)
 }
 
 const TABLE_3: [&str; 5] = [
@@ -34,8 +41,8 @@ fn chars(r: &Results, p: Profile) -> Option<String> {
     let d = doc(r, p, "context_bloat")?;
     Some(format!(
         "context_bloat static {} characters in {} nodes per turn",
-        f(d, "/arms/static/avg_tokens")?,
-        d.pointer("/arms/static/episodes/0/nodes_loaded")?
+        arm(&d, "static")?.avg_tokens,
+        static_nodes(&d)?
     ))
 }
 
@@ -44,8 +51,8 @@ fn ratios(r: &Results, p: Profile) -> Option<String> {
         .iter()
         .map(|n| {
             let d = doc(r, p, n)?;
-            let s = f(d, "/arms/static/avg_tokens")?;
-            let c = f(d, "/arms/crabpath_corrected/avg_tokens")?;
+            let s = arm(&d, "static")?.avg_tokens;
+            let c = arm(&d, "crabpath_corrected")?.avg_tokens;
             Some(format!("{:.2}x", s / c))
         })
         .collect();
@@ -59,8 +66,8 @@ fn accuracy(r: &Results, p: Profile) -> Option<String> {
             let d = doc(r, p, n)?;
             Some(format!(
                 "{:.2}/{:.2}",
-                f(d, "/arms/static/accuracy")?,
-                f(d, "/arms/crabpath_corrected/accuracy")?
+                arm(&d, "static")?.accuracy,
+                arm(&d, "crabpath_corrected")?.accuracy
             ))
         })
         .collect();
@@ -70,8 +77,8 @@ fn accuracy(r: &Results, p: Profile) -> Option<String> {
 /// Episodes (of all) whose CrabPath visit order is the run's most common one.
 fn constant_path(r: &Results, p: Profile) -> Option<String> {
     let d = doc(r, p, "gate_bloat")?;
-    let eps = d.pointer("/arms/crabpath_corrected/episodes")?.as_array()?;
-    let orders: Vec<&Value> = eps.iter().filter_map(|e| e.get("visit_order")).collect();
+    let eps = &arm(&d, "crabpath_corrected")?.episodes;
+    let orders: Vec<&Vec<String>> = eps.iter().filter_map(|e| e.visit_order.as_ref()).collect();
     let most = orders
         .iter()
         .map(|o| orders.iter().filter(|x| x == &o).count())
@@ -89,9 +96,9 @@ fn rag_static(r: &Results, p: Profile) -> Option<String> {
             let d = doc(r, p, n)?;
             Some(format!(
                 "{n} RAG {} = static {} ({} nodes)",
-                f(d, "/arms/rag/avg_tokens")?,
-                f(d, "/arms/static/avg_tokens")?,
-                d.pointer("/arms/static/episodes/0/nodes_loaded")?
+                arm(&d, "rag")?.avg_tokens,
+                arm(&d, "static")?.avg_tokens,
+                static_nodes(&d)?
             ))
         })
         .collect();
@@ -100,31 +107,31 @@ fn rag_static(r: &Results, p: Profile) -> Option<String> {
 
 fn shortcut(r: &Results, p: Profile) -> Option<String> {
     let d = doc(r, p, "deploy_pipeline")?;
-    let eps = d.pointer("/arms/crabpath_corrected/episodes")?.as_array()?;
+    let a = arm(&d, "crabpath_corrected")?;
+    let eps = &a.episodes;
     let skip = eps
         .iter()
         .filter(|e| {
-            e.get("visit_order")
-                .and_then(Value::as_array)
+            e.visit_order
+                .as_ref()
                 .is_some_and(|v| v.iter().any(|n| n == "skip_tests"))
         })
         .count();
     Some(format!(
         "{} chars/turn; {skip} of {} episodes take skip_tests; accuracy {:.3}",
-        f(d, "/arms/crabpath_corrected/avg_tokens")?,
+        a.avg_tokens,
         eps.len(),
-        f(d, "/arms/crabpath_corrected/accuracy")?
+        a.accuracy
     ))
 }
 
 fn deploy_sim(r: &Results, p: Profile) -> Option<String> {
-    let d = doc(r, p, sims::v2::DEPLOY_SIM)?;
+    let d: DeploySimulation = r.v2(p, sims::v2::DEPLOY_SIM)?.parse().ok()?;
     let w = |s: &str, t: &str| {
-        d.get("final_weights")?
-            .as_array()?
+        d.final_weights
             .iter()
-            .find(|e| e[0] == s && e[1] == t)
-            .and_then(|e| e[2].as_f64())
+            .find(|e| e.0 == s && e.1 == t)
+            .map(|e| e.2)
     };
     Some(format!(
         "after 15 episodes: check_tests {:.4}, skip_tests {:.4}, check_tests->check_ci {:.4}",
@@ -135,10 +142,10 @@ fn deploy_sim(r: &Results, p: Profile) -> Option<String> {
 }
 
 fn first_update(r: &Results, p: Profile) -> Option<String> {
-    let d = doc(r, p, sims::v2::DEPLOY_SIM)?;
+    let d: DeploySimulation = r.v2(p, sims::v2::DEPLOY_SIM)?.parse().ok()?;
     Some(format!(
         "deploy simulation episode 1: w(check_tests) 0.5 -> {:.4}",
-        f(d, "/episodes/0/w_check_tests")?
+        d.episodes.first()?.w_check_tests
     ))
 }
 
@@ -146,8 +153,8 @@ fn giraffe(r: &Results, p: Profile) -> Option<String> {
     let d = doc(r, p, "giraffe_test")?;
     Some(format!(
         "giraffe_test CrabPath accuracy corrected {:.2}, myopic {:.2}",
-        f(d, "/arms/crabpath_corrected/accuracy")?,
-        f(d, "/arms/crabpath_myopic/accuracy")?
+        arm(&d, "crabpath_corrected")?.accuracy,
+        arm(&d, "crabpath_myopic")?.accuracy
     ))
 }
 
@@ -157,12 +164,12 @@ fn identical_arms(r: &Results, p: Profile) -> Option<String> {
     let mut same = 0;
     for n in sims::v2::EXPERIMENTS {
         let d = doc(r, p, n)?;
-        let orders = |arm: &str| -> Option<Vec<Value>> {
+        let orders = |a: &str| -> Option<Vec<Option<Vec<String>>>> {
             Some(
-                d.pointer(&format!("/arms/{arm}/episodes"))?
-                    .as_array()?
+                arm(&d, a)?
+                    .episodes
                     .iter()
-                    .map(|e| e["visit_order"].clone())
+                    .map(|e| e.visit_order.clone())
                     .collect(),
             )
         };
@@ -178,8 +185,8 @@ fn identical_arms(r: &Results, p: Profile) -> Option<String> {
 
 fn table4(r: &Results, p: Profile) -> Option<String> {
     let d = doc(r, p, "context_bloat")?;
-    let s = f(d, "/arms/static/avg_tokens")? * 15e-6;
-    let c = f(d, "/arms/crabpath_corrected/avg_tokens")? * 15e-6;
+    let s = arm(&d, "static")?.avg_tokens * 15e-6;
+    let c = arm(&d, "crabpath_corrected")?.avg_tokens * 15e-6;
     Some(format!(
         "${s:.4} vs ${c:.5} + $0.00006 (assumed router) = {:.1}x",
         s / (c + 0.00006)
@@ -190,9 +197,9 @@ fn procedure(r: &Results, p: Profile) -> Option<String> {
     let d = doc(r, p, "procedure")?;
     Some(format!(
         "procedure accuracy static/RAG/CrabPath {:.2}/{:.2}/{:.2}",
-        f(d, "/arms/static/accuracy")?,
-        f(d, "/arms/rag/accuracy")?,
-        f(d, "/arms/crabpath_corrected/accuracy")?
+        arm(&d, "static")?.accuracy,
+        arm(&d, "rag")?.accuracy,
+        arm(&d, "crabpath_corrected")?.accuracy
     ))
 }
 
@@ -200,8 +207,8 @@ fn negation(r: &Results, p: Profile) -> Option<String> {
     let d = doc(r, p, "negation")?;
     Some(format!(
         "negation accuracy static {:.3}, CrabPath {:.3}",
-        f(d, "/arms/static/accuracy")?,
-        f(d, "/arms/crabpath_corrected/accuracy")?
+        arm(&d, "static")?.accuracy,
+        arm(&d, "crabpath_corrected")?.accuracy
     ))
 }
 
@@ -252,21 +259,14 @@ fn pct(x: f64) -> String {
 
 /// The `v2-myopic` block: a paragraph and one row per design.
 pub fn myopic_block(results: &Results) -> String {
-    let Some(study) = results.v2_study.as_ref().map(|d| &d.value) else {
+    let Some(study) = results
+        .v2_study
+        .as_ref()
+        .and_then(|d| d.parse::<Study>().ok())
+    else {
         return "_No result yet: run `cargo run --release -p sims -- v2 run`._\n".into();
     };
-    let g = |ptr: &str| {
-        study
-            .pointer(ptr)
-            .and_then(Value::as_f64)
-            .unwrap_or(f64::NAN)
-    };
-    let designs = study
-        .get("designs")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let seeds = g("/seeds");
+    let seeds = study.seeds;
     let mut s = format!(
         "Both arms run the corrected profile with stochastic routing (habitual choices sampled \
          from softmax(w/τ), τ = {}, seeded ChaCha8 generators), {} episodes per run, {} seeds per \
@@ -279,49 +279,49 @@ pub fn myopic_block(results: &Results) -> String {
          `results/v2/corrected_vs_myopic.json.gz`.\n\n\
          | design | reward | corrected: mean success | myopic: mean success | corrected − myopic [95 % CI], sign test | seeds learned (c / m) | seeds stuck (c / m) |\n\
          |---|---|---|---|---|---|---|\n",
-        g("/temperature"),
-        g("/episodes"),
+        study.temperature,
+        study.episodes,
         seeds,
-        g("/threshold") * g("/window"),
-        g("/window"),
+        study.threshold * study.window as f64,
+        study.window,
     );
-    for d in &designs {
-        let v = |ptr: &str| d.pointer(ptr).and_then(Value::as_f64).unwrap_or(f64::NAN);
-        let diff = "/corrected_minus_myopic/mean_success";
+    let nan = || f64::NAN;
+    for d in &study.designs {
+        let c = d.arms.get("corrected");
+        let m = d.arms.get("myopic");
+        let diff = &d.corrected_minus_myopic.mean_success;
+        let opt = |x: Option<usize>| x.map_or_else(|| "NaN".to_string(), |x| x.to_string());
         s.push_str(&format!(
             "| {} | {} | {} | {} | {:+.3} [{:+.3}, {:+.3}], {}/{}/{}, p = {:.1e} | {} / {} | {} / {} |\n",
-            d["design"].as_str().unwrap_or("?"),
-            md(d["description"].as_str().unwrap_or("")),
-            pct(v("/arms/corrected/mean_success/mean")),
-            pct(v("/arms/myopic/mean_success/mean")),
-            v(&format!("{diff}/mean_diff")),
-            v(&format!("{diff}/ci95/0")),
-            v(&format!("{diff}/ci95/1")),
-            v(&format!("{diff}/wins")),
-            v(&format!("{diff}/losses")),
-            v(&format!("{diff}/ties")),
-            v(&format!("{diff}/p_sign_test")),
-            v("/arms/corrected/reached_threshold"),
-            v("/arms/myopic/reached_threshold"),
-            v("/arms/corrected/seeds_stuck"),
-            v("/arms/myopic/seeds_stuck"),
+            d.design,
+            md(&d.description),
+            pct(c.map_or_else(nan, |a| a.mean_success.mean)),
+            pct(m.map_or_else(nan, |a| a.mean_success.mean)),
+            diff.mean_diff,
+            diff.ci95.0,
+            diff.ci95.1,
+            diff.wins,
+            diff.losses,
+            diff.ties,
+            diff.p_sign_test,
+            opt(c.map(|a| a.reached_threshold)),
+            opt(m.map(|a| a.reached_threshold)),
+            opt(c.map(|a| a.seeds_stuck)),
+            opt(m.map(|a| a.seeds_stuck)),
         ));
     }
-    let find = |name: &str| designs.iter().find(|d| d["design"] == name);
-    if let Some(p) = find("procedure") {
-        let stuck = p
-            .pointer("/arms/corrected/seeds_stuck")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let dormant: Vec<String> = p
-            .pointer("/arms/corrected/seeds_dormant")
-            .and_then(Value::as_object)
-            .map(|m| m.iter().map(|(edge, k)| format!("{edge}: {k}")).collect())
+    if let Some(p) = study.designs.iter().find(|d| d.design == "procedure") {
+        let c = p.arms.get("corrected");
+        let stuck = c.map_or(0, |a| a.seeds_stuck);
+        let dormant: Vec<String> = c
+            .map(|a| {
+                a.seeds_dormant
+                    .iter()
+                    .map(|(edge, k)| format!("{edge}: {k}"))
+                    .collect()
+            })
             .unwrap_or_default();
-        let losses = p
-            .pointer("/corrected_minus_myopic/mean_success/losses")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let losses = p.corrected_minus_myopic.mean_success.losses;
         s.push_str(&format!(
             "\nOn the procedure, corrected is not a clean win: {stuck} of {seeds} corrected seeds are \
              stuck (no success in the last window), and in {losses} seeds corrected does worse than \

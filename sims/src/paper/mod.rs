@@ -1,25 +1,27 @@
 //! What the papers say about each simulation, kept with the simulation.
 //!
 //! Every simulation returns a [`Card`] ([`crate::sim::Simulation::card`]): its paper
-//! section and figure numbers, the paper's tables it backs (each row: the paper's value
-//! as printed, the reference program's value, and how to read ours from a result
-//! document), its rows of the paper's summary table, the paper claims that
-//! `REPRODUCE.md` lists, the figures the `report` crate draws from its documents, and
-//! the reference runner's verdict on it. Paper numbers are typed there once; `sims
-//! claims`, `report` (`TABLES.md`, `REPRODUCE.md`, figures) and the tests read them from
-//! the card, so adding a simulation touches its own file (plus a figure builder in
+//! section and figure numbers, the paper's tables it backs (each row: its label and how
+//! to read our value from a result document), its rows of the paper's summary table, the
+//! paper claims that `REPRODUCE.md` lists, the figures the `report` crate draws from its
+//! documents, and the reference runner's verdict on it. The numbers — each row's value as
+//! the paper prints it, the reference program's value, whether they agree, a note — are
+//! data, `results/sims/expected.json` beside the results they describe ([`expected`]),
+//! filled into the card by label; `sims check`, `sims claims`, `report` (`TABLES.md`,
+//! `REPRODUCE.md`, figures) and the tests read them through the card, so adding a
+//! simulation touches its own file and its entry of the data (plus a figure builder in
 //! `report` for each figure it lists).
 //!
 //! Simulations are grouped by the [`Paper`] they back; table numbers are per paper. The
 //! reference program's 15 simulations back the OpenClawBrain paper; the CrabPath paper's
 //! experiments form a second group.
 
+pub mod expected;
 pub mod extract;
 
 use serde_json::Value;
 
 use crate::claims::Verdict;
-use crate::sim::Simulation;
 
 /// The paper a group of simulations backs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,15 +81,15 @@ pub enum Source {
 
 /// One row of a paper table.
 pub struct Row {
-    /// Row label (first column).
+    /// Row label (first column; with the table, the key of its expected values).
     pub label: String,
-    /// The paper's value, as printed.
+    /// The paper's value, as printed ([`expected`]).
     pub paper: String,
     /// The reference program's value, formatted as `extract` formats ours (checked
-    /// against the committed reference files by `report`'s tests).
+    /// against the committed reference files by `report`'s tests; [`expected`]).
     pub reference: String,
     /// Whether the paper's value agrees with the reference program's (after the
-    /// paper's rounding); `false` rows are paper/code discrepancies.
+    /// paper's rounding); `false` rows are paper/code discrepancies ([`expected`]).
     pub paper_agrees: bool,
     /// Result document the value comes from.
     pub source: Source,
@@ -100,23 +102,22 @@ pub struct Row {
     pub seeds: Option<Extract>,
     /// How to judge it.
     pub kind: Kind,
-    /// Short note (discrepancy reference, caveat).
+    /// Short note (discrepancy reference, caveat; [`expected`]).
     pub note: String,
 }
 
 impl Row {
-    /// A deterministic row that agrees with the paper.
+    /// A deterministic row read by `extract`; its paper and reference values come from
+    /// the expected values ([`expected::fill`]).
     pub fn new(
         source: Source,
         label: &str,
-        paper: &str,
-        reference: &str,
         extract: impl Fn(&Value) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
         Self {
             label: label.into(),
-            paper: paper.into(),
-            reference: reference.into(),
+            paper: String::new(),
+            reference: String::new(),
             paper_agrees: true,
             source,
             extract: Box::new(extract),
@@ -131,24 +132,9 @@ impl Row {
     pub fn sim(
         sim: &'static str,
         label: &str,
-        paper: &str,
-        reference: &str,
         extract: impl Fn(&Value) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
-        Self::new(Source::Sim(sim), label, paper, reference, extract)
-    }
-
-    /// Marks the paper's value as disagreeing with the code, with a note.
-    pub fn differs(mut self, note: &str) -> Self {
-        self.paper_agrees = false;
-        self.note = note.into();
-        self
-    }
-
-    /// Adds a note.
-    pub fn note(mut self, note: &str) -> Self {
-        self.note = note.into();
-        self
+        Self::new(Source::Sim(sim), label, extract)
     }
 
     /// Sets the kind.
@@ -381,10 +367,9 @@ pub fn section_key(section: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Every table the simulations back, in (paper, number) order, the OpenClawBrain
-/// summary table assembled from the cards' summary rows in section order.
-pub fn tables(sims: &[&'static dyn Simulation]) -> Vec<Table> {
-    let mut cards: Vec<Card> = sims.iter().map(|s| s.card()).collect();
+/// Every table the `cards` back, in (paper, number) order, the OpenClawBrain summary
+/// table assembled from the cards' summary rows in section order.
+pub fn tables(mut cards: Vec<Card>) -> Vec<Table> {
     cards.sort_by_key(|c| section_key(c.section));
     let mut summary = Vec::new();
     let mut out = Vec::new();
@@ -407,17 +392,14 @@ pub fn tables(sims: &[&'static dyn Simulation]) -> Vec<Table> {
     out
 }
 
-/// Every claim the simulations back, with the simulation and its first figure
-/// (`paper/<stem>.png`), in (paper, section) order.
-pub fn claims(
-    sims: &[&'static dyn Simulation],
-) -> Vec<(&'static str, Paper, Claim, Option<String>)> {
+/// Every claim the cards back (each card with its simulation's name), with the
+/// simulation and its first figure (`paper/<stem>.png`), in (paper, section) order.
+pub fn claims(cards: &[(&'static str, Card)]) -> Vec<(&'static str, Paper, Claim, Option<String>)> {
     let mut out = Vec::new();
-    for s in sims {
-        let card = s.card();
+    for (name, card) in cards {
         let figure = card.figures.first().map(|f| format!("paper/{f}.png"));
         for c in &card.claims {
-            out.push((s.name(), card.paper, *c, figure.clone()));
+            out.push((*name, card.paper, *c, figure.clone()));
         }
     }
     out.sort_by_key(|(_, paper, c, _)| (*paper, section_key(c.section)));

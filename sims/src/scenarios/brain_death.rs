@@ -12,12 +12,14 @@ use crabpath::{
     apply_decay, apply_outcome, autotune, measure_health, DecayConfig, Edge, Episode, Graph,
     LearningConfig, Node, NodeId, Profile, TierThresholds, TraversalConfig, Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::brain_death::{Body, Doc, Extra, Paper, ReferenceClaim, Round};
+use serde_json::Value;
 
 use crate::claims::Verdict;
 use crate::paper::extract::{find, inner, join};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::sim::Simulation;
+use crate::paper::{self, sim_table, Card, Claim, Row};
+use crate::predicate::{self, Cmp, Predicate};
+use crate::sim::{document, Simulation};
 
 const NAME: &str = "brain_death";
 
@@ -76,10 +78,13 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         first_pre.get_or_insert(pre);
         first_post.get_or_insert(post);
         last_post = Some(post);
-        rounds.push(json!({
-            "round": round, "pre_health": pre, "post_health": post,
-            "suggestions": suggestions, "fired_nodes": r.fired_names(&g),
-        }));
+        rounds.push(Round {
+            round,
+            pre_health: pre,
+            post_health: post,
+            suggestions,
+            fired_nodes: r.fired_names(&g).into_iter().map(String::from).collect(),
+        });
     }
     let (first_pre, first_post, last_post) = (
         first_pre.expect("rounds"),
@@ -89,35 +94,22 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let detected = first_pre.dormant_pct > 0.9;
     let toward_reflex = last_post.reflex_pct > first_pre.reflex_pct;
     let recovered = last_post.reflex_pct > first_post.reflex_pct;
-    let mut out = json!({
-        "simulation": "brain_death_recovery",
-        "round_count": ROUNDS,
-        "rounds": rounds,
-        "recovery_signals": knobs,
-        "final_health": last_post,
-    });
-    let obj = out.as_object_mut().expect("object");
+    let body = Body {
+        simulation: "brain_death_recovery".into(),
+        round_count: ROUNDS,
+        rounds,
+        recovery_signals: knobs.into_iter().collect(),
+        final_health: last_post,
+    };
     if profile == Profile::Paper {
-        obj.insert(
-            "claim".into(),
-            json!({
-                "met": detected && any_suggestions && recovered,
-                "autotune_detected_failure": detected,
-                "suggests_recovery": any_suggestions,
-                "health_moved_toward_reflexive": toward_reflex,
-            }),
-        );
-        return Ok(out);
+        let claim = ReferenceClaim {
+            met: detected && any_suggestions && recovered,
+            autotune_detected_failure: detected,
+            suggests_recovery: any_suggestions,
+            health_moved_toward_reflexive: toward_reflex,
+        };
+        return document(&Paper { body, claim });
     }
-    obj.insert("profile".into(), json!(profile.as_str()));
-    obj.insert("seed".into(), json!(seed));
-    obj.insert("rng".into(), json!("none (deterministic scenario)"));
-    obj.insert("suggestions_applied".into(), json!(false));
-    obj.insert("autotune_detected_failure".into(), json!(detected));
-    obj.insert(
-        "round_1_post_reflex_pct".into(),
-        json!(first_post.reflex_pct),
-    );
     let met = recovered;
     let note = format!(
         "Restated: the reference credits the autotuner, but its suggestions are recorded and \
@@ -128,16 +120,26 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         first_pre.dormant_pct, last_post.dormant_pct, last_post.reflex_pct, first_post.reflex_pct,
         if met { "Holds." } else { "FAILS: the reflex share did not rise." }
     );
-    obj.insert("claim".into(), json!({
-        "statement": "Repeated positive outcomes on one path lift the reflex share of a dead graph (all edges 0.01) above its round-1 value, without applying any autotune suggestion",
-        "metric": "final_health.reflex_pct",
-        "value": last_post.reflex_pct,
-        "threshold": first_post.reflex_pct,
-        "comparison": ">",
-        "met": met,
-        "note": note,
-    }));
-    Ok(out)
+    let claim = Predicate::new(
+        "Repeated positive outcomes on one path lift the reflex share of a dead graph (all edges 0.01) above its round-1 value, without applying any autotune suggestion",
+        "final_health.reflex_pct",
+        last_post.reflex_pct,
+        Cmp::Gt,
+        first_post.reflex_pct,
+    )
+    .note(note);
+    document(&Doc::new(
+        body,
+        seed,
+        "none (deterministic scenario)",
+        None,
+        Extra {
+            suggestions_applied: false,
+            autotune_detected_failure: detected,
+            round_1_post_reflex_pct: first_post.reflex_pct,
+        },
+        predicate::Claim::one(claim),
+    ))
 }
 
 /// The simulation of this module.
@@ -147,17 +149,16 @@ impl Simulation for BrainDeath {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "5.3",
             paper_figures: &["5"],
             description: "16-node graph with all weights 0.01; 30 rounds of health, autotune (not applied), traversal, learning, decay",
             tables: vec![sim_table(5, "Brain-death recovery behavior", NAME, true, "dormant / habitual / reflex share after the round, %", vec![
-                Row::sim(NAME, "round 1", "100.0 / 0.0 / 0.0", "100.00 / 0.00 / 0.00", |d| brain_round(d, 1.0)),
-                Row::sim(NAME, "round 10", "97.5 / 1.3 / 1.3", "97.50 / 1.25 / 1.25", |d| brain_round(d, 10.0)),
-                Row::sim(NAME, "round 30", "97.5 / 0.0 / 2.5", "97.50 / 0.00 / 2.50", |d| brain_round(d, 30.0))
-                    .note("autotune suggestions are never applied; the gain is reinforcement of one path (discrepancy S7)"),
+                Row::sim(NAME, "round 1", |d| brain_round(d, 1.0)),
+                Row::sim(NAME, "round 10", |d| brain_round(d, 10.0)),
+                Row::sim(NAME, "round 30", |d| brain_round(d, 30.0)),
             ])],
             summary: vec![],
             claims: vec![Claim { section: "5.3", text: "brain death: the reflex share recovers by round 30", table: 5, row: "round 30" }, ],

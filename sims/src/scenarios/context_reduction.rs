@@ -13,12 +13,16 @@ use crabpath::{
     apply_decay, apply_outcome, DecayConfig, Edge, Episode, Graph, LearningConfig, Node, NodeId,
     Profile, TraversalConfig, Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::context_reduction::{
+    Body, Doc, Effects, Extra, Fired, FirstQuery, Paper, QueryPatterns, Reduction, ReferenceClaim,
+};
+use serde_json::Value;
 
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, int, join};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::sim::Simulation;
+use crate::paper::{self, sim_table, Card, Claim, Row};
+use crate::predicate::{self, Cmp, Predicate};
+use crate::sim::{document, Simulation};
 
 const NAME: &str = "context_reduction";
 
@@ -116,37 +120,50 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let counts: Vec<usize> = fired.iter().map(Vec::len).collect();
     let names =
         |ids: &[NodeId]| -> Vec<String> { ids.iter().map(|&n| g.name(n).to_string()).collect() };
-    let seed_names =
-        |q: usize| -> Vec<&str> { seeds_for(q).into_iter().map(|(id, _)| id).collect() };
-    let series: Vec<Value> = (1..=QUERIES)
-        .map(|q| json!({"query": q, "seeds": seed_names(q), "nodes_fired": counts[q - 1]}))
+    let seed_names = |q: usize| -> Vec<String> {
+        seeds_for(q)
+            .into_iter()
+            .map(|(id, _)| id.to_string())
+            .collect()
+    };
+    let series: Vec<Fired> = (1..=QUERIES)
+        .map(|q| Fired {
+            query: q,
+            seeds: seed_names(q),
+            nodes_fired: counts[q - 1],
+        })
         .collect();
     let first_10 = mean(&counts[..10]);
     let last_10 = mean(&counts[QUERIES - 10..]);
     let last_5 = mean(&counts[QUERIES - 5..]);
 
-    let mut out = json!({
-        "simulation": "context_reduction",
-        "query_count": QUERIES,
-        "query_patterns": {"focused_nodes": KEY, "pattern_type": "3-4 specific nodes every query"},
-        "first_query": {
-            "query": 1, "seeds": seed_names(1), "nodes_fired": counts[0], "fired": names(&fired[0]),
+    let body = Body {
+        simulation: "context_reduction".into(),
+        query_count: QUERIES,
+        query_patterns: QueryPatterns {
+            focused_nodes: KEY.iter().map(|k| k.to_string()).collect(),
+            pattern_type: "3-4 specific nodes every query".into(),
         },
-        "nodes_fired_series": series,
-        "first_10_average_fired": first_10,
-        "last_10_average_fired": last_10,
-    });
-    let obj = out.as_object_mut().expect("object");
+        first_query: FirstQuery {
+            query: 1,
+            seeds: seed_names(1),
+            nodes_fired: counts[0],
+            fired: names(&fired[0]),
+        },
+        nodes_fired_series: series,
+        first_10_average_fired: first_10,
+        last_10_average_fired: last_10,
+    };
     if profile == Profile::Paper {
         // The reference's claim: a last-5 mean under the name `to_last_10_avg`.
-        obj.insert(
-            "claim".into(),
-            json!({"reduction_to_few_nodes": {
-                "from_query1": counts[0], "to_last_10_avg": last_5,
-                "met": counts[0] >= 28 && last_5 <= 5.0,
-            }}),
-        );
-        return Ok(out);
+        let claim = ReferenceClaim {
+            reduction_to_few_nodes: Reduction {
+                from_query1: counts[0],
+                to_last_10_avg: last_5,
+                met: counts[0] >= 28 && last_5 <= 5.0,
+            },
+        };
+        return document(&Paper { body, claim });
     }
 
     // Corrected: isolate the config switch (static graph: no learning, no decay) and
@@ -167,21 +184,15 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let q1 = counts[0] as f64;
     let config_effect = q1 - config_only;
     let learning_effect = config_only - last_10;
-    obj.insert("profile".into(), json!(profile.as_str()));
-    obj.insert("seed".into(), json!(seed));
-    obj.insert("rng".into(), json!("none (deterministic scenario)"));
-    obj.insert(
-        "effects".into(),
-        json!({
-            "query1_nodes_fired": counts[0],
-            "last_10_average_fired_learning_and_decay": last_10,
-            "last_10_average_fired_config_only": config_only,
-            "last_10_average_fired_decay_only": decay_only,
-            "reduction_from_config_switch": config_effect,
-            "reduction_from_learning_and_decay": learning_effect,
-            "reduction_from_learning_beyond_decay": decay_only - last_10,
-        }),
-    );
+    let effects = Effects {
+        query1_nodes_fired: counts[0],
+        last_10_average_fired_learning_and_decay: last_10,
+        last_10_average_fired_config_only: config_only,
+        last_10_average_fired_decay_only: decay_only,
+        reduction_from_config_switch: config_effect,
+        reduction_from_learning_and_decay: learning_effect,
+        reduction_from_learning_beyond_decay: decay_only - last_10,
+    };
     let met = learning_effect > 0.0;
     let decay_note = format!(
         " Decay alone (no outcome learning) fires {decay_only:.2} (half-life 4 snaps unused \
@@ -211,19 +222,22 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         )
     };
     note.push_str(&decay_note);
-    obj.insert(
-        "claim".into(),
-        json!({
-            "statement": "Learning (with decay) reduces the nodes fired per query beyond what the beam/hop config switch after Q1 achieves on a static graph",
-            "metric": "last_10_average_fired_config_only - last_10_average_fired (true last-10 means)",
-            "value": learning_effect,
-            "threshold": 0.0,
-            "comparison": ">",
-            "met": met,
-            "note": note,
-        }),
-    );
-    Ok(out)
+    let claim = Predicate::new(
+        "Learning (with decay) reduces the nodes fired per query beyond what the beam/hop config switch after Q1 achieves on a static graph",
+        "last_10_average_fired_config_only - last_10_average_fired (true last-10 means)",
+        learning_effect,
+        Cmp::Gt,
+        0.0,
+    )
+    .note(note);
+    document(&Doc::new(
+        body,
+        seed,
+        "none (deterministic scenario)",
+        None,
+        Extra { effects },
+        predicate::Claim::one(claim),
+    ))
 }
 
 /// The simulation of this module.
@@ -233,20 +247,18 @@ impl Simulation for ContextReduction {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.1",
             paper_figures: &["6"],
             description: "30-node complete graph; Q1 beam 29, then 99 focused beam-2 one-hop queries with learning and decay",
             tables: vec![sim_table(7, "Context contraction in repetitive deployment work", NAME, true, "nodes fired", vec![
-                Row::sim(NAME, "Q1", "30", "30", |d| int(d, "/first_query/nodes_fired")),
-                Row::sim(NAME, "First 10 (avg)", "5.5", "5.7", |d| fixed(d, "/first_10_average_fired", 1))
-                    .differs("discrepancy S2"),
-                Row::sim(NAME, "Last 10 (avg)", "2.7", "2.7", |d| fixed(d, "/last_10_average_fired", 1))
-                    .note("the drop from 30 comes from the beam 29 → 2 config switch after Q1 (discrepancy S2)"),
+                Row::sim(NAME, "Q1", |d| int(d, "/first_query/nodes_fired")),
+                Row::sim(NAME, "First 10 (avg)", |d| fixed(d, "/first_10_average_fired", 1)),
+                Row::sim(NAME, "Last 10 (avg)", |d| fixed(d, "/last_10_average_fired", 1)),
             ])],
-            summary: vec![Row::sim(NAME, "Context reduction: nodes fired", "30.0 to 2.7 (Q100 avg)", "30 → 2.7", |d| {
+            summary: vec![Row::sim(NAME, "Context reduction: nodes fired", |d| {
                 join(vec![int(d, "/first_query/nodes_fired"), fixed(d, "/last_10_average_fired", 1)], " → ")
             })],
             claims: vec![Claim { section: "6.1", text: "nodes fired per query drop from the whole graph to a few (last 10 queries)", table: 7, row: "Last 10 (avg)" }, ],

@@ -3,19 +3,25 @@
 
 use anyhow::Result;
 use crabpath::{apply_outcome, Episode, Graph, Traverser};
-use serde_json::{json, Map, Value};
+use results::sims::deploy_pipeline::{
+    Body, ChainWeights, Doc, Extra, Growth, Noted, Paper, ReferenceClaim, Snapshot, WeightsAt,
+};
+use serde_json::Value;
 
 use super::common::{add_titled, edge, id, query_config, weight};
 use crate::claims::Verdict;
 use crate::paper::extract::{find, num, opt};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, expected, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "deploy_pipeline";
 
-/// The paper's "reflex 1.0 by Q10" (§6.2, Table 6).
-const PAPER_REFLEX_BY: usize = 10;
+/// The query by which the paper says the chain is reflex ("reflex 1.0 by Q10", §6.2,
+/// Table 6): its `reflex_by_query` in `results/sims/expected.json`.
+fn paper_reflex_by() -> usize {
+    expected::fact(NAME, "reflex_by_query")
+}
 
 /// Reference `sims/deploy_pipeline.py`.
 pub struct DeployPipeline;
@@ -31,13 +37,13 @@ const QUERY_TEXT: &str = "deploy to production";
 const QUERIES: usize = 50;
 const TRACKED: [usize; 4] = [1, 10, 25, 50];
 
-fn chain_weights(g: &Graph) -> Map<String, Value> {
+fn chain_weights(g: &Graph) -> ChainWeights {
     NODES
         .windows(2)
         .map(|w| {
             (
                 format!("{}->{}", w[0], w[1]),
-                json!(weight(g, w[0], w[1]).unwrap_or(0.0)),
+                weight(g, w[0], w[1]).unwrap_or(0.0),
             )
         })
         .collect()
@@ -47,9 +53,9 @@ impl Simulation for DeployPipeline {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.2",
             paper_figures: &["7"],
             description:
@@ -61,43 +67,15 @@ impl Simulation for DeployPipeline {
                 true,
                 "the four chain edge weights",
                 vec![
-                    Row::sim(
-                        NAME,
-                        "Q1",
-                        "0.425, 0.420, 0.416, 0.411",
-                        "0.425, 0.420, 0.416, 0.270",
-                        |d| deploy_weights(d, 1.0),
-                    )
-                    .differs("0.411 is the Q2 value of the 4th edge (discrepancy S1)"),
-                    Row::sim(
-                        NAME,
-                        "Q10",
-                        "1.0, 1.0, 1.0, 1.0",
-                        "1.000, 1.000, 1.000, 1.000",
-                        |d| deploy_weights(d, 10.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "Q50",
-                        "1.0, 1.0, 1.0, 1.0",
-                        "1.000, 1.000, 1.000, 1.000",
-                        |d| deploy_weights(d, 50.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "all four at 1.0 from",
-                        &format!("by Q{PAPER_REFLEX_BY}"),
-                        "Q7",
-                        deploy_reflex_query,
-                    )
-                    .note("\"by Q10\" holds; the chain is complete at Q7"),
+                    Row::sim(NAME, "Q1", |d| deploy_weights(d, 1.0)),
+                    Row::sim(NAME, "Q10", |d| deploy_weights(d, 10.0)),
+                    Row::sim(NAME, "Q50", |d| deploy_weights(d, 50.0)),
+                    Row::sim(NAME, "all four at 1.0 from", deploy_reflex_query),
                 ],
             )],
             summary: vec![Row::sim(
                 NAME,
                 "Procedural memory: chain at reflex 1.0",
-                &format!("by Q{PAPER_REFLEX_BY}"),
-                "Q7",
                 deploy_reflex_query,
             )],
             claims: vec![
@@ -142,56 +120,52 @@ impl Simulation for DeployPipeline {
             let result = traverser.traverse(&g, &seeds, &config)?;
             apply_outcome(&mut g, &Episode::from_result(&result), 1.0, &learning, None)?;
             let weights = chain_weights(&g);
-            if all_reflex_at.is_none()
-                && weights
-                    .values()
-                    .all(|w| w.as_f64().is_some_and(|w| w > 0.8))
-            {
+            if all_reflex_at.is_none() && weights.values().all(|&w| w > 0.8) {
                 all_reflex_at = Some(q);
             }
             if TRACKED.contains(&q) {
-                let mut snap = Map::new();
-                snap.insert("query".into(), json!(q));
-                snap.extend(weights.clone());
-                snapshots.push(Value::Object(snap));
+                snapshots.push(Snapshot {
+                    query: q,
+                    weights: weights.clone(),
+                });
             }
-            over_time.push(json!({
-                "query": q,
-                "query_text": QUERY_TEXT,
-                "edge_weights": weights,
-            }));
+            over_time.push(WeightsAt {
+                query: q,
+                query_text: QUERY_TEXT.into(),
+                edge_weights: weights,
+            });
         }
         let finals = chain_weights(&g);
         let last = weight(&g, "rollback", "verify").unwrap_or(0.0);
-        let met = finals.values().all(|w| w.as_f64().is_some_and(|w| w > 0.8));
-        let doc = json!({
-            "simulation": "deploy_pipeline",
-            "query_count": QUERIES,
-            "query_text": QUERY_TEXT,
-            "tracked_queries": TRACKED,
-            "tracked_edge_snapshots": snapshots,
-            "edge_weights_over_time": over_time,
-            "final_edge_weights": finals,
-            "claim": {
-                "edge_growth_to_reflex": {
-                    "from": 0.27,
-                    "to_query_50": last,
-                    "reflex_threshold": 0.8,
-                    "met": met,
-                }
+        let met = finals.values().all(|&w| w > 0.8);
+        let min_final = finals.values().copied().fold(f64::INFINITY, f64::min);
+        let body = Body {
+            simulation: "deploy_pipeline".into(),
+            query_count: QUERIES,
+            query_text: QUERY_TEXT.into(),
+            tracked_queries: TRACKED.to_vec(),
+            tracked_edge_snapshots: snapshots,
+            edge_weights_over_time: over_time,
+            final_edge_weights: finals,
+        };
+        let claim = ReferenceClaim {
+            edge_growth_to_reflex: Growth {
+                from: 0.27,
+                to_query_50: last,
+                reflex_threshold: 0.8,
+                met,
             },
-            "notes": "All four pipeline edges compile from habitual to reflex through repeated deploy intent outcomes.",
-        });
+        };
+        let notes = "All four pipeline edges compile from habitual to reflex through repeated \
+                     deploy intent outcomes."
+            .to_string();
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim, notes });
         }
-        let min_final = finals
-            .values()
-            .filter_map(Value::as_f64)
-            .fold(f64::INFINITY, f64::min);
         // Never reaching reflex counts as one query past the run.
         let reached = all_reflex_at.unwrap_or(QUERIES + 1);
-        let predicates = [
+        let reflex_by = paper_reflex_by();
+        let predicates = vec![
             Predicate::new(
                 "All four pipeline edges compile from 0.27 to reflex (weight > 0.8) within the 50 queries",
                 "min over the 4 chain edges of final_edge_weights",
@@ -201,30 +175,33 @@ impl Simulation for DeployPipeline {
             ),
             Predicate::new(
                 format!(
-                    "The chain is reflex by query {PAPER_REFLEX_BY} (the paper's 'reflex by \
-                     Q{PAPER_REFLEX_BY}')"
+                    "The chain is reflex by query {reflex_by} (the paper's 'reflex by \
+                     Q{reflex_by}')"
                 ),
                 "first query after which all 4 chain edges have weight > 0.8 (51 = never)",
                 reached,
                 Cmp::Le,
-                PAPER_REFLEX_BY,
+                reflex_by,
             ),
         ];
         let note = format!(
             "The reference's claim (every chain edge > 0.8 after Q50) is kept and reported by its \
-             weakest edge instead of the last one; the paper's 'reflex by Q{PAPER_REFLEX_BY}' is \
+             weakest edge instead of the last one; the paper's 'reflex by Q{reflex_by}' is \
              added as a second predicate (all four edges pass 0.8 at query {}). {}",
             all_reflex_at.map_or("never".to_string(), |q| q.to_string()),
             predicate::verdict(&predicates)
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            Noted { body, notes },
             seed,
             "none (deterministic scenario)",
-            vec![("queries_until_all_reflex", json!(all_reflex_at))],
-            predicate::all_of(
+            Some(claim),
+            Extra {
+                queries_until_all_reflex: all_reflex_at,
+            },
+            predicate::Claim::all_of(
                 "Repeated positive outcomes compile the deploy chain from habitual to reflex",
-                &predicates,
+                predicates,
                 note,
             ),
         ))

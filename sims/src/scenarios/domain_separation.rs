@@ -11,13 +11,16 @@ use crabpath::{
     apply_outcome, Edge, Episode, Graph, LearningConfig, Node, NodeId, Profile, TraversalConfig,
     Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::domain_separation::{
+    Body, Doc, Extra, NodeFile, Paper, Progress, ReferenceClaim,
+};
+use serde_json::Value;
 
 use crate::claims::Verdict;
 use crate::paper::extract::{int, num, opt};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::Simulation;
+use crate::sim::{document, Simulation};
 
 const NAME: &str = "domain_separation";
 
@@ -130,11 +133,12 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             .collect::<Result<_>>()?;
         let r = trav.traverse(&g, &seeds, &cfg)?;
         apply_outcome(&mut g, &Episode::from_result(&r), 1.0, &learning, None)?;
-        let names: Vec<&str> = given.iter().map(|(id, _)| id.as_str()).collect();
-        progress.push(json!({
-            "query": step, "mixed": MIXED.contains(&step),
-            "cross_file_edges": cross_edges(&g).len(), "seeds": names,
-        }));
+        progress.push(Progress {
+            query: step,
+            mixed: MIXED.contains(&step),
+            cross_file_edges: cross_edges(&g).len(),
+            seeds: given.iter().map(|(id, _)| id.clone()).collect(),
+        });
     }
     let mut cross: Vec<(String, String, f64)> = cross_edges(&g)
         .into_iter()
@@ -147,43 +151,36 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let alpha0_degree = g.outgoing(alpha0).count();
     let in_range = (2..=8).contains(&count);
     let density_low = count <= 2 * alpha0_degree;
-    let nodes: Vec<Value> = g
+    let nodes: Vec<NodeFile> = g
         .nodes()
-        .map(|(_, n)| json!({"id": n.id, "file": n.file()}))
+        .map(|(_, n)| NodeFile {
+            id: n.id.clone(),
+            file: n.file().map(str::to_string),
+        })
         .collect();
-    let mut out = json!({
-        "simulation": "domain_separation",
-        "query_count": QUERIES,
-        "mixed_queries": MIXED,
-        "progress": progress,
-        "final_cross_file_edge_count": count,
-        "final_cross_file_edges": cross.iter().map(|(s, t, w)| json!([s, t, w])).collect::<Vec<_>>(),
-        "cluster_count": comps.len(),
-        "cluster_sizes": comps.iter().map(Vec::len).collect::<Vec<_>>(),
-        "nodes": nodes,
-    });
-    let obj = out.as_object_mut().expect("object");
-    if profile == Profile::Paper {
-        obj.insert(
-            "claim".into(),
-            json!({
-                "cross_file_edges_formed": count,
-                "cross_file_edges_in_range": in_range,
-                "cross_density_low": density_low,
-                "met": in_range && density_low,
-            }),
-        );
-        return Ok(out);
-    }
     let max_cross_weight = cross.iter().map(|c| c.2).fold(0.0f64, f64::max);
+    let body = Body {
+        simulation: "domain_separation".into(),
+        query_count: QUERIES,
+        mixed_queries: MIXED.to_vec(),
+        progress,
+        final_cross_file_edge_count: count,
+        final_cross_file_edges: cross,
+        cluster_count: comps.len(),
+        cluster_sizes: comps.iter().map(Vec::len).collect(),
+        nodes,
+    };
+    if profile == Profile::Paper {
+        let claim = ReferenceClaim {
+            cross_file_edges_formed: count,
+            cross_file_edges_in_range: in_range,
+            cross_density_low: density_low,
+            met: in_range && density_low,
+        };
+        return document(&Paper { body, claim });
+    }
     let reflex = cfg.tiers.reflex;
     let habitual_lo = cfg.tiers.habitual.0;
-    obj.insert("profile".into(), json!(profile.as_str()));
-    obj.insert("seed".into(), json!(seed));
-    obj.insert("rng".into(), json!("none (deterministic scenario)"));
-    obj.insert("clusters".into(), json!(comps));
-    obj.insert("max_cross_file_edge_weight".into(), json!(max_cross_weight));
-    obj.insert("alpha0_out_degree".into(), json!(alpha0_degree));
     let met = in_range && density_low;
     let note =
         format!(
@@ -195,7 +192,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         2 * alpha0_degree,
         if met { "Holds." } else { "FAILS: the count is outside the stated range or too dense." }
     );
-    let predicates = [
+    let predicates = vec![
         Predicate::new(
             "Mixed queries form at least 2 cross-file bridges",
             "final_cross_file_edge_count",
@@ -218,15 +215,22 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             2 * alpha0_degree,
         ),
     ];
-    obj.insert(
-        "claim".into(),
-        predicate::all_of(
+    document(&Doc::new(
+        body,
+        seed,
+        "none (deterministic scenario)",
+        None,
+        Extra {
+            clusters: comps,
+            max_cross_file_edge_weight: max_cross_weight,
+            alpha0_out_degree: alpha0_degree,
+        },
+        predicate::Claim::all_of(
             "Mixed queries form a few cross-file bridges while the files stay separate domains",
-            &predicates,
+            predicates,
             note,
         ),
-    );
-    Ok(out)
+    ))
 }
 
 /// The simulation of this module.
@@ -236,28 +240,54 @@ impl Simulation for DomainSeparation {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.6",
             paper_figures: &["11"],
-            description: "three 5-chunk files, 50 one-hop beam-2 queries, 5 of them mixed across files",
-            tables: vec![sim_table(11, "Domain separation in learned structure", NAME, true, "value", vec![
-                Row::sim(NAME, "Cross-file edges", "5", "5", |d| int(d, "/final_cross_file_edge_count")),
-                Row::sim(NAME, "Clusters", "2", "2", |d| int(d, "/cluster_count")),
-                Row::sim(NAME, "Example edge alpha::0 → beta::1", "0.775", "0.775", |d| {
-                    opt(d, "/final_cross_file_edges")?.as_array()?.iter().find_map(|e| {
-                        let a = e.as_array()?;
-                        (a.first()?.as_str()? == "alpha::0" && a.get(1)?.as_str()? == "beta::1")
-                            .then(|| num(a.get(2)?).map(|w| format!("{w:.3}")))?
-                    })
-                })
-                .note("the edge is created by learning on consecutive fired nodes, not by a traversed step (discrepancy C1)"),
-            ])],
-            summary: vec![Row::sim(NAME, "Domain separation: cross-file bridges", "5 edges across 2 clusters", "5 edges, 2 clusters", |d| {
-                Some(format!("{} edges, {} clusters", int(d, "/final_cross_file_edge_count")?, int(d, "/cluster_count")?))
-            })],
-            claims: vec![Claim { section: "6.6", text: "learning leaves a few cross-file edges between two clusters", table: 11, row: "Cross-file edges" }, ],
+            description:
+                "three 5-chunk files, 50 one-hop beam-2 queries, 5 of them mixed across files",
+            tables: vec![sim_table(
+                11,
+                "Domain separation in learned structure",
+                NAME,
+                true,
+                "value",
+                vec![
+                    Row::sim(NAME, "Cross-file edges", |d| {
+                        int(d, "/final_cross_file_edge_count")
+                    }),
+                    Row::sim(NAME, "Clusters", |d| int(d, "/cluster_count")),
+                    Row::sim(NAME, "Example edge alpha::0 → beta::1", |d| {
+                        opt(d, "/final_cross_file_edges")?
+                            .as_array()?
+                            .iter()
+                            .find_map(|e| {
+                                let a = e.as_array()?;
+                                (a.first()?.as_str()? == "alpha::0"
+                                    && a.get(1)?.as_str()? == "beta::1")
+                                    .then(|| num(a.get(2)?).map(|w| format!("{w:.3}")))?
+                            })
+                    }),
+                ],
+            )],
+            summary: vec![Row::sim(
+                NAME,
+                "Domain separation: cross-file bridges",
+                |d| {
+                    Some(format!(
+                        "{} edges, {} clusters",
+                        int(d, "/final_cross_file_edge_count")?,
+                        int(d, "/cluster_count")?
+                    ))
+                },
+            )],
+            claims: vec![Claim {
+                section: "6.6",
+                text: "learning leaves a few cross-file edges between two clusters",
+                table: 11,
+                row: "Cross-file edges",
+            }],
             figures: &[NAME],
             reference_verdict: Verdict::Pass,
             reference_note: None,

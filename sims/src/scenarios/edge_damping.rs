@@ -3,21 +3,23 @@
 
 use anyhow::Result;
 use crabpath::{Graph, TraversalConfig, Traverser};
-use serde_json::{json, Value};
+use results::sims::edge_damping::{Body, Doc, Paper, ReferenceClaim, Run, Step};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::common::{add_with, edge, id, names};
 use crate::claims::Verdict;
 use crate::paper::extract::{join, opt, yes_no};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::paper::{self, expected, sim_table, Card, Row};
+use crate::predicate::{self, Claim, Cmp, Predicate};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "edge_damping";
 
 /// Reference `sims/edge_damping.py`.
 pub struct EdgeDamping;
 
-fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {
+fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Run> {
     let config = profile.adjust_traversal(TraversalConfig {
         max_hops: 12,
         beam_width: 1,
@@ -25,17 +27,15 @@ fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {
         ..TraversalConfig::default()
     });
     let result = Traverser::new().traverse(g, &[(id(g, "A")?, 1.0)], &config)?;
-    let steps: Vec<Value> = result
+    let steps: Vec<Step> = result
         .steps
         .iter()
-        .map(|s| {
-            json!({
-                "from_node": g.name(s.from),
-                "to_node": g.name(s.to),
-                "tier": s.tier.as_str(),
-                "edge_weight": s.weight,
-                "effective_weight": s.effective,
-            })
+        .map(|s| Step {
+            from_node: g.name(s.from).to_string(),
+            to_node: g.name(s.to).to_string(),
+            tier: s.tier.as_str().to_string(),
+            edge_weight: s.weight,
+            effective_weight: s.effective,
         })
         .collect();
     let fired = names(g, &result.fired);
@@ -45,25 +45,26 @@ fn one_run(g: &Graph, profile: Profile, damping: f64) -> Result<Value> {
         .iter()
         .position(|s| g.name(s.to) == "D")
         .map(|i| i + 1);
-    Ok(json!({
-        "damping": damping,
-        "nodes_fired": fired,
-        "steps": steps,
-        "reached_D": reached,
-        "d_discovered_at_step": discovered,
-    }))
+    Ok(Run {
+        damping,
+        nodes_fired: fired,
+        steps,
+        reached_d: reached,
+        d_discovered_at_step: discovered,
+    })
 }
 
 impl Simulation for EdgeDamping {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.5",
             paper_figures: &["10"],
-            description: "one traversal with damping 0.3 vs 1.0 on a 0.9 reflex cycle with a 0.5 exit to D",
+            description:
+                "one traversal with damping 0.3 vs 1.0 on a 0.9 reflex cycle with a 0.5 exit to D",
             tables: vec![sim_table(
                 3,
                 "Route damping prevents cyclic lockup",
@@ -71,47 +72,28 @@ impl Simulation for EdgeDamping {
                 true,
                 "trajectory",
                 vec![
-                    Row::sim(
-                        NAME,
-                        "λ = 0.3",
-                        &format!("A → B → C → D, reached target in {PAPER_HOPS} hops"),
-                        "A → B → C → A → D (4 hops, D reached)",
-                        |d| trajectory(d, "damped"),
-                    )
-                    .differs("the damped walk revisits A before D; D is found at hop 4"),
-                    Row::sim(
-                        NAME,
-                        "λ = 1.0",
-                        "A → B → C → A, cycled",
-                        "A → B → C → A → B → C → A → B → C → A → B → C → A (12 hops, D not reached)",
-                        |d| trajectory(d, "undamped"),
-                    ),
+                    Row::sim(NAME, "λ = 0.3", |d| trajectory(d, "damped")),
+                    Row::sim(NAME, "λ = 1.0", |d| trajectory(d, "undamped")),
                 ],
             )],
-            summary: vec![Row::sim(
-                NAME,
-                "Edge damping: reaches target",
-                "at λ = 0.3 only",
-                "λ = 0.3: Yes, λ = 1.0: No",
-                |d| {
-                    join(
-                        vec![
-                            yes_no(d, "/damped/reached_D"),
-                            yes_no(d, "/undamped/reached_D"),
-                        ],
-                        ", λ = 1.0: ",
-                    )
-                    .map(|s| format!("λ = 0.3: {s}"))
-                },
-            )],
+            summary: vec![Row::sim(NAME, "Edge damping: reaches target", |d| {
+                join(
+                    vec![
+                        yes_no(d, "/damped/reached_D"),
+                        yes_no(d, "/undamped/reached_D"),
+                    ],
+                    ", λ = 1.0: ",
+                )
+                .map(|s| format!("λ = 0.3: {s}"))
+            })],
             claims: vec![
-                Claim {
+                paper::Claim {
                     section: "6.5",
                     text: "with damping λ = 0.3 the walk leaves the cycle and reaches D",
                     table: 3,
                     row: "λ = 0.3",
                 },
-                Claim {
+                paper::Claim {
                     section: "6.5",
                     text: "without damping (λ = 1.0) the walk cycles",
                     table: 3,
@@ -138,23 +120,23 @@ impl Simulation for EdgeDamping {
         edge(&mut g, "A", "D", 0.5)?;
         let damped = one_run(&g, profile, 0.3)?;
         let undamped = one_run(&g, profile, 1.0)?;
-        let d = damped["reached_D"].as_bool() == Some(true);
-        let u = undamped["reached_D"].as_bool() == Some(false);
-        let step = damped["d_discovered_at_step"].clone();
-        let doc = json!({
-            "simulation": "edge_damping",
-            "damped": damped,
-            "undamped": undamped,
-            "claim": {
-                "damped_discovers_D": d,
-                "undamped_loops_without_D": u,
-                "met": d && u,
-            },
-        });
+        let d = damped.reached_d;
+        let u = !undamped.reached_d;
+        let step = damped.d_discovered_at_step;
+        let body = Body {
+            simulation: "edge_damping".into(),
+            damped,
+            undamped,
+        };
+        let claim = ReferenceClaim {
+            damped_discovers_D: d,
+            undamped_loops_without_D: u,
+            met: d && u,
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
-        let predicates = [
+        let predicates = vec![
             Predicate::new(
                 "With damping 0.3 the traversal leaves the 0.9 reflex cycle and reaches D",
                 "damped.reached_D (1 = true, 0 = false)",
@@ -172,26 +154,31 @@ impl Simulation for EdgeDamping {
         ];
         let note = format!(
             "The reference's two checks, kept. D is discovered at step {} with damping 0.3 \
-             (paper: {PAPER_HOPS} hops). {}",
-            crate::compare::render(&step),
+             (paper: {} hops). {}",
+            step.map_or_else(|| "null".to_string(), |s| s.to_string()),
+            paper_hops(),
             predicate::verdict(&predicates)
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![],
-            predicate::all_of(
+            Some(claim),
+            NoExtra {},
+            Claim::all_of(
                 "Per-episode edge damping breaks a reflex cycle so that a weaker exit is discovered",
-                &predicates,
+                predicates,
                 note,
             ),
         ))
     }
 }
 
-/// The paper's hop count to D with damping 0.3 (Table 3).
-const PAPER_HOPS: u32 = 4;
+/// The paper's hop count to D with damping 0.3 (Table 3): its `damped_hops_to_d` in
+/// `results/sims/expected.json`.
+fn paper_hops() -> u32 {
+    expected::fact(NAME, "damped_hops_to_d")
+}
 
 /// `A → B → C …` of a traversal's steps (first from_node, then every to_node).
 fn trajectory(d: &Value, run: &str) -> Option<String> {

@@ -6,14 +6,17 @@ use crabpath::{
     apply_decay, apply_outcome, DecayConfig, Episode, Graph, LearningConfig, TraversalConfig,
     Traverser,
 };
-use serde_json::{json, Map, Value};
+use results::sims::forgetting::{
+    Body, Distribution, Doc, DormantRange, Extra, HistoryRow, Paper, ReferenceClaim, Snapshot,
+};
+use serde_json::Value;
 
 use super::common::{add_with, edge, id};
 use crate::claims::Verdict;
 use crate::paper::extract::{find, inner, join, pct_of};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "forgetting";
 
@@ -26,7 +29,7 @@ const SNAPSHOTS: [usize; 4] = [1, 25, 50, 100];
 
 /// The sim's own tier counts (reflex ≥ 0.8, habitual ≥ 0.3, else dormant; reference
 /// `sims/forgetting.py`), keys in the reference's order.
-fn distribution(g: &Graph) -> Map<String, Value> {
+fn distribution(g: &Graph) -> Distribution {
     let (mut dormant, mut habitual, mut reflex) = (0usize, 0usize, 0usize);
     let mut total = 0usize;
     for (_, _, e) in g.edges() {
@@ -46,24 +49,24 @@ fn distribution(g: &Graph) -> Map<String, Value> {
             n as f64 / total as f64
         }
     };
-    let mut m = Map::new();
-    m.insert("total_edges".into(), json!(total));
-    m.insert("dormant".into(), json!(dormant));
-    m.insert("habitual".into(), json!(habitual));
-    m.insert("reflex".into(), json!(reflex));
-    m.insert("dormant_pct".into(), json!(pct(dormant)));
-    m.insert("habitual_pct".into(), json!(pct(habitual)));
-    m.insert("reflex_pct".into(), json!(pct(reflex)));
-    m
+    Distribution {
+        total_edges: total,
+        dormant,
+        habitual,
+        reflex,
+        dormant_pct: pct(dormant),
+        habitual_pct: pct(habitual),
+        reflex_pct: pct(reflex),
+    }
 }
 
 impl Simulation for Forgetting {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.4",
             paper_figures: &["9"],
             description:
@@ -75,34 +78,14 @@ impl Simulation for Forgetting {
                 true,
                 "total edges / dormant / reflex",
                 vec![
-                    Row::sim(
-                        NAME,
-                        "Q1",
-                        "150 / 0.0% / 0.7%",
-                        "150 / 0.0 % / 0.7 %",
-                        |d| forgetting_at(d, 1.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "Q25",
-                        "150 / 93.3% / 6.7%",
-                        "150 / 93.3 % / 6.7 %",
-                        |d| forgetting_at(d, 25.0),
-                    ),
-                    Row::sim(
-                        NAME,
-                        "Q100",
-                        "150 / 93.3% / 6.7%",
-                        "150 / 93.3 % / 6.7 %",
-                        |d| forgetting_at(d, 100.0),
-                    ),
+                    Row::sim(NAME, "Q1", |d| forgetting_at(d, 1.0)),
+                    Row::sim(NAME, "Q25", |d| forgetting_at(d, 25.0)),
+                    Row::sim(NAME, "Q100", |d| forgetting_at(d, 100.0)),
                 ],
             )],
             summary: vec![Row::sim(
                 NAME,
                 "Selective forgetting: dormant share by Q25",
-                "93.3%",
-                "93.3 %",
                 |d| {
                     find(d, "/tier_history", "query", 25.0)
                         .and_then(|e| inner(e, "/dormant_pct"))
@@ -165,45 +148,43 @@ impl Simulation for Forgetting {
             apply_outcome(&mut g, &Episode::from_result(&result), 1.0, &learning, None)?;
             apply_decay(&mut g, &decay);
             let dist = distribution(&g);
-            let mut row = dist.clone();
-            row.insert("query".into(), json!(q));
-            history.push(Value::Object(row));
             if SNAPSHOTS.contains(&q) {
-                let mut snap = Map::new();
-                snap.insert("query".into(), json!(q));
-                snap.extend(dist);
-                snapshots.push(Value::Object(snap));
+                snapshots.push(Snapshot {
+                    query: q,
+                    tiers: dist.clone(),
+                });
             }
+            history.push(HistoryRow {
+                tiers: dist,
+                query: q,
+            });
         }
         let last = distribution(&g);
-        let dormant_pct = last
-            .get("dormant_pct")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
-        let doc = json!({
-            "simulation": "selective_forgetting",
-            "query_count": QUERIES,
-            "tier_history": history,
-            "tracked_query_snapshots": snapshots,
-            "tier_distribution_by_query": snapshots,
-            "final_tier_distribution": last,
-            "claim": {
-                "dormant_after_training": {
-                    "dormant_pct": dormant_pct,
-                    "low": 0.85,
-                    "high": 0.95,
-                    "met": (0.85..=0.95).contains(&dormant_pct),
-                }
+        let dormant_pct = last.dormant_pct;
+        let body = Body {
+            simulation: "selective_forgetting".into(),
+            query_count: QUERIES,
+            tier_history: history,
+            tracked_query_snapshots: snapshots.clone(),
+            tier_distribution_by_query: snapshots,
+            final_tier_distribution: last,
+        };
+        let claim = ReferenceClaim {
+            dormant_after_training: DormantRange {
+                dormant_pct,
+                low: 0.85,
+                high: 0.95,
+                met: (0.85..=0.95).contains(&dormant_pct),
             },
-        });
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
         let tracked_reflex = tracked
             .iter()
             .filter(|(s, t)| super::common::weight(&g, s, t).is_some_and(|w| w >= 0.8))
             .count();
-        let predicates = [
+        let predicates = vec![
             Predicate::new(
                 "Decay leaves at least 85% of the edges dormant (w < 0.3) after 100 queries",
                 "final_tier_distribution.dormant_pct",
@@ -234,14 +215,17 @@ impl Simulation for Forgetting {
             tracked.len(),
             predicate::verdict(&predicates)
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![("tracked_edges_reflex", json!(tracked_reflex))],
-            predicate::all_of(
+            Some(claim),
+            Extra {
+                tracked_edges_reflex: tracked_reflex,
+            },
+            predicate::Claim::all_of(
                 "Decay forgets the untouched edges while periodically refreshed edges stay reflex",
-                &predicates,
+                predicates,
                 note,
             ),
         ))

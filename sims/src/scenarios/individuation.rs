@@ -5,14 +5,19 @@ use anyhow::Result;
 use crabpath::{
     apply_decay, apply_outcome, DecayConfig, Episode, Graph, TraversalConfig, Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::individuation::{
+    Body, Difference, Distinctness, Doc, Paper, ReferenceClaim, ReflexCounts, Size, WeightedEdge,
+    Workloads,
+};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::common::{add_with, edge, id};
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, int, join};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "individuation";
 
@@ -66,12 +71,16 @@ fn edge_list(g: &Graph) -> Vec<(String, String, f64)> {
         .collect()
 }
 
-fn sorted_edges_json(edges: &[(String, String, f64)]) -> Vec<Value> {
+fn sorted_edges(edges: &[(String, String, f64)]) -> Vec<WeightedEdge> {
     let mut sorted: Vec<&(String, String, f64)> = edges.iter().collect();
     sorted.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     sorted
         .into_iter()
-        .map(|(s, t, w)| json!({"source": s, "target": t, "weight": w}))
+        .map(|(s, t, w)| WeightedEdge {
+            source: s.clone(),
+            target: t.clone(),
+            weight: *w,
+        })
         .collect()
 }
 
@@ -79,24 +88,72 @@ impl Simulation for Individuation {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.7",
             paper_figures: &["1", "12"],
-            description: "two copies of an 18-node complete graph trained on 'coding' vs 'safety' workloads",
-            tables: vec![sim_table(12, "Twin-brain individuation across experiences", NAME, true, "graph A / graph B", vec![
-                Row::sim(NAME, "Nodes", "18 / 18", "18 / 18", |d| join(vec![int(d, "/graph_a_size/nodes"), int(d, "/graph_b_size/nodes")], " / ")),
-                Row::sim(NAME, "Edges", "306 / 306", "306 / 306", |d| join(vec![int(d, "/graph_a_size/edges"), int(d, "/graph_b_size/edges")], " / ")),
-                Row::sim(NAME, "Reflex edges", "4 / 5", "4 / 5", |d| join(vec![int(d, "/structural_distinctness/reflex_counts/graph_a"), int(d, "/structural_distinctness/reflex_counts/graph_b")], " / ")),
-                Row::sim(NAME, "Mean abs diff", "0.0358", "0.0358", |d| fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4)),
-                Row::sim(NAME, "Edges differing by > 0.05 (§6.7)", "27", "27", |d| int(d, "/structural_distinctness/edges_differ_by_gt_0_05"))
-                    .note("both workloads favour first-inserted targets: largely a tie-breaking effect (discrepancy S8)"),
-            ])],
-            summary: vec![Row::sim(NAME, "Twin individuation: drift", "0.0358 mean abs diff; 27 edges > 0.05", "0.0358; 27", |d| {
-                join(vec![fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4), int(d, "/structural_distinctness/edges_differ_by_gt_0_05")], "; ")
+            description:
+                "two copies of an 18-node complete graph trained on 'coding' vs 'safety' workloads",
+            tables: vec![sim_table(
+                12,
+                "Twin-brain individuation across experiences",
+                NAME,
+                true,
+                "graph A / graph B",
+                vec![
+                    Row::sim(NAME, "Nodes", |d| {
+                        join(
+                            vec![int(d, "/graph_a_size/nodes"), int(d, "/graph_b_size/nodes")],
+                            " / ",
+                        )
+                    }),
+                    Row::sim(NAME, "Edges", |d| {
+                        join(
+                            vec![int(d, "/graph_a_size/edges"), int(d, "/graph_b_size/edges")],
+                            " / ",
+                        )
+                    }),
+                    Row::sim(NAME, "Reflex edges", |d| {
+                        join(
+                            vec![
+                                int(d, "/structural_distinctness/reflex_counts/graph_a"),
+                                int(d, "/structural_distinctness/reflex_counts/graph_b"),
+                            ],
+                            " / ",
+                        )
+                    }),
+                    Row::sim(NAME, "Mean abs diff", |d| {
+                        fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4)
+                    }),
+                    Row::sim(NAME, "Edges differing by > 0.05 (§6.7)", |d| {
+                        int(d, "/structural_distinctness/edges_differ_by_gt_0_05")
+                    }),
+                ],
+            )],
+            summary: vec![Row::sim(NAME, "Twin individuation: drift", |d| {
+                join(
+                    vec![
+                        fixed(d, "/structural_distinctness/mean_abs_weight_diff", 4),
+                        int(d, "/structural_distinctness/edges_differ_by_gt_0_05"),
+                    ],
+                    "; ",
+                )
             })],
-            claims: vec![Claim { section: "6.7", text: "twin graphs drift apart in mean absolute weight", table: 12, row: "Mean abs diff" }, Claim { section: "6.7", text: "twin graphs differ in many edges", table: 12, row: "Edges differing by > 0.05 (§6.7)" }, ],
+            claims: vec![
+                Claim {
+                    section: "6.7",
+                    text: "twin graphs drift apart in mean absolute weight",
+                    table: 12,
+                    row: "Mean abs diff",
+                },
+                Claim {
+                    section: "6.7",
+                    text: "twin graphs differ in many edges",
+                    table: 12,
+                    row: "Edges differing by > 0.05 (§6.7)",
+                },
+            ],
             figures: &[NAME],
             reference_verdict: Verdict::Pass,
             reference_note: None,
@@ -150,38 +207,54 @@ impl Simulation for Individuation {
             .count();
         let mut top = diffs.clone();
         top.sort_by(|x, y| y.2.total_cmp(&x.2));
-        let top: Vec<Value> = top
+        let top: Vec<Difference> = top
             .iter()
             .take(20)
-            .map(|(s, t, d)| json!({"source": s, "target": t, "diff": d}))
+            .map(|&(s, t, d)| Difference {
+                source: s.to_string(),
+                target: t.to_string(),
+                diff: d,
+            })
             .collect();
         let mut nodes: Vec<String> = a.nodes().map(|(_, n)| n.id.clone()).collect();
         nodes.sort();
         let distinct = differ > 10;
-        let doc = json!({
-            "simulation": "individuation",
-            "query_count": QUERIES,
-            "workloads": {"agent_a": "coding", "agent_b": "safety"},
-            "nodes": nodes,
-            "graph_a_size": {"nodes": a.node_count(), "edges": a.edge_count()},
-            "graph_b_size": {"nodes": b.node_count(), "edges": b.edge_count()},
-            "graph_a_edges": sorted_edges_json(&ea),
-            "graph_b_edges": sorted_edges_json(&eb),
-            "structural_distinctness": {
-                "edge_count": keys.len(),
-                "mean_abs_weight_diff": mean,
-                "edges_differ_by_gt_0_05": differ,
-                "reflex_overlap_count": overlap,
-                "reflex_counts": {"graph_a": reflex_a, "graph_b": reflex_b},
-                "top_differences": top,
+        let body = Body {
+            simulation: "individuation".into(),
+            query_count: QUERIES,
+            workloads: Workloads {
+                agent_a: "coding".into(),
+                agent_b: "safety".into(),
             },
-            "claim": {
-                "met": distinct,
-                "distinct_graphs": distinct,
+            nodes,
+            graph_a_size: Size {
+                nodes: a.node_count(),
+                edges: a.edge_count(),
             },
-        });
+            graph_b_size: Size {
+                nodes: b.node_count(),
+                edges: b.edge_count(),
+            },
+            graph_a_edges: sorted_edges(&ea),
+            graph_b_edges: sorted_edges(&eb),
+            structural_distinctness: Distinctness {
+                edge_count: keys.len(),
+                mean_abs_weight_diff: mean,
+                edges_differ_by_gt_0_05: differ,
+                reflex_overlap_count: overlap,
+                reflex_counts: ReflexCounts {
+                    graph_a: reflex_a,
+                    graph_b: reflex_b,
+                },
+                top_differences: top,
+            },
+        };
+        let claim = ReferenceClaim {
+            met: distinct,
+            distinct_graphs: distinct,
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
         let p = Predicate::new(
             "Two copies of one graph trained on different workloads end structurally different: more than 10 edges differ by more than 0.05",
@@ -195,14 +268,15 @@ impl Simulation for Individuation {
              {differ} of {} edges differ, mean |dw| {mean:?}, reflex edges {reflex_a} vs \
              {reflex_b} ({overlap} shared). {}",
             keys.len(),
-            if p.met() { "Holds." } else { "FAILS." }
+            if p.met { "Holds." } else { "FAILS." }
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![],
-            predicate::single(p.note(note)),
+            Some(claim),
+            NoExtra {},
+            predicate::Claim::one(p.note(note)),
         ))
     }
 }

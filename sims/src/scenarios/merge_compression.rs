@@ -7,19 +7,28 @@ use crabpath::maintain::{apply_merge, suggest_merges};
 use crabpath::{
     apply_outcome, Episode, Graph, LearningConfig, Node, NodeId, TraversalConfig, Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::merge_compression::{
+    Body, Doc, Extra, FromTo, Measured, Pair, Paper, Phases, QueryPoint, ReferenceClaim,
+};
+use serde_json::Value;
 
 use super::common::{add_with, edge, id};
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, int, join};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, expected, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "merge_compression";
 
-/// The paper's "nodes fired 40 → 32" (§6.12.1, Table 18), which is the node count.
-const PAPER_NODES: (u32, u32) = (40, 32);
+/// The paper's "nodes fired 40 → 32" (§6.12.1, Table 18), which is the node count: its
+/// `nodes_before_merge` and `nodes_after_merge` in `results/sims/expected.json`.
+fn paper_nodes() -> (u32, u32) {
+    (
+        expected::fact(NAME, "nodes_before_merge"),
+        expected::fact(NAME, "nodes_after_merge"),
+    )
+}
 
 /// Reference `sims/merge_compression.py`.
 pub struct MergeCompression;
@@ -35,7 +44,7 @@ fn phase(
     pairs: &[(String, String)],
     seeds_of: impl Fn(&Graph, usize) -> Result<Vec<(NodeId, f64)>>,
     profile: Profile,
-) -> Result<(Vec<Value>, f64, f64)> {
+) -> Result<(Vec<QueryPoint>, f64, f64)> {
     let config = profile.adjust_traversal(TraversalConfig {
         max_hops: 1,
         beam_width: 8,
@@ -57,12 +66,12 @@ fn phase(
         let chars = result.context(g, None).chars().count();
         fired_sum += result.fired.len();
         chars_sum += chars;
-        series.push(json!({
-            "query": q,
-            "pair": [pairs[p].0, pairs[p].1],
-            "nodes_fired": result.fired.len(),
-            "context_chars": chars,
-        }));
+        series.push(QueryPoint {
+            query: q,
+            pair: pairs[p].clone(),
+            nodes_fired: result.fired.len(),
+            context_chars: chars,
+        });
     }
     let n = QUERIES as f64;
     Ok((series, fired_sum as f64 / n, chars_sum as f64 / n))
@@ -72,18 +81,16 @@ impl Simulation for MergeCompression {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.12.1",
             paper_figures: &[],
             description: "8 strongly linked chunk pairs among 24 noise chunks; 50 queries, merge the pairs, 50 more",
             tables: vec![sim_table(18, "Merge-compression simulation results", NAME, true, "before → after", vec![
-                Row::sim(NAME, "\"Nodes fired\" (graph node count)", &format!("{} → {}", PAPER_NODES.0, PAPER_NODES.1), "40 → 32", |d| join(vec![int(d, "/nodes_before_merge"), int(d, "/nodes_after_merge")], " → "))
-                    .note("the paper's \"nodes fired\" is the node count of the graph (discrepancy S4)"),
-                Row::sim(NAME, "Fired value (avg nodes fired)", "2.0 → 1.0", "2.0 → 1.0", |d| join(vec![fixed(d, "/avg_nodes_fired_before", 1), fixed(d, "/avg_nodes_fired_after", 1)], " → ")),
-                Row::sim(NAME, "Avg context chars (the sim's claim)", "\"may not decrease\" (§6.12.4)", "232.0 → 232.0", |d| join(vec![fixed(d, "/avg_context_chars_before", 1), fixed(d, "/avg_context_chars_after", 1)], " → "))
-                    .note("merged content = A + 2 + B chars: the sim's merge_reduces_context claim fails by construction"),
+                Row::sim(NAME, "\"Nodes fired\" (graph node count)", |d| join(vec![int(d, "/nodes_before_merge"), int(d, "/nodes_after_merge")], " → ")),
+                Row::sim(NAME, "Fired value (avg nodes fired)", |d| join(vec![fixed(d, "/avg_nodes_fired_before", 1), fixed(d, "/avg_nodes_fired_after", 1)], " → ")),
+                Row::sim(NAME, "Avg context chars (the sim's claim)", |d| join(vec![fixed(d, "/avg_context_chars_before", 1), fixed(d, "/avg_context_chars_after", 1)], " → ")),
             ])],
             summary: vec![],
             claims: vec![Claim { section: "6.12.1", text: "merge compression: \"nodes fired\"", table: 18, row: "\"Nodes fired\" (graph node count)" }, Claim { section: "6.12.1", text: "merge compression: fired value", table: 18, row: "Fired value (avg nodes fired)" }, ],
@@ -176,45 +183,45 @@ impl Simulation for MergeCompression {
             profile,
         )?;
 
-        let doc = json!({
-            "simulation": "merge_compression",
-            "query_count": QUERIES,
-            "pairs": pairs
+        let body = Body {
+            simulation: "merge_compression".into(),
+            query_count: QUERIES,
+            pairs: pairs
                 .iter()
-                .map(|(a, b)| json!({"source": a, "target": b}))
-                .collect::<Vec<_>>(),
-            "edges_before_merge": edges_before,
-            "edges_after_merge": edges_after,
-            "nodes_before_merge": nodes_before,
-            "nodes_after_merge": nodes_after,
-            "avg_nodes_fired_before": fired_before,
-            "avg_nodes_fired_after": fired_after,
-            "avg_context_chars_before": chars_before,
-            "avg_context_chars_after": chars_after,
-            "suggested_pairs": suggested
-                .iter()
-                .map(|(a, b)| json!([a, b]))
-                .collect::<Vec<_>>(),
-            "merges_applied": merges_applied,
-            "query_series": {
-                "before_merge": before_series,
-                "after_merge": after_series,
+                .map(|(a, b)| Pair {
+                    source: a.clone(),
+                    target: b.clone(),
+                })
+                .collect(),
+            edges_before_merge: edges_before,
+            edges_after_merge: edges_after,
+            nodes_before_merge: nodes_before,
+            nodes_after_merge: nodes_after,
+            avg_nodes_fired_before: fired_before,
+            avg_nodes_fired_after: fired_after,
+            avg_context_chars_before: chars_before,
+            avg_context_chars_after: chars_after,
+            suggested_pairs: suggested,
+            merges_applied,
+            query_series: Phases {
+                before_merge: before_series,
+                after_merge: after_series,
             },
-            "claim": {
-                "merge_reduces_nodes_fired": {
-                    "from": fired_before,
-                    "to": fired_after,
-                    "met": fired_after < fired_before,
-                },
-                "merge_reduces_context": {
-                    "from": chars_before,
-                    "to": chars_after,
-                    "met": chars_after < chars_before,
-                },
+        };
+        let claim = ReferenceClaim {
+            merge_reduces_nodes_fired: FromTo {
+                from: fired_before,
+                to: fired_after,
+                met: fired_after < fired_before,
             },
-        });
+            merge_reduces_context: FromTo {
+                from: chars_before,
+                to: chars_after,
+                met: chars_after < chars_before,
+            },
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
         let p = Predicate::new(
             "Merging the co-firing pairs reduces the nodes fired per query",
@@ -231,24 +238,24 @@ impl Simulation for MergeCompression {
              {chars_after:?}. The paper's '{} -> {}' is the node count ({nodes_before} -> \
              {nodes_after}, {merges_applied} merges). Nodes fired {fired_before:?} -> \
              {fired_after:?}. {}",
-            PAPER_NODES.0,
-            PAPER_NODES.1,
-            if p.met() { "Holds." } else { "FAILS." }
+            paper_nodes().0,
+            paper_nodes().1,
+            if p.met { "Holds." } else { "FAILS." }
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![(
-                "measured_not_claimed",
-                json!({
-                    "avg_context_chars_before": chars_before,
-                    "avg_context_chars_after": chars_after,
-                    "nodes_before_merge": nodes_before,
-                    "nodes_after_merge": nodes_after,
-                }),
-            )],
-            predicate::single(p.note(note)),
+            Some(claim),
+            Extra {
+                measured_not_claimed: Measured {
+                    avg_context_chars_before: chars_before,
+                    avg_context_chars_after: chars_after,
+                    nodes_before_merge: nodes_before,
+                    nodes_after_merge: nodes_after,
+                },
+            },
+            predicate::Claim::one(p.note(note)),
         ))
     }
 }

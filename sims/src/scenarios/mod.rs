@@ -71,6 +71,38 @@ pub fn registry() -> Vec<&'static dyn Simulation> {
     reference_group()
 }
 
+/// Every simulation's card, with its name, in registry order.
+pub fn cards() -> Vec<(&'static str, crate::paper::Card)> {
+    registry().iter().map(|s| (s.name(), s.card())).collect()
+}
+
+/// What does not match between the simulations' cards and their expected values
+/// (`results/sims/expected.json`): rows without values, values without a row, entries
+/// for no simulation. `sims check` fails on any.
+pub fn expected_problems() -> Vec<String> {
+    use crate::paper::expected;
+    let all = registry();
+    let mut out = Vec::new();
+    for s in &all {
+        let card = s.definition();
+        let defined = expected::defined(&card.tables, Some(&card.summary));
+        out.extend(expected::coverage(
+            &format!("{} ({})", s.name(), expected::SIMS_PATH),
+            expected::sim_tables(s.name()),
+            &defined,
+        ));
+    }
+    for name in expected::sims().sims.keys() {
+        if !all.iter().any(|s| s.name() == name) {
+            out.push(format!(
+                "{}: expected values for `{name}`, which is no simulation",
+                expected::SIMS_PATH
+            ));
+        }
+    }
+    out
+}
+
 /// The simulation with this name (file stem).
 pub fn find(name: &str) -> Option<&'static dyn Simulation> {
     registry().into_iter().find(|s| s.name() == name)
@@ -88,6 +120,12 @@ mod tests {
         for s in reference_group() {
             assert_eq!(s.card().paper, Paper::OpenClawBrain, "{}", s.name());
         }
+    }
+
+    #[test]
+    fn every_card_row_has_expected_values_and_every_value_a_row() {
+        let problems = expected_problems();
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]

@@ -5,19 +5,26 @@ use anyhow::Result;
 use crabpath::{
     apply_outcome, Episode, Graph, LearningConfig, TierThresholds, TraversalConfig, Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::negation::{
+    Body, Doc, FinalWeights, Paper, QueryPlan, ReferenceClaim, Threshold, WeightPoint,
+};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::common::{add_titled, edge, id, weight};
 use crate::claims::Verdict;
 use crate::paper::extract::fixed;
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::paper::{self, expected, sim_table, Card, Row};
+use crate::predicate::{self, Claim, Cmp, Predicate};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "negation";
 
-/// The paper's final weight of the deprecated edge (§6.3, Tables 6 and 9).
-const PAPER_BAD_WEIGHT: &str = "-0.94";
+/// The paper's final weight of the deprecated edge (§6.3, Tables 6 and 9): its
+/// `bad_edge_weight` in `results/sims/expected.json`.
+fn paper_bad_weight() -> String {
+    expected::fact(NAME, "bad_edge_weight")
+}
 
 /// Reference `sims/negation.py`.
 pub struct Negation;
@@ -29,19 +36,18 @@ impl Simulation for Negation {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.3",
             paper_figures: &["8"],
             description: "10 positive 'run tests' then 10 negative 'skip tests' queries; the skip edge turns inhibitory",
             tables: vec![sim_table(9, "Conflict direction from repeated negatives", NAME, true, "final edge weight", vec![
-                Row::sim(NAME, "run_tests_before_deploy", "1.0", "1.00", |d| fixed(d, "/final_weights/run_tests_before_deploy", 2)),
-                Row::sim(NAME, "skip_tests_for_hotfix", PAPER_BAD_WEIGHT, "-0.94", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))
-                    .note("−0.94 = −1 (clip) + 0.06 Hebbian after a negative outcome (discrepancy S9)"),
+                Row::sim(NAME, "run_tests_before_deploy", |d| fixed(d, "/final_weights/run_tests_before_deploy", 2)),
+                Row::sim(NAME, "skip_tests_for_hotfix", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2)),
             ])],
-            summary: vec![Row::sim(NAME, "Negation learning: inhibitory weight", PAPER_BAD_WEIGHT, "-0.94", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))],
-            claims: vec![Claim { section: "6.3", text: "the deprecated procedure's edge converges to an inhibitory weight", table: 9, row: "skip_tests_for_hotfix" }, Claim { section: "6.3", text: "the preferred procedure's edge converges to reflex", table: 9, row: "run_tests_before_deploy" }, ],
+            summary: vec![Row::sim(NAME, "Negation learning: inhibitory weight", |d| fixed(d, "/final_weights/skip_tests_for_hotfix", 2))],
+            claims: vec![paper::Claim { section: "6.3", text: "the deprecated procedure's edge converges to an inhibitory weight", table: 9, row: "skip_tests_for_hotfix" }, paper::Claim { section: "6.3", text: "the preferred procedure's edge converges to reflex", table: 9, row: "run_tests_before_deploy" }, ],
             figures: &[NAME],
             reference_verdict: Verdict::Pass,
             reference_note: None,
@@ -89,40 +95,40 @@ impl Simulation for Negation {
                 Episode::from_path(&[s, t])
             };
             apply_outcome(&mut g, &episode, outcome, &learning, None)?;
-            history.push(json!({
-                "query": q,
-                "query_text": text,
-                "good_weight": weight(&g, GOOD.0, GOOD.1).unwrap_or(0.0),
-                "bad_weight": weight(&g, BAD.0, BAD.1).unwrap_or(0.0),
-            }));
+            history.push(WeightPoint {
+                query: q,
+                query_text: text.into(),
+                good_weight: weight(&g, GOOD.0, GOOD.1).unwrap_or(0.0),
+                bad_weight: weight(&g, BAD.0, BAD.1).unwrap_or(0.0),
+            });
         }
         let good = weight(&g, GOOD.0, GOOD.1).unwrap_or(0.0);
         let bad = weight(&g, BAD.0, BAD.1).unwrap_or(0.0);
-        let doc = json!({
-            "simulation": "negation",
-            "query_count": 20,
-            "query_plan": {
-                "first_10": "run tests (+1 outcome)",
-                "last_10": "skip tests (-1 outcome)",
+        let body = Body {
+            simulation: "negation".into(),
+            query_count: 20,
+            query_plan: QueryPlan {
+                first_10: "run tests (+1 outcome)".into(),
+                last_10: "skip tests (-1 outcome)".into(),
             },
-            "weight_history": history,
-            "final_weights": {
-                GOOD.1: good,
-                BAD.1: bad,
+            weight_history: history,
+            final_weights: FinalWeights {
+                run_tests_before_deploy: good,
+                skip_tests_for_hotfix: bad,
             },
-            "claim": {
-                "bad_edge_inhibitory": {
-                    "threshold": 0.0,
-                    "value": bad,
-                    "met": bad < 0.0,
-                },
-                "good_edge_strengthened": good > 0.75,
+        };
+        let claim = ReferenceClaim {
+            bad_edge_inhibitory: Threshold {
+                threshold: 0.0,
+                value: bad,
+                met: bad < 0.0,
             },
-        });
+            good_edge_strengthened: good > 0.75,
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
-        let predicates = [
+        let predicates = vec![
             Predicate::new(
                 "Ten negative outcomes drive the deprecated 'skip tests' edge inhibitory",
                 "final_weights.skip_tests_for_hotfix",
@@ -139,19 +145,21 @@ impl Simulation for Negation {
             ),
         ];
         let note = format!(
-            "The reference's two checks are kept as predicates. The paper's {PAPER_BAD_WEIGHT} is \
+            "The reference's two checks are kept as predicates. The paper's {} is \
              the -1.0 clip plus a +0.06 Hebbian increment (REPRODUCE.md discrepancy S9); final weights here: bad \
              {bad:?}, good {good:?}. {}",
+            paper_bad_weight(),
             predicate::verdict(&predicates)
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![],
-            predicate::all_of(
+            Some(claim),
+            NoExtra {},
+            Claim::all_of(
                 "Negative outcomes make a deprecated procedure's edge inhibitory while the endorsed procedure's edge is strengthened",
-                &predicates,
+                predicates,
                 note,
             ),
         ))

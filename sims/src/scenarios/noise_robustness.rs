@@ -14,13 +14,17 @@ use anyhow::Result;
 use crabpath::{
     apply_outcome, Episode, Graph, LearningConfig, NodeId, Profile, TraversalResult, Traverser,
 };
-use serde_json::{json, Map, Value};
+use indexmap::IndexMap;
+use results::sims::noise_robustness::{Body, Doc, Level, Paper, TableRow};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::forced_graph::{self, SimRng};
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, join, mean_ci, yes_no};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::sim::{Metric, Simulation};
+use crate::paper::{self, sim_table, Card, Claim, Row};
+use crate::predicate::{self, Cmp, Predicate};
+use crate::sim::{document, json_text, Metric, Simulation};
 
 const NAME: &str = "noise_robustness";
 
@@ -54,7 +58,7 @@ fn on_path(r: &TraversalResult, path: &[(String, NodeId, NodeId)]) -> bool {
             .all(|(s, (_, a, b))| (s.from, s.to) == (*a, *b))
 }
 
-fn run_level(profile: Profile, seed: u64, level: f64) -> Result<Value> {
+fn run_level(profile: Profile, seed: u64, level: f64) -> Result<(Level, f64)> {
     let mut g = build(profile, seed)?;
     let ids = ids();
     let path = forced_graph::path_edges(&g, &ids, PATH_LEN)?;
@@ -100,97 +104,90 @@ fn run_level(profile: Profile, seed: u64, level: f64) -> Result<Value> {
         .filter(|(_, &w)| w < 0.0)
         .map(|((k, _, _), _)| k.as_str())
         .collect();
-    let named: Map<String, Value> = path
+    let named: IndexMap<String, f64> = path
         .iter()
         .zip(&weights)
-        .map(|((k, _, _), &w)| (k.clone(), json!(w)))
+        .map(|((k, _, _), &w)| (k.clone(), w))
         .collect();
-    let mut out = json!({
-        "noise_rate": level,
-        "query_count": QUERIES,
-        "noise_flips": flips,
-        "correct_path": path.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
-        "reaches_reflex_by_q100": weights.iter().all(|&w| w >= 0.6),
-        "avg_nodes_fired_last_10": fired[QUERIES - 10..].iter().sum::<usize>() as f64 / 10.0,
-        "final_correct_path_weights": named,
-        "distractor_final_avg_weight": distractor_avg,
-        "inhibitory_edges_on_correct_path": negative,
-        "nodes_fired_series": fired,
-    });
     let gap = weights.iter().sum::<f64>() / weights.len() as f64 - distractor_avg;
-    let o = out.as_object_mut().expect("object");
-    o.insert("_gap".into(), json!(gap));
-    if profile == Profile::Corrected {
-        let rate = |xs: &[bool]| xs.iter().filter(|&&b| b).count() as f64 / xs.len() as f64;
-        o.insert("correct_path_rate_all".into(), json!(rate(&correct)));
-        o.insert(
-            "correct_path_rate_last_10".into(),
-            json!(rate(&correct[QUERIES - 10..])),
-        );
-        o.insert("last_query_fired".into(), json!(last_path));
-        o.insert("first_outcome_flipped".into(), json!(first_flipped));
-    }
-    Ok(out)
+    let corrected = profile == Profile::Corrected;
+    let rate = |xs: &[bool]| xs.iter().filter(|&&b| b).count() as f64 / xs.len() as f64;
+    let out = Level {
+        noise_rate: level,
+        query_count: QUERIES,
+        noise_flips: flips,
+        correct_path: path.iter().map(|p| p.0.clone()).collect(),
+        reaches_reflex_by_q100: weights.iter().all(|&w| w >= 0.6),
+        avg_nodes_fired_last_10: fired[QUERIES - 10..].iter().sum::<usize>() as f64 / 10.0,
+        final_correct_path_weights: named,
+        distractor_final_avg_weight: distractor_avg,
+        inhibitory_edges_on_correct_path: negative.iter().map(|k| k.to_string()).collect(),
+        nodes_fired_series: fired.clone(),
+        correct_path_rate_all: corrected.then(|| rate(&correct)),
+        correct_path_rate_last_10: corrected.then(|| rate(&correct[QUERIES - 10..])),
+        last_query_fired: corrected.then_some(last_path),
+        first_outcome_flipped: corrected.then_some(first_flipped),
+    };
+    Ok((out, gap))
 }
 
 pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let mut results = Vec::new();
     let mut table = Vec::new();
     for level in LEVELS {
-        let mut r = run_level(profile, seed, level)?;
-        let gap = r
-            .as_object_mut()
-            .expect("object")
-            .remove("_gap")
-            .unwrap_or(Value::Null);
-        table.push(json!({
-            "noise_rate": level,
-            "reaches_reflex_by_q100": r["reaches_reflex_by_q100"],
-            "avg_nodes_fired_last_10": r["avg_nodes_fired_last_10"],
-            "inhibitory_correct_edges": r["inhibitory_edges_on_correct_path"].as_array().is_some_and(|a| !a.is_empty()),
-            "correct_vs_distractor_gap": gap,
-        }));
+        let (r, gap) = run_level(profile, seed, level)?;
+        table.push(TableRow {
+            noise_rate: level,
+            reaches_reflex_by_q100: r.reaches_reflex_by_q100,
+            avg_nodes_fired_last_10: r.avg_nodes_fired_last_10,
+            inhibitory_correct_edges: !r.inhibitory_edges_on_correct_path.is_empty(),
+            correct_vs_distractor_gap: gap,
+        });
         results.push(r);
     }
-    let mut out = json!({
-        "simulation": "noise_robustness",
-        "query_count": QUERIES,
-        "noise_levels": LEVELS,
-        "results": results,
-        "comparison_table": table,
-    });
+    let body = Body {
+        simulation: "noise_robustness".into(),
+        query_count: QUERIES,
+        noise_levels: LEVELS.to_vec(),
+        results,
+        comparison_table: table,
+    };
     if profile == Profile::Paper {
-        return Ok(out);
+        return document::<Paper>(&body);
     }
-    let rates: Vec<(f64, f64)> = LEVELS
+    let rates: Vec<(f64, f64)> = body
+        .results
         .iter()
-        .zip(out["results"].as_array().expect("results"))
-        .map(|(&l, r)| (l, r["correct_path_rate_last_10"].as_f64().unwrap_or(0.0)))
+        .map(|r| (r.noise_rate, r.correct_path_rate_last_10.unwrap_or(0.0)))
         .collect();
     let value = rates
         .iter()
         .filter(|(l, _)| *l <= CLAIM_MAX_LEVEL)
         .map(|r| r.1)
         .fold(1.0, f64::min);
-    let met = value >= CLAIM_MIN_RATE;
     let listed = rates
         .iter()
         .map(|(l, r)| format!("{l:?}: {r:?}"))
         .collect::<Vec<_>>()
         .join(", ");
-    let paths = out["results"]
-        .as_array()
-        .expect("results")
+    // each level and what its last query fired, as the JSON of the values
+    let paths = body
+        .results
         .iter()
-        .map(|r| format!("{}: {}", r["noise_rate"], r["last_query_fired"]))
+        .map(|r| {
+            format!(
+                "{}: {}",
+                json_text(&r.noise_rate),
+                json_text(&r.last_query_fired)
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ");
-    let first = out["results"]
-        .as_array()
-        .expect("results")
+    let first = body
+        .results
         .iter()
-        .filter(|r| r["first_outcome_flipped"] == json!(true))
-        .map(|r| r["noise_rate"].to_string())
+        .filter(|r| r.first_outcome_flipped == Some(true))
+        .map(|r| json_text(&r.noise_rate))
         .collect::<Vec<_>>()
         .join(", ");
     let first = if first.is_empty() {
@@ -198,6 +195,13 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     } else {
         first
     };
+    let claim = Predicate::new(
+        "With up to 20% of outcomes flipped to -1, the learned graph still routes the full correct path in at least 90% of the last 10 queries",
+        "min over noise levels <= 0.2 of results[].correct_path_rate_last_10",
+        value,
+        Cmp::Ge,
+        CLAIM_MIN_RATE,
+    );
     let note = format!(
         "The reference has no claim (N/A; its 'inhibitory edge risk' column is editorial). \
          Restated as a routing check: a query counts when its 4 steps are exactly the correct \
@@ -209,26 +213,20 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
          at Q1, while every edge ties at 0.4: the outcome does not depend on the route, so the \
          detour is then rewarded as the path would have been (first outcome flipped at levels: \
          {first}). {}",
-        if met {
+        if claim.met {
             "Holds."
         } else {
             "FAILS at some level <= 0.2."
         }
     );
-    let o = out.as_object_mut().expect("object");
-    o.insert("profile".into(), json!(profile.as_str()));
-    o.insert("seed".into(), json!(seed));
-    o.insert("rng".into(), json!("ChaCha8Rng::seed_from_u64(seed): stream 0 builds each level's graph, stream 1 draws the noise (fresh per level, so flips are nested across levels)"));
-    o.insert("claim".into(), json!({
-        "statement": "With up to 20% of outcomes flipped to -1, the learned graph still routes the full correct path in at least 90% of the last 10 queries",
-        "metric": "min over noise levels <= 0.2 of results[].correct_path_rate_last_10",
-        "value": value,
-        "threshold": CLAIM_MIN_RATE,
-        "comparison": ">=",
-        "met": met,
-        "note": note,
-    }));
-    Ok(out)
+    document(&Doc::new(
+        body,
+        seed,
+        "ChaCha8Rng::seed_from_u64(seed): stream 0 builds each level's graph, stream 1 draws the noise (fresh per level, so flips are nested across levels)",
+        None,
+        NoExtra {},
+        predicate::Claim::one(claim.note(note)),
+    ))
 }
 
 /// The simulation of reference `sims/noise_robustness.py`.
@@ -238,24 +236,23 @@ impl Simulation for NoiseRobustness {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.9",
             paper_figures: &[],
             description: "random 15-node graph, 100 queries per noise level 0/0.1/0.2/0.3 with flipped outcomes",
             tables: vec![sim_table(15, "Noise-robustness stress results", NAME, true, "reflex by Q100 / avg nodes fired (last 10) / correct-distractor gap", vec![
-                Row::sim(NAME, "0% noise", "Yes / 5.0 / 0.5650", "Yes / 5.0 / 0.5650", |d| noise_level(d, 0))
+                Row::sim(NAME, "0% noise", |d| noise_level(d, 0))
                     .seeds(|d| noise_seeds(d, "0_0")),
-                Row::sim(NAME, "10% noise", "Yes / 4.0 / 0.4625", "Yes / 4.0 / 0.4625", |d| noise_level(d, 1))
+                Row::sim(NAME, "10% noise", |d| noise_level(d, 1))
                     .seeds(|d| noise_seeds(d, "0_1")),
-                Row::sim(NAME, "20% noise", "Yes / 5.0 / 0.4622", "Yes / 5.0 / 0.4622", |d| noise_level(d, 2))
+                Row::sim(NAME, "20% noise", |d| noise_level(d, 2))
                     .seeds(|d| noise_seeds(d, "0_2")),
-                Row::sim(NAME, "30% noise", "No / 4.0 / 0.3072", "No / 4.0 / 0.3072", |d| noise_level(d, 3))
-                    .seeds(|d| noise_seeds(d, "0_3"))
-                    .note("the paper's \"inhibitory edge risk\" column is editorial: no correct edge is negative at any level (discrepancy S6)"),
+                Row::sim(NAME, "30% noise", |d| noise_level(d, 3))
+                    .seeds(|d| noise_seeds(d, "0_3")),
             ])],
-            summary: vec![Row::sim(NAME, "Noise robustness: reflex by Q100 at 0/10/20/30 %", "drops only at 30% noise", "Yes, Yes, Yes, No", |d| {
+            summary: vec![Row::sim(NAME, "Noise robustness: reflex by Q100 at 0/10/20/30 %", |d| {
                 join((0..4).map(|i| yes_no(d, &format!("/comparison_table/{i}/reaches_reflex_by_q100"))).collect(), ", ")
             })
             .seeds(|d| mean_ci(d, "reflex_at_0_3", 3).map(|v| format!("reflex by Q100 at 30 %: share of seeds {v}")))],

@@ -14,13 +14,18 @@ use crabpath::{
     apply_outcome, apply_outcome_pg, Episode, Graph, LearningConfig, NodeId, PgArgs, Profile,
     Traverser,
 };
-use serde_json::{json, Map, Value};
+use results::sims::pg_vs_heuristic::{
+    Body, Conservation, Doc, Paper, PathWeights, ReferenceClaim, Run, Runs,
+};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::forced_graph;
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, join, mean_ci, num, opt, seed_stats, signed};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::sim::{Metric, Simulation};
+use crate::paper::{self, sim_table, Card, Claim, Row};
+use crate::predicate::{self, Cmp, Predicate};
+use crate::sim::{document, json_text, Metric, Simulation};
 
 const NAME: &str = "pg_vs_heuristic";
 
@@ -48,7 +53,7 @@ enum Rule {
 }
 
 /// Runs 100 queries with one rule; returns the run's JSON object.
-fn run_variant(profile: Profile, seed: u64, rule: Rule, unbounded: bool) -> Result<Value> {
+fn run_variant(profile: Profile, seed: u64, rule: Rule, unbounded: bool) -> Result<Run> {
     let mut g = build(profile, seed)?;
     let ids = ids();
     let path = forced_graph::path_edges(&g, &ids, PATH_LEN)?;
@@ -86,13 +91,11 @@ fn run_variant(profile: Profile, seed: u64, rule: Rule, unbounded: bool) -> Resu
         }
         weights.push(w);
     }
-    let named = |w: &[f64]| -> Value {
-        Value::Object(
-            path.iter()
-                .zip(w)
-                .map(|((k, _, _), &x)| (k.clone(), json!(x)))
-                .collect::<Map<_, _>>(),
-        )
+    let named = |w: &[f64]| -> PathWeights {
+        path.iter()
+            .zip(w)
+            .map(|((k, _, _), &x)| (k.clone(), x))
+            .collect()
     };
     let is_correct = |s: NodeId, t: NodeId| path.iter().any(|(_, a, b)| (*a, *b) == (s, t));
     let total: f64 = g.edges().map(|(_, _, e)| e.weight).sum();
@@ -107,34 +110,25 @@ fn run_variant(profile: Profile, seed: u64, rule: Rule, unbounded: bool) -> Resu
     let mut nodes: Vec<NodeId> = path.iter().map(|p| p.1).collect();
     nodes.push(path[path.len() - 1].2);
     let inhibitory = forced_graph::inhibitory_among(&g, &nodes, cfg.tiers.inhibitory);
-    let mut out = json!({
-        "nodes_fired": fired,
-        "nodes_fired_last_10_average": fired[QUERIES - 10..].iter().sum::<usize>() as f64 / 10.0,
-        "convergence_query_reflex_threshold": convergence,
-        "final_correct_path_weights": named(&weights[QUERIES - 1]),
-        "final_total_edge_weight": total,
-        "final_distractor_edge_avg_weight": distractors.iter().sum::<f64>() / distractors.len() as f64,
-        "final_distractor_edge_count": distractors.len(),
-        "final_node_count": g.node_count(),
-        "edge_weights_series_last_10": weights[QUERIES - 10..].iter().map(|w| named(w)).collect::<Vec<_>>(),
-        "conservation_check": {
-            "per_query_delta_sum_min": min,
-            "per_query_delta_sum_max": max,
-            "per_query_delta_sum_mean": sum_total / QUERIES as f64,
-            "total_delta_sum": sum_total,
+    Ok(Run {
+        nodes_fired_last_10_average: fired[QUERIES - 10..].iter().sum::<usize>() as f64 / 10.0,
+        nodes_fired: fired,
+        convergence_query_reflex_threshold: convergence,
+        final_correct_path_weights: named(&weights[QUERIES - 1]),
+        final_total_edge_weight: total,
+        final_distractor_edge_avg_weight: distractors.iter().sum::<f64>()
+            / distractors.len() as f64,
+        final_distractor_edge_count: distractors.len(),
+        final_node_count: g.node_count(),
+        edge_weights_series_last_10: weights[QUERIES - 10..].iter().map(|w| named(w)).collect(),
+        conservation_check: Conservation {
+            per_query_delta_sum_min: min,
+            per_query_delta_sum_max: max,
+            per_query_delta_sum_mean: sum_total / QUERIES as f64,
+            total_delta_sum: sum_total,
         },
-    });
-    if profile == Profile::Corrected {
-        out.as_object_mut().expect("object").insert(
-            "inhibitory_edges_among_path_nodes".into(),
-            json!(inhibitory),
-        );
-    }
-    Ok(out)
-}
-
-fn f(v: &Value, p: &str) -> f64 {
-    v.pointer(p).and_then(Value::as_f64).unwrap_or(f64::NAN)
+        inhibitory_edges_among_path_nodes: (profile == Profile::Corrected).then_some(inhibitory),
+    })
 }
 
 pub fn run(profile: Profile, seed: u64) -> Result<Value> {
@@ -144,49 +138,46 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         .into_iter()
         .map(|k| k.0)
         .collect();
-    let reaches = |r: &Value| !r["convergence_query_reflex_threshold"].is_null();
-    let checks = json!({
-        "heuristic_reaches_reflex": reaches(&heur),
-        "pg_reaches_reflex": reaches(&pg),
-        "pg_conservation_near_zero": f(&pg, "/conservation_check/total_delta_sum").abs() <= 0.1,
-        "heuristic_growth_overshoots": f(&heur, "/final_total_edge_weight") > f(&pg, "/final_total_edge_weight"),
-    });
-    let mut out = json!({
-        "simulation": "pg_vs_heuristic",
-        "query_count": QUERIES,
-        "correct_path": keys,
-        "runs": {"heuristic": heur, "policy_gradient": pg},
-    });
-    let obj = out.as_object_mut().expect("object");
+    let reaches = |r: &Run| r.convergence_query_reflex_threshold.is_some();
+    let checks = ReferenceClaim {
+        heuristic_reaches_reflex: reaches(&heur),
+        pg_reaches_reflex: reaches(&pg),
+        pg_conservation_near_zero: pg.conservation_check.total_delta_sum.abs() <= 0.1,
+        heuristic_growth_overshoots: heur.final_total_edge_weight > pg.final_total_edge_weight,
+    };
+    let mut body = Body {
+        simulation: "pg_vs_heuristic".into(),
+        query_count: QUERIES,
+        correct_path: keys,
+        runs: Runs {
+            heuristic: heur,
+            policy_gradient: pg,
+            policy_gradient_unclipped: None,
+        },
+    };
     if profile == Profile::Paper {
-        obj.insert("claim".into(), checks);
-        return Ok(out);
+        return document(&Paper {
+            body,
+            claim: checks,
+        });
     }
     let free = run_variant(profile, seed, Rule::PolicyGradient, true)?;
-    let total = f(&free, "/conservation_check/total_delta_sum");
-    let worst = f(&free, "/conservation_check/per_query_delta_sum_min")
+    let total = free.conservation_check.total_delta_sum;
+    let worst = free
+        .conservation_check
+        .per_query_delta_sum_min
         .abs()
-        .max(f(&free, "/conservation_check/per_query_delta_sum_max").abs());
-    let pg_run = &obj["runs"]["policy_gradient"];
-    let clipped_total = f(pg_run, "/conservation_check/total_delta_sum");
+        .max(free.conservation_check.per_query_delta_sum_max.abs());
+    let pg_run = &body.runs.policy_gradient;
+    let clipped_total = pg_run.conservation_check.total_delta_sum;
     let side_effect = format!(
         "Side effect of PG without Hebbian: last-10 mean nodes fired {} (heuristic {}); \
          inhibitory edges among path nodes at the end: {}.",
-        pg_run["nodes_fired_last_10_average"],
-        obj["runs"]["heuristic"]["nodes_fired_last_10_average"],
-        pg_run["inhibitory_edges_among_path_nodes"]
+        json_text(&pg_run.nodes_fired_last_10_average),
+        json_text(&body.runs.heuristic.nodes_fired_last_10_average),
+        json_text(&pg_run.inhibitory_edges_among_path_nodes)
     );
-    obj["runs"]
-        .as_object_mut()
-        .expect("runs")
-        .insert("policy_gradient_unclipped".into(), free);
-    obj.insert("profile".into(), json!(profile.as_str()));
-    obj.insert("seed".into(), json!(seed));
-    obj.insert(
-        "rng".into(),
-        json!("ChaCha8Rng::seed_from_u64(seed), graph drawn afresh for each run"),
-    );
-    obj.insert("reference_claim".into(), checks);
+    body.runs.policy_gradient_unclipped = Some(free);
     let met = total.abs() <= 0.1;
     let note = format!(
         "Restated (REPRODUCE.md discrepancy S3): the reference summed PG deltas after clipping and with \
@@ -202,46 +193,50 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             "FAILS: the unclipped update does not conserve mass."
         }
     );
-    obj.insert("claim".into(), json!({
-        "statement": "The policy-gradient update (softmax over out-edges plus STOP) conserves mass: the per-query sums of its unclipped deltas add up to ~0 over 100 queries",
-        "metric": "|runs.policy_gradient_unclipped.conservation_check.total_delta_sum|",
-        "value": total.abs(),
-        "threshold": 0.1,
-        "comparison": "<=",
-        "met": met,
-        "note": note,
-    }));
-    Ok(out)
+    let claim = Predicate::new(
+        "The policy-gradient update (softmax over out-edges plus STOP) conserves mass: the per-query sums of its unclipped deltas add up to ~0 over 100 queries",
+        "|runs.policy_gradient_unclipped.conservation_check.total_delta_sum|",
+        total.abs(),
+        Cmp::Le,
+        0.1,
+    )
+    .note(note);
+    document(&Doc::new(
+        body,
+        seed,
+        "ChaCha8Rng::seed_from_u64(seed), graph drawn afresh for each run",
+        Some(checks),
+        NoExtra {},
+        predicate::Claim::one(claim),
+    ))
 }
 
-/// The simulation of reference `sims/pg_vs_heuristic.py`.
 pub struct PgVsHeuristic;
 
 impl Simulation for PgVsHeuristic {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.8",
             paper_figures: &[],
             description: "random 20-node graph, 100 × (4-hop beam-1 traversal + heuristic or PG learning)",
             tables: vec![
             sim_table(13, "True policy-gradient vs heuristic comparison", NAME, true, "convergence / total edge weight / avg distractor weight", vec![
-                Row::sim(NAME, "Heuristic", "Q2 / 71.20 / 0.4226", "Q2 / 71.20 / 0.4226", |d| pg_run(d, "heuristic"))
+                Row::sim(NAME, "Heuristic", |d| pg_run(d, "heuristic"))
                     .seeds(|d| mean_ci(d, "heuristic_total_edge_weight", 2).map(|v| format!("total edge weight {v}"))),
-                Row::sim(NAME, "True policy gradient", "Q2 / 53.68 / 0.3124", "Q2 / 53.68 / 0.3124", |d| pg_run(d, "policy_gradient"))
+                Row::sim(NAME, "True policy gradient", |d| pg_run(d, "policy_gradient"))
                     .seeds(|d| mean_ci(d, "pg_total_edge_weight", 2).map(|v| format!("total edge weight {v}"))),
             ]),
             sim_table(14, "Mass dynamics after 100 queries", NAME, true, "mean per-query sum of the returned update deltas", vec![
-                Row::sim(NAME, "Heuristic", "+0.3524", "+0.3524", |d| signed(d, "/runs/heuristic/conservation_check/per_query_delta_sum_mean", 4)),
-                Row::sim(NAME, "True policy gradient", "-0.2840", "-0.2840", |d| signed(d, "/runs/policy_gradient/conservation_check/per_query_delta_sum_mean", 4))
-                    .seeds(pg_per_query_delta)
-                    .note("the sim's own claim (PG sums to ~0) fails: saturation at +1 (discrepancy S3)"),
+                Row::sim(NAME, "Heuristic", |d| signed(d, "/runs/heuristic/conservation_check/per_query_delta_sum_mean", 4)),
+                Row::sim(NAME, "True policy gradient", |d| signed(d, "/runs/policy_gradient/conservation_check/per_query_delta_sum_mean", 4))
+                    .seeds(pg_per_query_delta),
             ]),
         ],
-            summary: vec![Row::sim(NAME, "PG ablation: total mass PG vs heuristic", "53.68 vs 71.20, 27% lower", "53.68 vs 71.20, 24.6 % lower", |d| {
+            summary: vec![Row::sim(NAME, "PG ablation: total mass PG vs heuristic", |d| {
                 let pg = opt(d, "/runs/policy_gradient/final_total_edge_weight").and_then(num)?;
                 let h = opt(d, "/runs/heuristic/final_total_edge_weight").and_then(num)?;
                 Some(format!("{pg:.2} vs {h:.2}, {:.1} % lower", (1.0 - pg / h) * 100.0))
@@ -255,8 +250,7 @@ impl Simulation for PgVsHeuristic {
                     mean_ci(d, "heuristic_total_edge_weight", 2)?,
                     (1.0 - pg / h) * 100.0
                 ))
-            })
-            .differs("1 − 53.68/71.20 = 24.6 %, not 27 % (the text says \"about 25 %\")")],
+            })],
             claims: vec![Claim { section: "6.8", text: "the true policy gradient ends with less total edge mass than the heuristic", table: 13, row: "True policy gradient" }, Claim { section: "6.8", text: "how much lower the policy gradient's total mass is", table: 6, row: "PG ablation: total mass PG vs heuristic" }, Claim { section: "6.8", text: "mean per-query mass change of the policy gradient (Table 14)", table: 14, row: "True policy gradient" }, ],
             figures: &[NAME],
             reference_verdict: Verdict::Fail,

@@ -7,14 +7,18 @@ use crabpath::{
     apply_decay, apply_outcome, measure_health, DecayConfig, Episode, Graph, LearningConfig,
     Traverser,
 };
-use serde_json::{json, Value};
+use results::sims::prune_health::{
+    BeforeAfter, Body, Doc, NotBroken, Paper, PostRecord, ReferenceClaim, TrainingRecord,
+};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::common::{add_with, edge, id, names, query_config};
 use crate::claims::Verdict;
 use crate::paper::extract::{int, join, pct};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "prune_health";
 
@@ -65,15 +69,15 @@ impl Simulation for PruneHealth {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.12.2",
             paper_figures: &[],
             description: "30-node complete graph, 100 decaying training queries, prune |w| < 0.05, 20 more queries",
             tables: vec![sim_table(19, "Prune-health simulation results", NAME, true, "before → after", vec![
-                Row::sim(NAME, "Edges", "870 → 24", "870 → 24", |d| join(vec![int(d, "/edges_before_prune"), int(d, "/edges_after_prune")], " → ")),
-                Row::sim(NAME, "Dormant", "98% → 29%", "98.0 % → 29.2 %", |d| join(vec![pct(d, "/dormant_pct_before", 1), pct(d, "/dormant_pct_after", 1)], " → ")),
+                Row::sim(NAME, "Edges", |d| join(vec![int(d, "/edges_before_prune"), int(d, "/edges_after_prune")], " → ")),
+                Row::sim(NAME, "Dormant", |d| join(vec![pct(d, "/dormant_pct_before", 1), pct(d, "/dormant_pct_after", 1)], " → ")),
             ])],
             summary: vec![],
             claims: vec![Claim { section: "6.12.2", text: "pruning removes most edges", table: 19, row: "Edges" }, Claim { section: "6.12.2", text: "pruning lowers the dormant share", table: 19, row: "Dormant" }, ],
@@ -135,57 +139,57 @@ impl Simulation for PruneHealth {
             .collect();
         let ok = post_records.iter().filter(|r| r.3).count();
         let removed = edges_before - edges_after;
-        let doc = json!({
-            "simulation": "prune_health",
-            "query_count": TRAINING + POST,
-            "keys": keys,
-            "edges_before_prune": edges_before,
-            "edges_after_prune": edges_after,
-            "edges_removed": removed,
-            "dormant_pct_before": before,
-            "dormant_pct_after": after,
-            "avg_nodes_fired_after_prune": mean_len(&post),
-            "first_100_avg_nodes_fired": mean_len(&training),
-            "training_records": training
+        let body = Body {
+            simulation: "prune_health".into(),
+            query_count: TRAINING + POST,
+            keys: keys.clone(),
+            edges_before_prune: edges_before,
+            edges_after_prune: edges_after,
+            edges_removed: removed,
+            dormant_pct_before: before,
+            dormant_pct_after: after,
+            avg_nodes_fired_after_prune: mean_len(&post),
+            first_100_avg_nodes_fired: mean_len(&training),
+            training_records: training
                 .iter()
                 .enumerate()
-                .map(|(i, (seed, fired))| json!({
-                    "query": i + 1,
-                    "seed": seed,
-                    "nodes_fired": fired.len(),
-                    "fired": fired,
-                }))
-                .collect::<Vec<_>>(),
-            "post_prune_records": post_records
+                .map(|(i, (seed, fired))| TrainingRecord {
+                    query: i + 1,
+                    seed: seed.clone(),
+                    nodes_fired: fired.len(),
+                    fired: fired.clone(),
+                })
+                .collect(),
+            post_prune_records: post_records
                 .iter()
-                .map(|(q, seed, n, reached)| json!({
-                    "query": q,
-                    "seed": seed,
-                    "nodes_fired": n,
-                    "reached_non_seed_key": reached,
-                }))
-                .collect::<Vec<_>>(),
-            "claim": {
-                "prune_improves_health": {
-                    "before": before,
-                    "after": after,
-                    "met": after < before,
-                },
-                "prune_removed_edges": {
-                    "before": edges_before,
-                    "after": edges_after,
-                    "met": removed > 0,
-                },
-                "traversal_not_broken": {
-                    "met": ok == POST,
-                    "queries_ok": ok,
-                },
+                .map(|&(q, seed, n, reached)| PostRecord {
+                    query: q,
+                    seed: seed.clone(),
+                    nodes_fired: n,
+                    reached_non_seed_key: reached,
+                })
+                .collect(),
+        };
+        let claim = ReferenceClaim {
+            prune_improves_health: BeforeAfter {
+                before,
+                after,
+                met: after < before,
             },
-        });
+            prune_removed_edges: BeforeAfter {
+                before: edges_before,
+                after: edges_after,
+                met: removed > 0,
+            },
+            traversal_not_broken: NotBroken {
+                met: ok == POST,
+                queries_ok: ok,
+            },
+        };
         if profile == Profile::Paper {
-            return Ok(doc);
+            return document(&Paper { body, claim });
         }
-        let predicates = [
+        let predicates = vec![
             Predicate::new(
                 "Pruning |w| < 0.05 lowers the dormant share",
                 "dormant_pct_after (threshold: dormant_pct_before)",
@@ -213,14 +217,15 @@ impl Simulation for PruneHealth {
              {before:?} -> {after:?}, {ok}/{POST} post-prune queries reach another key. {}",
             predicate::verdict(&predicates)
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![],
-            predicate::all_of(
+            Some(claim),
+            NoExtra {},
+            predicate::Claim::all_of(
                 "Pruning dormant edges restores health without breaking traversal",
-                &predicates,
+                predicates,
                 note,
             ),
         ))

@@ -14,13 +14,17 @@ use std::time::Instant;
 
 use anyhow::Result;
 use crabpath::{Graph, NodeId, Profile, Tier, TraversalConfig, TraversalResult, Traverser};
-use serde_json::{json, Value};
+use results::sims::scaling_analysis::{
+    Body, Doc, Extra, Paper, QueryConfig, Ratio, SizeRow, Summary,
+};
+use serde_json::Value;
 
 use super::forced_graph::{self, SimRng};
 use crate::claims::Verdict;
 use crate::paper::extract::{find, inner, mean_ci};
-use crate::paper::{sim_table, Card, Claim, Kind, Paper, Row, Table};
-use crate::sim::{Metric, Simulation};
+use crate::paper::{self, expected, sim_table, Card, Claim, Kind, Row, Table};
+use crate::predicate::{self, Cmp, Predicate};
+use crate::sim::{document, Metric, Simulation};
 
 const NAME: &str = "scaling_analysis";
 
@@ -88,44 +92,46 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         }
         let avg_ms = total_ms / QUERIES as f64;
         times.push(avg_ms);
-        let mut row = json!({
-            "graph_size": n,
-            "avg_traversal_ms": avg_ms,
-            "avg_nodes_fired": fired.iter().sum::<usize>() as f64 / QUERIES as f64,
-            "nodes_fired_min": fired.iter().min(),
-            "nodes_fired_max": fired.iter().max(),
-        });
-        if corrected {
-            let o = row.as_object_mut().expect("object");
-            o.insert("out_edges_examined_per_traversal".into(), json!(w.0));
-            o.insert("incoming_edges_scanned_per_traversal".into(), json!(w.1));
-            o.insert("work_per_traversal".into(), json!(w.0 + w.1));
-        }
+        let row = SizeRow {
+            graph_size: n,
+            avg_traversal_ms: avg_ms,
+            avg_nodes_fired: fired.iter().sum::<usize>() as f64 / QUERIES as f64,
+            nodes_fired_min: fired.iter().min().copied(),
+            nodes_fired_max: fired.iter().max().copied(),
+            out_edges_examined_per_traversal: corrected.then_some(w.0),
+            incoming_edges_scanned_per_traversal: corrected.then_some(w.1),
+            work_per_traversal: corrected.then_some(w.0 + w.1),
+        };
         works.push((w.0 + w.1) as f64);
         rows.push(row);
     }
-    let ratios: Vec<Value> = (1..SIZES.len())
-        .map(|i| {
-            json!({
-                "from": SIZES[i - 1], "to": SIZES[i],
-                "size_ratio": SIZES[i] as f64 / SIZES[i - 1] as f64,
-                "time_ratio": times[i] / times[i - 1],
-            })
+    let ratios: Vec<Ratio> = (1..SIZES.len())
+        .map(|i| Ratio {
+            from: SIZES[i - 1],
+            to: SIZES[i],
+            size_ratio: SIZES[i] as f64 / SIZES[i - 1] as f64,
+            time_ratio: times[i] / times[i - 1],
         })
         .collect();
     let sublinear =
         (1..SIZES.len()).all(|i| times[i] / times[i - 1] <= SIZES[i] as f64 / SIZES[i - 1] as f64);
-    let mut out = json!({
-        "simulation": "scaling_analysis",
-        "query_count": QUERIES,
-        "graph_sizes": SIZES,
-        "average_nodes_fired_by_size": rows,
-        "query_config": {"max_hops": cfg.max_hops, "beam_width": cfg.beam_width},
-        "scale_vs_size": ratios,
-        "summary": {"is_sublinear_time_growth": sublinear, "final_size": SIZES[SIZES.len() - 1]},
-    });
+    let body = Body {
+        simulation: "scaling_analysis".into(),
+        query_count: QUERIES,
+        graph_sizes: SIZES.to_vec(),
+        average_nodes_fired_by_size: rows,
+        query_config: QueryConfig {
+            max_hops: cfg.max_hops,
+            beam_width: cfg.beam_width,
+        },
+        scale_vs_size: ratios,
+        summary: Summary {
+            is_sublinear_time_growth: sublinear,
+            final_size: SIZES[SIZES.len() - 1],
+        },
+    };
     if !corrected {
-        return Ok(out);
+        return document::<Paper>(&body);
     }
     let sizes = SIZES.map(|n| n as f64);
     let slope = loglog_slope(
@@ -142,7 +148,14 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             .zip(times.iter().copied())
             .collect::<Vec<_>>(),
     );
-    let met = slope < CLAIM_MAX_SLOPE;
+    let claim = Predicate::new(
+        "Traversal cost does not grow with graph size: the work per traversal (out-edges examined + incoming edges scanned for inhibition) has a fitted log-log slope below 0.5 over 50..2000 nodes",
+        "work_loglog_slope",
+        slope,
+        Cmp::Lt,
+        CLAIM_MAX_SLOPE,
+    );
+    let met = claim.met;
     let note = format!(
         "The reference has no claim (N/A) and its is_sublinear_time_growth flips with timing \
          noise. Restated on counted work, which is deterministic: work per traversal by size \
@@ -156,25 +169,18 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             "FAILS: work grows with graph size."
         }
     );
-    let o = out.as_object_mut().expect("object");
-    o.insert("profile".into(), json!(profile.as_str()));
-    o.insert("seed".into(), json!(seed));
-    o.insert(
-        "rng".into(),
-        json!("ChaCha8Rng::seed_from_u64(seed), a fresh generator per size"),
-    );
-    o.insert("work_loglog_slope".into(), json!(slope));
-    o.insert("time_loglog_slope".into(), json!(time_slope));
-    o.insert("claim".into(), json!({
-        "statement": "Traversal cost does not grow with graph size: the work per traversal (out-edges examined + incoming edges scanned for inhibition) has a fitted log-log slope below 0.5 over 50..2000 nodes",
-        "metric": "work_loglog_slope",
-        "value": slope,
-        "threshold": CLAIM_MAX_SLOPE,
-        "comparison": "<",
-        "met": met,
-        "note": note,
-    }));
-    Ok(out)
+    let finite = |x: f64| x.is_finite().then_some(x);
+    document(&Doc::new(
+        body,
+        seed,
+        "ChaCha8Rng::seed_from_u64(seed), a fresh generator per size",
+        None,
+        Extra {
+            work_loglog_slope: finite(slope),
+            time_loglog_slope: finite(time_slope),
+        },
+        predicate::Claim::one(claim.note(note)),
+    ))
 }
 
 /// The simulation of reference `sims/scaling_analysis.py`.
@@ -199,21 +205,17 @@ impl Simulation for ScalingAnalysis {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.11",
             paper_figures: &[],
             description: "random graphs of 50..2000 nodes, 50 timed 4-hop beam-1 traversals each",
             tables: vec![scaling_table()],
-            summary: vec![Row::sim(
-                NAME,
-                "Scaling: time ratio 2000 vs 50 nodes",
-                &paper_time_ratio(),
-                "×20.3 (median of 3 runs)",
-                time_ratio,
-            )
-            .kind(Kind::Timing)],
+            summary: vec![
+                Row::sim(NAME, "Scaling: time ratio 2000 vs 50 nodes", time_ratio)
+                    .kind(Kind::Timing),
+            ],
             claims: vec![
                 Claim {
                     section: "6.11",
@@ -268,32 +270,18 @@ impl Simulation for ScalingAnalysis {
     }
 }
 
-/// Paper Table 17: `(graph size, ms per traversal)` on the author's machine.
-pub const PAPER_SCALING_MS: [(f64, f64); 6] = [
-    (50.0, 0.0962),
-    (100.0, 0.1432),
-    (250.0, 0.2814),
-    (500.0, 0.5169),
-    (1000.0, 0.9657),
-    (2000.0, 1.8766),
-];
+/// Paper Table 17: `(graph size, ms per traversal)` on the author's machine (its
+/// `paper_ms_per_traversal` in `results/sims/expected.json`).
+pub fn paper_scaling_ms() -> Vec<(f64, f64)> {
+    expected::fact(NAME, "paper_ms_per_traversal")
+}
 
 /// The reference program (CPython 3.11.7, 2-vCPU AMD EPYC VM): median over three
 /// `run_all.py` runs of the mean ms per traversal (results/reference/sims/README.md
-/// gives the setup; one run's values are in the committed reference file).
-pub const REFERENCE_SCALING_MS: [(f64, f64); 6] = [
-    (50.0, 0.1422),
-    (100.0, 0.1940),
-    (250.0, 0.4145),
-    (500.0, 0.7332),
-    (1000.0, 1.3805),
-    (2000.0, 2.8846),
-];
-
-/// `×19.5`: the paper's 2000-node over 50-node time.
-fn paper_time_ratio() -> String {
-    let (first, last) = (PAPER_SCALING_MS[0].1, PAPER_SCALING_MS[5].1);
-    format!("×{:.1}", last / first)
+/// gives the setup; one run's values are in the committed reference file); its
+/// `reference_ms_per_traversal` in `results/sims/expected.json`.
+pub fn reference_scaling_ms() -> Vec<(f64, f64)> {
+    expected::fact(NAME, "reference_ms_per_traversal")
 }
 
 /// scaling_analysis row for `size`: field formatted.
@@ -315,35 +303,21 @@ fn time_ratio(d: &Value) -> Option<String> {
 /// Table 17: nodes fired (deterministic) and ms per traversal (timing) per size.
 fn scaling_table() -> Table {
     let mut rows = Vec::new();
-    for ((size, paper_ms), (_, ref_ms)) in PAPER_SCALING_MS.iter().zip(REFERENCE_SCALING_MS.iter())
-    {
-        let s = *size;
+    for (s, _) in paper_scaling_ms() {
         rows.push(
-            Row::sim(
-                NAME,
-                &format!("{s} nodes: avg nodes fired"),
-                "5.0",
-                "5.0",
-                move |d| scaling(d, s, "avg_nodes_fired", 1),
-            )
+            Row::sim(NAME, &format!("{s} nodes: avg nodes fired"), move |d| {
+                scaling(d, s, "avg_nodes_fired", 1)
+            })
             .seeds(move |d| mean_ci(d, &format!("nodes_fired_at_{s}"), 1)),
         );
         rows.push(
-            Row::sim(
-                NAME,
-                &format!("{s} nodes: ms per traversal"),
-                &format!("{paper_ms:.4}"),
-                &format!("{ref_ms:.4}"),
-                move |d| scaling(d, s, "avg_traversal_ms", 4),
-            )
+            Row::sim(NAME, &format!("{s} nodes: ms per traversal"), move |d| {
+                scaling(d, s, "avg_traversal_ms", 4)
+            })
             .kind(Kind::Timing),
         );
     }
-    rows.push(
-        Row::sim(NAME, "time ratio 2000 / 50", &paper_time_ratio(), "×20.3", time_ratio)
-            .kind(Kind::Timing)
-            .note("the growth is the per-candidate incoming-edge scan (reference `crabpath/traverse.py::_incoming_inhibition`); \"sublinear\" is timing noise (discrepancy S6)"),
-    );
+    rows.push(Row::sim(NAME, "time ratio 2000 / 50", time_ratio).kind(Kind::Timing));
     sim_table(
         17,
         "Scaling behavior over 50 random-graph queries each size",

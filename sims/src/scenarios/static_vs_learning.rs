@@ -13,13 +13,17 @@ use crabpath::{
     apply_outcome, apply_outcome_pg, Episode, Graph, LearningConfig, NodeId, PgArgs, Profile,
     Traverser,
 };
-use serde_json::{json, Map, Value};
+use indexmap::IndexMap;
+use results::sims::static_vs_learning::{Body, Doc, Mode as RunMode, Paper, ReferenceClaim, Runs};
+use results::sims::NoExtra;
+use serde_json::Value;
 
 use super::forced_graph;
 use crate::claims::Verdict;
 use crate::paper::extract::{fixed, join, mean_ci, num, object_values, opt};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
-use crate::sim::{Metric, Simulation};
+use crate::paper::{self, sim_table, Card, Claim, Row};
+use crate::predicate::{self, Cmp, Predicate};
+use crate::sim::{document, json_text, Metric, Simulation};
 
 const NAME: &str = "static_vs_learning";
 
@@ -49,7 +53,7 @@ enum Mode {
     PolicyGradient,
 }
 
-fn run_mode(profile: Profile, seed: u64, mode: Mode) -> Result<Value> {
+fn run_mode(profile: Profile, seed: u64, mode: Mode) -> Result<RunMode> {
     let mut g = build(profile, seed)?;
     let ids = ids();
     let path = forced_graph::path_edges(&g, &ids, PATH_LEN)?;
@@ -84,40 +88,34 @@ fn run_mode(profile: Profile, seed: u64, mode: Mode) -> Result<Value> {
         .find(|&i| sigs[i..i + WINDOW].iter().all(|s| *s == sigs[i]))
         .map(|i| i + 1);
     let lt5 = fired.iter().position(|&n| n < 5).map(|i| i + 1);
-    let weights: Map<String, Value> = path
+    let weights: IndexMap<String, f64> = path
         .iter()
-        .map(|(k, a, b)| (k.clone(), json!(g.weight(*a, *b).unwrap_or(0.0))))
+        .map(|(k, a, b)| (k.clone(), g.weight(*a, *b).unwrap_or(0.0)))
         .collect();
     let name = match mode {
         Mode::Static => "static",
         Mode::Heuristic => "heuristic_learning",
         Mode::PolicyGradient => "policy_gradient_learning",
     };
-    let mut out = json!({
-        "mode": name,
-        "query_count": QUERIES,
-        "nodes_fired_series": fired,
-        "average_nodes_fired": fired.iter().sum::<usize>() as f64 / QUERIES as f64,
-        "converges_to_stable_path": stable.is_some(),
-        "queries_until_stable_path": stable,
-        "queries_until_nodes_fired_lt_5": lt5,
-        "final_correct_path_weights": weights,
-        "correct_path": path.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
-    });
-    if profile == Profile::Corrected {
-        let last = &sigs[QUERIES - 10..];
-        let rate = last.iter().filter(|s| **s == correct).count() as f64 / last.len() as f64;
-        let mut nodes = vec![path[0].1];
-        nodes.extend(&correct);
-        let inhibitory = forced_graph::inhibitory_among(&g, &nodes, cfg.tiers.inhibitory);
-        let o = out.as_object_mut().expect("object");
-        o.insert("correct_path_rate_last_10".into(), json!(rate));
-        o.insert(
-            "inhibitory_edges_among_path_nodes".into(),
-            json!(inhibitory),
-        );
-    }
-    Ok(out)
+    let corrected = profile == Profile::Corrected;
+    let last = &sigs[QUERIES - 10..];
+    let rate = last.iter().filter(|s| **s == correct).count() as f64 / last.len() as f64;
+    let mut nodes = vec![path[0].1];
+    nodes.extend(&correct);
+    let inhibitory = forced_graph::inhibitory_among(&g, &nodes, cfg.tiers.inhibitory);
+    Ok(RunMode {
+        mode: name.into(),
+        query_count: QUERIES,
+        average_nodes_fired: fired.iter().sum::<usize>() as f64 / QUERIES as f64,
+        nodes_fired_series: fired,
+        converges_to_stable_path: stable.is_some(),
+        queries_until_stable_path: stable,
+        queries_until_nodes_fired_lt_5: lt5,
+        final_correct_path_weights: weights,
+        correct_path: path.iter().map(|p| p.0.clone()).collect(),
+        correct_path_rate_last_10: corrected.then_some(rate),
+        inhibitory_edges_among_path_nodes: corrected.then_some(inhibitory),
+    })
 }
 
 pub fn run(profile: Profile, seed: u64) -> Result<Value> {
@@ -125,29 +123,41 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
         [Mode::Static, Mode::Heuristic, Mode::PolicyGradient].map(|m| run_mode(profile, seed, m));
     let [s, h, pg] = runs;
     let (s, h, pg) = (s?, h?, pg?);
-    let avg = |r: &Value| r["average_nodes_fired"].as_f64().unwrap_or(f64::NAN);
+    let avg = |r: &RunMode| r.average_nodes_fired;
     let static_lowest = avg(&s) <= avg(&h).min(avg(&pg));
-    let any_stable = [&s, &h, &pg]
-        .iter()
-        .any(|r| r["converges_to_stable_path"] == json!(true));
-    let rate = |r: &Value| r["correct_path_rate_last_10"].as_f64().unwrap_or(0.0);
+    let any_stable = [&s, &h, &pg].iter().any(|r| r.converges_to_stable_path);
+    let rate = |r: &RunMode| r.correct_path_rate_last_10.unwrap_or(0.0);
     let (rh, rpg, rs) = (rate(&h), rate(&pg), rate(&s));
-    let inh = |r: &Value| r["inhibitory_edges_among_path_nodes"].to_string();
+    let inh = |r: &RunMode| json_text(&r.inhibitory_edges_among_path_nodes);
     let (inh_h, inh_pg) = (inh(&h), inh(&pg));
-    let mut out = json!({
-        "simulation": "static_vs_learning",
-        "query_count": QUERIES,
-        "runs": {"static": s, "heuristic": h, "policy_gradient": pg},
-    });
-    let o = out.as_object_mut().expect("object");
-    let checks =
-        json!({"static_has_lowest_fired": static_lowest, "any_run_converges_stable": any_stable});
+    let body = Body {
+        simulation: "static_vs_learning".into(),
+        query_count: QUERIES,
+        runs: Runs {
+            static_: s,
+            heuristic: h,
+            policy_gradient: pg,
+        },
+    };
+    let checks = ReferenceClaim {
+        static_has_lowest_fired: static_lowest,
+        any_run_converges_stable: any_stable,
+    };
     if profile == Profile::Paper {
-        o.insert("claim".into(), checks);
-        return Ok(out);
+        return document(&Paper {
+            body,
+            claim: checks,
+        });
     }
     let value = rh.min(rpg);
-    let met = value >= CLAIM_MIN_RATE;
+    let claim = Predicate::new(
+        "Both learning rules (heuristic, policy gradient) keep routing the full correct path that the static graph routes: at least 90% of the last 10 queries follow it",
+        "min(heuristic, policy_gradient) of runs.*.correct_path_rate_last_10",
+        value,
+        Cmp::Ge,
+        CLAIM_MIN_RATE,
+    );
+    let met = claim.met;
     let note = format!(
         "The reference's static_has_lowest_fired compares equal averages (all modes fire 5 \
          every query), so it says nothing; the static graph already follows the correct \
@@ -171,23 +181,14 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
             )
         }
     );
-    o.insert("profile".into(), json!(profile.as_str()));
-    o.insert("seed".into(), json!(seed));
-    o.insert(
-        "rng".into(),
-        json!("ChaCha8Rng::seed_from_u64(seed), graph drawn afresh for each mode"),
-    );
-    o.insert("reference_claim".into(), checks);
-    o.insert("claim".into(), json!({
-        "statement": "Both learning rules (heuristic, policy gradient) keep routing the full correct path that the static graph routes: at least 90% of the last 10 queries follow it",
-        "metric": "min(heuristic, policy_gradient) of runs.*.correct_path_rate_last_10",
-        "value": value,
-        "threshold": CLAIM_MIN_RATE,
-        "comparison": ">=",
-        "met": met,
-        "note": note,
-    }));
-    Ok(out)
+    document(&Doc::new(
+        body,
+        seed,
+        "ChaCha8Rng::seed_from_u64(seed), graph drawn afresh for each mode",
+        Some(checks),
+        NoExtra {},
+        predicate::Claim::one(claim.note(note)),
+    ))
 }
 
 /// The simulation of reference `sims/static_vs_learning.py`.
@@ -197,9 +198,9 @@ impl Simulation for StaticVsLearning {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.10",
             paper_figures: &[],
             description:
@@ -211,42 +212,33 @@ impl Simulation for StaticVsLearning {
                 true,
                 "stable path from / final path weights / avg nodes fired / queries until < 5 nodes",
                 [
-                    ("Static traversal", "0.40", "static", "static"),
-                    ("Heuristic learning", "1.00", "heuristic", "heuristic"),
-                    ("True PG", "1.00", "policy_gradient", "pg"),
+                    ("Static traversal", "static", "static"),
+                    ("Heuristic learning", "heuristic", "heuristic"),
+                    ("True PG", "policy_gradient", "pg"),
                 ]
                 .into_iter()
-                .map(|(label, weight, mode, metrics)| {
-                    // Paper and reference agree: stable from Q1, all four path
-                    // weights equal, 5 nodes fired, never below 5.
-                    let value = format!("Q1 / {weight}, {weight}, {weight}, {weight} / 5.0 / n/a");
-                    Row::sim(NAME, label, &value, &value, move |d| static_mode(d, mode))
+                .map(|(label, mode, metrics)| {
+                    Row::sim(NAME, label, move |d| static_mode(d, mode))
                         .seeds(move |d| static_seeds(d, metrics))
                 })
                 .collect(),
             )],
-            summary: vec![Row::sim(
-                NAME,
-                "Static baseline: core path weight",
-                "static 0.40 vs learned 1.00",
-                "0.40 vs 1.00 / 1.00",
-                |d| {
-                    let w = |m: &str| {
-                        opt(d, &format!("/runs/{m}/final_correct_path_weights"))?
-                            .as_object()?
-                            .values()
-                            .next()
-                            .and_then(num)
-                            .map(|v| format!("{v:.2}"))
-                    };
-                    Some(format!(
-                        "{} vs {} / {}",
-                        w("static")?,
-                        w("heuristic")?,
-                        w("policy_gradient")?
-                    ))
-                },
-            )
+            summary: vec![Row::sim(NAME, "Static baseline: core path weight", |d| {
+                let w = |m: &str| {
+                    opt(d, &format!("/runs/{m}/final_correct_path_weights"))?
+                        .as_object()?
+                        .values()
+                        .next()
+                        .and_then(num)
+                        .map(|v| format!("{v:.2}"))
+                };
+                Some(format!(
+                    "{} vs {} / {}",
+                    w("static")?,
+                    w("heuristic")?,
+                    w("policy_gradient")?
+                ))
+            })
             .seeds(|d| {
                 Some(format!(
                     "correct-path rate (last 10): static {}, heuristic {}, PG {}",

@@ -9,22 +9,31 @@ use crabpath::state::State;
 use crabpath::{
     apply_outcome, measure_health, DecayConfig, Episode, Graph, LearningConfig, Node, Traverser,
 };
-use serde_json::{json, Map, Value};
+use indexmap::IndexMap;
+use results::sims::structural_vs_edge_only::{
+    Body, CurvePoint, Doc, Extra, Paper, ReferenceClaim, Strategy, TableRow,
+};
+use serde_json::Value;
 
 use super::common::{edge, id, query_config};
 use crate::claims::Verdict;
 use crate::paper::extract::{int, num, opt, sum, thousands};
-use crate::paper::{sim_table, Card, Claim, Paper, Row};
+use crate::paper::{self, expected, sim_table, Card, Claim, Row};
 use crate::predicate::{self, Cmp, Predicate};
-use crate::sim::{Profile, Simulation};
+use crate::sim::{document, Profile, Simulation};
 
 const NAME: &str = "structural_vs_edge_only";
 
-/// The paper's summed nodes fired, edge-only and full maintenance (§6.12.3, Table 20).
-const PAPER_FIRED: (i64, i64) = (1815, 1598);
-
-/// The paper's difference between the two (Table 20).
-const PAPER_CHANGE: &str = "-12%";
+/// The paper's summed nodes fired, edge-only and full maintenance (§6.12.3, Table 20),
+/// and its difference between the two: `edge_only_nodes_fired`,
+/// `full_maintenance_nodes_fired` and `change` in `results/sims/expected.json`.
+fn paper_fired() -> (i64, i64, String) {
+    (
+        expected::fact(NAME, "edge_only_nodes_fired"),
+        expected::fact(NAME, "full_maintenance_nodes_fired"),
+        expected::fact(NAME, "change"),
+    )
+}
 
 /// Reference `sims/structural_vs_edge_only.py`.
 pub struct StructuralVsEdgeOnly;
@@ -109,7 +118,7 @@ fn reload(g: &Graph) -> Result<Graph> {
     Graph::from_file(g.to_file()).context("reloading the graph")
 }
 
-fn run_strategy(base: &Graph, strategy: &str, profile: Profile) -> Result<Value> {
+fn run_strategy(base: &Graph, strategy: &str, profile: Profile) -> Result<Strategy> {
     let mut g = reload(base)?;
     let config = query_config(profile, 4, 4);
     let learning = profile.adjust_learning(LearningConfig {
@@ -144,13 +153,13 @@ fn run_strategy(base: &Graph, strategy: &str, profile: Profile) -> Result<Value>
         edges_s.push(edges);
         dormant_s.push(dormant);
         if q % 50 == 0 {
-            curve.push(json!({
-                "query": q,
-                "nodes_fired": fired,
-                "context_chars": chars,
-                "edge_count": edges,
-                "dormant_pct": dormant,
-            }));
+            curve.push(CurvePoint {
+                query: q,
+                nodes_fired: fired,
+                context_chars: chars,
+                edge_count: edges,
+                dormant_pct: dormant,
+            });
             match strategy {
                 "edge_only_plus_prune" => {
                     prune_edges(&mut g, 0.05);
@@ -165,39 +174,37 @@ fn run_strategy(base: &Graph, strategy: &str, profile: Profile) -> Result<Value>
             }
         }
     }
-    Ok(json!({
-        "nodes_fired_series": fired_s,
-        "context_chars_series": chars_s,
-        "edge_count_series": edges_s,
-        "dormant_pct_series": dormant_s,
-        "learning_curve": curve,
-        "total_cost": total,
-        "final_nodes_fired": fired_s.last(),
-        "final_context_chars": chars_s.last(),
-        "edge_count": edges_s.last(),
-        "dormant_pct": dormant_s.last(),
-    }))
+    Ok(Strategy {
+        final_nodes_fired: fired_s.last().copied(),
+        final_context_chars: chars_s.last().copied(),
+        edge_count: edges_s.last().copied(),
+        dormant_pct: dormant_s.last().copied(),
+        nodes_fired_series: fired_s,
+        context_chars_series: chars_s,
+        edge_count_series: edges_s,
+        dormant_pct_series: dormant_s,
+        learning_curve: curve,
+        total_cost: total,
+    })
 }
 
 impl Simulation for StructuralVsEdgeOnly {
     fn name(&self) -> &'static str {
         NAME
     }
-    fn card(&self) -> Card {
+    fn definition(&self) -> Card {
         Card {
-            paper: Paper::OpenClawBrain,
+            paper: paper::Paper::OpenClawBrain,
             section: "6.12.3",
             paper_figures: &[],
             description: "200 queries on a procedure graph: edge-only vs +prune vs full maintenance (decay, prune, merge)",
             tables: vec![sim_table(20, "Full maintenance vs edge-only over 200 queries", NAME, true, "total over 200 queries", vec![
-                Row::sim(NAME, "Edge-only, summed nodes fired", &thousands(PAPER_FIRED.0), "1,815", |d| fired_total(d, "edge_only").map(|v| thousands(v as i64)))
-                    .note("the paper calls it \"total context cost\"; it is the sum of nodes fired (discrepancy S5)"),
-                Row::sim(NAME, "Full maintenance, summed nodes fired", &thousands(PAPER_FIRED.1), "1,598", |d| fired_total(d, "full_maintain").map(|v| thousands(v as i64))),
-                Row::sim(NAME, "Difference (nodes fired)", PAPER_CHANGE, "-12.0 %", |d| change(fired_total(d, "edge_only"), fired_total(d, "full_maintain"))),
-                Row::sim(NAME, "Edge-only, context chars (the sim's cost)", "—", "99,750", |d| int(d, "/strategies/edge_only/total_cost")),
-                Row::sim(NAME, "Full maintenance, context chars", "—", "108,534", |d| int(d, "/strategies/full_maintain/total_cost")),
-                Row::sim(NAME, "Difference (context chars)", "\"12% cheaper\" (§6.12.3)", "+8.8 %", |d| change(opt(d, "/strategies/edge_only/total_cost").and_then(num), opt(d, "/strategies/full_maintain/total_cost").and_then(num)))
-                    .differs("by the sim's own metric full maintenance costs more; its claim fails (discrepancy S5)"),
+                Row::sim(NAME, "Edge-only, summed nodes fired", |d| fired_total(d, "edge_only").map(|v| thousands(v as i64))),
+                Row::sim(NAME, "Full maintenance, summed nodes fired", |d| fired_total(d, "full_maintain").map(|v| thousands(v as i64))),
+                Row::sim(NAME, "Difference (nodes fired)", |d| change(fired_total(d, "edge_only"), fired_total(d, "full_maintain"))),
+                Row::sim(NAME, "Edge-only, context chars (the sim's cost)", |d| int(d, "/strategies/edge_only/total_cost")),
+                Row::sim(NAME, "Full maintenance, context chars", |d| int(d, "/strategies/full_maintain/total_cost")),
+                Row::sim(NAME, "Difference (context chars)", |d| change(opt(d, "/strategies/edge_only/total_cost").and_then(num), opt(d, "/strategies/full_maintain/total_cost").and_then(num))),
             ])],
             summary: vec![],
             claims: vec![Claim { section: "6.12.3", text: "full maintenance is cheaper than edge-only learning (nodes fired)", table: 20, row: "Difference (nodes fired)" }, Claim { section: "6.12.3", text: "full maintenance is cheaper (context chars, the sim's metric)", table: 20, row: "Difference (context chars)" }, ],
@@ -240,63 +247,52 @@ impl Simulation for StructuralVsEdgeOnly {
 
     fn run(&self, profile: Profile, seed: u64) -> Result<Value> {
         let base = base_graph()?;
-        let mut strategies = Map::new();
+        let mut strategies = IndexMap::new();
         for s in STRATEGIES {
-            strategies.insert(s.into(), run_strategy(&base, s, profile)?);
+            strategies.insert(s.to_string(), run_strategy(&base, s, profile)?);
         }
-        let curves: Map<String, Value> = strategies
+        let curves: IndexMap<String, Vec<CurvePoint>> = strategies
             .iter()
-            .map(|(k, v)| (k.clone(), v["learning_curve"].clone()))
+            .map(|(k, v)| (k.clone(), v.learning_curve.clone()))
             .collect();
-        let table: Vec<Value> = strategies
+        let table: Vec<TableRow> = strategies
             .iter()
-            .map(|(k, v)| {
-                json!({
-                    "strategy": k,
-                    "final_nodes_fired": v["final_nodes_fired"],
-                    "final_context_chars": v["final_context_chars"],
-                    "total_cost": v["total_cost"],
-                    "dormant_pct": v["dormant_pct"],
-                    "edge_count": v["edge_count"],
-                })
+            .map(|(k, v)| TableRow {
+                strategy: k.clone(),
+                final_nodes_fired: v.final_nodes_fired,
+                final_context_chars: v.final_context_chars,
+                total_cost: v.total_cost,
+                dormant_pct: v.dormant_pct,
+                edge_count: v.edge_count,
             })
             .collect();
-        let totals: Vec<u64> = strategies
-            .values()
-            .filter_map(|v| v["total_cost"].as_u64())
-            .collect();
-        let full = strategies["full_maintain"]["total_cost"].as_u64();
-        let lowest = full.is_some() && full == totals.iter().copied().min();
-        let sum_fired = |s: &str| -> u64 {
-            strategies[s]["nodes_fired_series"]
-                .as_array()
-                .map_or(0, |a| a.iter().filter_map(Value::as_u64).sum())
-        };
-        let totals_fired: Map<String, Value> = STRATEGIES
+        let lowest_total = strategies.values().map(|v| v.total_cost).min();
+        let lowest = Some(strategies["full_maintain"].total_cost) == lowest_total;
+        let sum_fired = |s: &str| -> usize { strategies[s].nodes_fired_series.iter().sum() };
+        let totals_fired: IndexMap<String, usize> = STRATEGIES
             .iter()
-            .map(|s| (s.to_string(), json!(sum_fired(s))))
+            .map(|s| (s.to_string(), sum_fired(s)))
             .collect();
-        let chars: Map<String, Value> = strategies
+        let chars: IndexMap<String, usize> = strategies
             .iter()
-            .map(|(k, v)| (k.clone(), v["total_cost"].clone()))
+            .map(|(k, v)| (k.clone(), v.total_cost))
             .collect();
-        let doc = json!({
-            "simulation": "structural_vs_edge_only",
-            "query_count": QUERIES,
-            "query_seed": SEED,
-            "strategies": strategies,
-            "learning_curves": curves,
-            "comparison_table": table,
-            "claim": {"full_maintenance_lowest_cost": lowest},
-        });
-        if profile == Profile::Paper {
-            return Ok(doc);
-        }
         let (fe, ff) = (sum_fired("edge_only"), sum_fired("full_maintain"));
-        let (ce, cf) = (
-            chars["edge_only"].as_u64().unwrap_or(0),
-            chars["full_maintain"].as_u64().unwrap_or(0),
-        );
+        let (ce, cf) = (chars["edge_only"], chars["full_maintain"]);
+        let body = Body {
+            simulation: "structural_vs_edge_only".into(),
+            query_count: QUERIES,
+            query_seed: SEED.into(),
+            strategies,
+            learning_curves: curves,
+            comparison_table: table,
+        };
+        let claim = ReferenceClaim {
+            full_maintenance_lowest_cost: lowest,
+        };
+        if profile == Profile::Paper {
+            return document(&Paper { body, claim });
+        }
         let p = Predicate::new(
             "Full structural maintenance (decay, prune, merge every 50 queries) fires fewer nodes over 200 queries than edge learning alone",
             "total_nodes_fired.full_maintain (threshold: total_nodes_fired.edge_only)",
@@ -304,32 +300,31 @@ impl Simulation for StructuralVsEdgeOnly {
             Cmp::Lt,
             fe,
         );
-        let pct = |a: u64, b: u64| 100.0 * (a as f64 - b as f64) / b as f64;
+        let pct = |a: usize, b: usize| 100.0 * (a as f64 - b as f64) / b as f64;
+        let (paper_edge_only, paper_full, paper_change) = paper_fired();
         let note = format!(
-            "Restated (REPRODUCE.md discrepancy S5): the paper's {PAPER_CHANGE} ({} -> {}) \
+            "Restated (REPRODUCE.md discrepancy S5): the paper's {paper_change} ({} -> {}) \
              compares the summed nodes fired of edge-only and full maintenance, while the reference sim \
              checked total context chars over all three strategies. The claim compares what \
              the paper compared: nodes fired {fe} (edge-only) vs {ff} (full maintenance), \
              {:+.1} %. Context chars are reported, not claimed: {ce} vs {cf} ({:+.1} %; merged \
              nodes carry both contents). {}",
-            thousands(PAPER_FIRED.0),
-            thousands(PAPER_FIRED.1),
+            thousands(paper_edge_only),
+            thousands(paper_full),
             pct(ff, fe),
             pct(cf, ce),
-            if p.met() { "Holds." } else { "FAILS." }
+            if p.met { "Holds." } else { "FAILS." }
         );
-        Ok(predicate::restate(
-            doc,
+        document(&Doc::new(
+            body,
             seed,
             "none (deterministic scenario)",
-            vec![
-                ("total_nodes_fired", Value::Object(totals_fired)),
-                (
-                    "total_context_chars_measured_not_claimed",
-                    Value::Object(chars),
-                ),
-            ],
-            predicate::single(p.note(note)),
+            Some(claim),
+            Extra {
+                total_nodes_fired: totals_fired,
+                total_context_chars_measured_not_claimed: chars,
+            },
+            predicate::Claim::one(p.note(note)),
         ))
     }
 }

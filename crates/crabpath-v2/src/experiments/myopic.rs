@@ -38,7 +38,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::graph::{Graph, Node};
 use crate::learning::{learn, Baselines, Credit};
@@ -514,86 +514,95 @@ fn sig10(x: f64) -> f64 {
     format!("{x:.9e}").parse().unwrap_or(x)
 }
 
-fn summary_json(s: &Summary) -> Value {
-    json!({"n": s.n, "mean": s.mean, "sd": s.sd, "ci95": [sig10(s.ci_low), sig10(s.ci_high)]})
+fn summary_doc(s: &Summary) -> results::v2::SeedSummary {
+    results::v2::SeedSummary {
+        n: s.n,
+        mean: s.mean,
+        sd: s.sd,
+        ci95: (sig10(s.ci_low), sig10(s.ci_high)),
+    }
 }
 
-fn paired_json(p: &Paired) -> Value {
-    json!({
-        "mean_diff": p.diff.mean,
-        "ci95": [sig10(p.diff.ci_low), sig10(p.diff.ci_high)],
-        "sd": p.diff.sd,
-        "t": p.t,
-        "p_paired_t": sig10(p.p_t),
-        "wins": p.wins,
-        "losses": p.losses,
-        "ties": p.ties,
-        "p_sign_test": sig10(p.p_sign),
-    })
+fn paired_doc(p: &Paired) -> results::v2::PairedDiff {
+    results::v2::PairedDiff {
+        mean_diff: p.diff.mean,
+        ci95: (sig10(p.diff.ci_low), sig10(p.diff.ci_high)),
+        sd: p.diff.sd,
+        t: p.t,
+        p_paired_t: sig10(p.p_t),
+        wins: p.wins,
+        losses: p.losses,
+        ties: p.ties,
+        p_sign_test: sig10(p.p_sign),
+    }
 }
 
 impl MyopicStudy {
-    /// The study as a JSON document (keys in a fixed order; floats as computed).
-    pub fn to_json(&self) -> Value {
+    /// The study as a document (keys in a fixed order; floats as computed).
+    pub fn document(&self) -> results::v2::Study {
         let o = &self.options;
-        let designs: Vec<Value> = self
+        let edge = |(s, t): &(String, String)| format!("{s}->{t}");
+        let designs = self
             .designs
             .iter()
-            .map(|d| {
-                let mut arms = Map::new();
-                for a in &d.arms {
-                    let weights: Map<String, Value> = d
-                        .tracked
-                        .iter()
-                        .zip(&a.final_weights)
-                        .map(|((s, t), w)| (format!("{s}->{t}"), summary_json(w)))
-                        .collect();
-                    let dormant: Map<String, Value> = d
-                        .tracked
-                        .iter()
-                        .zip(&a.dormant)
-                        .map(|((s, t), k)| (format!("{s}->{t}"), json!(k)))
-                        .collect();
-                    arms.insert(
-                        a.credit.as_str().into(),
-                        json!({
-                            "success_rate": a.curve.iter().map(|c| c.0).collect::<Vec<_>>(),
-                            "success_ci95_low": a.curve.iter().map(|c| c.1).collect::<Vec<_>>(),
-                            "success_ci95_high": a.curve.iter().map(|c| c.2).collect::<Vec<_>>(),
-                            "mean_success": summary_json(&a.mean_success),
-                            "final_success": summary_json(&a.final_success),
-                            "episodes_to_threshold": summary_json(&a.episodes_to_threshold),
-                            "reached_threshold": a.reached,
-                            "final_weights": weights,
-                            "seeds_dormant": dormant,
-                            "seeds_stuck": a.stuck,
-                        }),
-                    );
-                }
-                json!({
-                    "design": d.design.as_str(),
-                    "description": d.design.description(),
-                    "arms": arms,
-                    "corrected_minus_myopic": {
-                        "mean_success": paired_json(&d.diff_mean_success),
-                        "final_success": paired_json(&d.diff_final_success),
-                        "episodes_to_threshold": paired_json(&d.diff_episodes_to_threshold),
-                    },
-                })
+            .map(|d| results::v2::Design {
+                design: d.design.as_str().into(),
+                description: d.design.description().into(),
+                arms: d
+                    .arms
+                    .iter()
+                    .map(|a| {
+                        (
+                            a.credit.as_str().to_string(),
+                            results::v2::StudyArm {
+                                success_rate: a.curve.iter().map(|c| c.0).collect(),
+                                success_ci95_low: a.curve.iter().map(|c| c.1).collect(),
+                                success_ci95_high: a.curve.iter().map(|c| c.2).collect(),
+                                mean_success: summary_doc(&a.mean_success),
+                                final_success: summary_doc(&a.final_success),
+                                episodes_to_threshold: summary_doc(&a.episodes_to_threshold),
+                                reached_threshold: a.reached,
+                                final_weights: d
+                                    .tracked
+                                    .iter()
+                                    .zip(&a.final_weights)
+                                    .map(|(e, w)| (edge(e), summary_doc(w)))
+                                    .collect(),
+                                seeds_dormant: d
+                                    .tracked
+                                    .iter()
+                                    .zip(&a.dormant)
+                                    .map(|(e, &k)| (edge(e), k))
+                                    .collect(),
+                                seeds_stuck: a.stuck,
+                            },
+                        )
+                    })
+                    .collect(),
+                corrected_minus_myopic: results::v2::PairedDiffs {
+                    mean_success: paired_doc(&d.diff_mean_success),
+                    final_success: paired_doc(&d.diff_final_success),
+                    episodes_to_threshold: paired_doc(&d.diff_episodes_to_threshold),
+                },
             })
             .collect();
-        json!({
-            "experiment": "corrected_vs_myopic",
-            "profile": o.config.profile.as_str(),
-            "seeds": o.seeds,
-            "episodes": o.episodes,
-            "threshold": o.threshold,
-            "window": o.window,
-            "temperature": o.config.learning.temperature,
-            "learning_rate": o.config.learning.learning_rate,
-            "discount": o.config.learning.discount,
-            "designs": designs,
-        })
+        results::v2::Study {
+            experiment: "corrected_vs_myopic".into(),
+            profile: o.config.profile.as_str().into(),
+            seeds: o.seeds,
+            episodes: o.episodes,
+            threshold: o.threshold,
+            window: o.window,
+            temperature: o.config.learning.temperature,
+            learning_rate: o.config.learning.learning_rate,
+            discount: o.config.learning.discount,
+            designs,
+        }
+    }
+
+    /// [`MyopicStudy::document`] as a JSON value.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.document()).unwrap_or(Value::Null)
     }
 }
 

@@ -11,40 +11,37 @@
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, Result};
-use serde_json::Value;
+use results::bench::{AnyReport, Means};
 
-use crate::data::{num, Doc, Notes};
+use crate::data::{Bench, Notes};
 use crate::plot::{color, BarChart, BarSeries, Figure, Legend, LineChart, Panel, Series};
 
 /// At most this many metric panels per figure.
 const MAX_PANELS: usize = 6;
 
 /// One curve: `(queries seen, {metric: value})` points.
-type Curve = Vec<(f64, serde_json::Map<String, Value>)>;
+type Curve = Vec<(f64, Means)>;
 
-/// `method → curve` from either curve layout.
-fn curves(doc: &Doc) -> Result<BTreeMap<String, Curve>> {
+/// `method → curve` from either curve layout of a stream report.
+fn curves(b: &Bench) -> Result<BTreeMap<String, Curve>> {
     let mut out: BTreeMap<String, Curve> = BTreeMap::new();
-    if let Some(all) = doc.opt("/learning_curves_all").and_then(Value::as_object) {
-        for (method, pts) in all {
-            let mut v = Vec::new();
-            for p in pts.as_array().into_iter().flatten() {
-                let (Some(q), Some(obj)) = (p.get("query").and_then(num), p.as_object()) else {
-                    continue;
-                };
-                let mut m = obj.clone();
-                m.remove("query");
-                v.push((q, m));
-            }
+    let stream = b
+        .report
+        .stream()
+        .ok_or_else(|| anyhow!("{}: not a stream report", b.name()))?;
+    if !stream.learning_curves_all.is_empty() {
+        for (method, pts) in &stream.learning_curves_all {
+            let v = pts
+                .iter()
+                .map(|p| (p.query as f64, p.means.clone()))
+                .collect();
             out.insert(method.clone(), v);
         }
-    } else if let Some(lc) = doc.opt("/learning_curves").and_then(Value::as_object) {
-        for (method, pts) in lc {
+    } else {
+        for (method, pts) in &stream.learning_curves {
             let mut v: Curve = pts
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter_map(|(k, m)| Some((k.parse::<f64>().ok()?, m.as_object()?.clone())))
+                .iter()
+                .filter_map(|(k, m)| Some((k.parse::<f64>().ok()?, m.clone())))
                 .collect();
             v.sort_by(|a, b| a.0.total_cmp(&b.0));
             out.insert(method.clone(), v);
@@ -54,20 +51,18 @@ fn curves(doc: &Doc) -> Result<BTreeMap<String, Curve>> {
     if out.is_empty() {
         return Err(anyhow!(
             "{}: no learning_curves_all / learning_curves",
-            doc.name
+            b.name()
         ));
     }
     Ok(out)
 }
 
 /// Metrics to show: those with bootstrap intervals (the headline metrics) if any,
-/// else every metric of the first curve point; at most [`MAX_PANELS`].
-fn headline(doc: &Doc, fallback: impl Iterator<Item = String>) -> Vec<String> {
-    let from_ci: Vec<String> = doc
-        .opt("/bootstrap_ci_vs_embedding_topk/methods")
-        .and_then(Value::as_object)
-        .and_then(|m| m.values().next())
-        .and_then(Value::as_object)
+/// else `fallback`; at most [`MAX_PANELS`].
+fn headline(r: &AnyReport, fallback: impl Iterator<Item = String>) -> Vec<String> {
+    let from_ci: Vec<String> = r
+        .stream()
+        .and_then(|s| s.bootstrap_ci_vs_embedding_topk.methods.values().next())
         .map(|m| m.keys().cloned().collect())
         .unwrap_or_default();
     let mut v = if from_ci.is_empty() {
@@ -81,7 +76,7 @@ fn headline(doc: &Doc, fallback: impl Iterator<Item = String>) -> Vec<String> {
 
 /// Learning curves: one panel per headline metric, one line per method
 /// (cumulative mean over the query stream).
-pub fn learning_curves(doc: &Doc, stem: &str) -> Result<Figure> {
+pub fn learning_curves(doc: &Bench, stem: &str) -> Result<Figure> {
     let curves = curves(doc)?;
     let first_keys = curves
         .values()
@@ -89,7 +84,7 @@ pub fn learning_curves(doc: &Doc, stem: &str) -> Result<Figure> {
         .and_then(|v| v.first())
         .map(|p| p.1.keys().cloned().collect::<Vec<_>>())
         .unwrap_or_default();
-    let metrics = headline(doc, first_keys.into_iter());
+    let metrics = headline(&doc.report, first_keys.into_iter());
     let mut panels = Vec::new();
     for (k, metric) in metrics.iter().enumerate() {
         let mut c = LineChart::new(metric, "queries seen", "cumulative mean", "query", metric);
@@ -103,7 +98,7 @@ pub fn learning_curves(doc: &Doc, stem: &str) -> Result<Figure> {
         for (i, (method, pts)) in curves.iter().enumerate() {
             let p: Vec<(f64, f64)> = pts
                 .iter()
-                .filter_map(|(q, m)| Some((*q, m.get(metric).and_then(num)?)))
+                .filter_map(|(q, m)| Some((*q, *m.get(metric)?)))
                 .collect();
             if !p.is_empty() {
                 c.series.push(Series::new(method.clone(), color(i), p));
@@ -114,14 +109,14 @@ pub fn learning_curves(doc: &Doc, stem: &str) -> Result<Figure> {
         }
     }
     if panels.is_empty() {
-        return Err(anyhow!("{}: no curve has a headline metric", doc.name));
+        return Err(anyhow!("{}: no curve has a headline metric", doc.name()));
     }
     let cols = panels.len().min(3);
     let rows = panels.len().div_ceil(cols);
     Ok(Figure {
         stem: format!("{stem}-learning-curves"),
         size: (620 * cols as u32, 500 * rows as u32 + 40),
-        title: Some(format!("{}: learning curves", describe(doc, stem))),
+        title: Some(format!("{}: learning curves", describe(&doc.report))),
         grid: (rows, cols),
         panels,
     })
@@ -138,12 +133,8 @@ fn short(method: &str) -> String {
 }
 
 /// "HotPotQA, paper protocol, hash-v1".
-fn describe(doc: &Doc, stem: &str) -> String {
-    let s = |k: &str| doc.opt(k).and_then(Value::as_str).map(str::to_string);
-    match (s("/dataset"), s("/protocol"), s("/embedder")) {
-        (Some(d), Some(p), Some(e)) => format!("{d}, {p} protocol, {e}"),
-        _ => stem.to_string(),
-    }
+fn describe(r: &AnyReport) -> String {
+    format!("{}, {} protocol, {}", r.dataset, r.protocol, r.embedder)
 }
 
 /// Group key: the file stem with its protocol segment removed.
@@ -163,11 +154,11 @@ fn group_key(stem: &str) -> (String, Option<&'static str>) {
 /// One figure per group of runs that differ only by protocol: per headline metric, a
 /// panel of method means (one bar per protocol), and a panel of the paired difference
 /// to `embedding_topk` with its 95 % bootstrap interval.
-pub fn protocol_comparisons(bench: &BTreeMap<String, Doc>, notes: &mut Notes) -> Vec<Figure> {
-    let mut groups: BTreeMap<String, Vec<(&'static str, &Doc)>> = BTreeMap::new();
+pub fn protocol_comparisons(bench: &BTreeMap<String, Bench>, notes: &mut Notes) -> Vec<Figure> {
+    let mut groups: BTreeMap<String, Vec<(&'static str, &AnyReport)>> = BTreeMap::new();
     for (stem, doc) in bench {
         if let (key, Some(p)) = group_key(stem) {
-            groups.entry(key).or_default().push((p, doc));
+            groups.entry(key).or_default().push((p, &doc.report));
         }
     }
     let mut out = Vec::new();
@@ -181,14 +172,15 @@ pub fn protocol_comparisons(bench: &BTreeMap<String, Doc>, notes: &mut Notes) ->
     out
 }
 
-fn comparison(key: &str, docs: &[(&'static str, &Doc)]) -> Result<Figure> {
+fn comparison(key: &str, docs: &[(&'static str, &AnyReport)]) -> Result<Figure> {
     let (_, first) = docs.first().ok_or_else(|| anyhow!("no runs"))?;
-    let methods: Vec<String> = first.obj("/method_metrics")?.keys().cloned().collect();
-    let first_metrics = first
-        .obj("/method_metrics")?
+    let mm = first
+        .method_metrics()
+        .ok_or_else(|| anyhow!("{key}: no method_metrics"))?;
+    let methods: Vec<String> = mm.keys().cloned().collect();
+    let first_metrics = mm
         .values()
         .next()
-        .and_then(Value::as_object)
         .map(|m| m.keys().cloned().collect::<Vec<_>>())
         .unwrap_or_default();
     let mut metrics = headline(first, first_metrics.into_iter());
@@ -209,8 +201,10 @@ fn comparison(key: &str, docs: &[(&'static str, &Doc)]) -> Result<Figure> {
             let vals = methods
                 .iter()
                 .map(|m| {
-                    d.opt(&format!("/method_metrics/{m}/{metric}"))
-                        .and_then(num)
+                    d.method_metrics()
+                        .and_then(|mm| mm.get(m))
+                        .and_then(|v| v.get(metric))
+                        .copied()
                 })
                 .collect();
             means
@@ -237,20 +231,22 @@ fn comparison(key: &str, docs: &[(&'static str, &Doc)]) -> Result<Figure> {
         diff.legend = Legend::UpperRight;
         diff.guides = vec![(0.0, String::new())];
         for (i, (p, d)) in docs.iter().enumerate() {
-            let ci = |m: &str, k: &str| {
-                d.opt(&format!(
-                    "/bootstrap_ci_vs_embedding_topk/methods/{m}/{metric}/{k}"
-                ))
-                .and_then(num)
+            let ci = |m: &str| {
+                d.stream()?
+                    .bootstrap_ci_vs_embedding_topk
+                    .methods
+                    .get(m)?
+                    .get(metric)
+                    .copied()
             };
             let mut s = BarSeries::new(
                 format!("{p} protocol"),
                 color(i),
-                others.iter().map(|m| ci(m, "diff")).collect(),
+                others.iter().map(|m| ci(m).map(|c| c.diff)).collect(),
             );
             s.intervals = others
                 .iter()
-                .map(|m| ci(m, "ci95_low").zip(ci(m, "ci95_high")))
+                .map(|m| ci(m).map(|c| (c.ci95_low, c.ci95_high)))
                 .collect();
             diff.series.push(s);
         }

@@ -1,15 +1,17 @@
 //! context_reduction (paper Fig. 6): nodes fired per query over 100 queries.
 
 use anyhow::Result;
+use results::sims::context_reduction::Body;
 
-use super::{points, Ctx};
+use super::common::{counts, points, Ctx};
 use crate::data::Doc;
 use crate::plot::{Figure, Legend, LineChart, Panel, Series, PALETTE};
 
 /// One line with markers (`nodes_fired_series`).
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let q = doc.column("/nodes_fired_series", "query")?;
-    let n = doc.column("/nodes_fired_series", "nodes_fired")?;
+    let b: Body = doc.parse()?;
+    let q = counts(b.nodes_fired_series.iter().map(|f| f.query));
+    let n = counts(b.nodes_fired_series.iter().map(|f| f.nodes_fired));
     let mut chart = LineChart::new(
         &ctx.title("Context reduction: nodes fired per query"),
         "query",

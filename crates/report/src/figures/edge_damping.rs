@@ -1,22 +1,22 @@
 //! edge_damping (paper Fig. 10): whether D is reached with and without damping.
 
 use anyhow::Result;
+use results::sims::edge_damping::Body;
 
-use super::Ctx;
+use super::common::Ctx;
 use crate::data::Doc;
 use crate::plot::{BarChart, BarSeries, Figure, Legend, Panel, PALETTE};
 
 /// Two bars (green damped, red undamped), height = reached D (1/0), "yes"/"no" above.
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
+    let b: Body = doc.parse()?;
     let mut cats = Vec::new();
     let mut vals = Vec::new();
     let mut labels = Vec::new();
-    for run in ["damped", "undamped"] {
-        let d = doc.f64(&format!("/{run}/damping"))?;
-        let reached = doc.f64(&format!("/{run}/reached_D"))?;
-        cats.push(format!("{run} ({d:.1})"));
-        vals.push(Some(reached));
-        labels.push(Some(if reached > 0.5 { "yes" } else { "no" }.to_string()));
+    for (name, run) in [("damped", &b.damped), ("undamped", &b.undamped)] {
+        cats.push(format!("{name} ({:.1})", run.damping));
+        vals.push(Some(if run.reached_d { 1.0 } else { 0.0 }));
+        labels.push(Some(if run.reached_d { "yes" } else { "no" }.to_string()));
     }
     let mut chart = BarChart::new(
         &ctx.title("Edge damping: does traversal reach D?"),

@@ -14,30 +14,13 @@
 //! `embedder`.
 
 use anyhow::{anyhow, Result};
-use serde_json::Value;
 
-use crate::data::{num, Doc};
+use crate::data::Bench;
+use crate::heldout_view::{best_baseline_over_splits, BASELINES, METRIC};
 use crate::plot::{
     color, Difference, Figure, ForestPlot, Interval, IntervalChart, Legend, LineChart, Panel,
     Series,
 };
-
-/// The metric drawn (and tabled, `tables::heldout`).
-pub(crate) const METRIC: &str = "recall_at_10";
-/// The static baselines (the best of them is the guide of the curves; the learned methods
-/// are held against them in `tables::heldout`).
-pub(crate) const BASELINES: [&str; 3] = ["embedding_topk", "bm25_topk", "rrf_topk"];
-
-/// A method name as a JSON-pointer segment (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape(m: &str) -> String {
-    m.replace('~', "~0").replace('/', "~1")
-}
-
-fn arr(v: Option<&Value>) -> Vec<f64> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().map(|x| num(x).unwrap_or(f64::NAN)).collect())
-        .unwrap_or_default()
-}
 
 /// `crabpath_pg_learning@edge+sim` → `pg/s`, `crabpath_cold@edge` → `cold/e`,
 /// `embedding_topk` → `dense` (routers: e = edge, s = edge+sim, a = adaptive).
@@ -65,35 +48,22 @@ fn short(m: &str) -> String {
     }
 }
 
-/// Whether `doc` is a held-out report.
-pub fn is_heldout(doc: &Doc) -> bool {
-    doc.opt("/heldout").is_some_and(Value::is_object)
-}
-
-/// Whether a held-out report gets a figure: the all-MiniLM-L6-v2 `related` runs, the ones
-/// the README's answers rest on (the repository's size budget leaves no room for one per
-/// report; every number of the others is in their JSON and in `PAIRED.md`).
-pub fn drawn(doc: &Doc) -> bool {
-    is_heldout(doc)
-        && doc.opt("/heldout/protocol").and_then(Value::as_str) == Some("related")
-        && doc.opt("/embedder").and_then(Value::as_str) == Some("all-MiniLM-L6-v2")
-}
-
 /// The figure of one held-out report.
-pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
-    let protocol = doc
-        .opt("/heldout/protocol")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
-    let s = |k: &str| {
-        doc.opt(k)
-            .and_then(Value::as_str)
-            .unwrap_or("?")
-            .to_string()
-    };
-    let xs = arr(doc.opt("/learning_curves/checkpoints_percent_of_train"));
-    let intervals = doc.obj("/method_intervals_over_splits")?;
-    let best = crate::tables::heldout::best_baseline_over_splits(doc);
+pub fn figure(doc: &Bench, stem: &str) -> Result<Figure> {
+    let r = &doc.report;
+    let h = r
+        .heldout()
+        .ok_or_else(|| anyhow!("{}: not a held-out report", doc.name()))?;
+    let protocol = h.heldout.protocol.as_str();
+    let xs: Vec<f64> = h
+        .learning_curves
+        .checkpoints_percent_of_train
+        .iter()
+        .map(|&x| x as f64)
+        .collect();
+    let intervals = &h.method_intervals_over_splits;
+    let best = best_baseline_over_splits(r);
+    let nan = |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::NAN)).collect() };
 
     let mut curves = LineChart::new(
         &format!("{METRIC} on the test queries while learning"),
@@ -103,11 +73,11 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
         METRIC,
     );
     curves.legend = Legend::LowerRight;
-    let methods = doc.obj("/learning_curves/methods")?;
-    for (i, (m, c)) in methods.iter().enumerate() {
-        let mean = arr(c.pointer(&format!("/{METRIC}/mean")));
-        let lo = arr(c.pointer(&format!("/{METRIC}/ci95_low")));
-        let hi = arr(c.pointer(&format!("/{METRIC}/ci95_high")));
+    for (i, (m, c)) in h.learning_curves.methods.iter().enumerate() {
+        let band = c.get(METRIC);
+        let mean = band.map_or_else(Vec::new, |b| nan(&b.mean));
+        let lo = band.map_or_else(Vec::new, |b| nan(&b.ci95_low));
+        let hi = band.map_or_else(Vec::new, |b| nan(&b.ci95_high));
         if mean.len() != xs.len() {
             continue;
         }
@@ -132,17 +102,12 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
         ));
     }
     if curves.series.is_empty() {
-        return Err(anyhow!("{}: no learning curve of {METRIC}", doc.name));
+        return Err(anyhow!("{}: no learning curve of {METRIC}", doc.name()));
     }
 
-    let per_split = |m: &str| arr(doc.opt(&format!("/per_split/methods/{}", escape(m))));
+    let per_split = |m: &str| h.per_split.methods.get(m).cloned().unwrap_or_default();
     let names: Vec<String> = intervals.keys().cloned().collect();
-    let get = |m: &str, k: &str| {
-        intervals
-            .get(m)
-            .and_then(|v| v.pointer(&format!("/{METRIC}/{k}")))
-            .and_then(num)
-    };
+    let get = |m: &str| intervals.get(m).and_then(|v| v.get(METRIC)).copied();
     let mut methods_chart = IntervalChart::new(
         &format!("{METRIC} per method: mean, 95 % t interval, splits"),
         "method",
@@ -163,17 +128,14 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
         };
         methods_chart.items.push(Interval {
             label: short(m),
-            mean: get(m, "mean").unwrap_or(f64::NAN),
-            ci: get(m, "ci95_low").zip(get(m, "ci95_high")),
+            mean: get(m).and_then(|s| s.mean).unwrap_or(f64::NAN),
+            ci: get(m).and_then(|s| s.ci95_low.zip(s.ci95_high)),
             points: per_split(m),
             color: c,
         });
     }
 
-    let pairs = doc
-        .opt("/split_differences/pairs")
-        .and_then(Value::as_array)
-        .ok_or_else(|| anyhow!("{}: no split_differences.pairs", doc.name))?;
+    let pairs = &h.split_differences.pairs;
     let best_name = best.map(|b| b.0).unwrap_or("embedding_topk");
     let mut forest = ForestPlot::new(
         &format!("paired differences of {METRIC} per split (95 % t interval)"),
@@ -181,16 +143,10 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
         color(3),
     );
     for p in pairs {
-        let (Some(a), Some(b)) = (
-            p.get("a").and_then(Value::as_str),
-            p.get("b").and_then(Value::as_str),
-        ) else {
-            continue;
-        };
+        let (a, b) = (p.a.as_str(), p.b.as_str());
         if !a.contains("learning") || !(b.starts_with("crabpath_cold") || b == best_name) {
             continue;
         }
-        let ps = |k: &str| p.pointer(&format!("/per_split/{k}")).and_then(num);
         let (pa, pb) = (per_split(a), per_split(b));
         let b_short = short(b);
         forest.rows.push(Difference {
@@ -199,8 +155,8 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
                 short(a),
                 b_short.split('/').next().unwrap_or("?")
             ),
-            mean: ps("mean").unwrap_or(f64::NAN),
-            ci: ps("ci95_low").zip(ps("ci95_high")),
+            mean: p.per_split.mean.unwrap_or(f64::NAN),
+            ci: p.per_split.ci95_low.zip(p.per_split.ci95_high),
             points: if pa.len() == pb.len() {
                 pa.iter().zip(&pb).map(|(x, y)| x - y).collect()
             } else {
@@ -214,9 +170,7 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
         size: (2400, 760),
         title: Some(format!(
             "{}, {protocol} protocol, {}: {} splits",
-            s("/dataset"),
-            s("/embedder"),
-            doc.opt("/heldout/splits").and_then(num).unwrap_or(f64::NAN)
+            r.dataset, r.embedder, h.heldout.splits
         )),
         grid: (1, 3),
         panels: vec![

@@ -3,43 +3,33 @@
 use std::collections::HashMap;
 
 use anyhow::{anyhow, Result};
+use results::sims::individuation::Body;
 
-use super::Ctx;
-use crate::data::{num, Doc};
+use super::common::Ctx;
+use crate::data::Doc;
 use crate::plot::{Figure, Heatmap, Panel};
 
 /// Two heatmaps (source rows × target columns, 0–1, viridis) for graph A and B.
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let nodes: Vec<String> = doc
-        .arr("/nodes")?
-        .iter()
-        .map(|v| v.as_str().map(str::to_string))
-        .collect::<Option<_>>()
-        .ok_or_else(|| anyhow!("{}: /nodes must be strings", doc.name))?;
+    let b: Body = doc.parse()?;
+    let nodes = &b.nodes;
     let mut panels = Vec::new();
-    for (key, agent, label) in [
-        ("graph_a_edges", "agent_a", "A"),
-        ("graph_b_edges", "agent_b", "B"),
+    for (key, edges, workload, label) in [
+        ("graph_a_edges", &b.graph_a_edges, &b.workloads.agent_a, "A"),
+        ("graph_b_edges", &b.graph_b_edges, &b.workloads.agent_b, "B"),
     ] {
-        let workload = doc
-            .opt(&format!("/workloads/{agent}"))
-            .and_then(|v| v.as_str())
-            .unwrap_or("");
         let index: HashMap<&str, usize> = nodes
             .iter()
             .enumerate()
             .map(|(i, n)| (n.as_str(), i))
             .collect();
         let mut values = vec![vec![None; nodes.len()]; nodes.len()];
-        for (i, e) in doc.arr(&format!("/{key}"))?.iter().enumerate() {
-            let cell = (|| {
-                let s = *index.get(e.get("source")?.as_str()?)?;
-                let t = *index.get(e.get("target")?.as_str()?)?;
-                Some((s, t, num(e.get("weight")?)?))
-            })();
-            let (s, t, w) =
-                cell.ok_or_else(|| anyhow!("{}: /{key}/{i} is not a known edge", doc.name))?;
-            values[s][t] = Some(w);
+        for (i, e) in edges.iter().enumerate() {
+            let (s, t) = index
+                .get(e.source.as_str())
+                .zip(index.get(e.target.as_str()))
+                .ok_or_else(|| anyhow!("{}: {key}[{i}] is not a known edge", doc.name))?;
+            values[*s][*t] = Some(e.weight);
         }
         let title = if workload.is_empty() {
             format!("Graph {label}")

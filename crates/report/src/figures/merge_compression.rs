@@ -2,35 +2,33 @@
 //! size per query before and after merging the 8 node pairs, and the graph size.
 
 use anyhow::Result;
+use results::sims::merge_compression::Body;
 
-use super::{points, Ctx};
+use super::common::{counts, points, Ctx};
 use crate::data::Doc;
 use crate::plot::{color, BarChart, BarSeries, Figure, Legend, LineChart, Panel, Series};
 
 /// Panels: nodes fired per query, context characters per query (queries 1–50 before
 /// the merge, 51–100 after), and graph nodes/edges before vs after.
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let before = "/query_series/before_merge";
-    let after = "/query_series/after_merge";
-    let n_before = doc.arr(before)?.len() as f64;
-    let x_before = doc.column(before, "query")?;
-    let x_after: Vec<f64> = doc
-        .column(after, "query")?
-        .iter()
-        .map(|q| q + n_before)
-        .collect();
-    let line = |title: &str, y: &str, col: &str, field: &str| -> Result<Panel> {
+    let b: Body = doc.parse()?;
+    let (before, after) = (&b.query_series.before_merge, &b.query_series.after_merge);
+    let n_before = before.len() as f64;
+    let x_before = counts(before.iter().map(|p| p.query));
+    let x_after: Vec<f64> = after.iter().map(|p| p.query as f64 + n_before).collect();
+    type Field = fn(&results::sims::merge_compression::QueryPoint) -> usize;
+    let line = |title: &str, y: &str, col: &str, field: Field| -> Result<Panel> {
         let mut c = LineChart::new(title, "query (merge after query 50)", y, "query", col);
         c.series = vec![
             Series::new(
                 "before merge",
                 color(0),
-                points(&x_before, &doc.column(before, field)?, &doc.name)?,
+                points(&x_before, &counts(before.iter().map(field)), &doc.name)?,
             ),
             Series::new(
                 "after merge",
                 color(1),
-                points(&x_after, &doc.column(after, field)?, &doc.name)?,
+                points(&x_after, &counts(after.iter().map(field)), &doc.name)?,
             ),
         ];
         let top = c
@@ -55,31 +53,28 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
             "before merge",
             color(0),
             vec![
-                doc.f64("/nodes_before_merge").ok(),
-                doc.f64("/edges_before_merge").ok(),
+                Some(b.nodes_before_merge as f64),
+                Some(b.edges_before_merge as f64),
             ],
         ),
         BarSeries::new(
             "after merge",
             color(1),
             vec![
-                doc.f64("/nodes_after_merge").ok(),
-                doc.f64("/edges_after_merge").ok(),
+                Some(b.nodes_after_merge as f64),
+                Some(b.edges_after_merge as f64),
             ],
         ),
     ];
     let panels = vec![
-        line(
-            "Nodes fired per query",
-            "nodes fired",
-            "nodes_fired",
-            "nodes_fired",
-        )?,
+        line("Nodes fired per query", "nodes fired", "nodes_fired", |p| {
+            p.nodes_fired
+        })?,
         line(
             "Context size per query",
             "context characters",
             "context_chars",
-            "context_chars",
+            |p| p.context_chars,
         )?,
         Panel::Bar(graph),
     ];

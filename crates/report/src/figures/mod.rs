@@ -13,6 +13,7 @@
 
 pub mod bench;
 pub mod brain_death;
+pub mod common;
 pub mod context_reduction;
 pub mod deploy_pipeline;
 pub mod domain_separation;
@@ -20,6 +21,7 @@ pub mod edge_damping;
 pub mod forgetting;
 pub mod heldout;
 pub mod individuation;
+pub mod locomo;
 pub mod merge_compression;
 pub mod negation;
 pub mod noise_robustness;
@@ -36,30 +38,11 @@ pub mod v2;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
+use results::sims::Envelope;
 
 use crate::artifact::Artifact;
-use crate::data::{Doc, Notes, Profile, Results};
-use crate::plot::Figure;
-
-/// What a builder needs besides the document.
-#[derive(Debug, Clone, Copy)]
-pub struct Ctx {
-    /// The profile the document belongs to.
-    pub profile: Profile,
-}
-
-impl Ctx {
-    /// `base`, marked with the profile when it is not the paper profile.
-    pub fn title(&self, base: &str) -> String {
-        match self.profile {
-            Profile::Paper => base.to_string(),
-            Profile::Corrected => format!("{base} [corrected]"),
-        }
-    }
-}
-
-/// A simulation figure builder.
-pub type Builder = fn(&Doc, Ctx) -> Result<Figure>;
+use crate::data::{Notes, Profile, Results};
+use common::{Builder, Ctx};
 
 /// The simulation figure builders, by the stem a card lists
 /// ([`sims::paper::Card::figures`]).
@@ -111,7 +94,10 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
                     }
                 }
             }
-            if doc.opt("/multi_seed").is_some() {
+            let aggregated = doc
+                .parse::<Envelope>()
+                .is_ok_and(|e| e.multi_seed.is_some());
+            if aggregated {
                 match seeds::figure(doc, sim).and_then(|f| f.artifacts(out, profile.as_str())) {
                     Ok(a) => arts.extend(a),
                     Err(e) => notes.push(format!(
@@ -123,7 +109,11 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
         }
     }
     drop_csvs_equal_to_paper(&mut arts, out);
-    for (name, doc) in results.bench.iter().filter(|(_, d)| heldout::drawn(d)) {
+    for (name, doc) in results
+        .bench
+        .iter()
+        .filter(|(_, d)| crate::heldout_view::drawn(&d.report))
+    {
         match heldout::figure(doc, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
             Err(e) => notes.push(format!("figure bench/{name}-heldout skipped: {e:#}")),
@@ -132,13 +122,19 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
     for (name, doc) in results
         .bench
         .iter()
-        .filter(|(_, d)| !heldout::is_heldout(d))
+        .filter(|(_, d)| d.report.heldout().is_none() && d.report.locomo().is_none())
     {
         match bench::learning_curves(doc, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
             Err(e) => notes.push(format!(
                 "figure bench/{name} learning curves skipped: {e:#}"
             )),
+        }
+    }
+    for (name, report) in locomo::reports(results) {
+        match locomo::figure(report, name).and_then(|f| f.artifacts(out, "bench")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure bench/{name}-by-category skipped: {e:#}")),
         }
     }
     for fig in bench::protocol_comparisons(&results.bench, notes) {
@@ -181,28 +177,6 @@ fn drop_csvs_equal_to_paper(arts: &mut Vec<Artifact>, out: &Path) {
         Ok(rel) => paper_csvs.get(rel) != Some(&a.bytes),
         Err(_) => true,
     });
-}
-
-/// `[{key: number, …}, …]` → the numbers under `key`, with a clear error.
-pub fn column(doc: &Doc, pointer: &str, key: &str) -> Result<Vec<f64>> {
-    doc.column(pointer, key)
-}
-
-/// Queries `1..=n` as x values.
-pub fn queries(n: usize) -> Vec<f64> {
-    (1..=n).map(|q| q as f64).collect()
-}
-
-/// Zips x and y into points, checking the lengths agree.
-pub fn points(x: &[f64], y: &[f64], what: &str) -> Result<Vec<(f64, f64)>> {
-    if x.len() != y.len() {
-        return Err(anyhow!(
-            "{what}: {} x values but {} y values",
-            x.len(),
-            y.len()
-        ));
-    }
-    Ok(x.iter().copied().zip(y.iter().copied()).collect())
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! negation (paper Fig. 8): the good and the bad edge over 20 queries.
 
 use anyhow::Result;
+use results::sims::negation::Body;
 
-use super::{points, Ctx};
+use super::common::{counts, points, Ctx};
 use crate::data::Doc;
 use crate::plot::{Figure, Legend, LineChart, Panel, Series, PALETTE};
 use plotters::style::BLACK;
@@ -10,9 +11,11 @@ use plotters::style::BLACK;
 /// "run tests" (good_weight) and "skip tests (deprecated)" (bad_weight) with a
 /// dashed zero line.
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let q = doc.column("/weight_history", "query")?;
-    let good = doc.column("/weight_history", "good_weight")?;
-    let bad = doc.column("/weight_history", "bad_weight")?;
+    let b: Body = doc.parse()?;
+    let h = &b.weight_history;
+    let q = counts(h.iter().map(|p| p.query));
+    let good: Vec<f64> = h.iter().map(|p| p.good_weight).collect();
+    let bad: Vec<f64> = h.iter().map(|p| p.bad_weight).collect();
     let mut chart = LineChart::new(
         &ctx.title("Negation: good vs deprecated edge weight"),
         "query",

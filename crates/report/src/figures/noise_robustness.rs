@@ -2,25 +2,28 @@
 //! to the learned path, by noise rate.
 
 use anyhow::Result;
+use results::sims::noise_robustness::Body;
 
-use super::{points, Ctx};
-use crate::data::{num, Doc};
+use super::common::{points, Ctx};
+use crate::data::Doc;
 use crate::plot::{color, Figure, Legend, LineChart, Panel, Series};
 
 /// Panels: correct-vs-distractor weight gap, last-10 nodes fired, and (when the
 /// results carry it, as the corrected profile's do) the last-10 correct-path rate,
 /// each against the noise rate.
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let rates = doc.column("/comparison_table", "noise_rate")?;
-    let pct: Vec<f64> = rates.iter().map(|r| r * 100.0).collect();
+    let b: Body = doc.parse()?;
+    let pct: Vec<f64> = b
+        .comparison_table
+        .iter()
+        .map(|r| r.noise_rate * 100.0)
+        .collect();
     let panel = |title: &str,
                  y: &str,
                  col: &str,
-                 ptr: &str,
-                 field: &str,
+                 vals: Vec<f64>,
                  y0: Option<(f64, f64)>|
      -> Result<Panel> {
-        let vals = doc.column(ptr, field)?;
         let mut c = LineChart::new(
             title,
             "noise rate (% of outcomes flipped)",
@@ -39,30 +42,34 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
             "Correct-path vs distractor weight gap",
             "mean correct − mean distractor weight",
             "gap",
-            "/comparison_table",
-            "correct_vs_distractor_gap",
+            b.comparison_table
+                .iter()
+                .map(|r| r.correct_vs_distractor_gap)
+                .collect(),
             Some((0.0, 1.0)),
         )?,
         panel(
             "Nodes fired (last 10 queries)",
             "mean nodes fired",
             "nodes_fired_last_10",
-            "/comparison_table",
-            "avg_nodes_fired_last_10",
+            b.comparison_table
+                .iter()
+                .map(|r| r.avg_nodes_fired_last_10)
+                .collect(),
             None,
         )?,
     ];
-    let results = doc.arr("/results")?;
-    if results
+    let rates: Option<Vec<f64>> = b
+        .results
         .iter()
-        .all(|r| r.get("correct_path_rate_last_10").and_then(num).is_some())
-    {
+        .map(|r| r.correct_path_rate_last_10)
+        .collect();
+    if let Some(rates) = rates {
         panels.push(panel(
             "Correct full path (last 10 queries)",
             "share of queries on the correct path",
             "correct_path_rate_last_10",
-            "/results",
-            "correct_path_rate_last_10",
+            rates,
             Some((0.0, 1.05)),
         )?);
     }

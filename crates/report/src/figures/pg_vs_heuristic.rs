@@ -1,9 +1,10 @@
 //! pg_vs_heuristic (no reference figure; paper Tables 13–14): edge mass after 100
 //! queries under the heuristic and the policy-gradient update.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
+use results::sims::pg_vs_heuristic::{Body, Run};
 
-use super::Ctx;
+use super::common::Ctx;
 use crate::data::Doc;
 use crate::plot::{color, BarChart, BarSeries, Figure, Legend, Panel};
 
@@ -11,19 +12,11 @@ use crate::plot::{color, BarChart, BarSeries, Figure, Legend, Panel};
 /// any extra run of the corrected profile): final total edge weight, final average
 /// distractor weight, and mean per-query mass change (the conservation check).
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let runs = doc.obj("/runs")?;
-    if runs.is_empty() {
-        return Err(anyhow!("{}: /runs is empty", doc.name));
-    }
-    let names: Vec<String> = runs.keys().cloned().collect();
-    let metric = |title: &str, y: &str, col: &str, field: &str| -> Result<Panel> {
-        let vals: Vec<Option<f64>> = names
-            .iter()
-            .map(|n| doc.f64(&format!("/runs/{n}/{field}")).ok())
-            .collect();
-        if vals.iter().all(Option::is_none) {
-            return Err(anyhow!("{}: no run has {field}", doc.name));
-        }
+    let b: Body = doc.parse()?;
+    let runs = b.runs.all();
+    let names: Vec<&str> = runs.iter().map(|r| r.0).collect();
+    let metric = |title: &str, y: &str, col: &str, field: fn(&Run) -> f64| -> Result<Panel> {
+        let vals: Vec<Option<f64>> = runs.iter().map(|(_, r)| Some(field(r))).collect();
         let mut c = BarChart::new(
             title,
             "update rule",
@@ -48,19 +41,19 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
             "Total edge weight",
             "sum of all edge weights",
             "total_edge_weight",
-            "final_total_edge_weight",
+            |r| r.final_total_edge_weight,
         )?,
         metric(
             "Average distractor edge weight",
             "mean weight off the correct path",
             "distractor_avg_weight",
-            "final_distractor_edge_avg_weight",
+            |r| r.final_distractor_edge_avg_weight,
         )?,
         metric(
             "Mean per-query mass change",
             "sum of returned deltas per query",
             "mean_delta_sum_per_query",
-            "conservation_check/per_query_delta_sum_mean",
+            |r| r.conservation_check.per_query_delta_sum_mean,
         )?,
     ];
     Ok(Figure {

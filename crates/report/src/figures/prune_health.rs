@@ -2,15 +2,17 @@
 //! and after pruning, and nodes fired per query around the prune.
 
 use anyhow::Result;
+use results::sims::prune_health::Body;
 
-use super::{points, Ctx};
+use super::common::{counts, points, Ctx};
 use crate::data::Doc;
 use crate::plot::{color, BarChart, BarSeries, Figure, Legend, LineChart, Panel, Series};
 
 /// Panels: edge count, dormant share (before/after bars), nodes fired per query
 /// (100 training queries, prune, 20 more queries).
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let bars = |title: &str, y: &str, col: &str, b: &str, a: &str, pct: bool| -> Result<Panel> {
+    let d: Body = doc.parse()?;
+    let bars = |title: &str, y: &str, col: &str, b: f64, a: f64, pct: bool| -> Result<Panel> {
         let mut c = BarChart::new(
             title,
             "",
@@ -20,7 +22,7 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
         c.x_col = "when".into();
         c.y_col = col.into();
         c.legend = Legend::None;
-        let mut s = BarSeries::new("", color(0), vec![Some(doc.f64(b)?), Some(doc.f64(a)?)]);
+        let mut s = BarSeries::new("", color(0), vec![Some(b), Some(a)]);
         s.colors = vec![color(0), color(1)];
         if pct {
             s.labels = s
@@ -33,12 +35,12 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
         c.series.push(s);
         Ok(Panel::Bar(c))
     };
-    let train_n = doc.arr("/training_records")?.len() as f64;
-    let xt = doc.column("/training_records", "query")?;
-    let xp: Vec<f64> = doc
-        .column("/post_prune_records", "query")?
+    let train_n = d.training_records.len() as f64;
+    let xt = counts(d.training_records.iter().map(|r| r.query));
+    let xp: Vec<f64> = d
+        .post_prune_records
         .iter()
-        .map(|q| q + train_n)
+        .map(|r| r.query as f64 + train_n)
         .collect();
     let mut line = LineChart::new(
         "Nodes fired per query",
@@ -53,7 +55,7 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
             color(0),
             points(
                 &xt,
-                &doc.column("/training_records", "nodes_fired")?,
+                &counts(d.training_records.iter().map(|r| r.nodes_fired)),
                 &doc.name,
             )?,
         ),
@@ -62,7 +64,7 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
             color(1),
             points(
                 &xp,
-                &doc.column("/post_prune_records", "nodes_fired")?,
+                &counts(d.post_prune_records.iter().map(|r| r.nodes_fired)),
                 &doc.name,
             )?,
         ),
@@ -79,16 +81,16 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
             "Edges",
             "edge count",
             "edges",
-            "/edges_before_prune",
-            "/edges_after_prune",
+            d.edges_before_prune as f64,
+            d.edges_after_prune as f64,
             false,
         )?,
         bars(
             "Dormant share",
             "share of edges dormant",
             "dormant_share",
-            "/dormant_pct_before",
-            "/dormant_pct_after",
+            d.dormant_pct_before,
+            d.dormant_pct_after,
             true,
         )?,
         Panel::Line(line),

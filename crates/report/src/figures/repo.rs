@@ -7,9 +7,9 @@
 //! inhibitory ≤ −0.01: the core's [`crabpath::TierThresholds`] defaults, reference
 //! `crabpath/traverse.py::_tier`).
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use plotters::style::RGBColor;
-use serde_json::Value;
+use results::repo::{GraphDoc, GraphEdge};
 
 use crabpath::{Tier, TierThresholds};
 
@@ -30,41 +30,33 @@ const TIERS: [(Tier, RGBColor, u32); 4] = [
     (Tier::Inhibitory, RGBColor(0x00, 0x00, 0x00), 3),
 ];
 
-/// `[[source, target, weight], …]` at `ptr`, each edge with its tier's index in
-/// [`TIERS`].
-fn edges(doc: &Doc, ptr: &str) -> Result<Vec<(usize, usize, usize)>> {
+/// Each edge `[source, target, weight]` with its tier's index in [`TIERS`].
+fn edges(list: &[GraphEdge]) -> Vec<(usize, usize, usize)> {
     let th = TierThresholds::default();
-    doc.arr(ptr)?
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let bad = || anyhow!("{}: {ptr}/{i} is not [source, target, weight]", doc.name);
-            let a = e.as_array().filter(|a| a.len() == 3).ok_or_else(bad)?;
-            let s = a[0].as_u64().ok_or_else(bad)? as usize;
-            let t = a[1].as_u64().ok_or_else(bad)? as usize;
-            let w = a[2].as_f64().ok_or_else(bad)?;
+    list.iter()
+        .map(|&(s, t, w)| {
             let tier = th.classify(w);
             let class = TIERS.iter().position(|(x, _, _)| *x == tier).unwrap_or(0);
-            Ok((s, t, class))
+            (s, t, class)
         })
         .collect()
 }
 
+/// The learned graph of `g`, or an error naming the file.
+fn learned<'a>(g: &'a GraphDoc, doc: &Doc) -> Result<&'a results::repo::LearnedGraph> {
+    g.learned
+        .as_ref()
+        .ok_or_else(|| anyhow::anyhow!("{}: no learned graph", doc.name))
+}
+
 /// The figure: the bootstrap graph and the learned graph side by side.
 pub fn figure(doc: &Doc) -> Result<Figure> {
-    let files: Vec<String> = doc
-        .arr("/files")?
-        .iter()
-        .map(|f| f.as_str().map(str::to_string))
-        .collect::<Option<_>>()
-        .ok_or_else(|| anyhow!("{}: /files is not a list of strings", doc.name))?;
-    let node_cluster: Vec<Option<usize>> = doc
-        .arr("/node_file")?
-        .iter()
-        .map(|v| v.as_u64().map(|x| x as usize))
-        .collect();
-    let queries = doc.f64("/learned/queries")?;
-    let method = doc.str("/learned/method")?;
+    let g: GraphDoc = doc.parse()?;
+    let files = g.files.clone();
+    let node_cluster: Vec<Option<usize>> =
+        g.node_file.iter().map(|f| f.map(|x| x as usize)).collect();
+    let learned = learned(&g, doc)?;
+    let (queries, method) = (learned.queries, learned.method.as_str());
     let classes: Vec<(String, RGBColor, u32)> = TIERS
         .iter()
         .map(|(t, c, w)| (t.as_str().to_string(), *c, *w))
@@ -92,11 +84,11 @@ pub fn figure(doc: &Doc) -> Result<Figure> {
         panels: vec![
             panel(
                 "bootstrap (sibling edges within each file)".into(),
-                edges(doc, "/bootstrap_edges")?,
+                edges(&g.bootstrap_edges),
             ),
             panel(
                 format!("after {method} over {queries} queries (edge tiers)"),
-                edges(doc, "/learned/edges")?,
+                edges(&learned.edges),
             ),
         ],
     })
@@ -104,7 +96,8 @@ pub fn figure(doc: &Doc) -> Result<Figure> {
 
 /// `tier (count)` of the learned graph's edges, `, `-joined, in [`TIERS`] order.
 pub fn learned_tiers(doc: &Doc) -> Result<String> {
-    let e = edges(doc, "/learned/edges")?;
+    let g: GraphDoc = doc.parse()?;
+    let e = edges(&learned(&g, doc)?.edges);
     Ok(TIERS
         .iter()
         .enumerate()
@@ -116,11 +109,6 @@ pub fn learned_tiers(doc: &Doc) -> Result<String> {
         .join(", "))
 }
 
-/// Whether a `results/repo-bench/` document is a graph document.
-pub fn is_graph(v: &Value) -> bool {
-    v.get("bootstrap_edges").is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,17 +118,21 @@ mod tests {
     fn tiers_follow_the_core_thresholds() {
         let d = Doc::new(
             "g",
-            json!({"files": ["a.md", "b.md"], "node_file": [0, 0, 1],
+            json!({"workspace": "w", "description": "d",
+                   "files": ["a.md", "b.md"], "node_file": [0, 0, 1],
                    "bootstrap_edges": [[0, 1, 0.5]],
                    "learned": {"method": "crabpath_traverse", "queries": 2,
                                "edges": [[0, 1, 0.7], [1, 2, 0.1], [2, 0, -0.2], [1, 0, 0.3]]}}),
         );
+        let g: GraphDoc = d.parse().unwrap();
         assert_eq!(
-            edges(&d, "/learned/edges").unwrap(),
+            edges(&g.learned.unwrap().edges),
             vec![(0, 1, 2), (1, 2, 0), (2, 0, 3), (1, 0, 1)]
         );
         let f = figure(&d).unwrap();
         assert_eq!(f.panels.len(), 2);
-        assert!(edges(&Doc::new("x", json!({"e": [[0, 1]]})), "/e").is_err());
+        assert!(Doc::new("x", json!({"bootstrap_edges": [[0, 1]]}))
+            .parse::<GraphDoc>()
+            .is_err());
     }
 }

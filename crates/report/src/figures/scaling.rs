@@ -1,20 +1,22 @@
 //! scaling_analysis (no reference figure; paper Table 17): traversal time against graph
 //! size on log-log axes — this run's times beside the reference program's (median of
-//! three runs, [`sims::scenarios::scaling_analysis::REFERENCE_SCALING_MS`]) and the paper's.
+//! three runs, [`sims::scenarios::scaling_analysis::reference_scaling_ms`]) and the paper's.
 
 use anyhow::Result;
+use results::sims::scaling_analysis::Body;
 
-use super::{points, Ctx};
-use crate::data::{num, Doc};
+use super::common::{counts, points, Ctx};
+use crate::data::Doc;
 use crate::plot::{color, Figure, Legend, LineChart, Panel, Scale, Series};
-use sims::scenarios::scaling_analysis::{PAPER_SCALING_MS, REFERENCE_SCALING_MS};
+use sims::scenarios::scaling_analysis::{paper_scaling_ms, reference_scaling_ms};
 
 /// Log-log lines of mean traversal time by size; a second panel with the counted work
 /// per traversal when the results carry it (corrected profile).
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let rows = "/average_nodes_fired_by_size";
-    let sizes = doc.column(rows, "graph_size")?;
-    let ms = doc.column(rows, "avg_traversal_ms")?;
+    let b: Body = doc.parse()?;
+    let rows = &b.average_nodes_fired_by_size;
+    let sizes = counts(rows.iter().map(|r| r.graph_size));
+    let ms: Vec<f64> = rows.iter().map(|r| r.avg_traversal_ms).collect();
     let mut time = LineChart::new(
         "Mean traversal time (log-log)",
         "graph size (nodes)",
@@ -34,21 +36,14 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
         Series::new(
             "reference program (Python, median of 3)",
             color(1),
-            REFERENCE_SCALING_MS.to_vec(),
+            reference_scaling_ms(),
         ),
-        Series::new(
-            "paper (author's machine)",
-            color(2),
-            PAPER_SCALING_MS.to_vec(),
-        ),
+        Series::new("paper (author's machine)", color(2), paper_scaling_ms()),
     ];
     let mut panels = vec![Panel::Line(time)];
-    let arr = doc.arr(rows)?;
-    if arr
-        .iter()
-        .all(|r| r.get("work_per_traversal").and_then(num).is_some())
-    {
-        let work = doc.column(rows, "work_per_traversal")?;
+    let work: Option<Vec<usize>> = rows.iter().map(|r| r.work_per_traversal).collect();
+    if let Some(work) = work {
+        let work = counts(work);
         let mut c = LineChart::new(
             "Counted work per traversal (log-log)",
             "graph size (nodes)",

@@ -5,9 +5,9 @@
 //! BENCHMARKS.md "(b) Scaling"), are drawn beside ours.
 
 use anyhow::{anyhow, Result};
-use serde_json::Value;
+use results::scaling::{Row, Study};
 
-use crate::data::{num, Doc};
+use crate::data::Doc;
 use crate::plot::{color, Figure, Legend, LineChart, Panel, Scale, Series};
 
 /// The reference program's `traverse` on the scaling_analysis graphs with a random
@@ -24,56 +24,9 @@ pub const REFERENCE_TRAVERSAL_US: [(f64, f64); 8] = [
     (100000.0, 464140.8),
 ];
 
-/// One series of the study document.
-struct Line<'a> {
-    name: &'a str,
-    rows: &'a [Value],
-    slope: Option<f64>,
-    work_slope: Option<f64>,
-}
-
-fn lines(doc: &Doc) -> Result<Vec<Line<'_>>> {
-    doc.arr("/series")?
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let name = s
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| anyhow!("{}: /series/{i}/name missing", doc.name))?;
-            let rows = s
-                .get("rows")
-                .and_then(Value::as_array)
-                .ok_or_else(|| anyhow!("{}: /series/{i}/rows missing", doc.name))?;
-            let fit = |k: &str| s.pointer(&format!("/fit/{k}")).and_then(num);
-            Ok(Line {
-                name,
-                rows,
-                slope: fit("time_slope"),
-                work_slope: fit("work_slope"),
-            })
-        })
-        .collect()
-}
-
-/// `(nodes, value at pointer)` for every row, with a clear error.
-fn column(doc: &Doc, line: &Line<'_>, pointer: &str) -> Result<Vec<(f64, f64)>> {
-    line.rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let x = r.get("nodes").and_then(num);
-            let y = r.pointer(pointer).and_then(num);
-            match (x, y) {
-                (Some(x), Some(y)) => Ok((x, y)),
-                _ => Err(anyhow!(
-                    "{}: series {} row {i}: nodes or {pointer} missing",
-                    doc.name,
-                    line.name
-                )),
-            }
-        })
-        .collect()
+/// `(nodes, value)` for every row of a series.
+fn column(rows: &[Row], value: impl Fn(&Row) -> f64) -> Vec<(f64, f64)> {
+    rows.iter().map(|r| (r.nodes as f64, value(r))).collect()
 }
 
 fn slope_label(name: &str, slope: Option<f64>) -> String {
@@ -93,7 +46,8 @@ fn log_log(title: &str, y_label: &str, y_col: &str) -> LineChart {
 
 /// The three-panel figure of one study file.
 pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
-    let lines = lines(doc)?;
+    let study: Study = doc.parse()?;
+    let lines = &study.series;
     if lines.is_empty() {
         return Err(anyhow!("{}: no series", doc.name));
     }
@@ -122,13 +76,10 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
     memory.y_range = Some((0.0, 250.0));
     memory.legend = Legend::LowerRight;
     for (i, l) in lines.iter().enumerate() {
-        let us: Vec<(f64, f64)> = column(doc, l, "/time/median_ns")?
-            .into_iter()
-            .map(|(x, y)| (x, y / 1000.0))
-            .collect();
-        let lo = column(doc, l, "/time/p10_ns")?;
-        let hi = column(doc, l, "/time/p90_ns")?;
-        let mut s = Series::new(slope_label(l.name, l.slope), color(i), us);
+        let us = column(&l.rows, |r| r.time.median_ns / 1000.0);
+        let lo = column(&l.rows, |r| r.time.p10_ns);
+        let hi = column(&l.rows, |r| r.time.p90_ns);
+        let mut s = Series::new(slope_label(&l.name, l.fit.time_slope), color(i), us);
         s.band = Some(
             lo.iter()
                 .zip(&hi)
@@ -137,29 +88,26 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
         );
         time.series.push(s);
         work.series.push(Series::new(
-            slope_label(&format!("{} edges", l.name), l.work_slope),
+            slope_label(&format!("{} edges", l.name), l.fit.work_slope),
             color(i),
-            column(doc, l, "/edges_touched_mean")?,
+            column(&l.rows, |r| r.edges_touched_mean),
         ));
         let mut fired = Series::new(
             format!("{} nodes fired", l.name),
             color(i),
-            column(doc, l, "/nodes_fired_mean")?,
+            column(&l.rows, |r| r.nodes_fired_mean),
         );
         fired.dashed = true;
         work.series.push(fired);
         let bytes: Vec<(f64, f64)> = l
             .rows
             .iter()
-            .filter_map(|r| {
-                Some((
-                    r.get("nodes").and_then(num)?,
-                    r.get("bytes_per_edge").and_then(num)?,
-                ))
-            })
+            .filter_map(|r| Some((r.nodes as f64, r.bytes_per_edge?)))
             .collect();
         if !bytes.is_empty() {
-            memory.series.push(Series::new(l.name, color(i), bytes));
+            memory
+                .series
+                .push(Series::new(l.name.clone(), color(i), bytes));
         }
     }
     let mut reference = Series::new(
@@ -185,20 +133,33 @@ pub fn figure(doc: &Doc, stem: &str) -> Result<Figure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
-    fn row(nodes: f64, ns: f64) -> Value {
-        json!({"nodes": nodes, "time": {"median_ns": ns, "p10_ns": ns * 0.9, "p90_ns": ns * 1.1},
-               "edges_touched_mean": 150.0, "nodes_fired_mean": 12.8, "bytes_per_edge": 190.0})
+    fn row(nodes: usize, ns: f64) -> Value {
+        json!({"nodes": nodes, "edges": nodes * 8, "build_s": 0.1, "heap_bytes": null,
+               "bytes_per_edge": 190.0,
+               "time": {"median_ns": ns, "mean_ns": ns, "p10_ns": ns * 0.9, "p90_ns": ns * 1.1},
+               "nodes_fired_mean": 12.8, "nodes_expanded_mean": 4.0,
+               "edges_examined_mean": 100.0, "edges_touched_mean": 150.0})
+    }
+
+    fn study(rows: Value) -> Value {
+        json!({"study": "scaling", "profile": "corrected", "seed": 42, "queries": 10,
+               "batch": 5, "warmup": 1,
+               "machine": {"cpus": 2, "cpu_model": null, "load_average": null},
+               "series": [{"name": "uniform8", "graph": "g", "max_hops": 3, "beam_width": 4,
+                           "rows": rows,
+                           "fit": {"time_slope": 0.07, "time_slope_from_1000": null,
+                                   "work_slope": 0.0, "fired_slope": null,
+                                   "time_ratio_largest_vs_1000": null}}],
+               "notes": []})
     }
 
     #[test]
     fn builds_three_panels_and_names_missing_fields() {
         let doc = Doc::new(
             "scaling/s.json",
-            json!({"study": "scaling", "series": [
-                {"name": "uniform8", "rows": [row(1e3, 3000.0), row(1e6, 5000.0)],
-                 "fit": {"time_slope": 0.07, "work_slope": 0.0}}]}),
+            study(json!([row(1000, 3000.0), row(1_000_000, 5000.0)])),
         );
         let f = figure(&doc, "s").unwrap();
         assert_eq!(f.panels.len(), 3);
@@ -207,14 +168,8 @@ mod tests {
         };
         assert_eq!(time.series[0].name, "uniform8 (slope 0.070)");
         assert_eq!(time.series[0].points, vec![(1e3, 3.0), (1e6, 5.0)]);
-        let bad = Doc::new(
-            "scaling/bad.json",
-            json!({"series": [{"name": "u", "rows": [{"nodes": 10}], "fit": {}}]}),
-        );
+        let bad = Doc::new("scaling/bad.json", study(json!([{"nodes": 10}])));
         let e = figure(&bad, "bad").unwrap_err().to_string();
-        assert!(
-            e.contains("scaling/bad.json") && e.contains("median_ns"),
-            "{e}"
-        );
+        assert!(e.contains("scaling/bad.json") && e.contains("edges"), "{e}");
     }
 }

@@ -32,9 +32,9 @@
 //! (value axis) and `condition` (category axis).
 
 use anyhow::{anyhow, Result};
-use serde_json::Value;
+use results::sims::{Claim, Envelope, MultiSeed};
 
-use crate::data::{num, Doc};
+use crate::data::Doc;
 use crate::plot::forest::paired;
 use crate::plot::{
     color, Figure, ForestPlot, Interval, IntervalChart, Legend, LineChart, Panel, Series,
@@ -67,13 +67,14 @@ struct Group {
 /// The `<sim>_seeds` figure: one comparison panel per group, one forest panel per group
 /// of several metrics, one band panel per series; three per row.
 pub fn figure(doc: &Doc, sim: &str) -> Result<Figure> {
-    let n_seeds = doc
-        .opt("/multi_seed/seeds")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    let stored = stored_metrics(doc, sim);
+    let e: Envelope = doc.parse()?;
+    let m = e
+        .multi_seed
+        .ok_or_else(|| anyhow!("{}: no multi_seed aggregate", doc.name))?;
+    let n_seeds = m.seeds.len();
+    let stored = stored_metrics(&m, sim);
     let groups = group(stored);
-    let threshold = claim_threshold(doc);
+    let threshold = e.claim.as_ref().and_then(claim_threshold);
     let mut panels = Vec::new();
     let mut forests = Vec::new();
     for g in &groups {
@@ -83,7 +84,7 @@ pub fn figure(doc: &Doc, sim: &str) -> Result<Figure> {
         }
     }
     panels.extend(forests);
-    panels.extend(series_panels(doc));
+    panels.extend(series_panels(&m));
     if panels.is_empty() {
         return Err(anyhow!(
             "{}: multi_seed has no metric with a mean",
@@ -97,7 +98,8 @@ pub fn figure(doc: &Doc, sim: &str) -> Result<Figure> {
         _ => 3,
     };
     let rows = panels.len().div_ceil(cols);
-    let holds = claim_count(doc)
+    let holds = m
+        .checkable_claim_holds()
         .map(|(k, n)| format!("; claim holds in {k}/{n} seeds"))
         .unwrap_or_default();
     let width = if cols == 1 { 720 } else { 600 * cols as u32 };
@@ -115,29 +117,21 @@ pub fn figure(doc: &Doc, sim: &str) -> Result<Figure> {
 
 /// The stored metrics with a mean, in the sim's headline order (then document order),
 /// with the headline's axis descriptions.
-fn stored_metrics(doc: &Doc, sim: &str) -> Vec<Stored> {
+fn stored_metrics(m: &MultiSeed, sim: &str) -> Vec<Stored> {
     let headline = sims::scenarios::find(sim).map_or(&[][..], |s| s.headline());
-    let Some(metrics) = doc.opt("/multi_seed/metrics").and_then(Value::as_object) else {
-        return Vec::new();
-    };
     let mut out: Vec<(usize, Stored)> = Vec::new();
-    for (i, (name, m)) in metrics.iter().enumerate() {
-        let get = |k: &str| m.get(k).and_then(num);
-        let Some(mean) = get("mean") else { continue };
+    for (i, (name, metric)) in m.metrics.iter().enumerate() {
+        let Some(mean) = metric.mean else { continue };
         let h = headline.iter().position(|h| h.name == name);
         let meta = h.map(|i| headline[i]);
         out.push((
             h.unwrap_or(headline.len() + i),
             Stored {
                 name: name.clone(),
-                values: m
-                    .get("values")
-                    .and_then(Value::as_array)
-                    .map(|vs| vs.iter().map(num).collect())
-                    .unwrap_or_default(),
+                values: metric.values.clone(),
                 mean,
-                ci: get("ci95_low").zip(get("ci95_high")),
-                is_claim: m.get("pointer").and_then(Value::as_str) == Some("/claim/value"),
+                ci: metric.ci95_low.zip(metric.ci95_high),
+                is_claim: metric.is_claim_value(),
                 label: meta.map_or_else(|| "value".into(), |m| m.label.to_string()),
                 condition: meta.map_or_else(String::new, |m| m.condition.to_string()),
             },
@@ -215,31 +209,18 @@ fn group(stored: Vec<Stored>) -> Vec<Group> {
     groups
 }
 
-/// `(threshold, "claim: ≥ 0.9")` of the document's claim predicate, when it has one.
-fn claim_threshold(doc: &Doc) -> Option<(f64, String)> {
-    let t = doc.opt("/claim/threshold").and_then(num)?;
-    let cmp = doc.opt("/claim/comparison").and_then(Value::as_str)?;
-    let sym = match cmp {
+/// `(threshold, "claim: ≥ 0.9")` of a single-predicate claim.
+fn claim_threshold(claim: &Claim) -> Option<(f64, String)> {
+    let Claim::One(p) = claim else {
+        return None;
+    };
+    let t = p.threshold.as_f64()?;
+    let sym = match p.comparison.as_str() {
         ">=" => "≥",
         "<=" => "≤",
         other => other,
     };
     Some((t, format!("claim: {sym} {}", crate::plot::short(t))))
-}
-
-/// `(seeds where the claim holds, seeds with a checkable claim)`.
-fn claim_count(doc: &Doc) -> Option<(usize, usize)> {
-    let v = doc.opt("/multi_seed/claim_verdicts")?.as_array()?;
-    let checkable: Vec<&str> = v
-        .iter()
-        .filter_map(Value::as_str)
-        .filter(|s| *s == "PASS" || *s == "FAIL")
-        .collect();
-    if checkable.is_empty() {
-        return None;
-    }
-    let holds = checkable.iter().filter(|s| **s == "PASS").count();
-    Some((holds, checkable.len()))
 }
 
 fn interval_panel(g: &Group, threshold: Option<&(f64, String)>) -> IntervalChart {
@@ -292,26 +273,24 @@ fn forest_panel(g: &Group) -> Option<ForestPlot> {
     Some(f)
 }
 
-fn series_panels(doc: &Doc) -> Vec<Panel> {
+fn series_panels(m: &MultiSeed) -> Vec<Panel> {
     let mut panels = Vec::new();
-    let Some(series) = doc.opt("/multi_seed/series").and_then(Value::as_object) else {
+    let Some(series) = &m.series else {
         return panels;
     };
     for (name, s) in series {
-        let arr = |k: &str| -> Option<Vec<f64>> { s.get(k)?.as_array()?.iter().map(num).collect() };
-        let (Some(mean), Some(lo), Some(hi)) = (arr("mean"), arr("ci95_low"), arr("ci95_high"))
-        else {
-            continue;
-        };
-        let x = arr("x").unwrap_or_else(|| (1..=mean.len()).map(|i| i as f64).collect());
+        let (mean, lo, hi) = (s.mean.clone(), s.ci95_low.clone(), s.ci95_high.clone());
+        let x =
+            s.x.clone()
+                .unwrap_or_else(|| (1..=mean.len()).map(|i| i as f64).collect());
         if x.len() != mean.len() || lo.len() != mean.len() || hi.len() != mean.len() {
             continue;
         }
-        let label = |k: &str, d: &str| s.get(k).and_then(Value::as_str).unwrap_or(d).to_string();
+        let label = |v: &Option<String>, d: &str| v.clone().unwrap_or_else(|| d.to_string());
         let mut c = LineChart::new(
             &pretty(name),
-            &label("x_label", "query"),
-            &label("y_label", "value"),
+            &label(&s.x_label, "query"),
+            &label(&s.y_label, "value"),
             "x",
             name,
         );
@@ -359,7 +338,7 @@ fn pretty(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     #[test]
     fn names_read_as_numbers() {
@@ -374,7 +353,7 @@ mod tests {
         (
             name.to_string(),
             json!({"pointer": pointer, "values": values, "n": s.n, "mean": s.mean,
-                   "ci95_low": s.ci95_low, "ci95_high": s.ci95_high}),
+                   "std": s.std, "ci95_low": s.ci95_low, "ci95_high": s.ci95_high}),
         )
     }
 
@@ -395,11 +374,15 @@ mod tests {
         .collect();
         let doc = Doc::new(
             "t.json",
-            json!({"claim": {"threshold": 0.9, "comparison": ">="},
-                   "multi_seed": {"seeds": [1, 2], "metrics": m,
-                                  "claim_verdicts": ["PASS", "FAIL"]}}),
+            json!({"claim": {"statement": "s", "metric": "m", "value": 1.0, "threshold": 0.9,
+                             "comparison": ">=", "met": true, "note": ""},
+                   "multi_seed": {"seeds": [1, 2], "document_seed": 1, "interval": "t",
+                                  "metrics": m, "claim_verdicts": ["PASS", "FAIL"],
+                                  "claim_holds_share": 0.5}}),
         );
-        let groups = group(stored_metrics(&doc, "no_such_sim"));
+        let e: Envelope = doc.parse().unwrap();
+        let ms = e.multi_seed.unwrap();
+        let groups = group(stored_metrics(&ms, "no_such_sim"));
         let shape: Vec<(String, Vec<String>, bool)> = groups
             .iter()
             .map(|g| {
@@ -426,7 +409,7 @@ mod tests {
         assert_eq!(f.rows[0].label, "pg − heuristic");
         assert_eq!(f.rows[0].points, vec![-1.0, -1.5]);
         assert!(forest_panel(&groups[1]).is_none());
-        assert_eq!(claim_count(&doc), Some((1, 2)));
+        assert_eq!(ms.checkable_claim_holds(), Some((1, 2)));
         let fig = figure(&doc, "t").unwrap();
         assert_eq!(fig.panels.len(), 6);
         let Panel::Interval(c) = &fig.panels[0] else {

@@ -1,22 +1,21 @@
 //! static_vs_learning (no reference figure; paper Table 16): static traversal vs the
 //! two learning rules on the same random graph.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
+use results::sims::static_vs_learning::Body;
 
-use super::{points, queries, Ctx};
-use crate::data::{num, Doc};
+use super::common::{counts, points, queries, Ctx};
+use crate::data::Doc;
 use crate::plot::{color, BarChart, BarSeries, Figure, Legend, LineChart, Panel, Series};
 
 /// Panels: final correct-path weights (grouped bars, one group per edge, one bar per
 /// mode) and nodes fired per query (one line per mode).
 pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
-    let runs = doc.obj("/runs")?;
-    let modes: Vec<String> = runs.keys().cloned().collect();
-    let first = modes
-        .first()
-        .ok_or_else(|| anyhow!("{}: /runs is empty", doc.name))?;
-    let edges: Vec<String> = doc
-        .obj(&format!("/runs/{first}/final_correct_path_weights"))?
+    let b: Body = doc.parse()?;
+    let runs = b.runs.all();
+    let edges: Vec<String> = runs[0]
+        .1
+        .final_correct_path_weights
         .keys()
         .cloned()
         .collect();
@@ -40,14 +39,14 @@ pub fn figure(doc: &Doc, ctx: Ctx) -> Result<Figure> {
     );
     line.legend = Legend::LowerRight;
     let mut top: f64 = 1.0;
-    for (i, m) in modes.iter().enumerate() {
-        let w = doc.obj(&format!("/runs/{m}/final_correct_path_weights"))?;
+    for (i, (m, run)) in runs.iter().enumerate() {
+        let w = &run.final_correct_path_weights;
         bars.series.push(BarSeries::new(
             m.replace('_', " "),
             color(i),
-            edges.iter().map(|e| w.get(e).and_then(num)).collect(),
+            edges.iter().map(|e| w.get(e).copied()).collect(),
         ));
-        let n = doc.f64s(&format!("/runs/{m}/nodes_fired_series"))?;
+        let n = counts(run.nodes_fired_series.iter().copied());
         top = n.iter().copied().fold(top, f64::max);
         let mut s = Series::new(
             m.replace('_', " "),

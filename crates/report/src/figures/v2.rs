@@ -9,8 +9,9 @@
 //!   Wilson bands over the seeds, one panel per task design.
 
 use anyhow::{anyhow, Result};
+use results::v2::{Comparison, DeploySimulation, Study};
 
-use crate::data::{num, Doc, Profile, Results};
+use crate::data::{Doc, Profile, Results};
 use crate::plot::{color, BarChart, BarSeries, Figure, Legend, LineChart, Panel, Series};
 
 /// The four arms: result key and label.
@@ -38,12 +39,13 @@ fn marked(title: &str, profile: Profile) -> String {
 /// Characters per turn and accuracy of the four arms on the eight experiments.
 pub fn four_arms(results: &Results, profile: Profile) -> Result<Figure> {
     let names: Vec<&str> = sims::v2::EXPERIMENTS.to_vec();
-    let docs: Vec<&Doc> = names
+    let docs: Vec<(String, Comparison)> = names
         .iter()
         .map(|n| {
-            results
+            let d = results
                 .v2(profile, n)
-                .ok_or_else(|| anyhow!("no v2/{}/{n} result", profile.as_str()))
+                .ok_or_else(|| anyhow!("no v2/{}/{n} result", profile.as_str()))?;
+            Ok((d.name.clone(), d.parse()?))
         })
         .collect::<Result<_>>()?;
     let categories: Vec<String> = names.iter().map(|s| s.to_string()).collect();
@@ -68,9 +70,14 @@ pub fn four_arms(results: &Results, profile: Profile) -> Result<Figure> {
     acc.y_range = Some((0.0, 1.1));
     acc.legend = Legend::UpperLeft;
     for (i, (key, label)) in ARMS.iter().enumerate() {
-        let read = |field: &str| -> Result<Vec<Option<f64>>> {
+        let read = |field: fn(&results::v2::ArmResult) -> f64| -> Result<Vec<Option<f64>>> {
             docs.iter()
-                .map(|d| d.f64(&format!("/arms/{key}/{field}")).map(Some))
+                .map(|(name, d)| {
+                    d.arms
+                        .get(*key)
+                        .map(|a| Some(field(a)))
+                        .ok_or_else(|| anyhow!("{name}: no arm {key}"))
+                })
                 .collect()
         };
         // Corrected and myopic load the same characters in every paper-profile run;
@@ -78,10 +85,10 @@ pub fn four_arms(results: &Results, profile: Profile) -> Result<Figure> {
         if *key != "crabpath_myopic" {
             chars
                 .series
-                .push(BarSeries::new(*label, color(i), read("avg_tokens")?));
+                .push(BarSeries::new(*label, color(i), read(|a| a.avg_tokens)?));
         }
         acc.series
-            .push(BarSeries::new(*label, color(i), read("accuracy")?));
+            .push(BarSeries::new(*label, color(i), read(|a| a.accuracy)?));
     }
     Ok(Figure {
         stem: format!("four_arms{}", suffix(profile)),
@@ -94,11 +101,11 @@ pub fn four_arms(results: &Results, profile: Profile) -> Result<Figure> {
 
 /// The deploy simulation's root-edge weights per episode (Table 6).
 pub fn deploy_simulation(doc: &Doc, profile: Profile) -> Result<Figure> {
-    let eps = doc.arr("/episodes")?;
+    let d: DeploySimulation = doc.parse()?;
+    let eps = &d.episodes;
     let first = eps
         .first()
-        .and_then(|e| e.get("root_weights"))
-        .and_then(|w| w.as_object())
+        .map(|e| &e.root_weights)
         .ok_or_else(|| anyhow!("{}: no episodes", doc.name))?;
     let mut chart = LineChart::new(
         &marked(
@@ -117,10 +124,9 @@ pub fn deploy_simulation(doc: &Doc, profile: Profile) -> Result<Figure> {
             .iter()
             .enumerate()
             .map(|(j, e)| {
-                e.get("root_weights")
-                    .and_then(|w| w.get(key))
-                    .and_then(num)
-                    .map(|w| ((j + 1) as f64, w))
+                e.root_weights
+                    .get(key)
+                    .map(|&w| ((j + 1) as f64, w))
                     .ok_or_else(|| anyhow!("{}: episode {} lacks {key}", doc.name, j + 1))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -144,24 +150,25 @@ pub fn deploy_simulation(doc: &Doc, profile: Profile) -> Result<Figure> {
 
 /// Success rate per episode, corrected vs myopic, one panel per design.
 pub fn corrected_vs_myopic(doc: &Doc) -> Result<Figure> {
-    let designs = doc.arr("/designs")?;
-    let seeds = doc.f64("/seeds")?;
+    let study: Study = doc.parse()?;
+    let seeds = study.seeds;
     let mut panels = Vec::new();
-    for (di, d) in designs.iter().enumerate() {
-        let name = d
-            .get("design")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| anyhow!("{}: designs/{di} has no name", doc.name))?;
+    for d in &study.designs {
+        let name = d.design.as_str();
         let mut chart = LineChart::new(name, "episode", "success rate", "episode", "success");
         chart.y_range = Some((0.0, 1.05));
         chart.legend = Legend::LowerRight;
         for (i, arm) in ["corrected", "myopic"].into_iter().enumerate() {
-            let p = format!("/designs/{di}/arms/{arm}");
-            let rate = doc.f64s(&format!("{p}/success_rate"))?;
-            let lo = doc.f64s(&format!("{p}/success_ci95_low"))?;
-            let hi = doc.f64s(&format!("{p}/success_ci95_high"))?;
+            let a = d
+                .arms
+                .get(arm)
+                .ok_or_else(|| anyhow!("{}: design {name} has no arm {arm}", doc.name))?;
+            let (rate, lo, hi) = (&a.success_rate, &a.success_ci95_low, &a.success_ci95_high);
             if lo.len() != rate.len() || hi.len() != rate.len() {
-                return Err(anyhow!("{}: {p}: band and rate lengths differ", doc.name));
+                return Err(anyhow!(
+                    "{}: {name}/{arm}: band and rate lengths differ",
+                    doc.name
+                ));
             }
             let x = |e: usize| (e + 1) as f64;
             let mut s = Series::new(

@@ -4,7 +4,7 @@ use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{axes, num_cell, size, tick, Legend};
+use super::style::{axes, num_cell, size, tick, Legend};
 use crate::font::FAMILY;
 
 /// Layers stacked bottom to top over a common x.

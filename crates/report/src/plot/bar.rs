@@ -5,7 +5,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{category_chart, dashed_guide, num_cell, padded_range, size, tick, whisker, Legend};
+use super::style::{
+    category_chart, dashed_guide, num_cell, padded_range, size, tick, whisker, Legend,
+};
 use crate::font::FAMILY;
 
 /// One series of bars (one bar per category).

@@ -11,7 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{color, size, Legend};
+use super::style::{color, size, Legend};
 use crate::font::FAMILY;
 
 /// A graph drawn as clusters on a grid.

@@ -14,7 +14,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axes, category_labels, jitter, lighten, num_cell, padded_range, short, size, whisker};
+use super::style::{
+    axes, category_labels, jitter, lighten, num_cell, padded_range, short, size, whisker,
+};
 use crate::font::FAMILY;
 
 /// One comparison: the mean of paired differences, its interval and the differences.
@@ -115,7 +117,7 @@ impl ForestPlot {
             .build_cartesian_2d(x0..x1, -0.5f64..(n as f64 - 0.5))?;
         // Row i is drawn at y = n − 1 − i, so the first row is on top.
         let yfmt = category_labels(rows.iter().rev().map(|r| r.label.clone()).collect());
-        let xfmt = |v: &f64| super::tick(*v);
+        let xfmt = |v: &f64| super::style::tick(*v);
         axes(&mut c.configure_mesh(), &self.x_label, "")
             .disable_y_mesh()
             .y_labels(n)

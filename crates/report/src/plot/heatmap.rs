@@ -4,7 +4,7 @@ use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{axes, num_cell, size, tick};
+use super::style::{axes, num_cell, size, tick};
 use crate::font::FAMILY;
 
 /// Viridis, sampled at nine evenly spaced stops (matplotlib's default colour map).

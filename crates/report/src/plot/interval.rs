@@ -14,7 +14,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{
+use super::style::{
     category_chart, dashed_guide, jitter, lighten, num_cell, padded_range, short, size, whisker,
 };
 use crate::font::FAMILY;

@@ -6,7 +6,7 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{axes, num_cell, padded_range, size, tick, Legend};
+use super::style::{axes, num_cell, padded_range, size, tick, Legend};
 use crate::font::FAMILY;
 
 /// Axis scale.

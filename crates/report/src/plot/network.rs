@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{color, num_cell, size, Legend};
+use super::style::{color, num_cell, size, Legend};
 use crate::font::FAMILY;
 
 /// Nodes in group columns and edges between them.

@@ -8,38 +8,28 @@
 //! discrepancy B2);
 //! "ours (corrected)" = protocol `clean`, preferring core profile `corrected`.
 
+use results::bench::AnyReport;
+use serde::Deserialize;
 use serde_json::Value;
 
-use sims::paper::extract::{fixed, opt};
-
-use super::{Kind, Paper, RowSpec, Source, TableSpec};
-use crate::data::{num, Doc, Profile, Results};
-
-/// Reads a string field.
-fn s<'a>(d: &'a Doc, ptr: &str) -> Option<&'a str> {
-    d.opt(ptr).and_then(Value::as_str)
-}
+use crate::data::{Doc, Profile, Results};
+use sims::paper::{expected, Kind, Paper, Row as RowSpec, Source, Table as TableSpec};
 
 /// Score of a run for a column (higher is better; `None` = not eligible).
-fn score(d: &Doc, dataset: &str, profile: Profile) -> Option<i64> {
-    if s(d, "/dataset")? != dataset {
+fn score(d: &AnyReport, dataset: &str, profile: Profile) -> Option<i64> {
+    if d.dataset != dataset {
         return None;
     }
-    if d.opt("/parameters/split").is_some_and(|v| !v.is_null()) {
+    let params = d.parameters.as_ref();
+    if params.is_some_and(|p| p.split.value().is_some()) {
         return None;
     }
-    let protocol = s(d, "/protocol")?;
-    let core = s(d, "/core_profile").unwrap_or("paper");
-    let builder_ok = s(d, "/graph_builder").is_none_or(|b| b == "reference");
-    let shared = d
-        .opt("/parameters/shared_edge_state")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let hash = s(d, "/embedder").is_some_and(|e| e == "hash-v1");
-    let full = d
-        .opt("/dataset_queries")
-        .and_then(num)
-        .map_or(0, |n| n as i64);
+    let protocol = d.protocol.as_str();
+    let core = d.core_profile.as_str();
+    let builder_ok = d.graph_builder == "reference";
+    let shared = params.and_then(|p| p.shared_edge_state).unwrap_or(false);
+    let hash = d.embedder == "hash-v1";
+    let full = d.dataset_queries as i64;
     let mut sc = full.min(100_000);
     match profile {
         Profile::Paper => {
@@ -64,7 +54,7 @@ pub fn select<'a>(results: &'a Results, dataset: &str, profile: Profile) -> Opti
     results
         .bench
         .values()
-        .filter_map(|d| score(d, dataset, profile).map(|sc| (sc, d)))
+        .filter_map(|b| score(&b.report, dataset, profile).map(|sc| (sc, &b.doc)))
         .max_by_key(|(sc, _)| *sc)
         .map(|(_, d)| d)
 }
@@ -72,13 +62,13 @@ pub fn select<'a>(results: &'a Results, dataset: &str, profile: Profile) -> Opti
 /// A method's metrics, `/`-joined, 4 decimals; our method names are `crabpath_*`,
 /// the paper's `openclawbrain_*`.
 fn metrics(d: &Value, method: &str, names: &[&str]) -> Option<String> {
+    let r = AnyReport::deserialize(d).ok()?;
+    let mm = r.method_metrics()?;
     let alt = method.replace("openclawbrain_", "crabpath_");
-    let base = [method, alt.as_str()]
-        .into_iter()
-        .find(|m| opt(d, &format!("/method_metrics/{m}")).is_some())?;
+    let base = [method, alt.as_str()].into_iter().find_map(|m| mm.get(m))?;
     let v: Option<Vec<String>> = names
         .iter()
-        .map(|n| fixed(d, &format!("/method_metrics/{base}/{n}"), 4))
+        .map(|n| base.get(*n).map(|x| format!("{x:.4}")))
         .collect();
     v.map(|v| v.join(" / "))
 }
@@ -89,7 +79,6 @@ fn table(
     dataset: &'static str,
     slug: &str,
     names: &'static [&'static str],
-    paper: [&str; 4],
 ) -> TableSpec {
     let methods = [
         "embedding_topk",
@@ -106,19 +95,41 @@ fn table(
         columns: names.join(" / "),
         rows: methods
             .iter()
-            .zip(paper)
-            .map(|(m, p)| {
+            .map(|m| {
                 let label = m.to_string();
                 let m = m.to_string();
-                RowSpec::new(Source::Bench(dataset), &label, p, "— (paper used OpenAI embeddings)", move |d| metrics(d, &m, names))
+                RowSpec::new(Source::Bench(dataset), &label, move |d| metrics(d, &m, names))
                     .kind(Kind::Uncomparable)
             })
             .collect(),
     }
 }
 
-/// Tables 22 (MultiHop-RAG) and 23 (HotPotQA).
+/// `results/bench/expected.json`: the paper's numbers of Tables 22 and 23.
+const EXPECTED: &str = include_str!("../../../../results/bench/expected.json");
+
+/// Where [`EXPECTED`] lives (for messages).
+pub const EXPECTED_PATH: &str = "results/bench/expected.json";
+
+/// Tables 22 (MultiHop-RAG) and 23 (HotPotQA), with the paper's numbers from
+/// `results/bench/expected.json`.
 pub fn specs() -> Vec<TableSpec> {
+    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
+    expected::fill_tables(&file.tables, definition())
+}
+
+/// What does not match between the tables' rows and `results/bench/expected.json`.
+pub fn expected_problems() -> Vec<String> {
+    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
+    expected::coverage(
+        EXPECTED_PATH,
+        &file.tables,
+        &expected::defined(&definition(), None),
+    )
+}
+
+/// Tables 22 and 23 without the paper's numbers.
+fn definition() -> Vec<TableSpec> {
     vec![
         table(
             22,
@@ -130,12 +141,6 @@ pub fn specs() -> Vec<TableSpec> {
                 "partial_hit_rate",
                 "evidence_recall_at_10",
                 "mrr",
-            ],
-            [
-                "0.5660 / 0.9800 / 0.8058 / 0.7942",
-                "0.6430 / 0.9770 / 0.8224 / 0.7933",
-                "0.4770 / 0.8530 / 0.6658 / 0.6916",
-                "0.4070 / 0.7890 / 0.5900 / 0.6534",
             ],
         ),
         table(
@@ -150,12 +155,6 @@ pub fn specs() -> Vec<TableSpec> {
                 "distractor_suppression",
                 "mrr",
             ],
-            [
-                "0.6340 / 0.8080 / 0.9760 / 0.8202 / 0.8969",
-                "0.9700 / 0.9840 / 0.9740 / 0.7623 / 0.8961",
-                "0.9520 / 0.9840 / 0.9740 / 0.7656 / 0.8961",
-                "0.8980 / 0.9780 / 0.9740 / 0.7519 / 0.8945",
-            ],
         ),
     ]
 }
@@ -163,24 +162,38 @@ pub fn specs() -> Vec<TableSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::data::Bench;
+
+    #[test]
+    fn every_row_has_the_papers_numbers_and_every_number_a_row() {
+        let problems = expected_problems();
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 
     #[test]
     fn selection_prefers_the_reproducing_run() {
-        let mk = |protocol: &str, core: &str, shared: bool| {
-            json!({"dataset": "HotPotQA", "protocol": protocol, "core_profile": core, "embedder": "hash-v1",
-                   "graph_builder": "reference", "dataset_queries": 500,
-                   "parameters": {"shared_edge_state": shared, "split": null},
-                   "method_metrics": {"crabpath_cold": {"sp_recall_at_5": 0.5}}})
+        let name = "hotpotqa-first103-paper-hash-v1.json";
+        let text =
+            std::fs::read_to_string(testdata::committed(format!("results/bench/{name}"))).unwrap();
+        let base: AnyReport = serde_json::from_str(&text).unwrap();
+        let mk = |k: &str, protocol: &str, core: &str, shared: bool| {
+            let mut r = base.clone();
+            r.protocol = protocol.into();
+            r.core_profile = core.into();
+            if let Some(p) = r.parameters.as_mut() {
+                p.shared_edge_state = Some(shared);
+            }
+            let value = serde_json::to_value(&r).unwrap();
+            Bench::new(Doc::new(k, value)).unwrap()
         };
         let mut r = Results::default();
-        for (k, v) in [
-            ("a", mk("paper", "paper", false)),
-            ("b", mk("paper", "paper", true)),
-            ("c", mk("clean", "paper", false)),
-            ("d", mk("clean", "corrected", false)),
+        for (k, protocol, core, shared) in [
+            ("a", "paper", "paper", false),
+            ("b", "paper", "paper", true),
+            ("c", "clean", "paper", false),
+            ("d", "clean", "corrected", false),
         ] {
-            r.bench.insert(k.into(), Doc::new(k, v));
+            r.bench.insert(k.into(), mk(k, protocol, core, shared));
         }
         assert_eq!(
             select(&r, "HotPotQA", Profile::Paper).map(|d| d.name.as_str()),
@@ -191,10 +204,14 @@ mod tests {
             Some("d")
         );
         assert!(select(&r, "MultiHop-RAG", Profile::Paper).is_none());
-        let d = &r.bench["b"];
+        let want = base.method_metrics().unwrap()["crabpath_cold"]["sp_recall_at_5"];
         assert_eq!(
-            metrics(&d.value, "openclawbrain_cold", &["sp_recall_at_5"]).as_deref(),
-            Some("0.5000")
+            metrics(
+                &r.bench["b"].doc.value,
+                "openclawbrain_cold",
+                &["sp_recall_at_5"]
+            ),
+            Some(format!("{want:.4}"))
         );
     }
 }

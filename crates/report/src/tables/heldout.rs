@@ -12,12 +12,12 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use results::bench::{AnyReport, PairTest, SplitDifference};
 
-use super::md;
+use super::markdown::md;
 use super::paired::marks;
-use crate::data::{num, Doc, Results};
-use crate::figures::heldout::{escape, BASELINES, METRIC};
+use crate::data::Results;
+use crate::heldout_view::{best, best_baseline_over_splits, over_splits, BASELINES, METRIC};
 
 /// `crabpath_learning@edge` → `heur@edge`, `crabpath_pg_learning@…` → `pg@…`.
 fn short(m: &str) -> String {
@@ -44,26 +44,30 @@ struct Diff {
 }
 
 impl Diff {
-    fn from(v: &Value, flip: bool, keys: [&str; 3]) -> Option<Self> {
-        let g = |k: &str| v.get(k).and_then(num);
-        let (m, lo, hi) = (g(keys[0])?, g(keys[1])?, g(keys[2])?);
-        Some(if flip {
+    /// `(mean, low, high)` read `a − b` or, with `flip`, `b − a`.
+    fn new(
+        flip: bool,
+        (m, lo, hi): (f64, f64, f64),
+        mdd: Option<f64>,
+        p_holm: Option<f64>,
+    ) -> Self {
+        if flip {
             Diff {
                 mean: -m,
                 lo: -hi,
                 hi: -lo,
-                mdd: g("mdd80"),
-                p_holm: g("p_holm"),
+                mdd,
+                p_holm,
             }
         } else {
             Diff {
                 mean: m,
                 lo,
                 hi,
-                mdd: g("mdd80"),
-                p_holm: g("p_holm"),
+                mdd,
+                p_holm,
             }
-        })
+        }
     }
 
     fn interval(&self) -> String {
@@ -71,11 +75,15 @@ impl Diff {
     }
 }
 
-/// The stored pair of `a` and `b` under `pointer` (an array of `{a, b, …}`), and whether it
-/// is stored as `b − a`.
-fn pair<'a>(d: &'a Doc, pointer: &str, a: &str, b: &str) -> Option<(&'a Value, bool)> {
-    d.opt(pointer)?.as_array()?.iter().find_map(|p| {
-        let (x, y) = (p.get("a")?.as_str()?, p.get("b")?.as_str()?);
+/// The pair of `a` and `b` in `pairs`, and whether it is stored as `b − a`.
+fn pair<'p, P>(
+    pairs: &'p [P],
+    ab: fn(&P) -> (&str, &str),
+    a: &str,
+    b: &str,
+) -> Option<(&'p P, bool)> {
+    pairs.iter().find_map(|p| {
+        let (x, y) = ab(p);
         if (x, y) == (a, b) {
             Some((p, false))
         } else if (x, y) == (b, a) {
@@ -86,29 +94,40 @@ fn pair<'a>(d: &'a Doc, pointer: &str, a: &str, b: &str) -> Option<(&'a Value, b
     })
 }
 
+fn split_names(p: &SplitDifference) -> (&str, &str) {
+    (&p.a, &p.b)
+}
+
+fn test_names(p: &PairTest) -> (&str, &str) {
+    (&p.a, &p.b)
+}
+
 /// `a − b` per split (mean over splits, t-interval, MDD).
-fn per_split(d: &Doc, a: &str, b: &str) -> Option<Diff> {
-    let (p, flip) = pair(d, "/split_differences/pairs", a, b)?;
-    Diff::from(p.get("per_split")?, flip, ["mean", "ci95_low", "ci95_high"])
+fn per_split(d: &AnyReport, a: &str, b: &str) -> Option<Diff> {
+    let pairs = &d.heldout()?.split_differences.pairs;
+    let (p, flip) = pair(pairs, split_names, a, b)?;
+    let s = &p.per_split;
+    Some(Diff::new(
+        flip,
+        (s.mean?, s.ci95_low?, s.ci95_high?),
+        s.mdd80,
+        None,
+    ))
 }
 
 /// `a − b` pooled per query (bootstrap interval, Holm-adjusted p).
-fn pooled(d: &Doc, a: &str, b: &str) -> Option<Diff> {
-    let (p, flip) = pair(d, "/paired_tests/pairs", a, b)?;
-    Diff::from(p, flip, ["diff", "ci95_low", "ci95_high"])
+fn pooled(d: &AnyReport, a: &str, b: &str) -> Option<Diff> {
+    let pairs = &d.paired_tests()?.pairs;
+    let (p, flip) = pair(pairs, test_names, a, b)?;
+    Some(Diff::new(
+        flip,
+        (p.diff, p.ci95_low, p.ci95_high),
+        None,
+        Some(p.p_holm),
+    ))
 }
 
-/// Mean and 95 % interval over the splits of `m`'s metric.
-fn over_splits(d: &Doc, m: &str) -> Option<(f64, f64, f64)> {
-    let v = d.opt(&format!(
-        "/method_intervals_over_splits/{}/{METRIC}",
-        escape(m)
-    ))?;
-    let g = |k: &str| v.get(k).and_then(num);
-    Some((g("mean")?, g("ci95_low")?, g("ci95_high")?))
-}
-
-fn over_splits_text(d: &Doc, m: &str) -> String {
+fn over_splits_text(d: &AnyReport, m: &str) -> String {
     over_splits(d, m).map_or_else(
         || "—".into(),
         |(m, lo, hi)| format!("{m:.3} [{lo:.3}, {hi:.3}]"),
@@ -116,48 +135,18 @@ fn over_splits_text(d: &Doc, m: &str) -> String {
 }
 
 /// Mean of `m`'s metric over the scored queries.
-fn mean(d: &Doc, m: &str) -> Option<f64> {
-    d.opt(&format!("/method_metrics/{m}/{METRIC}"))
-        .and_then(num)
+fn mean(d: &AnyReport, m: &str) -> Option<f64> {
+    d.method_metrics()?.get(m)?.get(METRIC).copied()
 }
 
 /// The methods of a report, in its order.
-fn methods(d: &Doc) -> Vec<String> {
-    d.opt("/method_metrics")
-        .and_then(Value::as_object)
+fn methods(d: &AnyReport) -> Vec<String> {
+    d.method_metrics()
         .map(|o| o.keys().cloned().collect())
         .unwrap_or_default()
 }
 
-/// The first method of `names` with the highest `score` (`None` when none has one).
-fn best<'a>(
-    names: impl Iterator<Item = &'a str>,
-    score: impl Fn(&str) -> Option<f64>,
-) -> Option<&'a str> {
-    let mut top: Option<(&str, f64)> = None;
-    for n in names {
-        if let Some(s) = score(n) {
-            if top.is_none_or(|(_, t)| s > t) {
-                top = Some((n, s));
-            }
-        }
-    }
-    top.map(|t| t.0)
-}
-
-/// The static baseline with the highest mean over splits, with that mean: what the
-/// held-out table compares the best learned traversal with, and the guide line of the
-/// held-out figure (`figures::heldout`).
-pub(crate) fn best_baseline_over_splits(d: &Doc) -> Option<(&'static str, f64)> {
-    let b = best(BASELINES.into_iter(), |m| over_splits(d, m).map(|x| x.0))?;
-    Some((b, over_splits(d, b)?.0))
-}
-
-fn text<'a>(d: &'a Doc, p: &str) -> &'a str {
-    d.opt(p).and_then(Value::as_str).unwrap_or("?")
-}
-
-fn learned(d: &Doc) -> Vec<String> {
+fn learned(d: &AnyReport) -> Vec<String> {
     methods(d)
         .into_iter()
         .filter(|m| m.contains("learning@"))
@@ -169,10 +158,11 @@ fn cold_of(m: &str) -> String {
     format!("crabpath_cold@{}", m.split('@').nth(1).unwrap_or(""))
 }
 
-fn test_queries(d: &Doc) -> String {
-    d.opt("/heldout/test_queries_per_split_mean")
-        .and_then(num)
-        .map_or_else(|| "—".into(), |q| format!("{}", q.round()))
+fn test_queries(d: &AnyReport) -> String {
+    d.heldout().map_or_else(
+        || "—".into(),
+        |h| format!("{}", h.heldout.test_queries_per_split_mean.round()),
+    )
 }
 
 /// Held-out generalisation: learned − cold with the same router, on the `related` run and
@@ -189,10 +179,14 @@ fn generalisation(results: &Results, out: &mut String) {
          |---|---|---|---|---|---|---|---|"
     );
     for (stem, rel) in &results.bench {
-        if text(rel, "/protocol") != "related" {
+        let rel = &rel.report;
+        if rel.protocol != "related" {
             continue;
         }
-        let control = results.bench.get(&stem.replace("-related-", "-unrelated-"));
+        let control = results
+            .bench
+            .get(&stem.replace("-related-", "-unrelated-"))
+            .map(|b| &b.report);
         for m in learned(rel) {
             let cold = cold_of(&m);
             let mut cells = vec![md(stem), format!("`{}`", short(&m))];
@@ -232,18 +226,20 @@ fn repeat(results: &Results, out: &mut String) {
          |---|---|---|---|---|---|---|---|"
     );
     for (stem, d) in &results.bench {
-        if text(d, "/protocol") != "repeat" {
+        let d = &d.report;
+        if d.protocol != "repeat" {
             continue;
         }
         let bb = best(BASELINES.into_iter(), |m| mean(d, m));
         for m in learned(d) {
             let cold = cold_of(&m);
-            let r = d.opt(&format!("/repeat/{}", escape(&m)));
-            let first = r
-                .and_then(|r| r.pointer(&format!("/first_ask/{METRIC}")))
-                .and_then(num);
-            let diff = r.and_then(|r| r.get("re_ask_minus_first_ask"));
-            let p = diff.and_then(|v| v.get("p_value")).and_then(num);
+            let r = d
+                .heldout()
+                .and_then(|h| h.repeat.as_ref())
+                .and_then(|rep| rep.get(&m));
+            let first = r.and_then(|r| r.first_ask.get(METRIC)).copied();
+            let diff = r.and_then(|r| r.re_ask_minus_first_ask.as_ref());
+            let p = diff.map(|v| v.p_value);
             let num3 = |x: Option<f64>| x.map_or_else(|| "—".into(), |x| format!("{x:.3}"));
             let _ = writeln!(
                 out,
@@ -253,7 +249,7 @@ fn repeat(results: &Results, out: &mut String) {
                 num3(mean(d, &cold)),
                 num3(first),
                 num3(mean(d, &m)),
-                diff.and_then(|v| Diff::from(v, false, ["diff", "ci95_low", "ci95_high"]))
+                diff.map(|v| Diff::new(false, (v.diff, v.ci95_low, v.ci95_high), None, None))
                     .map_or_else(
                         || "—".into(),
                         |x| format!("{} (p {:.4})", x.interval(), p.unwrap_or(f64::NAN))
@@ -278,7 +274,8 @@ fn versus_baselines(results: &Results, out: &mut String) {
          |---|---|---|---|---|---|---|"
     );
     for (stem, d) in &results.bench {
-        if text(d, "/protocol") != "related" {
+        let d = &d.report;
+        if d.protocol != "related" {
             continue;
         }
         let score = |m: &str| over_splits(d, m).map(|x| x.0);
@@ -328,8 +325,9 @@ fn clean_routers(results: &Results, out: &mut String) {
          |---|---|---|---|---|---|---|"
     );
     for (stem, d) in &results.bench {
+        let d = &d.report;
         let names = learned(d);
-        if text(d, "/protocol") != "clean" || names.is_empty() {
+        if d.protocol != "clean" || names.is_empty() {
             continue;
         }
         let score = |m: &str| mean(d, m);
@@ -365,7 +363,8 @@ fn clean_routers(results: &Results, out: &mut String) {
 /// The whole file, `None` when no bench run has a held-out protocol or routers.
 pub fn markdown(results: &Results) -> Option<String> {
     let any = results.bench.values().any(|d| {
-        matches!(text(d, "/protocol"), "related" | "unrelated" | "repeat") || !learned(d).is_empty()
+        let d = &d.report;
+        matches!(d.protocol.as_str(), "related" | "unrelated" | "repeat") || !learned(d).is_empty()
     });
     if !any {
         return None;
@@ -390,43 +389,37 @@ pub fn markdown(results: &Results) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::data::{Bench, Doc};
 
-    /// A related run and its control, by hand: heur@edge − cold@edge is stored as
-    /// cold − heur (so the table must flip it), the pooled test as heur − cold.
+    /// A committed `related` run: its learned − cold row and its best-learned row show the
+    /// numbers the report holds, read independently here.
     #[test]
     fn held_out_rows_read_the_reports() {
-        let mut r = Results::default();
-        let intervals = |m: f64| json!({"recall_at_10": {"mean": m, "ci95_low": m - 0.01, "ci95_high": m + 0.01}});
-        let rel = json!({
-            "protocol": "related",
-            "heldout": {"test_queries_per_split_mean": 135.85},
-            "method_metrics": {"bm25_topk": {}, "crabpath_cold@edge": {}, "crabpath_learning@edge": {}},
-            "method_intervals_over_splits": {
-                "bm25_topk": intervals(0.6), "crabpath_cold@edge": intervals(0.5),
-                "crabpath_learning@edge": intervals(0.52)},
-            "split_differences": {"pairs": [
-                {"a": "crabpath_cold@edge", "b": "crabpath_learning@edge",
-                 "per_split": {"mean": -0.02, "ci95_low": -0.03, "ci95_high": -0.01, "mdd80": 0.009}},
-                {"a": "crabpath_learning@edge", "b": "bm25_topk",
-                 "per_split": {"mean": -0.08, "ci95_low": -0.09, "ci95_high": -0.07, "mdd80": 0.011}}]},
-            "paired_tests": {"pairs": [
-                {"a": "crabpath_learning@edge", "b": "crabpath_cold@edge", "diff": 0.018,
-                 "ci95_low": 0.01, "ci95_high": 0.025, "p_holm": 0.0066},
-                {"a": "bm25_topk", "b": "crabpath_learning@edge", "diff": 0.07,
-                 "ci95_low": 0.05, "ci95_high": 0.09, "p_holm": 0.0066}]}
-        });
-        r.bench
-            .insert("x-related-m".into(), Doc::new("x-related-m.json", rel));
-        let m = markdown(&r).unwrap();
-        assert!(
-            m.contains("| x-related-m | `heur@edge` | 136 | +0.020 [+0.010, +0.030] (0.009) | +0.018 [+0.010, +0.025] ** | — | — | — |"),
-            "{m}"
+        let name = "hotpotqa-sample1100-related-minilm.json";
+        let path = testdata::committed(format!("results/bench/{name}"));
+        let value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let b = Bench::new(Doc::new(name, value)).unwrap();
+        let r = b.report.clone();
+        let mut results = Results::default();
+        results.bench.insert("x-related-m".into(), b);
+        let m = markdown(&results).unwrap();
+        let h = r.heldout().unwrap();
+        let learned = "crabpath_learning@edge";
+        let split = h
+            .split_differences
+            .pairs
+            .iter()
+            .find(|p| p.a == learned && p.b == "crabpath_cold@edge")
+            .unwrap();
+        let want = format!(
+            "| x-related-m | `heur@edge` | {} | {:+.3} [{:+.3}, {:+.3}] ({:.3}) |",
+            h.heldout.test_queries_per_split_mean.round(),
+            split.per_split.mean.unwrap(),
+            split.per_split.ci95_low.unwrap(),
+            split.per_split.ci95_high.unwrap(),
+            split.per_split.mdd80.unwrap(),
         );
-        assert!(
-            m.contains("| x-related-m | `bm25_topk` 0.600 [0.590, 0.610] | 0.500 [0.490, 0.510] | — | `heur@edge` 0.520 [0.510, 0.530] | -0.080 [-0.090, -0.070] (0.011) | -0.070 [-0.090, -0.050] ** (p 0.0066) |"),
-            "{m}"
-        );
+        assert!(m.contains(&want), "{want}\n{m}");
         assert!(markdown(&Results::default()).is_none());
     }
 }

@@ -12,18 +12,21 @@
 pub mod bench;
 pub mod claims;
 pub mod heldout;
+pub mod locomo;
+pub mod markdown;
 pub mod paired;
 pub mod repo;
 
 use std::path::Path;
 
 use anyhow::Result;
+pub use markdown::{cell, md};
 pub use sims::paper::{Kind, Paper, Row as RowSpec, Source, Table as TableSpec};
 
 use crate::artifact::Artifact;
 use crate::data::{Doc, Profile, Results};
 use crate::plot::csv_bytes;
-use sims::paper::extract;
+use serde::Deserialize;
 
 /// Tables of the paper that the harness does not produce, with the reason.
 pub const NOT_PRODUCED: [(u32, &str); 1] = [(
@@ -127,13 +130,16 @@ fn with_seeds(
     agg: Option<String>,
     single: Option<String>,
 ) -> Option<String> {
-    let (Some(agg), Some((n, seed))) = (agg, extract::seed_count(d)) else {
+    let multi = results::sims::Envelope::deserialize(d)
+        .ok()
+        .and_then(|e| e.multi_seed);
+    let (Some(agg), Some(m)) = (agg, multi) else {
         return single;
     };
+    let (n, seed) = (m.seeds.len(), m.document_seed.unwrap_or(42));
     let mut s = format!("{agg} (mean [95 % CI] over {n} seeds");
-    if let Some((k, total)) = extract::claim_seeds(d) {
-        s.push_str(&format!("; corrected claim holds in {k}/{total} seeds"));
-    }
+    let (k, total) = m.claim_holds();
+    s.push_str(&format!("; corrected claim holds in {k}/{total} seeds"));
     if let Some(v) = single {
         s.push_str(&format!("; seed {seed}: {v}"));
     }
@@ -144,7 +150,11 @@ fn with_seeds(
 /// Every table spec, in (paper, number) order: the simulations' cards, then the
 /// benchmark tables.
 pub fn specs() -> Vec<TableSpec> {
-    let mut v = sims::paper::tables(&sims::scenarios::registry());
+    let cards = sims::scenarios::cards()
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    let mut v = sims::paper::tables(cards);
     v.extend(bench::specs());
     v.extend(repo::specs());
     v.extend(sims::v2::tables());
@@ -158,16 +168,6 @@ pub fn build_all(results: &Results) -> Vec<Table> {
         .into_iter()
         .map(|t| t.map_rows(|r| build_row(r, results)))
         .collect()
-}
-
-/// `—` for an absent value.
-pub fn cell(v: &Option<String>) -> String {
-    v.clone().unwrap_or_else(|| "—".into())
-}
-
-/// Escapes `|` for a Markdown table cell.
-pub fn md(s: &str) -> String {
-    s.replace('|', "\\|")
 }
 
 /// The Markdown of one table (heading, command, figure, rows).

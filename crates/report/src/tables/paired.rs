@@ -4,10 +4,8 @@
 //! difference of means with its paired bootstrap 95 % interval, the randomization-test
 //! p-value, the Holm-adjusted p-value, Cohen's `d_z` and the per-query win counts.
 
-use serde_json::Value;
-
-use super::md;
-use crate::data::{num, Doc, Results};
+use super::markdown::md;
+use crate::data::{Bench, Results};
 
 /// Significance marks on the Holm-adjusted p-value: `***` < 0.001, `**` < 0.01, `*` < 0.05.
 pub fn marks(p_holm: f64) -> &'static str {
@@ -22,38 +20,27 @@ pub fn marks(p_holm: f64) -> &'static str {
     }
 }
 
-fn f(v: &Value, k: &str) -> Option<f64> {
-    v.get(k).and_then(num)
-}
-
-fn s<'a>(v: &'a Value, k: &str) -> &'a str {
-    v.get(k).and_then(Value::as_str).unwrap_or("?")
-}
-
 /// One run's section, `None` when the run has no `paired_tests`.
-fn section(stem: &str, d: &Doc) -> Option<String> {
-    let t = d.opt("/paired_tests")?;
-    let pairs = t.get("pairs")?.as_array()?;
-    let v = &d.value;
-    let significant = pairs
-        .iter()
-        .filter(|p| p.get("significant").and_then(Value::as_bool) == Some(true))
-        .count();
+fn section(stem: &str, d: &Bench) -> Option<String> {
+    let v = &d.report;
+    let t = v.paired_tests()?;
+    let pairs = &t.pairs;
+    let significant = pairs.iter().filter(|p| p.significant).count();
     let mut out = format!("## {stem}\n\n");
     out.push_str(&format!(
         "{} · protocol {} · graph {} · embedder {} · core profile {} · {} queries · metric \
          `{}` · {} permutations, {} bootstrap resamples, seed {} · significant after Holm: \
          {significant} of {} pairs.\n\n",
-        s(v, "dataset"),
-        s(v, "protocol"),
-        s(v, "graph_builder"),
-        s(v, "embedder"),
-        s(v, "core_profile"),
-        f(t, "queries").unwrap_or(f64::NAN),
-        s(t, "metric"),
-        f(t, "permutations").unwrap_or(f64::NAN),
-        f(t, "resamples").unwrap_or(f64::NAN),
-        f(t, "seed").unwrap_or(f64::NAN),
+        v.dataset,
+        v.protocol,
+        v.graph_builder,
+        v.embedder,
+        v.core_profile,
+        t.queries,
+        t.metric,
+        t.permutations,
+        t.resamples,
+        t.seed,
         pairs.len(),
     ));
     out.push_str(
@@ -61,22 +48,23 @@ fn section(stem: &str, d: &Doc) -> Option<String> {
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for p in pairs {
-        let x = |k: &str| f(p, k).unwrap_or(f64::NAN);
-        let dz = f(p, "effect_size_dz").map_or_else(|| "—".to_string(), |z| format!("{z:+.2}"));
+        let dz = p
+            .effect_size_dz
+            .map_or_else(|| "—".to_string(), |z| format!("{z:+.2}"));
         out.push_str(&format!(
             "| {} | {} | {:.4} | {:.4} | {:+.4} [{:+.4}, {:+.4}] | {:.4} | {:.4} | {dz} | {} / {} | {} |\n",
-            md(s(p, "a")),
-            md(s(p, "b")),
-            x("mean_a"),
-            x("mean_b"),
-            x("diff"),
-            x("ci95_low"),
-            x("ci95_high"),
-            x("p_value"),
-            x("p_holm"),
-            x("a_better"),
-            x("b_better"),
-            marks(x("p_holm")),
+            md(&p.a),
+            md(&p.b),
+            p.mean_a,
+            p.mean_b,
+            p.diff,
+            p.ci95_low,
+            p.ci95_high,
+            p.p_value,
+            p.p_holm,
+            p.a_better,
+            p.b_better,
+            marks(p.p_holm),
         ));
     }
     out.push('\n');
@@ -115,24 +103,37 @@ pub fn markdown(results: &Results) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::data::Doc;
+    use results::bench::PairTest;
 
     #[test]
     fn a_run_with_paired_tests_becomes_a_section() {
+        let name = "hotpotqa-first103-clean-hash-v1.json";
+        let path = testdata::committed(format!("results/bench/{name}"));
+        let value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut b = Bench::new(Doc::new(name, value)).unwrap();
+        let results::bench::Sections::Stream(s) = &mut b.report.sections else {
+            panic!("a clean report has the stream sections")
+        };
+        s.paired_tests.pairs = vec![PairTest {
+            a: "x".into(),
+            b: "y".into(),
+            mean_a: 0.5,
+            mean_b: 0.25,
+            diff: 0.25,
+            ci95_low: 0.1,
+            ci95_high: 0.4,
+            p_value: 0.004,
+            p_holm: 0.008,
+            significant: true,
+            effect_size_dz: Some(1.5),
+            a_better: 2,
+            b_better: 0,
+        }];
         let mut r = Results::default();
-        let v = json!({"dataset": "HotPotQA", "protocol": "clean", "graph_builder": "reference",
-            "embedder": "minilm", "core_profile": "paper",
-            "paired_tests": {"metric": "recall_at_10", "queries": 3, "permutations": 99,
-                "resamples": 10, "seed": 0, "pairs": [
-                {"a": "x", "b": "y", "mean_a": 0.5, "mean_b": 0.25, "diff": 0.25,
-                 "ci95_low": 0.1, "ci95_high": 0.4, "p_value": 0.004, "p_holm": 0.008,
-                 "significant": true, "effect_size_dz": 1.5, "a_better": 2, "b_better": 0}]}});
-        r.bench.insert("run".into(), Doc::new("run.json", v));
-        r.bench
-            .insert("old".into(), Doc::new("old.json", json!({"dataset": "x"})));
+        r.bench.insert("run".into(), b);
         let m = markdown(&r).unwrap();
         assert!(m.contains("## run\n"), "{m}");
-        assert!(!m.contains("## old"), "{m}");
         assert!(m.contains("significant after Holm: 1 of 1 pairs"), "{m}");
         assert!(
             m.contains(

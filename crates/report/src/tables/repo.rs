@@ -8,12 +8,12 @@
 //! paper-70f0065`; "ours (corrected)" = `clean-70f0065`, the fair protocol (queries
 //! file out of the corpus, learning from relevance, held-out learning).
 
+use results::repo::{Report, Scores};
+use serde::Deserialize;
 use serde_json::Value;
 
-use sims::paper::extract::{fixed, opt};
-
-use super::{Paper, RowSpec, Source, TableSpec};
 use crate::data::Results;
+use sims::paper::{expected, Paper, Row as RowSpec, Source, Table as TableSpec};
 
 /// The commit whose tree the paper measured.
 pub const PAPER_COMMIT: &str = "70f0065";
@@ -21,13 +21,29 @@ pub const PAPER_COMMIT: &str = "70f0065";
 /// The reference's score names, in the paper's column order.
 const SCORES: [&str; 4] = ["Recall@3", "Recall@5", "Precision@3", "MRR"];
 
-/// The four scores of a score object at `ptr`, 4 decimals, ` / `-joined.
-fn scores(d: &Value, ptr: &str) -> Option<String> {
-    let v: Option<Vec<String>> = SCORES
+/// The four scores, 4 decimals, ` / `-joined.
+fn scores(s: &Scores) -> String {
+    [s.recall_3, s.recall_5, s.precision_3, s.mrr]
         .iter()
-        .map(|k| fixed(d, &format!("{ptr}/{k}"), 4))
-        .collect();
-    v.map(|v| v.join(" / "))
+        .map(|x| format!("{x:.4}"))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// A repository benchmark report (or a copy stripped of its timings).
+fn report(d: &Value) -> Option<Report> {
+    Report::deserialize(d).ok()
+}
+
+/// The scores of `method` (`curve`: at that key of its learning curve).
+fn method_scores(d: &Value, method: &str, curve: Option<&str>) -> Option<String> {
+    let r = report(d)?;
+    let m = r.methods.get(method)?;
+    let s = match curve {
+        None => &m.scores,
+        Some(k) => m.learning_curve.get(k)?,
+    };
+    Some(scores(s))
 }
 
 fn command() -> String {
@@ -41,56 +57,16 @@ fn command() -> String {
 /// Table 24: the eight methods, in the paper's row order (paper names
 /// `openclawbrain_*` = code names `crabpath_*`); the value is the four scores.
 fn table_24() -> TableSpec {
-    // (paper row, code method, paper scores, paper p50 / p95 latency in ms)
-    let rows: [(&str, &str, &str, &str); 8] = [
-        (
-            "static_traverse",
-            "static_traverse",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "46.27 / 47.79",
-        ),
-        (
-            "keyword_overlap",
-            "keyword_overlap",
-            "0.2889 / 0.5148 / 0.1630 / 0.2953",
-            "10.74 / 11.11",
-        ),
-        (
-            "hash_embed_similarity",
-            "hash_embed_similarity",
-            "0.2704 / 0.4333 / 0.1704 / 0.4279",
-            "44.81 / 46.51",
-        ),
-        (
-            "openclawbrain_traverse",
-            "crabpath_traverse",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "46.73 / 48.07",
-        ),
-        (
-            "openclawbrain_no_inhibition",
-            "crabpath_no_inhibition",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "46.46 / 47.93",
-        ),
-        (
-            "openclawbrain_pg",
-            "crabpath_pg",
-            "0.2704 / 0.3037 / 0.1704 / 0.3815",
-            "45.98 / 47.64",
-        ),
-        (
-            "openclawbrain_with_replay",
-            "crabpath_with_replay",
-            "0.2889 / 0.4370 / 0.1630 / 0.2463",
-            "20.86 / 22.98",
-        ),
-        (
-            "openclawbrain_pg_with_replay",
-            "crabpath_pg_with_replay",
-            "0.2889 / 0.4370 / 0.1630 / 0.2463",
-            "20.77 / 23.23",
-        ),
+    // (paper row, code method)
+    let rows: [(&str, &str); 8] = [
+        ("static_traverse", "static_traverse"),
+        ("keyword_overlap", "keyword_overlap"),
+        ("hash_embed_similarity", "hash_embed_similarity"),
+        ("openclawbrain_traverse", "crabpath_traverse"),
+        ("openclawbrain_no_inhibition", "crabpath_no_inhibition"),
+        ("openclawbrain_pg", "crabpath_pg"),
+        ("openclawbrain_with_replay", "crabpath_with_replay"),
+        ("openclawbrain_pg_with_replay", "crabpath_pg_with_replay"),
     ];
     TableSpec {
         paper: Paper::OpenClawBrain,
@@ -105,12 +81,10 @@ fn table_24() -> TableSpec {
         ),
         rows: rows
             .iter()
-            .map(|&(label, method, paper, latency)| {
-                let ptr = format!("/methods/{method}/scores");
-                RowSpec::new(Source::Repo(PAPER_COMMIT), label, paper, paper, move |d| {
-                    scores(d, &ptr)
+            .map(|&(label, method)| {
+                RowSpec::new(Source::Repo(PAPER_COMMIT), label, move |d| {
+                    method_scores(d, method, None)
                 })
-                .note(&format!("paper p50 / p95 latency {latency} ms"))
             })
             .collect(),
     }
@@ -120,12 +94,12 @@ fn table_24() -> TableSpec {
 /// (`crabpath_with_replay`; `crabpath_pg_with_replay` is identical), `Q45` = key `N`.
 fn table_25() -> TableSpec {
     // (paper row, key of the paper-profile curve, key of the fair protocol's held-out
-    // curve, paper scores)
-    let rows: [(&str, &str, &str, &str); 4] = [
-        ("Q5", "5", "5", "0.4333 / 0.6000 / 0.2667 / 0.3500"),
-        ("Q10", "10", "10", "0.3167 / 0.5500 / 0.1667 / 0.2750"),
-        ("Q20", "20", "20", "0.1917 / 0.4083 / 0.1167 / 0.2167"),
-        ("Q45", "N", "all", "0.2889 / 0.4370 / 0.1630 / 0.2463"),
+    // curve)
+    let rows: [(&str, &str, &str); 4] = [
+        ("Q5", "5", "5"),
+        ("Q10", "10", "10"),
+        ("Q20", "20", "20"),
+        ("Q45", "N", "all"),
     ];
     TableSpec {
         paper: Paper::OpenClawBrain,
@@ -141,23 +115,42 @@ fn table_25() -> TableSpec {
         ),
         rows: rows
             .iter()
-            .map(|&(label, key, heldout, paper)| {
-                let curve = "/methods/crabpath_with_replay/learning_curve";
-                let ptr = format!("{curve}/{key}");
-                let fair = format!("{curve}/{heldout}");
-                RowSpec::new(Source::Repo(PAPER_COMMIT), label, paper, paper, move |d| {
-                    scores(d, &ptr)
+            .map(|&(label, key, heldout)| {
+                let method = "crabpath_with_replay";
+                RowSpec::new(Source::Repo(PAPER_COMMIT), label, move |d| {
+                    method_scores(d, method, Some(key))
                 })
-                .corrected(move |d| scores(d, &fair))
-                .note("the variant is not named in the paper: methods 7/8 (keyword seeds, 2 hops); nothing is replayed")
+                .corrected(move |d| method_scores(d, method, Some(heldout)))
             })
             .collect(),
     }
 }
 
-/// Tables 24 and 25.
-pub fn specs() -> Vec<TableSpec> {
+/// `results/repo-bench/expected.json`: the paper's numbers of Tables 24 and 25.
+const EXPECTED: &str = include_str!("../../../../results/repo-bench/expected.json");
+
+/// Where [`EXPECTED`] lives (for messages).
+pub const EXPECTED_PATH: &str = "results/repo-bench/expected.json";
+
+/// Tables 24 and 25 without the paper's numbers.
+fn definition() -> Vec<TableSpec> {
     vec![table_24(), table_25()]
+}
+
+/// Tables 24 and 25, with the paper's numbers from `results/repo-bench/expected.json`.
+pub fn specs() -> Vec<TableSpec> {
+    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
+    expected::fill_tables(&file.tables, definition())
+}
+
+/// What does not match between the tables' rows and `results/repo-bench/expected.json`.
+pub fn expected_problems() -> Vec<String> {
+    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
+    expected::coverage(
+        EXPECTED_PATH,
+        &file.tables,
+        &expected::defined(&definition(), None),
+    )
 }
 
 /// The runs of `results/repo-bench/` that change one thing at a time on the paper's
@@ -200,22 +193,27 @@ const SHOWN: [&str; 5] = [
 ];
 
 /// `Recall@5 / MRR` of a method, 4 decimals.
-fn r5_mrr(d: &Value, method: &str) -> Option<String> {
-    let p = format!("/methods/{method}/scores");
-    Some(format!(
-        "{} / {}",
-        fixed(d, &format!("{p}/Recall@5"), 4)?,
-        fixed(d, &format!("{p}/MRR"), 4)?
-    ))
+fn r5_mrr(d: &Report, method: &str) -> Option<String> {
+    let s = &d.methods.get(method)?.scores;
+    Some(format!("{:.4} / {:.4}", s.recall_5, s.mrr))
 }
 
 /// The `repo-bench` block of `REPRODUCE.md`: which tree the paper measured, and every
 /// fairness fix with its before/after numbers, from `results/repo-bench/`.
 pub fn reproduce_block(results: &Results) -> String {
-    let doc = |stem: &str| results.repo.get(stem).map(|d| &d.value);
+    let doc = |stem: &str| {
+        results
+            .repo
+            .get(stem)
+            .and_then(|d| d.parse::<Report>().ok())
+    };
     let mut s = String::new();
     if let (Some(p70), Some(p134)) = (doc("paper-70f0065"), doc("paper-134c676")) {
-        let n = |d: &Value| fixed(d, "/graph_nodes", 0).unwrap_or_else(|| "—".into());
+        let m4 = |d: &Report, m: &str, f: fn(&Scores) -> f64| {
+            d.methods
+                .get(m)
+                .map_or_else(String::new, |x| format!("{:.4}", f(&x.scores)))
+        };
         s.push_str(&format!(
             "The paper's Tables 24 and 25 are the reference program run on the tree of commit \
              `{PAPER_COMMIT}` (v11.0.0; {} nodes), not the v11.2.1 code state it describes: \
@@ -225,10 +223,10 @@ pub fn reproduce_block(results: &Results) -> String {
              program gives other numbers, e.g. keyword_overlap MRR {} (paper 0.2953) and \
              hash_embed_similarity Recall@5 {} (paper 0.4333): the corpus is the repository, \
              so every commit changes it.\n\n",
-            n(p70),
-            n(p134),
-            fixed(p134, "/methods/keyword_overlap/scores/MRR", 4).unwrap_or_default(),
-            fixed(p134, "/methods/hash_embed_similarity/scores/Recall@5", 4).unwrap_or_default(),
+            p70.graph_nodes,
+            p134.graph_nodes,
+            m4(&p134, "keyword_overlap", |x| x.mrr),
+            m4(&p134, "hash_embed_similarity", |x| x.recall_5),
         ));
     }
     if let Some(g) = results.repo.get(crate::figures::repo::GRAPH_DOC) {
@@ -256,70 +254,72 @@ pub fn reproduce_block(results: &Results) -> String {
             ));
             continue;
         };
-        s.push_str(&format!(
-            "| `{stem}` | {what} | {} |",
-            fixed(d, "/graph_nodes", 0).unwrap_or_else(|| "—".into())
-        ));
+        s.push_str(&format!("| `{stem}` | {what} | {} |", d.graph_nodes));
         for m in SHOWN {
             s.push_str(&format!(
                 " {} |",
-                r5_mrr(d, m).unwrap_or_else(|| "—".into())
+                r5_mrr(&d, m).unwrap_or_else(|| "—".into())
             ));
         }
         s.push('\n');
     }
-    if let Some(c) = doc("clean-70f0065") {
-        let v = "/verdict";
-        let get = |p: &str| {
-            opt(c, &format!("{v}{p}"))
-                .and_then(Value::as_str)
-                .unwrap_or("—")
-        };
-        let num4 = |p: &str| fixed(c, &format!("{v}{p}"), 4).unwrap_or_else(|| "—".into());
+    if let Some(v) = doc("clean-70f0065").and_then(|c| c.verdict) {
+        let get = |x: &Option<String>| x.clone().unwrap_or_else(|| "—".into());
+        let num4 = |x: Option<f64>| x.map_or_else(|| "—".into(), |x| format!("{x:.4}"));
+        let bt = v.best_traversal_vs_best_retriever.as_ref();
+        let winner = get(&v.winner);
+        let runner = v.winner_minus_runner_up;
         s.push_str(&format!(
             "\nFair protocol, all methods (budget-matched {}, 95 % paired bootstrap intervals): \
              winner `{}` ({}), runner-up `{}` (difference {} [{}, {}]); best traversal \
              `{}` ({}) vs best retriever `{}` ({}): {} [{}, {}], {}. Learning on held-out \
              queries, every learning method: {}.\n",
-            get("/metric"),
-            get("/winner"),
-            num4(&format!("/ranking/{}", get("/winner"))),
-            get("/runner_up"),
-            num4("/winner_minus_runner_up/diff"),
-            num4("/winner_minus_runner_up/ci95_low"),
-            num4("/winner_minus_runner_up/ci95_high"),
-            get("/best_traversal_vs_best_retriever/traversal"),
-            num4("/best_traversal_vs_best_retriever/traversal_mean"),
-            get("/best_traversal_vs_best_retriever/retriever"),
-            num4("/best_traversal_vs_best_retriever/retriever_mean"),
-            num4("/best_traversal_vs_best_retriever/difference/diff"),
-            num4("/best_traversal_vs_best_retriever/difference/ci95_low"),
-            num4("/best_traversal_vs_best_retriever/difference/ci95_high"),
-            get("/best_traversal_vs_best_retriever/result"),
-            learning_summary(c),
+            v.metric,
+            winner,
+            num4(v.ranking.get(&winner).copied()),
+            get(&v.runner_up),
+            num4(runner.map(|c| c.diff)),
+            num4(runner.map(|c| c.ci95_low)),
+            num4(runner.map(|c| c.ci95_high)),
+            bt.map_or_else(|| "—".into(), |b| b.traversal.clone()),
+            num4(bt.map(|b| b.traversal_mean)),
+            bt.map_or_else(|| "—".into(), |b| b.retriever.clone()),
+            num4(bt.map(|b| b.retriever_mean)),
+            num4(bt.map(|b| b.difference.diff)),
+            num4(bt.map(|b| b.difference.ci95_low)),
+            num4(bt.map(|b| b.difference.ci95_high)),
+            bt.map_or_else(|| "—".into(), |b| b.result.clone()),
+            learning_summary(&v),
         ));
     }
     s
 }
 
 /// The distinct held-out learning verdicts of a fair-protocol run, `, `-joined.
-fn learning_summary(d: &Value) -> String {
-    let mut v: Vec<&str> = opt(d, "/verdict/learning_on_heldout_queries")
-        .and_then(Value::as_object)
-        .map(|o| o.values().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    v.sort_unstable();
-    v.dedup();
-    if v.is_empty() {
+fn learning_summary(v: &results::repo::Verdict) -> String {
+    let mut w: Vec<&str> = v
+        .learning_on_heldout_queries
+        .iter()
+        .flat_map(|o| o.values().map(String::as_str))
+        .collect();
+    w.sort_unstable();
+    w.dedup();
+    if w.is_empty() {
         "—".into()
     } else {
-        v.join(", ")
+        w.join(", ")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_row_has_the_papers_numbers_and_every_number_a_row() {
+        let problems = expected_problems();
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 
     /// The reference column of every row is the reference program's own output on the
     /// paper's tree (`results/reference/repo-bench/paper-70f0065/`), formatted as ours.
