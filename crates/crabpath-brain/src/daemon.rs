@@ -41,9 +41,30 @@
 //! | N5 | learn accepts unknown ids (dangling edges) and NaN outcomes | refused (error −1) | |
 //! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
 
+// The v12 methods extend `Daemon` from a child module; the shared helpers and constants
+// live here, so that the child imports its parent and not the other way round.
 mod v12;
 
-pub use v12::{METHODS, PROTOCOL_VERSION};
+/// This protocol's version: 1 for the v11 methods, 2 with upstream v12's.
+pub const PROTOCOL_VERSION: i64 = 2;
+
+/// Every method, in the order of the module docs of this module and [`v12`].
+pub const METHODS: [&str; 14] = [
+    "query",
+    "learn",
+    "maintain",
+    "health",
+    "info",
+    "save",
+    "reload",
+    "shutdown",
+    "inject",
+    "correction",
+    "last_fired",
+    "learn_by_chat_id",
+    "capture_feedback",
+    "protocol",
+];
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -379,7 +400,7 @@ impl Daemon {
                 )))
             }
         };
-        let chat_id = v12::optional_chat_id(params)?;
+        let chat_id = optional_chat_id(params)?;
         let total = Instant::now();
         let embed_start = Instant::now();
         let vector = self.brain.embedder()?.embed(&text)?;
@@ -635,4 +656,16 @@ fn daemon_report(r: &MaintainReport) -> PyDict {
     d.insert("edges_before".into(), count(r.edges_before));
     d.insert("edges_after".into(), count(r.edges_after));
     d
+}
+
+/// Upstream `protocol.py::parse_chat_id` (optional): `None` for a missing or blank id.
+fn optional_chat_id(params: &PyDict) -> Result<Option<String>, Failure> {
+    match params.get("chat_id") {
+        None | Some(PyValue::Null) => Ok(None),
+        Some(PyValue::Str(v)) => {
+            let t = pystr::strip(v);
+            Ok((!t.is_empty()).then(|| t.to_string()))
+        }
+        Some(_) => Err(Failure("chat_id must be a string".into())),
+    }
 }

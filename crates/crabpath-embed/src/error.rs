@@ -99,7 +99,7 @@ impl From<EmbedError> for crabpath::Error {
         match e {
             EmbedError::Inner { name, message } => crabpath::Error::Embed { name, message },
             other => crabpath::Error::Embed {
-                name: crate::MODEL_NAME.to_string(),
+                name: crate::spec::MODEL_NAME.to_string(),
                 message: other.to_string(),
             },
         }

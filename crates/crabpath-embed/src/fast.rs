@@ -87,7 +87,7 @@ fn resize(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
 /// The tensor `name` (or `bert.name`) of `tensors` as f32 values, checked to have `shape`.
 fn take(tensors: &SafeTensors<'_>, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
     let err = |message: String| EmbedError::Inner {
-        name: crate::MODEL_NAME.into(),
+        name: crate::spec::MODEL_NAME.into(),
         message,
     };
     let t = tensors
@@ -128,7 +128,7 @@ impl FastBert {
         let h = d.hidden;
         if d.heads == 0 || !h.is_multiple_of(d.heads) {
             return Err(EmbedError::Inner {
-                name: crate::MODEL_NAME.into(),
+                name: crate::spec::MODEL_NAME.into(),
                 message: format!("hidden size {h} is not a multiple of {} heads", d.heads),
             });
         }
@@ -223,7 +223,7 @@ impl FastBert {
         for s in seqs {
             if s.len() > self.d.max_positions {
                 return Err(EmbedError::Inner {
-                    name: crate::MODEL_NAME.into(),
+                    name: crate::spec::MODEL_NAME.into(),
                     message: format!(
                         "{} tokens exceed the model's {} positions",
                         s.len(),
@@ -233,7 +233,7 @@ impl FastBert {
             }
             if let Some(&bad) = s.iter().find(|&&id| id as usize >= self.d.vocab) {
                 return Err(EmbedError::Inner {
-                    name: crate::MODEL_NAME.into(),
+                    name: crate::spec::MODEL_NAME.into(),
                     message: format!("token id {bad} outside the vocabulary"),
                 });
             }

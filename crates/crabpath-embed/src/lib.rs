@@ -114,6 +114,7 @@ pub mod error;
 mod fast;
 pub mod fetch;
 pub mod model;
+mod spec;
 
 pub use cache::{CachedEmbedder, EmbeddingCache};
 pub use error::{EmbedError, Result};

@@ -9,13 +9,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 use crate::error::{EmbedError, Result};
 use crate::fast::{Dims, FastBert};
 
-/// Stable embedder name, recorded in state files, results and cache headers.
-pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
-/// Longest input in tokens, special tokens included (sentence-transformers'
-/// `max_seq_length` for this model); longer texts are truncated.
-pub const MAX_SEQ_LEN: usize = 256;
-/// Output dimension of all-MiniLM-L6-v2.
-pub const DIM: usize = 384;
+pub use crate::spec::{DIM, MAX_SEQ_LEN, MODEL_NAME};
 /// Default number of texts per forward pass.
 pub const DEFAULT_BATCH_SIZE: usize = 64;
 /// Most tokens in one forward pass of the fast backend.

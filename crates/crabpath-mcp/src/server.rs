@@ -76,7 +76,7 @@ impl Server {
         }
     }
 
-    fn read_node(&self, id: &str) -> crate::Result<Option<(String, Value)>> {
+    fn read_node(&self, id: &str) -> crate::error::Result<Option<(String, Value)>> {
         let mut b = match self.brain.lock() {
             Ok(b) => b,
             Err(p) => p.into_inner(),

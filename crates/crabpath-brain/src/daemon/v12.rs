@@ -23,30 +23,9 @@
 use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pystr;
 
-use super::{count, int_param, Daemon, Failure};
+use super::{count, int_param, optional_chat_id, Daemon, Failure, METHODS, PROTOCOL_VERSION};
 use crate::service::{CorrectRequest, FeedbackReport, FeedbackRequest, InjectRequest};
 use crate::turns::{self, Window};
-
-/// This protocol's version: 1 for the v11 methods, 2 with upstream v12's.
-pub const PROTOCOL_VERSION: i64 = 2;
-
-/// Every method, in the order of the module docs of [`super`] and this module.
-pub const METHODS: [&str; 14] = [
-    "query",
-    "learn",
-    "maintain",
-    "health",
-    "info",
-    "save",
-    "reload",
-    "shutdown",
-    "inject",
-    "correction",
-    "last_fired",
-    "learn_by_chat_id",
-    "capture_feedback",
-    "protocol",
-];
 
 fn s(v: &str) -> PyValue {
     PyValue::Str(v.to_string())
@@ -67,18 +46,6 @@ pub(super) fn chat_id_param(params: &PyDict) -> Result<String, Failure> {
             } else {
                 Ok(t.to_string())
             }
-        }
-        Some(_) => Err(Failure("chat_id must be a string".into())),
-    }
-}
-
-/// Upstream `protocol.py::parse_chat_id` (optional): `None` for a missing or blank id.
-pub(super) fn optional_chat_id(params: &PyDict) -> Result<Option<String>, Failure> {
-    match params.get("chat_id") {
-        None | Some(PyValue::Null) => Ok(None),
-        Some(PyValue::Str(v)) => {
-            let t = pystr::strip(v);
-            Ok((!t.is_empty()).then(|| t.to_string()))
         }
         Some(_) => Err(Failure("chat_id must be a string".into())),
     }
