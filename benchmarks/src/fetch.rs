@@ -32,7 +32,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
 
 use crate::catalog::{KnownFile, PrefixCheck};
-use crate::data::json::open_maybe_gz;
+use crate::data::json::open_maybe_compressed;
 use crate::error::{Error, Result};
 
 /// Environment variable giving a base URL for all downloads (`BASE/<upstream file name>`).
@@ -253,7 +253,7 @@ fn check_present(
     expected: Option<&str>,
     prefix: Option<Prefix>,
 ) -> Result<FetchReport> {
-    let mut r = open_maybe_gz(dest)?;
+    let mut r = open_maybe_compressed(dest)?;
     let mut h = Hasher::new(prefix.map(|p| p.check));
     let mut buf = vec![0u8; 1 << 16];
     loop {

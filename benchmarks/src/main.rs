@@ -69,7 +69,7 @@ enum Command {
     Paths,
     /// Run a benchmark: build the graph for the protocol, run embedding_topk, crabpath_cold,
     /// crabpath_learning, crabpath_pg_learning and bm25_topk over the query stream, and write
-    /// the JSON report (by default to out/bench/), with gzip-compressed TREC run files and
+    /// the JSON report (by default to out/bench/), with xz-compressed TREC run files and
     /// qrels in runs/ beside it (benchmarks/README.md).
     Run(Box<bench::plan::RunArgs>),
     /// Re-run every committed report of results/bench that the available data allows

@@ -326,7 +326,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "R", default_value_t = crate::significance::DEFAULT_PERMUTATIONS)]
     pub permutations: usize,
 
-    /// Output JSON path; gzip-compressed TREC run files and qrels go to `runs/` beside it,
+    /// Output JSON path; xz-compressed TREC run files and qrels go to `runs/` beside it,
     /// named by what shapes them, so runs that share a method's output share its file
     /// [default: `results/bench/<file>-<protocol>[-<graph>]-<embedder>[-corrected][-shared]
     /// [-splitF].json`, non-default parameters added to the name].
@@ -338,7 +338,7 @@ pub struct RunArgs {
     pub no_timings: bool,
 
     /// Write no TREC run files or qrels: only the JSON report and the rows' shared
-    /// query-id list (`runs/<rows>.queries.gz`, the manifest's).
+    /// query-id list (`runs/<rows>.queries.xz`, the manifest's).
     #[arg(long)]
     pub no_run_files: bool,
 
@@ -427,7 +427,7 @@ impl Names {
     /// The run file of `method`, relative to the report's directory.
     pub fn run(&self, method: &Method) -> String {
         format!(
-            "{RUNS_DIR}/{}.{}.run.gz",
+            "{RUNS_DIR}/{}.{}.run.xz",
             self.joined(|f| method.shaped_by.contains(&f)),
             method.name
         )
@@ -435,7 +435,7 @@ impl Names {
 
     /// The qrels file, relative to the report's directory.
     pub fn qrels(&self) -> String {
-        format!("{RUNS_DIR}/{}.qrels.gz", self.joined(|_| false))
+        format!("{RUNS_DIR}/{}.qrels.xz", self.joined(|_| false))
     }
 
     /// The query-id list of the rows (the stream's ids in order, one per line), relative to
@@ -443,7 +443,7 @@ impl Names {
     /// of the same rows shares one file instead of repeating 1,100 ids in its manifest.
     pub fn query_ids(&self) -> String {
         let rows = self.parts.first().map_or("", |(_, s)| s.as_str());
-        format!("{RUNS_DIR}/{rows}.queries.gz")
+        format!("{RUNS_DIR}/{rows}.queries.xz")
     }
 }
 
@@ -916,7 +916,7 @@ mod tests {
         assert_eq!(
             n.run(cold),
             "runs/multihop-rag-sample500-related-hash-v1-corrected-alpha1-splits5-sseed3\
-             .crabpath_cold@edge+sim.run.gz"
+             .crabpath_cold@edge+sim.run.xz"
         );
         for bad in [
             "bench run --dataset hotpotqa --protocol related --split 0.5",
@@ -938,7 +938,7 @@ mod tests {
         let p = plan("bench run --dataset hotpotqa --variant sample1100 --limit 0");
         let n = p.names(f, 1100);
         assert_eq!(n.report(), "hotpotqa-sample1100-paper-hash-v1.json");
-        assert_eq!(n.qrels(), "runs/hotpotqa-sample1100.qrels.gz");
+        assert_eq!(n.qrels(), "runs/hotpotqa-sample1100.qrels.xz");
         for (m, run) in [
             ("bm25_topk", "hotpotqa-sample1100.bm25_topk"),
             (
@@ -950,7 +950,7 @@ mod tests {
                 "hotpotqa-sample1100-paper-hash-v1.crabpath_cold",
             ),
         ] {
-            assert_eq!(n.run(by(m)), format!("runs/{run}.run.gz"));
+            assert_eq!(n.run(by(m)), format!("runs/{run}.run.xz"));
         }
         let p = plan(
             "bench run --dataset hotpotqa --variant sample1100 --limit 50 --protocol clean \
@@ -971,7 +971,7 @@ mod tests {
                 "hotpotqa-sample1100-limit50-hash-v1-f32-split0.5.embedding_topk",
             ),
         ] {
-            assert_eq!(n.run(by(m)), format!("runs/{run}.run.gz"));
+            assert_eq!(n.run(by(m)), format!("runs/{run}.run.xz"));
         }
     }
 
@@ -993,21 +993,21 @@ mod tests {
         assert_eq!(n.report(), "hotpotqa-sample1100-clean-hash-v1.json");
         assert_eq!(
             n.run(by("embedding_topk")),
-            "runs/hotpotqa-sample1100-hash-v1-f32.embedding_topk.run.gz"
+            "runs/hotpotqa-sample1100-hash-v1-f32.embedding_topk.run.xz"
         );
         assert_eq!(
             n.run(by("crabpath_cold")),
-            "runs/hotpotqa-sample1100-clean-hash-v1-f32.crabpath_cold.run.gz"
+            "runs/hotpotqa-sample1100-clean-hash-v1-f32.crabpath_cold.run.xz"
         );
         assert_eq!(
             n.run(by("bm25_topk")),
-            "runs/hotpotqa-sample1100.bm25_topk.run.gz"
+            "runs/hotpotqa-sample1100.bm25_topk.run.xz"
         );
         let minilm = plan(&format!("{base} --embedder minilm"));
         assert_eq!(minilm.dense_search, DenseSearch::F32Tiled);
         assert_eq!(
             minilm.names(f, 1100).run(by("embedding_topk")),
-            "runs/hotpotqa-sample1100-minilm.embedding_topk.run.gz"
+            "runs/hotpotqa-sample1100-minilm.embedding_topk.run.xz"
         );
         let forced = plan(&format!(
             "{base} --protocol clean --embedder minilm --dense-search f64-exact"
@@ -1017,7 +1017,7 @@ mod tests {
         assert_eq!(n.report(), "hotpotqa-sample1100-clean-minilm-f64.json");
         assert_eq!(
             n.run(by("rrf_topk")),
-            "runs/hotpotqa-sample1100-minilm-f64.rrf_topk.run.gz"
+            "runs/hotpotqa-sample1100-minilm-f64.rrf_topk.run.xz"
         );
         let line = forced.command_line(f, "");
         assert!(
@@ -1042,11 +1042,11 @@ mod tests {
         assert_eq!(n.report(), "hotpotqa-sample1100-clean-minilm-rrfseeds.json");
         assert_eq!(
             n.run(by("crabpath_cold")),
-            "runs/hotpotqa-sample1100-clean-minilm-rrfseeds.crabpath_cold.run.gz"
+            "runs/hotpotqa-sample1100-clean-minilm-rrfseeds.crabpath_cold.run.xz"
         );
         assert_eq!(
             n.run(by("rrf_topk")),
-            "runs/hotpotqa-sample1100-minilm.rrf_topk.run.gz"
+            "runs/hotpotqa-sample1100-minilm.rrf_topk.run.xz"
         );
         let recorded = p.command_line(f, "");
         assert!(recorded.contains(" --seed-source rrf "), "{recorded}");

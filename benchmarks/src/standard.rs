@@ -26,7 +26,7 @@
 //!   `query_ids_file`, shared by every report of the same rows, written even with
 //!   `--no-run-files`) and their hash, the hash of the scored query ids and of the pooled
 //!   document (node) ids;
-//! * `files`: the run files and qrels, gzip-compressed TREC files in `runs/` beside the
+//! * `files`: the run files and qrels, xz-compressed TREC files in `runs/` beside the
 //!   report ([`crate::trec`]), with the format note [`crate::trec::RUN_FORMAT`];
 //! * `provenance`: program version, git commit, checksums of the file read, embedder id and
 //!   weights checksum, seeds;
@@ -188,7 +188,7 @@ impl Protocol for Standard {
             .collect();
         let mut sidecars = vec![Sidecar {
             path: dir.join(names.query_ids()),
-            bytes: trec::gzip(ids.as_bytes()),
+            bytes: trec::xz(ids.as_bytes())?,
         }];
         let files = if a.no_run_files {
             Slot::Null
@@ -202,8 +202,8 @@ impl Protocol for Standard {
                 node,
             );
             // Each file is formatted and compressed on its own (in parallel).
-            let (qrels_gz, runs_gz) = rayon::join(
-                || trec::gzip(qrels.as_bytes()),
+            let (qrels_xz, runs_xz) = rayon::join(
+                || trec::xz(qrels.as_bytes()),
                 || {
                     ex.runs
                         .par_iter()
@@ -216,21 +216,21 @@ impl Protocol for Standard {
                                     .map(|(&q, l)| (qid(q), l.as_slice())),
                                 node,
                             );
-                            trec::gzip(text.as_bytes())
+                            trec::xz(text.as_bytes())
                         })
-                        .collect::<Vec<_>>()
+                        .collect::<Result<Vec<_>>>()
                 },
             );
             sidecars.push(Sidecar {
                 path: dir.join(names.qrels()),
-                bytes: qrels_gz,
+                bytes: qrels_xz?,
             });
             let mut runs = IndexMap::new();
-            for (r, gz) in ex.runs.iter().zip(runs_gz) {
+            for (r, xz) in ex.runs.iter().zip(runs_xz?) {
                 let rel = names.run(r.method);
                 sidecars.push(Sidecar {
                     path: dir.join(&rel),
-                    bytes: gz,
+                    bytes: xz,
                 });
                 runs.insert(r.method.name.to_string(), rel);
             }
@@ -342,9 +342,9 @@ impl Protocol for Standard {
 /// The manifest's `about` of a stream report.
 const MANIFEST_ABOUT: &str = "the rows of this run: the dataset file (SHA-256 as \
     datasets/SHA256SUMS records it; null for a file it does not list), the query ids of the \
-    stream in order (query_ids_file: gzip-compressed, one id per line, shared by every \
+    stream in order (query_ids_file: xz-compressed, one id per line, shared by every \
     report of the same rows), and SHA-256 hashes of id lists, each id followed by a newline \
-    (printf '%s\\n' ids | sha256sum; for the file: zcat file | sha256sum)";
+    (printf '%s\\n' ids | sha256sum; for the file: xzcat file | sha256sum)";
 
 /// The `paired_tests` block: every pair of methods tested on
 /// [`significance::TEST_METRIC`] over the scored queries (see [`crate::significance`]).

@@ -517,9 +517,9 @@ fn bench_run_locomo_writes_a_report_that_bench_check_reproduces() {
         4
     );
     let runs = dir.path().join("results/runs");
-    assert!(runs.join("locomo-multi-hop.qrels.gz").is_file());
+    assert!(runs.join("locomo-multi-hop.qrels.xz").is_file());
     assert!(runs
-        .join("locomo-hash-v1-splits4.crabpath_cold.run.gz")
+        .join("locomo-hash-v1-splits4.crabpath_cold.run.xz")
         .is_file());
     // bench check re-runs it from its recorded command (the fixture found in the data
     // directory by its file name) and finds every number the same

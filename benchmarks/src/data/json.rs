@@ -31,14 +31,20 @@ pub enum Flow {
 /// The first two bytes of a gzip member.
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-/// Opens `path` for reading, transparently decompressing gzip (detected by its magic bytes,
-/// not by the file name, so `foo.json` that is really gzip also works).
-pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>> {
+/// The first six bytes of an xz stream (the run files of `bench run`, [`crate::trec`]).
+pub const XZ_MAGIC: &[u8] = b"\xFD7zXZ\0";
+
+/// Opens `path` for reading, transparently decompressing gzip or xz (detected by the magic
+/// bytes, not by the file name, so `foo.json` that is really gzip also works).
+pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead>> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let head = reader.fill_buf().map_err(|e| Error::io(path, e))?;
     if head.starts_with(&GZIP_MAGIC) {
         let dec = flate2::bufread::MultiGzDecoder::new(reader);
+        Ok(Box::new(BufReader::with_capacity(1 << 16, dec)))
+    } else if head.starts_with(XZ_MAGIC) {
+        let dec = liblzma::bufread::XzDecoder::new_multi_decoder(reader);
         Ok(Box::new(BufReader::with_capacity(1 << 16, dec)))
     } else {
         Ok(Box::new(reader))
@@ -48,7 +54,7 @@ pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead>> {
 /// SHA-256 (lower-case hex) of the *decompressed* content of `path` (plain files are hashed as
 /// they are). This is the convention of `SHA256SUMS` in the data directory.
 pub fn sha256_of_content(path: &Path) -> Result<String> {
-    sha256_of_reader(path, &mut open_maybe_gz(path)?)
+    sha256_of_reader(path, &mut open_maybe_compressed(path)?)
 }
 
 /// SHA-256 (lower-case hex) of everything `r` yields; `path` names the file in errors.
@@ -75,7 +81,7 @@ pub fn for_each_row<F>(path: &Path, f: F) -> Result<usize>
 where
     F: FnMut(usize, Value) -> Result<Flow>,
 {
-    let mut reader = open_maybe_gz(path)?;
+    let mut reader = open_maybe_compressed(path)?;
     check_top_level_is_array(path, &mut reader)?;
     let mut de = serde_json::Deserializer::from_reader(reader);
     let state = RefCell::new(State {

@@ -12,8 +12,8 @@
 //! option of another protocol is refused with a message naming it.
 //!
 //! **Files.** For the test conversations' multi-hop questions ([`RUN_CATEGORY`], the
-//! issue's question): their qrels (`runs/locomo-multi-hop.qrels.gz`) and the run file of
-//! the cold traversal ([`RUN_ARMS`]) at depth [`RUN_DEPTH`], gzip-compressed TREC
+//! issue's question): their qrels (`runs/locomo-multi-hop.qrels.xz`) and the run file of
+//! the cold traversal ([`RUN_ARMS`]) at depth [`RUN_DEPTH`], xz-compressed TREC
 //! ([`crate::trec`]); `trec_eval -c -m recall.10` on them gives the report's multi-hop
 //! recall@10 of the cold traversal. The other arms' and questions' numbers are in the
 //! report: the learning arms have no single list per question (each is scored on several
@@ -839,7 +839,7 @@ fn run_files(plan: &LocomoPlan, ex: &LocomoRun, out: &Path) -> Result<(Slot<File
         return Ok((Slot::Null, Vec::new()));
     }
     let dir = out.parent().unwrap_or(Path::new("")).join(RUNS_DIR);
-    let qrels_name = format!("locomo-{}.qrels.gz", RUN_CATEGORY.as_str());
+    let qrels_name = format!("locomo-{}.qrels.xz", RUN_CATEGORY.as_str());
     let mut qrels = String::new();
     for &i in &ex.tests {
         let p = &ex.prepared[i];
@@ -855,7 +855,7 @@ fn run_files(plan: &LocomoPlan, ex: &LocomoRun, out: &Path) -> Result<(Slot<File
     }
     let mut files = vec![Sidecar {
         path: dir.join(&qrels_name),
-        bytes: trec::gzip(qrels.as_bytes()),
+        bytes: trec::xz(qrels.as_bytes())?,
     }];
     let mut runs = IndexMap::new();
     for name in RUN_ARMS {
@@ -878,11 +878,11 @@ fn run_files(plan: &LocomoPlan, ex: &LocomoRun, out: &Path) -> Result<(Slot<File
                 |d| c.nodes[d].id.as_str(),
             ));
         }
-        let file = format!("{}.{}.run.gz", plan.stem(), arm.name);
+        let file = format!("{}.{}.run.xz", plan.stem(), arm.name);
         runs.insert(arm.name.clone(), format!("{RUNS_DIR}/{file}"));
         files.push(Sidecar {
             path: dir.join(&file),
-            bytes: trec::gzip(text.as_bytes()),
+            bytes: trec::xz(text.as_bytes())?,
         });
     }
     Ok((
