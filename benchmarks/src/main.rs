@@ -312,6 +312,8 @@ fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
                 .map(|q| q.text.as_str())
                 .collect(),
         );
+        // Not a result document: the input file of crates/crabpath-embed/speed/compare.sh
+        // (two string lists), read by Python.
         let json = serde_json::json!({ "paragraphs": paragraphs, "queries": queries });
         pyformat::io::write_atomic(path, serde_json::to_string(&json)?.as_bytes())?;
         println!(

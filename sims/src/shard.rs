@@ -17,6 +17,10 @@
 //! once with the seed the parameters imply, and then aggregates exactly as a
 //! single-machine run does, so the merged files are byte-identical to it (timing fields
 //! of scaling_analysis aside, which differ between any two runs).
+//!
+//! The partial file is an exchange format between `sims shard` and `sims merge`, not a
+//! result document (`report` never reads it): its three small `json!` builders wrap the
+//! per-seed documents, which are already JSON, without a type of their own.
 
 use std::collections::BTreeMap;
 use std::fmt;
