@@ -23,7 +23,7 @@
 use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pystr;
 
-use super::{count, int_param, optional_chat_id, Daemon, Failure, METHODS, PROTOCOL_VERSION};
+use super::{count, int_param, Daemon, Failure, METHODS, PROTOCOL_VERSION};
 use crate::service::{CorrectRequest, FeedbackReport, FeedbackRequest, InjectRequest};
 use crate::turns::{self, Window};
 
