@@ -8,6 +8,11 @@
 //!   the last transactions before the next checkpoint, never corrupt the database.
 //!   (`FULL` would add an `fsync` to every commit, every query's journal entry
 //!   included.)
+//! * **Pages of [`PAGE_SIZE`] bytes** (SQLite's default is 4,096): a MiniLM vector row
+//!   (384 × 4 B, 1.5 KB) fills a 4 KB page to 78 % (two rows), an 8 KB page to 94 %
+//!   (five). On tldr-pages (79,118 chunks) the MiniLM brain takes 164 MB instead of 201
+//!   MB — 1.28 × its dense vectors and texts instead of 1.56 ×. Set when the file is
+//!   created; a brain created before keeps its pages (it works either way).
 //! * **Busy timeout** of [`BUSY_TIMEOUT`]: a writer waits for the one before it.
 //!   Writes start with `BEGIN IMMEDIATE`, so two writers never deadlock on an upgrade;
 //!   every read-modify-write (`learn`, `inject`, …) reads its rows inside its write
@@ -35,6 +40,9 @@ use rusqlite::{
 
 use crate::error::{Error, Result};
 use schema::{APPLICATION_ID, DB_FILE, MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION};
+
+/// The page size of a new brain database (see the module docs).
+pub const PAGE_SIZE: u32 = 8192;
 
 /// How long a writer waits for the one before it.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -286,7 +294,10 @@ impl Store {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(sql_error(path))?;
         let err = sql_error(path);
-        // a fresh file that nobody else knows: no journal needed while it is filled
+        // the page size first (it is fixed once the first page is written); a fresh file
+        // that nobody else knows needs no journal while it is filled
+        conn.pragma_update(None, "page_size", PAGE_SIZE)
+            .map_err(&err)?;
         conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
             .map_err(&err)?;
         conn.pragma_update(None, "application_id", APPLICATION_ID)
@@ -627,5 +638,29 @@ impl Write<'_> {
             .map_err(&err)?;
         self.tx.commit().map_err(&err)?;
         Ok(clock)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A new brain has pages of [`PAGE_SIZE`] bytes, also after the switch to WAL and a
+    /// reopen (a page size set too late would silently stay at SQLite's 4,096).
+    #[test]
+    fn a_new_brain_has_the_chosen_page_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("brain.db");
+        Store::create(&path, Layout::Dense, 4)
+            .unwrap()
+            .finish_bulk()
+            .unwrap();
+        let store = Store::open(&path, false).unwrap();
+        let size: u32 = store
+            .conn()
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .unwrap();
+        // SQLite's default is 4,096, so this fails when the pragma comes too late.
+        assert_eq!(size, PAGE_SIZE);
     }
 }
