@@ -14,6 +14,8 @@
 
 mod common;
 
+use common::note_id as id;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -48,10 +50,6 @@ fn init(dir: &Path, n: usize) -> PathBuf {
     let db = dir.join("brain/brain.db");
     assert!(db.is_file());
     db
-}
-
-fn id(i: usize) -> String {
-    format!("notes.md::{i}")
 }
 
 /// The whole brain, through the library.
@@ -115,30 +113,7 @@ fn eight_processes_and_a_daemon_lose_no_update() {
         dout.read_line(&mut answer).unwrap();
         answer
     };
-    let mut workers = Vec::new();
-    for w in 0..8 {
-        let mine: Vec<(usize, usize)> = pairs[w * 50..(w + 1) * 50].to_vec();
-        let cwd = dir.path().to_path_buf();
-        workers.push(std::thread::spawn(move || {
-            for (a, b) in mine {
-                let ids = format!("{},{}", id(a), id(b));
-                let (rc, _, err) = common::run_text(
-                    &cwd,
-                    "corrected",
-                    &[
-                        "learn",
-                        "--state",
-                        "brain/state.json",
-                        "--outcome",
-                        "1",
-                        "--fired-ids",
-                        &ids,
-                    ],
-                );
-                assert_eq!(rc, 0, "{err}");
-            }
-        }));
-    }
+    let workers = common::spawn_eight_learners(dir.path(), &pairs);
     let mut queried = 0;
     for (k, (a, b)) in pairs[400..].iter().enumerate() {
         let answer = ask(format!(

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::note_id as id;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -43,14 +45,6 @@ fn init(dir: &Path, n: usize, body: usize) -> PathBuf {
     dir.join("brain/state.json")
 }
 
-fn id(i: usize) -> String {
-    if i == 0 {
-        "notes.md::0".into()
-    } else {
-        format!("notes.md::{i}")
-    }
-}
-
 #[test]
 fn eight_processes_fifty_learns_each_lose_no_update() {
     let dir = tempfile::tempdir().unwrap();
@@ -62,30 +56,7 @@ fn eight_processes_fifty_learns_each_lose_no_update() {
         .take(400)
         .collect();
     let before = load_state(&state).unwrap();
-    let mut workers = Vec::new();
-    for w in 0..8 {
-        let mine: Vec<(usize, usize)> = pairs[w * 50..(w + 1) * 50].to_vec();
-        let cwd = dir.path().to_path_buf();
-        workers.push(std::thread::spawn(move || {
-            for (a, b) in mine {
-                let ids = format!("{},{}", id(a), id(b));
-                let (rc, _, err) = common::run_text(
-                    &cwd,
-                    "corrected",
-                    &[
-                        "learn",
-                        "--state",
-                        "brain/state.json",
-                        "--outcome",
-                        "1",
-                        "--fired-ids",
-                        &ids,
-                    ],
-                );
-                assert_eq!(rc, 0, "{err}");
-            }
-        }));
-    }
+    let workers = common::spawn_eight_learners(dir.path(), &pairs);
     for w in workers {
         w.join().unwrap();
     }

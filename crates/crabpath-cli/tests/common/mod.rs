@@ -53,6 +53,47 @@ pub fn run_text(dir: &Path, profile: &str, args: &[&str]) -> (i32, String, Strin
     )
 }
 
+/// The node id of chunk `i` of the one-file workspaces of the lost-update tests.
+pub fn note_id(i: usize) -> String {
+    format!("notes.md::{i}")
+}
+
+/// The eight writer processes of the lost-update tests (`safety.rs` on a state file,
+/// `reliability.rs` on a brain database): thread `w` runs `crabpath learn --state
+/// brain/state.json --outcome 1 --fired-ids A,B` (corrected profile, in `cwd`) for each
+/// pair of `pairs[50w..50w + 50]`, one process after the other, and asserts exit 0.
+/// The caller joins the threads.
+pub fn spawn_eight_learners(
+    cwd: &Path,
+    pairs: &[(usize, usize)],
+) -> Vec<std::thread::JoinHandle<()>> {
+    (0..8)
+        .map(|w| {
+            let mine: Vec<(usize, usize)> = pairs[w * 50..(w + 1) * 50].to_vec();
+            let cwd = cwd.to_path_buf();
+            std::thread::spawn(move || {
+                for (a, b) in mine {
+                    let ids = format!("{},{}", note_id(a), note_id(b));
+                    let (rc, _, err) = run_text(
+                        &cwd,
+                        "corrected",
+                        &[
+                            "learn",
+                            "--state",
+                            "brain/state.json",
+                            "--outcome",
+                            "1",
+                            "--fired-ids",
+                            &ids,
+                        ],
+                    );
+                    assert_eq!(rc, 0, "{err}");
+                }
+            })
+        })
+        .collect()
+}
+
 /// Copies a directory tree (files and directories; symbolic links as links).
 pub fn copy_tree(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).unwrap();
