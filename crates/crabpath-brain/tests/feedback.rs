@@ -4,48 +4,15 @@
 //! corrections that inhibit the attributed path, and the ledger that applies the same
 //! correction once. The pure rules are unit-tested in `crabpath_brain::turns`.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use crabpath::embed::{Embedder, HashEmbedder};
-use crabpath::graph::Metadata;
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::embedder::EmbedderInfo;
 use crabpath_brain::route::RouteMode;
-use crabpath_brain::service::{
-    export_state, init_store, CorrectRequest, FeedbackRequest, InitOptions,
-};
+use crabpath_brain::service::{export_state, CorrectRequest, FeedbackRequest};
 use crabpath_brain::turns::Window;
-use crabpath_brain::workspace::SplitOptions;
-use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
+use crabpath_brain::{Brain, QueryRequest};
 
 const QUESTION: &str = "deploy the service";
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crabpath/tests/fixtures/workspace")
-}
-
-fn store(dir: &Path) -> PathBuf {
-    let boot = split_workspace(fixtures(), &SplitOptions::new(Profile::Corrected)).unwrap();
-    let e = HashEmbedder::new();
-    let opts = InitOptions {
-        embedder: &e,
-        info: EmbedderInfo::hash_v1(),
-        parallel: false,
-        progress: None,
-    };
-    init_store(dir, &boot.graph, &opts, Metadata::new(), Vec::new()).unwrap();
-    dir.join("brain.db")
-}
-
-fn open(path: &Path, resident: bool) -> Brain {
-    let mut o = OpenOptions::new(Profile::Corrected);
-    o.resident = resident;
-    o.embedder = Some(std::sync::Arc::new(|| {
-        Ok(Box::new(HashEmbedder::new()) as Box<dyn Embedder>)
-    }));
-    Brain::open(locate(path), o).unwrap()
-}
 
 /// A served query: answered, then logged as a turn of `chat`. Returns the fired ids
 /// and the path.
@@ -89,8 +56,8 @@ fn weight(b: &mut Brain, from: &str, to: &str) -> Option<(f64, String)> {
 fn twelve_turns_credit_the_last_ten_with_decaying_weights_once() {
     for resident in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let db = store(dir.path());
-        let mut b = open(&db, resident);
+        let db = common::fixture_brain(dir.path()).1;
+        let mut b = common::open_hash(&db, Profile::Corrected, resident);
         for _ in 0..12 {
             ask(&mut b, "c");
         }
@@ -119,7 +86,7 @@ fn twelve_turns_credit_the_last_ten_with_decaying_weights_once() {
         assert_eq!(other.credited.len(), 1);
         drop(b);
         // the log lives in the database: another process sees the credit consumed
-        let mut b = open(&db, false);
+        let mut b = common::open_hash(&db, Profile::Corrected, false);
         assert!(feedback(&mut b, "c", -1.0, Window::default())
             .credited
             .is_empty());
@@ -130,8 +97,8 @@ fn twelve_turns_credit_the_last_ten_with_decaying_weights_once() {
 #[test]
 fn turns_older_than_the_window_are_not_reached() {
     let dir = tempfile::tempdir().unwrap();
-    let db = store(dir.path());
-    let mut b = open(&db, true);
+    let db = common::fixture_brain(dir.path()).1;
+    let mut b = common::open_hash(&db, Profile::Corrected, true);
     ask(&mut b, "c");
     std::thread::sleep(std::time::Duration::from_millis(20));
     // a window of 10 ms: the turn is 20 ms old
@@ -153,16 +120,16 @@ fn a_correction_inhibits_the_path_and_applies_once() {
     // a database (resident and not) and a state file (its log in memory)
     for (kind, resident) in [("db", false), ("db", true), ("state", true)] {
         let dir = tempfile::tempdir().unwrap();
-        let db = store(dir.path());
+        let db = common::fixture_brain(dir.path()).1;
         let path = if kind == "db" {
             db
         } else {
             let state = dir.path().join("state.json");
-            let mut b = open(&db, false);
+            let mut b = common::open_hash(&db, Profile::Corrected, false);
             export_state(&mut b, &state).unwrap();
             state
         };
-        let mut b = open(&path, resident);
+        let mut b = common::open_hash(&path, Profile::Corrected, resident);
         let (fired, steps) = ask(&mut b, "c");
         assert!(!steps.is_empty(), "{kind}: the question follows edges");
         let req = CorrectRequest {
@@ -216,8 +183,8 @@ fn a_correction_inhibits_the_path_and_applies_once() {
 #[test]
 fn teachings_are_stored_once_and_feedback_needs_a_target() {
     let dir = tempfile::tempdir().unwrap();
-    let db = store(dir.path());
-    let mut b = open(&db, true);
+    let db = common::fixture_brain(dir.path()).1;
+    let mut b = common::open_hash(&db, Profile::Corrected, true);
     let t = b
         .teach("The staging cluster is eu-west.", "TEACHING", None, "test")
         .unwrap();

@@ -5,17 +5,16 @@
 //! keeps the three that resemble the question among its five — read from a database's
 //! rows (sparse hash-v1 vectors), resident or not, and from a state file's index.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::{Edge, Metadata, Node};
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::embedder::EmbedderInfo;
 use crabpath_brain::route::RouteMode;
-use crabpath_brain::service::{export_state, init_store, InitOptions};
-use crabpath_brain::workspace::SplitOptions;
-use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest, Scope};
+use crabpath_brain::service::export_state;
+use crabpath_brain::{Brain, QueryRequest, Scope};
 
 const QUESTION: &str = "rollback the kubernetes deployment";
 
@@ -31,32 +30,11 @@ const TEXTS: [&str; 8] = [
     "kubernetes deployment history lists each rollout to roll back to",
 ];
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crabpath/tests/fixtures/workspace")
-}
-
-fn open(path: &Path, resident: bool) -> Brain {
-    let mut o = OpenOptions::new(Profile::Corrected);
-    o.resident = resident;
-    o.embedder = Some(std::sync::Arc::new(|| {
-        Ok(Box::new(HashEmbedder::new()) as Box<dyn Embedder>)
-    }));
-    Brain::open(locate(path), o).unwrap()
-}
-
 /// The fixture brain plus the hub and its eight targets.
 fn store(dir: &Path) -> PathBuf {
-    let boot = split_workspace(fixtures(), &SplitOptions::new(Profile::Corrected)).unwrap();
     let e = HashEmbedder::new();
-    let opts = InitOptions {
-        embedder: &e,
-        info: EmbedderInfo::hash_v1(),
-        parallel: false,
-        progress: None,
-    };
-    init_store(dir, &boot.graph, &opts, Metadata::new(), Vec::new()).unwrap();
-    let db = dir.join("brain.db");
-    let mut b = open(&db, false);
+    let (_, db) = common::fixture_brain(dir);
+    let mut b = common::open_hash(&db, Profile::Corrected, false);
     b.write(Scope::All, |w| {
         let node = |id: &str, text: &str| Node {
             id: id.into(),
@@ -100,13 +78,17 @@ fn route_modes_pick_the_edges_they_promise() {
     let dir = tempfile::tempdir().unwrap();
     let db = store(dir.path());
     let state = dir.path().join("state.json");
-    export_state(&mut open(&db, false), &state).unwrap();
+    export_state(
+        &mut common::open_hash(&db, Profile::Corrected, false),
+        &state,
+    )
+    .unwrap();
     for (what, path, resident) in [
         ("database", &db, false),
         ("resident database", &db, true),
         ("state file", &state, true),
     ] {
-        let mut b = open(path, resident);
+        let mut b = common::open_hash(path, Profile::Corrected, resident);
         assert_eq!(
             targets(&mut b, RouteMode::Off),
             all(&[0, 1, 2, 3, 4, 5, 6, 7]),

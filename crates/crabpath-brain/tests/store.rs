@@ -6,9 +6,11 @@
 //! that read only part of the graph must answer what the whole graph answers; and
 //! `export`/`import` of the reference's `state.json` must round-trip.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use crabpath::embed::{Embedder, HashEmbedder};
+use std::path::Path;
+
+use crabpath::embed::HashEmbedder;
 use crabpath::graph::{Graph, Metadata};
 use crabpath::profile::Profile;
 use crabpath::traverse::Traverser;
@@ -19,35 +21,7 @@ use crabpath_brain::embedder::EmbedderInfo;
 use crabpath_brain::reffiles::{graph_json, GraphShape};
 use crabpath_brain::service::{export_state, full_state, import_state, init_store, InitOptions};
 use crabpath_brain::workspace::SplitOptions;
-use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest, Scope};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crabpath/tests/fixtures/workspace")
-}
-
-/// The fixture workspace's graph (corrected split) and a brain database of it.
-fn brain(dir: &Path, profile: Profile) -> (Graph, PathBuf) {
-    let boot = split_workspace(fixtures(), &SplitOptions::new(Profile::Corrected)).unwrap();
-    let e = HashEmbedder::new();
-    let opts = InitOptions {
-        embedder: &e,
-        info: EmbedderInfo::hash_v1(),
-        parallel: false,
-        progress: None,
-    };
-    let _ = profile;
-    init_store(dir, &boot.graph, &opts, Metadata::new(), Vec::new()).unwrap();
-    (boot.graph, dir.join("brain.db"))
-}
-
-fn open(db: &Path, profile: Profile, resident: bool) -> Brain {
-    let mut o = OpenOptions::new(profile);
-    o.resident = resident;
-    o.embedder = Some(std::sync::Arc::new(|| {
-        Ok(Box::new(HashEmbedder::new()) as Box<dyn Embedder>)
-    }));
-    Brain::open(locate(db), o).unwrap()
-}
+use crabpath_brain::{QueryRequest, Scope};
 
 fn text(g: &Graph) -> String {
     graph_json(g, GraphShape::Bare).unwrap()
@@ -56,7 +30,7 @@ fn text(g: &Graph) -> String {
 /// The brain's graph as the reference writes it (checking on the way that the node
 /// count kept in the database is the graph's).
 fn stored(db: &Path) -> String {
-    let mut b = open(db, Profile::Corrected, false);
+    let mut b = common::open_hash(db, Profile::Corrected, false);
     let g = full_state(&mut b).unwrap().graph;
     let kept = crabpath_brain::store::Store::open(db, false)
         .unwrap()
@@ -87,9 +61,9 @@ fn writes_leave_the_brain_as_the_graph_in_memory() {
     for profile in Profile::ALL {
         for resident in [false, true] {
             let dir = tempfile::tempdir().unwrap();
-            let (mut mem, db) = brain(dir.path(), profile);
+            let (mut mem, db) = common::fixture_brain(dir.path());
             let ids: Vec<String> = mem.nodes().map(|(_, n)| n.id.clone()).collect();
-            let mut b = open(&db, profile, resident);
+            let mut b = common::open_hash(&db, profile, resident);
             let mut rng = Rng(7 + resident as u64 * 31 + profile as u64);
             for step in 0..120 {
                 match rng.below(10) {
@@ -173,10 +147,10 @@ fn writes_leave_the_brain_as_the_graph_in_memory() {
 #[test]
 fn a_resident_brain_sees_other_processes_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut mem, db) = brain(dir.path(), Profile::Corrected);
+    let (mut mem, db) = common::fixture_brain(dir.path());
     let ids: Vec<String> = mem.nodes().map(|(_, n)| n.id.clone()).collect();
-    let mut daemon = open(&db, Profile::Corrected, true);
-    let mut other = open(&db, Profile::Corrected, false);
+    let mut daemon = common::open_hash(&db, Profile::Corrected, true);
+    let mut other = common::open_hash(&db, Profile::Corrected, false);
     for (k, w) in ids.windows(3).take(30).enumerate() {
         let path = w.to_vec();
         // the other process learns; the daemon learns on top of it
@@ -201,9 +175,9 @@ fn a_resident_brain_sees_other_processes_writes() {
 #[test]
 fn a_query_reads_part_of_the_graph_and_answers_as_the_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, db) = brain(dir.path(), Profile::Corrected);
+    let (_, db) = common::fixture_brain(dir.path());
     // some learned edges, so that traversals go several hops
-    let mut b = open(&db, Profile::Corrected, false);
+    let mut b = common::open_hash(&db, Profile::Corrected, false);
     let ids: Vec<String> = b
         .read(|g, _| g.nodes().map(|(_, n)| n.id.clone()).collect())
         .unwrap();
@@ -211,7 +185,7 @@ fn a_query_reads_part_of_the_graph_and_answers_as_the_whole() {
         b.learn(w, 1.0).unwrap();
         b.learn(w, 1.0).unwrap();
     }
-    let mut resident = open(&db, Profile::Corrected, true);
+    let mut resident = common::open_hash(&db, Profile::Corrected, true);
     for q in [
         "deploy checks",
         "rollback on-call",
@@ -232,7 +206,7 @@ fn a_query_reads_part_of_the_graph_and_answers_as_the_whole() {
         assert_eq!(lazy_fired, fired, "{q}");
         assert_eq!(lazy_ctx, a.context(), "{q}");
         // and the whole graph with the same seeds
-        let st = full_state(&mut open(&db, Profile::Corrected, false)).unwrap();
+        let st = full_state(&mut common::open_hash(&db, Profile::Corrected, false)).unwrap();
         let seeds: Vec<_> = a
             .hits
             .iter()
@@ -253,8 +227,8 @@ fn a_query_reads_part_of_the_graph_and_answers_as_the_whole() {
 #[test]
 fn export_and_import_round_trip() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, db) = brain(&dir.path().join("a"), Profile::Corrected);
-    let mut b = open(&db, Profile::Corrected, false);
+    let (_, db) = common::fixture_brain(&dir.path().join("a"));
+    let mut b = common::open_hash(&db, Profile::Corrected, false);
     let ids: Vec<String> = b
         .read(|g, _| g.nodes().map(|(_, n)| n.id.clone()).collect())
         .unwrap();
@@ -262,7 +236,7 @@ fn export_and_import_round_trip() {
     let one = dir.path().join("one.json");
     export_state(&mut b, &one).unwrap();
     import_state(&one, &dir.path().join("b")).unwrap();
-    let mut b2 = open(&dir.path().join("b/brain.db"), Profile::Corrected, false);
+    let mut b2 = common::open_hash(&dir.path().join("b/brain.db"), Profile::Corrected, false);
     let two = dir.path().join("two.json");
     export_state(&mut b2, &two).unwrap();
     let strip = |p: &Path| {
@@ -272,7 +246,7 @@ fn export_and_import_round_trip() {
     };
     assert_eq!(strip(&one), strip(&two));
     // the state file opens as a brain too, with the same graph and vectors
-    let mut js = open(&one, Profile::Corrected, false);
+    let mut js = common::open_hash(&one, Profile::Corrected, false);
     let st = full_state(&mut js).unwrap();
     let st2 = full_state(&mut b2).unwrap();
     assert_eq!(text(&st.graph), text(&st2.graph));
@@ -297,7 +271,7 @@ fn copy_tree(src: &Path, dst: &Path) {
 fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
-    copy_tree(&fixtures(), &ws);
+    copy_tree(&common::fixtures(), &ws);
     let boot = split_workspace(&ws, &SplitOptions::new(Profile::Corrected)).unwrap();
     let e = HashEmbedder::new();
     let opts = InitOptions {
@@ -316,11 +290,17 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     let db = db_dir.join("brain.db");
     // a state file of the same brain, synced with the whole graph in memory
     let json = dir.path().join("state.json");
-    export_state(&mut open(&db, Profile::Corrected, false), &json).unwrap();
+    export_state(
+        &mut common::open_hash(&db, Profile::Corrected, false),
+        &json,
+    )
+    .unwrap();
     // some learning across files, then edits: a changed file, a new one, a deleted one
     let ids = ["README.md::1", "docs/runbook.md::0", "notes.txt::1"].map(String::from);
     for b in [db.as_path(), json.as_path()] {
-        open(b, Profile::Corrected, false).learn(&ids, 1.0).unwrap();
+        common::open_hash(b, Profile::Corrected, false)
+            .learn(&ids, 1.0)
+            .unwrap();
     }
     std::fs::write(
         ws.join("README.md"),
@@ -332,7 +312,7 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     let event = |_: &crabpath_brain::sync::SyncReport| pyformat::pyjson::PyDict::new();
     let mut reports = Vec::new();
     for b in [db.as_path(), json.as_path()] {
-        let mut brain = open(b, Profile::Corrected, false);
+        let mut brain = common::open_hash(b, Profile::Corrected, false);
         let r = brain.sync(&ws, Vec::new(), false, None, &event).unwrap();
         reports.push(r);
     }
@@ -342,12 +322,12 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
         "{:?}",
         reports[0]
     );
-    let a = full_state(&mut open(&db, Profile::Corrected, false)).unwrap();
-    let b = full_state(&mut open(&json, Profile::Corrected, false)).unwrap();
+    let a = full_state(&mut common::open_hash(&db, Profile::Corrected, false)).unwrap();
+    let b = full_state(&mut common::open_hash(&json, Profile::Corrected, false)).unwrap();
     assert_eq!(text(&a.graph), text(&b.graph));
     assert_eq!(a.meta.get("sync_files"), b.meta.get("sync_files"));
     // an unchanged folder: nothing re-split, nothing written
-    let again = open(&db, Profile::Corrected, false)
+    let again = common::open_hash(&db, Profile::Corrected, false)
         .sync(&ws, Vec::new(), false, None, &event)
         .unwrap();
     assert_eq!(

@@ -1,0 +1,47 @@
+//! Shared setup of the brain tests (`feedback.rs`, `route.rs`, `store.rs`): the core's
+//! fixture workspace, a brain database of it, and a brain opened with the hash-v1
+//! embedder.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use crabpath::embed::{Embedder, HashEmbedder};
+use crabpath::graph::{Graph, Metadata};
+use crabpath::profile::Profile;
+use crabpath_brain::bootstrap::split_workspace;
+use crabpath_brain::embedder::EmbedderInfo;
+use crabpath_brain::service::{init_store, InitOptions};
+use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::{locate, Brain, OpenOptions};
+
+/// The core crate's fixture workspace.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crabpath/tests/fixtures/workspace")
+}
+
+/// The fixture workspace's graph (corrected split) and a brain database of it in `dir`
+/// (hash-v1, built serially); returns the graph and the database file.
+pub fn fixture_brain(dir: &Path) -> (Graph, PathBuf) {
+    let boot = split_workspace(fixtures(), &SplitOptions::new(Profile::Corrected)).unwrap();
+    let e = HashEmbedder::new();
+    let opts = InitOptions {
+        embedder: &e,
+        info: EmbedderInfo::hash_v1(),
+        parallel: false,
+        progress: None,
+    };
+    init_store(dir, &boot.graph, &opts, Metadata::new(), Vec::new()).unwrap();
+    (boot.graph, dir.join("brain.db"))
+}
+
+/// Opens the brain at `path` (a database, a state file or their directory) in `profile`
+/// with the hash-v1 embedder; `resident` keeps the graph in memory.
+pub fn open_hash(path: &Path, profile: Profile, resident: bool) -> Brain {
+    let mut o = OpenOptions::new(profile);
+    o.resident = resident;
+    o.embedder = Some(std::sync::Arc::new(|| {
+        Ok(Box::new(HashEmbedder::new()) as Box<dyn Embedder>)
+    }));
+    Brain::open(locate(path), o).unwrap()
+}
