@@ -52,14 +52,7 @@ pub struct ReferenceClaim {
 }
 
 /// The paper-profile document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Paper {
-    /// The body.
-    #[serde(flatten)]
-    pub body: Body,
-    /// The reference's claim.
-    pub claim: ReferenceClaim,
-}
+pub type Paper = super::Paper<Body, ReferenceClaim>;
 
 /// The corrected profile's own fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

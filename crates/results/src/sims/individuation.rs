@@ -104,14 +104,7 @@ pub struct ReferenceClaim {
 }
 
 /// The paper-profile document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Paper {
-    /// The body.
-    #[serde(flatten)]
-    pub body: Body,
-    /// The reference's claim.
-    pub claim: ReferenceClaim,
-}
+pub type Paper = super::Paper<Body, ReferenceClaim>;
 
 /// The corrected-profile document.
 pub type Doc = Corrected<Body, super::NoExtra, ReferenceClaim>;

@@ -38,6 +38,18 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoExtra {}
 
+/// A paper-profile document of the usual shape: the scenario's body `B`, then the
+/// reference's claim `C` (each scenario's `Paper` names its own; `deploy_pipeline` adds
+/// the reference's note and has a type of its own).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Paper<B, C> {
+    /// The scenario's body.
+    #[serde(flatten)]
+    pub body: B,
+    /// The reference's claim.
+    pub claim: C,
+}
+
 /// A corrected-profile document: the body `B`, the header, the reference claim `R` it
 /// restates (when the scenario keeps it), the scenario's fields `X`, the claim, and the
 /// multi-seed aggregate (added by the runner over several seeds).
