@@ -2,7 +2,7 @@
 //! `results/sims/expected.json` (the OpenClawBrain paper, per simulation) and
 //! `results/v2/expected.json` (the CrabPath paper's tables), both compiled in; `report`
 //! reads the benchmark tables' files (`results/bench/expected.json`,
-//! `results/repo-bench/expected.json`) through [`tables_file`] and [`fill_tables`].
+//! `results/repo-bench/expected.json`) through [`fill_from_file`] and [`file_coverage`].
 //!
 //! A card says which rows a table has and how to read our value for each
 //! ([`Row`]); [`fill`] puts in each row's paper value, reference value, agreement and
@@ -117,6 +117,22 @@ pub fn fill_v2(tables: Vec<Table>) -> Vec<Table> {
 /// reader's tests parse its file).
 pub fn tables_file(text: &str, path: &str) -> TablesFile {
     parse(text, path)
+}
+
+/// `tables` filled from the compiled-in file of expected values `text` (at `path`, for
+/// messages): what `report` does with the benchmark tables' files.
+pub fn fill_from_file(text: &str, path: &str, tables: Vec<Table>) -> Vec<Table> {
+    fill_tables(&tables_file(text, path).tables, tables)
+}
+
+/// [`coverage`] of `tables` against the compiled-in file of expected values `text` (at
+/// `path`): rows without values, values without a row.
+pub fn file_coverage(text: &str, path: &str, tables: &[Table]) -> Vec<String> {
+    coverage(
+        path,
+        &tables_file(text, path).tables,
+        &defined(tables, None),
+    )
 }
 
 /// `(table number, row labels)` of defined tables.

@@ -114,18 +114,12 @@ pub const EXPECTED_PATH: &str = "results/bench/expected.json";
 /// Tables 22 (MultiHop-RAG) and 23 (HotPotQA), with the paper's numbers from
 /// `results/bench/expected.json`.
 pub fn specs() -> Vec<TableSpec> {
-    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
-    expected::fill_tables(&file.tables, definition())
+    expected::fill_from_file(EXPECTED, EXPECTED_PATH, definition())
 }
 
 /// What does not match between the tables' rows and `results/bench/expected.json`.
 pub fn expected_problems() -> Vec<String> {
-    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
-    expected::coverage(
-        EXPECTED_PATH,
-        &file.tables,
-        &expected::defined(&definition(), None),
-    )
+    expected::file_coverage(EXPECTED, EXPECTED_PATH, &definition())
 }
 
 /// Tables 22 and 23 without the paper's numbers.

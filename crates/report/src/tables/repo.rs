@@ -139,18 +139,12 @@ fn definition() -> Vec<TableSpec> {
 
 /// Tables 24 and 25, with the paper's numbers from `results/repo-bench/expected.json`.
 pub fn specs() -> Vec<TableSpec> {
-    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
-    expected::fill_tables(&file.tables, definition())
+    expected::fill_from_file(EXPECTED, EXPECTED_PATH, definition())
 }
 
 /// What does not match between the tables' rows and `results/repo-bench/expected.json`.
 pub fn expected_problems() -> Vec<String> {
-    let file = expected::tables_file(EXPECTED, EXPECTED_PATH);
-    expected::coverage(
-        EXPECTED_PATH,
-        &file.tables,
-        &expected::defined(&definition(), None),
-    )
+    expected::file_coverage(EXPECTED, EXPECTED_PATH, &definition())
 }
 
 /// The runs of `results/repo-bench/` that change one thing at a time on the paper's
