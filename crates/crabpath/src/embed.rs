@@ -144,14 +144,14 @@ impl HashEmbedder {
             Default::default(),
         );
         let mut add = |feature| {
-            let (bucket, sign) = match memo.get(feature) {
-                Some(&slot) => slot,
-                None => {
-                    let slot = self.feature_slot(feature);
-                    if memo.len() < SLOT_MEMO {
-                        memo.insert(feature, slot);
-                    }
-                    slot
+            let (bucket, sign) = if memo.len() < SLOT_MEMO {
+                *memo
+                    .entry(feature)
+                    .or_insert_with(|| self.feature_slot(feature))
+            } else {
+                match memo.get(feature) {
+                    Some(&slot) => slot,
+                    None => self.feature_slot(feature),
                 }
             };
             v[bucket] += sign;
