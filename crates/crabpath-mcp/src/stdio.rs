@@ -40,6 +40,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::args::kind;
+
 /// The longest line (one JSON-RPC message, newline excluded) the server reads: 4 MiB.
 ///
 /// The largest message a client has reason to send is a `teach` or `correct` with a
@@ -129,18 +131,6 @@ pub fn check_line(line: &[u8]) -> Checked {
         }
     };
     check_value(value)
-}
-
-/// The kind of a JSON value, for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Checks a parsed line: its JSON-RPC shape, then the params of a standard request.
