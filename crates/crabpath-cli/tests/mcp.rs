@@ -144,8 +144,8 @@ fn tools_answer_and_refuse_bad_arguments() {
         ("correct", json!({}), "correct: `content` is required"),
         ("correct", json!({"content": "x", "turns_ago": 1}), "correct: `turns_ago` needs a `chat_id`"),
         ("teach", json!({"content": "x", "kind": "NOTE"}), "teach: `kind` must be TEACHING or DIRECTIVE, got `NOTE`"),
-        ("health", json!({"x": 1}), "health: unknown argument `x` (expected: )"),
-        ("sync", json!({"workspace": "/no/such/folder"}), "sync: workspace /no/such/folder is not a folder"),
+        ("health", json!({"x": 1}), "health: unknown argument `x` (it takes no arguments)"),
+        ("sync", json!({"workspace": "/no/such/folder"}), "sync: unknown argument `workspace` (it takes no arguments)"),
         ("remember", json!({}), "unknown tool `remember` (tools: query, feedback, correct, teach, health, sync)"),
     ];
     for (tool, a, want) in cases {
