@@ -72,9 +72,9 @@ fn is_root() -> bool {
 /// Runs `crabpath <args>` in `dir` as a user for whom `chmod 000` holds: `nobody`
 /// through `setpriv` when running as root (the scratch directory and the brain are
 /// opened to every user first), else this user.
-fn run_unprivileged(dir: &Path, args: &[&str]) -> (i32, String, String) {
+fn run_unprivileged(dir: &Path, profile: &str, args: &[&str]) -> (i32, String, String) {
     if !is_root() {
-        return common::run_text(dir, "corrected", args);
+        return common::run_text(dir, profile, args);
     }
     for p in [dir, &dir.join("brain")] {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
@@ -90,7 +90,7 @@ fn run_unprivileged(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .arg(common::bin())
         .args(args)
         .current_dir(dir)
-        .env("CRABPATH_PROFILE", "corrected")
+        .env("CRABPATH_PROFILE", profile)
         .env("HOME", dir)
         .stdin(Stdio::null())
         .output()
@@ -112,7 +112,11 @@ fn an_unreadable_folder_keeps_its_nodes_and_the_sync_says_partial() {
     let d = dir.path();
     init(d);
     chmod(&d.join("ws/notes"), 0o000);
-    let (rc, out, err) = run_unprivileged(d, &["sync", "--state", "brain", "--workspace", "ws"]);
+    let (rc, out, err) = run_unprivileged(
+        d,
+        "corrected",
+        &["sync", "--state", "brain", "--workspace", "ws"],
+    );
     chmod(&d.join("ws/notes"), 0o755);
     assert_eq!(rc, 3, "partial: {out} {err}");
     assert!(
@@ -145,6 +149,7 @@ fn an_unreadable_changed_file_keeps_its_nodes() {
     chmod(&n2, 0o000);
     let (rc, out, err) = run_unprivileged(
         d,
+        "corrected",
         &["sync", "--state", "brain", "--workspace", "ws", "--json"],
     );
     chmod(&n2, 0o644);
@@ -310,4 +315,33 @@ fn the_mcp_sync_tool_reads_only_the_servers_folder() {
         assert!(v.as_str().unwrap().contains("--rebase"), "{v}");
     }
     assert_eq!(nodes(d), NODES);
+}
+
+#[test]
+fn the_paper_profile_keeps_the_nodes_of_an_unreadable_folder_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    workspace(&d.join("ws"));
+    let (rc, _, err) = common::run_text(
+        d,
+        "paper",
+        &["init", "--workspace", "ws", "--output", "brain"],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let count = || {
+        let text = std::fs::read_to_string(d.join("brain/state.json")).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        v["graph"]["nodes"].as_array().unwrap().len()
+    };
+    assert_eq!(count(), NODES);
+    chmod(&d.join("ws/notes"), 0o000);
+    let (rc, out, err) = run_unprivileged(
+        d,
+        "paper",
+        &["sync", "--state", "brain/state.json", "--workspace", "ws"],
+    );
+    chmod(&d.join("ws/notes"), 0o755);
+    assert_eq!(rc, 3, "{out} {err}");
+    assert!(out.contains(" -0 "), "{out}");
+    assert_eq!(count(), NODES);
 }
