@@ -20,9 +20,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crabpath_brain::route::RouteMode;
-use crabpath_brain::{locate, Brain, OpenOptions};
-use crabpath_mcp::{Options, Server};
+use crabpath_mcp::Server;
 use serde_json::{json, Map, Value};
 
 /// Nodes of [`workspace`]: a.md 3 (its title chunk and two sections), b.md, n1.md and
@@ -246,22 +244,6 @@ fn a_brain_that_records_no_folder_records_its_first_sync() {
     assert!(err.contains("ws2, not "), "{err}");
 }
 
-fn mcp_server(dir: &Path, workspace: Option<&str>) -> Server {
-    let mut o = OpenOptions::new(crabpath::Profile::Corrected);
-    o.resident = true;
-    o.embedder = Some(std::sync::Arc::new(|| {
-        Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
-    }));
-    let b = Brain::open(locate(&dir.join("brain")), o).unwrap();
-    Server::new(
-        b,
-        Options {
-            route_mode: RouteMode::EdgeSim,
-            workspace: workspace.map(|w| dir.join(w)),
-        },
-    )
-}
-
 fn call(s: &Server, tool: &str, a: Value) -> (bool, Value) {
     let a: Map<String, Value> = a.as_object().unwrap().clone();
     let r = s.call_tool_now(tool, &a);
@@ -281,7 +263,7 @@ fn the_mcp_sync_tool_reads_only_the_servers_folder() {
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::fs::write(elsewhere.join("secret.md"), "# S\n\n## s\nhost file\n").unwrap();
     {
-        let s = mcp_server(d, Some("ws"));
+        let s = common::mcp_server(d, Some(d.join("ws")));
         // a call cannot name a folder (before: it read it, removing all 9 nodes)
         let (is_err, v) = call(
             &s,
@@ -301,7 +283,7 @@ fn the_mcp_sync_tool_reads_only_the_servers_folder() {
     assert_eq!(nodes(d), NODES);
     // without --workspace: the folder the brain records
     {
-        let s = mcp_server(d, None);
+        let s = common::mcp_server(d, None);
         let (is_err, v) = call(&s, "sync", json!({}));
         assert!(!is_err, "{v}");
         let ws = std::fs::canonicalize(d.join("ws")).unwrap();
@@ -309,7 +291,7 @@ fn the_mcp_sync_tool_reads_only_the_servers_folder() {
     }
     // started with another folder: refused (that needs `crabpath sync --rebase`)
     {
-        let s = mcp_server(d, Some("elsewhere"));
+        let s = common::mcp_server(d, Some(d.join("elsewhere")));
         let (is_err, v) = call(&s, "sync", json!({}));
         assert!(is_err, "{v}");
         assert!(v.as_str().unwrap().contains("--rebase"), "{v}");

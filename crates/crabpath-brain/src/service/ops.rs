@@ -22,6 +22,15 @@ use crate::sync::{
     SyncOptions, SyncReport, SYNC_FILES_KEY, WORKSPACE_KEY,
 };
 
+/// The one number a `SELECT COUNT(*)` of the brain's database gives.
+fn count_rows(store: &crate::store::Store, sql: &str) -> Result<usize> {
+    let n: i64 = store
+        .conn()
+        .query_row(sql, [], |r| r.get(0))
+        .map_err(sql_error(store.path()))?;
+    Ok(n as usize)
+}
+
 /// What `learn` reports (`{"edges_updated", "max_weight_delta"}`).
 pub type LearnReport = LearnSummary;
 
@@ -74,14 +83,7 @@ impl Brain {
     pub fn vector_count(&mut self) -> Result<usize> {
         match &mut self.backend {
             Backend::Json(_) => Ok(self.json_state()?.index.len()),
-            Backend::Store(s) => {
-                let n: i64 = s
-                    .store
-                    .conn()
-                    .query_row("SELECT COUNT(*) FROM vectors", [], |r| r.get(0))
-                    .map_err(sql_error(s.store.path()))?;
-                Ok(n as usize)
-            }
+            Backend::Store(s) => count_rows(&s.store, "SELECT COUNT(*) FROM vectors"),
         }
     }
 
@@ -198,18 +200,10 @@ impl Brain {
         self.catch_up()?;
         match &mut self.backend {
             Backend::Json(_) => Ok(self.json_state()?.graph.node_count()),
-            Backend::Store(s) => {
-                let n: i64 = s
-                    .store
-                    .conn()
-                    .query_row(
-                        "SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL",
-                        [],
-                        |r| r.get(0),
-                    )
-                    .map_err(sql_error(s.store.path()))?;
-                Ok(n as usize)
-            }
+            Backend::Store(s) => count_rows(
+                &s.store,
+                "SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL",
+            ),
         }
     }
 
