@@ -73,7 +73,8 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
         fields.insert("files_unchanged".into(), out::count(report.files_unchanged));
         fields.insert("files_deleted".into(), out::count(report.files_deleted));
     }
-    if partial {
+    if ctx.fixes() || partial {
+        // counted apart from the deleted files (paper: only when there are some)
         fields.insert(
             "paths_unreadable".into(),
             out::count(report.unreadable.len()),
