@@ -227,8 +227,9 @@ pub struct McpArgs {
     /// /mcp) instead of stdio. Addresses other than loopback need --allow-remote.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// The folder the brain was built from, which the `sync` tool re-reads (a call
-    /// may name another).
+    /// The folder the `sync` tool re-reads, and the only one (a call cannot name
+    /// another). Default: the folder the brain records it was built from. A folder
+    /// other than that one is refused (use `crabpath sync --rebase`).
     #[arg(long)]
     pub workspace: Option<String>,
     /// Accept --http addresses that are not loopback (the server has no
@@ -542,13 +543,25 @@ pub struct InfoArgs {
 
 /// `sync`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 synced; 1 an error, or a sync refused (another folder without --rebase, more than half of the nodes removed without --allow-mass-delete; nothing is written); 3 partial: some paths exist but could not be read, and their nodes were kept (they are listed on stderr)."
+)]
 pub struct SyncArgs {
     /// The brain's state file.
     #[arg(long)]
     pub state: String,
-    /// The folder the brain was built from.
+    /// The folder the brain was built from (corrected profile: the brain records it;
+    /// another folder is refused unless --rebase).
     #[arg(long)]
     pub workspace: String,
+    /// Sync a folder other than the one the brain was built from, and record it as the
+    /// brain's folder (a snapshot is taken first; `crabpath rollback` undoes it).
+    #[arg(long)]
+    pub rebase: bool,
+    /// Let the sync remove more than half of the brain's nodes (refused otherwise; a
+    /// snapshot is taken first).
+    #[arg(long)]
+    pub allow_mass_delete: bool,
     /// Embedder for new and changed chunks (default: the state's).
     #[arg(long, value_enum)]
     pub embedder: Option<EmbedderChoice>,
@@ -602,7 +615,9 @@ pub struct ExportArgs {
     /// The brain (its directory, or a file in it).
     #[arg(long)]
     pub state: String,
-    /// The state.json to write (replaced atomically if it exists).
+    /// The state.json to write: a new path or a regular file (replaced atomically).
+    /// A directory, a device, a FIFO, or a path inside a brain directory (one holding
+    /// brain.db) is refused.
     #[arg(long)]
     pub output: String,
 }

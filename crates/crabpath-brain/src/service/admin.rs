@@ -445,6 +445,28 @@ impl Brain {
         })
     }
 
+    /// Takes a snapshot before an operation that may lose data (`sync --rebase`):
+    /// named `before-<what>-<UTC time>`, with `-2`, `-3`, … when that name is taken.
+    pub fn snapshot_before(&mut self, what: &str) -> Result<Snapshot> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        let base = format!("before-{what}-{}", crate::snapshot::default_name(now));
+        let taken: Vec<String> = self.snapshots()?.into_iter().map(|s| s.name).collect();
+        let name = (1..)
+            .map(|i| {
+                if i == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}-{i}")
+                }
+            })
+            .find(|n| !taken.contains(n))
+            .unwrap_or(base);
+        self.snapshot(&name)
+    }
+
     /// The snapshots, oldest first.
     pub fn snapshots(&self) -> Result<Vec<Snapshot>> {
         let Some(dir) = self.snapshot_dir() else {

@@ -36,7 +36,7 @@ pub const APPLICATION_ID: i32 = 0x4350_4252;
 pub const SCHEMA_VERSION: i32 = 2;
 
 /// The database file inside a brain directory.
-pub const DB_FILE: &str = "brain.db";
+pub const DB_FILE: &str = pyformat::io::BRAIN_DB_FILE;
 
 /// The statements creating schema version 1.
 pub const SCHEMA_V1: &str = "

@@ -11,8 +11,10 @@ use crate::error::CliResult;
 use crate::out;
 
 pub fn run_export(ctx: &Ctx, a: &ExportArgs) -> CliResult {
-    let mut brain = ctx.open(crabpath_brain::locate(&expanduser(&a.state)), false)?;
     let out_path = expanduser(&a.output);
+    // before anything is read: a new path or a regular file, outside every brain
+    pyformat::io::check_output("--output", &out_path)?;
+    let mut brain = ctx.open(crabpath_brain::locate(&expanduser(&a.state)), false)?;
     export_state(&mut brain, &out_path)?;
     eprintln!("crabpath: exported to {}", pathlib_str(&out_path));
     Ok(0)

@@ -246,3 +246,22 @@ fn normalisation_matches_the_reference_rules() {
         "{'type': 'x', 'ts': 0, 'iso': 'ISO'}\n 1. learn @ ISO: {\"ts\": 0, \"total_ms\": 0, \"created_at\": \"ISO\"}\npython_version: PASS (VERSION)"
     );
 }
+
+/// An MCP server (the handler of `crabpath mcp`, called in process) on the corrected
+/// brain `dir/brain`, resident, hash-v1 embedder, `edge+sim` routing; `workspace` is
+/// its `--workspace`.
+pub fn mcp_server(dir: &Path, workspace: Option<PathBuf>) -> crabpath_mcp::Server {
+    let mut o = crabpath_brain::OpenOptions::new(crabpath::Profile::Corrected);
+    o.resident = true;
+    o.embedder = Some(std::sync::Arc::new(|| {
+        Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
+    }));
+    let b = crabpath_brain::Brain::open(crabpath_brain::locate(&dir.join("brain")), o).unwrap();
+    crabpath_mcp::Server::new(
+        b,
+        crabpath_mcp::Options {
+            route_mode: crabpath_brain::route::RouteMode::EdgeSim,
+            workspace,
+        },
+    )
+}
