@@ -521,13 +521,16 @@ impl Daemon {
             Some(PyValue::Bool(b)) => *b,
             Some(_) => return Err(Failure("dry_run must be a boolean".into())),
         };
+        if self.profile.fixes_bugs() {
+            maintain::check_task_names(&requested).map_err(Failure)?;
+        }
         let max_merges = int_param(params, "max_merges", Some(5))?;
         let prune_below = match params.get("prune_below") {
             None | Some(PyValue::Null) => 0.01,
             Some(v) => v
                 .as_number()
-                .filter(|_| !matches!(v, PyValue::Str(_)))
-                .ok_or_else(|| Failure("prune_below must be a number".into()))?,
+                .filter(|x| !matches!(v, PyValue::Str(_)) && x.is_finite())
+                .ok_or_else(|| Failure("prune_below must be a finite number".into()))?,
         };
         let embedder = if self.profile.fixes_bugs() {
             Some(self.brain.take_embedder()?)

@@ -44,6 +44,7 @@ mod context;
 mod embedding;
 mod error;
 mod out;
+mod values;
 
 use std::process::ExitCode;
 
