@@ -9,7 +9,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -394,15 +394,7 @@ fn daemon(
     std::process::ChildStdin,
     BufReader<std::process::ChildStdout>,
 ) {
-    let mut c = Command::new(common::bin())
-        .args(["daemon", "--state", "b"])
-        .current_dir(d)
-        .env("CRABPATH_PROFILE", "corrected")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut c = common::spawn_piped(d, "corrected", &["daemon", "--state", "b"]);
     let stdin = c.stdin.take().unwrap();
     let stdout = BufReader::new(c.stdout.take().unwrap());
     (c, stdin, stdout)

@@ -246,3 +246,18 @@ fn normalisation_matches_the_reference_rules() {
         "{'type': 'x', 'ts': 0, 'iso': 'ISO'}\n 1. learn @ ISO: {\"ts\": 0, \"total_ms\": 0, \"created_at\": \"ISO\"}\npython_version: PASS (VERSION)"
     );
 }
+
+/// Starts `crabpath <args>` in `dir` with the given profile, stdin, stdout and stderr
+/// piped (a daemon or a command fed while it runs).
+pub fn spawn_piped(dir: &Path, profile: &str, args: &[&str]) -> std::process::Child {
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("CRABPATH_PROFILE", profile)
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn crabpath")
+}
