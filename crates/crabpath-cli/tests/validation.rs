@@ -389,12 +389,14 @@ fn authority_map_names_the_option_and_the_authorities() {
 /// Starts a corrected daemon on `d/b`; returns it with its stdin and stdout.
 fn daemon(
     d: &Path,
+    profile: &str,
+    state: &str,
 ) -> (
     std::process::Child,
     std::process::ChildStdin,
     BufReader<std::process::ChildStdout>,
 ) {
-    let mut c = common::spawn_piped(d, "corrected", &["daemon", "--state", "b"]);
+    let mut c = common::spawn_piped(d, profile, &["daemon", "--state", state]);
     let stdin = c.stdin.take().unwrap();
     let stdout = BufReader::new(c.stdout.take().unwrap());
     (c, stdin, stdout)
@@ -419,7 +421,7 @@ fn daemon_checks_outcome_and_tasks_and_a_deleted_brain_is_not_saved() {
     // the brain, `save` answered {"saved": true} and the learn was lost
     let dir = scratch_brain();
     let d = dir.path();
-    let (mut child, mut stdin, mut stdout) = daemon(d);
+    let (mut child, mut stdin, mut stdout) = daemon(d, "corrected", "b");
     let learn = |o: &str| {
         format!(
             r#"{{"id": 1, "method": "learn", "params": {{"fired_nodes": ["README.md::0", "README.md::1"], "outcome": {o}}}}}"#
@@ -447,6 +449,32 @@ fn daemon_checks_outcome_and_tasks_and_a_deleted_brain_is_not_saved() {
     let msg = a["error"]["message"].as_str().unwrap_or_default();
     assert!(
         msg.contains("b/brain.db") && msg.contains("no longer exists"),
+        "{a}"
+    );
+    drop(stdin);
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_state_file_whose_directory_was_deleted_is_named_in_words() {
+    // before: `save` answered `pj/state.json: entity not found` (the bare error kind)
+    let dir = common::scratch();
+    let d = dir.path();
+    let (rc, _, err) =
+        common::run_text(d, "paper", &["init", "--workspace", "ws", "--output", "pj"]);
+    assert_eq!(rc, 0, "{err}");
+    let (mut child, mut stdin, mut stdout) = daemon(d, "paper", "pj/state.json");
+    let a = ask(
+        &mut stdin,
+        &mut stdout,
+        r#"{"id": 1, "method": "learn", "params": {"fired_nodes": ["README.md::0", "README.md::1"], "outcome": 1}}"#,
+    );
+    assert_eq!(a["result"]["edges_updated"], json!(1), "{a}");
+    std::fs::remove_dir_all(d.join("pj")).unwrap();
+    let a = ask(&mut stdin, &mut stdout, r#"{"id": 2, "method": "save"}"#);
+    let msg = a["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(
+        msg, "pj/state.json: the directory pj does not exist (deleted or moved?)",
         "{a}"
     );
     drop(stdin);

@@ -377,9 +377,16 @@ impl Brain {
         };
         if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !dir.is_dir() {
+                // said in words (the bare kind printed `entity not found`)
                 return Err(crate::error::io_error(
                     &target,
-                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                    std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!(
+                            "the directory {} does not exist (deleted or moved?)",
+                            dir.display()
+                        ),
+                    ),
                 ));
             }
         }
