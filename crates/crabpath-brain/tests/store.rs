@@ -235,7 +235,7 @@ fn export_and_import_round_trip() {
     b.learn(&ids[..3], 1.0).unwrap();
     let one = dir.path().join("one.json");
     export_state(&mut b, &one).unwrap();
-    import_state(&one, &dir.path().join("b")).unwrap();
+    import_state(&one, &dir.path().join("b"), &[EmbedderInfo::hash_v1()]).unwrap();
     let mut b2 = common::open_hash(&dir.path().join("b/brain.db"), Profile::Corrected, false);
     let two = dir.path().join("two.json");
     export_state(&mut b2, &two).unwrap();

@@ -384,8 +384,8 @@ pub struct MaintainArgs {
     /// Apply at most this many merges.
     #[arg(long, default_value = "5", value_parser = py_int, allow_negative_numbers = true)]
     pub max_merges: i64,
-    /// Prune edges whose |weight| is below this.
-    #[arg(long, default_value = "0.01", value_parser = py_float, allow_negative_numbers = true)]
+    /// Prune edges whose |weight| is below this (finite; corrected: 0 to 1).
+    #[arg(long, default_value = "0.01", value_parser = crate::values::finite_f64, allow_negative_numbers = true)]
     pub prune_below: f64,
     /// LLM confirmation of merges (only `none` is available).
     #[arg(long, value_enum, default_value = "none")]
@@ -462,8 +462,8 @@ pub struct InjectArgs {
     #[arg(long, default_value = "3", value_parser = py_int, allow_negative_numbers = true)]
     pub connect_top_k: i64,
     /// Minimum similarity of a connected node (default: 0.0 with the hash embedder,
-    /// 0.3 otherwise).
-    #[arg(long, value_parser = py_float, allow_negative_numbers = true)]
+    /// 0.3 otherwise; finite; corrected: -1 to 1).
+    #[arg(long, value_parser = crate::values::finite_f64, allow_negative_numbers = true)]
     pub connect_min_sim: Option<f64>,
     /// Embedder for the content (default: the one the state was built with).
     #[arg(long, value_enum)]

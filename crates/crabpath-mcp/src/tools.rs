@@ -285,7 +285,8 @@ fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
         args,
         &["outcome", "chat_id", "turns_ago", "fired_ids"],
     )?;
-    let outcome = a.number("outcome", -1.0, 1.0)?;
+    let (lo, hi) = crabpath_brain::command::learn::OUTCOME_RANGE;
+    let outcome = a.number("outcome", lo, hi)?;
     let chat_id = a.opt_text("chat_id")?.map(str::trim);
     let fired_ids = a.opt_strs("fired_ids")?;
     let turns_ago = turns_ago(&a)?;

@@ -216,8 +216,17 @@ pub fn init_store(
 /// Imports a reference `state.json` (with the `journal.jsonl` beside it, if any) as a
 /// brain database in `dir`. Vectors are stored as `f32` unit vectors: exporting the
 /// result and importing that again gives the same brain, bit for bit.
-pub fn import_state(state_json: &Path, dir: &Path) -> Result<InitReport> {
-    let state = crate::statefile::load_state(state_json)?;
+///
+/// The file is checked first ([`crate::statecheck::check_state`]; `known`: the
+/// embedders this program has): a document a brain cannot rely on (no `graph`, the same
+/// node or edge twice, an edge to no node, a vector of no node, an embedder not in
+/// `known`, ...) is an error naming the JSON path of its first problem, and nothing is
+/// written.
+pub fn import_state(state_json: &Path, dir: &Path, known: &[EmbedderInfo]) -> Result<InitReport> {
+    let bytes = std::fs::read(state_json).map_err(|e| io_error(state_json, e))?;
+    crate::statecheck::check_state(&bytes, state_json, known)?;
+    let state = crate::statefile::parse_state(&bytes, state_json)?;
+    drop(bytes);
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let name = state
         .meta

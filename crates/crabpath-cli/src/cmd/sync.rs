@@ -1,6 +1,6 @@
 //! `crabpath sync` (reference `crabpath/cli.py::cmd_sync`, `sync.py::sync_workspace`).
 
-use crabpath_brain::sync::{parse_authority_map, SyncGuard, SyncReport};
+use crabpath_brain::sync::{SyncGuard, SyncReport};
 use crabpath_brain::workspace::expanduser;
 use pyformat::pyjson::{PyDict, PyValue};
 
@@ -11,10 +11,7 @@ use crate::error::{reference, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
-    let map = match parse_authority_map(a.authority_map.as_deref()) {
-        Ok(m) => m,
-        Err(msg) => return reference(msg),
-    };
+    let map = crate::values::authority_map(ctx, a.authority_map.as_deref())?;
     let path = ctx.state_path(&a.state, false);
     let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
     let meta = brain.embedder_meta()?;

@@ -265,3 +265,18 @@ pub fn mcp_server(dir: &Path, workspace: Option<PathBuf>) -> crabpath_mcp::Serve
         },
     )
 }
+
+/// Starts `crabpath <args>` in `dir` with the given profile, stdin, stdout and stderr
+/// piped (a daemon or a command fed while it runs).
+pub fn spawn_piped(dir: &Path, profile: &str, args: &[&str]) -> std::process::Child {
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("CRABPATH_PROFILE", profile)
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn crabpath")
+}
