@@ -324,9 +324,21 @@ fn truthy(v: Option<&PyValue>) -> bool {
 pub type ResolveEmbedder<'a> =
     &'a dyn Fn(&crabpath::graph::Metadata) -> Result<(EmbedderInfo, EmbedderLoader), String>;
 
-/// What fixes a brain whose database lacks or holds wrong rows: the two commands that
-/// replace it with a sound one.
-const REPLACE_HINT: &str = "restore a snapshot (`crabpath rollback --state <brain>`) or rebuild the brain (`crabpath init --workspace <folder> --output <dir>`)";
+/// What fixes a brain whose rows are wrong (the schema is whole): `rollback` replaces
+/// every row but the journal's with a snapshot's; `init` rebuilds from the folder.
+const REPLACE_HINT: &str = "restore a snapshot taken before (`crabpath rollback --state <brain> --to <name>`) or rebuild the brain from its folder (`crabpath init --workspace <folder> --output <new dir>`)";
+
+/// What fixes a schema that lacks a part while the brain can still be exported: a new
+/// database of the whole schema, with the same nodes, edges, vectors and weights
+/// (`rollback` would not do: it replaces rows, not tables).
+const REEXPORT_HINT: &str = "export the brain and import it over itself (`crabpath export --state <brain> --output <file>.json`, then `crabpath import --state <file>.json --output <brain>`): nodes, edges and learned weights are kept, the query journal is not";
+
+/// What fixes a schema that lacks a part the export reads (nodes, edges, vectors,
+/// meta): the same through a snapshot (a whole database), or a rebuild.
+const REBUILD_HINT: &str = "rebuild the brain from a snapshot (`crabpath export --state <brain>/snapshots/<name>.db --output <file>.json`, then `crabpath import --state <file>.json --output <brain>`) or from its folder (`crabpath init --workspace <folder> --output <new dir>`)";
+
+/// The hint of a check that cannot read its table or column.
+const UNREADABLE_HINT: &str = "a table or column is missing: see schema_complete for what fixes it";
 
 /// `doctor` on a brain database (`brain.db`), each failure with what fixes it:
 ///
@@ -392,15 +404,24 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
         ),
     }
     let conn = store.conn();
-    match crate::store::schema::schema_problems(conn) {
+    let problems = crate::store::schema::schema_problems(conn);
+    let schema_ok = matches!(&problems, Ok(p) if p.is_empty());
+    match problems {
         Ok(p) if p.is_empty() => run.check(
             "schema_complete",
             true,
             format!("schema {}", crate::store::schema::SCHEMA_VERSION),
             "",
         ),
-        Ok(p) => run.check("schema_complete", false, p.join("; "), REPLACE_HINT),
-        Err(e) => run.check("schema_complete", false, e.to_string(), REPLACE_HINT),
+        Ok(p) => {
+            // whether `export` still reads the brain decides which repair works
+            let exports = open_read_only(db, None)
+                .and_then(|mut b| crate::service::full_state(&mut b))
+                .is_ok();
+            let hint = if exports { REEXPORT_HINT } else { REBUILD_HINT };
+            run.check("schema_complete", false, p.join("; "), hint)
+        }
+        Err(e) => run.check("schema_complete", false, e.to_string(), REBUILD_HINT),
     }
     let count = |sql: &str| -> Result<i64, String> {
         conn.query_row(sql, [], |r| r.get(0))
@@ -413,7 +434,7 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
             format!("nodes={nodes}"),
             "the brain is empty: build it from a folder with `crabpath init --workspace <folder> --output <dir>`",
         ),
-        Err(e) => run.check("graph_has_nodes", false, e, REPLACE_HINT),
+        Err(e) => run.check("graph_has_nodes", false, e, UNREADABLE_HINT),
     }
     match count("SELECT COUNT(*) FROM edges") {
         Ok(edges) => run.check(
@@ -422,7 +443,7 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
             format!("edges={edges}"),
             "no edges: run `crabpath connect --state <brain>` or learn from queries",
         ),
-        Err(e) => run.check("graph_has_edges", false, e, REPLACE_HINT),
+        Err(e) => run.check("graph_has_edges", false, e, UNREADABLE_HINT),
     }
     let meta = crate::store::rows::load_meta(conn).unwrap_or_default();
     let recorded = EmbedderInfo::from_meta(&meta);
@@ -463,7 +484,14 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
     };
     match ran {
         Ok(fired) => run.check("query_works", true, format!("fired={fired}"), ""),
-        Err(e) => run.check("query_works", false, e, REPLACE_HINT),
+        Err(e) => {
+            let hint = if schema_ok {
+                REPLACE_HINT
+            } else {
+                UNREADABLE_HINT
+            };
+            run.check("query_works", false, e, hint)
+        }
     }
     let writable = std::fs::OpenOptions::new().append(true).open(db).is_ok();
     run.check(
@@ -501,7 +529,7 @@ fn check_edge_ends(run: &mut Run, conn: &rusqlite::Connection) {
             "edges_end_at_nodes",
             false,
             format!("cannot be read: {e}"),
-            REPLACE_HINT,
+            UNREADABLE_HINT,
         ),
     }
 }
@@ -538,7 +566,7 @@ fn check_counts(run: &mut Run, conn: &rusqlite::Connection) {
                 "counts_agree",
                 false,
                 format!("cannot be read: {e}"),
-                REPLACE_HINT,
+                UNREADABLE_HINT,
             );
             return;
         }
@@ -606,9 +634,18 @@ fn check_search_index(run: &mut Run, store: &crate::store::Store) {
             "search_index",
             false,
             format!("cannot be read: {e}"),
-            REPLACE_HINT,
+            UNREADABLE_HINT,
         ),
     }
+}
+
+/// The brain at `db` through the service, read-only (nothing is written, nothing
+/// journaled), with `loader` as its embedder.
+fn open_read_only(db: &Path, loader: Option<EmbedderLoader>) -> crate::error::Result<Brain> {
+    let mut options = OpenOptions::new(Profile::Corrected);
+    options.write = false;
+    options.embedder = loader;
+    Brain::open(crate::Location::Store(db.to_path_buf()), options)
 }
 
 /// Check 13 of [`doctor_store`]: one query (the first node's text, or `doctor` in an
@@ -630,10 +667,7 @@ fn query_once(
         .map(|c| c.chars().take(200).collect())
         .filter(|c: &String| !c.trim().is_empty())
         .unwrap_or_else(|| "doctor".to_string());
-    let mut options = OpenOptions::new(Profile::Corrected);
-    options.write = false;
-    options.embedder = Some(loader);
-    let mut brain = Brain::open(crate::Location::Store(db.to_path_buf()), options)?;
+    let mut brain = open_read_only(db, Some(loader))?;
     let answer = brain.query(&QueryRequest::new(&text, 4))?;
     Ok(answer.result.fired.len())
 }
