@@ -137,6 +137,22 @@ fn reseal(bytes: &mut [u8]) {
     bytes[SUM_AT..SUM_AT + SUM_LEN].copy_from_slice(&sum.to_le_bytes());
 }
 
+/// Writes the fixture's index with the damage `ds` (and a recomputed checksum when
+/// `resealed`); returns the file and the brain's dimension.
+fn write_damaged(f: &Fixture, ds: &[Damage], resealed: bool) -> (PathBuf, Vec<u8>, usize) {
+    let path = index_path(f.db.parent().unwrap());
+    let mut bytes = f.good.clone();
+    for d in ds {
+        apply(&mut bytes, d);
+    }
+    if resealed {
+        reseal(&mut bytes);
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let dim = Store::open(&f.db, false).unwrap().dim();
+    (path, bytes, dim)
+}
+
 thread_local! {
     static FIXTURE: Fixture = fixture();
 }
@@ -172,13 +188,7 @@ proptest! {
     #[test]
     fn damage_is_refused_and_rebuilt(ds in prop::collection::vec(damage(), 1..4)) {
         FIXTURE.with(|f| {
-            let path = index_path(f.db.parent().unwrap());
-            let mut bytes = f.good.clone();
-            for d in &ds {
-                apply(&mut bytes, d);
-            }
-            std::fs::write(&path, &bytes).unwrap();
-            let dim = Store::open(&f.db, false).unwrap().dim();
+            let (path, bytes, dim) = write_damaged(f, &ds, false);
             let opened = PostingsFile::open(&path, dim);
             prop_assert_eq!(opened.is_ok(), bytes == f.good, "{:?}", opened.err());
             let s = load(&f.db);
@@ -195,14 +205,7 @@ proptest! {
     #[test]
     fn resealed_damage_never_panics(ds in prop::collection::vec(damage(), 1..4)) {
         FIXTURE.with(|f| {
-            let path = index_path(f.db.parent().unwrap());
-            let mut bytes = f.good.clone();
-            for d in &ds {
-                apply(&mut bytes, d);
-            }
-            reseal(&mut bytes);
-            std::fs::write(&path, &bytes).unwrap();
-            let dim = Store::open(&f.db, false).unwrap().dim();
+            let (path, _, dim) = write_damaged(f, &ds, true);
             let _ = PostingsFile::open(&path, dim);
             let s = load(&f.db);
             for q in &f.queries {

@@ -78,6 +78,23 @@ fn snapshot(d: &Path) {
     assert_eq!(rc, 0, "{err}");
 }
 
+/// Takes the snapshot `good` (once), runs `statements` on the database, checks that
+/// `crabpath query` fails on it when `query_fails` (the brain is really broken) and
+/// returns doctor's report, which must fail.
+fn broken(d: &Path, statements: &str, query_fails: bool) -> String {
+    if !d.join("b/snapshots/good.db").exists() {
+        snapshot(d);
+    }
+    sql(d, statements);
+    if query_fails {
+        let (rc, _, err) = cli(d, &["query", "deploy", "--state", "b"]);
+        assert_ne!(rc, 0, "the brain is broken: {err}");
+    }
+    let (rc, out, _) = doctor(d);
+    assert_eq!(rc, 1, "{statements}: {out}");
+    out
+}
+
 /// `rollback --to good`, then doctor passes every check.
 fn rollback_heals(d: &Path) {
     let (rc, _, err) = cli(d, &["rollback", "--state", "b", "--to", "good"]);
@@ -86,10 +103,10 @@ fn rollback_heals(d: &Path) {
     assert_eq!((rc, summary(&out)), (0, all_pass().as_str()), "{out}");
 }
 
-/// The advice of an incomplete schema whose brain still exports: export, then import
-/// over the brain; doctor passes every check after it.
-fn reexport_heals(d: &Path) {
-    let (rc, _, err) = cli(d, &["export", "--state", "b", "--output", "b.json"]);
+/// The advice of an incomplete schema: export the brain (`from`: itself, or a snapshot
+/// when it cannot be exported), then import over it; doctor passes every check after.
+fn reexport_heals(d: &Path, from: &str) {
+    let (rc, _, err) = cli(d, &["export", "--state", from, "--output", "b.json"]);
     assert_eq!(rc, 0, "{err}");
     let (rc, _, err) = cli(d, &["import", "--state", "b.json", "--output", "b"]);
     assert_eq!(rc, 0, "{err}");
@@ -111,18 +128,14 @@ fn a_dropped_journal_fails_the_schema_check() {
     // before: 10/10 PASS, while `query` failed "no such table: journal"
     let dir = brain();
     let d = dir.path();
-    sql(d, "DROP TABLE journal");
-    let (rc, _, err) = cli(d, &["query", "deploy", "--state", "b"]);
-    assert_ne!(rc, 0, "the brain is broken: {err}");
-    let (rc, out, _) = doctor(d);
-    assert_eq!(rc, 1, "{out}");
+    let out = broken(d, "DROP TABLE journal", true);
     fails(
         &out,
         "schema_complete",
         "(missing table journal)",
         "crabpath import --state <file>.json --output <brain>",
     );
-    reexport_heals(d);
+    reexport_heals(d, "b");
     let (rc, _, err) = cli(d, &["query", "deploy", "--state", "b"]);
     assert_eq!(rc, 0, "{err}");
 }
@@ -131,14 +144,13 @@ fn a_dropped_journal_fails_the_schema_check() {
 fn a_dropped_column_fails_the_schema_check() {
     let dir = brain();
     let d = dir.path();
-    sql(d, "ALTER TABLE nodes DROP COLUMN summary");
-    let (rc, out, _) = doctor(d);
-    assert_eq!(rc, 1, "{out}");
+    let out = broken(d, "ALTER TABLE nodes DROP COLUMN summary", true);
+    // the export reads every column of the nodes: the repair goes through a snapshot
     fails(
         &out,
         "schema_complete",
         "nodes: missing column summary",
-        "crabpath export --state <brain>",
+        "crabpath export --state <brain>/snapshots/<name>.db",
     );
     fails(
         &out,
@@ -146,6 +158,7 @@ fn a_dropped_column_fails_the_schema_check() {
         "no such column: summary",
         "schema_complete",
     );
+    reexport_heals(d, "b/snapshots/good.db");
 }
 
 #[test]
@@ -153,10 +166,7 @@ fn a_dropped_edges_table_is_reported_not_counted() {
     // before: `graph_has_edges: FAIL (edges=-1)`, advising `crabpath connect`
     let dir = brain();
     let d = dir.path();
-    snapshot(d);
-    sql(d, "DROP TABLE edges");
-    let (rc, out, _) = doctor(d);
-    assert_eq!(rc, 1, "{out}");
+    let out = broken(d, "DROP TABLE edges", true);
     assert!(
         !out.contains("edges=-1") && !out.contains("connect"),
         "{out}"
@@ -180,21 +190,7 @@ fn a_dropped_edges_table_is_reported_not_counted() {
         "no such table: edges",
         "schema_complete",
     );
-    let (rc, _, err) = cli(
-        d,
-        &[
-            "export",
-            "--state",
-            "b/snapshots/good.db",
-            "--output",
-            "b.json",
-        ],
-    );
-    assert_eq!(rc, 0, "{err}");
-    let (rc, _, err) = cli(d, &["import", "--state", "b.json", "--output", "b"]);
-    assert_eq!(rc, 0, "{err}");
-    let (rc, out, _) = doctor(d);
-    assert_eq!((rc, summary(&out)), (0, all_pass().as_str()), "{out}");
+    reexport_heals(d, "b/snapshots/good.db");
 }
 
 #[test]
@@ -202,15 +198,11 @@ fn an_unknown_embedder_fails() {
     // before: 9/9 (10/10) PASS, while `query` failed
     let dir = brain();
     let d = dir.path();
-    snapshot(d);
-    sql(
+    let out = broken(
         d,
         "UPDATE meta SET value = '\"gpt-9000\"' WHERE key = 'embedder_name'",
+        true,
     );
-    let (rc, _, err) = cli(d, &["query", "deploy", "--state", "b"]);
-    assert_ne!(rc, 0, "the brain is broken: {err}");
-    let (rc, out, _) = doctor(d);
-    assert_eq!(rc, 1, "{out}");
     fails(
         &out,
         "embedder_available",
@@ -231,14 +223,12 @@ fn an_edge_to_a_missing_node_fails() {
     // before: 10/10 PASS
     let dir = brain();
     let d = dir.path();
-    snapshot(d);
-    sql(
+    let out = broken(
         d,
         "INSERT INTO edges(src, tgt, seq, weight, kind, metadata, rev)
          SELECT sym, 99999, 999, 0.5, 'sibling', NULL, 0 FROM nodes WHERE id = 'README.md::1'",
+        false,
     );
-    let (rc, out, _) = doctor(d);
-    assert_eq!(rc, 1, "{out}");
     fails(
         &out,
         "edges_end_at_nodes",
@@ -252,7 +242,6 @@ fn an_edge_to_a_missing_node_fails() {
 fn counts_that_disagree_fail() {
     let dir = brain();
     let d = dir.path();
-    snapshot(d);
     // the fixture brain: 79 nodes, each with a vector and a text (init's report)
     let cases = [
         (
@@ -273,9 +262,7 @@ fn counts_that_disagree_fail() {
         ),
     ];
     for (break_it, detail) in cases {
-        sql(d, break_it);
-        let (rc, out, _) = doctor(d);
-        assert_eq!(rc, 1, "{break_it}: {out}");
+        let out = broken(d, break_it, false);
         fails(&out, "counts_agree", detail, "crabpath rollback");
         rollback_heals(d);
     }
@@ -286,12 +273,7 @@ fn a_query_that_fails_fails_the_query_check() {
     // every other check passes: only a real query sees a weight that is not a number
     let dir = brain();
     let d = dir.path();
-    snapshot(d);
-    sql(d, "UPDATE edges SET weight = 'heavy'");
-    let (rc, _, err) = cli(d, &["query", "deploy", "--state", "b"]);
-    assert_ne!(rc, 0, "the brain is broken: {err}");
-    let (rc, out, _) = doctor(d);
-    assert_eq!(rc, 1, "{out}");
+    let out = broken(d, "UPDATE edges SET weight = 'heavy'", true);
     fails(
         &out,
         "query_works",
