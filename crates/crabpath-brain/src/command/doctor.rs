@@ -478,18 +478,20 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
     if store.layout() == crate::store::Layout::Sparse {
         check_search_index(&mut run, &store);
     }
+    let data_hint = if schema_ok {
+        REPLACE_HINT
+    } else {
+        UNREADABLE_HINT
+    };
     let ran = match embedder {
-        Ok((_, loader)) => query_once(db, conn, loader).map_err(|e| e.to_string()),
-        Err(e) => Err(e),
+        Ok((_, loader)) => query_once(db, conn, loader),
+        // embedder_available said why and what to do
+        Err(e) => Err((e, "see embedder_available")),
     };
     match ran {
         Ok(fired) => run.check("query_works", true, format!("fired={fired}"), ""),
-        Err(e) => {
-            let hint = if schema_ok {
-                REPLACE_HINT
-            } else {
-                UNREADABLE_HINT
-            };
+        Err((e, hint)) => {
+            let hint = if hint.is_empty() { data_hint } else { hint };
             run.check("query_works", false, e, hint)
         }
     }
@@ -650,12 +652,12 @@ fn open_read_only(db: &Path, loader: Option<EmbedderLoader>) -> crate::error::Re
 
 /// Check 13 of [`doctor_store`]: one query (the first node's text, or `doctor` in an
 /// empty brain) through the brain service opened read-only (nothing is journaled);
-/// the number of nodes it fired.
+/// the number of nodes it fired, or the error and what fixes it.
 fn query_once(
     db: &Path,
     conn: &rusqlite::Connection,
     loader: EmbedderLoader,
-) -> crate::error::Result<usize> {
+) -> Result<usize, (String, &'static str)> {
     let text: String = conn
         .query_row(
             "SELECT content FROM nodes WHERE node_seq IS NOT NULL ORDER BY node_seq LIMIT 1",
@@ -667,7 +669,16 @@ fn query_once(
         .map(|c| c.chars().take(200).collect())
         .filter(|c: &String| !c.trim().is_empty())
         .unwrap_or_else(|| "doctor".to_string());
-    let mut brain = open_read_only(db, Some(loader))?;
-    let answer = brain.query(&QueryRequest::new(&text, 4))?;
+    // the error and its own hint ("": the data's), the embedder's load apart: what
+    // fixes a model missing on this machine is not in the brain
+    let data = |e: crate::Error| (e.to_string(), "");
+    let mut brain = open_read_only(db, Some(loader)).map_err(data)?;
+    brain.embedder().map_err(|e| {
+        (
+            e.to_string(),
+            "the embedder cannot be loaded on this machine: its message says what it lacks (MiniLM: its model files, see CRABPATH_MODEL_DIR)",
+        )
+    })?;
+    let answer = brain.query(&QueryRequest::new(&text, 4)).map_err(data)?;
     Ok(answer.result.fired.len())
 }

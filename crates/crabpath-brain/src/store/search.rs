@@ -136,11 +136,12 @@ impl std::fmt::Display for IndexFault {
 /// says, the checksum matches, the starts begin at 0, never decrease and end at `nnz`,
 /// and every entry's row is below the number of rows, so that no later read of the map
 /// can go out of range, whatever the bytes. Cost of the check: one CRC-32 pass over
-/// the file and one pass over the starts and the entries' rows. Measured on a generated
-/// index of 79,118 rows of 124 non-zeros each (dimension 1,024, 9.81 M entries, 79.8 MB:
-/// the size of the 79,118-chunk brain's in `BENCHMARKS.md`), release build, page cache
-/// warm: CRC-32 3.8 ms (21 GB/s), the structural pass 4.1 ms, about 8 ms per open (a
-/// SHA-256 of the same bytes takes 80 ms). A resident brain (daemon, MCP) pays it once.
+/// the file and one pass over the starts and the entries' rows. Measured by
+/// `examples/index_check.rs` (release build, page cache warm, best of 15) on a
+/// generated index the size of the 79,118-chunk brain's in `BENCHMARKS.md` (79,118 rows,
+/// 9.24 M entries, dimension 1,024: 75.2 MB): 5.0–5.4 ms per open at load average 6–7
+/// on 2 cores, 7.6–9.8 ms at 10–13 (the CRC-32 is about half: 21–28 GB/s; SHA-256 of
+/// the same bytes took 47–80 ms). A resident brain (daemon, MCP) pays it once.
 pub struct PostingsFile {
     map: Mmap,
     dim: usize,
@@ -461,7 +462,8 @@ pub fn rebuild(
     })();
     conn.execute_batch("COMMIT").map_err(&err)?;
     let (clock, rows) = read.map_err(&err)?;
-    write_index(&path, &postings_bytes(&rows, dim, nonce, clock))?;
+    write_index(&path, &postings_bytes(&rows, dim, nonce, clock))
+        .map_err(|e| io_error(&path, e))?;
     // deletions the index no longer needs to be told about
     let _ = conn.execute(
         "DELETE FROM vector_gone WHERE rev <= ?1",
@@ -470,11 +472,12 @@ pub fn rebuild(
     Ok(rows.len())
 }
 
-/// Writes an index file atomically (temporary file, `fsync`, rename).
-fn write_index(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes an index file atomically (temporary file, `fsync`, rename); the error
+/// without the path (the caller names it).
+fn write_index(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     pyformat::io::write_atomic(path, bytes).map_err(|e| match e {
-        pyformat::Error::Io { path, source } => io_error(path, source),
-        other => other.into(),
+        pyformat::Error::Io { source, .. } => source,
+        other => std::io::Error::other(other.to_string()),
     })
 }
 
@@ -599,10 +602,10 @@ impl Searcher {
             let path = index_path(dir);
             let outcome = match write_index(&path, &postings_bytes(&rows, dim, nonce, clock)) {
                 Ok(()) => "rebuilt from the database".to_string(),
-                Err(e) => format!("cannot rebuild it ({e}); this search reads every vector"),
+                Err(e) => format!("cannot rebuild it ({e}), so this search reads every vector"),
             };
             eprintln!(
-                "crabpath: warning: {}: search index {why}: {outcome}",
+                "crabpath: warning: {}: search index unusable ({why}); {outcome}",
                 path.display()
             );
         }
