@@ -216,3 +216,22 @@ proptest! {
         })?;
     }
 }
+
+#[test]
+fn an_index_that_cannot_be_rebuilt_is_left_out() {
+    // a directory (with a file in it, so that no rename can replace it) where the index
+    // belongs: it cannot be mapped nor rebuilt; searches read the rows, as without one
+    FIXTURE.with(|f| {
+        let path = index_path(f.db.parent().unwrap());
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("x"), b"x").unwrap();
+        let s = load(&f.db);
+        assert!(!s.indexed());
+        for (q, want) in f.queries.iter().zip(&f.expected) {
+            assert_eq!(&s.search(q, TOP), want);
+        }
+        std::fs::remove_dir_all(&path).unwrap();
+        std::fs::write(&path, &f.good).unwrap();
+    });
+}

@@ -344,3 +344,43 @@ fn a_query_on_a_damaged_index_answers_with_one_warning() {
     assert_eq!((rc, err.as_str()), (0, ""));
     assert_eq!(common::normalize(&again), common::normalize(&want));
 }
+
+#[test]
+fn every_dropped_table_is_reported_without_a_crash() {
+    // the tables of schema 2 (crabpath-brain `store/schema.rs`: SCHEMA_V1 and the
+    // conversations migration); `brain` holds the layout, so without it the database
+    // does not open and the run stops there
+    let tables = [
+        "brain",
+        "meta",
+        "nodes",
+        "edges",
+        "vectors",
+        "vector_gone",
+        "journal",
+        "turns",
+        "ledger",
+    ];
+    let dir = brain();
+    let d = dir.path();
+    let good = d.join("good");
+    common::copy_tree(&d.join("b"), &good);
+    for t in tables {
+        std::fs::remove_dir_all(d.join("b")).unwrap();
+        common::copy_tree(&good, &d.join("b"));
+        sql(d, &format!("DROP TABLE {t}"));
+        let (rc, out, err) = doctor(d);
+        assert_eq!(rc, 1, "{t}: {out}{err}");
+        assert!(!err.contains("panicked"), "{t}: {err}");
+        if t == "brain" {
+            fails(
+                &out,
+                "brain_database_opens",
+                "no such table: brain",
+                "crabpath export --state <brain>/snapshots/<name>.db",
+            );
+        } else {
+            fails(&out, "schema_complete", &format!("missing table {t}"), "");
+        }
+    }
+}

@@ -337,6 +337,9 @@ const REEXPORT_HINT: &str = "export the brain and import it over itself (`crabpa
 /// meta): the same through a snapshot (a whole database), or a rebuild.
 const REBUILD_HINT: &str = "rebuild the brain from a snapshot (`crabpath export --state <brain>/snapshots/<name>.db --output <file>.json`, then `crabpath import --state <file>.json --output <brain>`) or from its folder (`crabpath init --workspace <folder> --output <new dir>`)";
 
+/// What fixes a database that does not open (`rollback` opens it first, so it cannot).
+const OPEN_HINT: &str = "rebuild the brain from a snapshot (`crabpath export --state <brain>/snapshots/<name>.db --output <file>.json`, then `crabpath import --state <file>.json --output <brain>`), from an exported state.json (`crabpath import`), or from its folder (`crabpath init --workspace <folder> --output <new dir>`)";
+
 /// The hint of a check that cannot read its table or column.
 const UNREADABLE_HINT: &str = "a table or column is missing: see schema_complete for what fixes it";
 
@@ -379,12 +382,7 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
             s
         }
         Err(e) => {
-            run.check(
-                "brain_database_opens",
-                false,
-                e.to_string(),
-                "restore a snapshot (`crabpath rollback`), import an exported state.json (`crabpath import`), or re-run `crabpath init`",
-            );
+            run.check("brain_database_opens", false, e.to_string(), OPEN_HINT);
             return run.report;
         }
     };
