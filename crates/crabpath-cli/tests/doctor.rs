@@ -384,3 +384,34 @@ fn every_dropped_table_is_reported_without_a_crash() {
         }
     }
 }
+
+#[test]
+fn a_daemon_on_a_damaged_index_answers() {
+    // before: the daemon's first query panicked on the damaged file (issue 33, item 4:
+    // "it kills the daemon"), leaving the request unanswered
+    let dir = brain();
+    let d = dir.path();
+    damage_index(d);
+    let input = "{\"id\": 1, \"method\": \"query\", \"params\": {\"query\": \"deploy the canary\"}}\n{\"id\": 2, \"method\": \"shutdown\"}\n";
+    let o = common::run(d, "corrected", &["daemon", "--state", "b"], input);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let answers: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{out}");
+    assert!(
+        answers[0]["result"]["fired_nodes"]
+            .as_array()
+            .is_some_and(|f| !f.is_empty()),
+        "{out}"
+    );
+    assert!(
+        err.contains("search index unusable (checksum mismatch); rebuilt"),
+        "{err}"
+    );
+}
