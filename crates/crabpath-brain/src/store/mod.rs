@@ -39,7 +39,7 @@ use rusqlite::{
 };
 
 use crate::error::{Error, Result};
-use schema::{APPLICATION_ID, DB_FILE, MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION};
+use schema::{APPLICATION_ID, DB_FILE, MIGRATIONS, SCHEMA_VERSION};
 
 /// The page size of a new brain database (see the module docs).
 pub const PAGE_SIZE: u32 = 8192;
@@ -360,10 +360,7 @@ impl Store {
             .map_err(&err)?;
         conn.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(&err)?;
-        conn.execute_batch(SCHEMA_V1).map_err(&err)?;
-        for step in MIGRATIONS {
-            conn.execute_batch(step).map_err(&err)?;
-        }
+        schema::create_current(&conn).map_err(&err)?;
         conn.execute(
             "INSERT INTO brain(id, rev, seq, structure, vectors, layout, dim, nonce, nodes) VALUES (1, 0, 0, 0, 0, ?1, ?2, ?3, 0)",
             params![layout.as_str(), dim as i64, nonce],
