@@ -67,6 +67,18 @@ pub fn py_float(s: &str) -> Result<f64, String> {
     pyformat::pystr::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
 }
 
+/// Clap value parser: Python `float()` of the value, which must be finite (`NaN`, `inf`
+/// are refused: `invalid value 'NaN' for '--prune-below <PRUNE_BELOW>': not a finite
+/// number`).
+pub fn finite_f64(s: &str) -> Result<f64, String> {
+    let x = py_float(s)?;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(format!("not a finite number: '{s}'"))
+    }
+}
+
 /// Embedders: `hash` is the reference's deterministic hash-v1 (1024 dimensions, no
 /// model); `minilm` is all-MiniLM-L6-v2 (384 dimensions, offline weights, embedding
 /// cache); `openai` is accepted for compatibility and refused (no network access).
@@ -385,7 +397,7 @@ pub struct MaintainArgs {
     #[arg(long, default_value = "5", value_parser = py_int, allow_negative_numbers = true)]
     pub max_merges: i64,
     /// Prune edges whose |weight| is below this (finite; corrected: 0 to 1).
-    #[arg(long, default_value = "0.01", value_parser = crate::values::finite_f64, allow_negative_numbers = true)]
+    #[arg(long, default_value = "0.01", value_parser = finite_f64, allow_negative_numbers = true)]
     pub prune_below: f64,
     /// LLM confirmation of merges (only `none` is available).
     #[arg(long, value_enum, default_value = "none")]
@@ -463,7 +475,7 @@ pub struct InjectArgs {
     pub connect_top_k: i64,
     /// Minimum similarity of a connected node (default: 0.0 with the hash embedder,
     /// 0.3 otherwise; finite; corrected: -1 to 1).
-    #[arg(long, value_parser = crate::values::finite_f64, allow_negative_numbers = true)]
+    #[arg(long, value_parser = finite_f64, allow_negative_numbers = true)]
     pub connect_min_sim: Option<f64>,
     /// Embedder for the content (default: the one the state was built with).
     #[arg(long, value_enum)]

@@ -2,7 +2,7 @@
 //!
 //! * Nonsense in both profiles (the reference gives it no meaning anyone relies on):
 //!   NaN and ±∞ for `--prune-below` and `--connect-min-sim` (clap value parser
-//!   [`finite_f64`]: usage error, exit 2, naming the option); an empty `inject --id`
+//!   [`crate::args::finite_f64`]: usage error, exit 2, naming the option); an empty `inject --id`
 //!   or `--content`.
 //! * Out of range in the corrected profile ([`check`], one line naming the option, exit
 //!   1): the paper profile keeps the reference's readings (`--max-merges -1` is Python's
@@ -24,21 +24,9 @@ use crabpath::maintain::Authority;
 use crabpath_brain::command::learn::check_outcome;
 use crabpath_brain::command::maintain::{check_task_names, parse_tasks};
 
-use crate::args::{py_float, Command};
+use crate::args::Command;
 use crate::context::Ctx;
 use crate::error::{reference, CliError, CliResult};
-
-/// Clap value parser: Python `float()` of the value, which must be finite (`NaN`, `inf`
-/// are refused: `invalid value 'NaN' for '--prune-below <PRUNE_BELOW>': not a finite
-/// number`).
-pub fn finite_f64(s: &str) -> Result<f64, String> {
-    let x = py_float(s)?;
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(format!("not a finite number: '{s}'"))
-    }
-}
 
 /// An error naming an option (printed as `crabpath: error: <message>`, exit 1).
 fn invalid(message: String) -> CliError {
