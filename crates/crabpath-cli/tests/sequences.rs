@@ -26,8 +26,9 @@
 //! * `CRABPATH_SEQ_SEED` the first sequence's seed (default 33; sequence `i` uses
 //!   seed + i). To replay a failure: `CRABPATH_SEQ_SEED=<seed> CRABPATH_SEQ_CASES=1`
 //!   (the moments of the kills are wall-clock and may land elsewhere);
-//! * `CRABPATH_SEQ_EXCLUDE` a comma-separated list of step kinds left out (e.g.
-//!   `maintain`), to look past a known failure; the summary names them.
+//! * `CRABPATH_SEQ_EXCLUDE` a comma-separated list of step kinds (e.g. `maintain`,
+//!   `kill`) or `maintain` tasks (e.g. `prune`) left out, to look past a known failure;
+//!   the summary names them.
 //!
 //! The counts of a run (steps of each kind, kills, failures) are printed on stdout
 //! (`-- --nocapture`); BENCHMARKS.md has those of a long run.
@@ -115,6 +116,9 @@ const KILLABLE: [Kind; 8] = [
 
 const MAINTAIN_TASKS: [&str; 5] = ["health", "decay", "prune", "merge", "connect"];
 
+/// `maintain`'s default tasks (`crabpath maintain --help`).
+const DEFAULT_TASKS: [&str; 4] = ["health", "decay", "merge", "prune"];
+
 fn env_num(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
         Ok(v) => v
@@ -193,6 +197,9 @@ struct Seq<'a> {
     durations: BTreeMap<Kind, Duration>,
     /// The step kinds left out (`CRABPATH_SEQ_EXCLUDE`).
     exclude: Vec<String>,
+    /// What the current step does, for the signature of its failure (its kind; the
+    /// command a kill interrupts; the tasks of a `maintain`).
+    what: String,
     stats: &'a mut Stats,
 }
 
@@ -213,6 +220,7 @@ impl<'a> Seq<'a> {
             log: Vec::new(),
             durations: BTreeMap::new(),
             exclude: exclude.to_vec(),
+            what: String::new(),
             stats,
         }
     }
@@ -477,18 +485,37 @@ impl<'a> Seq<'a> {
 
     fn maintain_args(&mut self) -> Vec<String> {
         let mut a: Vec<String> = vec!["maintain".into(), "--state".into(), "brain".into()];
-        if self.rng.gen_bool(0.6) {
-            let mut tasks: Vec<&str> = MAINTAIN_TASKS
-                .iter()
-                .copied()
-                .filter(|_| self.rng.gen_bool(0.5))
-                .collect();
+        let subset = self.rng.gen_bool(0.6);
+        let mut tasks: Vec<&str> = MAINTAIN_TASKS
+            .iter()
+            .copied()
+            .filter(|_| self.rng.gen_bool(0.5))
+            .collect();
+        if tasks.is_empty() {
+            tasks.push(MAINTAIN_TASKS.choose(&mut self.rng).unwrap());
+        }
+        let left_out = |t: &&str| self.exclude.iter().any(|e| e == t);
+        if !subset {
+            tasks = DEFAULT_TASKS.to_vec();
+        }
+        if subset || MAINTAIN_TASKS.iter().any(|t| left_out(&t)) {
+            tasks.retain(|t| !left_out(t));
             if tasks.is_empty() {
-                tasks.push(MAINTAIN_TASKS.choose(&mut self.rng).unwrap());
+                tasks.push("health");
             }
             a.push("--tasks".into());
             a.push(tasks.join(","));
         }
+        // the signature of a failure names the tasks that remove nodes or edges
+        let removing: Vec<&str> = tasks
+            .iter()
+            .copied()
+            .filter(|t| matches!(*t, "prune" | "merge"))
+            .collect();
+        self.what = match removing.is_empty() {
+            true => format!("{} without prune or merge", self.what),
+            false => format!("{} with {}", self.what, removing.join(" and ")),
+        };
         if self.rng.gen_bool(0.3) {
             // (below the 0.5 of a new sibling edge: pruning them all leaves a brain
             // without edges, which `doctor` fails)
@@ -550,6 +577,7 @@ impl<'a> Seq<'a> {
     fn begin(&mut self, n: usize, kind: Kind) {
         *self.stats.steps.entry(kind).or_default() += 1;
         self.log.push(format!("  {n:>3}. {}", kind.name()));
+        self.what = kind.name().to_string();
     }
 
     /// Step 0: the workspace and `init`.
@@ -670,6 +698,7 @@ impl<'a> Seq<'a> {
             self.note("(every killable command is left out)");
             return Ok(());
         };
+        self.what = format!("kill {}", target.name());
         let args: Vec<String> = match target {
             Kind::Learn => match self.learn_args()? {
                 Some(a) => a,
@@ -819,7 +848,8 @@ fn run_sequence(seed: u64, steps: usize, exclude: &[String], stats: &mut Stats) 
         let report = seq.report(n, &f);
         // (numbers, thread ids and snapshot times, replaced: one entry per kind of
         // failure)
-        let signature = f.signature.replace(|c: char| c.is_ascii_digit(), "#");
+        let signature = format!("after {}: {}", seq.what, f.signature)
+            .replace(|c: char| c.is_ascii_digit(), "#");
         seq.stats
             .signatures
             .entry(signature)
@@ -844,8 +874,8 @@ fn random_sequences_keep_the_brain_sound() {
         .collect();
     for e in &exclude {
         assert!(
-            WEIGHTS.iter().any(|(k, _)| k.name() == e),
-            "CRABPATH_SEQ_EXCLUDE: no step kind `{e}`"
+            WEIGHTS.iter().any(|(k, _)| k.name() == e) || MAINTAIN_TASKS.contains(&e.as_str()),
+            "CRABPATH_SEQ_EXCLUDE: no step kind or maintain task `{e}`"
         );
     }
     let t = Instant::now();
