@@ -140,6 +140,14 @@ struct Doc {
 }
 
 impl Doc {
+    /// "one paragraph" or "N sections", for the log.
+    fn shape(&self) -> String {
+        match self.single {
+            true => "one paragraph".into(),
+            false => format!("{} sections", self.sections.len()),
+        }
+    }
+
     fn text(&self) -> String {
         if self.single {
             return format!("{}\n", self.sections[0].1);
@@ -295,30 +303,52 @@ impl<'a> Seq<'a> {
                 .any(|(j, d)| j != i && !d.single)
     }
 
-    /// One random edit of the workspace, written and logged.
-    fn edit(&mut self) {
+    /// The chunks of the workspace's documents (a document with sections: its title's
+    /// and one per section).
+    fn chunks(&self) -> usize {
+        self.docs
+            .iter()
+            .map(|d| if d.single { 1 } else { 1 + d.sections.len() })
+            .sum()
+    }
+
+    /// One or two random edits of the workspace, written and logged. At most one of
+    /// them removes chunks, at most a third of them: a sync never removes half of the
+    /// brain (which a guard against mass deletion may refuse).
+    fn edits(&mut self) {
+        let mut removed = false;
+        for _ in 0..self.rng.gen_range(1..3) {
+            removed |= self.edit(removed);
+        }
+    }
+
+    /// One random edit of the workspace, written and logged; whether it removed
+    /// chunks (never when `removed` already).
+    fn edit(&mut self, removed: bool) -> bool {
         let choice = self.rng.gen_range(0..6);
         let i = self.rng.gen_range(0..self.docs.len());
         let keep = self.last_multi(i);
+        let d = &self.docs[i];
+        let may_remove = |n: usize| !removed && 3 * n <= self.chunks();
+        let (delete, shorten, flatten) = (
+            may_remove(if d.single { 1 } else { 1 + d.sections.len() }),
+            may_remove(1),
+            may_remove(d.sections.len()),
+        );
         match choice {
             // a file added
             0 => {
                 let doc = self.new_doc(false);
                 self.write_doc(&doc);
-                self.note(format!(
-                    "edit: add ws/{} ({} chunk{})",
-                    doc.rel,
-                    if doc.single { "single" } else { "multi" },
-                    if doc.single { "" } else { "s" }
-                ));
+                self.note(format!("edit: add ws/{} ({})", doc.rel, doc.shape()));
                 self.docs.push(doc);
             }
-            // a file deleted (at least three stay, so that a sync never removes most
-            // of the brain)
-            1 if self.docs.len() > 3 && !keep => {
+            // a file deleted (at least three stay)
+            1 if self.docs.len() > 3 && !keep && delete => {
                 let doc = self.docs.remove(i);
                 std::fs::remove_file(self.d().join("ws").join(&doc.rel)).unwrap();
                 self.note(format!("edit: delete ws/{}", doc.rel));
+                return true;
             }
             // a section added
             2 if !self.docs[i].single && self.docs[i].sections.len() < 4 => {
@@ -329,19 +359,21 @@ impl<'a> Seq<'a> {
                 self.note(format!("edit: ws/{}: add section {k}", self.docs[i].rel));
             }
             // a section removed
-            3 if !self.docs[i].single && self.docs[i].sections.len() > 1 => {
+            3 if !self.docs[i].single && self.docs[i].sections.len() > 1 && shorten => {
                 let k = self.rng.gen_range(0..self.docs[i].sections.len());
                 self.docs[i].sections.remove(k);
                 self.write_doc(&self.docs[i].clone());
                 self.note(format!("edit: ws/{}: remove section {k}", self.docs[i].rel));
+                return true;
             }
-            // a multi-section file rewritten as one paragraph
-            4 if !self.docs[i].single && !keep => {
+            // a file with sections rewritten as one paragraph
+            4 if !self.docs[i].single && !keep && flatten => {
                 let body = self.sentence();
                 self.docs[i].single = true;
                 self.docs[i].sections = vec![("Part 0".into(), body)];
                 self.write_doc(&self.docs[i].clone());
                 self.note(format!("edit: ws/{}: one paragraph now", self.docs[i].rel));
+                return true;
             }
             // a section's text rewritten
             _ => {
@@ -354,6 +386,7 @@ impl<'a> Seq<'a> {
                 ));
             }
         }
+        false
     }
 
     /// Runs `crabpath <args>` in the scratch directory, logged.
@@ -507,10 +540,9 @@ impl<'a> Seq<'a> {
             a.push(tasks.join(","));
         }
         // the signature of a failure names the tasks that remove nodes or edges
-        let removing: Vec<&str> = tasks
-            .iter()
-            .copied()
-            .filter(|t| matches!(*t, "prune" | "merge"))
+        let removing: Vec<&str> = ["prune", "merge"]
+            .into_iter()
+            .filter(|t| tasks.contains(t))
             .collect();
         self.what = match removing.is_empty() {
             true => format!("{} without prune or merge", self.what),
@@ -587,12 +619,7 @@ impl<'a> Seq<'a> {
         for k in 0..n {
             let doc = self.new_doc(k == 0);
             self.write_doc(&doc);
-            self.note(format!(
-                "write ws/{} ({} sections{})",
-                doc.rel,
-                doc.sections.len(),
-                if doc.single { ", one paragraph" } else { "" }
-            ));
+            self.note(format!("write ws/{} ({})", doc.rel, doc.shape()));
             self.docs.push(doc);
         }
         self.must(
@@ -630,9 +657,7 @@ impl<'a> Seq<'a> {
                 self.must(Kind::Inject, &strs(&a))?;
             }
             Kind::Sync => {
-                for _ in 0..self.rng.gen_range(1..3) {
-                    self.edit();
-                }
+                self.edits();
                 self.must(
                     Kind::Sync,
                     &["sync", "--state", "brain", "--workspace", "ws"],
@@ -709,9 +734,7 @@ impl<'a> Seq<'a> {
             },
             Kind::Inject => self.inject_args(),
             Kind::Sync => {
-                for _ in 0..self.rng.gen_range(1..3) {
-                    self.edit();
-                }
+                self.edits();
                 strs_owned(&["sync", "--state", "brain", "--workspace", "ws"])
             }
             Kind::Maintain => self.maintain_args(),
