@@ -531,7 +531,7 @@ impl<'a> Seq<'a> {
         if !subset {
             tasks = DEFAULT_TASKS.to_vec();
         }
-        if subset || MAINTAIN_TASKS.iter().any(|t| left_out(&t)) {
+        if subset || MAINTAIN_TASKS.iter().any(left_out) {
             tasks.retain(|t| !left_out(t));
             if tasks.is_empty() {
                 tasks.push("health");
@@ -797,7 +797,7 @@ impl<'a> Seq<'a> {
         let fired = serde_json::from_str::<serde_json::Value>(out.trim())
             .ok()
             .and_then(|v| v["fired"].as_array().map(Vec::len));
-        if rc != 0 || !fired.is_some_and(|n| n > 0) || err.contains("panicked") {
+        if rc != 0 || fired.is_none_or(|n| n == 0) || err.contains("panicked") {
             return Err(fail(
                 format!("query after the step: exit {rc}, {}", first_line(&err)),
                 format!("$ crabpath query '{q}' --state brain --json → {rc}\nstdout:\n{out}\nstderr:\n{err}"),
@@ -806,16 +806,17 @@ impl<'a> Seq<'a> {
         Ok(())
     }
 
-    /// The report of a failure at step `n`.
-    fn report(&self, n: usize, f: &Failure) -> String {
+    /// The report of a failure at step `n` (`kept`: its directory is kept).
+    fn report(&self, n: usize, f: &Failure, kept: bool) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "sequence of seed {} failed at step {n}: {}\nreplay: CRABPATH_SEQ_SEED={} CRABPATH_SEQ_CASES=1 CRABPATH_SEQ_STEPS={n} cargo test -p crabpath-cli --test sequences\nsteps (run in {}):",
+            "sequence of seed {} failed at step {n}: {}\nreplay: CRABPATH_SEQ_SEED={} CRABPATH_SEQ_CASES=1 CRABPATH_SEQ_STEPS={n} cargo test -p crabpath-cli --test sequences\nsteps (run in {}{}):",
             self.seed,
             f.signature,
             self.seed,
-            self.d().display()
+            self.d().display(),
+            if kept { ", kept" } else { ", removed" }
         );
         for l in &self.log {
             let _ = writeln!(s, "{l}");
@@ -854,7 +855,10 @@ fn shell_words(args: &[&str]) -> String {
         .join(" ")
 }
 
-/// Runs one sequence; its failure report, if any (its scratch directory is then kept).
+/// How many failed sequences keep their scratch directory.
+const KEPT: usize = 3;
+
+/// Runs one sequence; a failure goes into `stats`.
 fn run_sequence(seed: u64, steps: usize, exclude: &[String], stats: &mut Stats) {
     let mut seq = Seq::new(seed, exclude, stats);
     let mut outcome = seq.init().and_then(|_| seq.check()).map_err(|f| (0, f));
@@ -868,7 +872,9 @@ fn run_sequence(seed: u64, steps: usize, exclude: &[String], stats: &mut Stats) 
     }
     seq.stats.sequences += 1;
     if let Err((n, f)) = outcome {
-        let report = seq.report(n, &f);
+        // the brain and workspace of the first three failures are kept for a look
+        let keep = seq.stats.failures.len() < KEPT;
+        let report = seq.report(n, &f, keep);
         // (numbers, thread ids and snapshot times, replaced: one entry per kind of
         // failure)
         let signature = format!("after {}: {}", seq.what, f.signature)
@@ -879,8 +885,9 @@ fn run_sequence(seed: u64, steps: usize, exclude: &[String], stats: &mut Stats) 
             .or_default()
             .push(seed);
         seq.stats.failures.push(report);
-        // keep the brain and workspace of the failure for a look
-        let _ = seq.dir.keep();
+        if keep {
+            let _ = seq.dir.keep();
+        }
     }
 }
 
