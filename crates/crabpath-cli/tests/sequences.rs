@@ -21,8 +21,8 @@
 //! seed, the step, every step so far as the commands it ran, and doctor's output.
 //!
 //! Environment (the defaults are the short run of `cargo test`):
-//! * `CRABPATH_SEQ_CASES` sequences (default 4), `CRABPATH_SEQ_STEPS` steps after the
-//!   `init` (default 25);
+//! * `CRABPATH_SEQ_CASES` sequences (default 6), `CRABPATH_SEQ_STEPS` steps after the
+//!   `init` (default 30: about 180 steps, 25 s in a debug build on 2 busy cores);
 //! * `CRABPATH_SEQ_SEED` the first sequence's seed (default 33; sequence `i` uses
 //!   seed + i). To replay a failure: `CRABPATH_SEQ_SEED=<seed> CRABPATH_SEQ_CASES=1`
 //!   (the moments of the kills are wall-clock and may land elsewhere);
@@ -38,7 +38,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use rand::seq::SliceRandom;
@@ -244,20 +244,23 @@ impl<'a> Seq<'a> {
         last.push_str(line.as_ref());
     }
 
-    fn sentence(&mut self) -> String {
-        let n = self.rng.gen_range(4..9);
+    /// A random number of random words, within `count`.
+    fn words(&mut self, count: std::ops::Range<usize>) -> String {
+        let n = self.rng.gen_range(count);
         (0..n)
             .map(|_| *WORDS.choose(&mut self.rng).unwrap())
             .collect::<Vec<_>>()
             .join(" ")
     }
 
+    /// A section's text.
+    fn sentence(&mut self) -> String {
+        self.words(4..9)
+    }
+
+    /// A query's text.
     fn query_text(&mut self) -> String {
-        let n = self.rng.gen_range(1..4);
-        (0..n)
-            .map(|_| *WORDS.choose(&mut self.rng).unwrap())
-            .collect::<Vec<_>>()
-            .join(" ")
+        self.words(1..4)
     }
 
     /// A new document: one paragraph (40 %) or 1–3 sections; `multi` forces 2–3
@@ -425,12 +428,7 @@ impl<'a> Seq<'a> {
             .unwrap_or(Duration::from_millis(80))
             .mul_f64(1.2);
         let delay = span.mul_f64(self.rng.gen_range(0.0..1.0));
-        let mut child = Command::new(common::bin())
-            .args(args)
-            .current_dir(self.d())
-            .env("CRABPATH_PROFILE", "corrected")
-            .env("TZ", "UTC")
-            .env_remove("OPENAI_API_KEY")
+        let mut child = common::command(self.d(), "corrected", args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -893,8 +891,8 @@ fn run_sequence(seed: u64, steps: usize, exclude: &[String], stats: &mut Stats) 
 
 #[test]
 fn random_sequences_keep_the_brain_sound() {
-    let cases = env_num("CRABPATH_SEQ_CASES", 4);
-    let steps = env_num("CRABPATH_SEQ_STEPS", 25) as usize;
+    let cases = env_num("CRABPATH_SEQ_CASES", 6);
+    let steps = env_num("CRABPATH_SEQ_STEPS", 30) as usize;
     let seed0 = env_num("CRABPATH_SEQ_SEED", 33);
     let exclude: Vec<String> = std::env::var("CRABPATH_SEQ_EXCLUDE")
         .unwrap_or_default()
@@ -1009,14 +1007,15 @@ fn a_snapshot_killed_at_any_moment_is_whole_or_absent() {
     let (mut cut, mut listed) = (0, 0);
     for k in 0..40 {
         let name = format!("k{k}");
-        let mut child = Command::new(common::bin())
-            .args(["snapshot", "--state", "brain", "--name", &name])
-            .current_dir(d)
-            .env("CRABPATH_PROFILE", "corrected")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = common::command(
+            d,
+            "corrected",
+            &["snapshot", "--state", "brain", "--name", &name],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
         std::thread::sleep(span.mul_f64(rng.gen_range(0.0..1.0)));
         let _ = child.kill();
         if !child.wait().unwrap().success() {

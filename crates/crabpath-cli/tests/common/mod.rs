@@ -25,12 +25,7 @@ pub fn reference(name: &str) -> PathBuf {
 
 /// Runs `crabpath <args>` in `dir` with the given profile and stdin.
 pub fn run(dir: &Path, profile: &str, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .env("CRABPATH_PROFILE", profile)
-        .env("TZ", "UTC")
-        .env_remove("OPENAI_API_KEY")
+    let mut child = command(dir, profile, args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -245,4 +240,16 @@ fn normalisation_matches_the_reference_rules() {
         normalize(t),
         "{'type': 'x', 'ts': 0, 'iso': 'ISO'}\n 1. learn @ ISO: {\"ts\": 0, \"total_ms\": 0, \"created_at\": \"ISO\"}\npython_version: PASS (VERSION)"
     );
+}
+
+/// The command `crabpath <args>` in `dir` with the given profile, in the environment
+/// of the tests (UTC, no OpenAI key), to be given its standard streams and spawned.
+pub fn command(dir: &Path, profile: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args)
+        .current_dir(dir)
+        .env("CRABPATH_PROFILE", profile)
+        .env("TZ", "UTC")
+        .env_remove("OPENAI_API_KEY");
+    c
 }
