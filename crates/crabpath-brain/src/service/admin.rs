@@ -423,7 +423,9 @@ impl Brain {
 
     /// Takes a snapshot named `name` (a state file: a copy of it, [`crate::snapshot`];
     /// a database: a compact copy, `snapshots/<name>.db`, made by `VACUUM INTO` from
-    /// one consistent read).
+    /// one consistent read). The copy is written as `snapshots/.<name>.<pid>.partial`,
+    /// synced, then renamed: a process killed half-way leaves no truncated
+    /// `<name>.db` for `rollback` to take (a leftover `.partial` is never listed).
     pub fn snapshot(&mut self, name: &str) -> Result<Snapshot> {
         let Some(dir) = self.snapshot_dir() else {
             let path = self.path().to_path_buf();
@@ -442,11 +444,24 @@ impl Brain {
         let Backend::Store(s) = &self.backend else {
             unreachable!("a database")
         };
-        let text = path.to_string_lossy().into_owned();
-        s.store
+        let partial = dir.join(format!(".{name}.{}.partial", std::process::id()));
+        let _ = std::fs::remove_file(&partial);
+        let text = partial.to_string_lossy().into_owned();
+        let written = s
+            .store
             .conn()
             .execute("VACUUM INTO ?1", [text])
-            .map_err(sql_error(s.store.path()))?;
+            .map_err(sql_error(s.store.path()))
+            .and_then(|_| {
+                std::fs::File::open(&partial)
+                    .and_then(|f| f.sync_all())
+                    .and_then(|_| std::fs::rename(&partial, &path))
+                    .map_err(|e| io_error(&path, e))
+            });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e);
+        }
         Ok(Snapshot {
             name: name.to_string(),
             size: file_len(&path),
@@ -544,12 +559,17 @@ impl Brain {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
-        let keep_name = format!("before-rollback-{}", crate::snapshot::default_name(now));
-        let kept = if dir.join(format!("{keep_name}.db")).exists() {
-            dir.join(format!("{keep_name}.db"))
-        } else {
-            self.snapshot(&keep_name)?.path
-        };
+        // a name of its own even within the second of an earlier rollback (reusing
+        // that one's backup would lose the state in between)
+        let stem = format!("before-rollback-{}", crate::snapshot::default_name(now));
+        let keep_name = (1..)
+            .map(|k| match k {
+                1 => stem.clone(),
+                k => format!("{stem}-{k}"),
+            })
+            .find(|n| !dir.join(format!("{n}.db")).exists())
+            .expect("an unused name");
+        let kept = self.snapshot(&keep_name)?.path;
         let Backend::Store(s) = &mut self.backend else {
             unreachable!("a database")
         };

@@ -25,12 +25,7 @@ pub fn reference(name: &str) -> PathBuf {
 
 /// Runs `crabpath <args>` in `dir` with the given profile and stdin.
 pub fn run(dir: &Path, profile: &str, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .env("CRABPATH_PROFILE", profile)
-        .env("TZ", "UTC")
-        .env_remove("OPENAI_API_KEY")
+    let mut child = command(dir, profile, args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -247,6 +242,18 @@ fn normalisation_matches_the_reference_rules() {
     );
 }
 
+/// The command `crabpath <args>` in `dir` with the given profile, in the environment
+/// of the tests (UTC, no OpenAI key), to be given its standard streams and spawned.
+pub fn command(dir: &Path, profile: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args)
+        .current_dir(dir)
+        .env("CRABPATH_PROFILE", profile)
+        .env("TZ", "UTC")
+        .env_remove("OPENAI_API_KEY");
+    c
+}
+
 /// An MCP server (the handler of `crabpath mcp`, called in process) on the corrected
 /// brain `dir/brain`, resident, hash-v1 embedder, `edge+sim` routing; `workspace` is
 /// its `--workspace`.
@@ -269,11 +276,7 @@ pub fn mcp_server(dir: &Path, workspace: Option<PathBuf>) -> crabpath_mcp::Serve
 /// Starts `crabpath <args>` in `dir` with the given profile, stdin, stdout and stderr
 /// piped (a daemon or a command fed while it runs).
 pub fn spawn_piped(dir: &Path, profile: &str, args: &[&str]) -> std::process::Child {
-    Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .env("CRABPATH_PROFILE", profile)
-        .env_remove("OPENAI_API_KEY")
+    command(dir, profile, args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
