@@ -415,3 +415,44 @@ fn a_daemon_on_a_damaged_index_answers() {
         "{err}"
     );
 }
+
+/// After a sync that rewrites a file and adds one, the search index serves fewer vectors
+/// than before and the database holds the rewritten ones: `doctor` counted those served
+/// from the index as `len − unindexed`, where `unindexed` counted a rewritten vector
+/// twice, and panicked on the subtraction in debug builds ("attempt to subtract with
+/// overflow"; found by `sequences.rs`, seed 33). `info` made the same count.
+#[test]
+fn doctor_and_info_after_a_sync_that_rewrites_and_adds() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ws = d.join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    for (name, text) in [
+        ("a.md", "# A\n\n## One\nalpha one\n\n## Two\nalpha two\n"),
+        ("b.md", "# B\n\nbravo only\n"),
+        ("c.md", "# C\n\ncharlie only\n"),
+    ] {
+        std::fs::write(ws.join(name), text).unwrap();
+    }
+    let (rc, _, err) = cli(d, &["init", "--workspace", "ws", "--output", "b"]);
+    assert_eq!(rc, 0, "{err}");
+    let (rc, _, err) = cli(d, &["query", "alpha", "--state", "b"]);
+    assert_eq!(rc, 0, "{err}");
+    std::fs::write(
+        ws.join("a.md"),
+        "# A\n\n## One\nnew one\n\n## Two\nnew two\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("d.md"),
+        "# D\n\n## One\nfirst section\n\n## Two\nsecond section\n\n## Three\nthird section\n",
+    )
+    .unwrap();
+    let (rc, _, err) = cli(d, &["sync", "--state", "b", "--workspace", "ws"]);
+    assert_eq!(rc, 0, "{err}");
+    let (rc, out, err) = doctor(d);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert_eq!(summary(&out), all_pass(), "{out}");
+    let (rc, out, err) = cli(d, &["info", "--state", "b"]);
+    assert_eq!(rc, 0, "{out}{err}");
+}

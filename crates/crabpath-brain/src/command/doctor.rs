@@ -620,7 +620,7 @@ fn check_search_index(run: &mut Run, store: &crate::store::Store) {
     match loaded {
         Ok(s) if s.indexed() => {
             let len = s.len();
-            let detail = format!("{} of {len} vectors in search.idx", len - s.unindexed());
+            let detail = format!("{} of {len} vectors in search.idx", s.in_index());
             run.check("search_index", true, detail, "");
         }
         Ok(s) => {

@@ -384,7 +384,7 @@ impl Brain {
         )
         .map_err(&err)?;
         let indexed = if searcher.indexed() {
-            searcher.len() - searcher.unindexed()
+            searcher.in_index()
         } else {
             0
         };

@@ -672,24 +672,31 @@ impl Searcher {
         Ok(changed)
     }
 
-    /// Vectors held in rows (not in the derived index), and index entries left out.
-    pub fn unindexed(&self) -> usize {
-        self.rows.len() + self.excluded.len()
-    }
-
     /// Whether a current derived index is in use.
     pub fn indexed(&self) -> bool {
         self.file.is_some()
     }
 
     /// Total vectors.
+    ///
+    /// Cost: O(r) where r is the derived index's row count (see [`Self::in_index`]).
     pub fn len(&self) -> usize {
-        let stale = self.file.as_ref().map_or(0, |f| {
+        self.in_index() + self.rows.len()
+    }
+
+    /// Vectors served from the derived index: its rows less those left out (rewritten
+    /// or deleted since it was built). Never more than [`Self::len`]. (It
+    /// replaces `len − unindexed`, where `unindexed` counted a rewritten vector twice, as
+    /// a row and as an excluded entry, and a deleted one that is no longer a vector: after
+    /// a sync that went below zero, a panic of `doctor` and `info` in debug builds.)
+    ///
+    /// Cost: O(r) where r is the derived index's row count.
+    pub fn in_index(&self) -> usize {
+        self.file.as_ref().map_or(0, |f| {
             (0..f.rows())
-                .filter(|&i| self.excluded.contains(&f.sym(i)))
+                .filter(|&i| !self.excluded.contains(&f.sym(i)))
                 .count()
-        });
-        self.file.as_ref().map_or(0, |f| f.rows()) - stale + self.rows.len()
+        })
     }
 
     /// Whether there are no vectors.
