@@ -286,6 +286,7 @@ fn cmd_check(data_dir: &DataDir, a: &bench::check::CheckArgs) -> anyhow::Result<
 fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
     bench::engine::set_threads(a.threads);
     if let Some(path) = &a.dump_texts {
+        pyformat::io::check_output("--dump-texts", path)?;
         if a.data.dataset == Dataset::Locomo {
             anyhow::bail!("bench embed --dump-texts: LoCoMo is not dumped (compare.sh times the HotPotQA and MultiHop-RAG texts)");
         }

@@ -359,6 +359,9 @@ fn v2(cmd: &V2Command) -> Result<ExitCode> {
             if *top_k == 0 {
                 bail!("--top-k must be at least 1");
             }
+            if let Some(p) = out {
+                pyformat::io::check_output("--out", p)?;
+            }
             let g = crabpath_v2::load_graph(graph)?;
             let s = crabpath_v2::load_scenarios(scenario)?;
             let stem = scenario
@@ -396,6 +399,8 @@ fn parse_family(s: &str) -> Result<Family, String> {
 }
 
 fn scaling_study(opts: &scaling::Options, out: &Path) -> Result<ExitCode> {
+    // before minutes of measuring: a new path or a regular file, outside brains
+    pyformat::io::check_output("--out", out)?;
     let total = (opts.sizes.len() * opts.families.len()) as u64;
     let bar = indicatif::ProgressBar::new(total);
     bar.set_style(

@@ -38,7 +38,10 @@
 //! | N2 | SIGTERM/SIGINT are noticed only when the next line arrives, which is then not answered | the state is saved and the daemon exits at once (the command's concern) | |
 //! | N3 | an acknowledged write lives only in memory until the next auto-save | a state file's writes are appended to a write-ahead log (`<state>.wal`, fsync'd) before the answer, and a daemon that dies is replayed from it on the next start; a database commits each write before the answer | a `kill -9` after an answered `learn` loses it vs. keeps it |
 //! | N4 | queries are embedded with OpenAI whenever `OPENAI_API_KEY` is set, whatever the state was built with | with the state's own embedder | |
-//! | N5 | learn accepts unknown ids (dangling edges) and NaN outcomes | refused (error −1) | |
+//! | N5 | learn accepts unknown ids (dangling edges) and any outcome (NaN, 2) | refused (error −1): outcomes are in [−1, 1] as on the command line and in MCP ([`crate::command::learn::OUTCOME_RANGE`]) | `outcome 2` learned vs. refused |
+//! | N7 | `maintain` notes unknown task names and skips them | refused, naming the tasks | `tasks "bogus"` ran nothing vs. error |
+//! | N8 | `prune_below` NaN is taken (it prunes nothing) | refused in both profiles: a finite number | |
+//! | N9 | `save` of a database deleted while open answered `{"saved": true}` (the writes went to the deleted file) | in both profiles, an error naming the missing file | |
 //! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
 
 // The v12 methods extend `Daemon` from a child module; the shared helpers and constants
@@ -521,13 +524,16 @@ impl Daemon {
             Some(PyValue::Bool(b)) => *b,
             Some(_) => return Err(Failure("dry_run must be a boolean".into())),
         };
+        if self.profile.fixes_bugs() {
+            maintain::check_task_names(&requested).map_err(Failure)?;
+        }
         let max_merges = int_param(params, "max_merges", Some(5))?;
         let prune_below = match params.get("prune_below") {
             None | Some(PyValue::Null) => 0.01,
             Some(v) => v
                 .as_number()
-                .filter(|_| !matches!(v, PyValue::Str(_)))
-                .ok_or_else(|| Failure("prune_below must be a number".into()))?,
+                .filter(|x| !matches!(v, PyValue::Str(_)) && x.is_finite())
+                .ok_or_else(|| Failure("prune_below must be a finite number".into()))?,
         };
         let embedder = if self.profile.fixes_bugs() {
             Some(self.brain.take_embedder()?)

@@ -135,6 +135,22 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
+    /// A path a writer will not write: not a regular file, or inside a brain
+    /// directory (`pyformat::io::check_output`, `write_atomic`).
+    #[error("{label}: {reason}")]
+    Refused {
+        /// The option and the path, or the path.
+        label: String,
+        /// The path refused.
+        path: PathBuf,
+        /// What is there.
+        reason: pyformat::error::Refusal,
+    },
+    /// A sync refused before anything was written: the folder is not the one the
+    /// brain was built from, or the sync would remove more than half of the brain's
+    /// nodes. The message says which flag allows it.
+    #[error("{0}")]
+    SyncRefused(String),
 }
 
 impl From<pyformat::Error> for Error {
@@ -142,6 +158,15 @@ impl From<pyformat::Error> for Error {
         match e {
             pyformat::Error::Io { path, source } => Error::Io { path, source },
             pyformat::Error::Serialize(m) => Error::Serialize(m),
+            pyformat::Error::Refused {
+                label,
+                path,
+                reason,
+            } => Error::Refused {
+                label,
+                path,
+                reason,
+            },
         }
     }
 }

@@ -93,6 +93,7 @@ pub mod service;
 pub mod session;
 pub mod sidecar;
 pub mod snapshot;
+pub mod statecheck;
 pub mod statefile;
 pub mod store;
 pub mod sync;

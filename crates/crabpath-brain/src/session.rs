@@ -32,6 +32,7 @@
 //! | S1 | a line that is a JSON scalar (`123`, `true`, `"text"`) is dropped | it is a plain-text query (its raw text) | `123` → no query vs. query `"123"` |
 //! | S2 | a flat record with another role (`{"role": "system"}`) is ignored and does not close the open interaction, so a later assistant line answers an earlier user line | it closes the open interaction, as an OpenClaw `system` message does | flat `user`, `system`, `assistant` → 1 interaction with a response vs. 2 records |
 //! | S3 | a `role` that is a JSON array or object aborts the whole replay (`TypeError: unhashable type`) | the record is ignored | error vs. ignored |
+//! | S4 | a line that opens a JSON object but is broken (`{"role": "user", "content": `) is a plain-text query | an error naming the file, the line and the parser's reason; nothing is replayed | `Replayed 1/1` vs. exit 1 |
 //!
 //! Errors ([`crate::Error`]) name the file and, for content errors, the line.
 
@@ -277,10 +278,15 @@ fn record_timestamp(payload: &PyDict) -> Result<Option<f64>, String> {
 }
 
 /// A stripped line parsed with Python's `json.loads` (lone surrogates replaced).
-/// `Ok(None)` when it is not JSON; `Err` for the parser's non-decode failures.
-fn parse_line(raw: &str) -> Result<Option<PyValue>, String> {
+/// `Ok(None)` when it is not JSON; `Err` for the parser's non-decode failures, and (with
+/// `fixes`) for a line that opens a JSON object (`{`) but is not one: a broken record
+/// (S4), not a query.
+fn parse_line(raw: &str, fixes: bool) -> Result<Option<PyValue>, String> {
     match pyjson::loads_lossy(raw) {
         Ok(v) => Ok(Some(v)),
+        Err(e) if e.kind == LoadsErrorKind::Decode && fixes && raw.starts_with('{') => Err(
+            format!("a broken JSON record ({e}): each record must be one JSON object on one line"),
+        ),
         Err(e) if e.kind == LoadsErrorKind::Decode => Ok(None),
         Err(e) => Err(e.to_string()),
     }
@@ -297,7 +303,7 @@ enum LineKind {
 }
 
 fn classify(raw: &str, fixes: bool) -> Result<LineKind, String> {
-    Ok(match parse_line(raw)? {
+    Ok(match parse_line(raw, fixes)? {
         None => LineKind::Plain,
         Some(PyValue::Dict(d)) => LineKind::Record(d),
         Some(_) if fixes => LineKind::Plain,

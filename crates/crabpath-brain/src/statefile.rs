@@ -70,7 +70,9 @@ pub fn parse_check(bytes: &[u8], path: &Path) -> Result<()> {
     parse_state(bytes, path).map(|_| ())
 }
 
-fn parse_state(bytes: &[u8], path: &Path) -> Result<State> {
+/// Reads a state file's bytes (`path` names it in errors): [`load_state`] without the
+/// read.
+pub fn parse_state(bytes: &[u8], path: &Path) -> Result<State> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first.is_some_and(|&b| b != b'{') {
         return Err(format_error(path, "state payload must be a JSON object"));

@@ -20,6 +20,22 @@
 //!
 //! The embedding of a chunk depends only on its text, so skipping unchanged files
 //! changes no vector.
+//!
+//! # What a sync will not do (both profiles unless said)
+//!
+//! * A path that exists but cannot be read (a directory that cannot be listed, a file
+//!   that cannot be read, [`crate::workspace::Walk::unreadable`]) is *unreadable*, not
+//!   deleted: the nodes of the files under it stay as they are, and the report lists
+//!   it ([`SyncReport::unreadable`]); the command line then exits with status 3 (a
+//!   partial sync). Before, `chmod 000 ws/notes` took a brain of 9 nodes to 3 and lost
+//!   their learned edges.
+//! * Corrected profile: a brain records the folder it was built from
+//!   ([`WORKSPACE_KEY`], written by `init`; a brain made before records the folder of
+//!   its first sync). A sync of another folder is refused unless
+//!   [`SyncGuard::rebase`], and a sync that would remove more than half of the brain's
+//!   nodes unless [`SyncGuard::allow_mass_delete`]; either flag takes a snapshot first
+//!   (`Brain::sync`). The paper profile keeps the reference's behaviour on readable
+//!   folders.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,10 +44,10 @@ use std::time::UNIX_EPOCH;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::bootstrap::{build, sibling_weight, split_workspace};
+use crate::bootstrap::{build, sibling_weight, split_walk};
 use crate::error::{Error, Result};
 use crate::working::Working;
-use crate::workspace::{self, SkipReason, Skipped, SplitOptions};
+use crate::workspace::{self, is_under, SkipReason, Skipped, SplitOptions};
 use crabpath::embed::Embedder;
 use crabpath::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
 use crabpath::profile::Profile;
@@ -50,6 +66,38 @@ pub const DEFAULT_AUTHORITY_MAP: [(&str, &str); 7] = [
 
 /// The state `meta` key holding the per-file record of the last corrected sync.
 pub const SYNC_FILES_KEY: &str = "sync_files";
+
+/// The state `meta` key holding the folder a brain was built from (its canonical
+/// path; corrected profile): `sync` of another folder needs [`SyncGuard::rebase`].
+pub const WORKSPACE_KEY: &str = "workspace_dir";
+
+/// What a sync may do beyond bringing a brain up to date with its own folder
+/// (corrected profile; both default to no).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SyncGuard {
+    /// Sync a folder other than the one the brain records (it then records this one).
+    pub rebase: bool,
+    /// Remove more than half of the brain's nodes.
+    pub allow_mass_delete: bool,
+}
+
+impl SyncGuard {
+    /// Whether a flag was given (a snapshot is taken before such a sync).
+    pub fn any(&self) -> bool {
+        self.rebase || self.allow_mass_delete
+    }
+}
+
+/// The refusal of a sync that would remove `removed` of the brain's `total` nodes
+/// (more than half) without [`SyncGuard::allow_mass_delete`]; `None` when it may go on.
+pub fn mass_delete_refusal(removed: usize, total: usize, guard: &SyncGuard) -> Option<Error> {
+    if guard.allow_mass_delete || removed * 2 <= total {
+        return None;
+    }
+    Some(Error::SyncRefused(format!(
+        "sync would remove {removed} of the brain's {total} nodes (more than half): nothing was changed; check the folder, or pass --allow-mass-delete (a snapshot is taken first)"
+    )))
+}
 
 /// What a sync did (reference `SyncReport`, plus file counts).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -74,6 +122,11 @@ pub struct SyncReport {
     pub files_deleted: usize,
     /// Files left out (unreadable, binary, …; corrected only).
     pub skipped: Vec<Skipped>,
+    /// Paths that exist but could not be read: the nodes of their files were kept
+    /// (both profiles). Not empty: the sync was partial.
+    pub unreadable: Vec<Skipped>,
+    /// The snapshot taken before the sync (with a [`SyncGuard`] flag).
+    pub snapshot: Option<String>,
 }
 
 /// Python `int()` of a chunk suffix (ASCII digits with an optional sign and
@@ -230,6 +283,8 @@ pub struct SyncPlan {
     records: BTreeMap<String, FileRecord>,
     /// Files left out, and why.
     pub skipped: Vec<Skipped>,
+    /// Paths that exist but could not be read: their files' nodes are kept.
+    pub unreadable: Vec<Skipped>,
     profile: Profile,
 }
 
@@ -265,7 +320,9 @@ fn split_current(
 ) -> Result<SyncPlan> {
     let options = SplitOptions::new(profile);
     if !profile.fixes_bugs() {
-        let boot = split_workspace(workspace, &options)?;
+        let walk = workspace::walk(workspace, &options)?;
+        let unreadable = walk.unreadable.clone();
+        let boot = split_walk(walk, profile)?;
         let present: Vec<String> = boot.files.iter().map(|f| f.rel.clone()).collect();
         return Ok(SyncPlan {
             profile,
@@ -278,10 +335,12 @@ fn split_current(
             present,
             records: BTreeMap::new(),
             skipped: boot.skipped,
+            unreadable,
         });
     }
     let walk = workspace::walk(workspace, &options)?;
     let mut skipped = walk.skipped;
+    let mut unreadable = walk.unreadable;
     let mut to_build: Vec<(PathBuf, String, String)> = Vec::new();
     let mut unchanged_files = Vec::new();
     let mut present = Vec::new();
@@ -296,10 +355,23 @@ fn split_current(
                 continue;
             }
         }
-        let bytes = std::fs::read(&c.path).map_err(|source| Error::Io {
-            path: c.path.clone(),
-            source,
-        })?;
+        let bytes = match std::fs::read(&c.path) {
+            Ok(b) => b,
+            Err(e) => {
+                // unknown, not gone: its nodes and its record stay
+                if let Some(r) = old.get(&c.rel) {
+                    new_records.insert(c.rel.clone(), r.clone());
+                }
+                let s = Skipped {
+                    rel: c.rel.clone(),
+                    reason: SkipReason::UnreadableFile(e.to_string()),
+                };
+                skipped.push(s.clone());
+                unreadable.push(s);
+                unchanged_files.push(c.rel);
+                continue;
+            }
+        };
         let sha = sha256_hex(&bytes);
         let (size, mtime) = st.unwrap_or((bytes.len() as u64, 0));
         let record = FileRecord {
@@ -333,6 +405,14 @@ fn split_current(
         new_records.insert(c.rel.clone(), record);
         to_build.push((c.path, c.rel, text));
     }
+    // the recorded files under an unreadable directory: present as far as we know
+    for (rel, r) in old {
+        if !new_records.contains_key(rel) && unreadable.iter().any(|u| is_under(rel, &u.rel)) {
+            new_records.insert(rel.clone(), r.clone());
+            present.push(rel.clone());
+            unchanged_files.push(rel.clone());
+        }
+    }
     let boot = build(
         to_build
             .iter()
@@ -350,6 +430,7 @@ fn split_current(
         present,
         records: new_records,
         skipped,
+        unreadable,
     })
 }
 
@@ -420,7 +501,8 @@ pub fn apply_sync(
             .get("file")
             .and_then(Value::as_str)
             .unwrap_or("");
-        if fixes && !resplit.contains(file) && present.contains(file) {
+        let unknown = split.unreadable.iter().any(|u| is_under(file, &u.rel));
+        if unknown || (fixes && !resplit.contains(file) && present.contains(file)) {
             if unchanged_elsewhere.is_none() {
                 unchanged += 1;
             }
@@ -468,6 +550,7 @@ pub fn apply_sync(
         files_unchanged: split.unchanged_files.len(),
         files_deleted: deleted_files.len(),
         skipped: split.skipped,
+        unreadable: split.unreadable,
         ..SyncReport::default()
     };
     let count_authority = |a: &str, report: &mut SyncReport| match report
@@ -636,6 +719,7 @@ pub fn parse_authority_map(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bootstrap::split_workspace;
     use crabpath::embed::HashEmbedder;
     use crabpath::state::State;
 

@@ -10,7 +10,9 @@
 //! * Within a directory, files come first, sorted by name (code-point order, `UP.MD` <
 //!   `big.json`), then the subdirectories are walked depth-first, pre-order. Symbolic
 //!   links to directories are never entered; symbolic links to files count as files.
-//!   Unreadable directories are skipped.
+//!   Unreadable directories are skipped, and listed in [`Walk::unreadable`] (both
+//!   profiles) with the entries that exist but cannot be examined: a sync keeps their
+//!   nodes instead of counting them as deleted ([`crate::sync`]).
 //! * A path is skipped if any component starts with `.` (hidden files and directories,
 //!   `.git`), or if its name is one of the default excludes ([`DEFAULT_EXCLUDES`]:
 //!   `node_modules`, `.git`, `__pycache__`, `.venv`, `venv`, `env`, `dist`, `build`,
@@ -92,6 +94,8 @@ pub enum SkipReason {
     Json(String),
     /// A directory that could not be listed.
     Unreadable(String),
+    /// A file that could not be read (its nodes are kept by a sync).
+    UnreadableFile(String),
     /// A symbolic link whose target is outside the workspace (corrected profile: not
     /// read).
     OutsideWorkspace(PathBuf),
@@ -111,6 +115,7 @@ impl std::fmt::Display for SkipReason {
             SkipReason::NonUtf8Path => f.write_str("its path is not valid UTF-8"),
             SkipReason::Json(m) => write!(f, "JSON that cannot be split: {m}"),
             SkipReason::Unreadable(m) => write!(f, "cannot be listed: {m}"),
+            SkipReason::UnreadableFile(m) => write!(f, "cannot be read: {m}"),
             SkipReason::OutsideWorkspace(t) => write!(
                 f,
                 "a symbolic link to {}, outside the workspace (not read)",
@@ -212,6 +217,33 @@ pub struct Walk {
     /// Files and directories left out for a reason a user should hear about (never
     /// filled in the paper profile, which errors or ignores as the reference does).
     pub skipped: Vec<Skipped>,
+    /// Paths that exist but could not be read, in both profiles: a directory that
+    /// cannot be listed (or was listed only in part; `""` is the workspace itself) and
+    /// an entry whose type cannot be examined. What they hold is unknown, not gone.
+    pub unreadable: Vec<Skipped>,
+}
+
+impl Walk {
+    fn unreadable(&mut self, rel: &str, e: &std::io::Error, list_in_skipped: bool) {
+        let s = Skipped {
+            rel: rel.to_string(),
+            reason: SkipReason::Unreadable(e.to_string()),
+        };
+        if list_in_skipped && !rel.is_empty() {
+            self.skipped.push(s.clone());
+        }
+        self.unreadable.push(s);
+    }
+}
+
+/// Whether the file `rel` (relative to the workspace) is under the unreadable path
+/// `under` (the path itself, a file below it, or anything when `under` is `""`).
+pub fn is_under(rel: &str, under: &str) -> bool {
+    under.is_empty()
+        || rel == under
+        || rel
+            .strip_prefix(under)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// Python `os.path.expanduser` for the forms `~` and `~/...` (`$HOME`); other paths
@@ -339,12 +371,7 @@ impl Walker {
         let listing = match fs::read_dir(dir) {
             Ok(l) => l,
             Err(e) => {
-                if self.fixes && !rel_dir.is_empty() {
-                    out.skipped.push(Skipped {
-                        rel: rel_dir.to_string(),
-                        reason: SkipReason::Unreadable(e.to_string()),
-                    });
-                }
+                out.unreadable(rel_dir, &e, self.fixes);
                 return Ok(());
             }
         };
@@ -354,16 +381,40 @@ impl Walker {
         }
         let mut dirs: Vec<Entry> = Vec::new();
         let mut files: Vec<Entry> = Vec::new();
-        for entry in listing.flatten() {
+        let join = |name: &str| {
+            if rel_dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{rel_dir}/{name}")
+            }
+        };
+        for entry in listing {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    // listed in part: what the rest holds is unknown
+                    out.unreadable(rel_dir, &e, self.fixes);
+                    continue;
+                }
+            };
             let os_name = entry.file_name();
             let (name, utf8) = match os_name.to_str() {
                 Some(s) => (s.to_string(), true),
                 None => (os_name.to_string_lossy().into_owned(), false),
             };
-            // os.walk: `entry.is_dir()` follows symbolic links; errors count as "not a dir"
-            let is_dir = fs::metadata(entry.path())
-                .map(|m| m.is_dir())
-                .unwrap_or(false);
+            // os.walk: `entry.is_dir()` follows symbolic links; errors count as "not a
+            // dir". An error other than a dangling link (a directory without search
+            // permission) leaves the entry unknown, not gone.
+            let is_dir = match fs::metadata(entry.path()) {
+                Ok(m) => m.is_dir(),
+                Err(e) => {
+                    let rel = join(&name);
+                    if e.kind() != std::io::ErrorKind::NotFound && !self.skip(&rel, false) {
+                        out.unreadable(&rel, &e, self.fixes);
+                    }
+                    false
+                }
+            };
             let e = Entry {
                 name,
                 os_name,
@@ -375,13 +426,6 @@ impl Walker {
                 files.push(e);
             }
         }
-        let join = |name: &str| {
-            if rel_dir.is_empty() {
-                name.to_string()
-            } else {
-                format!("{rel_dir}/{name}")
-            }
-        };
         if depth > self.max_depth {
             self.git.truncate(git_depth);
             return Ok(());

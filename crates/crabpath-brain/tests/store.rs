@@ -235,7 +235,7 @@ fn export_and_import_round_trip() {
     b.learn(&ids[..3], 1.0).unwrap();
     let one = dir.path().join("one.json");
     export_state(&mut b, &one).unwrap();
-    import_state(&one, &dir.path().join("b")).unwrap();
+    import_state(&one, &dir.path().join("b"), &[EmbedderInfo::hash_v1()]).unwrap();
     let mut b2 = common::open_hash(&dir.path().join("b/brain.db"), Profile::Corrected, false);
     let two = dir.path().join("two.json");
     export_state(&mut b2, &two).unwrap();
@@ -313,7 +313,9 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     let mut reports = Vec::new();
     for b in [db.as_path(), json.as_path()] {
         let mut brain = common::open_hash(b, Profile::Corrected, false);
-        let r = brain.sync(&ws, Vec::new(), false, None, &event).unwrap();
+        let r = brain
+            .sync(&ws, Vec::new(), false, None, &event, Default::default())
+            .unwrap();
         reports.push(r);
     }
     assert_eq!(reports[0], reports[1]);
@@ -328,7 +330,7 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     assert_eq!(a.meta.get("sync_files"), b.meta.get("sync_files"));
     // an unchanged folder: nothing re-split, nothing written
     let again = common::open_hash(&db, Profile::Corrected, false)
-        .sync(&ws, Vec::new(), false, None, &event)
+        .sync(&ws, Vec::new(), false, None, &event, Default::default())
         .unwrap();
     assert_eq!(
         (again.files_resplit, again.nodes_unchanged),

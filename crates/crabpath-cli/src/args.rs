@@ -67,6 +67,18 @@ pub fn py_float(s: &str) -> Result<f64, String> {
     pyformat::pystr::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
 }
 
+/// Clap value parser: Python `float()` of the value, which must be finite (`NaN`, `inf`
+/// are refused: `invalid value 'NaN' for '--prune-below <PRUNE_BELOW>': not a finite
+/// number`).
+pub fn finite_f64(s: &str) -> Result<f64, String> {
+    let x = py_float(s)?;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(format!("not a finite number: '{s}'"))
+    }
+}
+
 /// Embedders: `hash` is the reference's deterministic hash-v1 (1024 dimensions, no
 /// model); `minilm` is all-MiniLM-L6-v2 (384 dimensions, offline weights, embedding
 /// cache); `openai` is accepted for compatibility and refused (no network access).
@@ -227,8 +239,9 @@ pub struct McpArgs {
     /// /mcp) instead of stdio. Addresses other than loopback need --allow-remote.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// The folder the brain was built from, which the `sync` tool re-reads (a call
-    /// may name another).
+    /// The folder the `sync` tool re-reads, and the only one (a call cannot name
+    /// another). Default: the folder the brain records it was built from. A folder
+    /// other than that one is refused (use `crabpath sync --rebase`).
     #[arg(long)]
     pub workspace: Option<String>,
     /// Accept --http addresses that are not loopback (the server has no
@@ -383,8 +396,8 @@ pub struct MaintainArgs {
     /// Apply at most this many merges.
     #[arg(long, default_value = "5", value_parser = py_int, allow_negative_numbers = true)]
     pub max_merges: i64,
-    /// Prune edges whose |weight| is below this.
-    #[arg(long, default_value = "0.01", value_parser = py_float, allow_negative_numbers = true)]
+    /// Prune edges whose |weight| is below this (finite; corrected: 0 to 1).
+    #[arg(long, default_value = "0.01", value_parser = finite_f64, allow_negative_numbers = true)]
     pub prune_below: f64,
     /// LLM confirmation of merges (only `none` is available).
     #[arg(long, value_enum, default_value = "none")]
@@ -461,8 +474,8 @@ pub struct InjectArgs {
     #[arg(long, default_value = "3", value_parser = py_int, allow_negative_numbers = true)]
     pub connect_top_k: i64,
     /// Minimum similarity of a connected node (default: 0.0 with the hash embedder,
-    /// 0.3 otherwise).
-    #[arg(long, value_parser = py_float, allow_negative_numbers = true)]
+    /// 0.3 otherwise; finite; corrected: -1 to 1).
+    #[arg(long, value_parser = finite_f64, allow_negative_numbers = true)]
     pub connect_min_sim: Option<f64>,
     /// Embedder for the content (default: the one the state was built with).
     #[arg(long, value_enum)]
@@ -542,13 +555,25 @@ pub struct InfoArgs {
 
 /// `sync`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 synced; 1 an error, or a sync refused (another folder without --rebase, more than half of the nodes removed without --allow-mass-delete; nothing is written); 3 partial: some paths exist but could not be read, and their nodes were kept (they are listed on stderr)."
+)]
 pub struct SyncArgs {
     /// The brain's state file.
     #[arg(long)]
     pub state: String,
-    /// The folder the brain was built from.
+    /// The folder the brain was built from (corrected profile: the brain records it;
+    /// another folder is refused unless --rebase).
     #[arg(long)]
     pub workspace: String,
+    /// Sync a folder other than the one the brain was built from, and record it as the
+    /// brain's folder (a snapshot is taken first; `crabpath rollback` undoes it).
+    #[arg(long)]
+    pub rebase: bool,
+    /// Let the sync remove more than half of the brain's nodes (refused otherwise; a
+    /// snapshot is taken first).
+    #[arg(long)]
+    pub allow_mass_delete: bool,
     /// Embedder for new and changed chunks (default: the state's).
     #[arg(long, value_enum)]
     pub embedder: Option<EmbedderChoice>,
@@ -602,7 +627,9 @@ pub struct ExportArgs {
     /// The brain (its directory, or a file in it).
     #[arg(long)]
     pub state: String,
-    /// The state.json to write (replaced atomically if it exists).
+    /// The state.json to write: a new path or a regular file (replaced atomically).
+    /// A directory, a device, a FIFO, or a path inside a brain directory (one holding
+    /// brain.db) is refused.
     #[arg(long)]
     pub output: String,
 }

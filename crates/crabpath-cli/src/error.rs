@@ -22,11 +22,30 @@ impl CliError {
         match self {
             CliError::Reference(m) => m.clone(),
             CliError::Other(e) => {
-                let text = format!("{e:#}");
+                let text = one_line(e.chain().map(ToString::to_string));
                 format!("crabpath: error: {}", text.replace('\n', " "))
             }
         }
     }
+}
+
+/// The messages of an error chain joined by `: `, each cause said once: the library's
+/// errors print their source in their own message (`<path>: <io error>`) and also
+/// expose it as `source()`, so anyhow's `{:#}` said it twice (`No such file or
+/// directory (os error 2): No such file or directory (os error 2)`). A cause whose text
+/// the line already holds is left out.
+pub fn one_line(chain: impl IntoIterator<Item = String>) -> String {
+    let mut line = String::new();
+    for message in chain {
+        if line.contains(&message) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&message);
+    }
+    line
 }
 
 impl From<crabpath_brain::Error> for CliError {

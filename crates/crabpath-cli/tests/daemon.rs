@@ -6,7 +6,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
 use crabpath_brain::statefile::load_state;
@@ -22,22 +22,17 @@ fn brain(dir: &Path) {
 }
 
 fn spawn(dir: &Path, profile: &str, interval: &str) -> (Child, ChildStdin, BufReader<ChildStdout>) {
-    let mut c = Command::new(common::bin())
-        .args([
+    let mut c = common::spawn_piped(
+        dir,
+        profile,
+        &[
             "daemon",
             "--state",
             "brain/state.json",
             "--auto-save-interval",
             interval,
-        ])
-        .current_dir(dir)
-        .env("CRABPATH_PROFILE", profile)
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     let stdin = c.stdin.take().unwrap();
     let stdout = BufReader::new(c.stdout.take().unwrap());
     (c, stdin, stdout)

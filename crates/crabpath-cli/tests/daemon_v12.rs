@@ -8,7 +8,6 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
@@ -33,16 +32,7 @@ fn brain(dir: &Path, profile: &str) -> &'static str {
 fn session(profile: &str, requests: &[Value]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
     let state = brain(dir.path(), profile);
-    let mut c = Command::new(common::bin())
-        .args(["daemon", "--state", state])
-        .current_dir(dir.path())
-        .env("CRABPATH_PROFILE", profile)
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut c = common::spawn_piped(dir.path(), profile, &["daemon", "--state", state]);
     let mut stdin = c.stdin.take().unwrap();
     let mut out = BufReader::new(c.stdout.take().unwrap());
     let mut answers = Vec::new();

@@ -10,9 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crabpath_brain::route::RouteMode;
-use crabpath_brain::{locate, Brain, OpenOptions};
-use crabpath_mcp::{Options, Server};
+use crabpath_mcp::Server;
 use serde_json::{json, Map, Value};
 
 fn brain(dir: &Path) {
@@ -26,19 +24,7 @@ fn brain(dir: &Path) {
 }
 
 fn server(dir: &Path) -> Server {
-    let mut o = OpenOptions::new(crabpath::Profile::Corrected);
-    o.resident = true;
-    o.embedder = Some(std::sync::Arc::new(|| {
-        Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
-    }));
-    let b = Brain::open(locate(&dir.join("brain")), o).unwrap();
-    Server::new(
-        b,
-        Options {
-            route_mode: RouteMode::EdgeSim,
-            workspace: Some(dir.join("ws")),
-        },
-    )
+    common::mcp_server(dir, Some(dir.join("ws")))
 }
 
 fn args(v: Value) -> Map<String, Value> {
@@ -144,8 +130,8 @@ fn tools_answer_and_refuse_bad_arguments() {
         ("correct", json!({}), "correct: `content` is required"),
         ("correct", json!({"content": "x", "turns_ago": 1}), "correct: `turns_ago` needs a `chat_id`"),
         ("teach", json!({"content": "x", "kind": "NOTE"}), "teach: `kind` must be TEACHING or DIRECTIVE, got `NOTE`"),
-        ("health", json!({"x": 1}), "health: unknown argument `x` (expected: )"),
-        ("sync", json!({"workspace": "/no/such/folder"}), "sync: workspace /no/such/folder is not a folder"),
+        ("health", json!({"x": 1}), "health: unknown argument `x` (it takes no arguments)"),
+        ("sync", json!({"workspace": "/no/such/folder"}), "sync: unknown argument `workspace` (it takes no arguments)"),
         ("remember", json!({}), "unknown tool `remember` (tools: query, feedback, correct, teach, health, sync)"),
     ];
     for (tool, a, want) in cases {

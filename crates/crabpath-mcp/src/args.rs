@@ -28,9 +28,13 @@ impl<'a> Args<'a> {
     /// not be silently ignored).
     pub fn new(tool: &'a str, map: &'a Map<String, Value>, known: &[&str]) -> Result<Self> {
         if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
+            let expected = if known.is_empty() {
+                "it takes no arguments".to_string()
+            } else {
+                format!("expected: {}", known.join(", "))
+            };
             return Err(Error::Argument(format!(
-                "{tool}: unknown argument `{k}` (expected: {})",
-                known.join(", ")
+                "{tool}: unknown argument `{k}` ({expected})"
             )));
         }
         Ok(Args { tool, map })

@@ -30,7 +30,8 @@ pub const NAMES: [&str; 6] = ["query", "feedback", "correct", "teach", "health",
 pub struct Context<'a> {
     /// The route mode of queries that do not name one.
     pub route_mode: RouteMode,
-    /// The workspace `sync` re-reads unless told another.
+    /// The folder the server was started with (`--workspace`): the only one `sync`
+    /// reads (default: the folder the brain records).
     pub workspace: Option<&'a PathBuf>,
 }
 
@@ -139,17 +140,12 @@ pub fn list() -> Vec<Tool> {
         .annotate(ToolAnnotations::new().read_only(true)),
         Tool::new(
             "sync",
-            "Re-read the workspace folder the memory was built from: new and changed \
-             files are split and embedded, deleted ones removed, learned links of \
-             unchanged chunks kept. Call it after files were edited.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "workspace": {"type": "string",
-                                  "description": "The folder to read (default: the one the server was started with)."}
-                },
-                "additionalProperties": false
-            })),
+            "Re-read the workspace folder the memory was built from (the one the server \
+             was started with; no other): new and changed files are split and \
+             embedded, deleted ones removed, learned links of unchanged chunks kept. \
+             Files that cannot be read keep their chunks (`partial` is then true). Call \
+             it after files were edited.",
+            schema(json!({"type": "object", "properties": {}, "additionalProperties": false})),
         ),
     ]
 }
@@ -289,7 +285,8 @@ fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
         args,
         &["outcome", "chat_id", "turns_ago", "fired_ids"],
     )?;
-    let outcome = a.number("outcome", -1.0, 1.0)?;
+    let (lo, hi) = crabpath_brain::command::learn::OUTCOME_RANGE;
+    let outcome = a.number("outcome", lo, hi)?;
     let chat_id = a.opt_text("chat_id")?.map(str::trim);
     let fired_ids = a.opt_strs("fired_ids")?;
     let turns_ago = turns_ago(&a)?;
@@ -403,12 +400,13 @@ fn health(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
 }
 
 fn sync(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Result<Value> {
-    let a = Args::new("sync", args, &["workspace"])?;
-    let ws = match a.opt_text("workspace")? {
-        Some(w) => crabpath_brain::workspace::expanduser(w),
-        None => ctx.workspace.cloned().ok_or_else(|| {
+    // no argument: a call must not reach a folder the server was not started with
+    Args::new("sync", args, &[])?;
+    let ws = match ctx.workspace {
+        Some(w) => w.clone(),
+        None => brain.recorded_workspace()?.ok_or_else(|| {
             Error::Argument(
-                "sync: this server was started without --workspace: pass `workspace` (the folder the memory was built from)".into(),
+                "sync: the brain records no folder and this server was started without --workspace: restart it with --workspace (the folder the memory was built from)".into(),
             )
         })?,
     };
@@ -432,7 +430,8 @@ fn sync(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Resu
         );
         e
     };
-    let r = brain.sync(&ws, Vec::new(), false, None, &event)?;
+    // the recorded folder only, no mass deletion: `crabpath sync` has the flags
+    let r = brain.sync(&ws, Vec::new(), false, None, &event, Default::default())?;
     Ok(json!({
         "workspace": display,
         "nodes_added": r.nodes_added,
@@ -444,6 +443,8 @@ fn sync(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Resu
         "files_unchanged": r.files_unchanged,
         "files_deleted": r.files_deleted,
         "skipped": r.skipped.iter().map(|s| json!({"file": s.rel, "reason": s.reason.to_string()})).collect::<Vec<_>>(),
+        "unreadable": r.unreadable.iter().map(|s| json!({"path": s.rel, "reason": s.reason.to_string()})).collect::<Vec<_>>(),
+        "partial": !r.unreadable.is_empty(),
     }))
 }
 

@@ -1,12 +1,17 @@
-//! File output shared by every writer of the workspace: atomic replacement and one
-//! backup generation.
+//! File output shared by every writer of the workspace: atomic replacement, one
+//! backup generation, and the check of a user-given output path ([`check_output`]).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Refusal, Result};
+
+/// The database file of a brain (crate `crabpath-brain`'s `store::schema::DB_FILE`
+/// names this constant): a directory holding it is a brain directory, and no
+/// user-given output path may lead inside one ([`check_output`]).
+pub const BRAIN_DB_FILE: &str = "brain.db";
 
 /// Wraps an I/O error with the path it concerned.
 pub fn io_error(path: &Path, source: std::io::Error) -> Error {
@@ -20,9 +25,14 @@ pub fn io_error(path: &Path, source: std::io::Error) -> Error {
 /// directory, flushed to disk (`fsync`), then renamed over `path`. Readers see the old
 /// content or the new one, never a partial file; on any error the temporary file is
 /// removed and `path` is untouched. An existing file's permissions are kept, and a
-/// symbolic link is written through (its target is replaced, not the link).
+/// symbolic link is written through (its target is replaced, not the link). A path
+/// that holds something other than a regular file (a directory, a device such as
+/// `/dev/null`, a FIFO) is refused ([`Error::Refused`]): a rename would replace it.
 pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
     let path = path.as_ref();
+    if let Some(reason) = special_file(path) {
+        return Err(refused(None, path, reason));
+    }
     let target = resolve_link(path);
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -47,6 +57,81 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
     }
     sync_dir(&dir);
     Ok(())
+}
+
+/// Checks a path a user gave a command to write (e.g. `export --output`), before
+/// anything is computed or written: it must be a new path or a regular file (a symbolic
+/// link counts as what it points to), and not inside a brain directory (a directory
+/// holding [`BRAIN_DB_FILE`], or any directory below one). Otherwise
+/// [`Error::Refused`], naming `option` and the path and saying which: a directory, a
+/// device, a FIFO, a socket, or the brain directory. Files a brain writes into its
+/// own directory (its snapshots, a reference `state.json`) are not user-given paths
+/// and are not checked here; [`write_atomic`] still refuses to replace anything but a
+/// regular file.
+///
+/// Cost: one `stat` of the path and one per directory above it.
+pub fn check_output(option: &str, path: &Path) -> Result<()> {
+    if let Some(reason) = special_file(path) {
+        return Err(refused(Some(option), path, reason));
+    }
+    // the directory the file will be in, links resolved
+    let target = resolve_link(path);
+    let parent = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(dir) = fs::canonicalize(&parent) else {
+        return Ok(()); // a missing directory: the write reports it
+    };
+    if let Some(brain) = dir.ancestors().find(|d| d.join(BRAIN_DB_FILE).is_file()) {
+        return Err(refused(
+            Some(option),
+            path,
+            Refusal::InsideBrain(brain.to_path_buf()),
+        ));
+    }
+    Ok(())
+}
+
+/// What is at `path` (links followed) when it is neither absent nor a regular file.
+fn special_file(path: &Path) -> Option<Refusal> {
+    let meta = fs::metadata(path).ok()?;
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some(Refusal::Directory);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() {
+            return Some(Refusal::CharDevice);
+        }
+        if t.is_block_device() {
+            return Some(Refusal::BlockDevice);
+        }
+        if t.is_fifo() {
+            return Some(Refusal::Fifo);
+        }
+        if t.is_socket() {
+            return Some(Refusal::Socket);
+        }
+    }
+    Some(Refusal::NotRegular)
+}
+
+fn refused(option: Option<&str>, path: &Path, reason: Refusal) -> Error {
+    let label = match option {
+        Some(o) => format!("{o} {}", path.display()),
+        None => path.display().to_string(),
+    };
+    Error::Refused {
+        label,
+        path: path.to_path_buf(),
+        reason,
+    }
 }
 
 /// The name of the backup [`keep_backup`] keeps: `<path>.bak`.
@@ -188,6 +273,64 @@ mod tests {
         assert_eq!(fs::read(&bak).unwrap(), b"two");
         assert_eq!(fs::read(&p).unwrap(), b"three");
         assert_eq!(entries(dir.path()), ["s.json", "s.json.bak"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn refuses_what_is_not_a_regular_file_and_brain_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let link = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        for (p, want) in [
+            (&fifo, Refusal::Fifo),
+            (&link, Refusal::CharDevice),
+            (&dir.path().to_path_buf(), Refusal::Directory),
+        ] {
+            match check_output("--output", p) {
+                Err(Error::Refused { reason, label, .. }) => {
+                    assert_eq!(reason, want);
+                    assert!(label.starts_with("--output "), "{label}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // (never write_atomic through the link: a regression would replace /dev/null)
+        for p in [&fifo, &dir.path().to_path_buf()] {
+            assert!(matches!(write_atomic(p, b"x"), Err(Error::Refused { .. })));
+        }
+        // /dev/null stays a character device, the FIFO a FIFO
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        // a brain directory and a directory below it
+        let brain = dir.path().join("b");
+        fs::create_dir_all(brain.join("sub")).unwrap();
+        fs::write(brain.join(BRAIN_DB_FILE), b"db").unwrap();
+        for p in [
+            brain.join(BRAIN_DB_FILE),
+            brain.join("new.json"),
+            brain.join("sub/x"),
+        ] {
+            match check_output("--output", &p) {
+                Err(Error::Refused {
+                    reason: Refusal::InsideBrain(d),
+                    ..
+                }) => assert_eq!(d, fs::canonicalize(&brain).unwrap()),
+                other => panic!("{p:?}: {other:?}"),
+            }
+        }
+        assert_eq!(fs::read(brain.join(BRAIN_DB_FILE)).unwrap(), b"db");
+        // a new path and a regular file beside the brain are fine
+        check_output("--output", &dir.path().join("new.json")).unwrap();
+        fs::write(dir.path().join("old.json"), b"x").unwrap();
+        check_output("--output", &dir.path().join("old.json")).unwrap();
     }
 
     #[cfg(unix)]

@@ -25,6 +25,10 @@ use std::path::Path;
 
 use crabpath::graph::Graph;
 use crabpath::profile::Profile;
+
+use crate::embedder::EmbedderInfo;
+use crate::service::EmbedderLoader;
+use crate::{Brain, OpenOptions, QueryRequest};
 use pyformat::pyjson::{self, PyDict, PyValue};
 use pyformat::pyrepr::py_str;
 
@@ -314,13 +318,55 @@ fn truthy(v: Option<&PyValue>) -> bool {
     }
 }
 
-/// `doctor` on a brain database (`brain.db`): the program's version; the database
-/// opens (a brain, of a schema this program reads); `PRAGMA integrity_check`; the graph
-/// has nodes and edges; the embedder is recorded and its dimension is the vectors';
-/// every node has a vector and every vector a node; the derived search index is current
-/// (informational: queries read the vectors it lacks); the brain is writable. Each
-/// failure says what to do.
-pub fn doctor_store(db: &Path, version: &str) -> DoctorReport {
+/// How `doctor` finds the embedder a brain's queries use: from the brain's `meta`, the
+/// embedder (name, dimension) and a loader, or why there is none in this build (the
+/// command line's rule, `crabpath query`'s; it lives with the embedders it knows).
+pub type ResolveEmbedder<'a> =
+    &'a dyn Fn(&crabpath::graph::Metadata) -> Result<(EmbedderInfo, EmbedderLoader), String>;
+
+/// What fixes a brain whose rows are wrong (the schema is whole): `rollback` replaces
+/// every row but the journal's with a snapshot's; `init` rebuilds from the folder.
+const REPLACE_HINT: &str = "restore a snapshot taken before (`crabpath rollback --state <brain> --to <name>`) or rebuild the brain from its folder (`crabpath init --workspace <folder> --output <new dir>`)";
+
+/// What fixes a schema that lacks a part while the brain can still be exported: a new
+/// database of the whole schema, with the same nodes, edges, vectors and weights
+/// (`rollback` would not do: it replaces rows, not tables).
+const REEXPORT_HINT: &str = "export the brain and import it over itself (`crabpath export --state <brain> --output <file>.json`, then `crabpath import --state <file>.json --output <brain>`): nodes, edges and learned weights are kept, the query journal is not";
+
+/// What fixes a schema that lacks a part the export reads (nodes, edges, vectors,
+/// meta): the same through a snapshot (a whole database), or a rebuild.
+const REBUILD_HINT: &str = "rebuild the brain from a snapshot (`crabpath export --state <brain>/snapshots/<name>.db --output <file>.json`, then `crabpath import --state <file>.json --output <brain>`) or from its folder (`crabpath init --workspace <folder> --output <new dir>`)";
+
+/// What fixes a database that does not open (`rollback` opens it first, so it cannot).
+const OPEN_HINT: &str = "rebuild the brain from a snapshot (`crabpath export --state <brain>/snapshots/<name>.db --output <file>.json`, then `crabpath import --state <file>.json --output <brain>`), from an exported state.json (`crabpath import`), or from its folder (`crabpath init --workspace <folder> --output <new dir>`)";
+
+/// The hint of a check that cannot read its table or column.
+const UNREADABLE_HINT: &str = "a table or column is missing: see schema_complete for what fixes it";
+
+/// `doctor` on a brain database (`brain.db`), each failure with what fixes it:
+///
+/// 1. the program's version;
+/// 2. `brain_database_opens`: a brain, of a schema this program reads (stops);
+/// 3. `integrity_check`: `PRAGMA integrity_check`;
+/// 4. `schema_complete`: every table, column and index of the current schema
+///    ([`crate::store::schema::schema_problems`]);
+/// 5. `graph_has_nodes`; 6. `graph_has_edges`;
+/// 7. `embedder_metadata_present`;
+/// 8. `embedder_available`: `resolve` finds the recorded embedder in this build;
+/// 9. `index_dimension_matches_embedder`;
+/// 10. `edges_end_at_nodes`: both ends of every edge are nodes;
+/// 11. `counts_agree`: the node count recorded in the `brain` row is the nodes', every
+///     node has a vector and a text, every vector and text belongs to a node;
+/// 12. `search_index` (sparse brains): `search.idx` passes its checksum and checks
+///     ([`crate::store::search::PostingsFile::open`]); absent or stale is not a
+///     failure (queries read the vectors it lacks);
+/// 13. `query_works`: a query (the first node's text) through the [`Brain`] service,
+///     opened read-only, answers;
+/// 14. `journal_writable`.
+///
+/// A check that cannot read what it counts (a table is missing) fails with the
+/// reason; none of them stops the run, so a broken schema is reported, not crashed on.
+pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> DoctorReport {
     let mut run = Run {
         profile: Profile::Corrected,
         report: DoctorReport {
@@ -336,12 +382,7 @@ pub fn doctor_store(db: &Path, version: &str) -> DoctorReport {
             s
         }
         Err(e) => {
-            run.check(
-                "brain_database_opens",
-                false,
-                e.to_string(),
-                "restore a snapshot (`crabpath rollback`), import an exported state.json (`crabpath import`), or re-run `crabpath init`",
-            );
+            run.check("brain_database_opens", false, e.to_string(), OPEN_HINT);
             return run.report;
         }
     };
@@ -361,23 +402,49 @@ pub fn doctor_store(db: &Path, version: &str) -> DoctorReport {
         ),
     }
     let conn = store.conn();
-    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap_or(-1) };
-    let nodes = count("SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL");
-    let edges = count("SELECT COUNT(*) FROM edges");
-    run.check(
-        "graph_has_nodes",
-        nodes > 0,
-        format!("nodes={nodes}"),
-        "the brain is empty: build it from a folder with `crabpath init --workspace <folder> --output <dir>`",
-    );
-    run.check(
-        "graph_has_edges",
-        edges > 0,
-        format!("edges={edges}"),
-        "no edges: run `crabpath connect --state <brain>` or learn from queries",
-    );
+    let problems = crate::store::schema::schema_problems(conn);
+    let schema_ok = matches!(&problems, Ok(p) if p.is_empty());
+    match problems {
+        Ok(p) if p.is_empty() => run.check(
+            "schema_complete",
+            true,
+            format!("schema {}", crate::store::schema::SCHEMA_VERSION),
+            "",
+        ),
+        Ok(p) => {
+            // whether `export` still reads the brain decides which repair works
+            let exports = open_read_only(db, None)
+                .and_then(|mut b| crate::service::full_state(&mut b))
+                .is_ok();
+            let hint = if exports { REEXPORT_HINT } else { REBUILD_HINT };
+            run.check("schema_complete", false, p.join("; "), hint)
+        }
+        Err(e) => run.check("schema_complete", false, e.to_string(), REBUILD_HINT),
+    }
+    let count = |sql: &str| -> Result<i64, String> {
+        conn.query_row(sql, [], |r| r.get(0))
+            .map_err(|e| format!("cannot be read: {e}"))
+    };
+    match count("SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL") {
+        Ok(nodes) => run.check(
+            "graph_has_nodes",
+            nodes > 0,
+            format!("nodes={nodes}"),
+            "the brain is empty: build it from a folder with `crabpath init --workspace <folder> --output <dir>`",
+        ),
+        Err(e) => run.check("graph_has_nodes", false, e, UNREADABLE_HINT),
+    }
+    match count("SELECT COUNT(*) FROM edges") {
+        Ok(edges) => run.check(
+            "graph_has_edges",
+            edges > 0,
+            format!("edges={edges}"),
+            "no edges: run `crabpath connect --state <brain>` or learn from queries",
+        ),
+        Err(e) => run.check("graph_has_edges", false, e, UNREADABLE_HINT),
+    }
     let meta = crate::store::rows::load_meta(conn).unwrap_or_default();
-    let recorded = crate::embedder::EmbedderInfo::from_meta(&meta);
+    let recorded = EmbedderInfo::from_meta(&meta);
     run.check(
         "embedder_metadata_present",
         recorded.is_some(),
@@ -386,6 +453,16 @@ pub fn doctor_store(db: &Path, version: &str) -> DoctorReport {
             .map_or_else(|| "missing".to_string(), |e| e.to_string()),
         "the brain does not say which embedder made its vectors: re-run `crabpath init`",
     );
+    let embedder = resolve(&meta);
+    match &embedder {
+        Ok((info, _)) => run.check("embedder_available", true, info.to_string(), ""),
+        Err(e) => run.check(
+            "embedder_available",
+            false,
+            e.clone(),
+            "queries cannot embed their text for these vectors: rebuild the brain with an embedder of this build (`crabpath init --workspace <folder> --output <dir> --embedder hash`) or restore a snapshot (`crabpath rollback --state <brain>`)",
+        ),
+    }
     let dim = store.dim();
     let matches = recorded.as_ref().is_none_or(|e| dim == 0 || e.dim == dim);
     run.check(
@@ -394,34 +471,27 @@ pub fn doctor_store(db: &Path, version: &str) -> DoctorReport {
         format!("vectors dim={dim}"),
         "the vectors are of another dimension than the embedder's: re-run `crabpath init` with the embedder",
     );
-    let without = count(
-        "SELECT COUNT(*) FROM nodes n WHERE n.node_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.sym = n.sym)",
-    );
-    let stale = count(
-        "SELECT COUNT(*) FROM vectors v JOIN nodes n ON n.sym = v.sym WHERE n.node_seq IS NULL",
-    );
-    run.check(
-        "index_covers_nodes",
-        without == 0 && stale == 0,
-        format!("nodes without a vector={without}, vectors without a node={stale}"),
-        "run `crabpath sync --state <brain> --workspace <folder>` to embed missing nodes",
-    );
+    check_edge_ends(&mut run, conn);
+    check_counts(&mut run, conn);
     if store.layout() == crate::store::Layout::Sparse {
-        let (indexed, unindexed, len) = crate::store::search::Searcher::load(
-            conn,
-            &store.dir(),
-            store.layout(),
-            dim,
-            store.nonce(),
-        )
-        .map(|s| (s.indexed(), s.unindexed(), s.len()))
-        .unwrap_or((false, 0, 0));
-        let detail = if indexed {
-            format!("{} of {len} vectors in search.idx", len - unindexed)
-        } else {
-            format!("search.idx absent or stale: queries read all {len} vectors")
-        };
-        run.check("search_index", true, detail, "");
+        check_search_index(&mut run, &store);
+    }
+    let data_hint = if schema_ok {
+        REPLACE_HINT
+    } else {
+        UNREADABLE_HINT
+    };
+    let ran = match embedder {
+        Ok((_, loader)) => query_once(db, conn, loader),
+        // embedder_available said why and what to do
+        Err(e) => Err((e, "see embedder_available")),
+    };
+    match ran {
+        Ok(fired) => run.check("query_works", true, format!("fired={fired}"), ""),
+        Err((e, hint)) => {
+            let hint = if hint.is_empty() { data_hint } else { hint };
+            run.check("query_works", false, e, hint)
+        }
     }
     let writable = std::fs::OpenOptions::new().append(true).open(db).is_ok();
     run.check(
@@ -431,4 +501,182 @@ pub fn doctor_store(db: &Path, version: &str) -> DoctorReport {
         "the database is read-only: check the file's permissions",
     );
     run.report
+}
+
+/// Check 10 of [`doctor_store`]: both ends of every edge are nodes (an edge row may
+/// name a symbol that is no node, or no symbol at all).
+fn check_edge_ends(run: &mut Run, conn: &rusqlite::Connection) {
+    // a missing row and a row without a node (`node_seq` NULL) both leave NULL here
+    let found = conn.query_row(
+        "SELECT COUNT(*), MIN(COALESCE(s.id, '#' || e.src) || ' -> ' || COALESCE(t.id, '#' || e.tgt)) \
+         FROM edges e LEFT JOIN nodes s ON s.sym = e.src LEFT JOIN nodes t ON t.sym = e.tgt \
+         WHERE s.node_seq IS NULL OR t.node_seq IS NULL",
+        [],
+        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)),
+    );
+    match found {
+        Ok((0, _)) => run.check("edges_end_at_nodes", true, "ok", ""),
+        Ok((n, example)) => run.check(
+            "edges_end_at_nodes",
+            false,
+            format!(
+                "{n} edges end at no node, e.g. {}",
+                example.unwrap_or_default()
+            ),
+            REPLACE_HINT,
+        ),
+        Err(e) => run.check(
+            "edges_end_at_nodes",
+            false,
+            format!("cannot be read: {e}"),
+            UNREADABLE_HINT,
+        ),
+    }
+}
+
+/// Check 11 of [`doctor_store`]: the node count recorded in the `brain` row, the nodes,
+/// their vectors and their texts agree.
+fn check_counts(run: &mut Run, conn: &rusqlite::Connection) {
+    const NODE: &str =
+        "EXISTS (SELECT 1 FROM nodes n WHERE n.sym = v.sym AND n.node_seq IS NOT NULL)";
+    let sql = format!(
+        "SELECT (SELECT nodes FROM brain WHERE id = 1), \
+         (SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL), \
+         (SELECT COUNT(*) FROM vectors), \
+         (SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL AND content IS NOT NULL), \
+         (SELECT COUNT(*) FROM nodes n WHERE n.node_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.sym = n.sym)), \
+         (SELECT COUNT(*) FROM vectors v WHERE NOT {NODE}), \
+         (SELECT COUNT(*) FROM nodes WHERE node_seq IS NULL AND content IS NOT NULL)"
+    );
+    let read = conn.query_row(&sql, [], |r| {
+        Ok([
+            r.get::<_, Option<i64>>(0)?.unwrap_or(-1),
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+        ])
+    });
+    let [recorded, nodes, vectors, texts, without_vector, stray_vectors, stray_texts] = match read {
+        Ok(c) => c,
+        Err(e) => {
+            run.check(
+                "counts_agree",
+                false,
+                format!("cannot be read: {e}"),
+                UNREADABLE_HINT,
+            );
+            return;
+        }
+    };
+    let mut problems = Vec::new();
+    if recorded != nodes {
+        problems.push(format!("the brain row says nodes={recorded}"));
+    }
+    if without_vector > 0 {
+        problems.push(format!("nodes without a vector={without_vector}"));
+    }
+    if stray_vectors > 0 {
+        problems.push(format!("vectors without a node={stray_vectors}"));
+    }
+    if texts != nodes {
+        problems.push(format!("nodes without a text={}", nodes - texts));
+    }
+    if stray_texts > 0 {
+        problems.push(format!("texts without a node={stray_texts}"));
+    }
+    let mut detail = format!("nodes={nodes}, vectors={vectors}, texts={texts}");
+    for p in &problems {
+        detail.push_str(", ");
+        detail.push_str(p);
+    }
+    run.check("counts_agree", problems.is_empty(), detail, REPLACE_HINT);
+}
+
+/// Check 12 of [`doctor_store`]: the derived search index passes its checks, and how
+/// much of the vectors it covers.
+fn check_search_index(run: &mut Run, store: &crate::store::Store) {
+    use crate::store::search::{index_path, IndexFault, PostingsFile, Searcher};
+    let dir = store.dir();
+    let path = index_path(&dir);
+    if let Err(IndexFault::Damaged(why)) = PostingsFile::open(&path, store.dim()) {
+        run.check(
+            "search_index",
+            false,
+            format!("{}: {why}", path.display()),
+            "nothing to run: it is derived from the database and is rebuilt automatically the next time the brain is opened for a query (doctor's own query below does it)",
+        );
+        return;
+    }
+    let loaded = Searcher::load(
+        store.conn(),
+        &dir,
+        store.layout(),
+        store.dim(),
+        store.nonce(),
+    );
+    match loaded {
+        Ok(s) if s.indexed() => {
+            let len = s.len();
+            let detail = format!("{} of {len} vectors in search.idx", s.in_index());
+            run.check("search_index", true, detail, "");
+        }
+        Ok(s) => {
+            let detail = format!(
+                "search.idx absent or stale: queries read all {} vectors",
+                s.len()
+            );
+            run.check("search_index", true, detail, "");
+        }
+        Err(e) => run.check(
+            "search_index",
+            false,
+            format!("cannot be read: {e}"),
+            UNREADABLE_HINT,
+        ),
+    }
+}
+
+/// The brain at `db` through the service, read-only (nothing is written, nothing
+/// journaled), with `loader` as its embedder.
+fn open_read_only(db: &Path, loader: Option<EmbedderLoader>) -> crate::error::Result<Brain> {
+    let mut options = OpenOptions::new(Profile::Corrected);
+    options.write = false;
+    options.embedder = loader;
+    Brain::open(crate::Location::Store(db.to_path_buf()), options)
+}
+
+/// Check 13 of [`doctor_store`]: one query (the first node's text, or `doctor` in an
+/// empty brain) through the brain service opened read-only (nothing is journaled);
+/// the number of nodes it fired, or the error and what fixes it.
+fn query_once(
+    db: &Path,
+    conn: &rusqlite::Connection,
+    loader: EmbedderLoader,
+) -> Result<usize, (String, &'static str)> {
+    let text: String = conn
+        .query_row(
+            "SELECT content FROM nodes WHERE node_seq IS NOT NULL ORDER BY node_seq LIMIT 1",
+            [],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .ok()
+        .flatten()
+        .map(|c| c.chars().take(200).collect())
+        .filter(|c: &String| !c.trim().is_empty())
+        .unwrap_or_else(|| "doctor".to_string());
+    // the error and its own hint ("": the data's), the embedder's load apart: what
+    // fixes a model missing on this machine is not in the brain
+    let data = |e: crate::Error| (e.to_string(), "");
+    let mut brain = open_read_only(db, Some(loader)).map_err(data)?;
+    brain.embedder().map_err(|e| {
+        (
+            e.to_string(),
+            "the embedder cannot be loaded on this machine: its message says what it lacks (MiniLM: its model files, see CRABPATH_MODEL_DIR)",
+        )
+    })?;
+    let answer = brain.query(&QueryRequest::new(&text, 4)).map_err(data)?;
+    Ok(answer.result.fired.len())
 }

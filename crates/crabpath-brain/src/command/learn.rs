@@ -52,12 +52,31 @@ fn python_max_abs(updates: &Updates) -> f64 {
     best
 }
 
+/// The outcomes a user or an agent may teach, from −1 (the path was wrong) to 1 (it
+/// helped): the one range of the command line's `learn`, the daemon's methods and the
+/// MCP tools (the reference's `learn` takes any float; the paper profile still does).
+pub const OUTCOME_RANGE: (f64, f64) = (-1.0, 1.0);
+
+/// Checks a taught outcome against [`OUTCOME_RANGE`]; `name` is how the caller spells
+/// it (`--outcome`, `outcome`). `Err` is the one-line message, e.g. `--outcome must be a
+/// finite number from -1 to 1, got 2`.
+pub fn check_outcome(name: &str, outcome: f64) -> std::result::Result<(), String> {
+    let (lo, hi) = OUTCOME_RANGE;
+    if outcome.is_finite() && (lo..=hi).contains(&outcome) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name} must be a finite number from {lo} to {hi}, got {outcome}"
+        ))
+    }
+}
+
 /// Applies `outcome` to the path `ids` (see the module docs): `paper` accepts unknown
-/// ids and non-finite outcomes like the reference, `corrected` refuses them (the graph
-/// is unchanged then).
+/// ids and any outcome like the reference, `corrected` refuses them (the graph is
+/// unchanged then).
 ///
 /// Errors: no id (`provide at least one fired id`, the reference's message); in the
-/// corrected profile an unknown id or a non-finite outcome.
+/// corrected profile an unknown id or an outcome out of [`OUTCOME_RANGE`].
 pub fn learn_ids(
     graph: &mut Graph,
     ids: &[String],
@@ -69,6 +88,7 @@ pub fn learn_ids(
     }
     let config: LearningConfig = profile.learning();
     let updates = if profile.fixes_bugs() {
+        check_outcome("outcome", outcome).map_err(Error::Invalid)?;
         let path = ids
             .iter()
             .map(|id| graph.require(id))

@@ -72,6 +72,20 @@ pub fn parse_tasks(list: &str, dedup: bool) -> Vec<String> {
     out
 }
 
+/// Checks requested task names against [`TASK_ORDER`] (the corrected profile's command
+/// line and daemon; the reference only notes `Unknown tasks skipped`, so `--tasks bogus`
+/// ran nothing and exited 0). `Err`: `unknown task "bogus" (the tasks are health, decay,
+/// prune, merge, connect)`.
+pub fn check_task_names(requested: &[String]) -> std::result::Result<(), String> {
+    match requested.iter().find(|t| !TASK_ORDER.contains(&t.as_str())) {
+        Some(t) => Err(format!(
+            "unknown task {t:?} (the tasks are {})",
+            TASK_ORDER.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Options of [`run`].
 pub struct MaintainOptions<'a> {
     /// Requested task names (already split; see [`parse_tasks`]).

@@ -216,8 +216,17 @@ pub fn init_store(
 /// Imports a reference `state.json` (with the `journal.jsonl` beside it, if any) as a
 /// brain database in `dir`. Vectors are stored as `f32` unit vectors: exporting the
 /// result and importing that again gives the same brain, bit for bit.
-pub fn import_state(state_json: &Path, dir: &Path) -> Result<InitReport> {
-    let state = crate::statefile::load_state(state_json)?;
+///
+/// The file is checked first ([`crate::statecheck::check_state`]; `known`: the
+/// embedders this program has): a document a brain cannot rely on (no `graph`, the same
+/// node or edge twice, an edge to no node, a vector of no node, an embedder not in
+/// `known`, ...) is an error naming the JSON path of its first problem, and nothing is
+/// written.
+pub fn import_state(state_json: &Path, dir: &Path, known: &[EmbedderInfo]) -> Result<InitReport> {
+    let bytes = std::fs::read(state_json).map_err(|e| io_error(state_json, e))?;
+    crate::statecheck::check_state(&bytes, state_json, known)?;
+    let state = crate::statefile::parse_state(&bytes, state_json)?;
+    drop(bytes);
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let name = state
         .meta
@@ -375,7 +384,7 @@ impl Brain {
         )
         .map_err(&err)?;
         let indexed = if searcher.indexed() {
-            searcher.len() - searcher.unindexed()
+            searcher.in_index()
         } else {
             0
         };
@@ -414,7 +423,9 @@ impl Brain {
 
     /// Takes a snapshot named `name` (a state file: a copy of it, [`crate::snapshot`];
     /// a database: a compact copy, `snapshots/<name>.db`, made by `VACUUM INTO` from
-    /// one consistent read).
+    /// one consistent read). The copy is written as `snapshots/.<name>.<pid>.partial`,
+    /// synced, then renamed: a process killed half-way leaves no truncated
+    /// `<name>.db` for `rollback` to take (a leftover `.partial` is never listed).
     pub fn snapshot(&mut self, name: &str) -> Result<Snapshot> {
         let Some(dir) = self.snapshot_dir() else {
             let path = self.path().to_path_buf();
@@ -433,16 +444,51 @@ impl Brain {
         let Backend::Store(s) = &self.backend else {
             unreachable!("a database")
         };
-        let text = path.to_string_lossy().into_owned();
-        s.store
+        let partial = dir.join(format!(".{name}.{}.partial", std::process::id()));
+        let _ = std::fs::remove_file(&partial);
+        let text = partial.to_string_lossy().into_owned();
+        let written = s
+            .store
             .conn()
             .execute("VACUUM INTO ?1", [text])
-            .map_err(sql_error(s.store.path()))?;
+            .map_err(sql_error(s.store.path()))
+            .and_then(|_| {
+                std::fs::File::open(&partial)
+                    .and_then(|f| f.sync_all())
+                    .and_then(|_| std::fs::rename(&partial, &path))
+                    .map_err(|e| io_error(&path, e))
+            });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e);
+        }
         Ok(Snapshot {
             name: name.to_string(),
             size: file_len(&path),
             path,
         })
+    }
+
+    /// Takes a snapshot before an operation that may lose data (`sync --rebase`):
+    /// named `before-<what>-<UTC time>`, with `-2`, `-3`, … when that name is taken.
+    pub fn snapshot_before(&mut self, what: &str) -> Result<Snapshot> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        let base = format!("before-{what}-{}", crate::snapshot::default_name(now));
+        let taken: Vec<String> = self.snapshots()?.into_iter().map(|s| s.name).collect();
+        let name = (1..)
+            .map(|i| {
+                if i == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}-{i}")
+                }
+            })
+            .find(|n| !taken.contains(n))
+            .unwrap_or(base);
+        self.snapshot(&name)
     }
 
     /// The snapshots, oldest first.
@@ -513,12 +559,17 @@ impl Brain {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
-        let keep_name = format!("before-rollback-{}", crate::snapshot::default_name(now));
-        let kept = if dir.join(format!("{keep_name}.db")).exists() {
-            dir.join(format!("{keep_name}.db"))
-        } else {
-            self.snapshot(&keep_name)?.path
-        };
+        // a name of its own even within the second of an earlier rollback (reusing
+        // that one's backup would lose the state in between)
+        let stem = format!("before-rollback-{}", crate::snapshot::default_name(now));
+        let keep_name = (1..)
+            .map(|k| match k {
+                1 => stem.clone(),
+                k => format!("{stem}-{k}"),
+            })
+            .find(|n| !dir.join(format!("{n}.db")).exists())
+            .expect("an unused name");
+        let kept = self.snapshot(&keep_name)?.path;
         let Backend::Store(s) = &mut self.backend else {
             unreachable!("a database")
         };

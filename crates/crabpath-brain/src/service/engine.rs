@@ -269,6 +269,13 @@ impl Brain {
         matches!(self.backend, Backend::Store(_))
     }
 
+    /// Whether the brain was opened for writing but its database is read-only, so it
+    /// was opened for reading (see [`Store::read_only_fallback`]): queries are answered
+    /// without their journal entries.
+    pub fn read_only_fallback(&self) -> bool {
+        matches!(&self.backend, Backend::Store(s) if s.store.read_only_fallback())
+    }
+
     /// The file that holds the brain (database, state or graph file).
     pub fn path(&self) -> &Path {
         match &self.location {
@@ -370,9 +377,16 @@ impl Brain {
         };
         if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !dir.is_dir() {
+                // said in words (the bare kind printed `entity not found`)
                 return Err(crate::error::io_error(
                     &target,
-                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                    std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!(
+                            "the directory {} does not exist (deleted or moved?)",
+                            dir.display()
+                        ),
+                    ),
                 ));
             }
         }
@@ -403,11 +417,22 @@ impl Brain {
         }
     }
 
-    /// Writes a resident state file now (the daemon's `save`); nothing to do for a
-    /// database, whose writes are committed as they happen.
+    /// Writes a resident state file now (the daemon's `save`). A database's writes are
+    /// committed as they happen; what is left to check is that they went somewhere: a
+    /// database file deleted (or its directory) while open keeps taking writes that are
+    /// lost when it closes, so its absence is an error naming the path (the daemon
+    /// answered `{"saved": true}`).
     pub fn save(&mut self) -> Result<()> {
-        if self.is_store() {
-            return Ok(());
+        if let Backend::Store(s) = &self.backend {
+            let path = s.store.path();
+            return if path.exists() {
+                Ok(())
+            } else {
+                Err(Error::Brain {
+                    path: path.to_path_buf(),
+                    message: "no longer exists: it was deleted or moved while open, and the changes made since are lost".into(),
+                })
+            };
         }
         let _lock = self.json_lock()?;
         self.json_save()

@@ -128,12 +128,7 @@ pub struct TeachReport {
 }
 
 fn check_outcome(outcome: f64) -> Result<()> {
-    if !outcome.is_finite() {
-        return Err(Error::Invalid(format!(
-            "outcome must be a finite number, got {outcome}"
-        )));
-    }
-    Ok(())
+    crate::command::learn::check_outcome("outcome", outcome).map_err(Error::Invalid)
 }
 
 impl Brain {

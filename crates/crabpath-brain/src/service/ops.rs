@@ -18,8 +18,18 @@ use crate::journal::learn_event;
 use crate::store::search::Searcher;
 use crate::store::sql_error;
 use crate::sync::{
-    apply_sync, is_workspace_id, mapped_files, plan_sync, SyncOptions, SyncReport, SYNC_FILES_KEY,
+    apply_sync, is_workspace_id, mapped_files, mass_delete_refusal, plan_sync, SyncGuard,
+    SyncOptions, SyncReport, SYNC_FILES_KEY, WORKSPACE_KEY,
 };
+
+/// The one number a `SELECT COUNT(*)` of the brain's database gives.
+fn count_rows(store: &crate::store::Store, sql: &str) -> Result<usize> {
+    let n: i64 = store
+        .conn()
+        .query_row(sql, [], |r| r.get(0))
+        .map_err(sql_error(store.path()))?;
+    Ok(n as usize)
+}
 
 /// What `learn` reports (`{"edges_updated", "max_weight_delta"}`).
 pub type LearnReport = LearnSummary;
@@ -73,14 +83,7 @@ impl Brain {
     pub fn vector_count(&mut self) -> Result<usize> {
         match &mut self.backend {
             Backend::Json(_) => Ok(self.json_state()?.index.len()),
-            Backend::Store(s) => {
-                let n: i64 = s
-                    .store
-                    .conn()
-                    .query_row("SELECT COUNT(*) FROM vectors", [], |r| r.get(0))
-                    .map_err(sql_error(s.store.path()))?;
-                Ok(n as usize)
-            }
+            Backend::Store(s) => count_rows(&s.store, "SELECT COUNT(*) FROM vectors"),
         }
     }
 
@@ -192,10 +195,47 @@ impl Brain {
         }
     }
 
+    /// The number of nodes.
+    pub fn node_count(&mut self) -> Result<usize> {
+        self.catch_up()?;
+        match &mut self.backend {
+            Backend::Json(_) => Ok(self.json_state()?.graph.node_count()),
+            Backend::Store(s) => count_rows(
+                &s.store,
+                "SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL",
+            ),
+        }
+    }
+
+    /// One entry of the brain's `meta`, read without loading the graph.
+    fn meta_entry(&mut self, key: &str) -> Result<Option<Value>> {
+        match &mut self.backend {
+            Backend::Store(s) => crate::store::rows::meta_value(s.store.conn(), key)
+                .map_err(sql_error(s.store.path())),
+            Backend::Json(_) => Ok(self.json_state()?.meta.get(key).cloned()),
+        }
+    }
+
+    /// The folder the brain records it was built from ([`WORKSPACE_KEY`]; corrected
+    /// brains: written by `init` and by the first sync of a brain made before).
+    pub fn recorded_workspace(&mut self) -> Result<Option<std::path::PathBuf>> {
+        Ok(self
+            .meta_entry(WORKSPACE_KEY)?
+            .and_then(|v| v.as_str().map(std::path::PathBuf::from)))
+    }
+
     /// Brings the brain up to date with its folder (reference
     /// `crabpath/sync.py::sync_workspace`, [`crate::sync`]); `event` (the report's
     /// journal entry, built from it) is journaled. With `dry_run`, nothing is written
     /// or journaled.
+    ///
+    /// Corrected profile: a folder other than the one the brain records
+    /// ([`Brain::recorded_workspace`]) is refused ([`Error::SyncRefused`]) unless
+    /// `guard.rebase`, and so is a sync that would remove more than half of the nodes
+    /// unless `guard.allow_mass_delete` (nothing is written; a dry run says so too).
+    /// With either flag a snapshot is taken first (named in the report). A brain that
+    /// records no folder records this one. Paths that cannot be read keep their nodes
+    /// (both profiles; [`SyncReport::unreadable`]).
     ///
     /// A database that is not resident (corrected profile) reads only what the sync can
     /// change: the nodes of the files that are new, changed or gone and of the files
@@ -209,24 +249,47 @@ impl Brain {
         dry_run: bool,
         on_embed: Option<&mut dyn FnMut(usize)>,
         event: &dyn Fn(&SyncReport) -> PyDict,
+        guard: SyncGuard,
     ) -> Result<SyncReport> {
         let profile = self.profile;
         let lazy = matches!(&self.backend, Backend::Store(s) if s.resident.is_none())
             && profile.fixes_bugs();
-        // the plan: which files changed (read before the brain is)
-        let recorded = match &mut self.backend {
-            Backend::Store(s) => {
-                let mut m = Metadata::new();
-                if let Some(v) = crate::store::rows::meta_value(s.store.conn(), SYNC_FILES_KEY)
-                    .map_err(sql_error(s.store.path()))?
-                {
-                    m.insert(SYNC_FILES_KEY.into(), v);
+        // the folder: the recorded one, or another with --rebase (checked before reading)
+        let here = std::fs::canonicalize(workspace).ok();
+        let mut record_here = None;
+        if let (true, Some(here)) = (profile.fixes_bugs(), &here) {
+            let text = here.to_string_lossy().into_owned();
+            match self.recorded_workspace()? {
+                Some(r) if r == *here => {}
+                Some(r) if !guard.rebase => {
+                    return Err(Error::SyncRefused(format!(
+                        "the brain was built from {}, not {text}: nothing was changed; sync {} instead, or pass --rebase to make {text} its folder (a snapshot is taken first)",
+                        r.display(),
+                        r.display()
+                    )));
                 }
-                m
+                _ => record_here = Some(text),
             }
-            Backend::Json(_) => self.json_state()?.meta.clone(),
+        }
+        let total = if profile.fixes_bugs() {
+            self.node_count()?
+        } else {
+            0
+        };
+        // the plan: which files changed (read before the brain is)
+        let recorded = {
+            let mut m = Metadata::new();
+            if let Some(v) = self.meta_entry(SYNC_FILES_KEY)? {
+                m.insert(SYNC_FILES_KEY.into(), v);
+            }
+            m
         };
         let plan = plan_sync(workspace, profile, &recorded)?;
+        let snapshot = if guard.any() && !dry_run {
+            Some(self.snapshot_before("sync")?.name)
+        } else {
+            None
+        };
         let deleted = plan.deleted(&recorded);
         let mut scope_ids: Vec<String> = Vec::new();
         let mut elsewhere: Option<usize> = None;
@@ -314,7 +377,7 @@ impl Brain {
             }
         };
         let run = |w: &mut crate::working::Working<'_>| -> Result<SyncReport> {
-            let report = apply_sync(
+            let mut report = apply_sync(
                 w,
                 plan,
                 SyncOptions {
@@ -325,6 +388,15 @@ impl Brain {
                 },
                 elsewhere,
             )?;
+            if profile.fixes_bugs() {
+                if let Some(e) = mass_delete_refusal(report.nodes_removed, total, &guard) {
+                    return Err(e);
+                }
+            }
+            if let Some(text) = record_here {
+                w.meta.insert(WORKSPACE_KEY.into(), Value::from(text));
+            }
+            report.snapshot = snapshot;
             if !dry_run {
                 w.journal(event(&report));
             }

@@ -39,7 +39,7 @@ use rusqlite::{
 };
 
 use crate::error::{Error, Result};
-use schema::{APPLICATION_ID, DB_FILE, MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION};
+use schema::{APPLICATION_ID, DB_FILE, MIGRATIONS, SCHEMA_VERSION};
 
 /// The page size of a new brain database (see the module docs).
 pub const PAGE_SIZE: u32 = 8192;
@@ -95,6 +95,49 @@ pub struct Store {
     dim: usize,
     nonce: i64,
     writable: bool,
+    /// Asked for writing, opened for reading: the file or its directory is not
+    /// writable by this process (see [`Store::open`]).
+    read_only_fallback: bool,
+}
+
+/// Whether a non-empty write-ahead log (`<path>-wal`) lies beside a database.
+fn wal_beside(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(wal).is_ok_and(|m| m.len() > 0)
+}
+
+/// `file:<path>?immutable=1`, the path percent-encoded (SQLite URI filenames).
+fn immutable_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+/// Whether this process may write `path` and create files beside it (SQLite's
+/// write-ahead log and shared-memory files): `access(2)` with `W_OK` on both, so a
+/// file of another user, `chmod -w`, an immutable file or a read-only mount count,
+/// while root passes mode bits as the kernel lets it.
+fn may_write(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let ok = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            // SAFETY: `c` is a valid NUL-terminated string for the duration of the call.
+            .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    ok(path) && ok(dir)
 }
 
 /// A random number for a new database (hashed from the time, the process and the
@@ -213,7 +256,11 @@ fn header_size(path: &Path) -> Result<Option<(u64, u64)>> {
 impl Store {
     /// Opens the brain database at `path` (read-only unless `write`), after checking
     /// that it is one (see the module docs). A database of an older schema is migrated
-    /// when opened for writing, and refused otherwise.
+    /// when opened for writing, and refused otherwise. A database this process may not
+    /// write (a read-only file or directory) is opened read-only even when `write` is
+    /// asked ([`Store::read_only_fallback`]): it can still be queried (SQLite refused
+    /// every statement: `attempt to write a readonly database`), and a write is an
+    /// error saying why.
     ///
     /// Errors ([`Error::Brain`], one line naming the file): missing, empty, truncated,
     /// not a SQLite database, a SQLite database of another application, a newer schema.
@@ -228,12 +275,22 @@ impl Store {
             ));
         }
         check_not_truncated(path)?;
+        let read_only_fallback = write && !may_write(path);
+        let write = write && !read_only_fallback;
         let flags = if write {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
         } else {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
         };
-        let conn = Connection::open_with_flags(path, flags).map_err(sql_error(path))?;
+        let conn = if read_only_fallback && !wal_beside(path) {
+            // SQLite reads a write-ahead-log database only if it can create the
+            // `-shm` file beside it, or if told that the file cannot change
+            // (`immutable=1`): nobody may write here, and no log holds pending pages
+            Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+        } else {
+            Connection::open_with_flags(path, flags)
+        }
+        .map_err(sql_error(path))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error(path))?;
         let app: i32 = conn
             .pragma_query_value(None, "application_id", |r| r.get(0))
@@ -265,6 +322,7 @@ impl Store {
             dim: 0,
             nonce: 0,
             writable: write,
+            read_only_fallback,
         };
         if write {
             store.configure()?;
@@ -302,10 +360,7 @@ impl Store {
             .map_err(&err)?;
         conn.pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(&err)?;
-        conn.execute_batch(SCHEMA_V1).map_err(&err)?;
-        for step in MIGRATIONS {
-            conn.execute_batch(step).map_err(&err)?;
-        }
+        schema::create_current(&conn).map_err(&err)?;
         conn.execute(
             "INSERT INTO brain(id, rev, seq, structure, vectors, layout, dim, nonce, nodes) VALUES (1, 0, 0, 0, 0, ?1, ?2, ?3, 0)",
             params![layout.as_str(), dim as i64, nonce],
@@ -320,6 +375,7 @@ impl Store {
             dim,
             nonce,
             writable: true,
+            read_only_fallback: false,
         })
     }
 
@@ -440,6 +496,13 @@ impl Store {
         self.writable
     }
 
+    /// Whether writing was asked but the file or its directory is read-only, so the
+    /// database was opened for reading (queries work, their journal entries are
+    /// skipped).
+    pub fn read_only_fallback(&self) -> bool {
+        self.read_only_fallback
+    }
+
     /// The connection (for the row helpers of this module's submodules).
     pub fn conn(&self) -> &Connection {
         &self.conn
@@ -470,6 +533,12 @@ impl Store {
     /// Starts a write transaction (`BEGIN IMMEDIATE`: waits for the current writer,
     /// then holds the write lock until commit or drop).
     pub fn write(&mut self) -> Result<Write<'_>> {
+        if self.read_only_fallback {
+            return Err(brain_error(
+                &self.path,
+                "read-only (this user may not write the file or its directory): nothing was written",
+            ));
+        }
         if !self.writable {
             return Err(brain_error(&self.path, "opened read-only"));
         }

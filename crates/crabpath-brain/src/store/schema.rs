@@ -36,7 +36,7 @@ pub const APPLICATION_ID: i32 = 0x4350_4252;
 pub const SCHEMA_VERSION: i32 = 2;
 
 /// The database file inside a brain directory.
-pub const DB_FILE: &str = "brain.db";
+pub const DB_FILE: &str = pyformat::io::BRAIN_DB_FILE;
 
 /// The statements creating schema version 1.
 pub const SCHEMA_V1: &str = "
@@ -130,3 +130,88 @@ CREATE TABLE ledger(
     ts REAL NOT NULL
 ) WITHOUT ROWID;
 ";
+
+/// Creates the current schema ([`SCHEMA_V1`] and every migration) in `conn`: a new
+/// brain ([`super::Store::create`]) and the expected schema that `doctor` compares a
+/// brain with ([`schema_problems`]) are made by this one function.
+pub fn create_current(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(SCHEMA_V1)?;
+    for step in MIGRATIONS {
+        conn.execute_batch(step)?;
+    }
+    Ok(())
+}
+
+/// A column as `PRAGMA table_info` lists it: name, declared type, `NOT NULL`, position
+/// in the primary key (0: not in it).
+type Column = (String, String, bool, i64);
+
+/// A schema as [`describe`] reads it: each table with its columns, and the index names.
+type Described = (Vec<(String, Vec<Column>)>, Vec<String>);
+
+/// The tables of `conn` with their columns, and the names of its indexes (those
+/// declared by a statement; SQLite's automatic ones are left out).
+fn describe(conn: &rusqlite::Connection) -> rusqlite::Result<Described> {
+    let names = |kind: &str| -> rusqlite::Result<Vec<String>> {
+        let mut stmt = conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type = ?1 AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )?;
+        let rows = stmt.query_map([kind], |r| r.get(0))?;
+        rows.collect()
+    };
+    let mut tables = Vec::new();
+    for t in names("table")? {
+        let mut stmt =
+            conn.prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1)")?;
+        let cols = stmt
+            .query_map([&t], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<Vec<Column>>>()?;
+        tables.push((t, cols));
+    }
+    Ok((tables, names("index")?))
+}
+
+/// What the database `conn` lacks of the current schema (schema version
+/// [`SCHEMA_VERSION`], as [`create_current`] makes it in an in-memory database): one
+/// line per missing table, index or column, or column declared otherwise (`edges:
+/// column weight is TEXT, not REAL NOT NULL`). Empty when it has every part; tables or
+/// columns it has beyond them are not counted.
+pub fn schema_problems(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<String>> {
+    let expected = rusqlite::Connection::open_in_memory()?;
+    create_current(&expected)?;
+    let (want_tables, want_indexes) = describe(&expected)?;
+    let (have_tables, have_indexes) = describe(conn)?;
+    let show = |c: &Column| {
+        let mut s = c.1.clone();
+        if c.2 {
+            s.push_str(" NOT NULL");
+        }
+        if c.3 > 0 {
+            s.push_str(" PRIMARY KEY");
+        }
+        s
+    };
+    let mut out = Vec::new();
+    for (t, want) in &want_tables {
+        let Some((_, have)) = have_tables.iter().find(|(h, _)| h == t) else {
+            out.push(format!("missing table {t}"));
+            continue;
+        };
+        for c in want {
+            match have.iter().find(|h| h.0 == c.0) {
+                None => out.push(format!("{t}: missing column {}", c.0)),
+                Some(h) if h != c => out.push(format!(
+                    "{t}: column {} is {}, not {}",
+                    c.0,
+                    show(h),
+                    show(c)
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    for i in want_indexes.iter().filter(|i| !have_indexes.contains(i)) {
+        out.push(format!("missing index {i}"));
+    }
+    Ok(out)
+}

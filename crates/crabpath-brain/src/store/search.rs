@@ -18,7 +18,9 @@
 //! (58 MB). It is memory-mapped, written atomically (temporary file, `fsync`, rename)
 //! by `init`, `import` and `rollback` and by any writer once more than [`REBUILD_AFTER`]
 //! vectors were added, replaced or deleted since it was built, and stamped with the
-//! database's nonce, vector epoch and the revision it covers. Vectors written after it
+//! database's nonce, vector epoch and the revision it covers, and checked on open
+//! ([`PostingsFile`]: a checksum and every offset); a damaged file is rebuilt from the
+//! database by the next [`Searcher::load`], with one line on stderr. Vectors written after it
 //! (`rev` above its stamp) are scored from their rows and their old entries in it are
 //! left out; vectors deleted after it (table `vector_gone`) are left out too. Deleting
 //! the file loses nothing: queries then read every vector row. Dense vectors (MiniLM)
@@ -44,8 +46,8 @@ pub const INDEX_FILE: &str = "search.idx";
 /// Vectors added since the index was built, past which the next writer rebuilds it.
 pub const REBUILD_AFTER: usize = 4096;
 
-const MAGIC: &[u8; 8] = b"CPSIDX01";
-const HEADER: usize = 56;
+const MAGIC: &[u8; 8] = b"CPSIDX02";
+const HEADER: usize = 64;
 
 /// The derived index's path for a brain directory.
 pub fn index_path(dir: &Path) -> PathBuf {
@@ -102,7 +104,44 @@ pub struct Row {
     pub data: RowData,
 }
 
+/// Why a derived index file cannot be used as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexFault {
+    /// There is no file (or it cannot be opened): queries read every vector row.
+    Missing,
+    /// The file is there but is not a sound index of this dimension (damaged,
+    /// truncated, extended, of an older format or another dimension): the reason.
+    Damaged(String),
+}
+
+impl std::fmt::Display for IndexFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexFault::Missing => f.write_str("missing"),
+            IndexFault::Damaged(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The memory-mapped derived index (see the module docs).
+///
+/// **File layout** (little-endian `u64`s unless said): the magic `CPSIDX02`; the
+/// database's nonce, the vector epoch, the revision covered, the dimension `dim`, the
+/// number of rows, the number of entries `nnz`; the checksum: the CRC-32 of every
+/// other byte of the file (the 56 header bytes before it, then everything after it);
+/// per row its `sym`; per row its `seq`; `dim + 1` list starts (entries before
+/// component `j`'s list); `nnz` entries of (row `u32`, value `f32`).
+///
+/// **Checked on open** ([`PostingsFile::open`]): the length is exactly what the header
+/// says, the checksum matches, the starts begin at 0, never decrease and end at `nnz`,
+/// and every entry's row is below the number of rows, so that no later read of the map
+/// can go out of range, whatever the bytes. Cost of the check: one CRC-32 pass over
+/// the file and one pass over the starts and the entries' rows. Measured by
+/// `examples/index_check.rs` (release build, page cache warm, best of 15) on a
+/// generated index the size of the 79,118-chunk brain's in `BENCHMARKS.md` (79,118 rows,
+/// 9.24 M entries, dimension 1,024: 75.2 MB): 5.0–5.4 ms per open at load average 6–7
+/// on 2 cores, 7.6–9.8 ms at 10–13 (the CRC-32 is about half: 21–28 GB/s; SHA-256 of
+/// the same bytes took 47–80 ms). A resident brain (daemon, MCP) pays it once.
 pub struct PostingsFile {
     map: Mmap,
     dim: usize,
@@ -124,45 +163,151 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(a)
 }
 
+/// Where the checksum sits in the header (a `u64` holding the CRC-32).
+const SUM_AT: usize = 56;
+const SUM_LEN: usize = 8;
+
+/// The checksum field of an index file's bytes: the CRC-32 (IEEE) of everything but
+/// the field, as a little-endian `u64`.
+fn checksum(bytes: &[u8]) -> [u8; SUM_LEN] {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bytes[..SUM_AT]);
+    h.update(&bytes[SUM_AT + SUM_LEN..]);
+    u64::from(h.finalize()).to_le_bytes()
+}
+
+/// The section offsets of an index of `rows` rows, `dim` components and `nnz` entries:
+/// (`seqs_at`, `starts_at`, `entries_at`, total length); `None` when they overflow.
+fn layout_of(rows: usize, dim: usize, nnz: usize) -> Option<(usize, usize, usize, usize)> {
+    let seqs_at = HEADER.checked_add(rows.checked_mul(8)?)?;
+    let starts_at = seqs_at.checked_add(rows.checked_mul(8)?)?;
+    let entries_at = starts_at.checked_add(dim.checked_add(1)?.checked_mul(8)?)?;
+    let len = entries_at.checked_add(nnz.checked_mul(8)?)?;
+    Some((seqs_at, starts_at, entries_at, len))
+}
+
+/// What [`check`] found in a sound index file.
+struct Checked {
+    stamp: (i64, i64, i64),
+    rows: usize,
+    seqs_at: usize,
+    starts_at: usize,
+    entries_at: usize,
+}
+
+/// Checks the bytes of an index file of dimension `dim` (see [`PostingsFile`]):
+/// its stamp (nonce, epoch, rev), rows and section offsets, or why it is unusable.
+/// Never panics, whatever the bytes.
+fn check(b: &[u8], dim: usize) -> std::result::Result<Checked, String> {
+    if b.len() < 8 || &b[..8] != MAGIC {
+        return Err(if b.starts_with(b"CPSIDX") {
+            "of an older format".into()
+        } else {
+            "not a search index (bad magic)".into()
+        });
+    }
+    if b.len() < HEADER {
+        return Err(format!("truncated ({} bytes, header is {HEADER})", b.len()));
+    }
+    let fdim = u64_at(b, 32);
+    let rows = u64_at(b, 40);
+    let nnz = u64_at(b, 48);
+    if fdim != dim as u64 {
+        return Err(format!("of dimension {fdim}, the brain's is {dim}"));
+    }
+    let size = |x: u64| usize::try_from(x).ok();
+    let (Some(rows), Some(nnz)) = (size(rows), size(nnz)) else {
+        return Err("header sizes out of range".into());
+    };
+    if rows > u32::MAX as usize {
+        return Err(format!("{rows} rows: more than an entry can name"));
+    }
+    let Some((seqs_at, starts_at, entries_at, len)) = layout_of(rows, dim, nnz) else {
+        return Err("header sizes out of range".into());
+    };
+    if b.len() != len {
+        return Err(format!(
+            "{} bytes where its header says {len} (truncated or extended)",
+            b.len()
+        ));
+    }
+    if b[SUM_AT..SUM_AT + SUM_LEN] != checksum(b) {
+        return Err("checksum mismatch".into());
+    }
+    let mut prev = 0u64;
+    for j in 0..=dim {
+        let s = u64_at(b, starts_at + j * 8);
+        if (j == 0 && s != 0) || s < prev || s > nnz as u64 {
+            return Err(format!("posting list {j} starts out of order"));
+        }
+        prev = s;
+    }
+    if prev != nnz as u64 {
+        return Err("posting lists do not end at the entry count".into());
+    }
+    for e in b[entries_at..].chunks_exact(8) {
+        if u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as usize >= rows {
+            return Err("an entry names a row past the end".into());
+        }
+    }
+    let stamp = |at: usize| u64_at(b, at) as i64;
+    Ok(Checked {
+        stamp: (stamp(8), stamp(16), stamp(24)),
+        rows,
+        seqs_at,
+        starts_at,
+        entries_at,
+    })
+}
+
 impl PostingsFile {
-    /// Maps the index at `path`; `None` if it is missing or not a complete index of
-    /// dimension `dim`.
-    pub fn open(path: &Path, dim: usize) -> Option<PostingsFile> {
-        let file = std::fs::File::open(path).ok()?;
+    /// Maps the index at `path` and checks it (see [`PostingsFile`]) against the
+    /// dimension `dim`: [`IndexFault::Missing`] without a file,
+    /// [`IndexFault::Damaged`] for bytes that are not a sound index of `dim`. Never
+    /// panics, whatever the file holds.
+    pub fn open(path: &Path, dim: usize) -> std::result::Result<PostingsFile, IndexFault> {
+        let file = std::fs::File::open(path).map_err(|_| IndexFault::Missing)?;
         // SAFETY: the file is never modified in place (it is replaced by an atomic
         // rename), so the mapped bytes cannot change while mapped.
-        let map = unsafe { Mmap::map(&file) }.ok()?;
-        if map.len() < HEADER || &map[..8] != MAGIC {
-            return None;
-        }
-        let nonce = u64_at(&map, 8) as i64;
-        let epoch = u64_at(&map, 16) as i64;
-        let rev = u64_at(&map, 24) as i64;
-        let fdim = u64_at(&map, 32) as usize;
-        let rows = u64_at(&map, 40) as usize;
-        let nnz = u64_at(&map, 48) as usize;
-        if fdim != dim {
-            return None;
-        }
-        let seqs_at = HEADER + rows * 8;
-        let starts_at = seqs_at + rows * 8;
-        let entries_at = starts_at + (dim + 1) * 8;
-        if map.len() != entries_at + nnz * 8 {
-            return None;
-        }
-        if u64_at(&map, starts_at + dim * 8) as usize != nnz {
-            return None;
-        }
-        Some(PostingsFile {
+        let map = unsafe { Mmap::map(&file) }
+            .map_err(|e| IndexFault::Damaged(format!("cannot be mapped: {e}")))?;
+        let c = check(&map, dim).map_err(IndexFault::Damaged)?;
+        let (nonce, epoch, rev) = c.stamp;
+        Ok(PostingsFile {
             map,
             dim,
-            rows,
-            seqs_at,
+            rows: c.rows,
+            seqs_at: c.seqs_at,
             nonce,
             epoch,
             rev,
-            starts_at,
-            entries_at,
+            starts_at: c.starts_at,
+            entries_at: c.entries_at,
+        })
+    }
+
+    /// The stamp (nonce, vector epoch, revision) of the index at `path`, read from its
+    /// header alone, when its header and length are those of an index of dimension
+    /// `dim` (the body is checked when it is opened for a search). Cost: one
+    /// 56-byte read.
+    pub fn stamp(path: &Path, dim: usize) -> Option<(i64, i64, i64)> {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path).ok()?;
+        let len = f.metadata().ok()?.len();
+        let mut h = [0u8; SUM_AT];
+        f.read_exact(&mut h).ok()?;
+        if &h[..8] != MAGIC || u64_at(&h, 32) != dim as u64 {
+            return None;
+        }
+        let rows = usize::try_from(u64_at(&h, 40)).ok()?;
+        let nnz = usize::try_from(u64_at(&h, 48)).ok()?;
+        let (_, _, _, want) = layout_of(rows, dim, nnz)?;
+        (want as u64 == len).then(|| {
+            (
+                u64_at(&h, 8) as i64,
+                u64_at(&h, 16) as i64,
+                u64_at(&h, 24) as i64,
+            )
         })
     }
 
@@ -185,7 +330,8 @@ impl PostingsFile {
         u64_at(&self.map, self.starts_at + j * 8) as usize
     }
 
-    /// Adds `qj · value` to the score of every row of component `j`'s list.
+    /// Adds `qj · value` to the score of every row of component `j`'s list (in range:
+    /// [`PostingsFile::open`] checked the starts and the rows).
     fn accumulate(&self, j: usize, qj: f32, s: &mut Scratch) {
         if j >= self.dim {
             return;
@@ -235,6 +381,7 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
     out.extend_from_slice(&(dim as u64).to_le_bytes());
     out.extend_from_slice(&(rows.len() as u64).to_le_bytes());
     out.extend_from_slice(&(nnz as u64).to_le_bytes());
+    out.extend_from_slice(&[0u8; SUM_LEN]);
     for r in rows {
         out.extend_from_slice(&(r.sym as u64).to_le_bytes());
     }
@@ -245,6 +392,8 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
         out.extend_from_slice(&c.to_le_bytes());
     }
     out.extend_from_slice(&entries);
+    let sum = checksum(&out);
+    out[SUM_AT..SUM_AT + SUM_LEN].copy_from_slice(&sum);
     out
 }
 
@@ -313,11 +462,8 @@ pub fn rebuild(
     })();
     conn.execute_batch("COMMIT").map_err(&err)?;
     let (clock, rows) = read.map_err(&err)?;
-    let bytes = postings_bytes(&rows, dim, nonce, clock);
-    pyformat::io::write_atomic(&path, &bytes).map_err(|e| match e {
-        pyformat::Error::Io { path, source } => io_error(path, source),
-        other => other.into(),
-    })?;
+    write_index(&path, &postings_bytes(&rows, dim, nonce, clock))
+        .map_err(|e| io_error(&path, e))?;
     // deletions the index no longer needs to be told about
     let _ = conn.execute(
         "DELETE FROM vector_gone WHERE rev <= ?1",
@@ -326,9 +472,19 @@ pub fn rebuild(
     Ok(rows.len())
 }
 
+/// Writes an index file atomically (temporary file, `fsync`, rename); the error
+/// without the path (the caller names it).
+fn write_index(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    pyformat::io::write_atomic(path, bytes).map_err(|e| match e {
+        pyformat::Error::Io { source, .. } => source,
+        other => std::io::Error::other(other.to_string()),
+    })
+}
+
 /// Whether the derived index of a sparse brain should be rebuilt: it is missing, of
 /// another database or epoch, or more than [`REBUILD_AFTER`] vectors were added since.
-/// Cost: a header read and one indexed count.
+/// Cost: a header read and one indexed count (a damaged body is found by the next
+/// [`Searcher::load`], which rebuilds it).
 pub fn needs_rebuild(
     conn: &Connection,
     dir: &Path,
@@ -336,9 +492,9 @@ pub fn needs_rebuild(
     nonce: i64,
 ) -> rusqlite::Result<bool> {
     let clock = super::read_clock(conn)?;
-    let file = PostingsFile::open(&index_path(dir), dim)
-        .filter(|f| f.nonce == nonce && f.epoch == clock.vectors && f.rev <= clock.rev);
-    let after = file.as_ref().map_or(-1, |f| f.rev);
+    let file = PostingsFile::stamp(&index_path(dir), dim)
+        .filter(|&(n, epoch, rev)| n == nonce && epoch == clock.vectors && rev <= clock.rev);
+    let after = file.map_or(-1, |(_, _, rev)| rev);
     let newer: i64 = conn.query_row(
         "SELECT (SELECT COUNT(*) FROM vectors WHERE rev > ?1) + (SELECT COUNT(*) FROM vector_gone WHERE rev > ?1)",
         params![after],
@@ -417,6 +573,11 @@ pub struct Searcher {
 impl Searcher {
     /// Everything searchable through `conn` now (inside a transaction: as that
     /// transaction sees it). `dir` holds the derived index.
+    ///
+    /// A damaged index file (see [`PostingsFile::open`]) is not used: it is rebuilt
+    /// from the rows read here (all of them, as [`rebuild`] reads them) and one line on
+    /// stderr says so; when it cannot be written (a read-only directory) the line says
+    /// that, and this searcher reads the rows alone.
     pub fn load(
         conn: &Connection,
         dir: &Path,
@@ -425,13 +586,29 @@ impl Searcher {
         nonce: i64,
     ) -> rusqlite::Result<Searcher> {
         let clock = super::read_clock(conn)?;
-        let file = match layout {
-            Layout::Sparse => PostingsFile::open(&index_path(dir), dim)
-                .filter(|f| f.nonce == nonce && f.epoch == clock.vectors && f.rev <= clock.rev),
-            Layout::Dense => None,
+        let (file, damaged) = match layout {
+            Layout::Sparse => match PostingsFile::open(&index_path(dir), dim) {
+                Ok(f) => (Some(f), None),
+                Err(IndexFault::Missing) => (None, None),
+                Err(IndexFault::Damaged(why)) => (None, Some(why)),
+            },
+            Layout::Dense => (None, None),
         };
+        let file =
+            file.filter(|f| f.nonce == nonce && f.epoch == clock.vectors && f.rev <= clock.rev);
         let after = file.as_ref().map_or(-1, |f| f.rev);
         let rows = read_rows(conn, layout, dim, after)?;
+        if let Some(why) = damaged {
+            let path = index_path(dir);
+            let outcome = match write_index(&path, &postings_bytes(&rows, dim, nonce, clock)) {
+                Ok(()) => "rebuilt from the database".to_string(),
+                Err(e) => format!("cannot rebuild it ({e}), so this search reads every vector"),
+            };
+            eprintln!(
+                "crabpath: warning: {}: search index unusable ({why}); {outcome}",
+                path.display()
+            );
+        }
         let mut excluded: FxHashSet<i64> = FxHashSet::default();
         if file.is_some() {
             excluded.extend(rows.iter().map(|r| r.sym));
@@ -495,24 +672,31 @@ impl Searcher {
         Ok(changed)
     }
 
-    /// Vectors held in rows (not in the derived index), and index entries left out.
-    pub fn unindexed(&self) -> usize {
-        self.rows.len() + self.excluded.len()
-    }
-
     /// Whether a current derived index is in use.
     pub fn indexed(&self) -> bool {
         self.file.is_some()
     }
 
     /// Total vectors.
+    ///
+    /// Cost: O(r) where r is the derived index's row count (see [`Self::in_index`]).
     pub fn len(&self) -> usize {
-        let stale = self.file.as_ref().map_or(0, |f| {
+        self.in_index() + self.rows.len()
+    }
+
+    /// Vectors served from the derived index: its rows less those left out (rewritten
+    /// or deleted since it was built). Never more than [`Self::len`]. (It
+    /// replaces `len − unindexed`, where `unindexed` counted a rewritten vector twice, as
+    /// a row and as an excluded entry, and a deleted one that is no longer a vector: after
+    /// a sync that went below zero, a panic of `doctor` and `info` in debug builds.)
+    ///
+    /// Cost: O(r) where r is the derived index's row count.
+    pub fn in_index(&self) -> usize {
+        self.file.as_ref().map_or(0, |f| {
             (0..f.rows())
-                .filter(|&i| self.excluded.contains(&f.sym(i)))
+                .filter(|&i| !self.excluded.contains(&f.sym(i)))
                 .count()
-        });
-        self.file.as_ref().map_or(0, |f| f.rows()) - stale + self.rows.len()
+        })
     }
 
     /// Whether there are no vectors.
@@ -668,7 +852,10 @@ mod tests {
             (file.nonce, file.epoch, file.rev, file.rows()),
             (7, 2, 3, 4)
         );
-        assert!(PostingsFile::open(&index_path(dir.path()), 5).is_none());
+        assert!(matches!(
+            PostingsFile::open(&index_path(dir.path()), 5),
+            Err(IndexFault::Damaged(_))
+        ));
         let with_file = Searcher {
             layout: Layout::Sparse,
             dim: 4,

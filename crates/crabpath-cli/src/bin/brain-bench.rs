@@ -277,6 +277,11 @@ fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f6
 
 fn main() {
     let a = Args::parse();
+    // checked before minutes of measuring: a new path or a regular file, outside brains
+    if let Err(e) = pyformat::io::check_output("--output", &a.output) {
+        eprintln!("brain-bench: {e}");
+        std::process::exit(2);
+    }
     let ours = a.ours.clone().unwrap_or_else(|| {
         std::env::current_exe()
             .ok()
@@ -542,11 +547,15 @@ fn main() {
         "results": results,
         "table": table,
     });
-    std::fs::write(
+    if let Err(e) = pyformat::io::write_atomic(
         &a.output,
-        serde_json::to_string_pretty(&doc).unwrap_or_default(),
-    )
-    .expect("write the results");
+        serde_json::to_string_pretty(&doc)
+            .unwrap_or_default()
+            .as_bytes(),
+    ) {
+        eprintln!("brain-bench: {e}");
+        std::process::exit(1);
+    }
 }
 
 fn copy_tree(src: &Path, dst: &Path) {

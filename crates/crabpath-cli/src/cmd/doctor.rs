@@ -5,14 +5,29 @@ use crabpath_brain::reffiles::read_graph;
 use crabpath_brain::workspace::expanduser;
 
 use crate::args::DoctorArgs;
-use crate::context::{version, Ctx};
+use crate::context::{choose_embedder, version, Ctx};
 use crate::error::{CliError, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &DoctorArgs) -> CliResult {
     let path = expanduser(&a.state);
     let report = if let crabpath_brain::Location::Store(db) = crabpath_brain::locate(&path) {
-        doctor_store(&db, &version())
+        // the embedder a `crabpath query` of this brain would use, by the same rule,
+        // with the check that it fits the brain (doctor_store is corrected-only)
+        let strict = Ctx {
+            profile: crabpath::profile::Profile::Corrected,
+        };
+        let resolve = |meta: &crabpath::graph::Metadata| {
+            choose_embedder(&strict, None, meta, &db)
+                .map(|w| (w.info(), w.loader()))
+                .map_err(|e| {
+                    let line = e.line();
+                    line.strip_prefix("crabpath: error: ")
+                        .unwrap_or(&line)
+                        .to_string()
+                })
+        };
+        doctor_store(&db, &version(), &resolve)
     } else {
         let journal = ctx.journal(Some(&a.state), None);
         let load = || read_graph(&path).map(|(g, _)| g).map_err(|e| e.to_string());

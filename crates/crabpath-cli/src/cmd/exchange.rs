@@ -6,13 +6,15 @@ use crabpath_brain::service::{brain_dir, export_state, import_state};
 use crabpath_brain::workspace::expanduser;
 
 use crate::args::{ExportArgs, ImportArgs};
-use crate::context::{pathlib_str, Ctx};
+use crate::context::{pathlib_str, Ctx, Which};
 use crate::error::CliResult;
 use crate::out;
 
 pub fn run_export(ctx: &Ctx, a: &ExportArgs) -> CliResult {
-    let mut brain = ctx.open(crabpath_brain::locate(&expanduser(&a.state)), false)?;
     let out_path = expanduser(&a.output);
+    // before anything is read: a new path or a regular file, outside every brain
+    pyformat::io::check_output("--output", &out_path)?;
+    let mut brain = ctx.open(crabpath_brain::locate(&expanduser(&a.state)), false)?;
     export_state(&mut brain, &out_path)?;
     eprintln!("crabpath: exported to {}", pathlib_str(&out_path));
     Ok(0)
@@ -20,7 +22,8 @@ pub fn run_export(ctx: &Ctx, a: &ExportArgs) -> CliResult {
 
 pub fn run_import(_ctx: &Ctx, a: &ImportArgs) -> CliResult {
     let dir = brain_dir(&expanduser(&a.output));
-    let report = import_state(&expanduser(&a.state), &dir)?;
+    let known = [Which::Hash.info(), Which::Minilm.info()];
+    let report = import_state(&expanduser(&a.state), &dir, &known)?;
     if a.json {
         let payload = out::dict([
             ("brain", out::s(&pathlib_str(&report.path))),

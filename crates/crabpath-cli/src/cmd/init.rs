@@ -8,7 +8,7 @@ use crabpath_brain::bootstrap::split_workspace;
 use crabpath_brain::replay::{replay_queries, ReplayOptions};
 use crabpath_brain::service::{init_reference, init_store, InitOptions};
 use crabpath_brain::session::{collect_queries, Interaction};
-use crabpath_brain::sync::{file_records, SYNC_FILES_KEY};
+use crabpath_brain::sync::{file_records, SYNC_FILES_KEY, WORKSPACE_KEY};
 use crabpath_brain::workspace::{expanduser, SplitOptions};
 use crabpath_brain::Error;
 
@@ -103,6 +103,12 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     extra.insert(
         SYNC_FILES_KEY.into(),
         file_records(&workspace, boot.files.iter().map(|f| f.rel.as_str())),
+    );
+    // the folder `sync` keeps to (another needs --rebase)
+    let built_from = std::fs::canonicalize(&workspace).unwrap_or(workspace);
+    extra.insert(
+        WORKSPACE_KEY.into(),
+        built_from.to_string_lossy().into_owned().into(),
     );
     let report = init_store(&dir, &graph, &options, extra, Vec::new())?;
     pb.finish_and_clear();

@@ -72,8 +72,13 @@ pub fn run(ctx: &Ctx, a: &InjectArgs) -> CliResult {
         Err(e) => return Err(e.into()),
     };
     if report.skipped && ctx.fixes() {
-        // corrected: an existing id is not re-saved (reference A34 rewrites the file)
-        eprintln!("crabpath: {} already exists: nothing injected", a.id);
+        // corrected: an existing id is not re-saved (reference A34 rewrites the file),
+        // and the command says so once: an error, nothing on stdout (it also printed
+        // "Injected <id>" and exited 0)
+        return Err(CliError::Other(anyhow::anyhow!(
+            "--id {}: a node with this id already exists: nothing injected",
+            a.id
+        )));
     }
     if a.json {
         let mut payload = out::dict([

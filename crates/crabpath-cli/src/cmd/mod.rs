@@ -25,6 +25,7 @@ use crate::error::CliResult;
 
 /// Runs a parsed command; returns the exit status.
 pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
+    crate::values::check(ctx, command)?;
     match command {
         Command::Init(a) => init::run(ctx, a),
         Command::Query(a) => query::run(ctx, a),

@@ -32,6 +32,12 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
         }
         brain.set_embedder(which.loader());
     }
+    if brain.read_only_fallback() {
+        eprintln!(
+            "crabpath: warning: {} is read-only: the query is answered but not journaled",
+            brain.path().display()
+        );
+    }
     let answer = brain.query(&req)?;
     let graph = answer.graph;
     let result = &answer.result;

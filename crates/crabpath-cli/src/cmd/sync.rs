@@ -1,6 +1,6 @@
 //! `crabpath sync` (reference `crabpath/cli.py::cmd_sync`, `sync.py::sync_workspace`).
 
-use crabpath_brain::sync::{parse_authority_map, SyncReport};
+use crabpath_brain::sync::{SyncGuard, SyncReport};
 use crabpath_brain::workspace::expanduser;
 use pyformat::pyjson::{PyDict, PyValue};
 
@@ -11,10 +11,7 @@ use crate::error::{reference, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
-    let map = match parse_authority_map(a.authority_map.as_deref()) {
-        Ok(m) => m,
-        Err(msg) => return reference(msg),
-    };
+    let map = crate::values::authority_map(ctx, a.authority_map.as_deref())?;
     let path = ctx.state_path(&a.state, false);
     let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
     let meta = brain.embedder_meta()?;
@@ -33,7 +30,18 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
         event.extend(report_fields(r));
         event
     };
-    let report = match brain.sync(&workspace, map, a.dry_run, Some(&mut on_embed), &event) {
+    let guard = SyncGuard {
+        rebase: a.rebase,
+        allow_mass_delete: a.allow_mass_delete,
+    };
+    let report = match brain.sync(
+        &workspace,
+        map,
+        a.dry_run,
+        Some(&mut on_embed),
+        &event,
+        guard,
+    ) {
         Ok(r) => r,
         Err(e @ crabpath_brain::Error::WorkspaceNotFound(_)) if !ctx.fixes() => {
             return reference(format!("FileNotFoundError: {e}"));
@@ -41,14 +49,33 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
         Err(e) => return Err(e.into()),
     };
     pb.finish_and_clear();
+    if let Some(name) = &report.snapshot {
+        eprintln!(
+            "crabpath: snapshot {name} taken before the sync (undo: crabpath rollback --to {name})"
+        );
+    }
     for s in &report.skipped {
         eprintln!("crabpath: skipped {}: {}", s.rel, s.reason);
     }
+    if !ctx.fixes() {
+        // the corrected profile lists them with the skipped files
+        for s in &report.unreadable {
+            eprintln!("crabpath: skipped {}: {}", display_rel(&s.rel), s.reason);
+        }
+    }
+    let partial = !report.unreadable.is_empty();
     let mut fields = report_fields(&report);
     if ctx.fixes() {
         fields.insert("files_resplit".into(), out::count(report.files_resplit));
         fields.insert("files_unchanged".into(), out::count(report.files_unchanged));
         fields.insert("files_deleted".into(), out::count(report.files_deleted));
+    }
+    if ctx.fixes() || partial {
+        // counted apart from the deleted files (paper: only when there are some)
+        fields.insert(
+            "paths_unreadable".into(),
+            out::count(report.unreadable.len()),
+        );
     }
     if a.json {
         out::println(&out::pretty(&fields));
@@ -67,9 +94,42 @@ pub fn run(ctx: &Ctx, a: &SyncArgs) -> CliResult {
                 report.files_resplit, report.files_unchanged, report.files_deleted
             ));
         }
+        if partial {
+            line.push_str(&format!(
+                " | {} unreadable (nodes kept)",
+                report.unreadable.len()
+            ));
+        }
         out::println(&line);
     }
+    if partial {
+        let names: Vec<String> = report
+            .unreadable
+            .iter()
+            .map(|s| display_rel(&s.rel))
+            .collect();
+        eprintln!(
+            "crabpath: partial sync: {} path{} could not be read ({}): the nodes of the files there were kept, none deleted",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        );
+        return Ok(PARTIAL);
+    }
     Ok(0)
+}
+
+/// The exit status of a sync that could not read every path (documented in `sync
+/// --help`): the brain was updated with the rest, and the unread paths kept their nodes.
+pub const PARTIAL: u8 = 3;
+
+/// A relative path as printed: `.` for the workspace itself.
+fn display_rel(rel: &str) -> String {
+    if rel.is_empty() {
+        ".".into()
+    } else {
+        rel.to_string()
+    }
 }
 
 /// The report's fields, in the reference's order (`asdict(SyncReport)`).

@@ -25,12 +25,7 @@ pub fn reference(name: &str) -> PathBuf {
 
 /// Runs `crabpath <args>` in `dir` with the given profile and stdin.
 pub fn run(dir: &Path, profile: &str, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .env("CRABPATH_PROFILE", profile)
-        .env("TZ", "UTC")
-        .env_remove("OPENAI_API_KEY")
+    let mut child = command(dir, profile, args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -245,4 +240,46 @@ fn normalisation_matches_the_reference_rules() {
         normalize(t),
         "{'type': 'x', 'ts': 0, 'iso': 'ISO'}\n 1. learn @ ISO: {\"ts\": 0, \"total_ms\": 0, \"created_at\": \"ISO\"}\npython_version: PASS (VERSION)"
     );
+}
+
+/// The command `crabpath <args>` in `dir` with the given profile, in the environment
+/// of the tests (UTC, no OpenAI key), to be given its standard streams and spawned.
+pub fn command(dir: &Path, profile: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args)
+        .current_dir(dir)
+        .env("CRABPATH_PROFILE", profile)
+        .env("TZ", "UTC")
+        .env_remove("OPENAI_API_KEY");
+    c
+}
+
+/// An MCP server (the handler of `crabpath mcp`, called in process) on the corrected
+/// brain `dir/brain`, resident, hash-v1 embedder, `edge+sim` routing; `workspace` is
+/// its `--workspace`.
+pub fn mcp_server(dir: &Path, workspace: Option<PathBuf>) -> crabpath_mcp::Server {
+    let mut o = crabpath_brain::OpenOptions::new(crabpath::Profile::Corrected);
+    o.resident = true;
+    o.embedder = Some(std::sync::Arc::new(|| {
+        Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
+    }));
+    let b = crabpath_brain::Brain::open(crabpath_brain::locate(&dir.join("brain")), o).unwrap();
+    crabpath_mcp::Server::new(
+        b,
+        crabpath_mcp::Options {
+            route_mode: crabpath_brain::route::RouteMode::EdgeSim,
+            workspace,
+        },
+    )
+}
+
+/// Starts `crabpath <args>` in `dir` with the given profile, stdin, stdout and stderr
+/// piped (a daemon or a command fed while it runs).
+pub fn spawn_piped(dir: &Path, profile: &str, args: &[&str]) -> std::process::Child {
+    command(dir, profile, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn crabpath")
 }

@@ -147,6 +147,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             texts,
             dump_texts,
         } => {
+            if let Some(p) = dump_texts {
+                pyformat::io::check_output("--dump-texts", p)?;
+            }
             let model = MiniLmEmbedder::load(&model_dir, options(&cli))?;
             let (paras, quers) = match texts {
                 Some(path) => {
