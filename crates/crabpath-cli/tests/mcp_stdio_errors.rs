@@ -12,7 +12,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
@@ -41,11 +41,8 @@ impl Drop for Served {
 
 impl Served {
     fn start(dir: &Path) -> Served {
-        let mut child = Command::new(common::bin())
-            .args(["mcp", "--state", "brain"])
-            .current_dir(dir)
-            .env("CRABPATH_PROFILE", "corrected")
-            .env_remove("OPENAI_API_KEY")
+        // stderr unread: null, so that nothing the server logs can fill a pipe
+        let mut child = common::command(dir, "corrected", &["mcp", "--state", "brain"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
