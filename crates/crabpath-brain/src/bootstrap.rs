@@ -83,7 +83,8 @@ pub fn sibling_weight(rel: &str, offset: usize) -> f64 {
 /// Bootstraps a workspace (see the module docs).
 ///
 /// Cost: reads every candidate file once; linear in the total text size (plus one
-/// SHA-256 per sibling pair). Memory: the graph holds every chunk.
+/// SHA-256 per sibling pair). Memory: the graph holds every chunk; beside it, one file's
+/// text and chunks at a time (each file is read, split and dropped before the next).
 ///
 /// Errors (`Error::Workspace`): a missing workspace; in the paper profile also the
 /// reference's fatal cases (a file that is not UTF-8, a non-UTF-8 path, a JSON file its
@@ -101,7 +102,10 @@ pub fn split_workspace(workspace: impl AsRef<Path>, options: &SplitOptions) -> R
 /// Cost and errors: as [`split_workspace`].
 pub fn split_walk(walk: Walk, profile: Profile) -> Result<Bootstrap> {
     let fixes = profile.fixes_bugs();
-    let mut files = Vec::with_capacity(walk.files.len());
+    let mut out = Bootstrap {
+        files: Vec::with_capacity(walk.files.len()),
+        ..Bootstrap::default()
+    };
     let mut skipped = walk.skipped;
     for c in walk.files {
         let bytes = std::fs::read(&c.path).map_err(|source| Error::Io {
@@ -126,14 +130,8 @@ pub fn split_walk(walk: Walk, profile: Profile) -> Result<Bootstrap> {
             });
             continue;
         }
-        files.push((c.path, c.rel, text));
+        add_file(&mut out, &c.path, &c.rel, &text, profile)?;
     }
-    let mut out = build(
-        files
-            .iter()
-            .map(|(p, r, t)| (p.as_path(), r.as_str(), t.as_str())),
-        profile,
-    )?;
     out.skipped = skipped;
     Ok(out)
 }
@@ -145,54 +143,64 @@ pub fn build<'a>(
     files: impl IntoIterator<Item = (&'a Path, &'a str, &'a str)>,
     profile: Profile,
 ) -> Result<Bootstrap> {
-    let mut graph = Graph::new();
-    let mut reports = Vec::new();
+    let mut out = Bootstrap::default();
     for (path, rel, text) in files {
-        let chunker = Chunker::for_path(rel);
-        let chunks = chunker.chunk(text, profile).map_err(|e| Error::Json {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        let kind = if profile.fixes_bugs() {
-            chunker.name()
-        } else {
-            "markdown"
-        };
-        let mut ids = Vec::new();
-        for (i, chunk) in chunks.iter().enumerate() {
-            if pystr::strip(chunk).is_empty() {
-                continue;
-            }
-            let id = format!("{rel}::{i}");
-            let mut meta = Metadata::new();
-            meta.insert("file".into(), Value::from(rel));
-            meta.insert("chunk".into(), Value::from(i));
-            meta.insert("kind".into(), Value::from(kind));
-            let node = Node {
-                id: id.clone(),
-                content: chunk.clone(),
-                summary: pystr::first_line(chunk).to_string(),
-                metadata: meta,
-            };
-            ids.push(graph.add_node(node));
-        }
-        for (k, pair) in ids.windows(2).enumerate() {
-            let w = sibling_weight(rel, k);
-            graph.add_edge(pair[0], pair[1], Edge::new(w))?;
-            graph.add_edge(pair[1], pair[0], Edge::new(w))?;
-        }
-        reports.push(FileChunks {
-            rel: rel.to_string(),
-            chunker,
-            chunks: chunks.len(),
-            nodes: ids.len(),
-        });
+        add_file(&mut out, path, rel, text, profile)?;
     }
-    Ok(Bootstrap {
-        graph,
-        files: reports,
-        skipped: Vec::new(),
-    })
+    Ok(out)
+}
+
+/// Adds one file's nodes and sibling edges to `out.graph` and its report to
+/// `out.files` (see the module docs).
+fn add_file(
+    out: &mut Bootstrap,
+    path: &Path,
+    rel: &str,
+    text: &str,
+    profile: Profile,
+) -> Result<()> {
+    let graph = &mut out.graph;
+    let chunker = Chunker::for_path(rel);
+    let chunks = chunker.chunk(text, profile).map_err(|e| Error::Json {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let kind = if profile.fixes_bugs() {
+        chunker.name()
+    } else {
+        "markdown"
+    };
+    let mut ids = Vec::new();
+    let chunk_count = chunks.len();
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        if pystr::strip(&chunk).is_empty() {
+            continue;
+        }
+        let id = format!("{rel}::{i}");
+        let mut meta = Metadata::new();
+        meta.insert("file".into(), Value::from(rel));
+        meta.insert("chunk".into(), Value::from(i));
+        meta.insert("kind".into(), Value::from(kind));
+        let node = Node {
+            id: id.clone(),
+            summary: pystr::first_line(&chunk).to_string(),
+            content: chunk,
+            metadata: meta,
+        };
+        ids.push(graph.add_node(node));
+    }
+    for (k, pair) in ids.windows(2).enumerate() {
+        let w = sibling_weight(rel, k);
+        graph.add_edge(pair[0], pair[1], Edge::new(w))?;
+        graph.add_edge(pair[1], pair[0], Edge::new(w))?;
+    }
+    out.files.push(FileChunks {
+        rel: rel.to_string(),
+        chunker,
+        chunks: chunk_count,
+        nodes: ids.len(),
+    });
+    Ok(())
 }
 
 #[cfg(test)]

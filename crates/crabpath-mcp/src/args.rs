@@ -11,7 +11,8 @@ pub struct Args<'a> {
     map: &'a Map<String, Value>,
 }
 
-fn kind(v: &Value) -> &'static str {
+/// The kind of a JSON value, for messages ("got a string").
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -20,14 +20,18 @@
 //!
 //! Bad arguments are tool errors (`isError: true`, a message naming the argument and
 //! what was expected); a failing operation is a tool error too; nothing panics the
-//! server. Requests are served one at a time on the brain (a mutex): every tool is a
-//! few milliseconds.
+//! server. On stdio every line gets an answer ([`stdio`]): a line that is not JSON
+//! `-32700`, one that is not a JSON-RPC request `-32600`, a standard request whose
+//! params do not fit `-32602`, each with the reason, and a line over
+//! [`stdio::MAX_LINE_BYTES`] (4 MiB) `-32600`, skipped without being held. Requests
+//! are served one at a time on the brain (a mutex): every tool is a few milliseconds.
 
 #![warn(missing_docs)]
 
 pub mod args;
 pub mod error;
 pub mod server;
+pub mod stdio;
 pub mod tools;
 pub mod transport;
 

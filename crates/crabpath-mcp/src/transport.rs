@@ -12,11 +12,15 @@ use rmcp::ServiceExt;
 
 use crate::error::{Error, Result};
 use crate::server::Server;
+use crate::stdio::{LineTransport, MAX_LINE_BYTES};
 
-/// Serves on stdin/stdout until the client closes them.
+/// Serves on stdin/stdout until the client closes them: newline-delimited JSON-RPC
+/// through [`LineTransport`], which answers every line `rmcp` would leave
+/// unanswered (not JSON, too long, not a request, params that do not fit).
 pub async fn serve_stdio(server: Server) -> Result<()> {
+    let (stdin, stdout) = rmcp::transport::io::stdio();
     let running = server
-        .serve(rmcp::transport::io::stdio())
+        .serve(LineTransport::new(stdin, stdout, MAX_LINE_BYTES))
         .await
         .map_err(|e| Error::Transport(format!("stdio: {e}")))?;
     running

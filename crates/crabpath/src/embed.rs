@@ -1,8 +1,6 @@
 //! Text embedders (reference `crabpath/hasher.py`, `index.py`): the [`Embedder`] seam and
 //! the deterministic `hash-v1` embedder of the reference.
 
-use std::collections::hash_map::Entry;
-
 use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
@@ -94,9 +92,8 @@ impl HashEmbedder {
     /// Word tokens of a text (reference `crabpath/hasher.py::HashEmbedder._tokenize`).
     pub fn tokenize(text: &str) -> Vec<String> {
         let mut buf = String::new();
-        let mut spans = Vec::new();
-        tokenize_into(text, &mut buf, &mut spans);
-        spans.iter().map(|&(a, b)| buf[a..b].to_string()).collect()
+        tokenize_into(text, &mut buf);
+        tokens_of(&buf).map(str::to_string).collect()
     }
 
     /// The un-normalised vector (signed feature counts, integer-valued), before
@@ -123,71 +120,76 @@ impl HashEmbedder {
         v
     }
 
-    /// Steps 1–4: count features in first-occurrence order and add `sign * count`
-    /// to their buckets in that order.
+    /// Steps 1–4: every feature occurrence adds its sign to its bucket.
+    ///
+    /// The reference counts the distinct features (a `Counter`, first-occurrence
+    /// order) and adds `sign * count` per feature; every partial sum is an integer
+    /// far below 2^53, so adding the signs one occurrence at a time gives the same
+    /// `f64` bits in any order. That needs no table of every distinct feature: a
+    /// 4 MB text has some 13 million n-grams, and the counting table sized for them
+    /// made `init` of one such file peak near 400 MB. Bucket and sign of the first
+    /// [`SLOT_MEMO`] distinct features are remembered (SHA-256 once each); later new
+    /// features are hashed each time they occur. Memory: the lowered text, the
+    /// tokens (each about the size of the text) plus the bounded memo.
     fn accumulate(&self, text: &str, scratch: &mut Scratch, v: &mut [f64]) {
-        let Scratch {
-            tokens,
-            spans,
-            lower,
-            bounds,
-        } = scratch;
-        tokenize_into(text, tokens, spans);
+        let Scratch { tokens, lower } = scratch;
+        tokenize_into(text, tokens);
         python_lower_into(text, lower);
-        bounds.clear();
-        bounds.extend(lower.char_indices().map(|(i, _)| i));
-        bounds.push(lower.len());
-        let chars = bounds.len() - 1;
-
         let tokens: &str = tokens;
         let lower: &str = lower;
-        let ngrams: usize = (self.ngram_min..=self.ngram_max)
-            .map(|n| (chars + 1).saturating_sub(n))
-            .sum();
-        // Distinct features in first-occurrence order (the reference's `Counter`), with
-        // their counts; a token and an identical n-gram are one feature.
-        let capacity = spans.len() + ngrams;
-        let mut order: Vec<(&str, u32)> = Vec::with_capacity(capacity);
-        let mut seen: FxHashMap<&str, u32> =
-            FxHashMap::with_capacity_and_hasher(capacity, Default::default());
-        for &(a, b) in spans.iter() {
-            bump(&mut seen, &mut order, &tokens[a..b]);
+        // grown as features come (a text has far fewer distinct features than
+        // n-grams; a table sized for the n-grams is touched all over as it fills)
+        let mut memo: FxHashMap<&str, (usize, f64)> = FxHashMap::with_capacity_and_hasher(
+            MEMO_START.min(tokens.len() + lower.len()),
+            Default::default(),
+        );
+        let mut add = |feature| {
+            let (bucket, sign) = if memo.len() < SLOT_MEMO {
+                *memo
+                    .entry(feature)
+                    .or_insert_with(|| self.feature_slot(feature))
+            } else {
+                match memo.get(feature) {
+                    Some(&slot) => slot,
+                    None => self.feature_slot(feature),
+                }
+            };
+            v[bucket] += sign;
+        };
+        for token in tokens_of(tokens) {
+            add(token);
         }
+        // n-grams of `n` code points: from each code point's offset to the offset `n`
+        // code points later (the end of the text counting as one)
+        let offsets = || {
+            lower
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain(std::iter::once(lower.len()))
+        };
         for n in self.ngram_min..=self.ngram_max {
-            for i in 0..(chars + 1).saturating_sub(n) {
-                bump(&mut seen, &mut order, &lower[bounds[i]..bounds[i + n]]);
+            for (start, end) in offsets().zip(offsets().skip(n)) {
+                add(&lower[start..end]);
             }
-        }
-        for (feature, c) in order {
-            let (bucket, sign) = self.feature_slot(feature);
-            v[bucket] += sign * f64::from(c);
         }
     }
 }
 
-/// Counts one occurrence of `feature`.
-#[inline]
-fn bump<'a>(seen: &mut FxHashMap<&'a str, u32>, order: &mut Vec<(&'a str, u32)>, feature: &'a str) {
-    match seen.entry(feature) {
-        Entry::Occupied(e) => order[*e.get() as usize].1 += 1,
-        Entry::Vacant(e) => {
-            e.insert(order.len() as u32);
-            order.push((feature, 1));
-        }
-    }
-}
+/// How many distinct features' buckets and signs one embedding call remembers: a
+/// table of 2^18 slots of 32 bytes (8 MB) at most; a chunk of ordinary size has a few
+/// thousand.
+const SLOT_MEMO: usize = 1 << 17;
+
+/// The memo's first capacity (a chunk of some 1,000 characters has fewer features).
+const MEMO_START: usize = 4096;
 
 /// Reusable buffers of one embedding call.
 #[derive(Default)]
 struct Scratch {
-    /// Lower-cased token text, tokens back to back.
+    /// The lower-cased tokens, each followed by a space ([`tokenize_into`]).
     tokens: String,
-    /// Byte ranges of the tokens in `tokens`.
-    spans: Vec<(usize, usize)>,
     /// The Python-lowercased text.
     lower: String,
-    /// Byte offset of every code point of `lower`, plus its length.
-    bounds: Vec<usize>,
 }
 
 impl Embedder for HashEmbedder {
@@ -215,18 +217,18 @@ impl Embedder for HashEmbedder {
 /// The tokenizer of reference `crabpath/hasher.py::HashEmbedder._tokenize`: maximal runs of
 /// ASCII `[A-Za-z0-9_]`, split between an ASCII lowercase letter and a following ASCII
 /// uppercase letter and on `_`, empty parts dropped, ASCII-lowercased. Every other
-/// character (non-ASCII letters included) separates runs. Tokens are written back to back
-/// into `out`, their ranges to `spans`.
-fn tokenize_into(text: &str, out: &mut String, spans: &mut Vec<(usize, usize)>) {
+/// character (non-ASCII letters included) separates runs. Tokens are written to `out`,
+/// each followed by a space (no token holds one; [`tokens_of`] reads them back), which
+/// costs a byte per token where a list of ranges would cost sixteen.
+fn tokenize_into(text: &str, out: &mut String) {
     out.clear();
-    spans.clear();
     let mut start = 0;
     let mut prev: u8 = 0;
     for &b in text.as_bytes() {
         let word = b.is_ascii_alphanumeric() || b == b'_';
         let boundary = !word || b == b'_' || (prev.is_ascii_lowercase() && b.is_ascii_uppercase());
         if boundary && out.len() > start {
-            spans.push((start, out.len()));
+            out.push(' ');
             start = out.len();
         }
         if word && b != b'_' {
@@ -235,8 +237,13 @@ fn tokenize_into(text: &str, out: &mut String, spans: &mut Vec<(usize, usize)>) 
         prev = if word { b } else { 0 };
     }
     if out.len() > start {
-        spans.push((start, out.len()));
+        out.push(' ');
     }
+}
+
+/// The tokens [`tokenize_into`] wrote, in order.
+fn tokens_of(tokens: &str) -> impl Iterator<Item = &str> {
+    tokens.split_terminator(' ')
 }
 
 // ----- Python `str.lower` ---------------------------------------------------------------

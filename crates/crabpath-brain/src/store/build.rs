@@ -57,12 +57,12 @@ fn wal_files(db: &Path) -> [PathBuf; 2] {
 
 /// Writes `contents` as the brain database `target` (replacing one that exists; see
 /// the module docs). Returns the number of vectors indexed by the derived index.
-pub fn write_brain(target: &Path, contents: Contents<'_>) -> Result<usize> {
+pub fn write_brain(target: &Path, mut contents: Contents<'_>) -> Result<usize> {
     let tmp = temp_path(target);
     for p in std::iter::once(tmp.clone()).chain(wal_files(&tmp)) {
         let _ = std::fs::remove_file(p);
     }
-    let result = fill(&tmp, &contents);
+    let result = fill(&tmp, &mut contents);
     let (nonce, clock, rows) = match result {
         Ok(x) => x,
         Err(e) => {
@@ -107,7 +107,9 @@ pub fn write_brain(target: &Path, contents: Contents<'_>) -> Result<usize> {
     }
 }
 
-fn fill(tmp: &Path, c: &Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
+/// Writes the database; `c.vectors` are consumed (each blob is freed once stored, so
+/// the blobs and the index rows decoded from them are not all in memory at once).
+fn fill(tmp: &Path, c: &mut Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
     let mut store = Store::create(tmp, c.layout, c.dim)?;
     let nonce = store.nonce();
     let err = sql_error(tmp);
@@ -204,7 +206,7 @@ fn fill(tmp: &Path, c: &Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
         let mut ins = tx
             .prepare("INSERT INTO vectors(seq, sym, v, rev) VALUES (?1, ?2, ?3, ?4)")
             .map_err(&err)?;
-        for v in &c.vectors {
+        for v in std::mem::take(&mut c.vectors) {
             let sym = match by_id.get(v.id.as_str()) {
                 Some(&s) => s,
                 None => {
