@@ -361,19 +361,9 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
         counts[j + 1] += counts[j];
     }
     let nnz = counts[dim] as usize;
-    let mut entries = vec![0u8; nnz * 8];
-    let mut next = counts.clone();
-    for (row, r) in rows.iter().enumerate() {
-        if let RowData::Sparse(e) = &r.data {
-            for &(i, x) in e {
-                let at = next[i as usize] as usize * 8;
-                next[i as usize] += 1;
-                entries[at..at + 4].copy_from_slice(&(row as u32).to_le_bytes());
-                entries[at + 4..at + 8].copy_from_slice(&x.to_le_bytes());
-            }
-        }
-    }
-    let mut out = Vec::with_capacity(HEADER + rows.len() * 8 + counts.len() * 8 + entries.len());
+    // the entries are placed straight into the output (a separate buffer copied in at
+    // the end held the index's largest section twice at init's peak)
+    let mut out = Vec::with_capacity(HEADER + rows.len() * 8 + counts.len() * 8 + nnz * 8);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(nonce as u64).to_le_bytes());
     out.extend_from_slice(&(clock.vectors as u64).to_le_bytes());
@@ -391,7 +381,20 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
     for c in &counts {
         out.extend_from_slice(&c.to_le_bytes());
     }
-    out.extend_from_slice(&entries);
+    let entries_at = out.len();
+    out.resize(entries_at + nnz * 8, 0);
+    let entries = &mut out[entries_at..];
+    let mut next = counts;
+    for (row, r) in rows.iter().enumerate() {
+        if let RowData::Sparse(e) = &r.data {
+            for &(i, x) in e {
+                let at = next[i as usize] as usize * 8;
+                next[i as usize] += 1;
+                entries[at..at + 4].copy_from_slice(&(row as u32).to_le_bytes());
+                entries[at + 4..at + 8].copy_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
     let sum = checksum(&out);
     out[SUM_AT..SUM_AT + SUM_LEN].copy_from_slice(&sum);
     out
