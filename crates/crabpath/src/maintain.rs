@@ -120,14 +120,27 @@ fn is_orphan(graph: &Graph, n: NodeId) -> bool {
 /// no outgoing edges, collected in node order first (reference
 /// `crabpath/maintain.py::prune_orphan_nodes`). Returns the number of removed nodes.
 pub fn prune_orphan_nodes(graph: &mut Graph) -> usize {
+    prune_orphans(graph, false).len()
+}
+
+/// [`prune_orphan_nodes`], returning the ids of the removed nodes in removal order; with
+/// `keep_workspace`, nodes that carry `file` metadata (the chunks of a workspace file,
+/// which `sync` owns) are kept too: the corrected profile's rule, because an orphaned
+/// chunk is still text of a file that exists (a single-chunk file's only node is an
+/// orphan from `init` on), and `sync`, which re-splits only changed files, would never
+/// put it back.
+///
+/// Cost: O(N + E) where N is the number of nodes and E the number of edges.
+pub fn prune_orphans(graph: &mut Graph, keep_workspace: bool) -> Vec<String> {
     let orphans: Vec<NodeId> = graph
         .node_ids()
         .filter(|&n| authority(graph, n) == Authority::Overlay && is_orphan(graph, n))
+        .filter(|&n| !keep_workspace || graph.node(n).is_none_or(|node| node.file().is_none()))
         .collect();
     orphans
         .into_iter()
-        .filter(|&n| graph.remove_node(n).is_some())
-        .count()
+        .filter_map(|n| graph.remove_node(n).map(|node| node.id))
+        .collect()
 }
 
 // ----- merging (merge.py) --------------------------------------------------------------
