@@ -78,7 +78,7 @@ fn every_pair(st: &State, o: &ConnectOptions) -> Vec<(String, String, f64)> {
         let mut sims: Vec<(String, f64)> = g
             .nodes()
             .filter(|(_, n)| !n.id.starts_with(LEARNING_PREFIX))
-            .map(|(_, n)| (n.id.clone(), cosine(&v, &st.index.get(&n.id).unwrap())))
+            .map(|(_, n)| (n.id.clone(), cosine(v, st.index.get(&n.id).unwrap())))
             .collect();
         sims.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
         for (id, sim) in sims.into_iter().take(o.top_k) {
