@@ -6,14 +6,12 @@
 
 mod common;
 
-use crabpath::embed::HashEmbedder;
-use crabpath::graph::{Graph, Metadata, Node};
+use crabpath::graph::{Graph, Node};
 use crabpath::index::cosine;
 use crabpath::maintain::{connect_learning_nodes, ConnectOptions, LEARNING_PREFIX};
 use crabpath::profile::Profile;
 use crabpath::state::State;
-use crabpath_brain::embedder::EmbedderInfo;
-use crabpath_brain::service::{full_state, init_store, InitOptions, Scope};
+use crabpath_brain::service::{full_state, Scope};
 
 /// Words of the generated chunks.
 const WORDS: [&str; 24] = [
@@ -116,15 +114,7 @@ fn connected(g: &Graph) -> Vec<(String, String, f64)> {
 #[test]
 fn connect_adds_what_scoring_every_pair_adds() {
     let dir = tempfile::tempdir().unwrap();
-    let e = HashEmbedder::new();
-    let opts = InitOptions {
-        embedder: &e,
-        info: EmbedderInfo::hash_v1(),
-        parallel: false,
-        progress: None,
-    };
-    init_store(dir.path(), &graph(), &opts, Metadata::new(), Vec::new()).unwrap();
-    let db = dir.path().join("brain.db");
+    let db = common::hash_store(dir.path(), &graph());
     let mut brain = common::open_hash(&db, Profile::Corrected, false);
     let before = full_state(&mut brain).unwrap();
     let o = ConnectOptions::for_profile(Profile::Corrected);

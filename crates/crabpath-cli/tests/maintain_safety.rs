@@ -123,6 +123,36 @@ fn teaching(i: usize) -> String {
     words[i - 1].to_string()
 }
 
+/// A `maintain` of `brain` that prunes the injected nodes ([`teaching`]) and keeps
+/// the sibling edges of init.
+const PRUNE: [&str; 7] = [
+    "maintain",
+    "--state",
+    "brain",
+    "--tasks",
+    "decay,prune",
+    "--prune-below",
+    "0.45",
+];
+
+/// Injects the nodes `teaching::1` … `teaching::<n>` ([`teaching`]) into `dir/brain`.
+fn inject_teachings(dir: &Path, n: usize) {
+    for i in 1..=n {
+        let id = format!("teaching::{i}");
+        let content = teaching(i);
+        let args = [
+            "inject",
+            "--state",
+            "brain",
+            "--id",
+            &id,
+            "--content",
+            &content,
+        ];
+        ok(dir, "corrected", &args);
+    }
+}
+
 /// `doctor` passes (exit status 0) and says so on every line it checks.
 fn doctor_passes(dir: &Path, state: &str) {
     let (rc, out, err) = common::run_text(dir, "corrected", &["doctor", "--state", state]);
@@ -158,40 +188,12 @@ fn pruned_nodes_take_their_vectors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init(d, "corrected");
-    for i in 1..=3 {
-        let id = format!("teaching::{i}");
-        let content = teaching(i);
-        ok(
-            d,
-            "corrected",
-            &[
-                "inject",
-                "--state",
-                "brain",
-                "--id",
-                &id,
-                "--content",
-                &content,
-            ],
-        );
-    }
+    inject_teachings(d, 3);
     // inject's edges weigh its similarities (see `teaching`), init's sibling edges
-    // about 0.5: pruning below 0.45 leaves the 12 sibling edges of `big.md` and `two.md`
-    // and makes every other node an orphan; of them only the 3 injected nodes (no
-    // `file` metadata) are removed, with their vectors
-    let report = ok(
-        d,
-        "corrected",
-        &[
-            "maintain",
-            "--state",
-            "brain",
-            "--tasks",
-            "prune",
-            "--prune-below",
-            "0.45",
-        ],
-    );
+    // about 0.5 (0.49 after one decay step): pruning below 0.45 leaves the 12 sibling
+    // edges of `big.md` and `two.md` and makes every other node an orphan; of them only
+    // the 3 injected nodes (no `file` metadata) are removed, with their vectors
+    let report = ok(d, "corrected", &PRUNE);
     assert_eq!(nodes_line(&report), "nodes: 20 -> 17", "{report}");
     assert!(
         report.contains("pruned: edges=") && report.contains("nodes=3"),
@@ -213,49 +215,24 @@ fn kill_9_mid_maintain_leaves_before_or_after() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init(d, "corrected");
-    for i in 1..=9 {
-        let id = format!("teaching::{i}");
-        let content = teaching(i);
-        ok(
-            d,
-            "corrected",
-            &[
-                "inject",
-                "--state",
-                "brain",
-                "--id",
-                &id,
-                "--content",
-                &content,
-            ],
-        );
-    }
-    let args = [
-        "maintain",
-        "--state",
-        "b",
-        "--tasks",
-        "decay,prune",
-        "--prune-below",
-        "0.45",
-    ];
+    inject_teachings(d, 9);
     let before = rows(&d.join("brain/brain.db"));
     assert_eq!(before.nodes.len(), 17 + 9);
     // a run to the end: the after state (decay and prune are deterministic)
     let full = d.join("full");
-    common::copy_tree(&d.join("brain"), &full.join("b"));
+    common::copy_tree(&d.join("brain"), &full.join("brain"));
     let t = Instant::now();
-    ok(&full, "corrected", &args);
+    ok(&full, "corrected", &PRUNE);
     let span = t.elapsed() + Duration::from_millis(5);
-    let after = rows(&full.join("b/brain.db"));
+    let after = rows(&full.join("brain/brain.db"));
     assert_eq!(after.nodes.len(), 17);
     assert_eq!(after.vectors, after.nodes);
     let mut seen = (0, 0);
     for k in 0..TRIALS {
         let trial = d.join(format!("t{k}"));
-        common::copy_tree(&d.join("brain"), &trial.join("b"));
+        common::copy_tree(&d.join("brain"), &trial.join("brain"));
         let mut child = Command::new(common::bin())
-            .args(args)
+            .args(PRUNE)
             .current_dir(&trial)
             .env("CRABPATH_PROFILE", "corrected")
             .stdout(Stdio::null())
@@ -266,14 +243,14 @@ fn kill_9_mid_maintain_leaves_before_or_after() {
         std::thread::sleep(span.mul_f64(f64::from(k) / f64::from(TRIALS - 1)));
         let _ = child.kill();
         child.wait().unwrap();
-        let now = rows(&trial.join("b/brain.db"));
+        let now = rows(&trial.join("brain/brain.db"));
         if now == before {
             seen.0 += 1;
         } else {
             assert_eq!(now, after, "trial {k}: neither before nor after");
             seen.1 += 1;
         }
-        doctor_passes(&trial, "b");
+        doctor_passes(&trial, "brain");
     }
     assert_eq!(seen.0 + seen.1, TRIALS);
     assert!(seen.0 > 0, "no kill landed before the commit: {seen:?}");
