@@ -62,6 +62,13 @@ pub trait VectorStore {
     /// The `top_k` vectors most similar to `query` as (id, cosine), best first, ties in
     /// insertion order (see [`VectorIndex::search`]).
     fn search(&self, query: &[f64], top_k: usize) -> Vec<(String, f64)>;
+    /// How far a score of [`VectorStore::search`] may be from the [`cosine`] of the
+    /// query and the stored vector (0.0: the same bits, as [`VectorIndex`] gives). A
+    /// caller that needs exact [`cosine`] ranks re-scores the hits and widens the search
+    /// until the hits it keeps beat every score left out by more than this.
+    fn search_tolerance(&self) -> f64 {
+        0.0
+    }
 }
 
 impl VectorStore for VectorIndex {

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
 use indexmap::IndexMap;
-use rustc_hash::{FxBuildHasher, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha1::{Digest, Sha1};
@@ -120,14 +120,27 @@ fn is_orphan(graph: &Graph, n: NodeId) -> bool {
 /// no outgoing edges, collected in node order first (reference
 /// `crabpath/maintain.py::prune_orphan_nodes`). Returns the number of removed nodes.
 pub fn prune_orphan_nodes(graph: &mut Graph) -> usize {
+    prune_orphans(graph, false).len()
+}
+
+/// [`prune_orphan_nodes`], returning the ids of the removed nodes in removal order; with
+/// `keep_workspace`, nodes that carry `file` metadata (the chunks of a workspace file,
+/// which `sync` owns) are kept too: the corrected profile's rule, because an orphaned
+/// chunk is still text of a file that exists (a single-chunk file's only node is an
+/// orphan from `init` on), and `sync`, which re-splits only changed files, would never
+/// put it back.
+///
+/// Cost: O(N + E) where N is the number of nodes and E the number of edges.
+pub fn prune_orphans(graph: &mut Graph, keep_workspace: bool) -> Vec<String> {
     let orphans: Vec<NodeId> = graph
         .node_ids()
         .filter(|&n| authority(graph, n) == Authority::Overlay && is_orphan(graph, n))
+        .filter(|&n| !keep_workspace || graph.node(n).is_none_or(|node| node.file().is_none()))
         .collect();
     orphans
         .into_iter()
-        .filter(|&n| graph.remove_node(n).is_some())
-        .count()
+        .filter_map(|n| graph.remove_node(n).map(|node| node.id))
+        .collect()
 }
 
 // ----- merging (merge.py) --------------------------------------------------------------
@@ -534,6 +547,18 @@ fn vector_of(
 /// other→learning); applied with [`apply_connections_with`]. Returns the number of newly
 /// created edges — 0 for learning nodes without `file` metadata when
 /// `require_file_metadata` is set (the reference's bug).
+///
+/// The neighbours are found with the store's own search ([`VectorStore::search`]) and
+/// re-scored with [`cosine`], widening the search until the kept neighbours provably
+/// beat every vector it left out ([`VectorStore::search_tolerance`]); the result is
+/// that of scoring every pair (with `min_sim <= 0`, or NaN, every pair is scored).
+///
+/// Cost: O(N + L · (S + k · d)) where N is the number of nodes, L the number of
+/// learning nodes, S the cost of one search of `index` (with a brain's posting lists:
+/// the lists of the query's non-zero components), k the neighbours re-scored
+/// (`top_k` plus a few, more only when the search's scores tie at the border) and d
+/// the dimension; no vector is read without a learning node. Scoring every pair was
+/// O(N · d + L · N · (d + log N)), and held every vector in memory as `f64`.
 pub fn connect_learning_nodes(
     graph: &mut Graph,
     index: &dyn VectorStore,
@@ -548,14 +573,22 @@ pub fn connect_learning_nodes(
     if learning.is_empty() {
         return Ok(0);
     }
-    let mut others: Vec<(NodeId, Vec<f64>)> = Vec::new();
+    // every non-learning node in node order, with its vector if the index lacks one
+    let mut others = Others::default();
     for (ix, n) in graph.nodes() {
         if n.id.starts_with(LEARNING_PREFIX) {
             continue;
         }
-        let v = vector_of(index, embed, n)?
-            .ok_or_else(|| Error::MissingVector(format!("node `{}`", n.id)))?;
-        others.push((ix, v));
+        let own = if index.contains(&n.id) {
+            None
+        } else {
+            let v = vector_of(index, embed, n)?
+                .ok_or_else(|| Error::MissingVector(format!("node `{}`", n.id)))?;
+            others.unindexed.push(others.nodes.len());
+            Some(v)
+        };
+        others.position.insert(ix, others.nodes.len());
+        others.nodes.push((ix, own));
     }
     let mut suggestions = Vec::new();
     for l in learning {
@@ -564,16 +597,8 @@ pub fn connect_learning_nodes(
         };
         let v = vector_of(index, embed, node)?
             .ok_or_else(|| Error::MissingVector(format!("node `{}`", node.id)))?;
-        let mut sims: Vec<(NodeId, f64)> =
-            others.iter().map(|(o, ov)| (*o, cosine(&v, ov))).collect();
-        sims.sort_by(|x, y| y.1.partial_cmp(&x.1).unwrap_or(Ordering::Equal));
-        for (o, sim) in sims.into_iter().take(options.top_k) {
-            if sim
-                .partial_cmp(&options.min_sim)
-                .is_none_or(Ordering::is_lt)
-            {
-                continue;
-            }
+        let best = nearest_others(graph, index, &others, &v, options);
+        for (o, sim) in best {
             let weight = sim.clamp(0.35, 0.7);
             let reason = format!("learning node similarity {sim}");
             suggestions.push(ConnectionSuggestion {
@@ -591,6 +616,75 @@ pub fn connect_learning_nodes(
         }
     }
     apply_connections_with(graph, &suggestions, options.require_file_metadata)
+}
+
+/// The candidates of [`connect_learning_nodes`]: the non-learning nodes.
+#[derive(Default)]
+struct Others {
+    /// In node order, each with its own vector when the index has none.
+    nodes: Vec<(NodeId, Option<Vec<f64>>)>,
+    /// Position of each in `nodes`.
+    position: FxHashMap<NodeId, usize>,
+    /// Positions of those with their own vector.
+    unindexed: Vec<usize>,
+}
+
+/// The neighbours of [`connect_learning_nodes`] for the vector `v`: of the `others`,
+/// the first `top_k` by [`cosine`] descending (ties in node order) whose similarity is
+/// at least `min_sim`.
+fn nearest_others(
+    graph: &Graph,
+    index: &dyn VectorStore,
+    others: &Others,
+    v: &[f64],
+    options: &ConnectOptions,
+) -> Vec<(NodeId, f64)> {
+    let (top_k, min_sim) = (options.top_k, options.min_sim);
+    // the similarity of the other at position `p`
+    let score = |p: usize| -> (NodeId, f64) {
+        let (o, own) = &others.nodes[p];
+        let sim = match own {
+            Some(ov) => cosine(v, ov),
+            None => index.get(graph.name(*o)).map_or(0.0, |ov| cosine(v, &ov)),
+        };
+        (*o, sim)
+    };
+    // positions → the kept neighbours, ranked as scoring every pair ranks them
+    let rank = |mut positions: Vec<usize>| -> Vec<(NodeId, f64)> {
+        positions.sort_unstable();
+        positions.dedup();
+        let mut scored: Vec<(NodeId, f64)> = positions.into_iter().map(score).collect();
+        scored.sort_by(|x, y| y.1.partial_cmp(&x.1).unwrap_or(Ordering::Equal));
+        scored.truncate(top_k);
+        scored.retain(|(_, sim)| sim.partial_cmp(&min_sim).is_some_and(Ordering::is_ge));
+        scored
+    };
+    let indexed = others.nodes.len() - others.unindexed.len();
+    let mut ask = top_k.saturating_add(8);
+    // with a positive `min_sim` only the best-ranked vectors can count: the search's
+    while top_k > 0 && min_sim > 0.0 && ask < indexed {
+        let hits = index.search(v, ask);
+        let exhausted = hits.len() < ask;
+        // every vector the search left out scores at most this
+        let bound = hits
+            .last()
+            .map_or(f64::NEG_INFINITY, |(_, s)| s + index.search_tolerance());
+        let mut positions: Vec<usize> = hits
+            .iter()
+            .filter_map(|(id, _)| graph.lookup(id))
+            .filter_map(|o| others.position.get(&o).copied())
+            .collect();
+        positions.extend_from_slice(&others.unindexed);
+        let kept = rank(positions);
+        let settled = exhausted
+            || bound < min_sim
+            || (kept.len() == top_k && kept.last().is_some_and(|(_, s)| *s > bound));
+        if settled {
+            return kept;
+        }
+        ask = ask.saturating_mul(4);
+    }
+    rank((0..others.nodes.len()).collect())
 }
 
 // ----- the maintenance run (run_maintenance) -------------------------------------------

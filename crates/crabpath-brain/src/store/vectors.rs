@@ -192,6 +192,16 @@ impl VectorStore for TxnVectors<'_, '_> {
         n > 0
     }
 
+    /// The search scores in `f32` ([`super::search`]): the query normalised and rounded
+    /// to `f32` (relative error `u` = 2⁻²⁴ per component), then an `f32` sum of `dim`
+    /// products of unit vectors (error at most `dim · u` times the sum of the products'
+    /// magnitudes, itself at most 1), against [`crabpath::index::cosine`] in `f64` of
+    /// the same stored values (whose norm is 1 within `u`): within `(dim + 3) · u`;
+    /// twice that is returned.
+    fn search_tolerance(&self) -> f64 {
+        (self.dim as f64 + 4.0) * f64::from(f32::EPSILON)
+    }
+
     fn search(&self, query: &[f64], top_k: usize) -> Vec<(String, f64)> {
         let Some(searcher) = self.note(Searcher::load(
             self.w.tx(),

@@ -24,15 +24,8 @@ pub fn fixtures() -> PathBuf {
 /// (hash-v1, built serially); returns the graph and the database file.
 pub fn fixture_brain(dir: &Path) -> (Graph, PathBuf) {
     let boot = split_workspace(fixtures(), &SplitOptions::new(Profile::Corrected)).unwrap();
-    let e = HashEmbedder::new();
-    let opts = InitOptions {
-        embedder: &e,
-        info: EmbedderInfo::hash_v1(),
-        parallel: false,
-        progress: None,
-    };
-    init_store(dir, &boot.graph, &opts, Metadata::new(), Vec::new()).unwrap();
-    (boot.graph, dir.join("brain.db"))
+    let db = hash_store(dir, &boot.graph);
+    (boot.graph, db)
 }
 
 /// Opens the brain at `path` (a database, a state file or their directory) in `profile`
@@ -44,4 +37,17 @@ pub fn open_hash(path: &Path, profile: Profile, resident: bool) -> Brain {
         Ok(Box::new(HashEmbedder::new()) as Box<dyn Embedder>)
     }));
     Brain::open(locate(path), o).unwrap()
+}
+
+/// A brain database of `graph` in `dir` (hash-v1, built serially); returns the file.
+pub fn hash_store(dir: &Path, graph: &Graph) -> PathBuf {
+    let e = HashEmbedder::new();
+    let opts = InitOptions {
+        embedder: &e,
+        info: EmbedderInfo::hash_v1(),
+        parallel: false,
+        progress: None,
+    };
+    init_store(dir, graph, &opts, Metadata::new(), Vec::new()).unwrap();
+    dir.join("brain.db")
 }
