@@ -261,7 +261,9 @@ pub struct InitArgs {
     #[arg(long)]
     pub workspace: String,
     /// The directory to write the brain into (created; a path ending in `.json`
-    /// means its parent directory).
+    /// means its parent directory). Corrected profile: a brain database already there
+    /// is first kept as a snapshot, `before-init-<time>` (undo with `crabpath rollback --state <dir> --to
+    /// <name>`); a `brain.db` there that is not a brain is refused, left as it is.
     #[arg(long)]
     pub output: String,
     /// Session logs (a file, or a directory of `*.jsonl`) whose user queries are
@@ -640,7 +642,10 @@ pub struct ImportArgs {
     /// The reference state.json to read.
     #[arg(long)]
     pub state: String,
-    /// The brain directory to write (created; a brain already there is replaced).
+    /// The brain directory to write (created). A brain already there is replaced,
+    /// after it is kept as a snapshot, `before-import-<time>` (undo with `crabpath
+    /// rollback --state <dir> --to <name>`); a `brain.db` there that is not a brain is
+    /// refused, left as it is.
     #[arg(long)]
     pub output: String,
     /// Print `{"brain", "nodes", "edges"}`.

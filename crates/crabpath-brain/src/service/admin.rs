@@ -11,7 +11,7 @@ use crabpath::state::State;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::engine::{Backend, Brain, Location};
+use super::engine::{Backend, Brain, Location, OpenOptions};
 use crate::embedder::EmbedderInfo;
 use crate::error::{io_error, Error, Result};
 use crate::reffiles::{write_init, InitFiles};
@@ -49,6 +49,9 @@ pub struct InitReport {
     pub edges: usize,
     /// Vectors in the derived search index.
     pub indexed: usize,
+    /// The snapshot the brain that was replaced was kept as (`before-init-<time>`,
+    /// `before-import-<time>`; [`keep_before_replacing`]), if one was there.
+    pub snapshot: Option<Snapshot>,
 }
 
 /// The vector layout of an embedder: hash-v1 vectors are mostly zero (sparse), other
@@ -115,11 +118,13 @@ pub fn init_reference(dir: &Path, graph: &Graph, opts: &InitOptions<'_>) -> Resu
         nodes: graph.node_count(),
         edges: graph.edge_count(),
         indexed: 0,
+        snapshot: None,
     })
 }
 
 /// Builds a brain database in `dir` from `graph` (`brain.db`, replacing one that
-/// exists; [`crate::store::build`]): the node texts embedded, `meta` recording the
+/// exists after keeping it as a snapshot, [`keep_before_replacing`];
+/// [`crate::store::build`]): the node texts embedded, `meta` recording the
 /// embedder and the schema version plus `extra_meta` (e.g. the files `sync` compares
 /// against), `journal` as its first entries.
 pub fn init_store(
@@ -193,6 +198,7 @@ pub fn init_store(
     meta.extend(extra_meta);
     let db = dir.join(DB_FILE);
     let lines = crate::store::build::journal_lines(&journal)?;
+    let snapshot = keep_before_replacing(&db, "init")?;
     let indexed = write_brain(
         &db,
         Contents {
@@ -210,6 +216,7 @@ pub fn init_store(
         nodes: graph.node_count(),
         edges: graph.edge_count(),
         indexed,
+        snapshot,
     })
 }
 
@@ -221,7 +228,8 @@ pub fn init_store(
 /// embedders this program has): a document a brain cannot rely on (no `graph`, the same
 /// node or edge twice, an edge to no node, a vector of no node, an embedder not in
 /// `known`, ...) is an error naming the JSON path of its first problem, and nothing is
-/// written.
+/// written. A brain database already in `dir` is kept as a snapshot before it is
+/// replaced ([`keep_before_replacing`]; one that is not a brain is refused).
 pub fn import_state(state_json: &Path, dir: &Path, known: &[EmbedderInfo]) -> Result<InitReport> {
     let bytes = std::fs::read(state_json).map_err(|e| io_error(state_json, e))?;
     crate::statecheck::check_state(&bytes, state_json, known)?;
@@ -262,6 +270,7 @@ pub fn import_state(state_json: &Path, dir: &Path, known: &[EmbedderInfo]) -> Re
     };
     let lines = crate::store::build::journal_lines(&journal)?;
     let db = dir.join(DB_FILE);
+    let snapshot = keep_before_replacing(&db, "import")?;
     let indexed = write_brain(
         &db,
         Contents {
@@ -279,7 +288,52 @@ pub fn import_state(state_json: &Path, dir: &Path, known: &[EmbedderInfo]) -> Re
         nodes: state.graph.node_count(),
         edges: state.graph.edge_count(),
         indexed,
+        snapshot,
     })
+}
+
+/// Keeps the brain database `db` that `init` or `import` (`what`) is about to replace:
+/// a snapshot of it, `before-<what>-<UTC time>` in its `snapshots/`
+/// ([`Brain::snapshot_before`]), so that `rollback` brings back its nodes, edges,
+/// weights and ledgers (and the snapshot file keeps its journal). `None` when there is
+/// no database to replace.
+///
+/// Errors: a `db` that exists but is not a brain this program opens (another file, a
+/// damaged database, a newer schema) is refused ([`Error::Brain`], naming it): it may
+/// hold data, and replacing it could not be undone.
+pub fn keep_before_replacing(db: &Path, what: &str) -> Result<Option<Snapshot>> {
+    if std::fs::symlink_metadata(db).is_err() {
+        return Ok(None);
+    }
+    let options = OpenOptions::new(crabpath::profile::Profile::Corrected);
+    let opened = Brain::open(Location::Store(db.to_path_buf()), options);
+    let mut brain = opened.map_err(|e| {
+        // what is wrong, without the path (said once, by `refuse`) and without the
+        // advice for a brain in use ("was it overwritten?", "restore a snapshot or
+        // re-run init", "upgrade crabpath"), which does not fit one being replaced
+        let why = match &e {
+            Error::Brain { message, .. } => [": was it", ": restore", "? restore", ": upgrade"]
+                .iter()
+                .filter_map(|a| message.find(a))
+                .min()
+                .map_or(message.clone(), |i| message[..i].to_string()),
+            Error::Sqlite { source, .. } => source.to_string(),
+            Error::Io { source, .. } => source.to_string(),
+            _ => e.to_string(),
+        };
+        refuse(db, &why)
+    })?;
+    brain.snapshot_before(what).map(Some)
+}
+
+/// The refusal to replace `db`, which is not a brain (`why`).
+fn refuse(db: &Path, why: &str) -> Error {
+    Error::Brain {
+        path: db.to_path_buf(),
+        message: format!(
+            "{why}, so it cannot be kept as a snapshot and is not replaced: choose another --output, or move the file away"
+        ),
+    }
 }
 
 /// The whole brain as a state (graph, vectors in index order as `f64`, meta).
@@ -469,7 +523,8 @@ impl Brain {
         })
     }
 
-    /// Takes a snapshot before an operation that may lose data (`sync --rebase`):
+    /// Takes a snapshot before an operation that may lose data (`sync --rebase`,
+    /// `init` or `import` over a brain):
     /// named `before-<what>-<UTC time>`, with `-2`, `-3`, … when that name is taken.
     pub fn snapshot_before(&mut self, what: &str) -> Result<Snapshot> {
         let now = std::time::SystemTime::now()

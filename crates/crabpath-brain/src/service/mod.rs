@@ -28,7 +28,7 @@ mod serving;
 
 pub use admin::{
     brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,
-    layout_for, BrainInfo, InitOptions, InitReport,
+    keep_before_replacing, layout_for, BrainInfo, InitOptions, InitReport,
 };
 pub use engine::{
     locate, save_state_file, Brain, EmbedderLoader, Location, LockWait, OpenOptions, Scope,

@@ -2,7 +2,9 @@
 //! interchange format ([`crabpath_brain::service::export_state`],
 //! [`crabpath_brain::service::import_state`]).
 
-use crabpath_brain::service::{brain_dir, export_state, import_state};
+use std::path::Path;
+
+use crabpath_brain::service::{brain_dir, export_state, import_state, InitReport};
 use crabpath_brain::workspace::expanduser;
 
 use crate::args::{ExportArgs, ImportArgs};
@@ -24,6 +26,7 @@ pub fn run_import(_ctx: &Ctx, a: &ImportArgs) -> CliResult {
     let dir = brain_dir(&expanduser(&a.output));
     let known = [Which::Hash.info(), Which::Minilm.info()];
     let report = import_state(&expanduser(&a.state), &dir, &known)?;
+    say_kept(&report, "import", &dir);
     if a.json {
         let payload = out::dict([
             ("brain", out::s(&pathlib_str(&report.path))),
@@ -40,4 +43,15 @@ pub fn run_import(_ctx: &Ctx, a: &ImportArgs) -> CliResult {
         ));
     }
     Ok(0)
+}
+
+/// Says on stderr which snapshot kept the brain that `init` or `import` (`what`)
+/// replaced in `dir`, and the `rollback` that brings it back.
+pub fn say_kept(report: &InitReport, what: &str, dir: &Path) {
+    if let Some(s) = &report.snapshot {
+        let (name, dir) = (&s.name, pathlib_str(dir));
+        eprintln!(
+            "crabpath: snapshot {name} of the brain in {dir} taken before the {what} replaced it (undo: crabpath rollback --state {dir} --to {name})"
+        );
+    }
 }

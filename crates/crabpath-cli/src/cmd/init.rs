@@ -112,6 +112,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     );
     let report = init_store(&dir, &graph, &options, extra, Vec::new())?;
     pb.finish_and_clear();
+    super::exchange::say_kept(&report, "init", &dir);
     if a.json {
         let payload = out::dict([
             ("brain", out::s(&pathlib_str(&report.path))),
