@@ -12,7 +12,7 @@ use pyformat::pyjson::PyDict;
 use rusqlite::params;
 
 use super::codec::encode_meta;
-use super::search::{postings_bytes, Row, RowData};
+use super::search::postings_from_db;
 use super::{sql_error, Clock, Layout, Store};
 use crate::error::{io_error, Result};
 
@@ -63,7 +63,7 @@ pub fn write_brain(target: &Path, mut contents: Contents<'_>) -> Result<usize> {
         let _ = std::fs::remove_file(p);
     }
     let result = fill(&tmp, &mut contents);
-    let (nonce, clock, rows) = match result {
+    let index_bytes = match result {
         Ok(x) => x,
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
@@ -97,19 +97,24 @@ pub fn write_brain(target: &Path, mut contents: Contents<'_>) -> Result<usize> {
         _ => PathBuf::from("."),
     };
     let index = super::search::index_path(&dir);
-    if contents.layout == Layout::Sparse {
-        let bytes = postings_bytes(&rows, contents.dim, nonce, clock);
-        pyformat::io::write_atomic(&index, &bytes)?;
-        Ok(rows.len())
-    } else {
-        let _ = std::fs::remove_file(&index);
-        Ok(0)
+    match index_bytes {
+        Some((bytes, rows)) => {
+            pyformat::io::write_atomic(&index, &bytes)?;
+            Ok(rows)
+        }
+        None => {
+            let _ = std::fs::remove_file(&index);
+            Ok(0)
+        }
     }
 }
 
-/// Writes the database; `c.vectors` are consumed (each blob is freed once stored, so
-/// the blobs and the index rows decoded from them are not all in memory at once).
-fn fill(tmp: &Path, c: &mut Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
+/// Writes the database; `c.vectors` are consumed (each blob is freed once stored).
+/// Returns the bytes of a sparse brain's derived index and its number of rows, read
+/// back from the written database in two passes ([`postings_from_db`]): decoding the
+/// vectors here as index rows held them all (8 bytes per non-zero component) beside
+/// the index's bytes (8 more) at `init`'s peak.
+fn fill(tmp: &Path, c: &mut Contents<'_>) -> Result<Option<(Vec<u8>, usize)>> {
     let mut store = Store::create(tmp, c.layout, c.dim)?;
     let nonce = store.nonce();
     let err = sql_error(tmp);
@@ -198,7 +203,6 @@ fn fill(tmp: &Path, c: &mut Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
             }
         }
     }
-    let mut rows = Vec::with_capacity(c.vectors.len());
     {
         let mut bare = tx
             .prepare("INSERT INTO nodes(sym, id, rev) VALUES (?1, ?2, ?3)")
@@ -217,11 +221,6 @@ fn fill(tmp: &Path, c: &mut Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
             };
             let q = next();
             ins.execute(params![q, sym, v.blob, rev]).map_err(&err)?;
-            if c.layout == Layout::Sparse {
-                if let Some(data) = RowData::decode(&v.blob, c.layout, c.dim) {
-                    rows.push(Row { seq: q, sym, data });
-                }
-            }
         }
     }
     super::rows::write_meta(&tx, c.meta).map_err(&err)?;
@@ -245,8 +244,13 @@ fn fill(tmp: &Path, c: &mut Contents<'_>) -> Result<(i64, Clock, Vec<Row>)> {
     )
     .map_err(&err)?;
     tx.commit().map_err(&err)?;
+    let index = match c.layout {
+        // nothing writes the new file but this function: the two passes read the same rows
+        Layout::Sparse => Some(postings_from_db(&store.conn, c.dim, nonce, clock).map_err(&err)?),
+        Layout::Dense => None,
+    };
     store.finish_bulk()?;
-    Ok((nonce, clock, rows))
+    Ok(index)
 }
 
 /// The journal lines of entries (for [`Contents::journal`]).

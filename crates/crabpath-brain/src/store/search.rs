@@ -346,37 +346,105 @@ impl PostingsFile {
     }
 }
 
+/// What a pass of [`postings_in_passes`] calls per row: its `seq`, its `sym` and its
+/// non-zero components.
+type Visit<'a> = dyn FnMut(i64, i64, &mut dyn Iterator<Item = (u16, f32)>) + 'a;
+
 /// The bytes of a derived index over `rows` (in index order) of the database `nonce`
 /// at `clock`.
 pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec<u8> {
-    let mut counts = vec![0u64; dim + 1];
-    for r in rows {
-        if let RowData::Sparse(e) = &r.data {
-            for &(i, _) in e {
-                counts[i as usize + 1] += 1;
+    let pass = |visit: &mut Visit<'_>| {
+        for r in rows {
+            match &r.data {
+                RowData::Sparse(e) => visit(r.seq, r.sym, &mut e.iter().copied()),
+                RowData::Dense(_) => visit(r.seq, r.sym, &mut std::iter::empty()),
             }
         }
+        Ok::<(), std::convert::Infallible>(())
+    };
+    match postings_in_passes(dim, nonce, clock, pass) {
+        Ok((bytes, _)) => bytes,
+        Err(never) => match never {},
     }
+}
+
+/// The bytes of the derived index of every committed vector readable through `conn`
+/// (all of them, in index order, as [`read_rows`] reads them for `after < 0`), with the
+/// number of rows indexed, built in two passes over the table (see
+/// [`postings_in_passes`]) so that the decoded vectors are never all in memory: the
+/// peak is the index file's bytes plus 16 bytes per row. The caller makes the two reads
+/// consistent (one transaction).
+pub fn postings_from_db(
+    conn: &Connection,
+    dim: usize,
+    nonce: i64,
+    clock: Clock,
+) -> rusqlite::Result<(Vec<u8>, usize)> {
+    let mut stmt = conn.prepare("SELECT seq, sym, v FROM vectors WHERE rev > -1 ORDER BY seq")?;
+    let pass = |visit: &mut Visit<'_>| {
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            let seq: i64 = r.get(0)?;
+            let sym: i64 = r.get(1)?;
+            let blob = r.get_ref(2)?.as_blob()?;
+            // a blob that does not fit the layout (edited by hand) is left out, as
+            // `RowData::decode` leaves it out
+            let fits = sparse_entries(blob).is_some_and(|mut e| e.all(|(i, _)| (i as usize) < dim));
+            if let (true, Some(mut e)) = (fits, sparse_entries(blob)) {
+                visit(seq, sym, &mut e);
+            }
+        }
+        Ok(())
+    };
+    postings_in_passes(dim, nonce, clock, pass)
+}
+
+/// One home of the index file's layout (see [`PostingsFile`]): `pass` calls its
+/// argument once per row, in index order, with the row's `seq`, `sym` and non-zero
+/// components (index ascending; every index below `dim`), and is called twice, giving
+/// the same rows both times: the first pass counts each component's entries and keeps
+/// each row's `sym` and `seq`, the second places each entry in the output directly.
+/// Rows or entries the second pass gives beyond the first's are left out (they cannot
+/// occur when both passes read the same rows). Returns the bytes and the number of rows.
+fn postings_in_passes<E>(
+    dim: usize,
+    nonce: i64,
+    clock: Clock,
+    mut pass: impl FnMut(&mut Visit<'_>) -> std::result::Result<(), E>,
+) -> std::result::Result<(Vec<u8>, usize), E> {
+    let mut counts = vec![0u64; dim + 1];
+    let mut syms: Vec<i64> = Vec::new();
+    let mut seqs: Vec<i64> = Vec::new();
+    pass(&mut |seq, sym, entries| {
+        syms.push(sym);
+        seqs.push(seq);
+        for (i, _) in entries {
+            if let Some(c) = counts.get_mut(i as usize + 1) {
+                *c += 1;
+            }
+        }
+    })?;
     for j in 0..dim {
         counts[j + 1] += counts[j];
     }
     let nnz = counts[dim] as usize;
+    let rows = syms.len();
     // the entries are placed straight into the output (a separate buffer copied in at
     // the end held the index's largest section twice at init's peak)
-    let mut out = Vec::with_capacity(HEADER + rows.len() * 8 + counts.len() * 8 + nnz * 8);
+    let mut out = Vec::with_capacity(HEADER + rows * 16 + counts.len() * 8 + nnz * 8);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(nonce as u64).to_le_bytes());
     out.extend_from_slice(&(clock.vectors as u64).to_le_bytes());
     out.extend_from_slice(&(clock.rev as u64).to_le_bytes());
     out.extend_from_slice(&(dim as u64).to_le_bytes());
-    out.extend_from_slice(&(rows.len() as u64).to_le_bytes());
+    out.extend_from_slice(&(rows as u64).to_le_bytes());
     out.extend_from_slice(&(nnz as u64).to_le_bytes());
     out.extend_from_slice(&[0u8; SUM_LEN]);
-    for r in rows {
-        out.extend_from_slice(&(r.sym as u64).to_le_bytes());
+    for s in syms {
+        out.extend_from_slice(&(s as u64).to_le_bytes());
     }
-    for r in rows {
-        out.extend_from_slice(&(r.seq as u64).to_le_bytes());
+    for s in seqs {
+        out.extend_from_slice(&(s as u64).to_le_bytes());
     }
     for c in &counts {
         out.extend_from_slice(&c.to_le_bytes());
@@ -384,20 +452,26 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
     let entries_at = out.len();
     out.resize(entries_at + nnz * 8, 0);
     let entries = &mut out[entries_at..];
-    let mut next = counts;
-    for (row, r) in rows.iter().enumerate() {
-        if let RowData::Sparse(e) = &r.data {
-            for &(i, x) in e {
-                let at = next[i as usize] as usize * 8;
-                next[i as usize] += 1;
+    let mut next = counts.clone();
+    let mut row = 0usize;
+    pass(&mut |_, _, e| {
+        if row < rows {
+            for (i, x) in e {
+                let i = i as usize;
+                if i >= dim || next[i] >= counts[i + 1] {
+                    continue;
+                }
+                let at = next[i] as usize * 8;
+                next[i] += 1;
                 entries[at..at + 4].copy_from_slice(&(row as u32).to_le_bytes());
                 entries[at + 4..at + 8].copy_from_slice(&x.to_le_bytes());
             }
         }
-    }
+        row += 1;
+    })?;
     let sum = checksum(&out);
     out[SUM_AT..SUM_AT + SUM_LEN].copy_from_slice(&sum);
-    out
+    Ok((out, rows))
 }
 
 /// The vector rows with `rev > after`, in index order (all of them for `after < 0`).
@@ -457,22 +531,23 @@ pub fn rebuild(
     }
     let db = dir.join(super::schema::DB_FILE);
     let err = super::sql_error(&db);
+    // one read transaction: the two passes of `postings_from_db` see the same rows
     conn.execute_batch("BEGIN").map_err(&err)?;
-    let read = (|| -> rusqlite::Result<(Clock, Vec<Row>)> {
+    let read = (|| -> rusqlite::Result<(Clock, Vec<u8>, usize)> {
         let clock = super::read_clock(conn)?;
-        let rows = read_rows(conn, layout, dim, -1)?;
-        Ok((clock, rows))
+        let (bytes, rows) = postings_from_db(conn, dim, nonce, clock)?;
+        Ok((clock, bytes, rows))
     })();
     conn.execute_batch("COMMIT").map_err(&err)?;
-    let (clock, rows) = read.map_err(&err)?;
-    write_index(&path, &postings_bytes(&rows, dim, nonce, clock))
-        .map_err(|e| io_error(&path, e))?;
+    let (clock, bytes, rows) = read.map_err(&err)?;
+    write_index(&path, &bytes).map_err(|e| io_error(&path, e))?;
+    drop(bytes);
     // deletions the index no longer needs to be told about
     let _ = conn.execute(
         "DELETE FROM vector_gone WHERE rev <= ?1",
         params![clock.rev],
     );
-    Ok(rows.len())
+    Ok(rows)
 }
 
 /// Writes an index file atomically (temporary file, `fsync`, rename); the error
