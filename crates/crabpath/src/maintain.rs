@@ -410,43 +410,41 @@ fn best_overlaps(
     nodes: &[(NodeId, &Node, BTreeSet<String>)],
     max_candidates: usize,
 ) -> Vec<(NodeId, NodeId, f64)> {
+    let (sets, vocabulary) = ranked_sets(nodes);
     let mut scored = OVERLAP_THRESHOLDS
         .iter()
-        .map(|&t| pairs_at_least(nodes, t))
+        .map(|&t| pairs_at_least(nodes, &sets, vocabulary, t))
         .find(|found| found.len() >= max_candidates)
-        .unwrap_or_else(|| pairs_at_least(nodes, 0.0));
+        .unwrap_or_else(|| pairs_at_least(nodes, &sets, vocabulary, 0.0));
+    keep_best(graph, &mut scored, max_candidates);
+    scored
+}
+
+/// Sorts scored pairs as the reference does — overlap, then source id, then target id,
+/// all descending — and keeps the first `max_candidates`. Cost: O(P log P) for P pairs.
+fn keep_best(graph: &Graph, scored: &mut Vec<(NodeId, NodeId, f64)>, max_candidates: usize) {
     scored.sort_by(|x, y| {
         y.2.total_cmp(&x.2)
             .then_with(|| graph.name(y.0).cmp(graph.name(x.0)))
             .then_with(|| graph.name(y.1).cmp(graph.name(x.1)))
     });
     scored.truncate(max_candidates);
-    scored
 }
 
-/// Every cross-file pair of `nodes` (i < j in node order) whose Jaccard overlap is
-/// positive and at least `t`.
-///
-/// Candidates come from an inverted index over each node's tokens in a global order
-/// (document frequency, rarest first). For `t > 0` only a prefix of each token set is
-/// indexed (prefix filtering): two sets of overlap ≥ t share at least `t · |x|` tokens,
-/// so the first `|x| − ⌈t · |x|⌉ + 1` tokens of `x` and the first `|y| − ⌈t · |y|⌉ + 1`
-/// of `y` meet, and each candidate's intersection is counted exactly by merging the two
-/// rank lists. For `t = 0` the whole sets are indexed and the shared-token counts are
-/// the intersections. Either way the overlap is `|A ∩ B| / (|A| + |B| − |A ∩ B|)` from
-/// the same integers, so the same `f64`, as [`jaccard`].
-///
-/// Cost: O(N · w) to order the tokens, plus, for `t > 0`, O(w) integer comparisons per
-/// candidate pair;
-/// for `t = 0`, O(Σ df²) integer increments over the tokens' document frequencies df
-/// (at most O(N²) when a token is in every node, against the reference's O(N² · w)
-/// string comparisons).
-fn pairs_at_least(
-    nodes: &[(NodeId, &Node, BTreeSet<String>)],
-    t: f64,
-) -> Vec<(NodeId, NodeId, f64)> {
-    let full = t <= 0.0;
-    // global order: document frequency, then the token
+/// The nodes [`suggest_connections`] considers — those with `file` metadata, in node
+/// order — with their token sets ([`token_set`]). Cost: O(N · c) for c characters a node.
+fn connect_nodes(graph: &Graph) -> Vec<(NodeId, &Node, BTreeSet<String>)> {
+    graph
+        .nodes()
+        .filter(|(_, n)| file_of(n).is_some())
+        .map(|(ix, n)| (ix, n, token_set(&n.content)))
+        .collect()
+}
+
+/// Every node's tokens as ascending ranks in one global order (document frequency,
+/// then the token: rarest first), and the number of distinct tokens. Intersections of
+/// two nodes' sets are then merges of integers. Cost: O(N · w log w) for w tokens a node.
+fn ranked_sets(nodes: &[(NodeId, &Node, BTreeSet<String>)]) -> (Vec<Vec<u32>>, usize) {
     let mut df: FxHashMap<&str, u32> = FxHashMap::default();
     for (_, _, set) in nodes {
         for tok in set {
@@ -460,8 +458,7 @@ fn pairs_at_least(
         .enumerate()
         .map(|(r, (tok, _))| (*tok, r as u32))
         .collect();
-    // every node's tokens as sorted ranks: intersections are merges of integers
-    let sets: Vec<Vec<u32>> = nodes
+    let sets = nodes
         .iter()
         .map(|(_, _, set)| {
             let mut ranks: Vec<u32> = set.iter().map(|tok| rank[tok.as_str()]).collect();
@@ -469,9 +466,36 @@ fn pairs_at_least(
             ranks
         })
         .collect();
+    (sets, order.len())
+}
+
+/// Every cross-file pair of `nodes` (i < j in node order) whose Jaccard overlap is
+/// positive and at least `t`; `sets` are the nodes' [`ranked_sets`] (`vocabulary`
+/// distinct tokens).
+///
+/// Candidates come from an inverted index over each node's ranked tokens (rarest
+/// first). For `t > 0` only a prefix of each token set is
+/// indexed (prefix filtering): two sets of overlap ≥ t share at least `t · |x|` tokens,
+/// so the first `|x| − ⌈t · |x|⌉ + 1` tokens of `x` and the first `|y| − ⌈t · |y|⌉ + 1`
+/// of `y` meet, and each candidate's intersection is counted exactly by merging the two
+/// rank lists. For `t = 0` the whole sets are indexed and the shared-token counts are
+/// the intersections. Either way the overlap is `|A ∩ B| / (|A| + |B| − |A ∩ B|)` from
+/// the same integers, so the same `f64`, as [`jaccard`].
+///
+/// Cost: O(N · w) to index the prefixes, plus, for `t > 0`, O(w) integer comparisons
+/// per candidate pair; for `t = 0`, O(Σ df²) integer increments over the tokens' document frequencies df
+/// (at most O(N²) when a token is in every node, against the reference's O(N² · w)
+/// string comparisons).
+fn pairs_at_least(
+    nodes: &[(NodeId, &Node, BTreeSet<String>)],
+    sets: &[Vec<u32>],
+    vocabulary: usize,
+    t: f64,
+) -> Vec<(NodeId, NodeId, f64)> {
+    let full = t <= 0.0;
     let mut found = Vec::new();
     // postings of the (prefixes of the) nodes before the current one
-    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); vocabulary];
     // shared indexed tokens with the current node, per earlier node
     let mut hits: Vec<u32> = vec![0; nodes.len()];
     let mut touched: Vec<usize> = Vec::new();
@@ -531,11 +555,7 @@ pub fn suggest_connections(
     judge: Option<ConnectJudge<'_>>,
     max_candidates: usize,
 ) -> Vec<ConnectionSuggestion> {
-    let nodes: Vec<(NodeId, &Node, BTreeSet<String>)> = graph
-        .nodes()
-        .filter(|(_, n)| file_of(n).is_some())
-        .map(|(ix, n)| (ix, n, token_set(&n.content)))
-        .collect();
+    let nodes = connect_nodes(graph);
     let scored = best_overlaps(graph, &nodes, max_candidates);
     let mut judge = judge;
     scored
@@ -1165,11 +1185,7 @@ mod tests {
     /// What [`best_overlaps`] must equal: every pair scored (the reference's loop),
     /// sorted and truncated the same way.
     fn every_pair(graph: &Graph, max_candidates: usize) -> Vec<(NodeId, NodeId, f64)> {
-        let nodes: Vec<(NodeId, &Node, BTreeSet<String>)> = graph
-            .nodes()
-            .filter(|(_, n)| file_of(n).is_some())
-            .map(|(ix, n)| (ix, n, token_set(&n.content)))
-            .collect();
+        let nodes = connect_nodes(graph);
         let mut scored = Vec::new();
         for (i, (si, ni, ti)) in nodes.iter().enumerate() {
             for (sj, nj, tj) in &nodes[i + 1..] {
@@ -1181,12 +1197,7 @@ mod tests {
                 }
             }
         }
-        scored.sort_by(|x, y| {
-            y.2.total_cmp(&x.2)
-                .then_with(|| graph.name(y.0).cmp(graph.name(x.0)))
-                .then_with(|| graph.name(y.1).cmp(graph.name(x.1)))
-        });
-        scored.truncate(max_candidates);
+        keep_best(graph, &mut scored, max_candidates);
         scored
     }
 
@@ -1219,16 +1230,13 @@ mod tests {
             }
             for max in [0, 1, 3, 20, 200, usize::MAX] {
                 let want = every_pair(&g, max);
-                let nodes: Vec<(NodeId, &Node, BTreeSet<String>)> = g
-                    .nodes()
-                    .filter(|(_, n)| file_of(n).is_some())
-                    .map(|(ix, n)| (ix, n, token_set(&n.content)))
-                    .collect();
+                let nodes = connect_nodes(&g);
                 let got = best_overlaps(&g, &nodes, max);
                 assert_eq!(got, want, "case {case}, max_candidates {max}");
+                let (sets, vocabulary) = ranked_sets(&nodes);
                 let at = OVERLAP_THRESHOLDS
                     .iter()
-                    .position(|&t| pairs_at_least(&nodes, t).len() >= max)
+                    .position(|&t| pairs_at_least(&nodes, &sets, vocabulary, t).len() >= max)
                     .unwrap_or(4);
                 thresholds_hit[at] += 1;
             }
