@@ -15,18 +15,6 @@ use std::path::Path;
 /// The checks `doctor` runs on a brain database (`doctor_store`'s docs list 14).
 const CHECKS: usize = 14;
 
-/// A scratch directory with the fixture workspace (`ws`) and a brain of it (`b`).
-fn brain() -> tempfile::TempDir {
-    let dir = common::scratch();
-    let (rc, _, err) = common::run_text(
-        dir.path(),
-        "corrected",
-        &["init", "--workspace", "ws", "--output", "b"],
-    );
-    assert_eq!(rc, 0, "{err}");
-    dir
-}
-
 fn sql(d: &Path, statements: &str) {
     let c = rusqlite::Connection::open(d.join("b/brain.db")).unwrap();
     c.execute_batch(statements).unwrap();
@@ -116,7 +104,7 @@ fn reexport_heals(d: &Path, from: &str) {
 
 #[test]
 fn a_sound_brain_passes_every_check() {
-    let dir = brain();
+    let dir = common::scratch_brain();
     let (rc, out, err) = doctor(dir.path());
     assert_eq!((rc, summary(&out)), (0, all_pass().as_str()), "{out}{err}");
     assert_eq!(out.matches(": PASS").count(), CHECKS, "{out}");
@@ -126,7 +114,7 @@ fn a_sound_brain_passes_every_check() {
 #[test]
 fn a_dropped_journal_fails_the_schema_check() {
     // before: 10/10 PASS, while `query` failed "no such table: journal"
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let out = broken(d, "DROP TABLE journal", true);
     fails(
@@ -142,7 +130,7 @@ fn a_dropped_journal_fails_the_schema_check() {
 
 #[test]
 fn a_dropped_column_fails_the_schema_check() {
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let out = broken(d, "ALTER TABLE nodes DROP COLUMN summary", true);
     // the export reads every column of the nodes: the repair goes through a snapshot
@@ -164,7 +152,7 @@ fn a_dropped_column_fails_the_schema_check() {
 #[test]
 fn a_dropped_edges_table_is_reported_not_counted() {
     // before: `graph_has_edges: FAIL (edges=-1)`, advising `crabpath connect`
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let out = broken(d, "DROP TABLE edges", true);
     assert!(
@@ -196,7 +184,7 @@ fn a_dropped_edges_table_is_reported_not_counted() {
 #[test]
 fn an_unknown_embedder_fails() {
     // before: 9/9 (10/10) PASS, while `query` failed
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let out = broken(
         d,
@@ -216,7 +204,7 @@ fn an_unknown_embedder_fails() {
 #[test]
 fn an_edge_to_a_missing_node_fails() {
     // before: 10/10 PASS
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let out = broken(
         d,
@@ -235,7 +223,7 @@ fn an_edge_to_a_missing_node_fails() {
 
 #[test]
 fn counts_that_disagree_fail() {
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     // the fixture brain: 79 nodes, each with a vector and a text (init's report)
     let cases = [
@@ -266,7 +254,7 @@ fn counts_that_disagree_fail() {
 #[test]
 fn a_query_that_fails_fails_the_query_check() {
     // every other check passes: only a real query sees a weight that is not a number
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let out = broken(d, "UPDATE edges SET weight = 'heavy'", true);
     fails(
@@ -301,7 +289,7 @@ fn damage_index(d: &Path) {
 #[test]
 fn a_damaged_index_fails_the_index_check_and_is_rebuilt() {
     // before: doctor 10/10 PASS on this file
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     damage_index(d);
     let (rc, out, err) = doctor(d);
@@ -324,7 +312,7 @@ fn a_damaged_index_fails_the_index_check_and_is_rebuilt() {
 #[test]
 fn a_query_on_a_damaged_index_answers_with_one_warning() {
     // before: rc 101, "panicked at crates/crabpath-brain/src/store/search.rs:194"
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let query = ["query", "deploy the canary", "--state", "b", "--json"];
     let (rc, want, err) = cli(d, &query);
@@ -361,7 +349,7 @@ fn every_dropped_table_is_reported_without_a_crash() {
         "turns",
         "ledger",
     ];
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let good = d.join("good");
     common::copy_tree(&d.join("b"), &good);
@@ -389,7 +377,7 @@ fn every_dropped_table_is_reported_without_a_crash() {
 fn a_daemon_on_a_damaged_index_answers() {
     // before: the daemon's first query panicked on the damaged file (issue 33, item 4:
     // "it kills the daemon"), leaving the request unanswered
-    let dir = brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     damage_index(d);
     let input = "{\"id\": 1, \"method\": \"query\", \"params\": {\"query\": \"deploy the canary\"}}\n{\"id\": 2, \"method\": \"shutdown\"}\n";

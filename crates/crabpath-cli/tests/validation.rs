@@ -197,18 +197,6 @@ fn import_takes_reference_state_files_and_they_answer_queries() {
     assert_eq!(rc, 0, "{err}");
 }
 
-/// A fresh brain `b` of the fixture workspace (corrected).
-fn scratch_brain() -> tempfile::TempDir {
-    let dir = common::scratch();
-    let (rc, _, err) = common::run_text(
-        dir.path(),
-        "corrected",
-        &["init", "--workspace", "ws", "--output", "b"],
-    );
-    assert_eq!(rc, 0, "{err}");
-    dir
-}
-
 /// Runs a command that must fail with one line on stderr naming `name`; returns it.
 fn refused(d: &Path, profile: &str, args: &[&str], name: &str) -> String {
     let (rc, out, err) = common::run_text(d, profile, args);
@@ -226,7 +214,7 @@ fn refused(d: &Path, profile: &str, args: &[&str], name: &str) -> String {
 fn numeric_options_are_finite_and_in_range() {
     // before: each ran with rc 0 (NaN prunes nothing, -1 merges all but one, -5
     // budgets nothing, NaN similarity connects nothing)
-    let dir = scratch_brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     for profile in ["corrected", "paper"] {
         // nonsense in both profiles: a usage error naming the option
@@ -325,7 +313,7 @@ fn numeric_options_are_finite_and_in_range() {
 fn unknown_tasks_and_empty_texts_are_refused() {
     // before: `--tasks bogus` ran nothing with rc 0; `--id ""` and `--content ""`
     // injected a node
-    let dir = scratch_brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let err = refused(
         d,
@@ -354,7 +342,7 @@ fn unknown_tasks_and_empty_texts_are_refused() {
 fn authority_map_names_the_option_and_the_authorities() {
     // before: `godlike` was stored as given (rc 0); `nope` answered
     // `json.decoder.JSONDecodeError: Expecting value: ...` without the option
-    let dir = scratch_brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let sync = |map: &'static str| -> Vec<&'static str> {
         vec![
@@ -419,7 +407,7 @@ fn ask(
 fn daemon_checks_outcome_and_tasks_and_a_deleted_brain_is_not_saved() {
     // before: `outcome 2` and `tasks "bogus"` were answered as done; after `rm -rf` of
     // the brain, `save` answered {"saved": true} and the learn was lost
-    let dir = scratch_brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let (mut child, mut stdin, mut stdout) = daemon(d, "corrected", "b");
     let learn = |o: &str| {
@@ -484,7 +472,7 @@ fn a_state_file_whose_directory_was_deleted_is_named_in_words() {
 #[test]
 fn replay_reports_a_broken_json_line() {
     // before: the broken line was replayed as a plain-text query: "Replayed 1/1"
-    let dir = scratch_brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     std::fs::write(
         d.join("broken.jsonl"),
@@ -510,7 +498,7 @@ fn replay_reports_a_broken_json_line() {
 fn inject_of_an_existing_id_says_one_thing() {
     // before: "already exists: nothing injected" on stderr, "Injected README.md::0" on
     // stdout, rc 0
-    let dir = scratch_brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     let err = refused(
         d,
@@ -550,7 +538,7 @@ fn a_read_only_brain_answers_queries() {
     // (who writes whatever the mode bits say) the query runs as `nobody`.
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let dir = scratch_brain();
+    let dir = common::scratch_brain();
     let d = dir.path();
     for p in [d, &d.join("b")] {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o555)).unwrap();

@@ -116,6 +116,18 @@ pub fn scratch() -> tempfile::TempDir {
     dir
 }
 
+/// [`scratch`] with a brain of its workspace, `b` (corrected profile, `crabpath init`).
+pub fn scratch_brain() -> tempfile::TempDir {
+    let dir = scratch();
+    let (rc, _, err) = run_text(
+        dir.path(),
+        "corrected",
+        &["init", "--workspace", "ws", "--output", "b"],
+    );
+    assert_eq!(rc, 0, "{err}");
+    dir
+}
+
 fn is_num_char(c: u8) -> bool {
     c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')
 }
