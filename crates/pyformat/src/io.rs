@@ -34,10 +34,7 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
         return Err(refused(None, path, reason));
     }
     let target = resolve_link(path);
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = parent_dir(&target);
     let name = target
         .file_name()
         .ok_or_else(|| {
@@ -75,11 +72,7 @@ pub fn check_output(option: &str, path: &Path) -> Result<()> {
         return Err(refused(Some(option), path, reason));
     }
     // the directory the file will be in, links resolved
-    let target = resolve_link(path);
-    let parent = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let parent = parent_dir(&resolve_link(path));
     let Ok(dir) = fs::canonicalize(&parent) else {
         return Ok(()); // a missing directory: the write reports it
     };
@@ -91,6 +84,14 @@ pub fn check_output(option: &str, path: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The directory `path` is in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 /// What is at `path` (links followed) when it is neither absent nor a regular file.
@@ -155,10 +156,7 @@ pub fn keep_backup(path: impl AsRef<Path>) -> Result<Option<PathBuf>> {
         return Ok(None);
     }
     let bak = backup_path(&path);
-    let dir = match bak.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = parent_dir(&bak);
     let name = bak
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
