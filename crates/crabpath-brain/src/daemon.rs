@@ -429,6 +429,7 @@ impl Daemon {
             max_context_chars: Some(DAEMON_MAX_CONTEXT_CHARS as i64),
             journal_metadata: PyValue::Dict(meta),
             route: route_mode.config(),
+            ..QueryRequest::new(&text, top_k as usize)
         };
         let answer = self.brain.query(&req)?;
         let traverse_ms = answer.traverse_ms;

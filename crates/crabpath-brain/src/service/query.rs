@@ -51,6 +51,68 @@ pub struct QueryRequest<'q> {
     /// The router of habitual edges (`None`: none, as the reference traverses; see
     /// [`crate::route`]).
     pub route: Option<RouterConfig>,
+    /// At most this many node ids in the ranked answer ([`Answer::ranked`]); `None`:
+    /// as many as the answer has, and every other part of the answer exactly as before
+    /// `limit` existed (issue 28, item 2).
+    pub limit: Option<usize>,
+    /// Which search seeds the traversal; `None`: the profile's default
+    /// ([`Seeding::default_for`]) (issue 28, item 3).
+    pub seeding: Option<Seeding>,
+    /// Whether to traverse from the seeds (default `true`); `false` answers with the
+    /// seeding's ranking alone, "the hybrid search alone" of issue 28, item 6.
+    pub traverse: bool,
+}
+
+/// Which search seeds the traversal (issue 28, item 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seeding {
+    /// The vectors alone: the reference's seeding, and the only one of a state file.
+    Dense,
+    /// The lexical (BM25) index of a database brain alone.
+    Lexical,
+    /// Dense and lexical results fused (see `crate::store::lexical`).
+    Hybrid,
+}
+
+impl Seeding {
+    /// Every seeding, in the order `--help` lists them.
+    pub const ALL: [Seeding; 3] = [Seeding::Dense, Seeding::Lexical, Seeding::Hybrid];
+
+    /// `dense` / `lexical` / `hybrid`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Seeding::Dense => "dense",
+            Seeding::Lexical => "lexical",
+            Seeding::Hybrid => "hybrid",
+        }
+    }
+
+    /// The default seeding: a database brain of the corrected profile is seeded by
+    /// hybrid search; the paper profile and every state-file brain by the vectors
+    /// alone, exactly as the reference.
+    pub fn default_for(profile: crabpath::profile::Profile, database: bool) -> Seeding {
+        if profile.fixes_bugs() && database {
+            Seeding::Hybrid
+        } else {
+            Seeding::Dense
+        }
+    }
+}
+
+impl std::fmt::Display for Seeding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Seeding {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        Seeding::ALL
+            .into_iter()
+            .find(|x| x.as_str() == s)
+            .ok_or_else(|| format!("unknown seeding `{s}` (expected dense, lexical or hybrid)"))
+    }
 }
 
 impl<'q> QueryRequest<'q> {
@@ -63,6 +125,9 @@ impl<'q> QueryRequest<'q> {
             max_context_chars: None,
             journal_metadata: PyValue::Null,
             route: None,
+            limit: None,
+            seeding: None,
+            traverse: true,
         }
     }
 }
@@ -84,9 +149,23 @@ pub struct Answer<'b> {
     pub embed_ms: f64,
     /// Milliseconds spent searching and traversing.
     pub traverse_ms: f64,
+    /// The ranked node ids ([`Answer::ranked`]), already cut to the request's `limit`.
+    pub ranking: Vec<String>,
 }
 
 impl Answer<'_> {
+    /// The node ids best first, at most the request's `limit` (without one: as many as
+    /// the answer has), in the order the product puts them in an agent's context:
+    /// recall@k is read from the first k (issue 28, items 2 and 6).
+    ///
+    /// The rule: the traversal's seeds in the seeding's order, then the nodes the
+    /// traversal added (best activation first), then the rest of the seeding's ranked
+    /// list, each id once. Traversal may add nodes after the seeds but never removes
+    /// one of the first `top` seeds.
+    pub fn ranked(&self) -> Vec<&str> {
+        self.ranking.iter().map(String::as_str).collect()
+    }
+
     /// The fired ids in order.
     pub fn fired(&self) -> Vec<&str> {
         self.result.fired_names(self.graph)
@@ -324,6 +403,8 @@ impl Brain {
             }
         };
         let traverse_ms = ms(start);
+        let list: Vec<&str> = hits.iter().map(|(id, _)| id.as_str()).collect();
+        let ranking = rank(graph, &seeds, &result, &list, req.limit);
         Ok(Answer {
             graph,
             result,
@@ -332,8 +413,38 @@ impl Brain {
             config,
             embed_ms,
             traverse_ms,
+            ranking,
         })
     }
+}
+
+/// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
+/// the nodes the traversal added (best activation first), then the rest of the
+/// seeding's ranked `list`, each id once, at most `limit`.
+fn rank(
+    graph: &Graph,
+    seeds: &[(NodeId, f64)],
+    result: &TraversalResult,
+    list: &[&str],
+    limit: Option<usize>,
+) -> Vec<String> {
+    let cap = limit.unwrap_or(usize::MAX);
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut out = Vec::new();
+    let ids = seeds
+        .iter()
+        .map(|&(n, _)| graph.name(n))
+        .chain(result.context_order().into_iter().map(|n| graph.name(n)))
+        .chain(list.iter().copied());
+    for id in ids {
+        if out.len() >= cap {
+            break;
+        }
+        if seen.insert(id) {
+            out.push(id.to_string());
+        }
+    }
+    out
 }
 
 /// The seeds of search results in a part of the graph (results without a node are
