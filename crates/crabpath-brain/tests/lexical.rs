@@ -39,8 +39,9 @@ const PAGES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Writes the pages into `dir/pages` and a hash-v1 brain of them into `dir/brain`;
-/// returns the pages' folder and the brain's database.
+/// Writes the pages into `dir/pages` and a hash-v1 brain of them into `dir/brain`
+/// that records them for `sync` (as `crabpath init` does); returns the pages' folder
+/// and the brain's database.
 fn tldr_brain(dir: &Path) -> (PathBuf, PathBuf) {
     let pages = dir.join("pages");
     std::fs::create_dir_all(&pages).unwrap();
@@ -48,7 +49,12 @@ fn tldr_brain(dir: &Path) -> (PathBuf, PathBuf) {
         std::fs::write(pages.join(name), text).unwrap();
     }
     let boot = split_workspace(&pages, &SplitOptions::new(Profile::Corrected)).unwrap();
-    let db = common::hash_store(&dir.join("brain"), &boot.graph);
+    let mut extra = crabpath::graph::Metadata::new();
+    extra.insert(
+        crabpath_brain::sync::SYNC_FILES_KEY.into(),
+        crabpath_brain::sync::file_records(&pages, boot.files.iter().map(|f| f.rel.as_str())),
+    );
+    let db = common::hash_store_meta(&dir.join("brain"), &boot.graph, extra);
     (pages, db)
 }
 
@@ -114,39 +120,11 @@ fn finds(db: &Path, word: &str) -> Vec<String> {
         .collect()
 }
 
-/// A hash-v1 brain of the pages that records them for `sync` (as `crabpath init`).
-fn synced_brain(dir: &Path) -> (PathBuf, PathBuf) {
-    use crabpath::embed::HashEmbedder;
-    use crabpath_brain::embedder::EmbedderInfo;
-    use crabpath_brain::service::{init_store, InitOptions};
-    let pages = dir.join("pages");
-    std::fs::create_dir_all(&pages).unwrap();
-    for (name, text) in PAGES {
-        std::fs::write(pages.join(name), text).unwrap();
-    }
-    let boot = split_workspace(&pages, &SplitOptions::new(Profile::Corrected)).unwrap();
-    let e = HashEmbedder::new();
-    let opts = InitOptions {
-        embedder: &e,
-        info: EmbedderInfo::hash_v1(),
-        parallel: false,
-        progress: None,
-    };
-    let mut extra = crabpath::graph::Metadata::new();
-    extra.insert(
-        crabpath_brain::sync::SYNC_FILES_KEY.into(),
-        crabpath_brain::sync::file_records(&pages, boot.files.iter().map(|f| f.rel.as_str())),
-    );
-    let brain = dir.join("brain");
-    init_store(&brain, &boot.graph, &opts, extra, Vec::new()).unwrap();
-    (pages, brain.join("brain.db"))
-}
-
 #[test]
 fn every_writer_keeps_the_index_in_step() {
     use crabpath_brain::service::{export_state, import_state, InjectRequest};
     let dir = tempfile::tempdir().unwrap();
-    let (pages, db) = synced_brain(dir.path());
+    let (pages, db) = tldr_brain(dir.path());
     assert_in_step(&db, "init");
     assert_eq!(finds(&db, "bzip2").len(), 1);
     assert!(finds(&db, "extracting")
