@@ -71,6 +71,11 @@ struct Args {
     /// The query text.
     #[arg(long, default_value = "how do I extract a tar archive")]
     query: String,
+    /// Also time this program's daemon with its queries seeded this way (`dense`,
+    /// `lexical` or `hybrid`, the daemon's `seeding` param), right after the default
+    /// seeding's daemon, to compare the two in one run (issue 28, item 3).
+    #[arg(long, value_name = "SEEDING")]
+    compare_seeding: Option<String>,
 }
 
 /// One program under test.
@@ -223,9 +228,17 @@ struct Results {
     daemon_start_s: Option<f64>,
     daemon_query_ms: Vec<f64>,
     daemon_shutdown_s: Option<f64>,
+    /// The daemon's query times with `--compare-seeding` (empty without it).
+    daemon_compare_query_ms: Vec<f64>,
 }
 
-fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f64)> {
+fn daemon(
+    sys: &System,
+    queries: usize,
+    text: &str,
+    seeding: Option<&str>,
+) -> Option<(f64, Vec<f64>, f64)> {
+    let seeding = seeding.map_or(String::new(), |s| format!(r#", "seeding": "{s}""#));
     let t = Instant::now();
     let mut child = sys
         .command(&["daemon", "--state", &sys.state])
@@ -255,7 +268,7 @@ fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f6
         let n = words.len();
         let q = format!("{text} {} {} {k}", words[k % n], words[(k / n) % n]);
         let line = format!(
-            r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10}}}}"#
+            r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10{seeding}}}}}"#
         );
         let t = Instant::now();
         let a = ask(&line)?;
@@ -468,10 +481,15 @@ fn main() {
         if s.reference {
             continue;
         }
-        if let Some((start, times, shutdown)) = daemon(s, a.daemon_queries, &a.query) {
+        if let Some((start, times, shutdown)) = daemon(s, a.daemon_queries, &a.query, None) {
             r.daemon_start_s = Some(start);
             r.daemon_query_ms = times;
             r.daemon_shutdown_s = Some(shutdown);
+        }
+        if let (Some(seeding), "ours") = (&a.compare_seeding, s.name) {
+            if let Some((_, times, _)) = daemon(s, a.daemon_queries, &a.query, Some(seeding)) {
+                r.daemon_compare_query_ms = times;
+            }
         }
     }
     std::fs::write(&changed, &original).expect("restore the changed file");
@@ -534,6 +552,19 @@ fn main() {
             None => "–".into(),
         },
     ));
+    if let Some(seeding) = &a.compare_seeding {
+        table.push_str(&row(
+            &format!("daemon query p50 / p99, seeding {seeding}"),
+            &|r| match r.daemon_compare_query_ms.is_empty() {
+                false => format!(
+                    "{:.2} ms / {:.2} ms",
+                    median(r.daemon_compare_query_ms.clone()).unwrap_or(0.0),
+                    percentile(r.daemon_compare_query_ms.clone(), 99.0).unwrap_or(0.0),
+                ),
+                true => "–".into(),
+            },
+        ));
+    }
     println!("{table}");
     println!("load average before: {loads_before}; after: {loads_after}");
     let doc = serde_json::json!({
