@@ -80,6 +80,7 @@ pub mod bootstrap;
 pub mod chunk;
 pub mod command;
 pub mod compact;
+pub mod conversation;
 pub mod daemon;
 pub mod embedder;
 pub mod error;

@@ -258,8 +258,18 @@ pub struct InitArgs {
     /// The folder to read (Markdown, text, Python, JSON, YAML, TOML, INI, reST and
     /// HTML files, at most three directories deep; hidden files, build folders and
     /// `.gitignore`d paths are skipped).
-    #[arg(long)]
-    pub workspace: String,
+    #[arg(long, required_unless_present = "conversation")]
+    pub workspace: Option<String>,
+    /// Build the brain from a conversation instead of a folder (corrected profile): a
+    /// JSON Lines file, one turn a line, in order, e.g. `{"id": "D1:3", "session":
+    /// "1", "time": "1:56 pm on 8 May, 2023", "speaker": "Caroline", "text": "..."}`
+    /// (only `text` is required; `session` may be an integer). Each turn becomes a
+    /// node `speaker (time): text` with its id; consecutive turns of a session are
+    /// linked both ways. Every line is checked first: a bad one is reported with its
+    /// line number and nothing is written. Agents add turns later with `remember`
+    /// (daemon, MCP).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workspace", "sessions"])]
+    pub conversation: Option<String>,
     /// The directory to write the brain into (created; a path ending in `.json`
     /// means its parent directory). Corrected profile: a brain database already there
     /// is first kept as a snapshot, `before-init-<time>` (undo with `crabpath rollback --state <dir> --to

@@ -29,7 +29,10 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     } else {
         output
     };
-    let workspace = expanduser(&a.workspace);
+    if let Some(file) = &a.conversation {
+        return super::conversation::init(ctx, a, &expanduser(file), &dir);
+    }
+    let workspace = expanduser(a.workspace.as_deref().unwrap_or_default());
     // corrected: check the inputs before anything is written
     if ctx.fixes() && !workspace.is_dir() {
         let e = if workspace.exists() {
