@@ -154,7 +154,7 @@ pub struct Source {
 pub enum Command {
     /// Build a brain from a folder: split every document into chunks (nodes), link
     /// consecutive chunks, embed them, and write state.json, graph.json, index.json and
-    /// texts.json.
+    /// texts.json. With --conversation: from the turns of a conversation instead.
     Init(InitArgs),
     /// Retrieve the chunks relevant to a text: seed by similarity, then follow the
     /// learned edges.
