@@ -16,21 +16,22 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/fixtures/conversation.jsonl")
 }
 
+/// `crabpath init --conversation <file> --output <output> [extra]` in `dir`.
+fn init_from(dir: &Path, file: &Path, output: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "init",
+        "--conversation",
+        file.to_str().unwrap(),
+        "--output",
+        output,
+    ];
+    args.extend(extra);
+    common::run_text(dir, "corrected", &args)
+}
+
 /// `crabpath init --conversation <fixture> --output brain` in `dir`; its `--json` line.
 fn init(dir: &Path) -> Value {
-    let f = fixture();
-    let (rc, out, err) = common::run_text(
-        dir,
-        "corrected",
-        &[
-            "init",
-            "--conversation",
-            f.to_str().unwrap(),
-            "--output",
-            "brain",
-            "--json",
-        ],
-    );
+    let (rc, out, err) = init_from(dir, &fixture(), "brain", &["--json"]);
     assert_eq!(rc, 0, "{err}");
     serde_json::from_str(out.trim()).unwrap()
 }
@@ -114,20 +115,7 @@ fn init_conversation_builds_turns_in_order_chained_within_sessions() {
 #[test]
 fn workspace_and_conversation_exclude_each_other_and_help_explains_it() {
     let dir = tempfile::tempdir().unwrap();
-    let f = fixture();
-    let (rc, _, err) = common::run_text(
-        dir.path(),
-        "corrected",
-        &[
-            "init",
-            "--workspace",
-            ".",
-            "--conversation",
-            f.to_str().unwrap(),
-            "--output",
-            "b",
-        ],
-    );
+    let (rc, _, err) = init_from(dir.path(), &fixture(), "b", &["--workspace", "."]);
     assert_eq!(rc, 2, "{err}");
     assert!(err.contains("cannot be used with"), "{err}");
     let (rc, out, _) = common::run_text(dir.path(), "corrected", &["init", "--help"]);
@@ -148,19 +136,7 @@ fn a_bad_file_writes_nothing_and_leaves_a_brain_byte_for_byte() {
         "{\"id\": \"a\", \"text\": \"hello\"}\n{\"id\": \"b\", \"text\": \"x\", \"spaeker\": \"Ann\"}\n",
     )
     .unwrap();
-    let args = |out: &str| -> (i32, String, String) {
-        common::run_text(
-            dir.path(),
-            "corrected",
-            &[
-                "init",
-                "--conversation",
-                bad.to_str().unwrap(),
-                "--output",
-                out,
-            ],
-        )
-    };
+    let args = |out: &str| init_from(dir.path(), &bad, out, &[]);
     // a new directory is not even created
     let (rc, _, err) = args("fresh");
     assert_eq!(rc, 1);
@@ -177,33 +153,37 @@ fn a_bad_file_writes_nothing_and_leaves_a_brain_byte_for_byte() {
     assert_eq!(rc, 1, "{err}");
     assert_eq!(tree(&dir.path().join("brain")), before);
     // a good file over it keeps it as a snapshot first
-    let f = fixture();
-    let (rc, _, err) = common::run_text(
-        dir.path(),
-        "corrected",
-        &[
-            "init",
-            "--conversation",
-            f.to_str().unwrap(),
-            "--output",
-            "brain",
-        ],
-    );
+    let (rc, _, err) = init_from(dir.path(), &fixture(), "brain", &[]);
     assert_eq!(rc, 0, "{err}");
     assert!(err.contains("before-init-"), "{err}");
 }
 
+/// `crabpath daemon --state brain` in `dir`, with its stdin and its answers.
+fn spawn_daemon(
+    dir: &Path,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    impl FnMut() -> Value,
+) {
+    let mut c = common::spawn_piped(dir, "corrected", &["daemon", "--state", "brain"]);
+    let stdin = c.stdin.take().unwrap();
+    let mut out = BufReader::new(c.stdout.take().unwrap());
+    let answer = move || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    (c, stdin, answer)
+}
+
 /// Sends `requests` to `crabpath daemon --state brain` in `dir`; the answers.
 fn daemon(dir: &Path, requests: &[Value]) -> Vec<Value> {
-    let mut c = common::spawn_piped(dir, "corrected", &["daemon", "--state", "brain"]);
-    let mut stdin = c.stdin.take().unwrap();
-    let mut out = BufReader::new(c.stdout.take().unwrap());
+    let (mut c, mut stdin, mut answer) = spawn_daemon(dir);
     let mut answers = Vec::new();
     for r in requests {
         writeln!(stdin, "{r}").unwrap();
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        answers.push(serde_json::from_str::<Value>(&line).unwrap());
+        answers.push(answer());
     }
     drop(stdin);
     assert!(c.wait().unwrap().success());
@@ -315,9 +295,7 @@ fn mcp_remember_chains_and_refuses_bad_turns_and_sync_says_why() {
 fn a_daemon_killed_while_remembering_leaves_a_valid_brain() {
     let dir = tempfile::tempdir().unwrap();
     init(dir.path());
-    let mut c = common::spawn_piped(dir.path(), "corrected", &["daemon", "--state", "brain"]);
-    let mut stdin = c.stdin.take().unwrap();
-    let mut out = BufReader::new(c.stdout.take().unwrap());
+    let (mut c, mut stdin, mut answer) = spawn_daemon(dir.path());
     // 40 requests sent at once, 10 answers read, then SIGKILL mid-stream
     for i in 0..40 {
         let r = call(
@@ -330,9 +308,7 @@ fn a_daemon_killed_while_remembering_leaves_a_valid_brain() {
     stdin.flush().unwrap();
     let mut answered = Vec::new();
     for _ in 0..10 {
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap();
+        let v = answer();
         answered.push(v["result"]["node_id"].as_str().unwrap().to_string());
     }
     c.kill().unwrap();

@@ -16,13 +16,9 @@ pub mod node;
 pub mod parse;
 pub mod turn;
 
-pub use node::{build_graph, chain_weight, generated_id, turn_content, turn_node, Chained};
+pub use node::{
+    build_graph, chain_weight, generated_id, turn_content, turn_node, Chained, CONVERSATION,
+    SOURCE_KEY,
+};
 pub use parse::{parse_jsonl, read_jsonl};
 pub use turn::{Turn, FIELDS};
-
-/// The `meta` key naming what a brain was built from (absent: a folder).
-pub const SOURCE_KEY: &str = "source";
-
-/// [`SOURCE_KEY`]'s value for a brain built from a conversation, and the `kind`
-/// metadata of a turn's node.
-pub const CONVERSATION: &str = "conversation";

@@ -4,7 +4,7 @@
 //! ([`turn_content`]; `speaker: text` without a time, `(time): text` without a speaker,
 //! the text alone without either). The time is in the content so that a question about
 //! *when* can be answered from the context; the speaker, so that "what did Caroline
-//! say" can. The raw fields are kept as node metadata: `kind` ([`super::CONVERSATION`]),
+//! say" can. The raw fields are kept as node metadata: `kind` ([`CONVERSATION`]),
 //! `turn` (0-based position among the brain's conversation turns), and `speaker`,
 //! `session`, `time` when given. There is no `file` metadata: a folder `sync` never
 //! touches a turn.
@@ -30,9 +30,15 @@ use pyformat::pystr;
 use serde_json::Value;
 
 use super::turn::Turn;
-use super::CONVERSATION;
 use crate::bootstrap::sibling_weight;
 use crate::error::Result;
+
+/// The `meta` key naming what a brain was built from (absent: a folder).
+pub const SOURCE_KEY: &str = "source";
+
+/// [`SOURCE_KEY`]'s value for a brain built from a conversation, and the `kind`
+/// metadata of a turn's node.
+pub const CONVERSATION: &str = "conversation";
 
 /// What an agent reads of a turn (see the module docs).
 pub fn turn_content(t: &Turn) -> String {

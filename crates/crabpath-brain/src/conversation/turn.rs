@@ -24,8 +24,9 @@ pub struct Turn {
     pub text: String,
 }
 
-/// The kind of a JSON value, for messages ("got a number").
-fn kind(v: &Value) -> &'static str {
+/// The kind of a JSON value, for messages ("got a number"; also the MCP tools'
+/// argument errors).
+pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -44,7 +45,7 @@ fn opt_string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, Str
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(v) => Err(format!(
             "`{key}` must be a string (or absent), got {}",
-            kind(v)
+            json_kind(v)
         )),
     }
 }
@@ -73,7 +74,7 @@ impl Turn {
             Some(v) => {
                 return Err(format!(
                     "`text` must be a non-empty string, got {}",
-                    kind(v)
+                    json_kind(v)
                 ))
             }
         };
@@ -85,7 +86,7 @@ impl Turn {
                         .into(),
                 ),
                 Some(Value::String(s)) => Some(s.clone()),
-                Some(v) => return Err(format!("`id` must be a string, got {}", kind(v))),
+                Some(v) => return Err(format!("`id` must be a string, got {}", json_kind(v))),
             };
         let session = match obj.get("session") {
             Some(Value::Number(n)) => match n.as_i64() {
@@ -99,7 +100,7 @@ impl Turn {
             Some(v @ (Value::Bool(_) | Value::Array(_) | Value::Object(_))) => {
                 return Err(format!(
                     "`session` must be a string or an integer, got {}",
-                    kind(v)
+                    json_kind(v)
                 ))
             }
             _ => opt_string(obj, "session")?,

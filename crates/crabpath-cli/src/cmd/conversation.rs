@@ -7,11 +7,10 @@ use std::path::Path;
 
 use crabpath::graph::Metadata;
 use crabpath_brain::conversation::{build_graph, read_jsonl, CONVERSATION, SOURCE_KEY};
-use crabpath_brain::service::{init_store, InitOptions};
+use crabpath_brain::service::init_store;
 
 use crate::args::InitArgs;
-use crate::context::{choose_embedder, pathlib_str, Ctx, Which};
-use crate::embedding::bar;
+use crate::context::{choose_embedder, pathlib_str, Ctx};
 use crate::error::{CliError, CliResult};
 use crate::out;
 
@@ -28,29 +27,11 @@ pub fn init(ctx: &Ctx, a: &InitArgs, file: &Path, dir: &Path) -> CliResult {
     let graph = built.graph;
     let which = choose_embedder(ctx, a.embedder, &Metadata::new(), dir)?;
     let info = which.info();
-    eprintln!(
-        "Embedding {} turns ({}, dim={})",
-        graph.node_count(),
-        info.name,
-        info.dim
-    );
-    let embedder = which.load()?;
-    let pb = bar(
-        graph.node_count(),
-        "embedding",
-        ctx.progress() && graph.node_count() > 256,
-    );
-    let progress = |n: usize| pb.set_position(n as u64);
-    let options = InitOptions {
-        embedder: embedder.as_ref(),
-        info: info.clone(),
-        parallel: which == Which::Hash,
-        progress: Some(&progress),
-    };
     let mut extra = Metadata::new();
     extra.insert(SOURCE_KEY.into(), CONVERSATION.into());
-    let report = init_store(dir, &graph, &options, extra, Vec::new())?;
-    pb.finish_and_clear();
+    let report = crate::embedding::with_embedding(ctx, which, &graph, "turns", |o| {
+        init_store(dir, &graph, o, extra, Vec::new())
+    })?;
     super::exchange::say_kept(&report, "init", dir);
     if a.json {
         let payload = out::dict([
