@@ -176,7 +176,8 @@ pub enum Command {
     /// Serve the brain over stdin/stdout: one JSON request per line, one response per
     /// line (methods query, learn, maintain, health, info, save, reload, shutdown, and
     /// upstream v12's inject, correction, last_fired, learn_by_chat_id,
-    /// capture_feedback; protocol names them).
+    /// capture_feedback, and remember, which adds a conversation turn; protocol names
+    /// them).
     Daemon(DaemonArgs),
     /// Add a node (a teaching, directive or correction) connected to the most similar
     /// existing nodes.
@@ -204,8 +205,8 @@ pub enum Command {
     /// beside it.
     Import(ImportArgs),
     /// Serve the brain to agents over the Model Context Protocol (stdio, or streamable
-    /// HTTP with --http): tools query, feedback, correct, teach, health, sync; nodes as
-    /// resources.
+    /// HTTP with --http): tools query, feedback, correct, teach, health, sync,
+    /// remember; nodes as resources.
     Mcp(McpArgs),
 }
 
