@@ -25,7 +25,7 @@
 //! | `reload` | – | `{"reloaded": true}` (unsaved changes dropped) |
 //! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
 //!
-//! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`remember`]) | `node_id`, `turn`, `edges` |
+//! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`Brain::remember_turn`]) | `node_id`, `turn`, `edges` |
 //!
 //! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
 //! state file, every `auto_save_interval`-th write saves it.
@@ -55,7 +55,7 @@ mod v12;
 pub const PROTOCOL_VERSION: i64 = 2;
 
 /// Every method, in the order of the module docs of this module and [`v12`]
-/// (`remember` last: [`remember`]).
+/// (`remember` last).
 pub const METHODS: [&str; 15] = [
     "query",
     "learn",
