@@ -1,5 +1,6 @@
 //! The lexical (BM25) index of a brain database and hybrid seeding (issue 28, items 2,
-//! 3 and 6): the index is kept in step with the nodes by every writer, a v2 brain is
+//! 3 and 6): the index is kept in step with the nodes by every writer (sync, teach, inject, remember, import,
+//! rollback, plain SQL), a v2 brain is
 //! migrated with every row kept, FTS5 syntax in a question never errors, and on a
 //! small tldr-pages folder the hybrid search finds the page hash-v1 misses.
 
@@ -164,6 +165,17 @@ fn every_writer_keeps_the_index_in_step() {
     .unwrap();
     assert_eq!(finds(&db, "wombats"), ["note::wombat"]);
     assert_in_step(&db, "teach and inject");
+    // remember (a conversation's turn)
+    b.remember_turn(&crabpath_brain::conversation::Turn {
+        id: Some("D1:1".into()),
+        session: Some("1".into()),
+        time: None,
+        speaker: Some("Caroline".into()),
+        text: "I adopted a capybara.".into(),
+    })
+    .unwrap();
+    assert_eq!(finds(&db, "capybaras"), ["D1:1"]);
+    assert_in_step(&db, "remember");
     // export and import into a new brain
     let state = dir.path().join("state.json");
     export_state(&mut b, &state).unwrap();
@@ -176,6 +188,7 @@ fn every_writer_keeps_the_index_in_step() {
     b.rollback(Some("first")).unwrap();
     assert_in_step(&db, "rollback");
     assert!(finds(&db, "wombat").is_empty() && finds(&db, "zebrafish").is_empty());
+    assert!(finds(&db, "capybara").is_empty());
     assert!(!finds(&db, "hidden").is_empty(), "ls.md is back");
     // a write through the sqlite3 shell's SQL keeps it too
     let c = rusqlite::Connection::open(&db).unwrap();
