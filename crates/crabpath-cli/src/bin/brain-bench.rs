@@ -72,8 +72,9 @@ struct Args {
     #[arg(long, default_value = "how do I extract a tar archive")]
     query: String,
     /// Also time this program's daemon with its queries seeded this way (`dense`,
-    /// `lexical` or `hybrid`, the daemon's `seeding` param), right after the default
-    /// seeding's daemon, to compare the two in one run (issue 28, item 3).
+    /// `lexical` or `hybrid`, the daemon's `seeding` param) against the default seeding:
+    /// a second daemon alternates the two, query by query, so that both see the same
+    /// load (issue 28, item 3).
     #[arg(long, value_name = "SEEDING")]
     compare_seeding: Option<String>,
 }
@@ -228,17 +229,21 @@ struct Results {
     daemon_start_s: Option<f64>,
     daemon_query_ms: Vec<f64>,
     daemon_shutdown_s: Option<f64>,
-    /// The daemon's query times with `--compare-seeding` (empty without it).
+    /// The daemon's query times with `--compare-seeding` (empty without it), and those
+    /// of the default seeding's queries alternated with them in the same daemon.
     daemon_compare_query_ms: Vec<f64>,
+    daemon_paired_default_ms: Vec<f64>,
 }
 
+/// Times a daemon of `sys`: its start, `queries` queries, its shutdown. With
+/// `compare`, every other query (the odd ones) asks for that seeding, so that the two
+/// seedings are timed under the same load; their times are returned second.
 fn daemon(
     sys: &System,
     queries: usize,
     text: &str,
-    seeding: Option<&str>,
-) -> Option<(f64, Vec<f64>, f64)> {
-    let seeding = seeding.map_or(String::new(), |s| format!(r#", "seeding": "{s}""#));
+    compare: Option<&str>,
+) -> Option<(f64, Vec<f64>, Vec<f64>, f64)> {
     let t = Instant::now();
     let mut child = sys
         .command(&["daemon", "--state", &sys.state])
@@ -260,6 +265,7 @@ fn daemon(
     ask(r#"{"id": 0, "method": "info"}"#)?;
     let start = t.elapsed().as_secs_f64();
     let mut times = Vec::with_capacity(queries);
+    let mut compared = Vec::new();
     let words = [
         "tar", "git", "docker", "ssh", "find", "grep", "curl", "python", "disk", "network",
     ];
@@ -267,12 +273,18 @@ fn daemon(
         // every query text differs, so that no embedder cache answers a repeat
         let n = words.len();
         let q = format!("{text} {} {} {k}", words[k % n], words[(k / n) % n]);
+        let other = compare.filter(|_| k % 2 == 1);
+        let seeding = other.map_or(String::new(), |s| format!(r#", "seeding": "{s}""#));
         let line = format!(
             r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10{seeding}}}}}"#
         );
         let t = Instant::now();
         let a = ask(&line)?;
-        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        match other {
+            Some(_) => compared.push(ms),
+            None => times.push(ms),
+        }
         if !a.contains("fired_nodes") {
             eprintln!("brain-bench: {}: daemon answered {a}", sys.name);
             return None;
@@ -285,7 +297,7 @@ fn daemon(
     let t = Instant::now();
     ask(r#"{"id": "end", "method": "shutdown"}"#)?;
     let _ = child.wait();
-    Some((start, times, t.elapsed().as_secs_f64()))
+    Some((start, times, compared, t.elapsed().as_secs_f64()))
 }
 
 fn main() {
@@ -481,14 +493,16 @@ fn main() {
         if s.reference {
             continue;
         }
-        if let Some((start, times, shutdown)) = daemon(s, a.daemon_queries, &a.query, None) {
+        if let Some((start, times, _, shutdown)) = daemon(s, a.daemon_queries, &a.query, None) {
             r.daemon_start_s = Some(start);
             r.daemon_query_ms = times;
             r.daemon_shutdown_s = Some(shutdown);
         }
         if let (Some(seeding), "ours") = (&a.compare_seeding, s.name) {
-            if let Some((_, times, _)) = daemon(s, a.daemon_queries, &a.query, Some(seeding)) {
-                r.daemon_compare_query_ms = times;
+            let queries = 2 * a.daemon_queries;
+            if let Some((_, default, other, _)) = daemon(s, queries, &a.query, Some(seeding)) {
+                r.daemon_paired_default_ms = default;
+                r.daemon_compare_query_ms = other;
             }
         }
     }
@@ -553,15 +567,22 @@ fn main() {
         },
     ));
     if let Some(seeding) = &a.compare_seeding {
+        let p = |v: &[f64]| match v.is_empty() {
+            false => format!(
+                "{:.2} ms / {:.2} ms",
+                median(v.to_vec()).unwrap_or(0.0),
+                percentile(v.to_vec(), 99.0).unwrap_or(0.0),
+            ),
+            true => "–".into(),
+        };
         table.push_str(&row(
-            &format!("daemon query p50 / p99, seeding {seeding}"),
-            &|r| match r.daemon_compare_query_ms.is_empty() {
-                false => format!(
-                    "{:.2} ms / {:.2} ms",
-                    median(r.daemon_compare_query_ms.clone()).unwrap_or(0.0),
-                    percentile(r.daemon_compare_query_ms.clone(), 99.0).unwrap_or(0.0),
-                ),
-                true => "–".into(),
+            &format!("daemon query p50 / p99, alternated: default / seeding {seeding}"),
+            &|r| {
+                format!(
+                    "{} vs {}",
+                    p(&r.daemon_paired_default_ms),
+                    p(&r.daemon_compare_query_ms)
+                )
             },
         ));
     }
