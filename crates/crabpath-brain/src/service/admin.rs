@@ -18,6 +18,7 @@ use crate::reffiles::{write_init, InitFiles};
 use crate::snapshot::Snapshot;
 use crate::store::build::{write_brain, Contents, VectorRow};
 use crate::store::codec::{decode_unit, encode_vector};
+pub use crate::store::layout_for;
 use crate::store::schema::DB_FILE;
 use crate::store::{sql_error, Layout};
 
@@ -52,16 +53,6 @@ pub struct InitReport {
     /// The snapshot the brain that was replaced was kept as (`before-init-<time>`,
     /// `before-import-<time>`; [`keep_before_replacing`]), if one was there.
     pub snapshot: Option<Snapshot>,
-}
-
-/// The vector layout of an embedder: hash-v1 vectors are mostly zero (sparse), other
-/// embedders' are dense.
-pub fn layout_for(embedder: &str) -> Layout {
-    if embedder == crabpath::embed::HashEmbedder::NAME {
-        Layout::Sparse
-    } else {
-        Layout::Dense
-    }
 }
 
 /// Embeds `texts` in order, in batches (in parallel when asked), reporting progress.

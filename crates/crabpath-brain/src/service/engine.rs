@@ -522,6 +522,8 @@ impl Brain {
         if dv == r.data_version && !r.stale {
             return Ok(());
         }
+        // another process's `reembed` may have changed the layout and dimension
+        store.reload_dim()?;
         let path = store.path().to_path_buf();
         let tx = store.read()?;
         refresh_resident(&tx, dir, r).map_err(sql_error(&path))?;
@@ -617,11 +619,13 @@ impl Brain {
             dir,
             resident,
         } = &mut **s;
-        let (layout, dim, nonce) = (store.layout(), store.dim(), store.nonce());
         let path = store.path().to_path_buf();
         let err = sql_error(&path);
         let dir = dir.clone();
         let mut w = store.write()?;
+        // read inside the write lock: a `reembed` of another process may have changed
+        // them since this store was opened
+        let (layout, dim, nonce) = crate::store::read_layout_of(w.tx(), &path)?;
         let mut journal: Vec<PyDict> = Vec::new();
         let mut lazy: Option<(Loaded, Metadata)> = None;
         // the graph to work on: the resident one (caught up inside the write lock), or
@@ -722,7 +726,7 @@ impl Brain {
                 return Err(e);
             }
         };
-        if dim == 0 {
+        if dim == 0 || (layout, dim) != (store.layout(), store.dim()) {
             store.reload_dim()?;
         }
         // the derived search index: rebuilt after vectors were deleted or replaced, or
