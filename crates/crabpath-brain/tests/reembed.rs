@@ -336,10 +336,24 @@ fn reembed_keeps_what_was_learned_and_answers_with_the_new_embedder() {
 fn a_resident_brain_follows_a_reembed_by_another_process() {
     let dir = tempfile::tempdir().unwrap();
     let db = learned_brain(dir.path());
+    // the daemon's loader: the embedder the brain records when it is called (as the
+    // command line's `open_serving` does)
     let mut o = OpenOptions::new(Profile::Corrected);
     o.resident = true;
-    o.embedder = Some(loader(|| Box::new(Folded::new(16))));
+    let recorded = db.clone();
+    o.embedder = Some(Arc::new(move || {
+        let c = rusqlite::Connection::open(&recorded).unwrap();
+        let meta = crabpath_brain::store::rows::load_meta(&c).unwrap();
+        let info = EmbedderInfo::from_meta(&meta).unwrap();
+        Ok(if info == EmbedderInfo::hash_v1() {
+            Box::new(HashEmbedder::new()) as Box<dyn Embedder>
+        } else {
+            Box::new(Folded::new(info.dim))
+        })
+    }));
     let mut daemon = Brain::open(locate(&db), o).unwrap();
+    // loaded before the reembed, as a daemon loads it at start
+    assert_eq!(daemon.embedder().unwrap().name(), "hash-v1");
     let folded = Folded::new(16);
     run(&db, &folded, folded.info(), 64).unwrap();
     // the resident searcher reloads the new vectors in their new layout

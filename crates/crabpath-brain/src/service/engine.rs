@@ -299,8 +299,10 @@ impl Brain {
         self.embedder = None;
     }
 
-    /// The embedder, loaded on first use.
+    /// The embedder, loaded on first use (and again after another process's `reembed`
+    /// changed the one a resident brain records: [`Brain::catch_up`]).
     pub fn embedder(&mut self) -> Result<&dyn Embedder> {
+        self.catch_up()?;
         if self.embedder.is_none() {
             let Some(load) = self.options.embedder.clone() else {
                 return Err(Error::Invalid(
@@ -529,6 +531,15 @@ impl Brain {
         refresh_resident(&tx, dir, r).map_err(sql_error(&path))?;
         tx.commit().map_err(sql_error(&path))?;
         r.data_version = dv;
+        // a `reembed` changed the recorded embedder: the loaded one is dropped, and the
+        // next embedding asks the loader again (the command line's resolves the
+        // brain's record; seed 003 §6.3)
+        let recorded = EmbedderInfo::from_meta(&r.meta);
+        if let (Some(e), Some(info)) = (&self.embedder, recorded) {
+            if (e.name(), e.dim()) != (info.name.as_str(), info.dim) {
+                self.embedder = None;
+            }
+        }
         Ok(())
     }
 
