@@ -58,14 +58,14 @@ const CREATE_PROGRESS: &str = "CREATE TABLE IF NOT EXISTS reembed_progress(
 
 /// The vector rows that still need a new vector (no row of the target embedder made
 /// from their current version), after position `?1`, in index order, at most `?4`.
-const TODO: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, '') FROM vectors v
+const TODO: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, ''), COALESCE(n.id, '#' || v.sym) FROM vectors v
     LEFT JOIN nodes n ON n.sym = v.sym
     WHERE v.seq > ?1 AND NOT EXISTS (SELECT 1 FROM reembed_progress p
         WHERE p.sym = v.sym AND p.vrev = v.rev AND p.embedder = ?2 AND p.dim = ?3)
     ORDER BY v.seq LIMIT ?4";
 
 /// [`TODO`] before the side table exists: every vector row.
-const TODO_ALL: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, '') FROM vectors v
+const TODO_ALL: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, ''), COALESCE(n.id, '#' || v.sym) FROM vectors v
     LEFT JOIN nodes n ON n.sym = v.sym
     WHERE v.seq > ?1 AND ?2 IS NOT NULL AND ?3 IS NOT NULL
     ORDER BY v.seq LIMIT ?4";
@@ -178,8 +178,8 @@ pub fn pending(conn: &Connection) -> rusqlite::Result<Option<Pending>> {
     }))
 }
 
-/// A vector row still to embed: `sym`, `rev`, `seq`, its node's text.
-type Todo = (i64, i64, i64, String);
+/// A vector row still to embed: `sym`, `rev`, `seq`, its node's text and id.
+type Todo = (i64, i64, i64, String, String);
 
 fn todo(
     conn: &Connection,
@@ -190,7 +190,7 @@ fn todo(
 ) -> rusqlite::Result<Vec<Todo>> {
     let mut stmt = conn.prepare(if table { TODO } else { TODO_ALL })?;
     let rows = stmt.query_map(params![after, info.name, info.dim as i64, limit], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
     })?;
     rows.collect()
 }
@@ -211,20 +211,7 @@ fn embed_rows(opts: &ReembedOptions<'_>, rows: &[Todo]) -> Result<Vec<Vec<u8>>> 
     let layout = layout_for(&opts.info.name);
     let mut out = Vec::with_capacity(vs.len());
     for (v, row) in vs.iter().zip(rows) {
-        if v.len() != opts.info.dim {
-            return Err(crabpath::Error::DimensionMismatch {
-                expected: opts.info.dim,
-                got: v.len(),
-            }
-            .into());
-        }
-        if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-            return Err(crabpath::Error::NonFinite {
-                what: format!("a component of the new vector of node #{}", row.0),
-                value: *x,
-            }
-            .into());
-        }
+        opts.info.check_vector(&row.4, v)?;
         out.push(encode_vector(v, layout));
     }
     Ok(out)

@@ -49,9 +49,12 @@ fn ok_cached(dir: &Path, args: &[&str], cache: Option<&Path>) -> String {
     out
 }
 
-/// A brain of [`workspace`] in `dir/brain` that has learned: outcomes on the nodes
-/// queries fired (weights changed, journal entries) and a teaching.
-fn learned(dir: &Path, files: usize) {
+/// A scratch directory with a brain of [`workspace`] (`files` files) in `brain` that
+/// has learned: outcomes on the nodes queries fired (weights changed, journal
+/// entries) and a teaching. Returns the directory and the database.
+fn learned(files: usize) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     workspace(dir, files);
     ok(dir, &["init", "--workspace", "ws", "--output", "brain"]);
     for (q, outcome) in [("deploy step3", "1"), ("extract tar archive", "-1")] {
@@ -90,7 +93,12 @@ fn learned(dir: &Path, files: usize) {
             "TEACHING",
         ],
     );
+    let db = dir.join("brain/brain.db");
+    (tmp, db)
 }
+
+/// The rows of several queries.
+type Tables = Vec<Vec<Vec<Value>>>;
 
 fn dump(c: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
     let mut st = c.prepare(sql).unwrap();
@@ -104,7 +112,7 @@ fn dump(c: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
 /// What a reembed keeps (nodes, edges, journal, turns, ledger, `meta` but the
 /// embedder's keys), and the vectors with the `brain` row's layout and dimension and
 /// the recorded embedder — every column as SQLite holds it.
-fn rows(db: &Path) -> (Vec<Vec<Vec<Value>>>, Vec<Vec<Vec<Value>>>) {
+fn rows(db: &Path) -> (Tables, Tables) {
     let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
         .unwrap();
     let kept = [
@@ -159,10 +167,8 @@ fn summary(out: &str) -> (usize, usize) {
 
 #[test]
 fn reembed_keeps_the_learned_rows_and_says_what_it_did() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, db) = learned(20);
     let d = dir.path();
-    learned(d, 20);
-    let db = d.join("brain/brain.db");
     let before = rows(&db);
     let out = ok(
         d,
@@ -218,10 +224,8 @@ fn help_explains_every_flag() {
 
 #[test]
 fn bad_arguments_give_one_line_and_write_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, db) = learned(3);
     let d = dir.path();
-    learned(d, 3);
-    let db = d.join("brain/brain.db");
     let before = rows(&db);
     let one_line = |args: &[&str], says: &str| {
         let (rc, out, err) = common::run_text(d, "corrected", args);
@@ -368,10 +372,8 @@ fn kill_trials(
 
 #[test]
 fn kill_9_mid_reembed_leaves_a_brain_that_works_and_a_rerun_finishes() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, db) = learned(100);
     let d = dir.path();
-    learned(d, 100);
-    let db = d.join("brain/brain.db");
     let before = rows(&db);
     let args = [
         "reembed",
@@ -412,10 +414,8 @@ fn minilm_present() {
 #[ignore = "needs the MiniLM model (cargo run --release -p bench -- fetch-model); fails naming it when absent"]
 fn kill_9_mid_reembed_to_minilm_leaves_old_or_new_never_a_mix() {
     minilm_present();
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, db) = learned(20);
     let d = dir.path();
-    learned(d, 20);
-    let db = d.join("brain/brain.db");
     let (kept, old) = rows(&db);
     let args = [
         "reembed",

@@ -147,20 +147,7 @@ pub fn init_store(
         }
         let mut rows = Vec::with_capacity(vs.len());
         for (id, v) in b.0.iter().zip(vs) {
-            if v.len() != opts.info.dim {
-                return Err(crabpath::Error::DimensionMismatch {
-                    expected: opts.info.dim,
-                    got: v.len(),
-                }
-                .into());
-            }
-            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-                return Err(crabpath::Error::NonFinite {
-                    what: format!("a component of the vector of `{id}`"),
-                    value: *x,
-                }
-                .into());
-            }
+            opts.info.check_vector(id, &v)?;
             rows.push(VectorRow {
                 id: id.to_string(),
                 blob: encode_vector(&v, layout),
