@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::kept::{dump, kept};
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -138,33 +140,6 @@ fn learned_brain(dir: &Path) -> PathBuf {
         )
         .unwrap();
     db
-}
-
-/// Rows of a query, every column as SQLite holds it.
-fn dump(c: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
-    let mut st = c.prepare(sql).unwrap();
-    let n = st.column_count();
-    let rows = st
-        .query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
-        .unwrap();
-    rows.collect::<Result<Vec<_>, _>>().unwrap()
-}
-
-/// What a reembed keeps: nodes, edges, journal, conversation log, ledger, and the
-/// `meta` keys other than the embedder's — every column, byte for byte.
-fn kept(db: &Path) -> Vec<Vec<Vec<Value>>> {
-    let c = rusqlite::Connection::open(db).unwrap();
-    [
-        "SELECT * FROM nodes ORDER BY sym",
-        "SELECT * FROM edges ORDER BY src, tgt",
-        "SELECT * FROM journal ORDER BY seq",
-        "SELECT * FROM turns ORDER BY chat_id, turn",
-        "SELECT * FROM ledger ORDER BY hash",
-        "SELECT key, value FROM meta WHERE key NOT IN ('embedder_name', 'embedder_dim', 'embedder') ORDER BY pos",
-    ]
-    .iter()
-    .map(|q| dump(&c, q))
-    .collect()
 }
 
 /// The vectors (`seq`, `sym`, blob in index order), the `brain` row's layout and

@@ -6,6 +6,8 @@
 //! without it.
 
 mod common;
+#[path = "../../crabpath-brain/tests/common/kept.rs"]
+mod kept;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -27,6 +29,19 @@ fn workspace(dir: &Path, n: usize) -> PathBuf {
         .unwrap();
     }
     ws
+}
+
+/// `reembed --state brain --embedder <embedder> --batch <batch>`.
+fn reembed_args<'a>(embedder: &'a str, batch: &'a str) -> [&'a str; 7] {
+    [
+        "reembed",
+        "--state",
+        "brain",
+        "--embedder",
+        embedder,
+        "--batch",
+        batch,
+    ]
 }
 
 fn ok(dir: &Path, args: &[&str]) -> String {
@@ -97,44 +112,20 @@ fn learned(files: usize) -> (tempfile::TempDir, PathBuf) {
     (tmp, db)
 }
 
-/// The rows of several queries.
-type Tables = Vec<Vec<Vec<Value>>>;
-
-fn dump(c: &rusqlite::Connection, sql: &str) -> Vec<Vec<Value>> {
-    let mut st = c.prepare(sql).unwrap();
-    let n = st.column_count();
-    let rows = st
-        .query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
-        .unwrap();
-    rows.collect::<Result<Vec<_>, _>>().unwrap()
-}
-
 /// What a reembed keeps (nodes, edges, journal, turns, ledger, `meta` but the
 /// embedder's keys), and the vectors with the `brain` row's layout and dimension and
 /// the recorded embedder — every column as SQLite holds it.
-fn rows(db: &Path) -> (Tables, Tables) {
-    let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .unwrap();
-    let kept = [
-        "SELECT * FROM nodes ORDER BY sym",
-        "SELECT * FROM edges ORDER BY src, tgt",
-        "SELECT * FROM journal ORDER BY seq",
-        "SELECT * FROM turns ORDER BY chat_id, turn",
-        "SELECT * FROM ledger ORDER BY hash",
-        "SELECT key, value FROM meta WHERE key NOT IN ('embedder_name', 'embedder_dim', 'embedder') ORDER BY pos",
-    ]
-    .iter()
-    .map(|q| dump(&c, q))
-    .collect();
+fn rows(db: &Path) -> (kept::Tables, kept::Tables) {
+    let c = kept::open(db);
     let vectors = [
         "SELECT seq, sym, v FROM vectors ORDER BY seq",
         "SELECT layout, dim FROM brain",
         "SELECT key, value FROM meta WHERE key IN ('embedder_name', 'embedder_dim') ORDER BY key",
     ]
     .iter()
-    .map(|q| dump(&c, q))
+    .map(|q| kept::dump(&c, q))
     .collect();
-    (kept, vectors)
+    (kept::kept(db), vectors)
 }
 
 /// The new vectors an unfinished reembed has committed (0 without one).
@@ -170,18 +161,7 @@ fn reembed_keeps_the_learned_rows_and_says_what_it_did() {
     let (dir, db) = learned(20);
     let d = dir.path();
     let before = rows(&db);
-    let out = ok(
-        d,
-        &[
-            "reembed",
-            "--state",
-            "brain",
-            "--embedder",
-            "hash",
-            "--batch",
-            "7",
-        ],
-    );
+    let out = ok(d, &reembed_args("hash", "7"));
     // 20 files × 3 chunks, and the teaching
     assert_eq!(summary(&out), (61, 0), "{out}");
     assert!(
@@ -273,19 +253,7 @@ fn bad_arguments_give_one_line_and_write_nothing() {
     );
     assert_eq!(std::fs::read(&state).unwrap(), bytes);
     // --batch 0 is refused by the parser (exit 2)
-    let (rc, _, err) = common::run_text(
-        d,
-        "corrected",
-        &[
-            "reembed",
-            "--state",
-            "brain",
-            "--embedder",
-            "hash",
-            "--batch",
-            "0",
-        ],
-    );
+    let (rc, _, err) = common::run_text(d, "corrected", &reembed_args("hash", "0"));
     assert_eq!(rc, 2, "{err}");
     assert!(err.contains("--batch"), "{err}");
 }
@@ -375,15 +343,7 @@ fn kill_9_mid_reembed_leaves_a_brain_that_works_and_a_rerun_finishes() {
     let (dir, db) = learned(100);
     let d = dir.path();
     let before = rows(&db);
-    let args = [
-        "reembed",
-        "--state",
-        "brain",
-        "--embedder",
-        "hash",
-        "--batch",
-        "3",
-    ];
+    let args = reembed_args("hash", "3");
     let partial = kill_trials(
         d,
         &args,
@@ -417,15 +377,7 @@ fn kill_9_mid_reembed_to_minilm_leaves_old_or_new_never_a_mix() {
     let (dir, db) = learned(20);
     let d = dir.path();
     let (kept, old) = rows(&db);
-    let args = [
-        "reembed",
-        "--state",
-        "brain",
-        "--embedder",
-        "minilm",
-        "--batch",
-        "4",
-    ];
+    let args = reembed_args("minilm", "4");
     let new = {
         let full = d.join("reference");
         common::copy_tree(&d.join("brain"), &full.join("brain"));

@@ -51,3 +51,5 @@ pub fn hash_store(dir: &Path, graph: &Graph) -> PathBuf {
     init_store(dir, graph, &opts, Metadata::new(), Vec::new()).unwrap();
     dir.join("brain.db")
 }
+
+pub mod kept;
