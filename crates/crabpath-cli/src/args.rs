@@ -668,15 +668,16 @@ pub struct ReembedArgs {
     /// format, the paper profile's brain) is refused: `crabpath import` it first.
     #[arg(long)]
     pub state: String,
-    /// The new embedder, as `init --embedder` names it (`hash`, `minilm`), or by the
-    /// name a brain records (`hash-v1`, `all-MiniLM-L6-v2`).
+    /// The new embedder: a value `init --embedder` takes (see `crabpath init --help`),
+    /// or the name a brain records for it (`crabpath info` shows it, e.g. `hash-v1`).
     #[arg(long)]
     pub embedder: String,
     /// Nodes embedded and committed per batch: an interruption loses at most one
     /// batch of work.
     #[arg(long, default_value_t = crabpath_brain::reembed::DEFAULT_BATCH as u64, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
-    /// Print the summary as JSON (`{"nodes", "resumed_from", "seconds", "from", "to"}`).
+    /// Print the summary as JSON (`{"brain", "nodes", "resumed_from", "seconds", "from",
+    /// "to"}`).
     #[arg(long)]
     pub json: bool,
 }

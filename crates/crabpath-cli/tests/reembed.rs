@@ -225,6 +225,22 @@ fn bad_arguments_give_one_line_and_write_nothing() {
         &["reembed", "--state", "nowhere", "--embedder", "hash"],
         "--state nowhere: no brain there",
     );
+    // a model that is not on this machine: one line naming it, nothing written
+    let o = common::command(
+        d,
+        "corrected",
+        &["reembed", "--state", "brain", "--embedder", "minilm"],
+    )
+    .env("CRABPATH_MODEL_DIR", d.join("no-model"))
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("model not found") && err.contains("no-model"),
+        "{err}"
+    );
     assert_eq!(rows(&db), before);
     // a state file (the paper profile's brain): import it first
     ok(
