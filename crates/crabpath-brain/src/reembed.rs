@@ -117,13 +117,13 @@ pub struct Pending {
 
 impl std::fmt::Display for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let to = self
-            .target
-            .as_ref()
-            .map_or_else(|| "another embedder".to_string(), |t| t.to_string());
+        let (to, name) = match &self.target {
+            Some(t) => (t.to_string(), t.name.as_str()),
+            None => ("another embedder".to_string(), "<name>"),
+        };
         write!(
             f,
-            "a reembed to {to} is in progress: {} of {} nodes; the brain answers with its old embedder until `crabpath reembed --state <brain> --embedder <name>` is run again to finish it",
+            "a reembed to {to} is in progress: {} of {} nodes; the brain answers with its old embedder until `crabpath reembed --state <brain> --embedder {name}` is run again to finish it",
             self.done, self.total
         )
     }

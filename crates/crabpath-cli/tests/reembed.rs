@@ -136,10 +136,12 @@ fn committed(db: &Path) -> usize {
         .map_or(0, |p| p.done)
 }
 
-fn doctor_passes(dir: &Path) {
+/// `doctor` passes; returns its report.
+fn doctor_passes(dir: &Path) -> String {
     let (rc, out, err) = common::run_text(dir, "corrected", &["doctor", "--state", "brain"]);
     assert_eq!(rc, 0, "doctor:\n{out}{err}");
     assert!(!out.contains("FAIL"), "{out}");
+    out
 }
 
 /// The summary line's numbers: nodes re-embedded and resumed from.
@@ -345,7 +347,12 @@ fn kill_trials(
             partial += 1;
         }
         check(&trial, k as usize);
-        doctor_passes(&trial);
+        let report = doctor_passes(&trial);
+        // an unfinished reembed is reported, with the command that finishes it
+        let said = report.contains("reembed_unfinished: PASS (a reembed to ")
+            && report.contains(&format!("is in progress: {done} of "))
+            && report.contains("--embedder ");
+        assert_eq!(said, done > 0, "trial {k}, {done} committed: {report}");
         let out = ok_cached(&trial, args, cache().as_deref());
         assert_eq!(summary(&out).1, done, "trial {k}: {out}");
         finished(&trial);
