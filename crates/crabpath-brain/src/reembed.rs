@@ -28,7 +28,8 @@
 //! mix. A rerun of the same command finds the rows already made and embeds only the
 //! rest; a rerun with another embedder drops them and starts over. The side table is
 //! made on demand (not part of [`crate::store::schema`]), and `doctor` reports an
-//! unfinished one ([`pending`]).
+//! unfinished one ([`pending`]). Once swapped, the file is compacted ([`compact`]) and
+//! the derived search index rebuilt.
 
 use std::path::Path;
 use std::time::Instant;
@@ -310,6 +311,7 @@ pub fn reembed(store: &mut Store, opts: &ReembedOptions<'_>) -> Result<ReembedRe
         }
     }
     swap(store, opts)?;
+    compact(store);
     let indexed = crate::store::search::rebuild(
         store.conn(),
         &store.dir(),
@@ -329,6 +331,22 @@ pub fn reembed(store: &mut Store, opts: &ReembedOptions<'_>) -> Result<ReembedRe
         indexed,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// How long [`compact`] waits for other processes' reads before it gives up.
+const COMPACT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Gives the pages of the dropped side table and of the replaced vectors back to the
+/// file system (`VACUUM`): without it a re-embedded brain keeps them as free pages,
+/// 1.8 × the size of a fresh `init` on 10,000 hash-v1 nodes (61 MB against 34 MB).
+/// Best effort, after the swap is committed: when other processes keep reading for
+/// more than [`COMPACT_WAIT`], the pages stay free (later writes reuse them).
+fn compact(store: &Store) {
+    let conn = store.conn();
+    if conn.busy_timeout(COMPACT_WAIT).is_ok() {
+        let _ = conn.execute_batch("VACUUM");
+    }
+    let _ = conn.busy_timeout(crate::store::BUSY_TIMEOUT);
 }
 
 /// The one transaction that swaps the new vectors in (see the module docs). Vector

@@ -261,6 +261,12 @@ fn reembed_keeps_what_was_learned_and_answers_with_the_new_embedder() {
         !dir.path().join("brain/search.idx").exists(),
         "a dense brain has no search.idx"
     );
+    // the side table's and the old vectors' pages are given back (3 free pages without it)
+    let free: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(free, 0);
     doctor_passes(&db);
 
     // queries embed with the new embedder; the old one is refused (another dimension)
