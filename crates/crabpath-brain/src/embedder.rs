@@ -51,6 +51,26 @@ impl EmbedderInfo {
         m
     }
 
+    /// Checks a vector this embedder returned for the node `id` before it is stored
+    /// (`init`, `reembed`): of its dimension, every component finite.
+    pub fn check_vector(&self, id: &str, v: &[f64]) -> Result<()> {
+        if v.len() != self.dim {
+            return Err(crabpath::Error::DimensionMismatch {
+                expected: self.dim,
+                got: v.len(),
+            }
+            .into());
+        }
+        if let Some(x) = v.iter().find(|x| !x.is_finite()) {
+            return Err(crabpath::Error::NonFinite {
+                what: format!("a component of the vector of `{id}`"),
+                value: *x,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
     /// Checks that a brain (`file`) built with `self` can be used with the embedder
     /// `using`: same name and dimension. `Error::EmbedderMismatch` otherwise (e.g. a hash-v1
     /// brain queried with MiniLM vectors would silently score garbage).

@@ -15,6 +15,7 @@
 //! | what an operation works on (graph, vectors, meta, journal entries) | [`working`] |
 //! | the brain database: schema and migrations, rows, write-back of what changed, vectors, search and its derived index, bulk creation | [`store`] |
 //! | the embedder a brain records | [`embedder`] |
+//! | changing a brain's embedder in place, resumably (seed 003 §6.3) | [`reembed`] |
 //!
 //! ```no_run
 //! use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
@@ -88,6 +89,7 @@ pub mod error;
 pub mod gitignore;
 pub mod journal;
 pub mod lock;
+pub mod reembed;
 pub mod reffiles;
 pub mod replay;
 pub mod route;

@@ -213,6 +213,11 @@ pub enum Command {
     /// HTTP with --http): tools query, feedback, correct, teach, health, sync,
     /// remember; nodes as resources.
     Mcp(McpArgs),
+    /// Change a brain's embedder and keep what it learned: every node is embedded again
+    /// with the new embedder, in place (the brain answers with its old embedder until
+    /// the last batch is in), resumable after an interruption; edges, weights,
+    /// journal, conversation log and ledger are kept.
+    Reembed(ReembedArgs),
 }
 
 /// `--route-mode`: how habitual edges are chosen while traversing.
@@ -680,6 +685,30 @@ pub struct ImportArgs {
     #[arg(long)]
     pub output: String,
     /// Print `{"brain", "nodes", "edges"}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `reembed` (issue 28, item 7; seed 003 §6.3).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Interrupted (Ctrl-C, kill, power cut)? Run the same command again: it keeps the batches already made and embeds only the rest. Run with another --embedder, it starts over. `crabpath doctor` reports an unfinished reembed."
+)]
+pub struct ReembedArgs {
+    /// The brain (its directory, or its brain.db). A state.json (the reference's
+    /// format, the paper profile's brain) is refused: `crabpath import` it first.
+    #[arg(long)]
+    pub state: String,
+    /// The new embedder: a value `init --embedder` takes (see `crabpath init --help`),
+    /// or the name a brain records for it (`crabpath info` shows it, e.g. `hash-v1`).
+    #[arg(long)]
+    pub embedder: String,
+    /// Nodes embedded and committed per batch: an interruption loses at most one
+    /// batch of work.
+    #[arg(long, default_value_t = crabpath_brain::reembed::DEFAULT_BATCH as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: u64,
+    /// Print the summary as JSON (`{"brain", "nodes", "resumed_from", "seconds", "from",
+    /// "to"}`).
     #[arg(long)]
     pub json: bool,
 }

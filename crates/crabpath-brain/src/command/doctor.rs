@@ -443,6 +443,11 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
         }
         Err(e) => run.check("schema_complete", false, e.to_string(), REBUILD_HINT),
     }
+    // an interrupted `reembed` left its side table: not a fault (the brain answers
+    // with its old embedder), said so only when there is one
+    if let Ok(Some(p)) = crate::reembed::pending(conn) {
+        run.check("reembed_unfinished", true, p.to_string(), "");
+    }
     let count = |sql: &str| -> Result<i64, String> {
         conn.query_row(sql, [], |r| r.get(0))
             .map_err(|e| format!("cannot be read: {e}"))

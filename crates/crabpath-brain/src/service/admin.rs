@@ -18,6 +18,7 @@ use crate::reffiles::{write_init, InitFiles};
 use crate::snapshot::Snapshot;
 use crate::store::build::{write_brain, Contents, VectorRow};
 use crate::store::codec::{decode_unit, encode_vector};
+pub use crate::store::layout_for;
 use crate::store::schema::DB_FILE;
 use crate::store::{sql_error, Layout};
 
@@ -52,16 +53,6 @@ pub struct InitReport {
     /// The snapshot the brain that was replaced was kept as (`before-init-<time>`,
     /// `before-import-<time>`; [`keep_before_replacing`]), if one was there.
     pub snapshot: Option<Snapshot>,
-}
-
-/// The vector layout of an embedder: hash-v1 vectors are mostly zero (sparse), other
-/// embedders' are dense.
-pub fn layout_for(embedder: &str) -> Layout {
-    if embedder == crabpath::embed::HashEmbedder::NAME {
-        Layout::Sparse
-    } else {
-        Layout::Dense
-    }
 }
 
 /// Embeds `texts` in order, in batches (in parallel when asked), reporting progress.
@@ -156,20 +147,7 @@ pub fn init_store(
         }
         let mut rows = Vec::with_capacity(vs.len());
         for (id, v) in b.0.iter().zip(vs) {
-            if v.len() != opts.info.dim {
-                return Err(crabpath::Error::DimensionMismatch {
-                    expected: opts.info.dim,
-                    got: v.len(),
-                }
-                .into());
-            }
-            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-                return Err(crabpath::Error::NonFinite {
-                    what: format!("a component of the vector of `{id}`"),
-                    value: *x,
-                }
-                .into());
-            }
+            opts.info.check_vector(id, &v)?;
             rows.push(VectorRow {
                 id: id.to_string(),
                 blob: encode_vector(&v, layout),

@@ -299,8 +299,10 @@ impl Brain {
         self.embedder = None;
     }
 
-    /// The embedder, loaded on first use.
+    /// The embedder, loaded on first use (and again after another process's `reembed`
+    /// changed the one a resident brain records: [`Brain::catch_up`]).
     pub fn embedder(&mut self) -> Result<&dyn Embedder> {
+        self.catch_up()?;
         if self.embedder.is_none() {
             let Some(load) = self.options.embedder.clone() else {
                 return Err(Error::Invalid(
@@ -522,11 +524,22 @@ impl Brain {
         if dv == r.data_version && !r.stale {
             return Ok(());
         }
+        // another process's `reembed` may have changed the layout and dimension
+        store.reload_dim()?;
         let path = store.path().to_path_buf();
         let tx = store.read()?;
         refresh_resident(&tx, dir, r).map_err(sql_error(&path))?;
         tx.commit().map_err(sql_error(&path))?;
         r.data_version = dv;
+        // a `reembed` changed the recorded embedder: the loaded one is dropped, and the
+        // next embedding asks the loader again (the command line's resolves the
+        // brain's record; seed 003 §6.3)
+        let recorded = EmbedderInfo::from_meta(&r.meta);
+        if let (Some(e), Some(info)) = (&self.embedder, recorded) {
+            if (e.name(), e.dim()) != (info.name.as_str(), info.dim) {
+                self.embedder = None;
+            }
+        }
         Ok(())
     }
 
@@ -617,11 +630,13 @@ impl Brain {
             dir,
             resident,
         } = &mut **s;
-        let (layout, dim, nonce) = (store.layout(), store.dim(), store.nonce());
         let path = store.path().to_path_buf();
         let err = sql_error(&path);
         let dir = dir.clone();
         let mut w = store.write()?;
+        // read inside the write lock: a `reembed` of another process may have changed
+        // them since this store was opened
+        let (layout, dim, nonce) = crate::store::read_layout_of(w.tx(), &path)?;
         let mut journal: Vec<PyDict> = Vec::new();
         let mut lazy: Option<(Loaded, Metadata)> = None;
         // the graph to work on: the resident one (caught up inside the write lock), or
@@ -722,7 +737,7 @@ impl Brain {
                 return Err(e);
             }
         };
-        if dim == 0 {
+        if dim == 0 || (layout, dim) != (store.layout(), store.dim()) {
             store.reload_dim()?;
         }
         // the derived search index: rebuilt after vectors were deleted or replaced, or

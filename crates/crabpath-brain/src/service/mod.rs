@@ -24,6 +24,7 @@ mod engine;
 mod feedback;
 mod ops;
 mod query;
+mod reembed;
 mod remember;
 mod serving;
 

@@ -75,6 +75,16 @@ impl Layout {
     }
 }
 
+/// The vector layout of an embedder: hash-v1 vectors are mostly zero (sparse), other
+/// embedders' are dense.
+pub fn layout_for(embedder: &str) -> Layout {
+    if embedder == crabpath::embed::HashEmbedder::NAME {
+        Layout::Sparse
+    } else {
+        Layout::Dense
+    }
+}
+
 /// The counters of the `brain` row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Clock {
@@ -439,28 +449,7 @@ impl Store {
     }
 
     fn read_layout(&self) -> Result<(Layout, usize, i64)> {
-        let row: Option<(String, i64, i64)> = self
-            .conn
-            .query_row(
-                "SELECT layout, dim, nonce FROM brain WHERE id = 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()
-            .map_err(sql_error(&self.path))?;
-        match row {
-            Some((l, d, n)) if d >= 0 => match Layout::parse(&l) {
-                Some(layout) => Ok((layout, d as usize, n)),
-                None => Err(brain_error(
-                    &self.path,
-                    format!("damaged: unknown vector layout `{l}`"),
-                )),
-            },
-            _ => Err(brain_error(
-                &self.path,
-                "damaged: its `brain` row is missing; restore a snapshot or re-run init",
-            )),
-        }
+        read_layout_of(&self.conn, &self.path)
     }
 
     /// The schema version of the file (older than [`SCHEMA_VERSION`] only when it was
@@ -605,6 +594,34 @@ impl Store {
             }
         }
         Ok(out)
+    }
+}
+
+/// The vector layout, dimension and nonce of the `brain` row as `conn` sees it (inside
+/// a transaction: as that transaction sees it; `reembed` changes layout and dimension,
+/// so a long-lived process reads them again in every write). `path` names the file in
+/// errors.
+pub fn read_layout_of(conn: &Connection, path: &Path) -> Result<(Layout, usize, i64)> {
+    let row: Option<(String, i64, i64)> = conn
+        .query_row(
+            "SELECT layout, dim, nonce FROM brain WHERE id = 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()
+        .map_err(sql_error(path))?;
+    match row {
+        Some((l, d, n)) if d >= 0 => match Layout::parse(&l) {
+            Some(layout) => Ok((layout, d as usize, n)),
+            None => Err(brain_error(
+                path,
+                format!("damaged: unknown vector layout `{l}`"),
+            )),
+        },
+        _ => Err(brain_error(
+            path,
+            "damaged: its `brain` row is missing; restore a snapshot or re-run init",
+        )),
     }
 }
 

@@ -723,7 +723,14 @@ impl Searcher {
     pub fn refresh(&mut self, conn: &Connection, dir: &Path) -> rusqlite::Result<bool> {
         let clock = super::read_clock(conn)?;
         if clock.vectors != self.clock.vectors {
-            *self = Searcher::load(conn, dir, self.layout, self.dim, self.nonce)?;
+            // a new epoch may come with a new layout and dimension (`reembed`)
+            let (layout, dim) =
+                conn.query_row("SELECT layout, dim FROM brain WHERE id = 1", [], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+                })?;
+            let layout = Layout::parse(&layout).unwrap_or(self.layout);
+            let dim = usize::try_from(dim).unwrap_or(self.dim);
+            *self = Searcher::load(conn, dir, layout, dim, self.nonce)?;
             return Ok(true);
         }
         if clock.rev == self.clock.rev {

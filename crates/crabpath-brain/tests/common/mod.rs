@@ -56,3 +56,5 @@ pub fn hash_store_meta(dir: &Path, graph: &Graph, extra: Metadata) -> PathBuf {
     init_store(dir, graph, &opts, extra, Vec::new()).unwrap();
     dir.join("brain.db")
 }
+
+pub mod kept;

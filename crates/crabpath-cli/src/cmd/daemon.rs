@@ -60,9 +60,19 @@ pub fn open_serving(ctx: &Ctx, state: &str) -> CliResult<Brain> {
     let mut brain = Brain::open(crabpath_brain::locate(&path), options)?;
     if ctx.fixes() {
         let meta = brain.embedder_meta()?;
-        let which = choose_embedder(ctx, None, &meta, brain.path())?;
+        choose_embedder(ctx, None, &meta, brain.path())?;
+        // the embedder the brain records when it is loaded: after a `reembed` by
+        // another process the brain drops the old one and loads the new one
+        let (ctx, location, path) = (*ctx, brain.location().clone(), brain.path().to_path_buf());
+        brain.set_embedder(std::sync::Arc::new(move || {
+            let recorded = ctx
+                .open(location.clone(), false)
+                .and_then(|mut b| Ok(b.embedder_meta()?))
+                .and_then(|meta| choose_embedder(&ctx, None, &meta, &path))
+                .map_err(|e| crabpath_brain::Error::Invalid(e.line()))?;
+            recorded.loader()()
+        }));
         // loaded now: a daemon must not pay for it on its first query
-        brain.set_embedder(which.loader());
         brain.embedder()?;
     } else {
         if std::env::var("OPENAI_API_KEY").is_ok_and(|k| !k.is_empty()) {

@@ -16,6 +16,7 @@ pub mod maintain;
 pub mod mcp;
 pub mod merge;
 pub mod query;
+pub mod reembed;
 pub mod replay;
 pub mod snapshot;
 pub mod sync;
@@ -49,5 +50,6 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Export(a) => exchange::run_export(ctx, a),
         Command::Import(a) => exchange::run_import(ctx, a),
         Command::Mcp(a) => mcp::run(ctx, a),
+        Command::Reembed(a) => reembed::run(ctx, a),
     }
 }
