@@ -10,6 +10,19 @@
 //! [`crate::store::search::Searcher`]. A graph file without an index is seeded by
 //! keyword overlap ([`crabpath::keyword::keyword_ranking`]).
 //!
+//! Seeding ([`Seeding`], issue 28 item 3): a database brain of the corrected profile
+//! is seeded by hybrid search by default — its vectors and its lexical (BM25) index
+//! ([`crate::store::lexical`]), each searched to a depth of at least
+//! [`lexical::MIN_FUSION_DEPTH`], fused by reciprocal rank ([`lexical::fuse`]) — and the
+//! first `top` of the fused list are the seeds. The paper profile and every state file
+//! are seeded by the vectors alone, exactly as before; so is a brain whose lexical
+//! index finds nothing for the question.
+//!
+//! The ranked answer ([`Answer::ranked`], issue 28 items 2 and 6): the seeds in the
+//! seeding's order, then the nodes the traversal added (best activation first), then
+//! the rest of the seeding's list, each once, at most `limit`: traversal may add nodes
+//! after the seeds but never displaces one of the first `top` seeds.
+//!
 //! Traversal of a database that is not resident reads only the part of the graph the
 //! traversal visits: the seeds with their outgoing edges, then the outgoing edges of
 //! every node that fires, until every node that fired has had its edges read (a

@@ -41,6 +41,11 @@ pub fn open_hash(path: &Path, profile: Profile, resident: bool) -> Brain {
 
 /// A brain database of `graph` in `dir` (hash-v1, built serially); returns the file.
 pub fn hash_store(dir: &Path, graph: &Graph) -> PathBuf {
+    hash_store_meta(dir, graph, Metadata::new())
+}
+
+/// [`hash_store`] with `extra` entries of `meta` (e.g. the sync records).
+pub fn hash_store_meta(dir: &Path, graph: &Graph, extra: Metadata) -> PathBuf {
     let e = HashEmbedder::new();
     let opts = InitOptions {
         embedder: &e,
@@ -48,6 +53,6 @@ pub fn hash_store(dir: &Path, graph: &Graph) -> PathBuf {
         parallel: false,
         progress: None,
     };
-    init_store(dir, graph, &opts, Metadata::new(), Vec::new()).unwrap();
+    init_store(dir, graph, &opts, extra, Vec::new()).unwrap();
     dir.join("brain.db")
 }

@@ -77,6 +77,12 @@ struct Args {
     /// The query text.
     #[arg(long, default_value = "how do I extract a tar archive")]
     query: String,
+    /// Also time this program's daemon with its queries seeded this way (`dense`,
+    /// `lexical` or `hybrid`, the daemon's `seeding` param) against the default seeding:
+    /// a second daemon alternates the two, query by query, so that both see the same
+    /// load (issue 28, item 3).
+    #[arg(long, value_name = "SEEDING")]
+    compare_seeding: Option<String>,
 }
 
 /// One program under test.
@@ -229,9 +235,21 @@ struct Results {
     daemon_start_s: Option<f64>,
     daemon_query_ms: Vec<f64>,
     daemon_shutdown_s: Option<f64>,
+    /// The daemon's query times with `--compare-seeding` (empty without it), and those
+    /// of the default seeding's queries alternated with them in the same daemon.
+    daemon_compare_query_ms: Vec<f64>,
+    daemon_paired_default_ms: Vec<f64>,
 }
 
-fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f64)> {
+/// Times a daemon of `sys`: its start, `queries` queries, its shutdown. With
+/// `compare`, every other query (the odd ones) asks for that seeding, so that the two
+/// seedings are timed under the same load; their times are returned second.
+fn daemon(
+    sys: &System,
+    queries: usize,
+    text: &str,
+    compare: Option<&str>,
+) -> Option<(f64, Vec<f64>, Vec<f64>, f64)> {
     let t = Instant::now();
     let mut child = sys
         .command(&["daemon", "--state", &sys.state])
@@ -253,6 +271,7 @@ fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f6
     ask(r#"{"id": 0, "method": "info"}"#)?;
     let start = t.elapsed().as_secs_f64();
     let mut times = Vec::with_capacity(queries);
+    let mut compared = Vec::new();
     let words = [
         "tar", "git", "docker", "ssh", "find", "grep", "curl", "python", "disk", "network",
     ];
@@ -260,12 +279,18 @@ fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f6
         // every query text differs, so that no embedder cache answers a repeat
         let n = words.len();
         let q = format!("{text} {} {} {k}", words[k % n], words[(k / n) % n]);
+        let other = compare.filter(|_| k % 2 == 1);
+        let seeding = other.map_or(String::new(), |s| format!(r#", "seeding": "{s}""#));
         let line = format!(
-            r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10}}}}"#
+            r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10{seeding}}}}}"#
         );
         let t = Instant::now();
         let a = ask(&line)?;
-        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        match other {
+            Some(_) => compared.push(ms),
+            None => times.push(ms),
+        }
         if !a.contains("fired_nodes") {
             eprintln!("brain-bench: {}: daemon answered {a}", sys.name);
             return None;
@@ -278,7 +303,7 @@ fn daemon(sys: &System, queries: usize, text: &str) -> Option<(f64, Vec<f64>, f6
     let t = Instant::now();
     ask(r#"{"id": "end", "method": "shutdown"}"#)?;
     let _ = child.wait();
-    Some((start, times, t.elapsed().as_secs_f64()))
+    Some((start, times, compared, t.elapsed().as_secs_f64()))
 }
 
 fn main() {
@@ -483,10 +508,17 @@ fn main() {
         if s.reference {
             continue;
         }
-        if let Some((start, times, shutdown)) = daemon(s, a.daemon_queries, &a.query) {
+        if let Some((start, times, _, shutdown)) = daemon(s, a.daemon_queries, &a.query, None) {
             r.daemon_start_s = Some(start);
             r.daemon_query_ms = times;
             r.daemon_shutdown_s = Some(shutdown);
+        }
+        if let (Some(seeding), "ours") = (&a.compare_seeding, s.name) {
+            let queries = 2 * a.daemon_queries;
+            if let Some((_, default, other, _)) = daemon(s, queries, &a.query, Some(seeding)) {
+                r.daemon_paired_default_ms = default;
+                r.daemon_compare_query_ms = other;
+            }
         }
     }
     std::fs::write(&changed, &original).expect("restore the changed file");
@@ -549,6 +581,26 @@ fn main() {
             None => "–".into(),
         },
     ));
+    if let Some(seeding) = &a.compare_seeding {
+        let p = |v: &[f64]| match v.is_empty() {
+            false => format!(
+                "{:.2} ms / {:.2} ms",
+                median(v.to_vec()).unwrap_or(0.0),
+                percentile(v.to_vec(), 99.0).unwrap_or(0.0),
+            ),
+            true => "–".into(),
+        };
+        table.push_str(&row(
+            &format!("daemon query p50 / p99, alternated: default / seeding {seeding}"),
+            &|r| {
+                format!(
+                    "{} vs {}",
+                    p(&r.daemon_paired_default_ms),
+                    p(&r.daemon_compare_query_ms)
+                )
+            },
+        ));
+    }
     println!("{table}");
     println!("load average before: {loads_before}; after: {loads_after}");
     let doc = serde_json::json!({
