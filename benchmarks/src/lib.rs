@@ -44,6 +44,7 @@ pub mod engine;
 pub mod error;
 pub mod expectations;
 pub mod fetch;
+pub mod folder;
 pub mod heldout;
 pub mod locomo;
 pub mod methods;

@@ -90,6 +90,12 @@ enum Command {
     /// a workspace, run the reference's eight methods over a queries file, print its table
     /// and write its results JSON; `--protocol clean` judges the same methods fairly.
     Repo(Box<bench::repo::RepoArgs>),
+    /// A question set on a real folder (issue 28): build brains from --workspace as
+    /// `crabpath init` does, ask every question through the product's query in four arms
+    /// (today's default, BM25 alone, hybrid seeds alone, the new default), score by page
+    /// (success@1/5/10, MRR) beside plain page-level BM25; writes a JSON result and a
+    /// Markdown table (by default in results/bench/folder/).
+    Folder(Box<bench::folder::FolderArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +261,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::FetchModel(a) => cmd_fetch_model(&a),
         Command::Repo(a) => {
             bench::repo::cmd_repo(&a, &mut |s| print!("{s}"))?;
+            Ok(())
+        }
+        Command::Folder(a) => {
+            print!("{}", bench::folder::cmd_folder(&a)?);
             Ok(())
         }
     }

@@ -202,7 +202,8 @@ impl<'de> DeserializeSeed<'de> for RowSeed {
     }
 }
 
-fn json_error(path: &Path, row: Option<usize>, e: &serde_json::Error) -> Error {
+/// A serde_json error as [`Error::Json`] (its position reported apart from the message).
+pub(crate) fn json_error(path: &Path, row: Option<usize>, e: &serde_json::Error) -> Error {
     let full = e.to_string();
     // serde_json appends " at line L column C"; drop it, the position is reported separately.
     let message = match full.rfind(" at line ") {

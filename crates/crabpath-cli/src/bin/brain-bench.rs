@@ -1,7 +1,8 @@
 //! `brain-bench`: the brain's everyday operations timed side by side, in one run, for
 //! up to three programs on the same folder: this `crabpath` (a brain database), a
 //! `crabpath` of the previous design (one `state.json` rewritten on every write), and
-//! the reference program (`python3 -m crabpath`, v11.2.1).
+//! the reference program (`python3 -m crabpath`, v11.2.1). `--baseline` adds another
+//! `crabpath` of brain databases (e.g. main before hybrid seeding), measured the same way.
 //!
 //! Every number is one process from start to exit (wall time and peak resident memory
 //! from `wait4`), except the daemon's, measured by a client over its stdin/stdout.
@@ -41,6 +42,11 @@ struct Args {
     /// A `crabpath` of the previous design (state.json), to measure beside it.
     #[arg(long)]
     json_path: Option<PathBuf>,
+    /// Another `crabpath` that builds brain databases (e.g. main before hybrid seeding,
+    /// whose queries are seeded by the vectors alone), to measure beside it with the
+    /// same steps: today's default against the new one (issue 28, "Cost").
+    #[arg(long)]
+    baseline: Option<PathBuf>,
     /// A checkout of the reference program at 134c676 (run with `python3 -m crabpath`).
     #[arg(long)]
     reference: Option<PathBuf>,
@@ -326,6 +332,15 @@ fn main() {
         state: work.join("ours").display().to_string(),
         reference: false,
     }];
+    if let Some(p) = &a.baseline {
+        systems.push(System {
+            name: "baseline",
+            program: vec![p.display().to_string()],
+            dir: work.join("baseline"),
+            state: work.join("baseline").display().to_string(),
+            reference: false,
+        });
+    }
     if let Some(p) = &a.json_path {
         systems.push(System {
             name: "json_path",
