@@ -311,6 +311,16 @@ impl TextEmbedder {
         }
     }
 
+    /// The embedder as the core and the product take it (what a brain's `init` embeds
+    /// node texts with; the LoCoMo product path, [`crate::locomo::product`]).
+    pub fn as_embedder(&self) -> &dyn Embedder {
+        match self {
+            TextEmbedder::Hash(e) => e,
+            TextEmbedder::MiniLm(e, _) => e.as_ref(),
+            TextEmbedder::Cached(e, _) => e.as_ref(),
+        }
+    }
+
     /// The embedder's name as recorded in reports (`hash-v1`, `all-MiniLM-L6-v2`).
     pub fn name(&self) -> &str {
         match self {

@@ -133,6 +133,17 @@ pub enum Error {
         source: crabpath::Error,
     },
 
+    /// The product's brain (`crabpath_brain`) refused an operation of the LoCoMo product
+    /// path (building a conversation's brain, asking it a question).
+    #[error("{context}: {source}")]
+    Brain {
+        /// What the run was doing.
+        context: String,
+        /// The brain's error.
+        #[source]
+        source: crabpath_brain::Error,
+    },
+
     /// An invariant of this program does not hold (a bug, not a problem of the input).
     #[error("internal error: {0}")]
     Internal(String),
@@ -155,6 +166,7 @@ impl Error {
             | Error::Download { .. }
             | Error::Embed(_)
             | Error::Core { .. }
+            | Error::Brain { .. }
             | Error::Internal(_) => 1,
         }
     }
@@ -167,6 +179,14 @@ impl Error {
     /// A core error, with what the run was doing.
     pub(crate) fn core(context: impl Into<String>, source: crabpath::Error) -> Self {
         Error::Core {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// A brain error, with what the run was doing.
+    pub(crate) fn brain(context: impl Into<String>, source: crabpath_brain::Error) -> Self {
+        Error::Brain {
             context: context.into(),
             source,
         }

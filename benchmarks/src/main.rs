@@ -90,6 +90,11 @@ enum Command {
     /// a workspace, run the reference's eight methods over a queries file, print its table
     /// and write its results JSON; `--protocol clean` judges the same methods fairly.
     Repo(Box<bench::repo::RepoArgs>),
+    /// Write every LoCoMo conversation as the product's conversation JSON Lines (one turn a
+    /// line: id, session, time, speaker, text with a shared image's caption appended as
+    /// ` [image: CAPTION]`), one <sample_id>.jsonl per conversation in --out, the input of
+    /// `crabpath init --conversation` (never commit them: CC BY-NC 4.0).
+    LocomoTurns(bench::locomo::turns::TurnsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +260,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::FetchModel(a) => cmd_fetch_model(&a),
         Command::Repo(a) => {
             bench::repo::cmd_repo(&a, &mut |s| print!("{s}"))?;
+            Ok(())
+        }
+        Command::LocomoTurns(a) => {
+            for p in bench::locomo::turns::cmd_turns(&data_dir, &a)? {
+                println!("wrote {}", p.display());
+            }
             Ok(())
         }
     }

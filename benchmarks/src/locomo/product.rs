@@ -1,0 +1,148 @@
+//! The product's path on a LoCoMo conversation, behind two functions (issue 28, "The
+//! headline row is the product path"): [`build`] makes a conversation's brain the way
+//! `crabpath init --conversation` does, from the conversation's turns
+//! ([`super::turns`]), into a temporary directory; [`ask`] asks it one question through
+//! [`crabpath_brain::Brain::query`] and returns the turn ids it answers with, best first,
+//! at most [`LIMIT`]. Everything else of the run ([`super::headline`]) is written against
+//! these two, so only they change when the product's API does.
+//!
+//! The product arms ([`ARMS`]) are the product's own seeding and traversal switches.
+
+use crabpath::embed::Embedder;
+use crabpath::Profile;
+use crabpath_brain::embedder::EmbedderInfo;
+use crabpath_brain::service::{init_store, InitOptions};
+use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
+
+use super::brain::{build as build_graph, ConversationCorpus, Structure};
+use super::data::Conversation;
+use crate::error::{Error, Result};
+
+/// The answer length every question is asked with (`limit: Some(50)`, issue 28).
+pub const LIMIT: usize = 50;
+
+/// Where a product arm's seeds come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seeding {
+    /// Whatever the product's query defaults to.
+    Default,
+    /// The lexical (BM25) and dense searches fused.
+    Hybrid,
+    /// The lexical search alone.
+    Lexical,
+    /// The dense search alone.
+    Dense,
+}
+
+/// One way of asking the product.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProductArm {
+    /// Its name in the report.
+    pub name: &'static str,
+    /// Its seeds.
+    pub seeding: Seeding,
+    /// Whether the graph is traversed from the seeds.
+    pub traverse: bool,
+    /// One line on what it is.
+    pub note: &'static str,
+}
+
+/// The product arms, the headline (the default query) first.
+pub const ARMS: [ProductArm; 4] = [
+    ProductArm {
+        name: "product",
+        seeding: Seeding::Default,
+        traverse: true,
+        note: "Brain::query as the product answers by default (its seeding, then traversal)",
+    },
+    ProductArm {
+        name: "product[hybrid-seeds]",
+        seeding: Seeding::Hybrid,
+        traverse: false,
+        note: "Brain::query, hybrid (lexical + dense) seeds alone, no traversal",
+    },
+    ProductArm {
+        name: "product[lexical]",
+        seeding: Seeding::Lexical,
+        traverse: false,
+        note: "Brain::query, the store's lexical index alone, no traversal",
+    },
+    ProductArm {
+        name: "product[dense]",
+        seeding: Seeding::Dense,
+        traverse: false,
+        note: "Brain::query, the dense search alone, no traversal",
+    },
+];
+
+/// Whether the product's query API can ask as `arm` does.
+pub fn available(arm: &ProductArm) -> bool {
+    matches!(
+        (arm.seeding, arm.traverse),
+        (Seeding::Default, true) | (Seeding::Dense, false)
+    )
+}
+
+/// A conversation's brain, in a temporary directory removed when it is dropped.
+pub struct ProductBrain {
+    brain: Brain,
+    _dir: tempfile::TempDir,
+}
+
+/// Builds `conv`'s brain as `crabpath init --conversation` does, embedding with
+/// `embedder` (described by `info`).
+pub fn build(conv: &Conversation, embedder: &dyn Embedder) -> Result<ProductBrain> {
+    let context = format!("{}: building the brain", conv.sample_id);
+    let dir = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
+    let cc = ConversationCorpus::new(conv)?;
+    let graph = build_graph(conv, &cc.edge_ops(Structure::SessionChains, None)?)?;
+    let opts = InitOptions {
+        embedder,
+        info: EmbedderInfo {
+            name: embedder.name().to_string(),
+            dim: embedder.dim(),
+        },
+        parallel: false,
+        progress: None,
+    };
+    init_store(
+        dir.path(),
+        &graph,
+        &opts,
+        crabpath::graph::Metadata::new(),
+        Vec::new(),
+    )
+    .map_err(|e| Error::brain(context.clone(), e))?;
+    let brain = Brain::open(locate(dir.path()), OpenOptions::new(Profile::Corrected))
+        .map_err(|e| Error::brain(context, e))?;
+    Ok(ProductBrain { brain, _dir: dir })
+}
+
+/// Asks `question` (its embedding `vector`, from the brain's embedder) as `arm` does with
+/// `top` seeds; returns at most [`LIMIT`] turn ids, best first.
+pub fn ask(
+    b: &mut ProductBrain,
+    question: &str,
+    vector: &[f64],
+    arm: &ProductArm,
+    top: usize,
+) -> Result<Vec<String>> {
+    if !available(arm) {
+        return Err(Error::Internal(format!(
+            "the product's query cannot ask as {} does",
+            arm.name
+        )));
+    }
+    let mut req = QueryRequest::new(question, if arm.traverse { top } else { LIMIT });
+    req.vector = Some(vector.to_vec());
+    let a = b
+        .brain
+        .query(&req)
+        .map_err(|e| Error::brain(format!("asking {question:?}"), e))?;
+    let ids: Vec<String> = if arm.traverse {
+        a.fired().into_iter().map(str::to_string).collect()
+    } else {
+        a.hits.iter().map(|(id, _)| id.clone()).collect()
+    };
+    Ok(ids.into_iter().take(LIMIT).collect())
+}
