@@ -25,6 +25,8 @@
 //! | `reload` | – | `{"reloaded": true}` (unsaved changes dropped) |
 //! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
 //!
+//! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`Brain::remember_turn`]) | `node_id`, `turn`, `edges` |
+//!
 //! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
 //! state file, every `auto_save_interval`-th write saves it.
 //!
@@ -46,13 +48,15 @@
 
 // The v12 methods extend `Daemon` from a child module; the shared helpers and constants
 // live here, so that the child imports its parent and not the other way round.
+mod remember;
 mod v12;
 
 /// This protocol's version: 1 for the v11 methods, 2 with upstream v12's.
 pub const PROTOCOL_VERSION: i64 = 2;
 
-/// Every method, in the order of the module docs of this module and [`v12`].
-pub const METHODS: [&str; 14] = [
+/// Every method, in the order of the module docs of this module and [`v12`]
+/// (`remember` last).
+pub const METHODS: [&str; 15] = [
     "query",
     "learn",
     "maintain",
@@ -67,6 +71,7 @@ pub const METHODS: [&str; 14] = [
     "learn_by_chat_id",
     "capture_feedback",
     "protocol",
+    "remember",
 ];
 
 use std::io::Write;
@@ -341,6 +346,7 @@ impl Daemon {
                 .read(|g, _| PyValue::Dict(HealthPayload::of(g).to_dict()))
                 .map_err(Failure::from),
             "info" => self.info(),
+            "remember" => self.remember(&params),
             "save" => self.save().map(|()| flag("saved")).map_err(Failure::from),
             "reload" => self.reload().map(|()| flag("reloaded")),
             "shutdown" => {

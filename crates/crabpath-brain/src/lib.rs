@@ -68,6 +68,7 @@
 //! |---|---|---|
 //! | route modes of served queries (`off`, `edge`, `edge+sim`, `adaptive`) and the vectors routers read | [`route`] | `crabpath::router`; upstream `daemon.py::_handle_query` |
 //! | conversation log, feedback that arrives later, the correction ledger | [`turns`], [`service`] (`feedback`, `correct`, `teach`) | seed 003 §3.2–3.4, seed 002 §5.7–5.8 |
+//! | a conversation as a source: JSON Lines turns, their nodes and session chains; `remember` adds one | [`conversation`], [`service`] (`remember_turn`) | issue 28 item 1 |
 //!
 //! ## Layers
 //!
@@ -80,6 +81,7 @@ pub mod bootstrap;
 pub mod chunk;
 pub mod command;
 pub mod compact;
+pub mod conversation;
 pub mod daemon;
 pub mod embedder;
 pub mod error;

@@ -154,7 +154,7 @@ pub struct Source {
 pub enum Command {
     /// Build a brain from a folder: split every document into chunks (nodes), link
     /// consecutive chunks, embed them, and write state.json, graph.json, index.json and
-    /// texts.json.
+    /// texts.json. With --conversation: from the turns of a conversation instead.
     Init(InitArgs),
     /// Retrieve the chunks relevant to a text: seed by similarity, then follow the
     /// learned edges.
@@ -176,7 +176,8 @@ pub enum Command {
     /// Serve the brain over stdin/stdout: one JSON request per line, one response per
     /// line (methods query, learn, maintain, health, info, save, reload, shutdown, and
     /// upstream v12's inject, correction, last_fired, learn_by_chat_id,
-    /// capture_feedback; protocol names them).
+    /// capture_feedback, and remember, which adds a conversation turn; protocol names
+    /// them).
     Daemon(DaemonArgs),
     /// Add a node (a teaching, directive or correction) connected to the most similar
     /// existing nodes.
@@ -204,8 +205,8 @@ pub enum Command {
     /// beside it.
     Import(ImportArgs),
     /// Serve the brain to agents over the Model Context Protocol (stdio, or streamable
-    /// HTTP with --http): tools query, feedback, correct, teach, health, sync; nodes as
-    /// resources.
+    /// HTTP with --http): tools query, feedback, correct, teach, health, sync,
+    /// remember; nodes as resources.
     Mcp(McpArgs),
 }
 
@@ -258,8 +259,18 @@ pub struct InitArgs {
     /// The folder to read (Markdown, text, Python, JSON, YAML, TOML, INI, reST and
     /// HTML files, at most three directories deep; hidden files, build folders and
     /// `.gitignore`d paths are skipped).
-    #[arg(long)]
-    pub workspace: String,
+    #[arg(long, required_unless_present = "conversation")]
+    pub workspace: Option<String>,
+    /// Build the brain from a conversation instead of a folder (corrected profile): a
+    /// JSON Lines file, one turn a line, in order, e.g. `{"id": "D1:3", "session":
+    /// "1", "time": "1:56 pm on 8 May, 2023", "speaker": "Caroline", "text": "..."}`
+    /// (only `text` is required; `session` may be an integer). Each turn becomes a
+    /// node `speaker (time): text` with its id; consecutive turns of a session are
+    /// linked both ways. Every line is checked first: a bad one is reported with its
+    /// line number and nothing is written. Agents add turns later with `remember`
+    /// (daemon, MCP).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workspace", "sessions"])]
+    pub conversation: Option<String>,
     /// The directory to write the brain into (created; a path ending in `.json`
     /// means its parent directory). Corrected profile: a brain database already there
     /// is first kept as a snapshot, `before-init-<time>` (undo with `crabpath rollback --state <dir> --to

@@ -1,6 +1,12 @@
-//! Progress bars for long work (embedding, replaying), shown when a person is watching.
+//! Progress bars for long work (embedding, replaying), shown when a person is watching,
+//! and the embedding step `init` shares between folders and conversations.
 
+use crabpath::graph::Graph;
+use crabpath_brain::service::InitOptions;
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::context::{Ctx, Which};
+use crate::error::CliResult;
 
 /// A progress bar on stderr (hidden unless `show`).
 pub fn bar(len: usize, what: &str, show: bool) -> ProgressBar {
@@ -15,4 +21,31 @@ pub fn bar(len: usize, what: &str, show: bool) -> ProgressBar {
     );
     pb.set_message(what.to_string());
     pb
+}
+
+/// Embeds the node texts of `graph` with `which` for `write` (`init_store` or
+/// `init_reference`): says `Embedding <n> <noun> (<embedder>, dim=<d>)` on stderr and
+/// shows a progress bar past 256 texts on a terminal.
+pub fn with_embedding<T>(
+    ctx: &Ctx,
+    which: Which,
+    graph: &Graph,
+    noun: &str,
+    write: impl FnOnce(&InitOptions<'_>) -> crabpath_brain::Result<T>,
+) -> CliResult<T> {
+    let n = graph.node_count();
+    let info = which.info();
+    eprintln!("Embedding {n} {noun} ({}, dim={})", info.name, info.dim);
+    let embedder = which.load()?;
+    let pb = bar(n, "embedding", ctx.progress() && n > 256);
+    let progress = |k: usize| pb.set_position(k as u64);
+    let options = InitOptions {
+        embedder: embedder.as_ref(),
+        info,
+        parallel: which == Which::Hash,
+        progress: Some(&progress),
+    };
+    let r = write(&options)?;
+    pb.finish_and_clear();
+    Ok(r)
 }

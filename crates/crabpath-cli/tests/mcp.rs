@@ -58,7 +58,7 @@ fn tools_answer_and_refuse_bad_arguments() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["query", "feedback", "correct", "teach", "health", "sync"]
+        ["query", "feedback", "correct", "teach", "health", "sync", "remember"]
     );
     for t in &tools {
         assert!(
@@ -132,7 +132,7 @@ fn tools_answer_and_refuse_bad_arguments() {
         ("teach", json!({"content": "x", "kind": "NOTE"}), "teach: `kind` must be TEACHING or DIRECTIVE, got `NOTE`"),
         ("health", json!({"x": 1}), "health: unknown argument `x` (it takes no arguments)"),
         ("sync", json!({"workspace": "/no/such/folder"}), "sync: unknown argument `workspace` (it takes no arguments)"),
-        ("remember", json!({}), "unknown tool `remember` (tools: query, feedback, correct, teach, health, sync)"),
+        ("forget", json!({}), "unknown tool `forget` (tools: query, feedback, correct, teach, health, sync, remember)"),
     ];
     for (tool, a, want) in cases {
         assert_eq!(err(&s, tool, a.clone()), want, "{tool} {a}");
@@ -192,6 +192,8 @@ fn check_session(seen: &Value) {
     assert_eq!(seen["templates"], json!(["crabpath://node/{id}"]));
     assert!(!seen["no_longer_fired"].as_array().unwrap().is_empty());
     assert!(seen["feedback_edges"].as_u64().unwrap() > 0);
+    // two turns remembered in one session (checked in the client: chained, found)
+    assert_eq!(seen["remembered"], json!(["turn:7:1", "turn:7:2"]));
 }
 
 #[test]

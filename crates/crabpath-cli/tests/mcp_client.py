@@ -51,7 +51,7 @@ async def session_checks(session):
     tools = await session.list_tools()
     names = sorted(t.name for t in tools.tools)
     seen["tools"] = names
-    want = sorted(["query", "feedback", "correct", "teach", "health", "sync"])
+    want = sorted(["query", "feedback", "correct", "teach", "health", "sync", "remember"])
     if names != want:
         fail(f"tools {names}, expected {want}")
     for t in tools.tools:
@@ -113,8 +113,21 @@ async def session_checks(session):
         fail(f"a bad argument was not a tool error: {bad}")
     seen["bad_argument"] = bad.content[0].text
 
+    # remember: two turns of one session, chained; the second is found by a query
+    r1 = structured(await session.call_tool("remember", {"session": 7, "speaker": "Ann", "time": "9 May 2023", "text": "I adopted a grey cat named Pixel."}))
+    r2 = structured(await session.call_tool("remember", {"session": "7", "speaker": "Bob", "text": "Pixel is a lovely name for a cat."}))
+    if r1["edges"] or len(r2["edges"]) != 2 or r2["edges"][0][0] != r1["node_id"]:
+        fail(f"remember did not chain the session: {r1} {r2}")
+    found = structured(await session.call_tool("query", {"query": "grey cat named Pixel adopted"}))
+    if r1["node_id"] not in [n["id"] for n in found["fired"]]:
+        fail(f"a remembered turn was not found: {found}")
+    dup = await session.call_tool("remember", {"id": r1["node_id"], "text": "again"})
+    if not dup.is_error or "exists already" not in dup.content[0].text:
+        fail(f"a duplicate id was not refused: {dup}")
+    seen["remembered"] = [r1["node_id"], r2["node_id"]]
+
     try:
-        await session.call_tool("remember", {})
+        await session.call_tool("forget", {})
         fail("an unknown tool was not refused")
     except MCPError as e:
         if "unknown tool" not in str(e):

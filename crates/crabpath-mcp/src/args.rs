@@ -12,16 +12,7 @@ pub struct Args<'a> {
 }
 
 /// The kind of a JSON value, for messages ("got a string").
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub(crate) use crabpath_brain::conversation::turn::json_kind as kind;
 
 impl<'a> Args<'a> {
     /// The arguments of `tool`; unknown keys are refused (a misspelt argument must

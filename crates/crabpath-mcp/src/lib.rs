@@ -13,7 +13,8 @@
 //! | `correct` | adds a CORRECTION node; with a `chat_id` it inhibits the path that conversation's recent answers took | [`Brain::correct`](crabpath_brain::Brain::correct) |
 //! | `teach` | adds new knowledge as a node, connected as `inject` connects it | [`Brain::teach`](crabpath_brain::Brain::teach) |
 //! | `health` | tier shares, orphans, node and edge counts | [`Brain::read`](crabpath_brain::Brain::read) |
-//! | `sync` | re-reads the workspace folder | [`Brain::sync`](crabpath_brain::Brain::sync) |
+//! | `sync` | re-reads the workspace folder (a conversation brain has none: refused, saying so) | [`Brain::sync`](crabpath_brain::Brain::sync) |
+//! | `remember` | adds a turn of a conversation (`text`; `speaker`, `time`, `session`, `id`), chained to the previous turn of its session | [`Brain::remember_turn`](crabpath_brain::Brain::remember_turn) |
 //!
 //! Nodes are resources: `crabpath://node/{id}` (a resource template; the list of
 //! resources is empty, a brain of 79,000 chunks being no list to show a model).

@@ -24,7 +24,9 @@ pub const MAX_TOP_K: i64 = 50;
 pub const DEFAULT_TOP_K: i64 = 4;
 
 /// The tools' names, in the order [`list`] gives them.
-pub const NAMES: [&str; 6] = ["query", "feedback", "correct", "teach", "health", "sync"];
+pub const NAMES: [&str; 7] = [
+    "query", "feedback", "correct", "teach", "health", "sync", "remember",
+];
 
 /// What a tool needs besides its arguments.
 pub struct Context<'a> {
@@ -147,6 +149,27 @@ pub fn list() -> Vec<Tool> {
              it after files were edited.",
             schema(json!({"type": "object", "properties": {}, "additionalProperties": false})),
         ),
+        Tool::new(
+            "remember",
+            "Add one turn of a conversation to the memory, as it happens, so that later \
+             queries can find it. It becomes a node `speaker (time): text`, linked to the \
+             previous turn of the same session. Only text is required; give session, \
+             speaker and time when you know them (the time is shown to whoever reads \
+             the turn, so questions about when can be answered). A turn's id must be \
+             new; leave it out to have one generated.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string", "minLength": 1, "description": "What was said."},
+                    "speaker": {"type": "string", "description": "Who said it."},
+                    "time": {"type": "string", "description": "When it was said, as you would write it (e.g. `1:56 pm on 8 May, 2023`)."},
+                    "session": {"type": ["string", "integer"], "description": "The session (sitting) it belongs to: turns are linked to the previous turn of their session."},
+                    "id": {"type": "string", "description": "The turn's id, new to this memory (default: `turn:<session>:<n>`)."}
+                },
+                "required": ["text"],
+                "additionalProperties": false
+            })),
+        ),
     ]
 }
 
@@ -164,6 +187,7 @@ pub fn call(
         "teach" => teach(brain, args),
         "health" => health(brain, args),
         "sync" => sync(brain, ctx, args),
+        "remember" => remember(brain, args),
         other => Err(Error::Argument(format!(
             "unknown tool `{other}` (tools: {})",
             NAMES.join(", ")
@@ -385,6 +409,17 @@ fn teach(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
     }))
 }
 
+fn remember(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
+    let turn = crabpath_brain::conversation::Turn::from_object(args)
+        .map_err(|m| Error::Argument(format!("remember: {m}")))?;
+    let r = brain.remember_turn(&turn)?;
+    Ok(json!({
+        "node_id": r.node_id,
+        "turn": r.turn,
+        "edges": r.edges.iter().map(|(a, b, w)| json!([a, b, w])).collect::<Vec<_>>(),
+    }))
+}
+
 fn health(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
     Args::new("health", args, &[])?;
     let h = brain.read(|g, _| HealthPayload::of(g))?;
@@ -402,6 +437,7 @@ fn health(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
 fn sync(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Result<Value> {
     // no argument: a call must not reach a folder the server was not started with
     Args::new("sync", args, &[])?;
+    brain.check_syncable()?;
     let ws = match ctx.workspace {
         Some(w) => w.clone(),
         None => brain.recorded_workspace()?.ok_or_else(|| {

@@ -24,6 +24,7 @@ mod engine;
 mod feedback;
 mod ops;
 mod query;
+mod remember;
 mod serving;
 
 pub use admin::{
@@ -38,3 +39,4 @@ pub use feedback::{
 };
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest};
+pub use remember::RememberReport;

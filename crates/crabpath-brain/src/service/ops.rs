@@ -224,6 +224,20 @@ impl Brain {
             .and_then(|v| v.as_str().map(std::path::PathBuf::from)))
     }
 
+    /// Refuses a `sync` of a brain built from a conversation (`crabpath init
+    /// --conversation`, `meta.source` = [`crate::conversation::CONVERSATION`]): it has
+    /// no folder to sync ([`Error::SyncRefused`], saying how it grows instead).
+    pub fn check_syncable(&mut self) -> Result<()> {
+        let source = self.meta_entry(crate::conversation::SOURCE_KEY)?;
+        if source.as_ref().and_then(Value::as_str) == Some(crate::conversation::CONVERSATION) {
+            return Err(Error::SyncRefused(format!(
+                "{} was built from a conversation (crabpath init --conversation): there is no folder to sync; add turns with `remember` (daemon or MCP), or build a new brain with init --conversation",
+                self.path().display()
+            )));
+        }
+        Ok(())
+    }
+
     /// Brings the brain up to date with its folder (reference
     /// `crabpath/sync.py::sync_workspace`, [`crate::sync`]); `event` (the report's
     /// journal entry, built from it) is journaled. With `dry_run`, nothing is written
@@ -241,7 +255,8 @@ impl Brain {
     /// change: the nodes of the files that are new, changed or gone and of the files
     /// the authority map names, with the nodes that have edges into them; the workspace
     /// nodes of the unchanged files are counted, not read. An unchanged folder ends
-    /// after the walk.
+    /// after the walk. A brain built from a conversation is refused
+    /// ([`Brain::check_syncable`]).
     pub fn sync(
         &mut self,
         workspace: &Path,
@@ -251,6 +266,7 @@ impl Brain {
         event: &dyn Fn(&SyncReport) -> PyDict,
         guard: SyncGuard,
     ) -> Result<SyncReport> {
+        self.check_syncable()?;
         let profile = self.profile;
         let lazy = matches!(&self.backend, Backend::Store(s) if s.resident.is_none())
             && profile.fixes_bugs();

@@ -6,15 +6,15 @@
 use crabpath::graph::Metadata;
 use crabpath_brain::bootstrap::split_workspace;
 use crabpath_brain::replay::{replay_queries, ReplayOptions};
-use crabpath_brain::service::{init_reference, init_store, InitOptions};
+use crabpath_brain::service::{init_reference, init_store};
 use crabpath_brain::session::{collect_queries, Interaction};
 use crabpath_brain::sync::{file_records, SYNC_FILES_KEY, WORKSPACE_KEY};
 use crabpath_brain::workspace::{expanduser, SplitOptions};
 use crabpath_brain::Error;
 
 use crate::args::InitArgs;
-use crate::context::{choose_embedder, pathlib_str, Ctx, Which};
-use crate::embedding::bar;
+use crate::context::{choose_embedder, pathlib_str, Ctx};
+use crate::embedding::with_embedding;
 use crate::error::{reference, CliError, CliResult};
 use crate::out;
 
@@ -29,7 +29,10 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     } else {
         output
     };
-    let workspace = expanduser(&a.workspace);
+    if let Some(file) = &a.conversation {
+        return super::conversation::init(ctx, a, &expanduser(file), &dir);
+    }
+    let workspace = expanduser(a.workspace.as_deref().unwrap_or_default());
     // corrected: check the inputs before anything is written
     if ctx.fixes() && !workspace.is_dir() {
         let e = if workspace.exists() {
@@ -66,29 +69,10 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
             &mut |_, _| {},
         )?;
     }
-    let info = which.info();
-    eprintln!(
-        "Embedding {} texts ({}, dim={})",
-        graph.node_count(),
-        info.name,
-        info.dim
-    );
-    let embedder = which.load()?;
-    let pb = bar(
-        graph.node_count(),
-        "embedding",
-        ctx.progress() && graph.node_count() > 256,
-    );
-    let progress = |n: usize| pb.set_position(n as u64);
-    let options = InitOptions {
-        embedder: embedder.as_ref(),
-        info,
-        parallel: which == Which::Hash,
-        progress: Some(&progress),
-    };
     if !ctx.fixes() {
-        let report = init_reference(&dir, &graph, &options)?;
-        pb.finish_and_clear();
+        let report = with_embedding(ctx, which, &graph, "texts", |o| {
+            init_reference(&dir, &graph, o)
+        })?;
         if a.json {
             let files = report.files.expect("the reference's files");
             let payload = out::dict([
@@ -110,8 +94,9 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
         WORKSPACE_KEY.into(),
         built_from.to_string_lossy().into_owned().into(),
     );
-    let report = init_store(&dir, &graph, &options, extra, Vec::new())?;
-    pb.finish_and_clear();
+    let report = with_embedding(ctx, which, &graph, "texts", |o| {
+        init_store(&dir, &graph, o, extra, Vec::new())
+    })?;
     super::exchange::say_kept(&report, "init", &dir);
     if a.json {
         let payload = out::dict([

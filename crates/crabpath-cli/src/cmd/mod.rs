@@ -2,6 +2,7 @@
 
 pub mod anchor;
 pub mod compact;
+pub mod conversation;
 pub mod daemon;
 pub mod doctor;
 pub mod exchange;
