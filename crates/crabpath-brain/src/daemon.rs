@@ -16,7 +16,7 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id` | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms` |
+//! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id`, `limit` (integer ≥ 1), `seeding` (`dense`, `lexical` or `hybrid`) | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms`; with `limit`, `ranked`: at most `limit` node ids, best first ([`crate::service::Answer::ranked`]) |
 //! | `learn` | `fired_nodes` (non-empty list of non-blank strings), `outcome` (number) | `edges_updated` |
 //! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::command::maintain`]) |
 //! | `health` | – | the health payload |
@@ -82,7 +82,7 @@ use crate::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
 use crate::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crate::command::HealthPayload;
 use crate::route::RouteMode;
-use crate::service::{Brain, QueryRequest};
+use crate::service::{Brain, QueryRequest, Seeding};
 use crabpath::profile::Profile;
 use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use pyformat::pystr;
@@ -410,6 +410,19 @@ impl Daemon {
             }
         };
         let chat_id = optional_chat_id(params)?;
+        let limit = match params.get("limit") {
+            None | Some(PyValue::Null) => None,
+            Some(_) => Some(int_param(params, "limit", None)? as usize),
+        };
+        let seeding = match params.get("seeding") {
+            None | Some(PyValue::Null) => None,
+            Some(PyValue::Str(s)) => Some(s.parse::<Seeding>().map_err(Failure)?),
+            Some(_) => {
+                return Err(Failure(
+                    "seeding must be one of: dense, lexical, hybrid".into(),
+                ))
+            }
+        };
         let total = Instant::now();
         let embed_start = Instant::now();
         let vector = self.brain.embedder()?.embed(&text)?;
@@ -435,6 +448,9 @@ impl Daemon {
             max_context_chars: Some(DAEMON_MAX_CONTEXT_CHARS as i64),
             journal_metadata: PyValue::Dict(meta),
             route: route_mode.config(),
+            limit,
+            seeding,
+            ..QueryRequest::new(&text, top_k as usize)
         };
         let answer = self.brain.query(&req)?;
         let traverse_ms = answer.traverse_ms;
@@ -451,6 +467,18 @@ impl Daemon {
             ),
         );
         d.insert("context".into(), PyValue::Str(answer.context()));
+        if limit.is_some() {
+            d.insert(
+                "ranked".into(),
+                PyValue::List(
+                    answer
+                        .ranked()
+                        .iter()
+                        .map(|s| PyValue::Str(s.to_string()))
+                        .collect(),
+                ),
+            );
+        }
         d.insert(
             "seeds".into(),
             PyValue::List(

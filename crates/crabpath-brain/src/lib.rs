@@ -105,5 +105,5 @@ pub mod working;
 pub mod workspace;
 
 pub use error::{Error, Result};
-pub use service::{locate, Answer, Brain, Location, OpenOptions, QueryRequest, Scope};
+pub use service::{locate, Answer, Brain, Location, OpenOptions, QueryRequest, Scope, Seeding};
 pub use working::Working;

@@ -11,6 +11,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use crabpath::Profile;
 use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::Seeding;
 
 /// Learned graph traversal for retrieval routing: build a brain from a folder of
 /// documents, query it, teach it outcomes, and keep it healthy.
@@ -39,6 +40,10 @@ fn parse_profile(s: &str) -> Result<Profile, String> {
 /// A `--route-mode` value.
 fn parse_route_mode(s: &str) -> Result<RouteMode, String> {
     RouteMode::parse(s).map_err(|e| e.to_string())
+}
+
+fn parse_seeding(s: &str) -> Result<Seeding, String> {
+    s.parse()
 }
 
 /// Python `int()` of a command-line value: surrounding whitespace, a sign and
@@ -325,6 +330,21 @@ pub struct QueryArgs {
     /// (each edge's tier and weight), and the inhibitory edges that vetoed nodes.
     #[arg(long)]
     pub explain: bool,
+    /// Answer with at most K nodes, best first, in the order an agent's context gets
+    /// them: the seeds, then the nodes the traversal added, then the rest of the
+    /// search's ranking (recall@k is read from the first k; --json adds them as
+    /// `ranked`). Without it the answer is the nodes the traversal fired, as before.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub limit: Option<u64>,
+    /// Which search picks the seeds: dense (the vectors), lexical (BM25 over the
+    /// nodes' words; a brain database only) or hybrid (both, fused by reciprocal rank).
+    /// Default: hybrid for a brain database in the corrected profile, dense otherwise.
+    #[arg(long, value_name = "SEEDING", value_parser = parse_seeding)]
+    pub seeding: Option<Seeding>,
+    /// Answer with the search's ranking alone, without traversing the graph (to
+    /// compare the traversal with its own seeds).
+    #[arg(long)]
+    pub no_traverse: bool,
 }
 
 /// `learn`.

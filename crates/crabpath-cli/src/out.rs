@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crabpath::{Graph, TraversalResult};
+use crabpath::{Graph, NodeId};
 use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use serde::Serialize;
 
@@ -65,18 +65,18 @@ pub fn py_bool(b: bool) -> &'static str {
 }
 
 /// The query's text output (reference `cli.py::_query_text_output`): one block per
-/// distinct fired id in fired order, `id + "\n" + "~" × len(id) + "\n" + content`,
+/// distinct id of `ids` (the fired ids; with `--limit`, the ranked ones) in order, `id + "\n" + "~" × len(id) + "\n" + content`,
 /// joined by a blank line; with a budget, cut to at most `max_chars` code points (an
 /// elided block ends in `...`).
-pub fn query_text(result: &TraversalResult, graph: &Graph, max_chars: Option<i64>) -> String {
-    if result.fired.is_empty() {
+pub fn query_text(ids: &[NodeId], graph: &Graph, max_chars: Option<i64>) -> String {
+    if ids.is_empty() {
         return "(No matches.)".into();
     }
     let mut seen = std::collections::HashSet::new();
     let mut rendered: Vec<String> = Vec::new();
     let mut used = 0i64;
     let cut = |text: &str, n: i64| -> String { text.chars().take(n.max(0) as usize).collect() };
-    for &id in &result.fired {
+    for &id in ids {
         if !seen.insert(id) {
             continue;
         }

@@ -23,6 +23,9 @@ pub const MAX_TOP_K: i64 = 50;
 /// Default seeds of a query (the daemon's `top_k` default).
 pub const DEFAULT_TOP_K: i64 = 4;
 
+/// Most nodes a query's answer may be limited to (`limit`, issue 28 item 2).
+pub const MAX_LIMIT: i64 = 200;
+
 /// The tools' names, in the order [`list`] gives them.
 pub const NAMES: [&str; 7] = [
     "query", "feedback", "correct", "teach", "health", "sync", "remember",
@@ -65,7 +68,9 @@ pub fn list() -> Vec<Tool> {
                     "explain": {"type": "boolean", "default": false,
                                 "description": "Also return a text saying why each node fired (seed score, edges, vetoes)."},
                     "route_mode": {"type": "string", "enum": modes,
-                                   "description": "How to pick among a node's learned links: off (all), edge (strongest), edge+sim (strongest and closest to the question; default), adaptive."}
+                                   "description": "How to pick among a node's learned links: off (all), edge (strongest), edge+sim (strongest and closest to the question; default), adaptive."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
+                              "description": "Return at most this many chunks, best first (the best search matches, then the chunks their links led to, then the next search matches). Without it: the fired nodes."}
                 },
                 "required": ["query"],
                 "additionalProperties": false
@@ -199,8 +204,16 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
     let a = Args::new(
         "query",
         args,
-        &["query", "top_k", "chat_id", "explain", "route_mode"],
+        &[
+            "query",
+            "top_k",
+            "chat_id",
+            "explain",
+            "route_mode",
+            "limit",
+        ],
     )?;
+    let limit = a.opt_int("limit", 1, MAX_LIMIT)?.map(|k| k as usize);
     let text = a.text("query")?;
     let top = a.opt_int("top_k", 1, MAX_TOP_K)?.unwrap_or(DEFAULT_TOP_K) as usize;
     let chat_id = a.opt_text("chat_id")?.map(str::trim);
@@ -212,6 +225,7 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
     let mut req = QueryRequest::new(text, top);
     req.max_context_chars = Some(DAEMON_MAX_CONTEXT_CHARS as i64);
     req.route = mode.config();
+    req.limit = limit;
     if let Some(c) = chat_id {
         req.journal_metadata = pyformat::pyjson::PyValue::Dict(
             [(
@@ -229,11 +243,22 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
     for s in &answer.result.steps {
         reached_by.entry(s.to).or_insert(s.from);
     }
-    let score: std::collections::HashMap<_, f64> =
-        answer.result.fired_scores.iter().copied().collect();
-    let fired: Vec<Value> = answer
-        .result
-        .fired
+    // a ranked node that did not fire (limit) carries its search score
+    let mut score: std::collections::HashMap<_, f64> = std::collections::HashMap::new();
+    if limit.is_some() {
+        score.extend(answer.seeds.iter().copied());
+    }
+    score.extend(answer.result.fired_scores.iter().copied());
+    // with a limit, the ranked nodes (best first, at most `limit`); else the fired ones
+    let nodes: Vec<_> = match limit {
+        Some(_) => answer
+            .ranked()
+            .iter()
+            .filter_map(|id| g.lookup(id))
+            .collect(),
+        None => answer.result.fired.clone(),
+    };
+    let fired: Vec<Value> = nodes
         .iter()
         .map(|&n| {
             let mut path = vec![n];

@@ -346,9 +346,10 @@ const UNREADABLE_HINT: &str = "a table or column is missing: see schema_complete
 /// `doctor` on a brain database (`brain.db`), each failure with what fixes it:
 ///
 /// 1. the program's version;
-/// 2. `brain_database_opens`: a brain, of a schema this program reads (stops);
+/// 2. `brain_database_opens`: a brain, of a schema this program reads (stops); an
+///    older schema is migrated first, as any writer would migrate it;
 /// 3. `integrity_check`: `PRAGMA integrity_check`;
-/// 4. `schema_complete`: every table, column and index of the current schema
+/// 4. `schema_complete`: every table, column, index and trigger of the current schema
 ///    ([`crate::store::schema::schema_problems`]);
 /// 5. `graph_has_nodes`; 6. `graph_has_edges`;
 /// 7. `embedder_metadata_present`;
@@ -376,9 +377,30 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
         },
     };
     run.check("version", true, version, "");
+    // a brain of an older schema is migrated first (opened once for writing), as
+    // every writer would: the checks are those of the current schema
+    let migrated = match crate::store::Store::open(db, false) {
+        Ok(s) if s.schema_version() < crate::store::schema::SCHEMA_VERSION => {
+            let from = s.schema_version();
+            drop(s);
+            crate::store::Store::open(db, true)
+                .ok()
+                .filter(|w| w.schema_version() == crate::store::schema::SCHEMA_VERSION)
+                .map(|_| from)
+        }
+        _ => None,
+    };
     let store = match crate::store::Store::open(db, false) {
         Ok(s) => {
-            run.check("brain_database_opens", true, db.display().to_string(), "");
+            let detail = match migrated {
+                Some(from) => format!(
+                    "{} (schema {from} migrated to {})",
+                    db.display(),
+                    crate::store::schema::SCHEMA_VERSION
+                ),
+                None => db.display().to_string(),
+            };
+            run.check("brain_database_opens", true, detail, "");
             s
         }
         Err(e) => {

@@ -38,5 +38,5 @@ pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
 pub use ops::{InjectRequest, LearnReport};
-pub use query::{Answer, QueryRequest};
+pub use query::{Answer, QueryRequest, Seeding};
 pub use remember::RememberReport;

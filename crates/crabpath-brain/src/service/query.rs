@@ -24,12 +24,14 @@ use crabpath::keyword::keyword_ranking;
 use crabpath::router::RouterConfig;
 use crabpath::traverse::{TraversalConfig, TraversalResult};
 use pyformat::pyjson::PyValue;
+use rusqlite::OptionalExtension;
 
 use super::engine::{Backend, Brain};
 use crate::command::query::traversal_config;
 use crate::error::{Error, Result};
 use crate::journal::query_event;
 use crate::route::Routing;
+use crate::store::lexical;
 use crate::store::rows::{load_part, Loaded};
 use crate::store::search::Searcher;
 use crate::store::sql_error;
@@ -51,6 +53,68 @@ pub struct QueryRequest<'q> {
     /// The router of habitual edges (`None`: none, as the reference traverses; see
     /// [`crate::route`]).
     pub route: Option<RouterConfig>,
+    /// At most this many node ids in the ranked answer ([`Answer::ranked`]); `None`:
+    /// as many as the answer has, and every other part of the answer exactly as before
+    /// `limit` existed (issue 28, item 2).
+    pub limit: Option<usize>,
+    /// Which search seeds the traversal; `None`: the profile's default
+    /// ([`Seeding::default_for`]) (issue 28, item 3).
+    pub seeding: Option<Seeding>,
+    /// Whether to traverse from the seeds (default `true`); `false` answers with the
+    /// seeding's ranking alone, "the hybrid search alone" of issue 28, item 6.
+    pub traverse: bool,
+}
+
+/// Which search seeds the traversal (issue 28, item 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seeding {
+    /// The vectors alone: the reference's seeding, and the only one of a state file.
+    Dense,
+    /// The lexical (BM25) index of a database brain alone.
+    Lexical,
+    /// Dense and lexical results fused (see `crate::store::lexical`).
+    Hybrid,
+}
+
+impl Seeding {
+    /// Every seeding, in the order `--help` lists them.
+    pub const ALL: [Seeding; 3] = [Seeding::Dense, Seeding::Lexical, Seeding::Hybrid];
+
+    /// `dense` / `lexical` / `hybrid`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Seeding::Dense => "dense",
+            Seeding::Lexical => "lexical",
+            Seeding::Hybrid => "hybrid",
+        }
+    }
+
+    /// The default seeding: a database brain of the corrected profile is seeded by
+    /// hybrid search; the paper profile and every state-file brain by the vectors
+    /// alone, exactly as the reference.
+    pub fn default_for(profile: crabpath::profile::Profile, database: bool) -> Seeding {
+        if profile.fixes_bugs() && database {
+            Seeding::Hybrid
+        } else {
+            Seeding::Dense
+        }
+    }
+}
+
+impl std::fmt::Display for Seeding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Seeding {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        Seeding::ALL
+            .into_iter()
+            .find(|x| x.as_str() == s)
+            .ok_or_else(|| format!("unknown seeding `{s}` (expected dense, lexical or hybrid)"))
+    }
 }
 
 impl<'q> QueryRequest<'q> {
@@ -63,6 +127,9 @@ impl<'q> QueryRequest<'q> {
             max_context_chars: None,
             journal_metadata: PyValue::Null,
             route: None,
+            limit: None,
+            seeding: None,
+            traverse: true,
         }
     }
 }
@@ -84,9 +151,23 @@ pub struct Answer<'b> {
     pub embed_ms: f64,
     /// Milliseconds spent searching and traversing.
     pub traverse_ms: f64,
+    /// The ranked node ids ([`Answer::ranked`]), already cut to the request's `limit`.
+    pub ranking: Vec<String>,
 }
 
 impl Answer<'_> {
+    /// The node ids best first, at most the request's `limit` (without one: as many as
+    /// the answer has), in the order the product puts them in an agent's context:
+    /// recall@k is read from the first k (issue 28, items 2 and 6).
+    ///
+    /// The rule: the traversal's seeds in the seeding's order, then the nodes the
+    /// traversal added (best activation first), then the rest of the seeding's ranked
+    /// list, each id once. Traversal may add nodes after the seeds but never removes
+    /// one of the first `top` seeds.
+    pub fn ranked(&self) -> Vec<&str> {
+        self.ranking.iter().map(String::as_str).collect()
+    }
+
     /// The fired ids in order.
     pub fn fired(&self) -> Vec<&str> {
         self.result.fired_names(self.graph)
@@ -136,11 +217,22 @@ impl Brain {
     /// Answers a query (see the module docs) and journals it.
     ///
     /// Errors: no embedder for a text query; a query vector of another dimension than
-    /// the brain's (corrected profile); reading the brain.
+    /// the brain's (corrected profile); a lexical or hybrid seeding asked of a state
+    /// file; reading the brain.
     pub fn query(&mut self, req: &QueryRequest<'_>) -> Result<Answer<'_>> {
         self.catch_up()?;
         let profile = self.profile;
         let config = traversal_config(profile, req.max_context_chars);
+        let database = matches!(self.backend, Backend::Store(_));
+        let seeding = req
+            .seeding
+            .unwrap_or_else(|| Seeding::default_for(profile, database));
+        if !database && seeding != Seeding::Dense {
+            return Err(Error::Invalid(format!(
+                "seeding {seeding} needs a brain database (a state file has no lexical index): use seeding dense"
+            )));
+        }
+        let depth = seeding_depth(req, seeding);
         let embed_start = Instant::now();
         let needs_vector = match &self.backend {
             Backend::Json(j) => match &j.state {
@@ -149,7 +241,7 @@ impl Brain {
                 }
                 None => j.state_path.is_some() || j.index_path.is_some(),
             },
-            Backend::Store(_) => true,
+            Backend::Store(_) => seeding != Seeding::Lexical,
         };
         let vector = match (&req.vector, needs_vector) {
             (Some(v), _) => Some(v.clone()),
@@ -167,14 +259,14 @@ impl Brain {
         } = self;
         let route = req.route.as_ref();
         let text = req.text;
-        let (graph, hits, seeds, result): (&Graph, _, _, _) = match backend {
+        let (graph, hits, seeds, result, list): (&Graph, _, _, _, Vec<String>) = match backend {
             Backend::Json(j) => {
                 if j.state.is_none() {
                     j.state = Some(super::engine::read_json(j)?);
                 }
                 let st = j.state.as_ref().expect("read above");
                 let graph = &st.graph;
-                let hits: Vec<(String, f64)> = match &vector {
+                let mut found: Vec<(String, f64)> = match &vector {
                     Some(v) => {
                         if profile.fixes_bugs() {
                             if let Some(d) = st.index.dim() {
@@ -189,36 +281,47 @@ impl Brain {
                         match &j.postings {
                             Some(p) => {
                                 let mut scratch = crabpath::postings::Scratch::default();
-                                p.search(&st.index, v, req.top, &mut scratch)
+                                p.search(&st.index, v, depth, &mut scratch)
                             }
-                            None => st.index.search(v, req.top),
+                            None => st.index.search(v, depth),
                         }
                     }
-                    None => keyword_ranking(graph, req.text, req.top)
+                    None => keyword_ranking(graph, req.text, depth)
                         .into_iter()
                         .map(|(n, s)| (graph.name(n).to_string(), s))
                         .collect(),
                 };
+                let list: Vec<String> = found
+                    .iter()
+                    .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                found.truncate(req.top);
+                let hits = found;
                 let seeds: Vec<(NodeId, f64)> = hits
                     .iter()
                     .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
                     .collect();
-                let vectors = crate::route::IndexVectors::new(graph, &st.index);
-                let routing = Routing {
-                    config: route,
-                    vectors: Some(&vectors),
-                    query: vector.as_deref(),
-                    text,
+                let result = if req.traverse {
+                    let vectors = crate::route::IndexVectors::new(graph, &st.index);
+                    let routing = Routing {
+                        config: route,
+                        vectors: Some(&vectors),
+                        query: vector.as_deref(),
+                        text,
+                    };
+                    crate::route::traverse(traverser, graph, &seeds, &config, routing)?
+                } else {
+                    seeds_alone(graph, &seeds)
                 };
-                let result = crate::route::traverse(traverser, graph, &seeds, &config, routing)?;
                 let entry = query_entry(req, &result, graph, graph.node_count());
                 crate::journal::append_entries(&j.journal, &[entry])?;
-                (graph, hits, seeds, result)
+                (graph, hits, seeds, result, list)
             }
             Backend::Store(s) => {
                 let v = vector.as_deref().unwrap_or(&[]);
                 let dim = s.store.dim();
-                if dim > 0 && v.len() != dim {
+                if dim > 0 && vector.is_some() && v.len() != dim {
                     return Err(Error::Invalid(format!(
                         "{}: the query vector has {} dimensions, the brain's vectors {dim}",
                         s.store.path().display(),
@@ -227,20 +330,36 @@ impl Brain {
                 }
                 let path = s.store.path().to_path_buf();
                 let err = sql_error(&path);
+                // a version-2 brain opened for reading has no lexical index
+                let seeding = if s.store.has_lexical() {
+                    seeding
+                } else {
+                    Seeding::Dense
+                };
                 if let Some(r) = &s.resident {
                     let graph = &r.loaded.graph;
-                    let found = r.searcher.search(v, req.top);
+                    let ranked = seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
+                        .map_err(&err)?;
+                    let found = &ranked[..ranked.len().min(req.top)];
                     let mut hits = Vec::with_capacity(found.len());
                     let mut seeds = Vec::with_capacity(found.len());
-                    for (sym, score) in found {
+                    for &(sym, score) in found {
                         if let Some(&n) = r.loaded.by_sym.get(&sym) {
-                            hits.push((graph.name(n).to_string(), f64::from(score)));
+                            hits.push((graph.name(n).to_string(), score));
                             if graph.has_node(n) {
-                                seeds.push((n, f64::from(score)));
+                                seeds.push((n, score));
                             }
                         }
                     }
-                    let result = if route.is_some() {
+                    let list: Vec<String> = ranked
+                        .iter()
+                        .filter_map(|(sym, _)| r.loaded.by_sym.get(sym))
+                        .filter(|&&n| graph.has_node(n))
+                        .map(|&n| graph.name(n).to_string())
+                        .collect();
+                    let result = if !req.traverse {
+                        seeds_alone(graph, &seeds)
+                    } else if route.is_some() {
                         let stamp = crate::route::vector_stamp(s.store.conn()).map_err(&err)?;
                         serving.vectors.validate(stamp);
                         let sym_of = |n: NodeId| r.loaded.sym(n);
@@ -263,18 +382,32 @@ impl Brain {
                     };
                     let entry = query_entry(req, &result, graph, graph.node_count());
                     store_journal(&s.store, &entry)?;
-                    (graph, hits, seeds, result)
+                    (graph, hits, seeds, result, list)
                 } else {
                     let (layout, nonce) = (s.store.layout(), s.store.nonce());
                     let dir = s.dir.clone();
                     let tx = s.store.read()?;
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
-                    let found = searcher.search(v, req.top);
+                    let ranked =
+                        seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
+                    let found = &ranked[..ranked.len().min(req.top)];
+                    // with a limit, the ranked nodes are read too (with their edges,
+                    // which only adds true edges to the part: the traversal follows
+                    // edges of fired nodes only), so that the answer has their texts
                     let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
+                    if let Some(k) = req.limit {
+                        sources.extend(ranked.iter().take(k).map(|f| f.0));
+                        sources.sort_unstable();
+                        sources.dedup();
+                    }
                     let cache = crate::route::VectorCache::default();
                     let (loaded, result) = loop {
                         let loaded = load_part(&tx, &sources).map_err(&err)?;
-                        let seeds = seeds_in(&loaded, &found);
+                        let seeds = seeds_in(&loaded, found);
+                        if !req.traverse {
+                            let result = seeds_alone(&loaded.graph, &seeds);
+                            break (loaded, result);
+                        }
                         let sym_of = |n: NodeId| loaded.sym(n);
                         let vectors =
                             crate::route::StoreVectors::new(&tx, layout, dim, &sym_of, &cache);
@@ -304,6 +437,7 @@ impl Brain {
                         sources.sort_unstable();
                         sources.dedup();
                     };
+                    let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
                     let nodes: i64 = tx
                         .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
                         .map_err(&err)?;
@@ -313,17 +447,19 @@ impl Brain {
                     *scratch = loaded;
                     let graph = &scratch.graph;
                     let mut hits = Vec::with_capacity(found.len());
-                    for (sym, score) in &found {
+                    for (sym, score) in found {
                         if let Some(&n) = scratch.by_sym.get(sym) {
-                            hits.push((graph.name(n).to_string(), f64::from(*score)));
+                            hits.push((graph.name(n).to_string(), *score));
                         }
                     }
-                    let seeds = seeds_in(scratch, &found);
-                    (graph, hits, seeds, result)
+                    let seeds = seeds_in(scratch, found);
+                    (graph, hits, seeds, result, list)
                 }
             }
         };
         let traverse_ms = ms(start);
+        let list: Vec<&str> = list.iter().map(String::as_str).collect();
+        let ranking = rank(graph, &seeds, &result, &list, req.limit);
         Ok(Answer {
             graph,
             result,
@@ -332,13 +468,151 @@ impl Brain {
             config,
             embed_ms,
             traverse_ms,
+            ranking,
         })
     }
 }
 
+/// How many results the seeding ranks: the `top` seeds, and the request's `limit` for
+/// the ranked answer; a fused seeding at least [`lexical::MIN_FUSION_DEPTH`] from each
+/// search. A dense query without a limit searches for `top` exactly, as before `limit`
+/// existed (the search's order is total, so its first `top` never depend on the depth).
+fn seeding_depth(req: &QueryRequest<'_>, seeding: Seeding) -> usize {
+    let asked = req.top.max(req.limit.unwrap_or(0));
+    match seeding {
+        Seeding::Dense => asked,
+        Seeding::Lexical | Seeding::Hybrid => asked.max(lexical::MIN_FUSION_DEPTH),
+    }
+}
+
+/// The seeding's ranked list of a database brain, `(sym, score)`, best first, at most
+/// `depth` long.
+///
+/// * dense: the vectors' search, scores as found (cosines);
+/// * lexical: the BM25 search, ranked as found, scored by [`lexical::fuse`] of that one
+///   list (so a seed's score is in (0, 1], on the traversal's scale);
+/// * hybrid: [`lexical::fuse`] of the dense results with a positive score and the
+///   BM25 results; when BM25 finds nothing (no word in common), the dense list alone,
+///   exactly as dense seeding gives it.
+fn seeding_list(
+    searcher: &Searcher,
+    conn: &rusqlite::Connection,
+    v: &[f64],
+    text: &str,
+    seeding: Seeding,
+    depth: usize,
+) -> rusqlite::Result<Vec<(i64, f64)>> {
+    let dense = || -> Vec<(i64, f64)> {
+        searcher
+            .search(v, depth)
+            .into_iter()
+            .map(|(sym, s)| (sym, f64::from(s)))
+            .collect()
+    };
+    Ok(match seeding {
+        Seeding::Dense => dense(),
+        Seeding::Lexical => {
+            let lex: Vec<i64> = lexical::search(conn, text, depth)?
+                .into_iter()
+                .map(|x| x.0)
+                .collect();
+            lexical::fuse(&[&lex])
+        }
+        Seeding::Hybrid => {
+            let lex: Vec<i64> = lexical::search(conn, text, depth)?
+                .into_iter()
+                .map(|x| x.0)
+                .collect();
+            let found = dense();
+            if lex.is_empty() {
+                found
+            } else {
+                let dense: Vec<i64> = found.iter().filter(|x| x.1 > 0.0).map(|x| x.0).collect();
+                let mut fused = lexical::fuse(&[&dense, &lex]);
+                fused.truncate(depth);
+                fused
+            }
+        }
+    })
+}
+
+/// The node ids of a seeding's ranked list read in a transaction: from the part of the
+/// graph read for the query, else from `nodes` (an id without a node is left out).
+fn list_names(
+    tx: &rusqlite::Connection,
+    loaded: &Loaded,
+    ranked: &[(i64, f64)],
+) -> rusqlite::Result<Vec<String>> {
+    let mut out = Vec::with_capacity(ranked.len());
+    let mut stmt = tx.prepare("SELECT id FROM nodes WHERE sym = ?1 AND node_seq IS NOT NULL")?;
+    for &(sym, _) in ranked {
+        match loaded.by_sym.get(&sym) {
+            Some(&n) => {
+                if loaded.graph.has_node(n) {
+                    out.push(loaded.graph.name(n).to_string());
+                }
+            }
+            None => {
+                if let Some(id) = stmt
+                    .query_row([sym], |r| r.get::<_, String>(0))
+                    .optional()?
+                {
+                    out.push(id);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The answer of a query that does not traverse: the seeds fire, in order, with their
+/// scores.
+fn seeds_alone(graph: &Graph, seeds: &[(NodeId, f64)]) -> TraversalResult {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let seeds: Vec<(NodeId, f64)> = seeds
+        .iter()
+        .copied()
+        .filter(|(n, _)| graph.has_node(*n) && seen.insert(*n))
+        .collect();
+    TraversalResult {
+        fired: seeds.iter().map(|x| x.0).collect(),
+        fired_scores: seeds,
+        ..TraversalResult::default()
+    }
+}
+
+/// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
+/// the nodes the traversal added (best activation first), then the rest of the
+/// seeding's ranked `list`, each id once, at most `limit`.
+fn rank(
+    graph: &Graph,
+    seeds: &[(NodeId, f64)],
+    result: &TraversalResult,
+    list: &[&str],
+    limit: Option<usize>,
+) -> Vec<String> {
+    let cap = limit.unwrap_or(usize::MAX);
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut out = Vec::new();
+    let ids = seeds
+        .iter()
+        .map(|&(n, _)| graph.name(n))
+        .chain(result.context_order().into_iter().map(|n| graph.name(n)))
+        .chain(list.iter().copied());
+    for id in ids {
+        if out.len() >= cap {
+            break;
+        }
+        if seen.insert(id) {
+            out.push(id.to_string());
+        }
+    }
+    out
+}
+
 /// The seeds of search results in a part of the graph (results without a node are
 /// dropped, as the traversal drops them).
-fn seeds_in(loaded: &Loaded, found: &[(i64, f32)]) -> Vec<(NodeId, f64)> {
+fn seeds_in(loaded: &Loaded, found: &[(i64, f64)]) -> Vec<(NodeId, f64)> {
     found
         .iter()
         .filter_map(|(sym, s)| {
@@ -346,7 +620,7 @@ fn seeds_in(loaded: &Loaded, found: &[(i64, f32)]) -> Vec<(NodeId, f64)> {
                 .by_sym
                 .get(sym)
                 .filter(|n| loaded.graph.has_node(**n))
-                .map(|&n| (n, f64::from(*s)))
+                .map(|&n| (n, *s))
         })
         .collect()
 }

@@ -25,6 +25,7 @@
 
 pub mod build;
 pub mod codec;
+pub mod lexical;
 pub mod rows;
 pub mod schema;
 pub mod search;
@@ -98,6 +99,8 @@ pub struct Store {
     /// Asked for writing, opened for reading: the file or its directory is not
     /// writable by this process (see [`Store::open`]).
     read_only_fallback: bool,
+    /// The schema version of the file as opened (after any migration).
+    version: i32,
 }
 
 /// Whether a non-empty write-ahead log (`<path>-wal`) lies beside a database.
@@ -323,13 +326,15 @@ impl Store {
             nonce: 0,
             writable: write,
             read_only_fallback,
+            version,
         };
         if write {
             store.configure()?;
             if version < SCHEMA_VERSION {
                 store.migrate(version)?;
+                store.version = SCHEMA_VERSION;
             }
-        } else if version < SCHEMA_VERSION {
+        } else if version < schema::READ_COMPATIBLE {
             return Err(brain_error(
                 path,
                 format!("schema {version} needs an upgrade to {SCHEMA_VERSION}: open it once for writing (e.g. crabpath doctor)"),
@@ -376,6 +381,7 @@ impl Store {
             nonce,
             writable: true,
             read_only_fallback: false,
+            version: SCHEMA_VERSION,
         })
     }
 
@@ -455,6 +461,17 @@ impl Store {
                 "damaged: its `brain` row is missing; restore a snapshot or re-run init",
             )),
         }
+    }
+
+    /// The schema version of the file (older than [`SCHEMA_VERSION`] only when it was
+    /// opened for reading, see [`schema::READ_COMPATIBLE`]).
+    pub fn schema_version(&self) -> i32 {
+        self.version
+    }
+
+    /// Whether the brain has the lexical index ([`lexical`]; schema 3 on).
+    pub fn has_lexical(&self) -> bool {
+        self.version >= 3
     }
 
     /// The database file.

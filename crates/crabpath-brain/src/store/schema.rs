@@ -12,6 +12,8 @@
 //! | `vectors` | node vector | `seq` (position in index order), `sym`, `v` (the unit vector as `f32`, see below), `rev` |
 //! | `vector_gone` | deleted vector | `sym`, `rev` (the derived search index leaves out vectors deleted after it was built; rows older than the index are dropped when it is rebuilt) |
 //! | `journal` | journal entry | `seq`, `entry` (the JSON line the reference's `journal.jsonl` holds) |
+//! | `turns`, `ledger` | see [`SCHEMA_V2_CONVERSATIONS`] | |
+//! | `nodes_fts` | node with content (FTS5, contentless; `rowid` = `nodes.sym`) | `text`: the node's content with `[` and `]` removed; `file`: the node's file (so every chunk of `tar.md` matches "tar"); tokenized `porter unicode61 remove_diacritics 2`; kept by triggers on `nodes` (see [`SCHEMA_V3_LEXICAL`]) |
 //!
 //! Orders are those of the reference's in-memory graph (reference
 //! `crabpath/graph.py`, commit 134c676): nodes by `node_seq`; sources by `bucket_seq`,
@@ -33,7 +35,12 @@
 pub const APPLICATION_ID: i32 = 0x4350_4252;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
+
+/// The oldest schema version read without migrating it (a brain opened for reading
+/// cannot be migrated): version 3 only adds the lexical index, derived from the nodes,
+/// which a query of a version-2 brain goes without (dense seeding).
+pub const READ_COMPATIBLE: i32 = 2;
 
 /// The database file inside a brain directory.
 pub const DB_FILE: &str = pyformat::io::BRAIN_DB_FILE;
@@ -102,7 +109,7 @@ CREATE TABLE journal(
 /// Migrations: `MIGRATIONS[i]` takes a database from version `i + 1` to `i + 2`; a new
 /// database is made with [`SCHEMA_V1`] and every migration. A future schema adds its
 /// step here and bumps [`SCHEMA_VERSION`].
-pub const MIGRATIONS: &[&str] = &[SCHEMA_V2_CONVERSATIONS];
+pub const MIGRATIONS: &[&str] = &[SCHEMA_V2_CONVERSATIONS, SCHEMA_V3_LEXICAL];
 
 /// Version 2: the conversation log and the feedback ledger ([`crate::turns`]).
 ///
@@ -131,6 +138,66 @@ CREATE TABLE ledger(
 ) WITHOUT ROWID;
 ";
 
+/// The SQL expression of the text the lexical index holds for a node's `content`
+/// column `$col`: the content with the [`LEXICAL_JOINERS`] removed.
+macro_rules! lexical_text {
+    ($col:literal) => {
+        concat!("replace(replace(", $col, ", '[', ''), ']', '')")
+    };
+}
+
+/// The lexical index's table (FTS5), searched by [`super::lexical`].
+pub const LEXICAL_TABLE: &str = "nodes_fts";
+
+/// The characters removed from a node's content before it is tokenized (and from a
+/// query's text, [`super::lexical::query_terms`]): tldr-pages writes a command's
+/// letter in brackets inside a word (`e[x]tract`), which must index as `extract`.
+pub const LEXICAL_JOINERS: [char; 2] = ['[', ']'];
+
+/// Version 3: the lexical (BM25) index of node contents (issue 28, item 3).
+///
+/// `nodes_fts` is an FTS5 table without its own copy of the text (`content=''`,
+/// `contentless_delete=1`: a row is deleted by its `rowid`), `rowid` = `nodes.sym`,
+/// one row per node whose `content` is not NULL. Its columns: `text`, the content with
+/// the [`LEXICAL_JOINERS`] removed (a plain SQL expression, so any SQLite keeps it the
+/// same way), and `file`, the node's `file` (a folder's chunks are single lines, and
+/// the command a tldr-pages example is about is often only in its file's name: on 176
+/// questions on tldr-pages, success@5 by page 0.591 -> 0.631 with it, hash-v1 brain,
+/// lexical alone); tokenized by `porter unicode61 remove_diacritics 2` (stemming, so
+/// that a question's "extracting" finds "extract"). Three triggers on `nodes` keep it, so
+/// that every writer (sync, teach, inject, correct, import, rollback, even the
+/// `sqlite3` shell) keeps it in the same transaction as the row, with no code path to
+/// forget: after an insert (with content), a delete, and an update of `sym`,
+/// `content` or `file`. The migration fills it from the existing nodes.
+pub const SCHEMA_V3_LEXICAL: &str = concat!(
+    "
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    text,
+    file,
+    content = '',
+    contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes WHEN new.content IS NOT NULL BEGIN
+    INSERT INTO nodes_fts(rowid, text, file) VALUES (new.sym, ",
+    lexical_text!("new.content"),
+    ", new.file);
+END;
+CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes BEGIN
+    DELETE FROM nodes_fts WHERE rowid = old.sym;
+END;
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF sym, content, file ON nodes BEGIN
+    DELETE FROM nodes_fts WHERE rowid = old.sym;
+    INSERT INTO nodes_fts(rowid, text, file) SELECT new.sym, ",
+    lexical_text!("new.content"),
+    ", new.file WHERE new.content IS NOT NULL;
+END;
+INSERT INTO nodes_fts(rowid, text, file) SELECT sym, ",
+    lexical_text!("content"),
+    ", file FROM nodes WHERE content IS NOT NULL;
+"
+);
+
 /// Creates the current schema ([`SCHEMA_V1`] and every migration) in `conn`: a new
 /// brain ([`super::Store::create`]) and the expected schema that `doctor` compares a
 /// brain with ([`schema_problems`]) are made by this one function.
@@ -146,11 +213,12 @@ pub fn create_current(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
 /// in the primary key (0: not in it).
 type Column = (String, String, bool, i64);
 
-/// A schema as [`describe`] reads it: each table with its columns, and the index names.
-type Described = (Vec<(String, Vec<Column>)>, Vec<String>);
+/// A schema as [`describe`] reads it: each table with its columns, the index names and
+/// the trigger names.
+type Described = (Vec<(String, Vec<Column>)>, Vec<String>, Vec<String>);
 
 /// The tables of `conn` with their columns, and the names of its indexes (those
-/// declared by a statement; SQLite's automatic ones are left out).
+/// declared by a statement; SQLite's automatic ones are left out) and triggers.
 fn describe(conn: &rusqlite::Connection) -> rusqlite::Result<Described> {
     let names = |kind: &str| -> rusqlite::Result<Vec<String>> {
         let mut stmt = conn.prepare(
@@ -168,19 +236,19 @@ fn describe(conn: &rusqlite::Connection) -> rusqlite::Result<Described> {
             .collect::<rusqlite::Result<Vec<Column>>>()?;
         tables.push((t, cols));
     }
-    Ok((tables, names("index")?))
+    Ok((tables, names("index")?, names("trigger")?))
 }
 
 /// What the database `conn` lacks of the current schema (schema version
 /// [`SCHEMA_VERSION`], as [`create_current`] makes it in an in-memory database): one
-/// line per missing table, index or column, or column declared otherwise (`edges:
+/// line per missing table, index, trigger or column, or column declared otherwise (`edges:
 /// column weight is TEXT, not REAL NOT NULL`). Empty when it has every part; tables or
 /// columns it has beyond them are not counted.
 pub fn schema_problems(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<String>> {
     let expected = rusqlite::Connection::open_in_memory()?;
     create_current(&expected)?;
-    let (want_tables, want_indexes) = describe(&expected)?;
-    let (have_tables, have_indexes) = describe(conn)?;
+    let (want_tables, want_indexes, want_triggers) = describe(&expected)?;
+    let (have_tables, have_indexes, have_triggers) = describe(conn)?;
     let show = |c: &Column| {
         let mut s = c.1.clone();
         if c.2 {
@@ -212,6 +280,9 @@ pub fn schema_problems(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<Stri
     }
     for i in want_indexes.iter().filter(|i| !have_indexes.contains(i)) {
         out.push(format!("missing index {i}"));
+    }
+    for t in want_triggers.iter().filter(|t| !have_triggers.contains(t)) {
+        out.push(format!("missing trigger {t}"));
     }
     Ok(out)
 }

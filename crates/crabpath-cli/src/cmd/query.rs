@@ -21,6 +21,9 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     let mut req = QueryRequest::new(&a.text, a.top as usize);
     req.max_context_chars = a.max_context_chars;
     req.route = a.route.resolve(ctx.profile).config();
+    req.limit = a.limit.map(|k| k as usize);
+    req.seeding = a.seeding;
+    req.traverse = !a.no_traverse;
     if a.query_vector_stdin {
         if graph_only {
             return reference("query-vector-stdin requires --index");
@@ -72,15 +75,24 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
             .into_iter()
             .map(|(k, v)| (k.to_string(), PyValue::Str(v)))
             .collect();
-        let payload = out::dict([
+        let mut payload = out::dict([
             ("fired", out::strs(answer.fired())),
             ("steps", PyValue::List(steps)),
             ("context", out::s(&answer.context())),
             ("tier_thresholds", PyValue::Dict(tiers)),
         ]);
+        if req.limit.is_some() {
+            payload.insert("ranked".into(), out::strs(answer.ranked()));
+        }
         out::println(&out::compact(&payload));
     } else {
-        out::println(&out::query_text(result, graph, a.max_context_chars));
+        let ids = if req.limit.is_some() {
+            let ranked = answer.ranked();
+            ranked.iter().filter_map(|id| graph.lookup(id)).collect()
+        } else {
+            result.fired.clone()
+        };
+        out::println(&out::query_text(&ids, graph, a.max_context_chars));
     }
     Ok(0)
 }
