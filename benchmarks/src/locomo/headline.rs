@@ -132,8 +132,12 @@ pub struct ConversationTexts {
     pub sample_id: String,
     /// Turn ids (`D1:3`), conversation order.
     pub turn_ids: Vec<String>,
-    /// Turn texts as the brain holds them.
+    /// Turn texts as released (text, then a shared image's caption): what the baselines
+    /// index.
     pub turns: Vec<String>,
+    /// Each turn's node content in the product's brain (what an agent reads, and what
+    /// the brain embeds).
+    pub nodes: Vec<String>,
     /// Questions, file order.
     pub questions: Vec<String>,
     /// Their categories.
@@ -165,12 +169,13 @@ pub struct HeadlineRun {
     pub top: usize,
 }
 
-fn texts_of(data: &Locomo) -> Vec<ConversationTexts> {
+fn texts_of(data: &Locomo) -> Result<Vec<ConversationTexts>> {
     data.conversations
         .iter()
         .map(|c| {
             let lines = super::turns::conversation_turns(c);
-            ConversationTexts {
+            Ok(ConversationTexts {
+                nodes: product::node_texts(c)?,
                 sample_id: c.sample_id.clone(),
                 turn_ids: lines.iter().map(|t| t.id.clone()).collect(),
                 turns: lines.into_iter().map(|t| t.text).collect(),
@@ -181,7 +186,7 @@ fn texts_of(data: &Locomo) -> Vec<ConversationTexts> {
                     .iter()
                     .map(|q| q.released_evidence.clone())
                     .collect(),
-            }
+            })
         })
         .collect()
 }
@@ -297,7 +302,7 @@ impl Protocol for HeadlineProtocol {
         env.timings.tick("load", t);
         Ok(HeadlineInputs {
             recognised: catalog::by_sha256(&content_sha),
-            texts: texts_of(&data),
+            texts: texts_of(&data)?,
             data,
             path,
             file_sha,
@@ -314,7 +319,13 @@ impl Protocol for HeadlineProtocol {
         inputs
             .texts
             .iter()
-            .flat_map(|t| t.turns.iter().chain(&t.questions).map(String::as_str))
+            .flat_map(|t| {
+                t.nodes
+                    .iter()
+                    .chain(&t.turns)
+                    .chain(&t.questions)
+                    .map(String::as_str)
+            })
             .collect()
     }
 
@@ -598,7 +609,7 @@ fn sections(plan: &HeadlinePlan, inputs: &HeadlineInputs, ex: &HeadlineRun) -> R
                 .turn_ids
                 .iter()
                 .map(String::as_str)
-                .zip(t.turns.iter().map(|s| s.chars().count()))
+                .zip(t.nodes.iter().map(|s| s.chars().count()))
                 .collect();
             for (q, l) in ex.lists[a][c].iter().enumerate() {
                 let row = paper::recall_row(&t.evidence[q], l);

@@ -8,13 +8,18 @@
 //!
 //! The product arms ([`ARMS`]) are the product's own seeding and traversal switches.
 
+use std::path::PathBuf;
+
 use crabpath::embed::Embedder;
+use crabpath::graph::Metadata;
 use crabpath::Profile;
+use crabpath_brain::conversation::{
+    build_graph, parse_jsonl, turn_content, Turn, CONVERSATION, SOURCE_KEY,
+};
 use crabpath_brain::embedder::EmbedderInfo;
-use crabpath_brain::service::{init_store, InitOptions};
+use crabpath_brain::service::{init_store, InitOptions, Seeding as ProductSeeding};
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 
-use super::brain::{build as build_graph, ConversationCorpus, Structure};
 use super::data::Conversation;
 use crate::error::{Error, Result};
 
@@ -75,12 +80,11 @@ pub const ARMS: [ProductArm; 4] = [
     },
 ];
 
-/// Whether the product's query API can ask as `arm` does.
+/// Whether the product's query API can ask as `arm` does (every arm since `Brain::query`
+/// took `seeding` and `traverse`, issue 28 item 3).
 pub fn available(arm: &ProductArm) -> bool {
-    matches!(
-        (arm.seeding, arm.traverse),
-        (Seeding::Default, true) | (Seeding::Dense, false)
-    )
+    let _ = arm;
+    true
 }
 
 /// A conversation's brain, in a temporary directory removed when it is dropped.
@@ -89,13 +93,28 @@ pub struct ProductBrain {
     _dir: tempfile::TempDir,
 }
 
-/// Builds `conv`'s brain as `crabpath init --conversation` does, embedding with
-/// `embedder` (described by `info`).
+/// The product's turns of `conv`: its JSON Lines ([`super::turns`]) read by the product's
+/// own parser, as `crabpath init --conversation FILE` reads the file.
+pub fn product_turns(conv: &Conversation) -> Result<Vec<Turn>> {
+    let text = super::turns::jsonl(&super::turns::conversation_turns(conv))?;
+    let source = PathBuf::from(format!("{}.jsonl", conv.sample_id));
+    parse_jsonl(&text, &source)
+        .map_err(|e| Error::brain(format!("{}: reading the turns", conv.sample_id), e))
+}
+
+/// What an agent reads of each turn's node, in conversation order (the node contents of
+/// the product's brain, [`turn_content`]).
+pub fn node_texts(conv: &Conversation) -> Result<Vec<String>> {
+    Ok(product_turns(conv)?.iter().map(turn_content).collect())
+}
+
+/// Builds `conv`'s brain as `crabpath init --conversation` does (its parser, its graph,
+/// its `init_store` with the conversation source mark), embedding with `embedder`.
 pub fn build(conv: &Conversation, embedder: &dyn Embedder) -> Result<ProductBrain> {
     let context = format!("{}: building the brain", conv.sample_id);
     let dir = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
-    let cc = ConversationCorpus::new(conv)?;
-    let graph = build_graph(conv, &cc.edge_ops(Structure::SessionChains, None)?)?;
+    let turns = product_turns(conv)?;
+    let built = build_graph(&turns).map_err(|e| Error::brain(context.clone(), e))?;
     let opts = InitOptions {
         embedder,
         info: EmbedderInfo {
@@ -105,21 +124,18 @@ pub fn build(conv: &Conversation, embedder: &dyn Embedder) -> Result<ProductBrai
         parallel: false,
         progress: None,
     };
-    init_store(
-        dir.path(),
-        &graph,
-        &opts,
-        crabpath::graph::Metadata::new(),
-        Vec::new(),
-    )
-    .map_err(|e| Error::brain(context.clone(), e))?;
+    let mut extra = Metadata::new();
+    extra.insert(SOURCE_KEY.into(), CONVERSATION.into());
+    init_store(dir.path(), &built.graph, &opts, extra, Vec::new())
+        .map_err(|e| Error::brain(context.clone(), e))?;
     let brain = Brain::open(locate(dir.path()), OpenOptions::new(Profile::Corrected))
         .map_err(|e| Error::brain(context, e))?;
     Ok(ProductBrain { brain, _dir: dir })
 }
 
 /// Asks `question` (its embedding `vector`, from the brain's embedder) as `arm` does with
-/// `top` seeds; returns at most [`LIMIT`] turn ids, best first.
+/// `top` seeds and `limit: Some(LIMIT)`; returns [`Answer::ranked`](crabpath_brain::Answer::ranked):
+/// at most [`LIMIT`] turn ids, best first.
 pub fn ask(
     b: &mut ProductBrain,
     question: &str,
@@ -127,22 +143,19 @@ pub fn ask(
     arm: &ProductArm,
     top: usize,
 ) -> Result<Vec<String>> {
-    if !available(arm) {
-        return Err(Error::Internal(format!(
-            "the product's query cannot ask as {} does",
-            arm.name
-        )));
-    }
-    let mut req = QueryRequest::new(question, if arm.traverse { top } else { LIMIT });
+    let mut req = QueryRequest::new(question, top);
     req.vector = Some(vector.to_vec());
+    req.limit = Some(LIMIT);
+    req.traverse = arm.traverse;
+    req.seeding = match arm.seeding {
+        Seeding::Default => None,
+        Seeding::Hybrid => Some(ProductSeeding::Hybrid),
+        Seeding::Lexical => Some(ProductSeeding::Lexical),
+        Seeding::Dense => Some(ProductSeeding::Dense),
+    };
     let a = b
         .brain
         .query(&req)
         .map_err(|e| Error::brain(format!("asking {question:?}"), e))?;
-    let ids: Vec<String> = if arm.traverse {
-        a.fired().into_iter().map(str::to_string).collect()
-    } else {
-        a.hits.iter().map(|(id, _)| id.clone()).collect()
-    };
-    Ok(ids.into_iter().take(LIMIT).collect())
+    Ok(a.ranked().into_iter().map(str::to_string).collect())
 }
