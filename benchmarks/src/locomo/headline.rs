@@ -222,11 +222,14 @@ fn ask_all(
         .collect()
 }
 
+/// A dense baseline's inputs: its embedder's name, the turns' vectors, the questions'.
+type DenseInputs<'a> = (&'a str, &'a [Vec<f64>], &'a [Vec<f64>]);
+
 /// The baselines of one conversation: BM25, dense per embedder, RRF of BM25 with the run's
 /// dense search; `(name, lists)`.
 fn baselines(
     t: &ConversationTexts,
-    dense: &[(&str, &[Vec<f64>], &[Vec<f64>])],
+    dense: &[DenseInputs],
 ) -> Result<Vec<(String, Vec<Vec<String>>)>> {
     let ids = |l: Vec<(usize, f64)>| -> Vec<usize> { l.into_iter().map(|x| x.0).collect() };
     let bm25 = Bm25::new(&t.turns);
@@ -246,7 +249,6 @@ fn baselines(
             .collect();
         out.push((format!("embedding_topk[{name}]"), lists.clone()));
         last_dense = lists;
-        let _ = name;
     }
     let run_name = dense.last().map_or("", |d| d.0);
     let rrf: Vec<Vec<usize>> = bm
@@ -391,8 +393,7 @@ impl Protocol for HeadlineProtocol {
             }
             let hash_nodes = embed(&inputs.hash, &t.turns)?;
             let hash_q = embed(&inputs.hash, &t.questions)?;
-            let mut dense: Vec<(&str, &[Vec<f64>], &[Vec<f64>])> =
-                vec![("hash-v1", &hash_nodes, &hash_q)];
+            let mut dense: Vec<DenseInputs> = vec![("hash-v1", &hash_nodes, &hash_q)];
             let mini;
             if let Some(m) = &inputs.minilm {
                 mini = (embed(m, &t.turns)?, qv);

@@ -159,3 +159,74 @@ pub fn ask(
         .map_err(|e| Error::brain(format!("asking {question:?}"), e))?;
     Ok(a.ranked().into_iter().map(str::to_string).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locomo::data::{Session, Turn as LocomoTurn};
+    use crate::locomo::evidence::TurnRef;
+
+    fn conv() -> Conversation {
+        let turn = |s: u32, t: u32, who: &str, text: &str| LocomoTurn {
+            id: TurnRef {
+                session: s,
+                turn: t,
+            },
+            speaker: who.into(),
+            text: text.into(),
+            caption: None,
+        };
+        Conversation {
+            row: 0,
+            sample_id: "conv-t".into(),
+            speakers: ["Ann".into(), "Bo".into()],
+            sessions: vec![
+                Session {
+                    number: 1,
+                    date_time: Some("1:56 pm on 8 May, 2023".into()),
+                    turns: vec![
+                        turn(1, 1, "Ann", "I adopted a greyhound called Pixel."),
+                        turn(1, 2, "Bo", "Lovely, how old is she?"),
+                    ],
+                },
+                Session {
+                    number: 2,
+                    date_time: Some("9:00 am on 1 June, 2023".into()),
+                    turns: vec![turn(2, 1, "Ann", "We went sailing on the lake.")],
+                },
+            ],
+            questions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_arm_answers_with_turn_ids_of_the_product_brain() {
+        let c = conv();
+        // the product's node text: `speaker (time): text` (crabpath_brain::conversation)
+        assert_eq!(
+            node_texts(&c).unwrap()[0],
+            "Ann (1:56 pm on 8 May, 2023): I adopted a greyhound called Pixel."
+        );
+        let e = crabpath::embed::HashEmbedder::new();
+        let mut b = build(&c, &e).unwrap();
+        let q = "what is the name of the greyhound";
+        let v = e.embed(q).unwrap();
+        for arm in &ARMS {
+            let got = ask(&mut b, q, &v, arm, 2).unwrap();
+            assert!(
+                got.len() <= LIMIT && !got.is_empty(),
+                "{}: {got:?}",
+                arm.name
+            );
+            assert!(
+                got.iter()
+                    .all(|id| ["D1:1", "D1:2", "D2:1"].contains(&id.as_str())),
+                "{}: {got:?}",
+                arm.name
+            );
+        }
+        // the lexical index finds the one turn that names the dog first
+        let lexical = ask(&mut b, q, &v, &ARMS[2], 2).unwrap();
+        assert_eq!(lexical[0], "D1:1");
+    }
+}
