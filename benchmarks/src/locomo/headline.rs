@@ -30,7 +30,7 @@ use std::time::Instant;
 use indexmap::IndexMap;
 use indicatif::ProgressBar;
 use results::bench::{
-    Configuration, DatasetFile, Files, Manifest, Provenance, Report, Sections, Seeds,
+    Configuration, Files, Manifest, PairedTests, Provenance, Report, Sections, Seeds,
 };
 use results::locomo_product::{PaperTable, Product, ProductDesign, ProductTuning};
 use results::Slot;
@@ -38,6 +38,7 @@ use results::Slot;
 use super::data::{load, Category, Locomo};
 use super::paper::{self, KS};
 use super::product::{self, available, ProductArm, ARMS, LIMIT};
+use super::protocol::{finish, input_name, release_manifest, release_provenance};
 use super::splits::{Role, TUNING_CONVERSATIONS};
 use crate::catalog::{self, Dataset, KnownFile};
 use crate::data::locate::resolve_input;
@@ -46,7 +47,7 @@ use crate::engine::file_and_content_sha256;
 use crate::error::{Error, Result};
 use crate::plan::{ProtocolArg, RunArgs, COMMAND_PREFIX, DEFAULT_OUT_DIR, RUNS_DIR};
 use crate::protocol::{Env, Protocol};
-use crate::report::{self, lines_sha256, Format, Sidecar, Written};
+use crate::report::{self, lines_sha256, Sidecar, Written};
 use crate::retrieval::{reciprocal_rank_fusion, Bm25, CosineIndex, RRF_K};
 use crate::significance::{summarize, test_all_pairs, tests_block};
 use crate::trec;
@@ -442,18 +443,7 @@ impl Protocol for HeadlineProtocol {
     ) -> Result<Written<Report<Sections>>> {
         let t = Instant::now();
         let out = plan.report_path();
-        let input_name = plan
-            .args
-            .data
-            .input
-            .as_ref()
-            .filter(|_| inputs.recognised.is_none_or(|f| f.key != plan.file.key))
-            .map(|_| {
-                inputs
-                    .path
-                    .file_name()
-                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
-            });
+        let input_name = input_name(&plan.args, inputs.recognised, plan.file, &inputs.path);
         let sections = Sections::Product(Box::new(sections(plan, inputs, &ex)?));
         let (files, sidecars) = run_files(plan, inputs, &ex, &out)?;
         let qids = all_qids(inputs);
@@ -507,13 +497,8 @@ impl Protocol for HeadlineProtocol {
                      (<sample_id>:<dia_id>)"
                         .into(),
                 ),
-                dataset_file: Slot::written(inputs.recognised.map(|f| f.rel_path.to_string())),
-                dataset_sha256: Slot::written(
-                    inputs
-                        .recognised
-                        .and_then(|f| f.sha256())
-                        .map(str::to_string),
-                ),
+                dataset_file: release_manifest(inputs.recognised).0,
+                dataset_sha256: release_manifest(inputs.recognised).1,
                 queries: qids.len(),
                 query_ids_file: None,
                 query_ids_sha256: lines_sha256(qids.iter().map(String::as_str)),
@@ -526,15 +511,12 @@ impl Protocol for HeadlineProtocol {
                 program,
                 git_commit,
                 git_dirty,
-                dataset: DatasetFile {
-                    known_file: inputs.recognised.map(|f| f.key.to_string()),
-                    file: inputs
-                        .path
-                        .file_name()
-                        .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
-                    file_sha256: inputs.file_sha.clone(),
-                    content_sha256: inputs.content_sha.clone(),
-                },
+                dataset: release_provenance(
+                    inputs.recognised,
+                    &inputs.path,
+                    &inputs.file_sha,
+                    &inputs.content_sha,
+                ),
                 embedder: run_e.id()?,
                 seeds: Some(Seeds {
                     bootstrap: plan.args.bootstrap_seed,
@@ -545,19 +527,7 @@ impl Protocol for HeadlineProtocol {
             timings_s: None,
             embedding_stats: None,
         };
-        env.timings.tick("report", t);
-        let mut doc = doc;
-        doc.timings_s = report::timings(
-            std::mem::take(&mut env.timings),
-            env.started,
-            plan.args.no_timings,
-        );
-        Ok(Written {
-            document: doc,
-            path: out,
-            format: Format::CompactRounded { decimals: 4 },
-            files: sidecars,
-        })
+        Ok(finish(doc, t, env, plan.args.no_timings, out, sidecars))
     }
 
     fn summary(&self, r: &Report<Sections>) -> String {
@@ -593,7 +563,11 @@ fn all_qids(inputs: &HeadlineInputs) -> Vec<String> {
 }
 
 /// The report's sections.
-fn sections(plan: &HeadlinePlan, inputs: &HeadlineInputs, ex: &HeadlineRun) -> Result<Product> {
+fn sections(
+    plan: &HeadlinePlan,
+    inputs: &HeadlineInputs,
+    ex: &HeadlineRun,
+) -> Result<Product<PairedTests>> {
     let _ = plan;
     let texts = &inputs.texts;
     let mut recall = IndexMap::new();
@@ -846,7 +820,7 @@ pub fn rederive_check(dir: &Path, report: &Report<Sections>) -> Result<Vec<Strin
 
 /// One screen: every arm's recall@5/10/25/50 on all questions and on multi-hop, by the
 /// paper's definition.
-pub fn summary(p: &Product) -> String {
+pub fn summary(p: &Product<PairedTests>) -> String {
     let mut s = String::new();
     s.push_str(&format!(
         "LoCoMo product path (paper definition, all ten conversations; top chosen {}):\n",

@@ -96,7 +96,7 @@ pub enum Sections {
     Official(Box<Official>),
     /// LoCoMo through the product's path ([`crate::locomo_product`]; key
     /// `locomo_product`).
-    Product(Box<crate::locomo_product::Product>),
+    Product(Box<crate::locomo_product::Product<PairedTests>>),
     /// `paper` and `clean`.
     Stream(Box<Stream>),
 }

@@ -10,11 +10,11 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::PairedTests;
-
-/// The product-path sections.
+/// The product-path sections; `T` is the paired-tests block (`crate::bench::PairedTests`,
+/// named by the reader's union, `crate::bench::Sections::Product`, so that this module
+/// does not import the one that imports it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Product {
+pub struct Product<T> {
     /// The design.
     pub locomo_product: ProductDesign,
     /// Every product arm by the LoCoMo paper's definition, all ten conversations.
@@ -23,7 +23,7 @@ pub struct Product {
     /// arms and baselines; the paper's definition of recall).
     pub method_metrics: IndexMap<String, IndexMap<String, f64>>,
     /// Every pair of arms on the test conversations' questions, on recall@10.
-    pub test_paired: PairedTests,
+    pub test_paired: T,
     /// Minimum detectable difference (80 % power, two-sided 0.05) of the headline arm
     /// against each other arm, on recall@10 of the test questions.
     pub test_mdd80: IndexMap<String, f64>,

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use results::bench::{AnyReport, Sections};
+use results::bench::{AnyReport, PairedTests, Sections};
 use results::locomo_product::{Product, DRAGON};
 
 use super::md;
@@ -38,7 +38,7 @@ pub fn markdown(results: &Results) -> String {
     out
 }
 
-fn one(out: &mut String, name: &str, r: &AnyReport, p: &Product) {
+fn one(out: &mut String, name: &str, r: &AnyReport, p: &Product<PairedTests>) {
     let d = &p.locomo_product;
     let t = &p.paper_definition;
     let slices: Vec<&String> = t.questions.keys().collect();
