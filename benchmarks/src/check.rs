@@ -11,7 +11,9 @@
 //!    `runs/`);
 //! 4. compare every field of the two JSON files exactly except the
 //!    [`ENVIRONMENT_FIELDS`](crate::report::ENVIRONMENT_FIELDS), and the decompressed text of
-//!    every run file and qrels the report names;
+//!    every run file and qrels the report names; for a LoCoMo product-path report, also its
+//!    headline's paper table re-derived from the committed run file, qrels and question
+//!    list ([`crate::locomo::headline::rederive_check`]);
 //! 5. print one line per report: `ok: <file>`, `differs: <file>: <json.path>: <stored> →
 //!    <fresh>` (one line per difference, the first [`MAX_DIFFS_SHOWN`]), or `skipped:
 //!    <file>: needs <what>`.
@@ -482,6 +484,12 @@ fn check_one(
             &mut diffs,
         )?;
     }
+    // a product-path LoCoMo report's paper table, re-derived from its committed run
+    // files (issue 28: `bench check` re-derives every committed LoCoMo number)
+    diffs.extend(crate::locomo::headline::rederive_check(
+        stored_dir,
+        &stored_report,
+    )?);
     let verdict = if diffs.is_empty() {
         Verdict::Ok
     } else {

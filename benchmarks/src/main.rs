@@ -96,6 +96,11 @@ enum Command {
     /// (success@1/5/10, MRR) beside plain page-level BM25; writes a JSON result and a
     /// Markdown table (by default in results/bench/folder/).
     Folder(Box<bench::folder::FolderArgs>),
+    /// Write every LoCoMo conversation as the product's conversation JSON Lines (one turn a
+    /// line: id, session, time, speaker, text with a shared image's caption appended as
+    /// ` [image: CAPTION]`), one <sample_id>.jsonl per conversation in --out, the input of
+    /// `crabpath init --conversation` (never commit them: CC BY-NC 4.0).
+    LocomoTurns(bench::locomo::turns::TurnsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +270,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Folder(a) => {
             print!("{}", bench::folder::cmd_folder(&a)?);
+            Ok(())
+        }
+        Command::LocomoTurns(a) => {
+            for p in bench::locomo::turns::cmd_turns(&data_dir, &a)? {
+                println!("wrote {}", p.display());
+            }
             Ok(())
         }
     }

@@ -51,10 +51,15 @@ pub enum ProtocolArg {
     /// frozen graph (re-ask, the reported score). The re-ask leaks by design: it measures
     /// how much of its own outcome the graph remembers.
     Repeat,
+    /// LoCoMo only (`--dataset locomo`): the product's path — every conversation built by
+    /// `crabpath init --conversation`'s code, every question asked through `Brain::query`
+    /// with limit 50, scored by the LoCoMo paper's definition (benchmarks/README.md,
+    /// "LoCoMo through the product", issue 28).
+    Product,
 }
 
 impl ProtocolArg {
-    /// `paper` / `clean` / `related` / `unrelated` / `repeat`.
+    /// `paper` / `clean` / `related` / `unrelated` / `repeat` / `product`.
     pub fn as_str(self) -> &'static str {
         match self {
             ProtocolArg::Paper => "paper",
@@ -62,13 +67,14 @@ impl ProtocolArg {
             ProtocolArg::Related => "related",
             ProtocolArg::Unrelated => "unrelated",
             ProtocolArg::Repeat => "repeat",
+            ProtocolArg::Product => "product",
         }
     }
 
     /// The held-out protocol, if this is one.
     pub fn heldout(self) -> Option<HeldoutKind> {
         match self {
-            ProtocolArg::Paper | ProtocolArg::Clean => None,
+            ProtocolArg::Paper | ProtocolArg::Clean | ProtocolArg::Product => None,
             ProtocolArg::Related => Some(HeldoutKind::Related),
             ProtocolArg::Unrelated => Some(HeldoutKind::Unrelated),
             ProtocolArg::Repeat => Some(HeldoutKind::Repeat),

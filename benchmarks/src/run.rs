@@ -11,9 +11,10 @@ use crate::data::locate::DataDir;
 use crate::engine::{progress, set_threads};
 use crate::error::Result;
 use crate::heldout::HeldoutProtocol;
+use crate::locomo::headline::HeadlineProtocol;
 use crate::locomo::protocol::LocomoProtocol;
 use crate::official_run::Official;
-use crate::plan::RunArgs;
+use crate::plan::{ProtocolArg, RunArgs};
 use crate::protocol::{drive, Env, Protocol, Skip};
 use crate::standard::Standard;
 
@@ -28,12 +29,16 @@ pub enum Choice {
     Official,
     /// `--dataset locomo`: one brain per conversation ([`LocomoProtocol`]).
     Locomo,
+    /// `--dataset locomo --protocol product`: the product's path ([`HeadlineProtocol`]).
+    LocomoProduct,
 }
 
 impl Choice {
     /// The protocol `a` asks for.
     pub fn of(a: &RunArgs) -> Choice {
-        if a.data.dataset == Dataset::Locomo {
+        if a.data.dataset == Dataset::Locomo && a.protocol == ProtocolArg::Product {
+            Choice::LocomoProduct
+        } else if a.data.dataset == Dataset::Locomo {
             Choice::Locomo
         } else if a.corpus.is_some() {
             Choice::Official
@@ -74,7 +79,13 @@ pub fn run_with(
     show_progress: bool,
     gate: &dyn Fn(&[&str]) -> Result<Option<Skip>>,
 ) -> Result<std::result::Result<RunOutput, Skip>> {
+    if a.protocol == ProtocolArg::Product && a.data.dataset != Dataset::Locomo {
+        return Err(crate::Error::Usage(
+            "--protocol product runs on --dataset locomo only".into(),
+        ));
+    }
     match Choice::of(a) {
+        Choice::LocomoProduct => run_one(&HeadlineProtocol, data_dir, a, show_progress, gate),
         Choice::Standard => run_one(&Standard, data_dir, a, show_progress, gate),
         Choice::Heldout => run_one(&HeldoutProtocol, data_dir, a, show_progress, gate),
         Choice::Official => run_one(&Official, data_dir, a, show_progress, gate),

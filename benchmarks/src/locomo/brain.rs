@@ -299,6 +299,7 @@ mod tests {
             question: question.into(),
             category,
             evidence,
+            released_evidence: Vec::new(),
             answer: None,
         };
         let r = |session, turn| TurnRef { session, turn };

@@ -136,6 +136,9 @@ pub struct Question {
     pub category: Category,
     /// The evidence turns kept (distinct, in the order written; see [`super::evidence`]).
     pub evidence: Vec<TurnRef>,
+    /// The evidence strings exactly as released (no repair, duplicates kept): what the
+    /// paper's definition of recall compares turn ids with ([`super::paper`]).
+    pub released_evidence: Vec<String>,
     /// `answer` (or `adversarial_answer`), a number written as JSON; `None` if absent.
     pub answer: Option<String>,
 }
@@ -406,8 +409,10 @@ fn read_question(
     let ev_field = format!("{field}.evidence");
     let ev = ctx.array(get("evidence")?, &ev_field)?;
     let mut evidence = Vec::with_capacity(ev.len());
+    let mut released_evidence = Vec::with_capacity(ev.len());
     for (j, e) in ev.iter().enumerate() {
         let written = ctx.string(e, &format!("{ev_field}[{j}]"))?;
+        released_evidence.push(written.to_string());
         if let Some(issue) = read_evidence(&written, exists, &mut evidence, sample_id, index) {
             out.evidence_issues.push(issue);
         }
@@ -425,6 +430,7 @@ fn read_question(
         question,
         category,
         evidence,
+        released_evidence,
         answer,
     })
 }

@@ -309,6 +309,7 @@ pub(crate) mod tests {
             question: question.into(),
             category: Category::SingleHop,
             evidence: vec![evidence],
+            released_evidence: Vec::new(),
             answer: None,
         };
         Conversation {

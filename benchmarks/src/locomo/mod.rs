@@ -27,6 +27,12 @@
 //! * [`compare`]: every traversal against the best baseline — paired tests, Holm,
 //!   intervals, minimum detectable differences — per metric and category;
 //! * [`run`]: a whole run, plan → execute, as plain data;
+//! * [`turns`]: a conversation as the product's conversation turns (JSON Lines);
+//! * [`product`]: the product's path — a conversation's brain built by `init
+//!   --conversation`'s code, a question asked through `Brain::query`;
+//! * [`paper`]: recall by the LoCoMo paper's definition (evidence as released);
+//! * [`headline`]: `bench run --dataset locomo --protocol product`, the headline row
+//!   through the product's path (issue 28);
 //! * [`protocol`]: `bench run --dataset locomo`, the [`crate::protocol::Protocol`] that
 //!   plans, opens, executes and reports it through the one report writer.
 
@@ -39,8 +45,12 @@ pub mod data;
 pub mod embedding;
 pub mod engine;
 pub mod evidence;
+pub mod headline;
 pub mod metrics;
+pub mod paper;
+pub mod product;
 pub mod protocol;
 pub mod run;
 pub mod splits;
 pub mod tuning;
+pub mod turns;

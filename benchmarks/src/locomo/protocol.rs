@@ -234,15 +234,6 @@ pub struct LocomoInputs {
     pub minilm: Option<TextEmbedder>,
 }
 
-impl LocomoInputs {
-    /// The file's name.
-    fn file_name(&self) -> String {
-        self.path
-            .file_name()
-            .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
-    }
-}
-
 impl Protocol for LocomoProtocol {
     type Args = RunArgs;
     type Plan = LocomoPlan;
@@ -346,13 +337,7 @@ impl Protocol for LocomoProtocol {
     ) -> Result<Written<Report<Sections>>> {
         let t = Instant::now();
         let out = plan.report_path();
-        let input_name = plan
-            .args
-            .data
-            .input
-            .as_ref()
-            .filter(|_| inputs.recognised.is_none_or(|f| f.key != plan.file.key))
-            .map(|_| inputs.file_name());
+        let input_name = input_name(&plan.args, inputs.recognised, plan.file, &inputs.path);
         let sections = sections(plan, inputs, &ex)?;
         let (files, sidecars) = run_files(plan, &ex, &out)?;
         let cold = ex.tuned.cold;
@@ -475,13 +460,8 @@ impl Protocol for LocomoProtocol {
                      conversations; documents: every turn (<sample_id>:<dia_id>)"
                         .into(),
                 ),
-                dataset_file: Slot::written(inputs.recognised.map(|f| f.rel_path.to_string())),
-                dataset_sha256: Slot::written(
-                    inputs
-                        .recognised
-                        .and_then(|f| f.sha256())
-                        .map(str::to_string),
-                ),
+                dataset_file: release_manifest(inputs.recognised).0,
+                dataset_sha256: release_manifest(inputs.recognised).1,
                 queries: all_qids.len(),
                 query_ids_file: None,
                 query_ids_sha256: lines_sha256(all_qids.iter().copied()),
@@ -494,12 +474,12 @@ impl Protocol for LocomoProtocol {
                 program,
                 git_commit,
                 git_dirty,
-                dataset: DatasetFile {
-                    known_file: inputs.recognised.map(|f| f.key.to_string()),
-                    file: inputs.file_name(),
-                    file_sha256: inputs.file_sha.clone(),
-                    content_sha256: inputs.content_sha.clone(),
-                },
+                dataset: release_provenance(
+                    inputs.recognised,
+                    &inputs.path,
+                    &inputs.file_sha,
+                    &inputs.content_sha,
+                ),
                 embedder: traversal_embedder.id()?,
                 seeds: Some(Seeds {
                     bootstrap: plan.args.bootstrap_seed,
@@ -520,23 +500,74 @@ impl Protocol for LocomoProtocol {
                 _ => None,
             },
         };
-        env.timings.tick("report", t);
-        let mut doc = doc;
-        doc.timings_s = report::timings(
-            std::mem::take(&mut env.timings),
-            env.started,
-            plan.args.no_timings,
-        );
-        Ok(Written {
-            document: doc,
-            path: out,
-            format: Format::CompactRounded { decimals: 4 },
-            files: sidecars,
-        })
+        Ok(finish(doc, t, env, plan.args.no_timings, out, sidecars))
     }
 
     fn summary(&self, r: &Report<Sections>) -> String {
         summary(&r.sections)
+    }
+}
+
+/// The `--input` file name a LoCoMo report's command line records: `None` when the run
+/// read the release file it names by `--variant` (shared by [`crate::locomo::headline`]).
+pub fn input_name(
+    args: &RunArgs,
+    recognised: Option<&KnownFile>,
+    file: &KnownFile,
+    path: &Path,
+) -> Option<String> {
+    args.data
+        .input
+        .as_ref()
+        .filter(|_| recognised.is_none_or(|f| f.key != file.key))
+        .map(|_| file_name(path))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
+/// The manifest's `dataset_file` and `dataset_sha256` of the release file read.
+pub fn release_manifest(recognised: Option<&KnownFile>) -> (Slot<String>, Slot<String>) {
+    (
+        Slot::written(recognised.map(|f| f.rel_path.to_string())),
+        Slot::written(recognised.and_then(|f| f.sha256()).map(str::to_string)),
+    )
+}
+
+/// The provenance's `dataset` of the release file read.
+pub fn release_provenance(
+    recognised: Option<&KnownFile>,
+    path: &Path,
+    file_sha: &str,
+    content_sha: &str,
+) -> DatasetFile {
+    DatasetFile {
+        known_file: recognised.map(|f| f.key.to_string()),
+        file: file_name(path),
+        file_sha256: file_sha.to_string(),
+        content_sha256: content_sha.to_string(),
+    }
+}
+
+/// A LoCoMo report handed to the writer: its timings closed (`t`: when reporting began),
+/// one compact line, numbers at 4 decimals.
+pub fn finish<S>(
+    mut doc: Report<S>,
+    t: Instant,
+    env: &mut Env,
+    no_timings: bool,
+    path: PathBuf,
+    files: Vec<Sidecar>,
+) -> Written<Report<S>> {
+    env.timings.tick("report", t);
+    doc.timings_s = report::timings(std::mem::take(&mut env.timings), env.started, no_timings);
+    Written {
+        document: doc,
+        path,
+        format: Format::CompactRounded { decimals: 4 },
+        files,
     }
 }
 

@@ -84,7 +84,7 @@ pub struct Report<S> {
 pub type AnyReport = Report<Sections>;
 
 /// The sections of every protocol (the readers' union; a document is recognised by its
-/// keys: `locomo`, `heldout`, `chunking`, else the stream sections).
+/// keys: `locomo`, `heldout`, `chunking`, `locomo_product`, else the stream sections).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Sections {
@@ -94,6 +94,9 @@ pub enum Sections {
     Heldout(Box<Heldout>),
     /// The official MultiHop-RAG protocol.
     Official(Box<Official>),
+    /// LoCoMo through the product's path ([`crate::locomo_product`]; key
+    /// `locomo_product`).
+    Product(Box<crate::locomo_product::Product<PairedTests>>),
     /// `paper` and `clean`.
     Stream(Box<Stream>),
 }
@@ -113,6 +116,7 @@ impl AnyReport {
             Sections::Heldout(h) => Some(&h.method_metrics),
             Sections::Stream(s) => Some(&s.method_metrics),
             Sections::Locomo(l) => Some(&l.method_metrics),
+            Sections::Product(p) => Some(&p.method_metrics),
             Sections::Official(_) => None,
         }
     }
@@ -146,7 +150,7 @@ impl AnyReport {
         match &self.sections {
             Sections::Heldout(h) => Some(&h.paired_tests),
             Sections::Stream(s) => Some(&s.paired_tests),
-            Sections::Official(_) | Sections::Locomo(_) => None,
+            Sections::Official(_) | Sections::Locomo(_) | Sections::Product(_) => None,
         }
     }
 }

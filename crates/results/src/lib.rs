@@ -26,6 +26,7 @@
 pub mod bench;
 pub mod expected;
 pub mod locomo;
+pub mod locomo_product;
 pub mod repo;
 pub mod scaling;
 pub mod sims;

@@ -119,11 +119,11 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
             Err(e) => notes.push(format!("figure bench/{name}-heldout skipped: {e:#}")),
         }
     }
-    for (name, doc) in results
-        .bench
-        .iter()
-        .filter(|(_, d)| d.report.heldout().is_none() && d.report.locomo().is_none())
-    {
+    for (name, doc) in results.bench.iter().filter(|(_, d)| {
+        d.report.heldout().is_none()
+            && d.report.locomo().is_none()
+            && !matches!(d.report.sections, results::bench::Sections::Product(_))
+    }) {
         match bench::learning_curves(doc, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
             Err(e) => notes.push(format!(

@@ -50,6 +50,7 @@ pub fn markdown(results: &Results) -> Option<String> {
     for (name, r) in all {
         one(&mut out, name, r);
     }
+    out.push_str(&super::locomo_product::markdown(results));
     Some(out)
 }
 

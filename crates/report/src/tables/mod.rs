@@ -13,6 +13,7 @@ pub mod bench;
 pub mod claims;
 pub mod heldout;
 pub mod locomo;
+pub mod locomo_product;
 pub mod markdown;
 pub mod paired;
 pub mod repo;
