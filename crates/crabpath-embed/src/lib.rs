@@ -114,9 +114,13 @@ pub mod error;
 mod fast;
 pub mod fetch;
 pub mod model;
-mod spec;
+pub mod spec;
 
 pub use cache::{CachedEmbedder, EmbeddingCache};
 pub use error::{EmbedError, Result};
-pub use fetch::{fetch_model, FetchReport, MODEL_SHA256};
-pub use model::{resolve_model_dir, EmbedderOptions, MiniLmEmbedder, DIM, MAX_SEQ_LEN, MODEL_NAME};
+pub use fetch::{fetch, fetch_model, FetchReport, MODEL_SHA256};
+pub use model::{
+    resolve_dir, resolve_model_dir, EmbedderOptions, MiniLmEmbedder, SentenceEmbedder, DIM,
+    MAX_SEQ_LEN, MODEL_NAME,
+};
+pub use spec::{model_by_key, Arch, ModelSource, ModelSpec, MINILM, MODELS, MPNET};
