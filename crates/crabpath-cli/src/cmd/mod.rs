@@ -5,6 +5,7 @@ pub mod compact;
 pub mod daemon;
 pub mod doctor;
 pub mod exchange;
+pub mod fetch_model;
 pub mod health;
 pub mod info;
 pub mod init;
@@ -48,5 +49,6 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Export(a) => exchange::run_export(ctx, a),
         Command::Import(a) => exchange::run_import(ctx, a),
         Command::Mcp(a) => mcp::run(ctx, a),
+        Command::FetchModel(a) => fetch_model::run(a),
     }
 }
