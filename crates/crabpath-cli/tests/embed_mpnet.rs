@@ -11,6 +11,17 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// `crabpath init` of the scratch workspace into `brain` with all-mpnet-base-v2.
+const INIT_MPNET: [&str; 7] = [
+    "init",
+    "--workspace",
+    "ws",
+    "--output",
+    "brain",
+    "--embedder",
+    "mpnet",
+];
+
 fn crabpath(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
     let mut c = Command::new(common::bin());
     c.args(args).current_dir(dir);
@@ -75,15 +86,7 @@ fn missing_mpnet_model_names_the_fetch_command() {
     let absent = dir.path().join("no-model");
     let o = crabpath(
         dir.path(),
-        &[
-            "init",
-            "--workspace",
-            "ws",
-            "--output",
-            "brain",
-            "--embedder",
-            "mpnet",
-        ],
+        &INIT_MPNET,
         &[("CRABPATH_MPNET_MODEL_DIR", &absent)],
     );
     assert_ne!(o.status.code(), Some(0));
@@ -120,15 +123,7 @@ fn mpnet_brains_work_end_to_end() {
         );
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
-    run(&[
-        "init",
-        "--workspace",
-        "ws",
-        "--output",
-        "brain",
-        "--embedder",
-        "mpnet",
-    ]);
+    run(&INIT_MPNET);
     let info = run(&["info", "--state", "brain"]);
     assert!(
         info.contains("embedder_name: all-mpnet-base-v2") && info.contains("embedder_dim: 768"),

@@ -71,6 +71,10 @@ enum Command {
         /// Timed repetitions (the best is reported).
         #[arg(long, default_value_t = 3)]
         repeat: usize,
+        /// Also embed this many of the queries one call each (one text per forward pass, as
+        /// the daemon embeds a query) and print the p50 and p99 latency in ms (0: skip).
+        #[arg(long, default_value_t = 0)]
+        single: usize,
         /// Also write the texts as JSON ({"paragraphs": [...], "queries": [...]}) here,
         /// to time another implementation on the same input.
         #[arg(long)]
@@ -137,6 +141,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             paragraph_words,
             repeat,
             texts,
+            single,
             dump_texts,
         } => {
             if let Some(p) = dump_texts {
@@ -197,6 +202,22 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     best,
                     refs.len() as f64 / best,
                     tokens as f64 / best
+                );
+            }
+            if *single > 0 && !quers.is_empty() {
+                let mut ms: Vec<f64> = Vec::with_capacity(*single);
+                for q in quers.iter().cycle().take(*single) {
+                    let t0 = Instant::now();
+                    model.embed_f32(&[q.as_str()])?;
+                    ms.push(t0.elapsed().as_secs_f64() * 1e3);
+                }
+                ms.sort_by(f64::total_cmp);
+                let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+                println!(
+                    "one query at a time: {} calls, p50 {:.2} ms, p99 {:.2} ms",
+                    ms.len(),
+                    at(0.5),
+                    at(0.99)
                 );
             }
         }
