@@ -92,8 +92,8 @@ pub enum EmbedderChoice {
     /// `datasets/models/all-MiniLM-L6-v2`).
     Minilm,
     /// all-mpnet-base-v2 through crabpath-embed, trained for retrieval (weights in
-    /// `CRABPATH_MPNET_MODEL_DIR` or `datasets/models/all-mpnet-base-v2`; `crabpath
-    /// fetch-model --model mpnet` gets them).
+    /// `CRABPATH_MPNET_MODEL_DIR` or `datasets/models/all-mpnet-base-v2`, where `crabpath
+    /// fetch-model` with the model `mpnet` puts them).
     Mpnet,
     /// OpenAI text-embedding-3-small (not available: this program works offline).
     Openai,
