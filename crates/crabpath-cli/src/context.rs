@@ -149,6 +149,8 @@ pub enum Which {
     Hash,
     /// all-MiniLM-L6-v2.
     Minilm,
+    /// all-mpnet-base-v2.
+    Mpnet,
 }
 
 impl Which {
@@ -156,10 +158,22 @@ impl Which {
     pub fn info(self) -> EmbedderInfo {
         match self {
             Which::Hash => EmbedderInfo::hash_v1(),
-            Which::Minilm => EmbedderInfo {
-                name: crabpath_embed::MODEL_NAME.into(),
-                dim: crabpath_embed::DIM,
-            },
+            Which::Minilm | Which::Mpnet => {
+                let spec = self.spec().unwrap_or(&crabpath_embed::MINILM);
+                EmbedderInfo {
+                    name: spec.name.into(),
+                    dim: spec.dim,
+                }
+            }
+        }
+    }
+
+    /// The model behind a model embedder (`None` for hash-v1).
+    pub fn spec(self) -> Option<&'static crabpath_embed::ModelSpec> {
+        match self {
+            Which::Hash => None,
+            Which::Minilm => Some(&crabpath_embed::MINILM),
+            Which::Mpnet => Some(&crabpath_embed::MPNET),
         }
     }
 
@@ -171,12 +185,12 @@ impl Which {
         })
     }
 
-    /// Loads the embedder (MiniLM with the embedding cache).
+    /// Loads the embedder (a model with the embedding cache).
     pub fn load(self) -> CliResult<Box<dyn Embedder>> {
-        Ok(match self {
-            Which::Hash => Box::new(HashEmbedder::new()),
-            Which::Minilm => {
-                let model = crabpath_embed::MiniLmEmbedder::load_default()?;
+        Ok(match self.spec() {
+            None => Box::new(HashEmbedder::new()),
+            Some(spec) => {
+                let model = crabpath_embed::SentenceEmbedder::load_default_spec(spec)?;
                 Box::new(crabpath_embed::CachedEmbedder::open_default(model)?)
             }
         })
@@ -201,15 +215,17 @@ pub fn choose_embedder(
         Some(EmbedderChoice::Openai) => None,
         Some(EmbedderChoice::Hash) => Some(Which::Hash),
         Some(EmbedderChoice::Minilm) => Some(Which::Minilm),
+        Some(EmbedderChoice::Mpnet) => Some(Which::Mpnet),
         None => match recorded {
             Some(OPENAI_EMBEDDER) => None,
-            Some(n) if n == crabpath_embed::MODEL_NAME => Some(Which::Minilm),
+            Some(n) if n == crabpath_embed::MINILM.name => Some(Which::Minilm),
+            Some(n) if n == crabpath_embed::MPNET.name => Some(Which::Mpnet),
             _ => Some(Which::Hash),
         },
     };
     let Some(which) = which else {
         return Err(CliError::Other(anyhow::anyhow!(
-            "the OpenAI embedder is not available: this program works offline (use --embedder hash or minilm)"
+            "the OpenAI embedder is not available: this program works offline (use --embedder hash, minilm or mpnet)"
         )));
     };
     if ctx.fixes() {

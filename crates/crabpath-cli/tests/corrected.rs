@@ -535,8 +535,25 @@ fn snapshot_and_rollback_undo_learning() {
 fn every_flag_is_explained() {
     let dir = tempfile::tempdir().unwrap();
     let subcommands = [
-        "init", "query", "learn", "merge", "anchor", "connect", "maintain", "compact", "daemon",
-        "inject", "replay", "health", "journal", "doctor", "info", "sync", "snapshot", "rollback",
+        "init",
+        "query",
+        "learn",
+        "merge",
+        "anchor",
+        "connect",
+        "maintain",
+        "compact",
+        "daemon",
+        "inject",
+        "replay",
+        "health",
+        "journal",
+        "doctor",
+        "info",
+        "sync",
+        "snapshot",
+        "rollback",
+        "fetch-model",
     ];
     for sub in subcommands {
         let out = ok(dir.path(), "corrected", &[sub, "--help"]);

@@ -1,11 +1,14 @@
 """Times sentence-transformers (PyTorch, CPU) on the texts of a JSON file, for the
-side-by-side MiniLM speed comparison (compare.sh beside this file runs it).
+side-by-side speed comparison of all-MiniLM-L6-v2 or all-mpnet-base-v2 (compare.sh beside
+this file runs it).
 
 Usage: st_speed.py MODEL_DIR TEXTS_JSON PARAGRAPHS QUERIES REPEAT THREADS
 
 TEXTS_JSON is {"paragraphs": [...], "queries": [...]} (`bench embed --dump-texts`); the
 first PARAGRAPHS and QUERIES texts are timed, REPEAT times each (the best is printed),
-with THREADS intra-op threads, batch size 32 (sentence-transformers' default, which
+with THREADS intra-op threads, the model's own max_seq_length (its
+sentence_bert_config.json: 256 for MiniLM, 384 for MPNet), batch size 32
+(sentence-transformers' default, which
 sorts a call's texts by length and pads each batch to its longest), in f32. Prints one
 line per set in the format of `crabpath-embed bench-speed`.
 """
@@ -24,7 +27,8 @@ def main():
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(model_dir, device="cpu")
-    model.max_seq_length = 256
+    max_len = model.max_seq_length
+    dim = model.get_sentence_embedding_dimension()
     with open(texts_path, encoding="utf-8") as f:
         data = json.load(f)
     sets = [("paragraphs", data["paragraphs"][:n_par]), ("queries", data["queries"][:n_q])]
@@ -32,7 +36,7 @@ def main():
     tok = model.tokenizer
     for label, texts in sets:
         tokens = sum(
-            min(len(tok(t, add_special_tokens=True)["input_ids"]), 256) for t in texts
+            min(len(tok(t, add_special_tokens=True)["input_ids"]), max_len) for t in texts
         )
         best = float("inf")
         for _ in range(max(repeat, 1)):
@@ -40,7 +44,7 @@ def main():
             with torch.inference_mode():
                 v = model.encode(texts, batch_size=32, convert_to_numpy=True)
             best = min(best, time.perf_counter() - t0)
-            assert v.shape == (len(texts), 384)
+            assert v.shape == (len(texts), dim)
         print(
             f"{label}: {len(texts)} texts, {tokens / max(len(texts), 1):.1f} tokens/text, "
             f"best {best:.3f} s, {len(texts) / best:.1f} texts/s, {tokens / best:.0f} tokens/s"

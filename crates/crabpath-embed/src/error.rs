@@ -8,11 +8,14 @@ use std::path::PathBuf;
 pub enum EmbedError {
     /// The model directory lacks a file the embedder needs.
     #[error(
-        "all-MiniLM-L6-v2 model not found: {path} is missing; fetch it with \
-         `cargo run --release -p bench -- fetch-model` (or `cargo run --release -p crabpath-embed -- fetch-model`), \
-         or point CRABPATH_MODEL_DIR at a directory holding config.json, tokenizer.json and model.safetensors"
+        "{} model not found: {path} is missing; fetch it with \
+         `crabpath fetch-model --model {}` (or `cargo run --release -p bench -- fetch-model --model {}`), \
+         or point {} at a directory holding config.json, tokenizer.json and model.safetensors",
+        .model.name, .model.key, .model.key, .model.dir_env
     )]
     ModelMissing {
+        /// The model.
+        model: &'static crate::spec::ModelSpec,
         /// The missing file.
         path: PathBuf,
     },
@@ -98,6 +101,10 @@ impl From<EmbedError> for crabpath::Error {
     fn from(e: EmbedError) -> Self {
         match e {
             EmbedError::Inner { name, message } => crabpath::Error::Embed { name, message },
+            EmbedError::ModelMissing { model, .. } => crabpath::Error::Embed {
+                name: model.name.to_string(),
+                message: e.to_string(),
+            },
             other => crabpath::Error::Embed {
                 name: crate::spec::MODEL_NAME.to_string(),
                 message: other.to_string(),

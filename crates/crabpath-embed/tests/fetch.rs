@@ -20,7 +20,7 @@ fn wrong_weights_are_rejected_atomically() {
         let mut zip = zip::ZipWriter::new(file);
         let opts = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Stored);
-        let folder = SOURCES[0].folder;
+        let folder = SOURCES[0].folder();
         for (name, body) in [
             (format!("{folder}config.json"), "{}"),
             (format!("{folder}tokenizer.json"), "{}"),

@@ -3,8 +3,9 @@
 //! weights, an external input: the test is ignored by `cargo test --workspace` and,
 //! when run with `-- --ignored` without them, fails saying how to fetch them.
 
-use std::io::Read;
+mod common;
 
+use common::{cosine, read_gz_json};
 use crabpath::embed::Embedder;
 use crabpath_embed::model::check_model_dir;
 use crabpath_embed::{resolve_model_dir, EmbedderOptions, MiniLmEmbedder, MAX_SEQ_LEN};
@@ -26,13 +27,7 @@ struct Item {
 }
 
 fn reference_items() -> Vec<Item> {
-    let path = testdata::reference("minilm/minilm-reference.json.gz");
-    let file = std::fs::File::open(&path).expect("reference file");
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .expect("gzip JSON");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("reference JSON");
+    let json = read_gz_json(&testdata::reference("minilm/minilm-reference.json.gz"));
     let items = json["items"].as_array().expect("items array");
     items
         .iter()
@@ -47,13 +42,6 @@ fn reference_items() -> Vec<Item> {
                 .collect(),
         })
         .collect()
-}
-
-fn cosine(a: &[f64], b: &[f64]) -> f64 {
-    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let nb: f64 = b.iter().map(|x| x * x).sum::<f64>().sqrt();
-    dot / (na * nb)
 }
 
 fn check(model: &MiniLmEmbedder, batch_size_note: &str) {

@@ -24,7 +24,11 @@ pub fn run_export(ctx: &Ctx, a: &ExportArgs) -> CliResult {
 
 pub fn run_import(_ctx: &Ctx, a: &ImportArgs) -> CliResult {
     let dir = brain_dir(&expanduser(&a.output));
-    let known = [Which::Hash.info(), Which::Minilm.info()];
+    let known = [
+        Which::Hash.info(),
+        Which::Minilm.info(),
+        Which::Mpnet.info(),
+    ];
     let report = import_state(&expanduser(&a.state), &dir, &known)?;
     say_kept(&report, "import", &dir);
     if a.json {

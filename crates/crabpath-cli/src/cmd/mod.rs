@@ -6,6 +6,7 @@ pub mod conversation;
 pub mod daemon;
 pub mod doctor;
 pub mod exchange;
+pub mod fetch_model;
 pub mod health;
 pub mod info;
 pub mod init;
@@ -51,5 +52,6 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Import(a) => exchange::run_import(ctx, a),
         Command::Mcp(a) => mcp::run(ctx, a),
         Command::Reembed(a) => reembed::run(ctx, a),
+        Command::FetchModel(a) => fetch_model::run(a),
     }
 }

@@ -1,4 +1,5 @@
-//! `crabpath-embed`: fetch all-MiniLM-L6-v2, embed texts, measure speed.
+//! `crabpath-embed`: fetch a sentence embedder (all-MiniLM-L6-v2, all-mpnet-base-v2), embed
+//! texts, measure speed.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -7,18 +8,22 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use crabpath::embed::Embedder;
 use crabpath_embed::{
-    cache::default_cache_root, fetch_model, resolve_model_dir, CachedEmbedder, EmbedderOptions,
-    MiniLmEmbedder,
+    cache::default_cache_root, fetch, resolve_dir, CachedEmbedder, EmbedderOptions, ModelSpec,
+    SentenceEmbedder,
 };
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
-#[command(version, about = "all-MiniLM-L6-v2 sentence embeddings on the CPU")]
+#[command(version, about = "Offline sentence embeddings on the CPU")]
 struct Cli {
-    /// Model directory (default: $CRABPATH_MODEL_DIR, else datasets/models/all-MiniLM-L6-v2
-    /// under the workspace root).
+    /// The model: minilm (all-MiniLM-L6-v2, 384 dimensions) or mpnet (all-mpnet-base-v2,
+    /// 768 dimensions).
+    #[arg(long, global = true, default_value = "minilm", value_parser = crabpath_embed::spec::parse_model)]
+    model: &'static ModelSpec,
+    /// Model directory (default: $CRABPATH_MODEL_DIR for minilm, $CRABPATH_MPNET_MODEL_DIR
+    /// for mpnet, else datasets/models/<model name> under the workspace root).
     #[arg(long, global = true)]
     model_dir: Option<PathBuf>,
     /// Worker threads (default: RAYON_NUM_THREADS or the number of cores).
@@ -66,6 +71,10 @@ enum Command {
         /// Timed repetitions (the best is reported).
         #[arg(long, default_value_t = 3)]
         repeat: usize,
+        /// Also embed this many of the queries one call each (one text per forward pass, as
+        /// the daemon embeds a query) and print the p50 and p99 latency in ms (0: skip).
+        #[arg(long, default_value_t = 0)]
+        single: usize,
         /// Also write the texts as JSON ({"paragraphs": [...], "queries": [...]}) here,
         /// to time another implementation on the same input.
         #[arg(long)]
@@ -89,22 +98,9 @@ fn options(cli: &Cli) -> EmbedderOptions {
 }
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
-    let model_dir = resolve_model_dir(cli.model_dir.as_deref());
+    let model_dir = resolve_dir(cli.model, cli.model_dir.as_deref());
     match &cli.command {
-        Command::FetchModel => {
-            let report = fetch_model(&model_dir)?;
-            match &report.source {
-                Some(src) => println!(
-                    "fetched all-MiniLM-L6-v2 from {src} into {} ({} files, SHA-256 verified)",
-                    report.model_dir.display(),
-                    report.files.len()
-                ),
-                None => println!(
-                    "all-MiniLM-L6-v2 already present in {} (SHA-256 verified)",
-                    report.model_dir.display()
-                ),
-            }
-        }
+        Command::FetchModel => println!("{}", fetch(cli.model, &model_dir)?.describe()),
         Command::Embed {
             cache,
             no_cache,
@@ -116,7 +112,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 texts.clone()
             };
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let model = MiniLmEmbedder::load(&model_dir, options(&cli))?;
+            let model = SentenceEmbedder::load_spec(cli.model, &model_dir, options(&cli))?;
             let vectors = if *no_cache {
                 model.embed_batch(&refs)?
             } else {
@@ -145,12 +141,13 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             paragraph_words,
             repeat,
             texts,
+            single,
             dump_texts,
         } => {
             if let Some(p) = dump_texts {
                 pyformat::io::check_output("--dump-texts", p)?;
             }
-            let model = MiniLmEmbedder::load(&model_dir, options(&cli))?;
+            let model = SentenceEmbedder::load_spec(cli.model, &model_dir, options(&cli))?;
             let (paras, quers) = match texts {
                 Some(path) => {
                     let text = std::fs::read_to_string(path)
@@ -205,6 +202,22 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     best,
                     refs.len() as f64 / best,
                     tokens as f64 / best
+                );
+            }
+            if *single > 0 && !quers.is_empty() {
+                let mut ms: Vec<f64> = Vec::with_capacity(*single);
+                for q in quers.iter().cycle().take(*single) {
+                    let t0 = Instant::now();
+                    model.embed_f32(&[q.as_str()])?;
+                    ms.push(t0.elapsed().as_secs_f64() * 1e3);
+                }
+                ms.sort_by(f64::total_cmp);
+                let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+                println!(
+                    "one query at a time: {} calls, p50 {:.2} ms, p99 {:.2} ms",
+                    ms.len(),
+                    at(0.5),
+                    at(0.99)
                 );
             }
         }
