@@ -493,10 +493,11 @@ pub fn apply_sync(
         match graph.get_node(id) {
             None => added.push(id.to_string()),
             Some(n) => {
-                // a chunk whose document header changed (a new title) is embedded again
+                // corrected: a chunk whose document header changed (a new title) is
+                // embedded again (the paper profile compares contents only)
                 let header = split.headers.get(*id).map(String::as_str);
                 if sha256_hex(n.content.as_bytes()) != sha256_hex(text.as_bytes())
-                    || header_of(&n.metadata) != header
+                    || (fixes && header_of(&n.metadata) != header)
                 {
                     changed.push(id.to_string());
                 } else {
@@ -594,10 +595,12 @@ pub fn apply_sync(
             .unwrap_or_default();
         metadata.insert("file".into(), json!(file));
         metadata.insert("chunk".into(), json!(chunk));
-        match split.headers.get(id.as_str()) {
-            Some(h) => metadata.insert(HEADER_KEY.into(), json!(h)),
-            None => metadata.remove(HEADER_KEY),
-        };
+        if fixes {
+            match split.headers.get(id.as_str()) {
+                Some(h) => metadata.insert(HEADER_KEY.into(), json!(h)),
+                None => metadata.remove(HEADER_KEY),
+            };
+        }
         let kind = metadata.get("kind").cloned().unwrap_or(json!("markdown"));
         metadata.insert("kind".into(), kind);
         if let Some(a) = resolve_authority(file, &options.authority_map) {
