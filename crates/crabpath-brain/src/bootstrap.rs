@@ -11,7 +11,8 @@
 //!   whitespace-only or empty file gives no node);
 //! * otherwise node id `"<rel>::<i>"`, content = the chunk, summary = its first line
 //!   (Python `splitlines()[0]`, `""` if none), metadata
-//!   `{"file": rel, "chunk": i, "kind": "markdown"}` (corrected: the chunker's name);
+//!   `{"file": rel, "chunk": i, "kind": "markdown"}` (corrected: the chunker's name, and
+//!   the chunk's document header under [`crate::embedtext::HEADER_KEY`]);
 //! * after a file's nodes, for each consecutive pair `(n_k, n_{k+1})` of the nodes
 //!   created for that file, edges `n_k → n_{k+1}` then `n_{k+1} → n_k`, both of weight
 //!   [`sibling_weight`]`(rel, k)`, kind `sibling`, no metadata. No other edges.
@@ -172,6 +173,13 @@ fn add_file(
     };
     let mut ids = Vec::new();
     let chunk_count = chunks.len();
+    // corrected: each chunk's document header, the text it is embedded with
+    // (crate::embedtext)
+    let headers = if profile.fixes_bugs() {
+        crate::embedtext::document_header(rel, &chunks)
+    } else {
+        Vec::new()
+    };
     for (i, chunk) in chunks.into_iter().enumerate() {
         if pystr::strip(&chunk).is_empty() {
             continue;
@@ -181,6 +189,9 @@ fn add_file(
         meta.insert("file".into(), Value::from(rel));
         meta.insert("chunk".into(), Value::from(i));
         meta.insert("kind".into(), Value::from(kind));
+        if let Some(h) = headers.get(i) {
+            meta.insert(crate::embedtext::HEADER_KEY.into(), Value::from(h.as_str()));
+        }
         let node = Node {
             id: id.clone(),
             summary: pystr::first_line(&chunk).to_string(),

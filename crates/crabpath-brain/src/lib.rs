@@ -85,6 +85,7 @@ pub mod compact;
 pub mod conversation;
 pub mod daemon;
 pub mod embedder;
+pub mod embedtext;
 pub mod error;
 pub mod gitignore;
 pub mod journal;

@@ -45,6 +45,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::bootstrap::{build, sibling_weight, split_walk};
+use crate::embedtext::{embedded_text_of, header_of, HEADER_KEY};
 use crate::error::{Error, Result};
 use crate::working::Working;
 use crate::workspace::{self, is_under, SkipReason, Skipped, SplitOptions};
@@ -273,6 +274,9 @@ pub fn file_records<'a>(workspace: &Path, rels: impl IntoIterator<Item = &'a str
 pub struct SyncPlan {
     /// Current (id, text) of every re-split file, in node order.
     pub texts: Vec<(String, String)>,
+    /// The document header of each chunk of `texts` that has one (corrected;
+    /// [`crate::embedtext`]), by id.
+    pub headers: BTreeMap<String, String>,
     /// Relative paths of the files that were re-split.
     pub resplit: Vec<String>,
     /// Relative paths of files present but unchanged (not read).
@@ -330,6 +334,7 @@ fn split_current(
                 .texts()
                 .map(|(i, t)| (i.to_string(), t.to_string()))
                 .collect(),
+            headers: headers_of(&boot),
             resplit: present.clone(),
             unchanged_files: Vec::new(),
             present,
@@ -425,6 +430,7 @@ fn split_current(
             .texts()
             .map(|(i, t)| (i.to_string(), t.to_string()))
             .collect(),
+        headers: headers_of(&boot),
         resplit: to_build.into_iter().map(|(_, r, _)| r).collect(),
         unchanged_files,
         present,
@@ -432,6 +438,14 @@ fn split_current(
         skipped,
         unreadable,
     })
+}
+
+/// The document headers of a bootstrap's nodes, by id ([`crate::embedtext::header_of`]).
+fn headers_of(boot: &crate::bootstrap::Bootstrap) -> BTreeMap<String, String> {
+    boot.graph
+        .nodes()
+        .filter_map(|(_, n)| Some((n.id.clone(), header_of(&n.metadata)?.to_string())))
+        .collect()
 }
 
 /// Syncs a brain with the folder `workspace` (see the module docs), in place: the
@@ -479,7 +493,12 @@ pub fn apply_sync(
         match graph.get_node(id) {
             None => added.push(id.to_string()),
             Some(n) => {
-                if sha256_hex(n.content.as_bytes()) != sha256_hex(text.as_bytes()) {
+                // corrected: a chunk whose document header changed (a new title) is
+                // embedded again (the paper profile compares contents only)
+                let header = split.headers.get(*id).map(String::as_str);
+                if sha256_hex(n.content.as_bytes()) != sha256_hex(text.as_bytes())
+                    || (fixes && header_of(&n.metadata) != header)
+                {
                     changed.push(id.to_string());
                 } else {
                     unchanged += 1;
@@ -530,7 +549,11 @@ pub fn apply_sync(
     if let Some(cb) = options.on_embed.as_mut() {
         cb(targets.len());
     }
-    let texts: Vec<&str> = targets.iter().map(|id| current[id]).collect();
+    let owned: Vec<std::borrow::Cow<'_, str>> = targets
+        .iter()
+        .map(|id| embedded_text_of(split.headers.get(*id).map(String::as_str), current[id]))
+        .collect();
+    let texts: Vec<&str> = owned.iter().map(|t| t.as_ref()).collect();
     let vectors = if texts.is_empty() {
         Vec::new()
     } else {
@@ -572,6 +595,12 @@ pub fn apply_sync(
             .unwrap_or_default();
         metadata.insert("file".into(), json!(file));
         metadata.insert("chunk".into(), json!(chunk));
+        if fixes {
+            match split.headers.get(id.as_str()) {
+                Some(h) => metadata.insert(HEADER_KEY.into(), json!(h)),
+                None => metadata.remove(HEADER_KEY),
+            };
+        }
         let kind = metadata.get("kind").cloned().unwrap_or(json!("markdown"));
         metadata.insert("kind".into(), kind);
         if let Some(a) = resolve_authority(file, &options.authority_map) {

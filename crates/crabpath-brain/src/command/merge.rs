@@ -42,7 +42,7 @@ pub fn refresh_index_after_merge(
     index.remove(merged_from.0);
     index.remove(merged_from.1);
     if let (Some(e), Some(node)) = (embedder, graph.get_node(merged)) {
-        let v = e.embed(&node.content)?;
+        let v = e.embed(&crate::embedtext::embedded_text(node))?;
         index.upsert(merged, &v)?;
     }
     Ok(())

@@ -115,7 +115,7 @@ pub fn init_reference(dir: &Path, graph: &Graph, opts: &InitOptions<'_>) -> Resu
 
 /// Builds a brain database in `dir` from `graph` (`brain.db`, replacing one that
 /// exists after keeping it as a snapshot, [`keep_before_replacing`];
-/// [`crate::store::build`]): the node texts embedded, `meta` recording the
+/// [`crate::store::build`]): the nodes embedded ([`crate::embedtext::embedded_text`]), `meta` recording the
 /// embedder and the schema version plus `extra_meta` (e.g. the files `sync` compares
 /// against), `journal` as its first entries.
 pub fn init_store(
@@ -128,7 +128,13 @@ pub fn init_store(
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let layout = layout_for(&opts.info.name);
     let ids: Vec<&str> = graph.nodes().map(|(_, n)| n.id.as_str()).collect();
-    let texts: Vec<&str> = graph.nodes().map(|(_, n)| n.content.as_str()).collect();
+    // what each node is embedded as (crate::embedtext: the content, or a folder chunk
+    // with its document header)
+    let owned: Vec<std::borrow::Cow<'_, str>> = graph
+        .nodes()
+        .map(|(_, n)| crate::embedtext::embedded_text(n))
+        .collect();
+    let texts: Vec<&str> = owned.iter().map(|t| t.as_ref()).collect();
     // embedded and encoded batch by batch: the f64 vectors of a large folder are
     // never all in memory
     let done = std::sync::atomic::AtomicUsize::new(0);

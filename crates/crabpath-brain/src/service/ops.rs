@@ -110,7 +110,11 @@ impl Brain {
         let exists = self.has_node(&req.id)?;
         let vector = match (&req.vector, exists) {
             (Some(v), _) => Some(v.clone()),
-            (None, false) => Some(self.embedder()?.embed(&req.content)?),
+            // an injected node has no document header: its content, as embedtext says
+            (None, false) => Some(
+                self.embedder()?
+                    .embed(&crate::embedtext::embedded_text_of(None, &req.content))?,
+            ),
             (None, true) => None,
         };
         // the nodes it will connect to, found before the write so that only they are read

@@ -115,7 +115,9 @@ impl Brain {
             }
         };
         let node = turn_node(turn, id.clone(), all);
-        let vector = self.embedder()?.embed(&node.content)?;
+        let vector = self
+            .embedder()?
+            .embed(&crate::embedtext::embedded_text(&node))?;
         let weight = chain_weight(session, of_session.saturating_sub(1));
         let mut scope = vec![id.clone()];
         scope.extend(last.clone());

@@ -151,7 +151,9 @@ pub const LEXICAL_TABLE: &str = "nodes_fts";
 
 /// The characters removed from a node's content before it is tokenized (and from a
 /// query's text, [`super::lexical::query_terms`]): tldr-pages writes a command's
-/// letter in brackets inside a word (`e[x]tract`), which must index as `extract`.
+/// letter in brackets inside a word (`e[x]tract`), which must index as `extract`. The
+/// same rule gives the text a folder chunk is embedded as
+/// ([`crate::embedtext::demnemonise`]), so that both searches read a word alike.
 pub const LEXICAL_JOINERS: [char; 2] = ['[', ']'];
 
 /// Version 3: the lexical (BM25) index of node contents (issue 28, item 3).
