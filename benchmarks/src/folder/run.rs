@@ -31,37 +31,38 @@ pub struct ArmSpec {
     pub name: &'static str,
     /// What it is, for the table.
     pub label: &'static str,
-    /// The seeding asked for.
-    pub seeding: Seeding,
+    /// The seeding asked for (`None`: the brain's default, [`Seeding::default_for`]).
+    pub seeding: Option<Seeding>,
     /// Whether the traversal runs from the seeds.
     pub traverse: bool,
 }
 
 /// The arms, in the table's order: today's default (dense seeds and traversal), BM25
-/// alone, hybrid seeds alone, the new default (hybrid seeds and traversal).
+/// alone, hybrid seeds alone, the new default (the brain's default seeding — BM25 for a
+/// hash-v1 brain, hybrid otherwise — and traversal).
 pub const ARMS: [ArmSpec; 4] = [
     ArmSpec {
         name: "dense+traversal",
         label: "today's default: dense seeds + traversal",
-        seeding: Seeding::Dense,
+        seeding: Some(Seeding::Dense),
         traverse: true,
     },
     ArmSpec {
         name: "bm25",
         label: "BM25 (the brain's lexical index) alone",
-        seeding: Seeding::Lexical,
+        seeding: Some(Seeding::Lexical),
         traverse: false,
     },
     ArmSpec {
         name: "hybrid",
         label: "hybrid seeds alone",
-        seeding: Seeding::Hybrid,
+        seeding: Some(Seeding::Hybrid),
         traverse: false,
     },
     ArmSpec {
-        name: "hybrid+traversal",
-        label: "new default: hybrid seeds + traversal",
-        seeding: Seeding::Hybrid,
+        name: "default",
+        label: "new default: the brain's default seeding + traversal",
+        seeding: None,
         traverse: true,
     },
 ];
@@ -300,7 +301,7 @@ pub fn run(plan: &FolderPlan, command: String) -> Result<FolderReport> {
                 let mut req = QueryRequest::new(&q.question, plan.top);
                 req.route = RouteMode::default_for(Profile::Corrected).config();
                 req.limit = Some(plan.limit);
-                req.seeding = Some(arm.seeding);
+                req.seeding = arm.seeding;
                 req.traverse = arm.traverse;
                 let t = Instant::now();
                 let answer = brain.query(&req).map_err(|e| {
@@ -317,7 +318,13 @@ pub fn run(plan: &FolderPlan, command: String) -> Result<FolderReport> {
             arms.push(ArmResult {
                 name: arm.name.into(),
                 label: arm.label.into(),
-                seeding: arm.seeding.as_str().into(),
+                seeding: arm
+                    .seeding
+                    .unwrap_or_else(|| {
+                        Seeding::default_for(Profile::Corrected, true, kind == EmbedderArg::HashV1)
+                    })
+                    .as_str()
+                    .into(),
                 traverse: arm.traverse,
                 scores: Scores::of(&ranks),
                 ranks,

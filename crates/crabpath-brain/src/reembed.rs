@@ -59,14 +59,14 @@ const CREATE_PROGRESS: &str = "CREATE TABLE IF NOT EXISTS reembed_progress(
 
 /// The vector rows that still need a new vector (no row of the target embedder made
 /// from their current version), after position `?1`, in index order, at most `?4`.
-const TODO: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, ''), COALESCE(n.id, '#' || v.sym) FROM vectors v
+const TODO: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, ''), COALESCE(n.id, '#' || v.sym), json_extract(n.metadata, '$.doc') FROM vectors v
     LEFT JOIN nodes n ON n.sym = v.sym
     WHERE v.seq > ?1 AND NOT EXISTS (SELECT 1 FROM reembed_progress p
         WHERE p.sym = v.sym AND p.vrev = v.rev AND p.embedder = ?2 AND p.dim = ?3)
     ORDER BY v.seq LIMIT ?4";
 
 /// [`TODO`] before the side table exists: every vector row.
-const TODO_ALL: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, ''), COALESCE(n.id, '#' || v.sym) FROM vectors v
+const TODO_ALL: &str = "SELECT v.sym, v.rev, v.seq, COALESCE(n.content, ''), COALESCE(n.id, '#' || v.sym), json_extract(n.metadata, '$.doc') FROM vectors v
     LEFT JOIN nodes n ON n.sym = v.sym
     WHERE v.seq > ?1 AND ?2 IS NOT NULL AND ?3 IS NOT NULL
     ORDER BY v.seq LIMIT ?4";
@@ -180,7 +180,9 @@ pub fn pending(conn: &Connection) -> rusqlite::Result<Option<Pending>> {
 }
 
 /// A vector row still to embed: `sym`, `rev`, `seq`, its node's text and id.
-type Todo = (i64, i64, i64, String, String);
+/// A vector row to re-embed: sym, rev, seq, content, node id, document header
+/// (`metadata.doc`, [`crate::embedtext::HEADER_KEY`]).
+type Todo = (i64, i64, i64, String, String, Option<String>);
 
 fn todo(
     conn: &Connection,
@@ -191,7 +193,14 @@ fn todo(
 ) -> rusqlite::Result<Vec<Todo>> {
     let mut stmt = conn.prepare(if table { TODO } else { TODO_ALL })?;
     let rows = stmt.query_map(params![after, info.name, info.dim as i64, limit], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+        ))
     })?;
     rows.collect()
 }
@@ -199,7 +208,12 @@ fn todo(
 /// The new vectors of `rows`, encoded: the embedder's output checked (one vector per
 /// text, of its dimension, finite) as `init` checks it.
 fn embed_rows(opts: &ReembedOptions<'_>, rows: &[Todo]) -> Result<Vec<Vec<u8>>> {
-    let texts: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+    // what init and sync embed (the document header of a folder chunk, [`crate::embedtext`])
+    let owned: Vec<std::borrow::Cow<'_, str>> = rows
+        .iter()
+        .map(|r| crate::embedtext::embedded_text_of(r.5.as_deref(), &r.3))
+        .collect();
+    let texts: Vec<&str> = owned.iter().map(|t| t.as_ref()).collect();
     let vs = opts.embedder.embed_batch(&texts)?;
     if vs.len() != texts.len() {
         return Err(Error::Invalid(format!(

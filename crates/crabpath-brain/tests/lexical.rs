@@ -389,3 +389,63 @@ fn dense_seeding_answers_as_before_and_state_files_refuse_the_others() {
     req.seeding = None;
     assert!(js.query(&req).is_ok());
 }
+
+/// A brain with hash-v1 vectors is seeded by BM25 alone by default, a brain with another
+/// embedder's by hybrid search, the paper profile and state files by the vectors
+/// ([`Seeding::default_for`], issue 28 items 3 and 7); and the traversal puts at most
+/// [`crabpath_brain::service::ADDED_PER_SEED`] nodes per seed before the rest of the
+/// seeding's list (item 6: it adds, it does not push the seeding's ranks far down).
+#[test]
+fn a_hash_v1_brain_defaults_to_bm25_and_the_traversal_adds_a_bounded_number() {
+    use crabpath_brain::service::ADDED_PER_SEED;
+    assert_eq!(
+        Seeding::default_for(Profile::Corrected, true, true),
+        Seeding::Lexical
+    );
+    assert_eq!(
+        Seeding::default_for(Profile::Corrected, true, false),
+        Seeding::Hybrid
+    );
+    assert_eq!(
+        Seeding::default_for(Profile::Paper, true, true),
+        Seeding::Dense
+    );
+    assert_eq!(
+        Seeding::default_for(Profile::Corrected, false, true),
+        Seeding::Dense
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (_, db) = tldr_brain(dir.path());
+    for resident in [false, true] {
+        let mut b = common::open_hash(&db, Profile::Corrected, resident);
+        let mut req = QueryRequest::new("extract a tar archive", 2);
+        req.limit = Some(40);
+        let by_default: Vec<String> = {
+            let a = b.query(&req).unwrap();
+            assert!(!a.result.steps.is_empty(), "the traversal ran");
+            a.ranked().iter().map(|s| s.to_string()).collect()
+        };
+        req.seeding = Some(Seeding::Lexical);
+        let lexical: Vec<String> = b
+            .query(&req)
+            .unwrap()
+            .ranked()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(by_default, lexical, "resident {resident}");
+        req.traverse = false;
+        let alone: Vec<String> = b
+            .query(&req)
+            .unwrap()
+            .ranked()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // the two seeds first, then at most ADDED_PER_SEED nodes each, then the
+        // seeding's third node
+        assert_eq!(by_default[..2], alone[..2]);
+        let third = by_default.iter().position(|id| *id == alone[2]).unwrap();
+        assert!(third <= 2 + 2 * ADDED_PER_SEED, "{by_default:?} {alone:?}");
+    }
+}

@@ -49,3 +49,27 @@ pub fn with_embedding<T>(
     pb.finish_and_clear();
     Ok(r)
 }
+
+/// Says on stderr what a new brain of the corrected profile answers with (issue 28, item
+/// 7): its embedder, the seeding its queries default to
+/// ([`crabpath_brain::service::Seeding::default_for`]) and, for hash-v1 (the one that
+/// needs nothing downloaded), that a retrieval-trained model answers natural questions
+/// better, and the two commands that switch the brain to it, keeping what it learned.
+pub fn say_defaults(which: Which, dir: &std::path::Path) {
+    let info = which.info();
+    let seeding = crabpath_brain::service::Seeding::default_for(
+        crabpath::profile::Profile::Corrected,
+        true,
+        which == Which::Hash,
+    );
+    eprintln!(
+        "crabpath: embedder {} (dim={}); queries are seeded by {seeding} search, then traverse the graph (`query --seeding` to choose)",
+        info.name, info.dim
+    );
+    if which == Which::Hash {
+        eprintln!(
+            "crabpath: hash-v1 needs nothing downloaded; a retrieval-trained model finds more for questions in your own words (README, \"What a query returns\"): crabpath fetch-model --model minilm && crabpath reembed --state {} --embedder minilm",
+            dir.display()
+        );
+    }
+}

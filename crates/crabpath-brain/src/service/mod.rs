@@ -39,5 +39,5 @@ pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
 pub use ops::{InjectRequest, LearnReport};
-pub use query::{Answer, QueryRequest, Seeding};
+pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;

@@ -14,14 +14,17 @@
 //! is seeded by hybrid search by default — its vectors and its lexical (BM25) index
 //! ([`crate::store::lexical`]), each searched to a depth of at least
 //! [`lexical::MIN_FUSION_DEPTH`], fused by reciprocal rank ([`lexical::fuse`]) — and the
-//! first `top` of the fused list are the seeds. The paper profile and every state file
-//! are seeded by the vectors alone, exactly as before; so is a brain whose lexical
-//! index finds nothing for the question.
+//! first `top` of the fused list are the seeds; a brain with hash-v1 vectors by its
+//! lexical index alone ([`Seeding::default_for`] says why). The paper profile and every
+//! state file are seeded by the vectors alone, exactly as before; so is a brain whose
+//! lexical index finds nothing for the question.
 //!
 //! The ranked answer ([`Answer::ranked`], issue 28 items 2 and 6): the seeds in the
-//! seeding's order, then the nodes the traversal added (best activation first), then
-//! the rest of the seeding's list, each once, at most `limit`: traversal may add nodes
-//! after the seeds but never displaces one of the first `top` seeds.
+//! seeding's order, then the nodes the traversal added (best activation first, at most
+//! [`ADDED_PER_SEED`] per seed), then the rest of the seeding's list, then the rest of
+//! what the traversal added, each once, at most `limit`: traversal may add nodes after
+//! the seeds but never displaces one of the first `top` seeds, and displaces the
+//! seeding's later ranks by a bounded number of places.
 //!
 //! Traversal of a database that is not resident reads only the part of the graph the
 //! traversal visits: the seeds with their outgoing edges, then the outgoing edges of
@@ -103,13 +106,26 @@ impl Seeding {
     }
 
     /// The default seeding: a database brain of the corrected profile is seeded by
-    /// hybrid search; the paper profile and every state-file brain by the vectors
-    /// alone, exactly as the reference.
-    pub fn default_for(profile: crabpath::profile::Profile, database: bool) -> Seeding {
-        if profile.fixes_bugs() && database {
-            Seeding::Hybrid
-        } else {
-            Seeding::Dense
+    /// hybrid search, or by its lexical index alone when its vectors are the hash
+    /// embedder's (`hash_vectors`: the `sparse` layout, [`crate::store::layout_for`]);
+    /// the paper profile and every state-file brain by the vectors alone, exactly as
+    /// the reference.
+    ///
+    /// Why lexical for hash-v1 (issue 28, items 3 and 7): hash-v1 has no idf, and fusing
+    /// it in costs more than it adds — on the tldr-pages folder questions BM25 alone
+    /// answers success@5 0.636 against hybrid's 0.585, and on LoCoMo (the product path,
+    /// 1,986 questions) recall@5 0.541 against 0.501 (`results/bench/folder/`,
+    /// `results/bench/LOCOMO.md`). A retrieval-trained embedder's vectors are worth
+    /// fusing: on LoCoMo hybrid seeds lift MiniLM's dense recall@10 from 0.466 to 0.61.
+    pub fn default_for(
+        profile: crabpath::profile::Profile,
+        database: bool,
+        hash_vectors: bool,
+    ) -> Seeding {
+        match (profile.fixes_bugs() && database, hash_vectors) {
+            (false, _) => Seeding::Dense,
+            (true, true) => Seeding::Lexical,
+            (true, false) => Seeding::Hybrid,
         }
     }
 }
@@ -174,8 +190,9 @@ impl Answer<'_> {
     /// recall@k is read from the first k (issue 28, items 2 and 6).
     ///
     /// The rule: the traversal's seeds in the seeding's order, then the nodes the
-    /// traversal added (best activation first), then the rest of the seeding's ranked
-    /// list, each id once. Traversal may add nodes after the seeds but never removes
+    /// traversal added (best activation first, at most [`ADDED_PER_SEED`] per seed),
+    /// then the rest of the seeding's ranked list, then the rest of what the traversal
+    /// added, each id once. Traversal may add nodes after the seeds but never removes
     /// one of the first `top` seeds.
     pub fn ranked(&self) -> Vec<&str> {
         self.ranking.iter().map(String::as_str).collect()
@@ -236,10 +253,13 @@ impl Brain {
         self.catch_up()?;
         let profile = self.profile;
         let config = traversal_config(profile, req.max_context_chars);
-        let database = matches!(self.backend, Backend::Store(_));
+        let (database, hash_vectors) = match &self.backend {
+            Backend::Store(s) => (true, s.store.layout() == crate::store::Layout::Sparse),
+            Backend::Json(_) => (false, false),
+        };
         let seeding = req
             .seeding
-            .unwrap_or_else(|| Seeding::default_for(profile, database));
+            .unwrap_or_else(|| Seeding::default_for(profile, database, hash_vectors));
         if !database && seeding != Seeding::Dense {
             return Err(Error::Invalid(format!(
                 "seeding {seeding} needs a brain database (a state file has no lexical index): use seeding dense"
@@ -594,9 +614,20 @@ fn seeds_alone(graph: &Graph, seeds: &[(NodeId, f64)]) -> TraversalResult {
     }
 }
 
+/// How many nodes the traversal may add to the ranked answer before the rest of the
+/// seeding's list, per seed (issue 28, item 6: traversal may add, not displace).
+/// Unbounded, the nodes it added pushed the seeding's ranks 7–50 down so far that on
+/// LoCoMo (MiniLM, the product path, 1,986 questions) recall@25 fell below the seeds'
+/// own, 0.751 against 0.781; one per seed gives 0.812. With hash-v1's lexical seeds one
+/// per seed gives recall@5/10/25/50 0.584 / 0.698 / 0.787 / 0.826, two per seed 0.541 /
+/// 0.696 / 0.813 / 0.863 (each with its seed count tuned on conv-26 and conv-30):
+/// one keeps the first ranks, which an agent reads most.
+pub const ADDED_PER_SEED: usize = 1;
+
 /// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
-/// the nodes the traversal added (best activation first), then the rest of the
-/// seeding's ranked `list`, each id once, at most `limit`.
+/// the nodes the traversal added (best activation first, at most [`ADDED_PER_SEED`] per
+/// seed), then the rest of the seeding's ranked `list`, then the rest of the nodes the
+/// traversal added, each id once, at most `limit`.
 fn rank(
     graph: &Graph,
     seeds: &[(NodeId, f64)],
@@ -607,11 +638,19 @@ fn rank(
     let cap = limit.unwrap_or(usize::MAX);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
+    let added: Vec<&str> = result
+        .context_order()
+        .into_iter()
+        .filter(|n| !seeds.iter().any(|s| s.0 == *n))
+        .map(|n| graph.name(n))
+        .collect();
+    let first = added.len().min(seeds.len().saturating_mul(ADDED_PER_SEED));
     let ids = seeds
         .iter()
         .map(|&(n, _)| graph.name(n))
-        .chain(result.context_order().into_iter().map(|n| graph.name(n)))
-        .chain(list.iter().copied());
+        .chain(added[..first].iter().copied())
+        .chain(list.iter().copied())
+        .chain(added[first..].iter().copied());
     for id in ids {
         if out.len() >= cap {
             break;

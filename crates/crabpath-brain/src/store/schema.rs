@@ -13,7 +13,7 @@
 //! | `vector_gone` | deleted vector | `sym`, `rev` (the derived search index leaves out vectors deleted after it was built; rows older than the index are dropped when it is rebuilt) |
 //! | `journal` | journal entry | `seq`, `entry` (the JSON line the reference's `journal.jsonl` holds) |
 //! | `turns`, `ledger` | see [`SCHEMA_V2_CONVERSATIONS`] | |
-//! | `nodes_fts` | node with content (FTS5, contentless; `rowid` = `nodes.sym`) | `text`: the node's content with `[` and `]` removed; `file`: the node's file (so every chunk of `tar.md` matches "tar"); tokenized `porter unicode61 remove_diacritics 2`; kept by triggers on `nodes` (see [`SCHEMA_V3_LEXICAL`]) |
+//! | `nodes_fts` | node with content (FTS5, contentless; `rowid` = `nodes.sym`) | `text`: the node's content with `[` and `]` removed; `file`: the node's file and document header (`metadata.doc`; so every chunk of `tar.md` matches "tar" and "archiving"); tokenized `porter unicode61 remove_diacritics 2`; kept by triggers on `nodes` (see [`SCHEMA_V3_LEXICAL`]) |
 //!
 //! Orders are those of the reference's in-memory graph (reference
 //! `crabpath/graph.py`, commit 134c676): nodes by `node_seq`; sources by `bucket_seq`,
@@ -146,6 +146,24 @@ macro_rules! lexical_text {
     };
 }
 
+/// The SQL of the `file` column of `nodes_fts` for the row `$row` (`new`, or empty for
+/// the migration): the node's `file` and its document header (`metadata.doc`,
+/// [`crate::embedtext::HEADER_KEY`], the page's name, title and description that a
+/// folder chunk is also embedded with), an invalid metadata text read as none.
+macro_rules! lexical_doc {
+    ($row:literal) => {
+        concat!(
+            "coalesce(",
+            $row,
+            "file, '') || ' ' || coalesce(CASE WHEN json_valid(",
+            $row,
+            "metadata) THEN json_extract(",
+            $row,
+            "metadata, '$.doc') END, '')"
+        )
+    };
+}
+
 /// The lexical index's table (FTS5), searched by [`super::lexical`].
 pub const LEXICAL_TABLE: &str = "nodes_fts";
 
@@ -162,15 +180,16 @@ pub const LEXICAL_JOINERS: [char; 2] = ['[', ']'];
 /// `contentless_delete=1`: a row is deleted by its `rowid`), `rowid` = `nodes.sym`,
 /// one row per node whose `content` is not NULL. Its columns: `text`, the content with
 /// the [`LEXICAL_JOINERS`] removed (a plain SQL expression, so any SQLite keeps it the
-/// same way), and `file`, the node's `file` (a folder's chunks are single lines, and
-/// the command a tldr-pages example is about is often only in its file's name: on 176
-/// questions on tldr-pages, success@5 by page 0.591 -> 0.631 with it, hash-v1 brain,
-/// lexical alone); tokenized by `porter unicode61 remove_diacritics 2` (stemming, so
+/// same way), and `file`, the node's `file` and its document header (`metadata.doc`,
+/// [`crate::embedtext`]: a folder's chunks are single lines, and the command a
+/// tldr-pages example is about is often only in its file's name or title: on 176
+/// questions on tldr-pages, success@5 by page 0.591 -> 0.631 with the file name,
+/// hash-v1 brain, lexical alone); tokenized by `porter unicode61 remove_diacritics 2` (stemming, so
 /// that a question's "extracting" finds "extract"). Three triggers on `nodes` keep it, so
 /// that every writer (sync, teach, inject, correct, import, rollback, even the
 /// `sqlite3` shell) keeps it in the same transaction as the row, with no code path to
 /// forget: after an insert (with content), a delete, and an update of `sym`,
-/// `content` or `file`. The migration fills it from the existing nodes.
+/// `content`, `file` or `metadata`. The migration fills it from the existing nodes.
 pub const SCHEMA_V3_LEXICAL: &str = concat!(
     "
 CREATE VIRTUAL TABLE nodes_fts USING fts5(
@@ -183,20 +202,26 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
 CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes WHEN new.content IS NOT NULL BEGIN
     INSERT INTO nodes_fts(rowid, text, file) VALUES (new.sym, ",
     lexical_text!("new.content"),
-    ", new.file);
+    ", ",
+    lexical_doc!("new."),
+    ");
 END;
 CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes BEGIN
     DELETE FROM nodes_fts WHERE rowid = old.sym;
 END;
-CREATE TRIGGER nodes_fts_update AFTER UPDATE OF sym, content, file ON nodes BEGIN
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF sym, content, file, metadata ON nodes BEGIN
     DELETE FROM nodes_fts WHERE rowid = old.sym;
     INSERT INTO nodes_fts(rowid, text, file) SELECT new.sym, ",
     lexical_text!("new.content"),
-    ", new.file WHERE new.content IS NOT NULL;
+    ", ",
+    lexical_doc!("new."),
+    " WHERE new.content IS NOT NULL;
 END;
 INSERT INTO nodes_fts(rowid, text, file) SELECT sym, ",
     lexical_text!("content"),
-    ", file FROM nodes WHERE content IS NOT NULL;
+    ", ",
+    lexical_doc!(""),
+    " FROM nodes WHERE content IS NOT NULL;
 "
 );
 

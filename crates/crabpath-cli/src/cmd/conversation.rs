@@ -33,6 +33,7 @@ pub fn init(ctx: &Ctx, a: &InitArgs, file: &Path, dir: &Path) -> CliResult {
         init_store(dir, &graph, o, extra, Vec::new())
     })?;
     super::exchange::say_kept(&report, "init", dir);
+    crate::embedding::say_defaults(which, dir);
     if a.json {
         let payload = out::dict([
             ("brain", out::s(&pathlib_str(&report.path))),

@@ -98,6 +98,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
         init_store(&dir, &graph, o, extra, Vec::new())
     })?;
     super::exchange::say_kept(&report, "init", &dir);
+    crate::embedding::say_defaults(which, &dir);
     if a.json {
         let payload = out::dict([
             ("brain", out::s(&pathlib_str(&report.path))),
