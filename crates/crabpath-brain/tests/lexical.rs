@@ -418,30 +418,21 @@ fn a_hash_v1_brain_defaults_to_bm25_and_the_traversal_adds_a_bounded_number() {
     let (_, db) = tldr_brain(dir.path());
     for resident in [false, true] {
         let mut b = common::open_hash(&db, Profile::Corrected, resident);
+        // (the ranked ids, whether the traversal took a step)
+        let mut ask = |req: &QueryRequest| -> (Vec<String>, bool) {
+            let a = b.query(req).unwrap();
+            let ids = a.ranked().iter().map(|s| s.to_string()).collect();
+            (ids, !a.result.steps.is_empty())
+        };
         let mut req = QueryRequest::new("extract a tar archive", 2);
         req.limit = Some(40);
-        let by_default: Vec<String> = {
-            let a = b.query(&req).unwrap();
-            assert!(!a.result.steps.is_empty(), "the traversal ran");
-            a.ranked().iter().map(|s| s.to_string()).collect()
-        };
+        let (by_default, stepped) = ask(&req);
+        assert!(stepped, "the traversal ran");
         req.seeding = Some(Seeding::Lexical);
-        let lexical: Vec<String> = b
-            .query(&req)
-            .unwrap()
-            .ranked()
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let (lexical, _) = ask(&req);
         assert_eq!(by_default, lexical, "resident {resident}");
         req.traverse = false;
-        let alone: Vec<String> = b
-            .query(&req)
-            .unwrap()
-            .ranked()
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let (alone, _) = ask(&req);
         // the two seeds first, then at most ADDED_PER_SEED nodes each, then the
         // seeding's third node
         assert_eq!(by_default[..2], alone[..2]);

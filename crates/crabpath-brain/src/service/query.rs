@@ -542,20 +542,17 @@ fn seeding_list(
             .map(|(sym, s)| (sym, f64::from(s)))
             .collect()
     };
+    let lexical_syms = || -> rusqlite::Result<Vec<i64>> {
+        Ok(lexical::search(conn, text, depth)?
+            .into_iter()
+            .map(|x| x.0)
+            .collect())
+    };
     Ok(match seeding {
         Seeding::Dense => dense(),
-        Seeding::Lexical => {
-            let lex: Vec<i64> = lexical::search(conn, text, depth)?
-                .into_iter()
-                .map(|x| x.0)
-                .collect();
-            lexical::fuse(&[&lex])
-        }
+        Seeding::Lexical => lexical::fuse(&[&lexical_syms()?]),
         Seeding::Hybrid => {
-            let lex: Vec<i64> = lexical::search(conn, text, depth)?
-                .into_iter()
-                .map(|x| x.0)
-                .collect();
+            let lex = lexical_syms()?;
             let found = dense();
             if lex.is_empty() {
                 found
