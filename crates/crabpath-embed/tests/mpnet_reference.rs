@@ -75,7 +75,13 @@ fn reference_items() -> Vec<Item> {
 
 /// Embeds every text and checks every reference vector; returns (texts compared, min cosine).
 fn check(model: &SentenceEmbedder, note: &str) -> (usize, f64) {
-    let items = reference_items();
+    // Only the texts with a reference vector are embedded: the others (80 of the committed
+    // 101, 6 of them past 384 tokens) would cost a minute of a debug build and compare
+    // nothing; every kind keeps at least one compared text (2 long, 2 non-ASCII, the empty).
+    let items: Vec<Item> = reference_items()
+        .into_iter()
+        .filter(|i| i.embedding.is_some())
+        .collect();
     let texts: Vec<&str> = items.iter().map(|i| i.text.as_str()).collect();
     let got = model.embed_batch(&texts).expect("embedding");
     assert_eq!(got.len(), items.len());
