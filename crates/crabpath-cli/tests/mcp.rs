@@ -130,7 +130,8 @@ fn tools_answer_and_refuse_bad_arguments() {
         ("correct", json!({}), "correct: `content` is required"),
         ("correct", json!({"content": "x", "turns_ago": 1}), "correct: `turns_ago` needs a `chat_id`"),
         ("teach", json!({"content": "x", "kind": "NOTE"}), "teach: `kind` must be TEACHING or DIRECTIVE, got `NOTE`"),
-        ("health", json!({"x": 1}), "health: unknown argument `x` (it takes no arguments)"),
+        ("health", json!({"x": 1}), "health: unknown argument `x` (expected: window)"),
+        ("health", json!({"window": 0}), "health: `window` must be an integer from 1 to 1000000, got 0"),
         ("sync", json!({"workspace": "/no/such/folder"}), "sync: unknown argument `workspace` (it takes no arguments)"),
         ("forget", json!({}), "unknown tool `forget` (tools: query, feedback, correct, teach, health, sync, remember)"),
     ];

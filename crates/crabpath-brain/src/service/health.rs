@@ -235,6 +235,9 @@ pub struct HealthReport {
     pub nodes: usize,
     /// Stored edges (dangling ones included, as [`measure_health`] counts them).
     pub edges: usize,
+    /// The edge tiers, cross-file share and orphans the graph's metrics come from (the
+    /// reference's `health` payload and journal event are made of these).
+    pub tiers: GraphHealth,
     /// The metrics, in [`TABLE_4`]'s order.
     pub metrics: Vec<Metric>,
 }
@@ -260,8 +263,10 @@ impl HealthReport {
     }
 
     /// The report as JSON, what `crabpath health --json` prints and the MCP `health`
-    /// tool returns: `{window, queries, nodes, edges, metrics: {<name>: {value, unit,
-    /// min, max, status, reason}}, out_of_range: [names]}`, metrics in table order.
+    /// tool returns: `{window, queries, nodes, edges, habitual_pct, metrics: {<name>:
+    /// {value, unit, min, max, status, reason}}, out_of_range: [names]}`, metrics in
+    /// table order (`habitual_pct`, the tier Table 4 leaves out, is `null` without
+    /// edges).
     pub fn to_json(&self) -> Value {
         let mut metrics = Map::new();
         for m in &self.metrics {
@@ -283,6 +288,7 @@ impl HealthReport {
             "queries": self.queries,
             "nodes": self.nodes,
             "edges": self.edges,
+            "habitual_pct": (self.edges > 0).then_some(self.tiers.habitual_pct),
             "metrics": metrics,
             "out_of_range": self.out_of_range(),
         })
@@ -390,6 +396,7 @@ pub fn measure(graph: &Graph, window: &JournalWindow, asked: usize) -> HealthRep
         queries: window.queries.len(),
         nodes: graph.node_count(),
         edges: graph.edge_count(),
+        tiers: health,
         metrics,
     }
 }
