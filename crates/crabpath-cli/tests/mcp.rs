@@ -207,6 +207,16 @@ fn python_sdk_session_over_stdio_and_http() {
     let bin = common::bin();
     let seen = client(&["stdio", bin.to_str().unwrap(), state.to_str().unwrap()]);
     check_session(&seen);
+    // the health the client saw (after its last query) is what `health --json` prints
+    // on the brain it left (issue 31 item 2: one object for both)
+    let (rc, out, e) = common::run_text(
+        dir.path(),
+        "corrected",
+        &["health", "--state", "brain", "--json"],
+    );
+    assert_eq!(rc, 0, "{e}");
+    let cli: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(seen["health"], cli);
 
     // streamable HTTP on a port the system picks, on a fresh brain
     let dir = tempfile::tempdir().unwrap();
