@@ -21,15 +21,8 @@ const TABLE_4: [(&str, &str); 8] = [
     ("orphan_nodes", "0"),
 ];
 
-/// A corrected brain of the fixture workspace in `dir/brain`.
 fn brain(dir: &std::path::Path) {
-    common::copy_tree(&common::fixtures().join("workspace"), &dir.join("ws"));
-    let (rc, _, err) = common::run_text(
-        dir,
-        "corrected",
-        &["init", "--workspace", "ws", "--output", "brain"],
-    );
-    assert_eq!(rc, 0, "{err}");
+    common::fixture_brain(dir, "corrected");
 }
 
 fn ok(dir: &std::path::Path, profile: &str, args: &[&str]) -> String {

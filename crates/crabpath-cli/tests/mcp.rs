@@ -14,13 +14,7 @@ use crabpath_mcp::Server;
 use serde_json::{json, Map, Value};
 
 fn brain(dir: &Path) {
-    common::copy_tree(&common::fixtures().join("workspace"), &dir.join("ws"));
-    let (rc, _, err) = common::run_text(
-        dir,
-        "corrected",
-        &["init", "--workspace", "ws", "--output", "brain"],
-    );
-    assert_eq!(rc, 0, "{err}");
+    common::fixture_brain(dir, "corrected");
 }
 
 fn server(dir: &Path) -> Server {
