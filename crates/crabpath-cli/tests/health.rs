@@ -1,6 +1,6 @@
 //! `crabpath health` in the corrected profile: the eight metrics of seed 002 §5.1,
-//! Table 4, each printed with its target range and marked when out of it; `--json` and
-//! the MCP `health` tool return the same object; `--window`; the paper profile keeps the
+//! Table 4, each printed with its target range and marked when out of it; `--json`, the
+//! MCP `health` tool and the daemon's `health` return the same object; `--window`; the paper profile keeps the
 //! reference's report (byte for byte: `reference_flow.rs`). The values themselves are
 //! checked by hand computation in `crabpath-brain/tests/health.rs`.
 
@@ -95,7 +95,7 @@ fn each_metric_is_printed_with_its_range_and_marked_out_of_range() {
 }
 
 #[test]
-fn json_and_the_mcp_tool_return_the_same_report() {
+fn json_the_mcp_tool_and_the_daemon_return_the_same_report() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     brain(d);
@@ -113,6 +113,15 @@ fn json_and_the_mcp_tool_return_the_same_report() {
         let from_cli = health_json(d, &cli);
         assert_eq!(from_cli, from_mcp, "{cli:?}");
     }
+    // the daemon (corrected profile) answers `health` with the same object
+    let input = "{\"id\": 1, \"method\": \"health\", \"params\": {\"window\": 2}}\n";
+    let o = common::run(d, "corrected", &["daemon", "--state", "brain"], input);
+    let answer: Value = serde_json::from_str(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(
+        answer["result"],
+        health_json(d, &["--window", "2"]),
+        "{answer}"
+    );
     let j = health_json(d, &["--window", "2"]);
     assert_eq!(
         (j["window"].as_u64(), j["queries"].as_u64()),
