@@ -111,9 +111,15 @@ fn mark(m: &Metric) -> String {
 }
 
 /// A value in the metric's unit: a count with two decimals unless whole, a fraction as
-/// a percentage with one.
+/// a percentage with one decimal, or with two significant digits when below 0.1 % (so
+/// that a small share does not read as a 0).
 fn value(t: &Target, v: f64) -> String {
+    let pct = v * 100.0;
     match t.unit {
+        Unit::Fraction if pct > 0.0 && pct < 0.1 => {
+            let decimals = (-pct.log10()).ceil() as usize + 1;
+            format!("{pct:.decimals$}%")
+        }
         Unit::Fraction => out::pct1(v),
         Unit::Count if v.fract() == 0.0 => format!("{v:.0}"),
         Unit::Count => format!("{v:.2}"),
@@ -131,5 +137,30 @@ fn range(t: &Target) -> String {
         None => format!("<={}", bound(t.max)),
         Some(lo) if lo == t.max => bound(lo),
         Some(lo) => format!("{}-{}", bound(lo), bound(t.max)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crabpath_brain::service::health::TABLE_4;
+
+    #[test]
+    fn values_and_ranges_read_as_table_4_writes_them() {
+        let [fired, cross, dormant, _, compression, _, reconvergence, orphans] = &TABLE_4;
+        assert_eq!(value(fired, 20.863), "20.86");
+        assert_eq!(value(orphans, 10.0), "10");
+        assert_eq!(value(dormant, 0.5), "50.0%");
+        assert_eq!(value(dormant, 0.0), "0.0%");
+        // 0.0272 %: two significant digits, not "0.0%"
+        assert_eq!(value(compression, 0.000272), "0.027%");
+        assert_eq!(value(compression, 0.0000051), "0.00051%");
+        // seed 002 §5.1, Table 4: 1.0–2.0, 0–15 %, 70–95 %, ≤ 20 %, 0 %, 0
+        assert_eq!(range(fired), "1.0-2.0");
+        assert_eq!(range(cross), "0%-15%");
+        assert_eq!(range(dormant), "70%-95%");
+        assert_eq!(range(compression), "<=20%");
+        assert_eq!(range(reconvergence), "0%");
+        assert_eq!(range(orphans), "0");
     }
 }
