@@ -19,7 +19,7 @@
 //! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id`, `limit` (integer ≥ 1), `seeding` (`dense`, `lexical` or `hybrid`) | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms`; with `limit`, `ranked`: at most `limit` node ids, best first ([`crate::service::Answer::ranked`]) |
 //! | `learn` | `fired_nodes` (non-empty list of non-blank strings), `outcome` (number) | `edges_updated` |
 //! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::command::maintain`]) |
-//! | `health` | – | the health payload |
+//! | `health` | corrected: `window` (integer ≥ 1, default 1000) | paper: the reference's health payload; corrected: the eight metrics of seed 002 Table 4 with their ranges ([`crate::service::HealthReport::to_json`]) |
 //! | `info` | – | `nodes`, `edges`, `embedder` |
 //! | `save` | – | `{"saved": true}` |
 //! | `reload` | – | `{"reloaded": true}` (unsaved changes dropped) |
@@ -341,10 +341,7 @@ impl Daemon {
             "query" => self.query(&params),
             "learn" => self.learn(&params, true),
             "maintain" => self.maintain(&params, true),
-            "health" => self
-                .brain
-                .read(|g, _| PyValue::Dict(HealthPayload::of(g).to_dict()))
-                .map_err(Failure::from),
+            "health" => self.health(&params),
             "info" => self.info(),
             "remember" => self.remember(&params),
             "save" => self.save().map(|()| flag("saved")).map_err(Failure::from),
@@ -391,6 +388,25 @@ impl Daemon {
             self.open_wal()?;
         }
         Ok(())
+    }
+
+    /// `health`: the reference's payload (paper profile); the eight metrics of seed 002
+    /// Table 4 over the last `window` queries, the object `crabpath health --json` prints
+    /// and the MCP `health` tool returns (corrected; issue 31 item 2).
+    fn health(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+        if !self.profile.fixes_bugs() {
+            return self
+                .brain
+                .read(|g, _| PyValue::Dict(HealthPayload::of(g).to_dict()))
+                .map_err(Failure::from);
+        }
+        let default = crate::service::health::DEFAULT_WINDOW as i64;
+        let window = int_param(params, "window", Some(default))?;
+        let report = self
+            .brain
+            .health_report(usize::try_from(window).unwrap_or(usize::MAX))
+            .map_err(Failure::from)?;
+        Ok(PyValue::from(&report.to_json()))
     }
 
     fn query(&mut self, params: &PyDict) -> Result<PyValue, Failure> {

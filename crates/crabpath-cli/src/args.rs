@@ -67,6 +67,16 @@ pub fn py_int(s: &str) -> Result<i64, String> {
     }
 }
 
+/// A `health --window`: a whole number of queries, at least 1.
+fn window_queries(s: &str) -> Result<usize, String> {
+    match py_int(s) {
+        Ok(n) if n >= 1 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => Err(format!(
+            "expected a number of queries, at least 1, got '{s}'"
+        )),
+    }
+}
+
 /// Python `float()` of a command-line value (`nan`, `inf`, `1e3`, `1_000.5`).
 pub fn py_float(s: &str) -> Result<f64, String> {
     pyformat::pystr::parse_float(s).ok_or_else(|| format!("invalid float value: '{s}'"))
@@ -195,7 +205,8 @@ pub enum Command {
     Inject(InjectArgs),
     /// Replay past queries from session logs to warm up the edges.
     Replay(ReplayArgs),
-    /// Show the brain's health: tier shares, orphans, cross-file edges.
+    /// Show the brain's health: the eight metrics of Table 4 with their target ranges
+    /// (paper profile: the reference's tier shares, orphans, cross-file edges).
     Health(HealthArgs),
     /// Show the journal of queries, outcomes and maintenance kept beside the state.
     Journal(JournalArgs),
@@ -558,6 +569,11 @@ pub struct HealthArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Measure the per-query metrics (nodes fired, context compression, promotion of
+    /// auto nodes) over the last N queries of the journal (default 1000; corrected
+    /// profile).
+    #[arg(long, value_name = "N", value_parser = window_queries)]
+    pub window: Option<usize>,
 }
 
 /// `journal`.

@@ -12,13 +12,7 @@ use std::time::{Duration, Instant};
 use crabpath_brain::statefile::load_state;
 
 fn brain(dir: &Path) {
-    common::copy_tree(&common::fixtures().join("workspace"), &dir.join("ws"));
-    let (rc, _, err) = common::run_text(
-        dir,
-        "paper",
-        &["init", "--workspace", "ws", "--output", "brain"],
-    );
-    assert_eq!(rc, 0, "{err}");
+    common::fixture_brain(dir, "paper");
 }
 
 fn spawn(dir: &Path, profile: &str, interval: &str) -> (Child, ChildStdin, BufReader<ChildStdout>) {

@@ -14,13 +14,7 @@ use crabpath_mcp::Server;
 use serde_json::{json, Map, Value};
 
 fn brain(dir: &Path) {
-    common::copy_tree(&common::fixtures().join("workspace"), &dir.join("ws"));
-    let (rc, _, err) = common::run_text(
-        dir,
-        "corrected",
-        &["init", "--workspace", "ws", "--output", "brain"],
-    );
-    assert_eq!(rc, 0, "{err}");
+    common::fixture_brain(dir, "corrected");
 }
 
 fn server(dir: &Path) -> Server {
@@ -130,7 +124,8 @@ fn tools_answer_and_refuse_bad_arguments() {
         ("correct", json!({}), "correct: `content` is required"),
         ("correct", json!({"content": "x", "turns_ago": 1}), "correct: `turns_ago` needs a `chat_id`"),
         ("teach", json!({"content": "x", "kind": "NOTE"}), "teach: `kind` must be TEACHING or DIRECTIVE, got `NOTE`"),
-        ("health", json!({"x": 1}), "health: unknown argument `x` (it takes no arguments)"),
+        ("health", json!({"x": 1}), "health: unknown argument `x` (expected: window)"),
+        ("health", json!({"window": 0}), "health: `window` must be an integer from 1 to 1000000, got 0"),
         ("sync", json!({"workspace": "/no/such/folder"}), "sync: unknown argument `workspace` (it takes no arguments)"),
         ("forget", json!({}), "unknown tool `forget` (tools: query, feedback, correct, teach, health, sync, remember)"),
     ];
@@ -206,6 +201,16 @@ fn python_sdk_session_over_stdio_and_http() {
     let bin = common::bin();
     let seen = client(&["stdio", bin.to_str().unwrap(), state.to_str().unwrap()]);
     check_session(&seen);
+    // the health the client saw (after its last query) is what `health --json` prints
+    // on the brain it left (issue 31 item 2: one object for both)
+    let (rc, out, e) = common::run_text(
+        dir.path(),
+        "corrected",
+        &["health", "--state", "brain", "--json"],
+    );
+    assert_eq!(rc, 0, "{e}");
+    let cli: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(seen["health"], cli);
 
     // streamable HTTP on a port the system picks, on a fresh brain
     let dir = tempfile::tempdir().unwrap();

@@ -142,6 +142,14 @@ async def session_checks(session):
     health = structured(await session.call_tool("health", {}))
     if health["nodes"] < 1:
         fail(f"health {health}")
+    # the eight metrics of seed 002 Table 4, each with its value, range and status
+    table_4 = ["avg_nodes_fired_per_query", "cross_file_edge_pct", "dormant_pct", "reflex_pct",
+               "context_compression", "proto_promotion_rate", "reconvergence_rate", "orphan_nodes"]
+    if list(health["metrics"]) != table_4:
+        fail(f"health metrics {list(health['metrics'])}, expected {table_4}")
+    for name, m in health["metrics"].items():
+        if list(m) != ["value", "unit", "min", "max", "status", "reason"]:
+            fail(f"health metric {name}: {m}")
     seen["health"] = health
     return seen
 

@@ -12,7 +12,7 @@
 //! | `feedback` | teaches an outcome in [−1, 1] to a conversation's recent turns (window of 10 turns or 900 s, weight exp(−Δ/5), each turn once) or to explicit fired ids | [`Brain::feedback`](crabpath_brain::Brain::feedback) |
 //! | `correct` | adds a CORRECTION node; with a `chat_id` it inhibits the path that conversation's recent answers took | [`Brain::correct`](crabpath_brain::Brain::correct) |
 //! | `teach` | adds new knowledge as a node, connected as `inject` connects it | [`Brain::teach`](crabpath_brain::Brain::teach) |
-//! | `health` | tier shares, orphans, node and edge counts | [`Brain::read`](crabpath_brain::Brain::read) |
+//! | `health` | the eight Table-4 metrics with their ranges, node and edge counts | [`Brain::health_report`](crabpath_brain::Brain::health_report) |
 //! | `sync` | re-reads the workspace folder (a conversation brain has none: refused, saying so) | [`Brain::sync`](crabpath_brain::Brain::sync) |
 //! | `remember` | adds a turn of a conversation (`text`; `speaker`, `time`, `session`, `id`), chained to the previous turn of its session | [`Brain::remember_turn`](crabpath_brain::Brain::remember_turn) |
 //!

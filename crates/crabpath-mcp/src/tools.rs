@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crabpath_brain::command::query::DAEMON_MAX_CONTEXT_CHARS;
-use crabpath_brain::command::HealthPayload;
 use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::health::DEFAULT_WINDOW;
 use crabpath_brain::service::{CorrectRequest, FeedbackReport, FeedbackRequest, TurnCredit};
 use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
@@ -25,6 +25,9 @@ pub const DEFAULT_TOP_K: i64 = 4;
 
 /// Most nodes a query's answer may be limited to (`limit`, issue 28 item 2).
 pub const MAX_LIMIT: i64 = 200;
+
+/// Largest `window` of the `health` tool (queries).
+pub const MAX_HEALTH_WINDOW: i64 = 1_000_000;
 
 /// The tools' names, in the order [`list`] gives them.
 pub const NAMES: [&str; 7] = [
@@ -140,9 +143,21 @@ pub fn list() -> Vec<Tool> {
         ),
         Tool::new(
             "health",
-            "Report the memory's size and shape: node and edge counts, the shares of \
-             reflex, habitual and dormant links, cross-file links and orphan nodes.",
-            schema(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+            "Report the memory's health: node and edge counts and the eight metrics of \
+             its design (nodes fired per query, cross-file links, dormant and reflex \
+             links, context compression, promotion of auto-created nodes, reconverged \
+             chunks, orphan nodes), each with its value (null when not computable yet, \
+             with the reason), its target range and whether it is out of it. The \
+             per-query metrics cover the last `window` queries.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "window": {"type": "integer", "minimum": 1, "maximum": MAX_HEALTH_WINDOW,
+                               "default": DEFAULT_WINDOW,
+                               "description": "How many of the latest queries the per-query metrics cover."}
+                },
+                "additionalProperties": false
+            })),
         )
         .annotate(ToolAnnotations::new().read_only(true)),
         Tool::new(
@@ -445,18 +460,14 @@ fn remember(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
     }))
 }
 
+/// The eight Table-4 metrics ([`crabpath_brain::service::health`]): the object
+/// `crabpath health --json` prints.
 fn health(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
-    Args::new("health", args, &[])?;
-    let h = brain.read(|g, _| HealthPayload::of(g))?;
-    Ok(json!({
-        "nodes": h.nodes,
-        "edges": h.edges,
-        "reflex_pct": h.health.reflex_pct,
-        "habitual_pct": h.health.habitual_pct,
-        "dormant_pct": h.health.dormant_pct,
-        "cross_file_edge_pct": h.health.cross_file_edge_pct,
-        "orphan_nodes": h.health.orphan_nodes,
-    }))
+    let a = Args::new("health", args, &["window"])?;
+    let window = a
+        .opt_int("window", 1, MAX_HEALTH_WINDOW)?
+        .map_or(DEFAULT_WINDOW, |n| n as usize);
+    Ok(brain.health_report(window)?.to_json())
 }
 
 fn sync(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Result<Value> {

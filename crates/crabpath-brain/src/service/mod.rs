@@ -22,6 +22,7 @@
 mod admin;
 mod engine;
 mod feedback;
+pub mod health;
 mod ops;
 mod query;
 mod reembed;
@@ -38,6 +39,7 @@ pub use engine::{
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
+pub use health::HealthReport;
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;

@@ -296,6 +296,25 @@ pub fn journal_lines(conn: &Connection) -> SqlResult<Vec<String>> {
     rows.collect()
 }
 
+/// Hands the journal's entries (JSON lines) to `visit`, newest first, until it returns
+/// `false` (the health window, `crate::service::health`: the last N queries).
+///
+/// Cost: reads only the entries visited.
+pub fn journal_newest_first(
+    conn: &Connection,
+    mut visit: impl FnMut(&str) -> bool,
+) -> SqlResult<()> {
+    let mut stmt = conn.prepare("SELECT entry FROM journal ORDER BY seq DESC")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let line: String = r.get(0)?;
+        if !visit(&line) {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// Applies the rows written after revision `after` to a graph read before
 /// ([`load_all`]), when no row was deleted or reordered since (the `structure` counter
 /// is unchanged): changed nodes and edges are replaced in place, new ones appended in

@@ -107,6 +107,18 @@ pub fn copy_tree(src: &Path, dst: &Path) {
     }
 }
 
+/// A brain of the fixture workspace in `dir/brain` (`crabpath init` in `profile` of a
+/// copy of the workspace in `dir/ws`).
+pub fn fixture_brain(dir: &Path, profile: &str) {
+    copy_tree(&fixtures().join("workspace"), &dir.join("ws"));
+    let (rc, _, err) = run_text(
+        dir,
+        profile,
+        &["init", "--workspace", "ws", "--output", "brain"],
+    );
+    assert_eq!(rc, 0, "{err}");
+}
+
 /// A scratch directory holding copies of the fixture workspace (`ws`) and session
 /// logs (`sessions`).
 pub fn scratch() -> tempfile::TempDir {
