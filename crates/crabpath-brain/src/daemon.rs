@@ -521,8 +521,9 @@ impl Daemon {
         } else {
             // a replayed write: its journal entry was written when it was answered
             let profile = self.profile;
+            let tuning = self.brain.tuning()?;
             self.brain.write(crate::service::Scope::Nodes(&ids), |w| {
-                crate::command::learn::learn_ids(w.graph, &ids, outcome, profile)
+                crate::command::learn::learn_ids_tuned(w.graph, &ids, outcome, profile, &tuning)
             })?
         };
         if live {
@@ -695,6 +696,12 @@ fn daemon_report(r: &MaintainReport) -> PyDict {
     );
     d.insert("edges_before".into(), count(r.edges_before));
     d.insert("edges_after".into(), count(r.edges_after));
+    if let Some(step) = &r.autotune {
+        d.insert(
+            "autotune".into(),
+            PyValue::Dict(crate::command::autotune::step_dict(step)),
+        );
+    }
     d
 }
 
