@@ -27,8 +27,8 @@ use anyhow::{Context, Result};
 use crabpath::autotuner::tune;
 use crabpath::tuning::Tuning;
 use crabpath::{
-    apply_decay, apply_outcome, measure_health, DecayConfig, Edge, Episode, Graph, GraphHealth,
-    LearningConfig, Node, NodeId, Profile, TierThresholds, TraversalConfig, Traverser,
+    apply_decay, apply_outcome, measure_health, DecayConfig, Episode, GraphHealth, LearningConfig,
+    Profile, Traverser,
 };
 use rand::Rng;
 use rand::SeedableRng;
@@ -36,6 +36,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::scenarios::brain_death::{complete_digraph, traversal, N, ROUNDS};
 use crate::stats::summarize;
 
 /// The committed result file, relative to the sims results directory (`results/sims`).
@@ -44,10 +45,6 @@ pub const FILE: &str = "autotune/brain_death_autotune.json";
 pub const SEEDS: usize = 200;
 /// First seed.
 pub const BASE_SEED: u64 = 42;
-/// Nodes of the complete digraph (as brain_death).
-const N: usize = 16;
-/// Rounds per run (as brain_death).
-const ROUNDS: usize = 30;
 /// Rounds reported.
 pub const REPORT_ROUNDS: [usize; 3] = [1, 10, 30];
 /// Dead weights are drawn from `[DEAD.0, DEAD.1)`.
@@ -176,28 +173,8 @@ fn run_arm(seed: u64, applied: bool) -> Result<(Vec<Shares>, Tuning)> {
     weights.set_stream(0);
     let mut queries = ChaCha8Rng::seed_from_u64(seed);
     queries.set_stream(1);
-    let mut g = Graph::new();
-    let ids: Vec<NodeId> = (0..N)
-        .map(|i| g.add_node(Node::new(format!("n{i:02}"), format!("node {i:02}"))))
-        .collect();
-    for &s in &ids {
-        for &t in &ids {
-            if s != t {
-                g.add_edge(s, t, Edge::new(weights.gen_range(DEAD.0..DEAD.1)))?;
-            }
-        }
-    }
-    let cfg = profile.adjust_traversal(TraversalConfig {
-        max_hops: 2,
-        beam_width: 3,
-        tiers: TierThresholds {
-            reflex: 0.001,
-            habitual: (0.0, 1.0),
-            ..Default::default()
-        },
-        edge_damping: 0.6,
-        ..Default::default()
-    });
+    let (mut g, ids) = complete_digraph(|| weights.gen_range(DEAD.0..DEAD.1))?;
+    let cfg = traversal(profile);
     let learning = profile.adjust_learning(LearningConfig::default());
     let decay = DecayConfig::default();
     let defaults = profile.traversal();

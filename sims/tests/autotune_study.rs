@@ -34,7 +34,7 @@ fn study_is_deterministic_and_its_verdict_follows_its_values() {
 
 #[test]
 fn committed_study_is_consistent() {
-    let path = testdata::committed(&format!("results/sims/{}", sims::autotune_study::FILE));
+    let path = testdata::committed(format!("results/sims/{}", sims::autotune_study::FILE));
     let stored: Study = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let c = &stored.claim;
     assert_eq!(stored.seeds.len(), 200);
