@@ -18,7 +18,7 @@
 //! |---|---|---|
 //! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id`, `limit` (integer ≥ 1), `seeding` (`dense`, `lexical` or `hybrid`) | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms`; with `limit`, `ranked`: at most `limit` node ids, best first ([`crate::service::Answer::ranked`]) |
 //! | `learn` | `fired_nodes` (non-empty list of non-blank strings), `outcome` (number) | `edges_updated` |
-//! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::command::maintain`]); corrected: with `autotune` (`before`, `after`, `applied`, `clipped`) when the health task ran the autotuner (issue 31 item 3; the daemon has no maintenance of its own between requests) |
+//! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::command::maintain`]) |
 //! | `health` | – | the health payload |
 //! | `info` | – | `nodes`, `edges`, `embedder` |
 //! | `save` | – | `{"saved": true}` |
@@ -535,6 +535,9 @@ impl Daemon {
         Ok(PyValue::Dict(d))
     }
 
+    /// `maintain`: the maintenance report; corrected, with `autotune` (`before`,
+    /// `after`, `applied`, `clipped`) when the health task ran the autotuner (issue 31
+    /// item 3). The daemon runs no maintenance of its own between requests.
     fn maintain(&mut self, params: &PyDict, live: bool) -> Result<PyValue, Failure> {
         let requested: Vec<String> = match params.get("tasks") {
             None | Some(PyValue::Null) => maintain::DEFAULT_TASKS
