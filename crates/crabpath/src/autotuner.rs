@@ -59,7 +59,13 @@ pub fn tune(graph: &Graph, before: &Tuning) -> TuneStep {
 
 /// The pipeline for a given health (`graph` only gives the node count the rules read).
 pub fn tune_with_health(graph: &Graph, health: &GraphHealth, before: &Tuning) -> TuneStep {
-    let applied = autotune(graph, health);
+    apply_step(before, health, autotune(graph, health))
+}
+
+/// The apply and guardrail steps for given suggestions (`health` is recorded only):
+/// what [`tune_with_health`] does after the rules, open to other rules (the
+/// brain-death study's arm with the half-life rule reversed, `sims::autotune_study`).
+pub fn apply_step(before: &Tuning, health: &GraphHealth, applied: Vec<Suggestion>) -> TuneStep {
     let decay = DecayConfig {
         half_life: before.half_life,
         ..DecayConfig::default()

@@ -28,7 +28,10 @@ pub fn block(results: &Results) -> String {
     let mut s = format!(
         "Corrected profile, {} seeds ({}…{}), {} rounds: {}. Arm **applied** runs health → \
          autotune → guardrails → apply before each round's query; arm **suggestions only** \
-         records the suggestions and keeps the defaults. {}. Shares in % after the round, mean \
+         records the suggestions and keeps the defaults; arm **applied slow decay** (added \
+         after the first run failed the claim; measured, not claimed) applies them with the \
+         dead-brain half-life rule reversed, +10 instead of −10, as its own reason (\"slow decay \
+         to preserve low-signal paths longer\") says. {}. Shares in % after the round, mean \
          [95 % t-interval] over seeds; data: `results/sims/{}`.\n\n\
          | arm | round | dormant | habitual | reflex |\n|---|---|---|---|---|\n",
         study.seeds.len(),
