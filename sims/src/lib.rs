@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 pub mod alloc;
+pub mod autotune_study;
 pub mod claims;
 pub mod compare;
 pub mod paper;

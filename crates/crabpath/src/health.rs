@@ -190,12 +190,19 @@ impl Default for AutotuneConfig {
 }
 
 impl AutotuneConfig {
-    /// Paper bounds, bugs fixed.
+    /// Paper bounds ([`crate::tuning::SAFETY_BOUNDS`], seed 002 §5.3), bugs fixed.
     pub fn corrected() -> Self {
+        use crate::tuning::{bound, Knob};
+        let half_life = bound(Knob::HalfLife);
         AutotuneConfig {
-            half_life_bounds: (20.0, 200.0),
-            hebbian_cap: Some(0.12),
-            promotion_floor: 2,
+            half_life_bounds: (
+                half_life.min.unwrap_or(f64::NEG_INFINITY),
+                half_life.max.unwrap_or(f64::INFINITY),
+            ),
+            hebbian_cap: bound(Knob::HebbianIncrement).max,
+            promotion_floor: bound(Knob::PromotionThreshold)
+                .min
+                .map_or(i64::MIN, |m| m as i64),
             promotion_whole_steps: true,
             keep_min_weight: true,
         }

@@ -76,6 +76,7 @@
 //! checks that no module imports one that imports it back).
 #![warn(missing_docs)]
 
+pub mod autotuner;
 pub mod bucket;
 pub mod decay;
 pub mod edge;
@@ -100,6 +101,7 @@ pub mod synth;
 pub mod tier;
 pub mod trajectory;
 pub mod traverse;
+pub mod tuning;
 pub mod vectors;
 
 pub use decay::{apply_decay, DecayConfig};

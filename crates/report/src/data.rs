@@ -108,6 +108,8 @@ pub struct Results {
     pub v2: BTreeMap<(Profile, String), Doc>,
     /// The corrected-vs-myopic study (`v2/corrected_vs_myopic.json.gz`).
     pub v2_study: Option<Doc>,
+    /// Brain-death recovery with the autotuner applied (`sims/`[`sims::autotune_study::FILE`]).
+    pub autotune_study: Option<Doc>,
 }
 
 impl Results {
@@ -161,6 +163,11 @@ impl Results {
             )),
         }
         out.load_v2(root, notes);
+        let rel = Path::new("sims").join(sims::autotune_study::FILE);
+        match sims::runner::read_json(&root.join(&rel)) {
+            Ok(v) => out.autotune_study = Some(Doc::new(rel.display().to_string(), v)),
+            Err(e) => notes.push(format!("{e:#}; the brain-death autotune block skipped")),
+        }
         let is_study = |d: &Doc| d.parse::<results::scaling::Study>().map(|_| ());
         match load_dir(root, "scaling", is_study, notes) {
             Some(docs) => out.scaling = docs,

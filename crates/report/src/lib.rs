@@ -39,6 +39,7 @@ pub mod font;
 pub mod heldout_view;
 pub mod plot;
 pub mod reproduce;
+pub mod reproduce_autotune;
 pub mod reproduce_v2;
 pub mod tables;
 

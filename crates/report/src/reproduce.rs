@@ -8,7 +8,7 @@
 //! `discrepancies` (every paper/code discrepancy with before/after numbers),
 //! `repo-bench` (the repository benchmark, Tables 24/25: the measured commit and each
 //! fairness fix's numbers), and the CrabPath paper's `v2-discrepancies` and `v2-myopic`
-//! ([`crate::reproduce_v2`]).
+//! ([`crate::reproduce_v2`]), and `brain-death-autotune` ([`crate::reproduce_autotune`]).
 
 use std::fs;
 use std::path::Path;
@@ -404,6 +404,10 @@ pub fn render(path: &Path, tables: &[Table], results: &Results) -> Result<Artifa
             crate::reproduce_v2::discrepancies_block(results),
         ),
         ("v2-myopic", crate::reproduce_v2::myopic_block(results)),
+        (
+            "brain-death-autotune",
+            crate::reproduce_autotune::block(results),
+        ),
     ] {
         if let Some(t) = replace_block(&text, name, &body) {
             text = t;
@@ -436,6 +440,7 @@ mod tests {
             "repo-bench",
             "v2-discrepancies",
             "v2-myopic",
+            "brain-death-autotune",
         ] {
             assert!(replace_block(TEMPLATE, b, "").is_some(), "{b}");
         }

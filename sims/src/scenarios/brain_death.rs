@@ -23,10 +23,14 @@ use crate::sim::{document, Simulation};
 
 const NAME: &str = "brain_death";
 
-const N: usize = 16;
-const ROUNDS: usize = 30;
+/// Nodes of the complete digraph.
+pub(crate) const N: usize = 16;
+/// Rounds.
+pub(crate) const ROUNDS: usize = 30;
 
-fn build() -> Result<Graph> {
+/// The complete digraph on `N` nodes `n00`…`n15`, edges added source by source, each
+/// weighted by `weight()` (also [`crate::autotune_study`]'s graph).
+pub(crate) fn complete_digraph(mut weight: impl FnMut() -> f64) -> Result<(Graph, Vec<NodeId>)> {
     let mut g = Graph::new();
     let ids: Vec<NodeId> = (0..N)
         .map(|i| g.add_node(Node::new(format!("n{i:02}"), format!("node {i:02}"))))
@@ -34,10 +38,31 @@ fn build() -> Result<Graph> {
     for &s in &ids {
         for &t in &ids {
             if s != t {
-                g.add_edge(s, t, Edge::new(0.72))?;
+                g.add_edge(s, t, Edge::new(weight()))?;
             }
         }
     }
+    Ok((g, ids))
+}
+
+/// The scenario's traversal: 2 hops, beam 3, everything above 0.001 reflex, damping 0.6
+/// (also [`crate::autotune_study`]'s).
+pub(crate) fn traversal(profile: Profile) -> TraversalConfig {
+    profile.adjust_traversal(TraversalConfig {
+        max_hops: 2,
+        beam_width: 3,
+        tiers: TierThresholds {
+            reflex: 0.001,
+            habitual: (0.0, 1.0),
+            ..Default::default()
+        },
+        edge_damping: 0.6,
+        ..Default::default()
+    })
+}
+
+fn build() -> Result<Graph> {
+    let (mut g, _) = complete_digraph(|| 0.72)?;
     // Re-add every edge in place at 0.01, keeping its kind.
     let edges: Vec<(NodeId, NodeId, Edge)> = g.edges().map(|(s, t, e)| (s, t, e.clone())).collect();
     for (s, t, e) in edges {
@@ -49,17 +74,7 @@ fn build() -> Result<Graph> {
 pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let mut g = build()?;
     let mut trav = Traverser::new();
-    let cfg = profile.adjust_traversal(TraversalConfig {
-        max_hops: 2,
-        beam_width: 3,
-        tiers: TierThresholds {
-            reflex: 0.001,
-            habitual: (0.0, 1.0),
-            ..Default::default()
-        },
-        edge_damping: 0.6,
-        ..Default::default()
-    });
+    let cfg = traversal(profile);
     let learning = profile.adjust_learning(LearningConfig::default());
     let seeds = [(g.require("n00")?, 1.0)];
     let mut rounds = Vec::with_capacity(ROUNDS);

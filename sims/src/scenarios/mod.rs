@@ -4,7 +4,7 @@
 pub mod common;
 pub mod forced_graph;
 
-mod brain_death;
+pub(crate) mod brain_death;
 mod context_reduction;
 mod deploy_pipeline;
 mod domain_separation;

@@ -83,10 +83,23 @@ pub fn learn_ids(
     outcome: f64,
     profile: Profile,
 ) -> Result<LearnSummary> {
+    let defaults = super::autotune::default_tuning(profile);
+    learn_ids_tuned(graph, ids, outcome, profile, &defaults)
+}
+
+/// [`learn_ids`] with a brain's tuned Hebbian increment and promotion threshold
+/// ([`crate::command::autotune`], issue 31 item 3; the defaults give [`learn_ids`]).
+pub fn learn_ids_tuned(
+    graph: &mut Graph,
+    ids: &[String],
+    outcome: f64,
+    profile: Profile,
+    tuning: &crabpath::tuning::Tuning,
+) -> Result<LearnSummary> {
     if ids.is_empty() {
         return Err(Error::Reference("provide at least one fired id".into()));
     }
-    let config: LearningConfig = profile.learning();
+    let config: LearningConfig = tuning.learning(&profile.learning());
     let updates = if profile.fixes_bugs() {
         check_outcome("outcome", outcome).map_err(Error::Invalid)?;
         let path = ids

@@ -6,8 +6,11 @@
 //! Tasks run in the fixed order health, decay, prune, merge, connect, whatever the
 //! request order; unknown names are noted (`Unknown tasks skipped: a, b`).
 //!
-//! * **health** — journal a `health` entry with the health before;
-//! * **decay** — one [`apply_decay_with`] step (default half-life 80, minimum 0.01),
+//! * **health** — journal a `health` entry with the health before; corrected profile:
+//!   then the autotuner ([`super::autotune`], issue 31 item 3: health → autotune →
+//!   guardrails → apply to the brain's `meta`, an `autotune` entry journaled);
+//! * **decay** — one [`apply_decay_with`] step (default half-life 80, minimum 0.01;
+//!   corrected: the brain's tuned half-life, [`super::autotune::tuning_of`]),
 //!   constitutional sources skipped, canonical sources at half speed;
 //! * **prune** — [`prune_edges`] below `prune_below`, then [`prune_orphan_nodes`]
 //!   (corrected: [`prune_orphans`] keeping workspace nodes, and the removed nodes'
@@ -133,6 +136,8 @@ pub struct MaintainReport {
     pub pruned_nodes: usize,
     /// Notes (unknown tasks, skipped connect, dry run).
     pub notes: Vec<String>,
+    /// What the autotuner did after the health task (corrected profile).
+    pub autotune: Option<crabpath::autotuner::TuneStep>,
     /// Whether the state changed in a way that must be saved (not a dry run, and a
     /// mutating task ran).
     pub should_save: bool,
@@ -207,6 +212,7 @@ pub fn run(
         pruned_edges: 0,
         pruned_nodes: 0,
         notes: Vec::new(),
+        autotune: None,
         should_save: false,
     };
     if !unknown.is_empty() {
@@ -218,7 +224,13 @@ pub fn run(
         report.tasks_run.push(task);
         let graph = &mut *w.graph;
         match task {
-            "health" => log(health_before.event())?,
+            "health" => {
+                log(health_before.event())?;
+                report.autotune = super::autotune::apply(w, profile)?;
+                if let Some(step) = &report.autotune {
+                    log(super::autotune::autotune_event(step, dry))?;
+                }
+            }
             "decay" => {
                 let by = |a: Authority| -> Vec<bool> {
                     let mut v = vec![false; graph.symbol_count()];
@@ -232,7 +244,7 @@ pub fn run(
                 let has = |v: &Vec<bool>, s: NodeId| v.get(s.index()).copied().unwrap_or(false);
                 let changed = apply_decay_with(
                     graph,
-                    &DecayConfig::default(),
+                    &super::autotune::tuning_of(w.meta, profile)?.decay(&DecayConfig::default()),
                     |s| has(&constitutional, s),
                     |s| if has(&canonical, s) { 2.0 } else { 1.0 },
                 );
@@ -318,7 +330,9 @@ pub fn run(
             _ => {}
         }
     }
-    let mutating = selected.iter().any(|t| *t != "health");
+    // the autotuner's new parameters are a change to save too
+    let mutating = selected.iter().any(|t| *t != "health")
+        || report.autotune.as_ref().is_some_and(|s| s.changes());
     if dry {
         report.notes.push(DRY_RUN_NOTE.into());
     }

@@ -13,6 +13,7 @@
 //! | `info` | [`info`] | `cli.py::cmd_info` |
 //! | `journal` | [`journal`] | `journal.py::read_journal`, `journal_stats` |
 //! | `query` | [`query`] | `cli.py::cmd_query`, `_keyword_seeds` |
+//! | `autotune` (and in `maintain`) | [`autotune`] | none: `autotune.py` only suggests (issue 31 item 3) |
 //!
 //! `init` and `replay` are [`crate::bootstrap`], [`crate::replay`] and
 //! [`crate::reffiles::write_init`]; `inject` is [`crabpath::inject`]; `sync` is
@@ -23,6 +24,7 @@
 //! module lists its fixes.
 
 pub mod anchor;
+pub mod autotune;
 pub mod doctor;
 pub mod info;
 pub mod journal;

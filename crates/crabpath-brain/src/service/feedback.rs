@@ -29,7 +29,7 @@ use serde_json::json;
 
 use super::engine::{Backend, Brain, Scope};
 use super::ops::InjectRequest;
-use crate::command::learn::learn_ids;
+use crate::command::learn::learn_ids_tuned;
 use crate::error::{Error, Result};
 use crate::journal::learn_event;
 use crate::store::sql_error;
@@ -289,11 +289,12 @@ impl Brain {
         let plan = self.credit_plan(&a, &log, req.outcome)?;
         let scope: Vec<String> = plan.iter().flat_map(|c| c.fired.clone()).collect();
         let profile = self.profile;
+        let tuning = self.tuning()?;
         if !scope.is_empty() {
             report.credited = self.write(Scope::Nodes(&scope), |w| {
                 let mut out = plan.clone();
                 for c in out.iter_mut().filter(|c| !c.fired.is_empty()) {
-                    let s = learn_ids(w.graph, &c.fired, c.outcome, profile)?;
+                    let s = learn_ids_tuned(w.graph, &c.fired, c.outcome, profile, &tuning)?;
                     c.edges_updated = s.edges_updated;
                     let refs: Vec<&str> = c.fired.iter().map(String::as_str).collect();
                     w.journal(learn_event(&refs, c.outcome));
@@ -378,12 +379,13 @@ impl Brain {
         let mut scope: Vec<String> = vec![node_id.clone()];
         scope.extend(plan.iter().flat_map(|c| c.fired.clone()));
         let profile = self.profile;
+        let tuning = self.tuning()?;
         let me = node_id.clone();
         let (credited, inhibited_edges, inhibited_nodes) =
             self.write(Scope::Nodes(&scope), |w| {
                 let mut credited = plan.clone();
                 for c in credited.iter_mut().filter(|c| !c.fired.is_empty()) {
-                    let s = learn_ids(w.graph, &c.fired, c.outcome, profile)?;
+                    let s = learn_ids_tuned(w.graph, &c.fired, c.outcome, profile, &tuning)?;
                     c.edges_updated = s.edges_updated;
                     let refs: Vec<&str> = c.fired.iter().map(String::as_str).collect();
                     w.journal(learn_event(&refs, c.outcome));

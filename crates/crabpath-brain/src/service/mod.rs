@@ -20,6 +20,7 @@
 //! [`locate`] decides which from a path (the brain directory, or a file in it).
 
 mod admin;
+mod autotune;
 mod engine;
 mod feedback;
 pub mod health;
@@ -33,6 +34,7 @@ pub use admin::{
     brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,
     keep_before_replacing, layout_for, BrainInfo, InitOptions, InitReport,
 };
+pub use autotune::AutotuneOutcome;
 pub use engine::{
     locate, save_state_file, Brain, EmbedderLoader, Location, LockWait, OpenOptions, Scope,
 };

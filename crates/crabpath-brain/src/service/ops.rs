@@ -11,7 +11,7 @@ use pyformat::pyjson::PyDict;
 use serde_json::Value;
 
 use super::engine::{Backend, Brain, Scope};
-use crate::command::learn::{learn_ids, LearnSummary};
+use crate::command::learn::{learn_ids_tuned, LearnSummary};
 use crate::command::maintain::{self, MaintainOptions, MaintainReport};
 use crate::error::{Error, Result};
 use crate::journal::learn_event;
@@ -92,8 +92,9 @@ impl Brain {
     /// writes only the rows of those nodes and their outgoing edges.
     pub fn learn(&mut self, ids: &[String], outcome: f64) -> Result<LearnReport> {
         let profile = self.profile;
+        let tuning = self.tuning()?;
         self.write(Scope::Nodes(ids), |w| {
-            let summary = learn_ids(w.graph, ids, outcome, profile)?;
+            let summary = learn_ids_tuned(w.graph, ids, outcome, profile, &tuning)?;
             let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
             w.journal(learn_event(&refs, outcome));
             Ok(summary)
@@ -212,7 +213,7 @@ impl Brain {
     }
 
     /// One entry of the brain's `meta`, read without loading the graph.
-    fn meta_entry(&mut self, key: &str) -> Result<Option<Value>> {
+    pub(super) fn meta_entry(&mut self, key: &str) -> Result<Option<Value>> {
         match &mut self.backend {
             Backend::Store(s) => crate::store::rows::meta_value(s.store.conn(), key)
                 .map_err(sql_error(s.store.path())),

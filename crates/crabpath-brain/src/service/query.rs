@@ -252,7 +252,10 @@ impl Brain {
     pub fn query(&mut self, req: &QueryRequest<'_>) -> Result<Answer<'_>> {
         self.catch_up()?;
         let profile = self.profile;
-        let config = traversal_config(profile, req.max_context_chars);
+        // the brain's tuned reflex threshold and damping (issue 31 item 3)
+        let config = self
+            .tuning()?
+            .traversal(&traversal_config(profile, req.max_context_chars));
         let (database, hash_vectors) = match &self.backend {
             Backend::Store(s) => (true, s.store.layout() == crate::store::Layout::Sparse),
             Backend::Json(_) => (false, false),

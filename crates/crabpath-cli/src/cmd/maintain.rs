@@ -1,6 +1,7 @@
 //! `crabpath maintain` (reference `crabpath/cli.py::cmd_maintain`,
 //! `maintain.py::run_maintenance`).
 
+use crabpath_brain::command::autotune::{changes_text, step_dict};
 use crabpath_brain::command::maintain::{parse_tasks, Flavor, MaintainOptions, MaintainReport};
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
 
@@ -58,6 +59,9 @@ pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
         if !report.notes.is_empty() {
             text.push_str(&format!("\n  notes: {}", report.notes.join(", ")));
         }
+        if let Some(step) = &report.autotune {
+            text.push_str(&format!("\n  autotune: {}", changes_text(step).join("; ")));
+        }
         out::println(&text);
     }
     Ok(0)
@@ -66,7 +70,7 @@ pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
 /// The command line's report (`asdict(MaintenanceReport)` key order).
 fn cli_report(r: &MaintainReport) -> PyDict {
     let c = |n: usize| PyValue::Int(PyInt::from(n as i64));
-    out::dict([
+    let mut d = out::dict([
         ("health_before", PyValue::Dict(r.health_before.to_dict())),
         ("health_after", PyValue::Dict(r.health_after.to_dict())),
         ("tasks_run", out::strs(r.tasks_run.iter().copied())),
@@ -78,5 +82,9 @@ fn cli_report(r: &MaintainReport) -> PyDict {
         ("pruned_edges", c(r.pruned_edges)),
         ("pruned_nodes", c(r.pruned_nodes)),
         ("notes", out::strs(r.notes.iter().map(String::as_str))),
-    ])
+    ]);
+    if let Some(step) = &r.autotune {
+        d.insert("autotune".into(), PyValue::Dict(step_dict(step)));
+    }
+    d
 }

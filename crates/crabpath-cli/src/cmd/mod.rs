@@ -1,6 +1,7 @@
 //! One module per subcommand: parse, call the brain ([`crabpath_brain::Brain`]), print.
 
 pub mod anchor;
+pub mod autotune;
 pub mod compact;
 pub mod conversation;
 pub mod daemon;
@@ -53,5 +54,6 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Mcp(a) => mcp::run(ctx, a),
         Command::Reembed(a) => reembed::run(ctx, a),
         Command::FetchModel(a) => fetch_model::run(a),
+        Command::Autotune(a) => autotune::run(ctx, a),
     }
 }

@@ -1,0 +1,75 @@
+//! `Brain::autotune` and `Brain::tuning` (issue 31 item 3): the autotuner run on its
+//! own, as `crabpath autotune` does, with a dry run that writes nothing and a snapshot
+//! before an applied run so that `rollback` undoes it. `maintain` runs the same step
+//! after its health task ([`crate::command::maintain`]).
+
+use crabpath::autotuner::{tune, TuneStep};
+use crabpath::tuning::{Tuning, TUNING_META_KEY};
+
+use super::engine::{Brain, Scope};
+use crate::command::autotune::{apply, autotune_event, tuning_from, tuning_of};
+use crate::error::{Error, Result};
+use crate::snapshot::Snapshot;
+
+/// What [`Brain::autotune`] did.
+#[derive(Debug, Clone)]
+pub struct AutotuneOutcome {
+    /// The step (a dry run: what it would do).
+    pub step: TuneStep,
+    /// The snapshot taken before applying (none in a dry run, or when nothing moves).
+    pub snapshot: Option<Snapshot>,
+    /// Whether the new parameters were written.
+    pub applied: bool,
+}
+
+impl Brain {
+    /// The brain's tunable parameters ([`crate::command::autotune::tuning_of`]).
+    pub fn tuning(&mut self) -> Result<Tuning> {
+        let profile = self.profile;
+        let entry = self.meta_entry(TUNING_META_KEY)?;
+        tuning_from(entry.as_ref(), profile)
+    }
+
+    /// Runs the autotuner: health → autotune → guardrails → apply. A dry run reads the
+    /// brain and writes nothing (no journal entry either). Otherwise, when a knob
+    /// moves, a snapshot `before-autotune-<time>` is taken first (so `rollback`
+    /// restores the old parameters), then the parameters are written to `meta` with an
+    /// `autotune` journal entry in one write; a run that moves nothing is journaled
+    /// only. Corrected profile only ([`Error::Invalid`] in `paper`).
+    pub fn autotune(&mut self, dry_run: bool) -> Result<AutotuneOutcome> {
+        let profile = self.profile;
+        if !profile.fixes_bugs() {
+            return Err(Error::Invalid(
+                "autotune: the paper profile never applies the autotuner (the reference only suggests); use --profile corrected".into(),
+            ));
+        }
+        let planned = self.read(|g, meta| tuning_of(meta, profile).map(|t| tune(g, &t)))??;
+        if dry_run {
+            return Ok(AutotuneOutcome {
+                step: planned,
+                snapshot: None,
+                applied: false,
+            });
+        }
+        let snapshot = if planned.changes() {
+            Some(self.snapshot_before("autotune")?)
+        } else {
+            None
+        };
+        let step = self.write(Scope::All, |w| {
+            let step = apply(w, profile)?.ok_or_else(|| {
+                Error::Invalid("autotune: the corrected profile is needed".into())
+            })?;
+            w.journal(autotune_event(&step, false));
+            if !step.changes() {
+                w.discard();
+            }
+            Ok(step)
+        })?;
+        Ok(AutotuneOutcome {
+            applied: step.changes(),
+            step,
+            snapshot,
+        })
+    }
+}

@@ -1,0 +1,94 @@
+//! The autotuner's pipeline, health → autotune → guardrails → apply (seed 002 §5.2;
+//! issue 31 item 3): [`tune`] measures a graph's health, takes the reference's
+//! suggestions ([`crate::health::autotune`]), applies them to the parameters without
+//! bounds to get the proposal, then clips the proposal to the safety bounds
+//! ([`crate::tuning::clip`], the one home of the bounds). The caller persists
+//! [`TuneStep::after`] and journals the step.
+//!
+//! *Cost*: one [`measure_health`] pass, O(V + E); the rest is O(1).
+
+use serde::Serialize;
+
+use crate::decay::DecayConfig;
+use crate::graph::Graph;
+use crate::health::{
+    apply_autotune, autotune, measure_health, AutotuneConfig, GraphHealth, Suggestion,
+};
+use crate::learn::LearningConfig;
+use crate::tuning::{clip, Clipped, Tuning};
+
+/// One run of the pipeline: what it saw, proposed and kept.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TuneStep {
+    /// The parameters before.
+    pub before: Tuning,
+    /// The health measured.
+    pub health: GraphHealth,
+    /// The suggestions applied, in the reference's order.
+    pub applied: Vec<Suggestion>,
+    /// The suggestions applied without bounds.
+    pub proposed: Tuning,
+    /// The parameters after the guardrails: the proposal inside the safety bounds.
+    pub after: Tuning,
+    /// The knobs the guardrails moved back into their bounds.
+    pub clipped: Vec<Clipped>,
+}
+
+impl TuneStep {
+    /// Whether the step changes the parameters.
+    pub fn changes(&self) -> bool {
+        self.after != self.before
+    }
+}
+
+/// Applies suggestions with no bound at all (the guardrails come after): the reference's
+/// arithmetic with the corrected profile's fixes (whole promotion steps, `min_weight`
+/// kept).
+const UNBOUNDED: AutotuneConfig = AutotuneConfig {
+    half_life_bounds: (f64::NEG_INFINITY, f64::INFINITY),
+    hebbian_cap: None,
+    promotion_floor: i64::MIN,
+    promotion_whole_steps: true,
+    keep_min_weight: true,
+};
+
+/// The pipeline on `graph`'s measured health (see the module docs).
+pub fn tune(graph: &Graph, before: &Tuning) -> TuneStep {
+    tune_with_health(graph, &measure_health(graph), before)
+}
+
+/// The pipeline for a given health (`graph` only gives the node count the rules read).
+pub fn tune_with_health(graph: &Graph, health: &GraphHealth, before: &Tuning) -> TuneStep {
+    apply_step(before, health, autotune(graph, health))
+}
+
+/// The apply and guardrail steps for given suggestions (`health` is recorded only):
+/// what [`tune_with_health`] does after the rules, open to other rules (the
+/// brain-death study's arm with the half-life rule reversed, `sims::autotune_study`).
+pub fn apply_step(before: &Tuning, health: &GraphHealth, applied: Vec<Suggestion>) -> TuneStep {
+    let decay = DecayConfig {
+        half_life: before.half_life,
+        ..DecayConfig::default()
+    };
+    let learning = LearningConfig {
+        hebbian_increment: before.hebbian_increment,
+        promotion_threshold: before.promotion_threshold,
+        ..LearningConfig::default()
+    };
+    let (d, l) = apply_autotune(&applied, &decay, &learning, &UNBOUNDED);
+    let proposed = Tuning {
+        half_life: d.half_life,
+        promotion_threshold: l.promotion_threshold,
+        hebbian_increment: l.hebbian_increment,
+        ..*before
+    };
+    let (after, clipped) = clip(&proposed);
+    TuneStep {
+        before: *before,
+        health: *health,
+        applied,
+        proposed,
+        after,
+        clipped,
+    }
+}
