@@ -16,7 +16,8 @@ use pyformat::pyjson::PyValue;
 
 /// The fixture workspace's graph with every edge "dead" (0.01) but one at 0.5: the
 /// dormant share is above 0.65 and the habitual share below 0.2, so the reference's
-/// rules 1 and 3 fire (half-life −10, Hebbian +0.02) and rule 2's promotion −1 is
+/// rules 1 and 3 fire (half-life +10 in the corrected direction, fix 12 of
+/// `crabpath::profile`; Hebbian +0.02) and rule 2's promotion −1 is
 /// clipped at the floor 2.
 fn dead_brain(dir: &Path) -> (PathBuf, (String, String)) {
     let (mut g, _) = common::fixture_brain(&dir.join("scratch"));
@@ -52,7 +53,7 @@ fn dry_run_writes_nothing() {
     let mut b = open(&db);
     let out = b.autotune(true).unwrap();
     assert!(out.step.changes() && !out.applied && out.snapshot.is_none());
-    assert_eq!(out.step.after.half_life, 70.0);
+    assert_eq!(out.step.after.half_life, 90.0);
     drop(b);
     assert_eq!(
         common::kept::kept(&db),
@@ -82,7 +83,7 @@ fn apply_journals_and_rollback_restores() {
     let snap = out.snapshot.expect("a snapshot before applying");
     assert!(snap.name.starts_with("before-autotune-"), "{}", snap.name);
     let t = b.tuning().unwrap();
-    assert_eq!(t.half_life, 70.0);
+    assert_eq!(t.half_life, 90.0);
     assert!((t.hebbian_increment - 0.08).abs() < 1e-12);
     assert_eq!(t.promotion_threshold, 2);
 
@@ -98,7 +99,7 @@ fn apply_journals_and_rollback_restores() {
             .and_then(|d| d.get("half_life"))
             .and_then(PyValue::as_number)
     };
-    assert_eq!((half("before"), half("after")), (Some(80.0), Some(70.0)));
+    assert_eq!((half("before"), half("after")), (Some(80.0), Some(90.0)));
     let clipped = e.get("clipped").and_then(PyValue::as_list).unwrap();
     let knob = clipped[0]
         .as_dict()
@@ -133,13 +134,13 @@ fn maintain_applies_the_autotuner_and_decays_with_its_half_life() {
     let step = report
         .autotune
         .expect("corrected maintain runs the autotuner");
-    assert_eq!(step.after.half_life, 70.0);
+    assert_eq!(step.after.half_life, 90.0);
     drop(b);
     let mut b = open(&db);
-    assert_eq!(b.tuning().unwrap().half_life, 70.0, "not persisted");
-    // one decay step with the tuned half-life: 0.5 · 0.5^(1/70) (80 would give 0.5 · 0.5^(1/80))
+    assert_eq!(b.tuning().unwrap().half_life, 90.0, "not persisted");
+    // one decay step with the tuned half-life: 0.5 · 0.5^(1/90) (80 would give 0.5 · 0.5^(1/80))
     let w = weight(&mut b, &live);
-    assert!((w - 0.5 * 0.5f64.powf(1.0 / 70.0)).abs() < 1e-12, "{w}");
+    assert!((w - 0.5 * 0.5f64.powf(1.0 / 90.0)).abs() < 1e-12, "{w}");
     let types: Vec<String> = b
         .journal_entries()
         .unwrap()

@@ -50,6 +50,7 @@ const UNBOUNDED: AutotuneConfig = AutotuneConfig {
     promotion_floor: i64::MIN,
     promotion_whole_steps: true,
     keep_min_weight: true,
+    dormant_slows_decay: true,
 };
 
 /// The pipeline on `graph`'s measured health (see the module docs).
@@ -57,9 +58,14 @@ pub fn tune(graph: &Graph, before: &Tuning) -> TuneStep {
     tune_with_health(graph, &measure_health(graph), before)
 }
 
-/// The pipeline for a given health (`graph` only gives the node count the rules read).
+/// The pipeline for a given health (`graph` only gives the node count the rules read),
+/// with the corrected profile's rules (the served brain's autotuner is corrected only).
 pub fn tune_with_health(graph: &Graph, health: &GraphHealth, before: &Tuning) -> TuneStep {
-    apply_step(before, health, autotune(graph, health))
+    apply_step(
+        before,
+        health,
+        autotune(graph, health, &AutotuneConfig::corrected()),
+    )
 }
 
 /// The apply and guardrail steps for given suggestions (`health` is recorded only):

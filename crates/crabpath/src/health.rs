@@ -107,13 +107,18 @@ fn suggestion(knob: &str, adj: &str, value: Value, reason: &str) -> Suggestion {
 }
 
 /// Autotune rules in the reference's order (reference `crabpath/autotune.py::autotune`);
-/// several may fire.
-pub fn autotune(graph: &Graph, health: &GraphHealth) -> Vec<Suggestion> {
+/// several may fire. `config` only picks the direction of the first rule
+/// ([`AutotuneConfig::dormant_slows_decay`]).
+pub fn autotune(graph: &Graph, health: &GraphHealth, config: &AutotuneConfig) -> Vec<Suggestion> {
     let mut out = Vec::new();
     if health.dormant_pct > 0.65 {
         out.push(suggestion(
             "half_life",
-            "decrease",
+            if config.dormant_slows_decay {
+                "increase"
+            } else {
+                "decrease"
+            },
             Value::from(10),
             "Many dormant edges; slow decay to preserve low-signal paths longer.",
         ));
@@ -175,6 +180,12 @@ pub struct AutotuneConfig {
     pub promotion_whole_steps: bool,
     /// Keep the decay `min_weight` (reference resets it to 0.01, a bug).
     pub keep_min_weight: bool,
+    /// "Many dormant edges" lengthens the half-life by 10, as the rule's own reason says
+    /// ("slow decay to preserve low-signal paths longer"); the reference shortens it,
+    /// which speeds decay and drives a dead brain's half-life to its floor
+    /// (`sims::autotune_study`: the round-30 dormant share falls by more than 0.01 in
+    /// 122/200 seeds with the reference's direction, 200/200 with this one).
+    pub dormant_slows_decay: bool,
 }
 
 impl Default for AutotuneConfig {
@@ -185,6 +196,7 @@ impl Default for AutotuneConfig {
             promotion_floor: 1,
             promotion_whole_steps: false,
             keep_min_weight: false,
+            dormant_slows_decay: false,
         }
     }
 }
@@ -205,6 +217,7 @@ impl AutotuneConfig {
                 .map_or(i64::MIN, |m| m as i64),
             promotion_whole_steps: true,
             keep_min_weight: true,
+            dormant_slows_decay: true,
         }
     }
 }
@@ -301,7 +314,7 @@ mod tests {
         }
         g.add_edge_by_id("n0", "n1", Edge::new(0.0)).unwrap();
         let h = measure_health(&g);
-        let s = autotune(&g, &h);
+        let s = autotune(&g, &h, &AutotuneConfig::default());
         let knobs: Vec<_> = s.iter().map(|x| x.knob.as_str()).collect();
         assert_eq!(
             knobs,
@@ -338,6 +351,16 @@ mod tests {
         );
         assert_eq!(d.min_weight, 0.05);
         assert_eq!(l.promotion_threshold, 2, "paper floor");
+        // Corrected: the dormant rule slows decay, as its reason says (80 + 10).
+        let corrected = autotune(&g, &h, &AutotuneConfig::corrected());
+        assert_eq!(corrected[0].suggested_adjustment, "increase");
+        let (d, _) = apply_autotune(
+            &corrected,
+            &decay,
+            &LearningConfig::default(),
+            &AutotuneConfig::corrected(),
+        );
+        assert_eq!(d.half_life, 90.0);
     }
 
     #[test]

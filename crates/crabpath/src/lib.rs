@@ -108,7 +108,7 @@ pub use decay::{apply_decay, DecayConfig};
 pub use embed::{Embedder, HashEmbedder};
 pub use error::{Error, Result};
 pub use graph::{Edge, EdgeKind, Graph, Node, NodeId};
-pub use health::{autotune, measure_health, GraphHealth};
+pub use health::{autotune, measure_health, AutotuneConfig, GraphHealth};
 pub use index::{cosine, VectorIndex};
 pub use learn::{apply_outcome, apply_outcome_pg, Episode, LearningConfig, PgArgs, Updates};
 pub use profile::Profile;

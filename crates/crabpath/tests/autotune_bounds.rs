@@ -83,11 +83,12 @@ proptest! {
 
 /// A dead graph (every edge 0.01) moves the knobs the reference's rules name, and the
 /// guardrails stop them at the bounds: from the corrected defaults (80, 2, 0.06),
-/// dormant 100 % > 0.65 gives half-life −10 and promotion −1, habitual 0 % < 0.2 gives
+/// dormant 100 % > 0.65 gives half-life +10 (the corrected direction, fix 12 of
+/// `crabpath::profile`; the reference's −10) and promotion −1, habitual 0 % < 0.2 gives
 /// Hebbian +0.02, and cross-file 0 % < 0.1 another promotion −1 (reference
-/// `autotune.py` rules 1, 2, 5). Run 8 times: half-life 80 − 10·6 = 20 reached at run
-/// 6 and kept; Hebbian 0.06 + 0.02·3 = 0.12 reached at run 3 and kept; promotion held
-/// at 2 from the first run.
+/// `autotune.py` rules 1, 2, 5). Run 14 times: half-life 80 + 10·12 = 200 reached at
+/// run 12 and kept; Hebbian 0.06 + 0.02·3 = 0.12 reached at run 3 and kept; promotion
+/// held at 2 from the first run.
 #[test]
 fn a_dead_graph_drives_the_knobs_to_their_bounds() {
     let mut g = graph(3);
@@ -102,12 +103,12 @@ fn a_dead_graph_drives_the_knobs_to_their_bounds() {
         damping: 0.3,
     };
     let mut runs = Vec::new();
-    for _ in 0..8 {
+    for _ in 0..14 {
         let step = tune(&g, &t);
         runs.push(step.clone());
         t = step.after;
     }
-    assert_eq!(runs[0].after.half_life, 70.0);
+    assert_eq!(runs[0].after.half_life, 90.0);
     assert_eq!(runs[0].proposed.promotion_threshold, 0);
     assert_eq!(runs[0].after.promotion_threshold, 2);
     assert!(runs[0]
@@ -120,8 +121,10 @@ fn a_dead_graph_drives_the_knobs_to_their_bounds() {
         .clipped
         .iter()
         .any(|c| c.knob == Knob::HebbianIncrement));
-    assert_eq!(runs[5].after.half_life, 20.0);
-    assert_eq!(runs[7].after.half_life, 20.0);
+    assert_eq!(runs[10].after.half_life, 190.0);
+    assert_eq!(runs[11].after.half_life, 200.0);
+    assert!(runs[12].clipped.iter().any(|c| c.knob == Knob::HalfLife));
+    assert_eq!(runs[13].after.half_life, 200.0);
     assert_eq!(t.reflex_threshold, 0.6);
     assert_eq!(t.damping, 0.3);
 }

@@ -27,11 +27,12 @@ pub fn block(results: &Results) -> String {
     let c = &study.claim;
     let mut s = format!(
         "Corrected profile, {} seeds ({}…{}), {} rounds: {}. Arm **applied** runs health → \
-         autotune → guardrails → apply before each round's query; arm **suggestions only** \
-         records the suggestions and keeps the defaults; arm **applied slow decay** (added \
-         after the first run failed the claim; measured, not claimed) applies them with the \
-         dead-brain half-life rule reversed, +10 instead of −10, as its own reason (\"slow decay \
-         to preserve low-signal paths longer\") says. {}. Shares in % after the round, mean \
+         autotune → guardrails → apply before each round's query, with the corrected rules; \
+         arm **suggestions only** records the suggestions and keeps the defaults; arm \
+         **applied reference rule** (measured, not claimed) applies them with the reference's \
+         dead-brain half-life rule, −10, although its reason (\"slow decay to preserve \
+         low-signal paths longer\") asks for +10 — the first run, with that rule, failed the \
+         claim (corrected profile fix 12). {}. Shares in % after the round, mean \
          [95 % t-interval] over seeds; data: `results/sims/{}`.\n\n\
          | arm | round | dormant | habitual | reflex |\n|---|---|---|---|---|\n",
         study.seeds.len(),

@@ -83,7 +83,7 @@ pub fn run(profile: Profile, seed: u64) -> Result<Value> {
     let mut any_suggestions = false;
     for round in 1..=ROUNDS {
         let pre = measure_health(&g);
-        let suggestions = autotune(&g, &pre);
+        let suggestions = autotune(&g, &pre, &profile.autotune());
         any_suggestions |= !suggestions.is_empty();
         knobs.extend(suggestions.iter().map(|s| s.knob.clone()));
         let r = trav.traverse(&g, &seeds, &cfg)?;
