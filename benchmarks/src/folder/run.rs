@@ -303,6 +303,8 @@ pub fn run(plan: &FolderPlan, command: String) -> Result<FolderReport> {
                 req.limit = Some(plan.limit);
                 req.seeding = arm.seeding;
                 req.traverse = arm.traverse;
+                // plain retrieval: a fixed graph (issue 31 item 1)
+                req.neurogenesis = Some(false);
                 let t = Instant::now();
                 let answer = brain.query(&req).map_err(|e| {
                     Error::brain(

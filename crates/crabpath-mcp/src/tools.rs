@@ -371,6 +371,7 @@ fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
         fired_ids,
         turns_ago,
         window: Window::default(),
+        used_ids: None,
     })?;
     let mut out = feedback_json(&r);
     if let Some(c) = chat_id {

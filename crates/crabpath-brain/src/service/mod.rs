@@ -22,6 +22,7 @@
 mod admin;
 mod engine;
 mod feedback;
+mod neurogenesis;
 mod ops;
 mod query;
 mod reembed;
@@ -37,6 +38,9 @@ pub use engine::{
 };
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
+};
+pub use neurogenesis::{
+    is_auto, parse_switch, NeurogenesisCounts, NeurogenesisMaintain, AUTO_PREFIX, NEUROGENESIS_KEY,
 };
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};

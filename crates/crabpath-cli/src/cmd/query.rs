@@ -24,6 +24,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     req.limit = a.limit.map(|k| k as usize);
     req.seeding = a.seeding;
     req.traverse = !a.no_traverse;
+    req.neurogenesis = a.neurogenesis;
     if a.query_vector_stdin {
         if graph_only {
             return reference("query-vector-stdin requires --index");
