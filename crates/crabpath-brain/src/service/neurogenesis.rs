@@ -48,6 +48,7 @@ use crabpath::neurogenesis::{
     assess_novelty, auto_id, NoveltyConfig, ORPHAN_TURNS, PRIOR_EDGE_WEIGHT, PROMOTION_CREDITS,
     SEED_EDGE_WEIGHT,
 };
+use crabpath::traverse::TraversalResult;
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Value};
@@ -172,6 +173,12 @@ fn event(kind: &str, node: &str, extra: &[(&str, PyValue)]) -> PyDict {
     e
 }
 
+/// A seeding's ranked list: `(sym, score)`, best first.
+type Ranked = Vec<(i64, f64)>;
+
+/// Auto nodes of the same words: the sorted words, and each node with its state.
+type Group = (Vec<String>, Vec<(String, AutoState)>);
+
 /// The seeding list of a database brain without its auto nodes, and the auto nodes
 /// that seed this question (`steer`: neurogenesis is on and the node [`matches`]).
 /// A brain without auto nodes costs one index probe.
@@ -180,7 +187,7 @@ pub(super) fn split_autos(
     ranked: Vec<(i64, f64)>,
     text: &str,
     steer: bool,
-) -> rusqlite::Result<(Vec<(i64, f64)>, Vec<(i64, f64)>)> {
+) -> rusqlite::Result<(Ranked, Ranked)> {
     let any: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM nodes WHERE id >= 'auto:' AND id < 'auto;' AND node_seq IS NOT NULL)",
         [],
@@ -260,6 +267,18 @@ impl Steer {
             .filter(|(s, _)| is_auto(graph.name(*s)))
             .flat_map(|&(s, _)| graph.outgoing(s).map(|(t, _)| t))
             .collect()
+    }
+}
+
+/// Leaves the auto nodes out of what a traversal fired (they seed, and their edges
+/// lead on, but a question is not part of its own answer's context); the steps keep
+/// them, so an explanation shows a path that starts at one.
+pub(super) fn strip_autos(result: &mut TraversalResult, graph: &Graph) {
+    if result.fired.iter().any(|&n| is_auto(graph.name(n))) {
+        result.fired.retain(|&n| !is_auto(graph.name(n)));
+        result
+            .fired_scores
+            .retain(|&(n, _)| !is_auto(graph.name(n)));
     }
 }
 
@@ -669,7 +688,7 @@ fn dying_and_merging(w: &mut Working<'_>, ids: &[String], queries: &[i64]) -> Ne
     let mut out = NeurogenesisMaintain::default();
     let turns_since = |seq: i64| (queries.len() - queries.partition_point(|&q| q <= seq)) as u64;
     // merge: the same words (the gate's normalisation differs only in order or case)
-    let mut groups: Vec<(Vec<String>, Vec<(String, AutoState)>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for id in ids {
         let Some(node) = w.graph.get_node(id) else {
             continue;

@@ -43,7 +43,7 @@ use pyformat::pyjson::PyValue;
 use rusqlite::OptionalExtension;
 
 use super::engine::{Backend, Brain};
-use super::neurogenesis::{Growth, Steer};
+use super::neurogenesis::{strip_autos, Growth, Steer};
 use crate::command::query::traversal_config;
 use crate::error::{Error, Result};
 use crate::journal::query_event;
@@ -472,6 +472,8 @@ impl Brain {
                         } else {
                             traverser.traverse(graph, &seeds, &config)?
                         };
+                        let mut result = result;
+                        strip_autos(&mut result, graph);
                         let entry = query_entry(req, &result, graph, graph.node_count());
                         store_journal(&s.store, &entry)?;
                         (graph, hits, seeds, result, list, GraphAt::Resident)
@@ -535,6 +537,8 @@ impl Brain {
                             sources.sort_unstable();
                             sources.dedup();
                         };
+                        let mut result = result;
+                        strip_autos(&mut result, &loaded.graph);
                         let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
                         let nodes: i64 = tx
                             .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
