@@ -15,15 +15,18 @@ use crabpath_brain::service::{FeedbackRequest, Seeding};
 use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 
-/// Four nodes of unrelated words (hash-v1 vectors).
+/// Four nodes of unrelated words.
+const NODES: [(&str, &str); 4] = [
+    ("a.md::0", "deploy the service with the release tool"),
+    ("b.md::0", "rollback steps for a failed migration"),
+    ("c.md::0", "coffee grinder cleaning schedule"),
+    ("d.md::0", "garden tomatoes need water daily"),
+];
+
+/// A brain of [`NODES`] (hash-v1 vectors).
 fn small_brain(dir: &std::path::Path) -> std::path::PathBuf {
     let mut g = Graph::new();
-    for (id, text) in [
-        ("a.md::0", "deploy the service with the release tool"),
-        ("b.md::0", "rollback steps for a failed migration"),
-        ("c.md::0", "coffee grinder cleaning schedule"),
-        ("d.md::0", "garden tomatoes need water daily"),
-    ] {
+    for (id, text) in NODES {
         g.add_node(Node::new(id, text));
     }
     common::hash_store(dir, &g)
@@ -35,15 +38,7 @@ fn small_brain(dir: &std::path::Path) -> std::path::PathBuf {
 fn vector_at(text: &str, c: f64) -> Vec<f64> {
     let e = HashEmbedder::new();
     let v = e.embed(text).unwrap();
-    let used: Vec<Vec<f64>> = [
-        "deploy the service with the release tool",
-        "rollback steps for a failed migration",
-        "coffee grinder cleaning schedule",
-        "garden tomatoes need water daily",
-    ]
-    .iter()
-    .map(|t| e.embed(t).unwrap())
-    .collect();
+    let used: Vec<Vec<f64>> = NODES.iter().map(|(_, t)| e.embed(t).unwrap()).collect();
     let k = (0..v.len())
         .find(|&k| used.iter().all(|u| u[k] == 0.0))
         .expect("a component no node uses");
@@ -55,7 +50,7 @@ fn vector_at(text: &str, c: f64) -> Vec<f64> {
 
 fn ask_at(b: &mut Brain, text: &str, c: f64, chat: Option<&str>) -> Vec<String> {
     let mut req = QueryRequest::new(text, 2);
-    req.vector = Some(vector_at("deploy the service with the release tool", c));
+    req.vector = Some(vector_at(NODES[0].1, c));
     req.seeding = Some(Seeding::Dense);
     let a = b.query(&req).unwrap();
     let ranked: Vec<String> = a.ranked().iter().map(|s| s.to_string()).collect();
