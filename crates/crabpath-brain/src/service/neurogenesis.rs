@@ -30,8 +30,9 @@
 //!   what the agent just asked). It seeds only a question it [`matches`] (the same
 //!   words, a paraphrase sharing at least half of them); then the nodes its credited
 //!   edges point to come first, strongest first, and the nodes it inhibits go to the
-//!   end of the answer. Any other auto node is left out of the seeding, so a question
-//!   no one asked before is answered as without neurogenesis.
+//!   end of the seeding's list and of the answer (so the next nodes seed, fire, and take
+//!   the next feedback in their place). Any other auto node is left out of the seeding,
+//!   so a question no one asked before is answered as without neurogenesis.
 //! * **Death and merge** ([`Brain::neurogenesis_maintain`], in `maintain`; seed 001
 //!   §2.8): a probationary node that no turn has asked again or credited for
 //!   [`ORPHAN_TURNS`] queries dies with its provisional edges; two auto nodes of the same
@@ -210,6 +211,23 @@ pub(super) fn split_autos(
                 }
             }
             _ => content.push((sym, score)),
+        }
+    }
+    // what the question's node inhibits goes after the rest, so that the next seeds
+    // fire (and take the next feedback) in place of a wrong answer's
+    if !autos.is_empty() {
+        let mut inhibited = rustc_hash::FxHashSet::default();
+        let mut stmt = conn.prepare("SELECT tgt FROM edges WHERE src = ?1 AND weight < 0")?;
+        for &(a, _) in &autos {
+            for t in stmt.query_map([a], |r| r.get::<_, i64>(0))? {
+                inhibited.insert(t?);
+            }
+        }
+        if !inhibited.is_empty() {
+            let (down, up): (Vec<_>, Vec<_>) =
+                content.into_iter().partition(|x| inhibited.contains(&x.0));
+            content = up;
+            content.extend(down);
         }
     }
     Ok((content, autos))
