@@ -42,16 +42,9 @@ use crate::error::{Error, Result};
 /// `bench folder-rounds`' options.
 #[derive(Debug, Args)]
 pub struct RoundsArgs {
-    /// The folder (tldr-pages/tldr's `pages/` at 08e345f for the committed set).
-    #[arg(long, value_name = "DIR")]
-    pub workspace: PathBuf,
-    /// The question set.
-    #[arg(
-        long,
-        value_name = "FILE",
-        default_value = "benchmarks/data/folder-questions/tldr-08e345f.json"
-    )]
-    pub questions: PathBuf,
+    /// The folder and its questions.
+    #[command(flatten)]
+    pub set: super::FolderSet,
     /// The paraphrases of asked questions (JSON: `paraphrases`, each `of` a question
     /// id and its `question`).
     #[arg(
@@ -119,8 +112,8 @@ fn s5(hits: &[bool]) -> f64 {
 
 /// Runs `bench folder-rounds` and writes its result; returns a short table.
 pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
-    let set = QuestionSet::load(&a.questions)?;
-    set.check_files(&a.questions, &a.workspace)?;
+    let set = QuestionSet::load(&a.set.questions)?;
+    set.check_files(&a.set.questions, &a.set.workspace)?;
     let text = std::fs::read_to_string(&a.paraphrases).map_err(|e| Error::io(&a.paraphrases, e))?;
     let para: Paraphrases = serde_json::from_str(&text).map_err(|e| {
         Error::Usage(format!(
@@ -142,10 +135,10 @@ pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
         paraphrases.push((p.question.clone(), q.acceptable.clone()));
     }
     let boot = crabpath_brain::bootstrap::split_workspace(
-        &a.workspace,
+        &a.set.workspace,
         &SplitOptions::new(Profile::Corrected),
     )
-    .map_err(|e| Error::brain(format!("{}: split", a.workspace.display()), e))?;
+    .map_err(|e| Error::brain(format!("{}: split", a.set.workspace.display()), e))?;
     let graph = &boot.graph;
     let page: FxHashMap<String, String> = graph
         .nodes()
