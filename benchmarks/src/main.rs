@@ -100,7 +100,7 @@ enum Command {
     /// asked in rounds through the product's path with neurogenesis on, each answer
     /// followed by feedback (agent-confirmed used_ids, or outcome only), on fresh hash-v1
     /// brains; paraphrases and unrelated questions before and after; writes a small JSON
-    /// result (about a minute in a release build: not part of `bench check`).
+    /// result (11 minutes in a debug build at load 8: not part of `bench check`).
     FolderRounds(Box<bench::folder::rounds::RoundsArgs>),
     /// Write every LoCoMo conversation as the product's conversation JSON Lines (one turn a
     /// line: id, session, time, speaker, text with a shared image's caption appended as

@@ -18,8 +18,9 @@
 //! neurogenesis off (a fixed graph: nothing of theirs may steer a later answer), the
 //! "after" answers with it on. Scores are success@5 by page ([`super::score`]).
 //!
-//! It takes about a minute in a release build (two brains of 79k chunks), so it is not
-//! part of `bench check`; its small JSON result is committed in `results/bench/folder/`.
+//! It took 11 minutes in a debug build at load 8 (two brains of 79k chunks; the numbers do
+//! not depend on the build), so it is not part of `bench check`; its small JSON result is
+//! committed in `results/bench/folder/`.
 
 use std::path::{Path, PathBuf};
 
