@@ -345,220 +345,216 @@ impl Brain {
         } = self;
         let route = req.route.as_ref();
         let text = req.text;
-        let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<String>, GraphAt) =
-            match backend {
-                Backend::Json(j) => {
-                    if j.state.is_none() {
-                        j.state = Some(super::engine::read_json(j)?);
-                    }
-                    let st = j.state.as_ref().expect("read above");
-                    let graph = &st.graph;
-                    let mut found: Vec<(String, f64)> = match &vector {
-                        Some(v) => {
-                            if profile.fixes_bugs() {
-                                if let Some(d) = st.index.dim() {
-                                    if d != v.len() {
-                                        return Err(Error::Invalid(format!(
-                                            "the query vector has {} dimensions, the index {d}",
-                                            v.len()
-                                        )));
-                                    }
+        let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
+            Backend::Json(j) => {
+                if j.state.is_none() {
+                    j.state = Some(super::engine::read_json(j)?);
+                }
+                let st = j.state.as_ref().expect("read above");
+                let graph = &st.graph;
+                let mut found: Vec<(String, f64)> = match &vector {
+                    Some(v) => {
+                        if profile.fixes_bugs() {
+                            if let Some(d) = st.index.dim() {
+                                if d != v.len() {
+                                    return Err(Error::Invalid(format!(
+                                        "the query vector has {} dimensions, the index {d}",
+                                        v.len()
+                                    )));
                                 }
-                            }
-                            match &j.postings {
-                                Some(p) => {
-                                    let mut scratch = crabpath::postings::Scratch::default();
-                                    p.search(&st.index, v, depth, &mut scratch)
-                                }
-                                None => st.index.search(v, depth),
                             }
                         }
-                        None => keyword_ranking(graph, req.text, depth)
-                            .into_iter()
-                            .map(|(n, s)| (graph.name(n).to_string(), s))
-                            .collect(),
+                        match &j.postings {
+                            Some(p) => {
+                                let mut scratch = crabpath::postings::Scratch::default();
+                                p.search(&st.index, v, depth, &mut scratch)
+                            }
+                            None => st.index.search(v, depth),
+                        }
+                    }
+                    None => keyword_ranking(graph, req.text, depth)
+                        .into_iter()
+                        .map(|(n, s)| (graph.name(n).to_string(), s))
+                        .collect(),
+                };
+                let list: Vec<String> = found
+                    .iter()
+                    .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                found.truncate(req.top);
+                let hits = found;
+                let seeds: Vec<(NodeId, f64)> = hits
+                    .iter()
+                    .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
+                    .collect();
+                let result = if req.traverse {
+                    let vectors = crate::route::IndexVectors::new(graph, &st.index);
+                    let routing = Routing {
+                        config: route,
+                        vectors: Some(&vectors),
+                        query: vector.as_deref(),
+                        text,
                     };
-                    let list: Vec<String> = found
+                    crate::route::traverse(traverser, graph, &seeds, &config, routing)?
+                } else {
+                    seeds_alone(graph, &seeds)
+                };
+                let entry = query_entry(req, &result, graph, graph.node_count());
+                crate::journal::append_entries(&j.journal, &[entry])?;
+                (graph, hits, seeds, result, list, GraphAt::Json)
+            }
+            Backend::Store(s) => {
+                let v = vector.as_deref().unwrap_or(&[]);
+                let dim = s.store.dim();
+                if dim > 0 && vector.is_some() && v.len() != dim {
+                    return Err(Error::Invalid(format!(
+                        "{}: the query vector has {} dimensions, the brain's vectors {dim}",
+                        s.store.path().display(),
+                        v.len()
+                    )));
+                }
+                let path = s.store.path().to_path_buf();
+                let err = sql_error(&path);
+                // a version-2 brain opened for reading has no lexical index
+                let seeding = if s.store.has_lexical() {
+                    seeding
+                } else {
+                    Seeding::Dense
+                };
+                if let Some(r) = &s.resident {
+                    let graph = &r.loaded.graph;
+                    let ranked = seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
+                        .map_err(&err)?;
+                    let (ranked, autos) =
+                        super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
+                            .map_err(&err)?;
+                    let found = with_autos(&ranked, req.top, &autos);
+                    let found = &found[..];
+                    let mut hits = Vec::with_capacity(found.len());
+                    let mut seeds = Vec::with_capacity(found.len());
+                    for &(sym, score) in found {
+                        if let Some(&n) = r.loaded.by_sym.get(&sym) {
+                            hits.push((graph.name(n).to_string(), score));
+                            if graph.has_node(n) {
+                                seeds.push((n, score));
+                            }
+                        }
+                    }
+                    let list: Vec<String> = ranked
                         .iter()
-                        .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
-                        .map(|(id, _)| id.clone())
+                        .filter_map(|(sym, _)| r.loaded.by_sym.get(sym))
+                        .filter(|&&n| graph.has_node(n))
+                        .map(|&n| graph.name(n).to_string())
                         .collect();
-                    found.truncate(req.top);
-                    let hits = found;
-                    let seeds: Vec<(NodeId, f64)> = hits
-                        .iter()
-                        .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
-                        .collect();
-                    let result = if req.traverse {
-                        let vectors = crate::route::IndexVectors::new(graph, &st.index);
+                    let result = if !req.traverse {
+                        seeds_alone(graph, &seeds)
+                    } else if route.is_some() {
+                        let stamp = crate::route::vector_stamp(s.store.conn()).map_err(&err)?;
+                        serving.vectors.validate(stamp);
+                        let sym_of = |n: NodeId| r.loaded.sym(n);
+                        let vectors = crate::route::StoreVectors::new(
+                            s.store.conn(),
+                            s.store.layout(),
+                            dim,
+                            &sym_of,
+                            &serving.vectors,
+                        );
                         let routing = Routing {
                             config: route,
                             vectors: Some(&vectors),
-                            query: vector.as_deref(),
+                            query: Some(v),
                             text,
                         };
                         crate::route::traverse(traverser, graph, &seeds, &config, routing)?
                     } else {
-                        seeds_alone(graph, &seeds)
+                        traverser.traverse(graph, &seeds, &config)?
                     };
+                    let mut result = result;
+                    strip_autos(&mut result, graph);
                     let entry = query_entry(req, &result, graph, graph.node_count());
-                    crate::journal::append_entries(&j.journal, &[entry])?;
-                    (graph, hits, seeds, result, list, GraphAt::Json)
-                }
-                Backend::Store(s) => {
-                    let v = vector.as_deref().unwrap_or(&[]);
-                    let dim = s.store.dim();
-                    if dim > 0 && vector.is_some() && v.len() != dim {
-                        return Err(Error::Invalid(format!(
-                            "{}: the query vector has {} dimensions, the brain's vectors {dim}",
-                            s.store.path().display(),
-                            v.len()
-                        )));
+                    store_journal(&s.store, &entry)?;
+                    (graph, hits, seeds, result, list, GraphAt::Resident)
+                } else {
+                    let (layout, nonce) = (s.store.layout(), s.store.nonce());
+                    let dir = s.dir.clone();
+                    let tx = s.store.read()?;
+                    let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
+                    let ranked =
+                        seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
+                    let (ranked, autos) =
+                        super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
+                    let found = with_autos(&ranked, req.top, &autos);
+                    let found = &found[..];
+                    // with a limit, the ranked nodes are read too (with their edges,
+                    // which only adds true edges to the part: the traversal follows
+                    // edges of fired nodes only), so that the answer has their texts
+                    let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
+                    if let Some(k) = req.limit {
+                        sources.extend(ranked.iter().take(k).map(|f| f.0));
+                        sources.sort_unstable();
+                        sources.dedup();
                     }
-                    let path = s.store.path().to_path_buf();
-                    let err = sql_error(&path);
-                    // a version-2 brain opened for reading has no lexical index
-                    let seeding = if s.store.has_lexical() {
-                        seeding
-                    } else {
-                        Seeding::Dense
-                    };
-                    if let Some(r) = &s.resident {
-                        let graph = &r.loaded.graph;
-                        let ranked =
-                            seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
-                                .map_err(&err)?;
-                        let (ranked, autos) =
-                            super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
-                                .map_err(&err)?;
-                        let found = with_autos(&ranked, req.top, &autos);
-                        let found = &found[..];
-                        let mut hits = Vec::with_capacity(found.len());
-                        let mut seeds = Vec::with_capacity(found.len());
-                        for &(sym, score) in found {
-                            if let Some(&n) = r.loaded.by_sym.get(&sym) {
-                                hits.push((graph.name(n).to_string(), score));
-                                if graph.has_node(n) {
-                                    seeds.push((n, score));
-                                }
-                            }
+                    let cache = crate::route::VectorCache::default();
+                    let (loaded, result) = loop {
+                        let loaded = load_part(&tx, &sources).map_err(&err)?;
+                        let seeds = seeds_in(&loaded, found);
+                        if !req.traverse {
+                            let result = seeds_alone(&loaded.graph, &seeds);
+                            break (loaded, result);
                         }
-                        let list: Vec<String> = ranked
+                        let sym_of = |n: NodeId| loaded.sym(n);
+                        let vectors =
+                            crate::route::StoreVectors::new(&tx, layout, dim, &sym_of, &cache);
+                        let routing = Routing {
+                            config: route,
+                            vectors: Some(&vectors),
+                            query: Some(v),
+                            text,
+                        };
+                        let result = crate::route::traverse(
+                            traverser,
+                            &loaded.graph,
+                            &seeds,
+                            &config,
+                            routing,
+                        )?;
+                        let missing: Vec<i64> = result
+                            .fired
                             .iter()
-                            .filter_map(|(sym, _)| r.loaded.by_sym.get(sym))
-                            .filter(|&&n| graph.has_node(n))
-                            .map(|&n| graph.name(n).to_string())
+                            .chain(Steer::targets(&loaded.graph, &seeds).iter())
+                            .filter(|n| !loaded.bucket_loaded[n.index()])
+                            .filter_map(|&n| loaded.sym(n))
                             .collect();
-                        let result = if !req.traverse {
-                            seeds_alone(graph, &seeds)
-                        } else if route.is_some() {
-                            let stamp = crate::route::vector_stamp(s.store.conn()).map_err(&err)?;
-                            serving.vectors.validate(stamp);
-                            let sym_of = |n: NodeId| r.loaded.sym(n);
-                            let vectors = crate::route::StoreVectors::new(
-                                s.store.conn(),
-                                s.store.layout(),
-                                dim,
-                                &sym_of,
-                                &serving.vectors,
-                            );
-                            let routing = Routing {
-                                config: route,
-                                vectors: Some(&vectors),
-                                query: Some(v),
-                                text,
-                            };
-                            crate::route::traverse(traverser, graph, &seeds, &config, routing)?
-                        } else {
-                            traverser.traverse(graph, &seeds, &config)?
-                        };
-                        let mut result = result;
-                        strip_autos(&mut result, graph);
-                        let entry = query_entry(req, &result, graph, graph.node_count());
-                        store_journal(&s.store, &entry)?;
-                        (graph, hits, seeds, result, list, GraphAt::Resident)
-                    } else {
-                        let (layout, nonce) = (s.store.layout(), s.store.nonce());
-                        let dir = s.dir.clone();
-                        let tx = s.store.read()?;
-                        let searcher =
-                            Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
-                        let ranked =
-                            seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
-                        let (ranked, autos) =
-                            super::neurogenesis::split_autos(&tx, ranked, text, neuro)
-                                .map_err(&err)?;
-                        let found = with_autos(&ranked, req.top, &autos);
-                        let found = &found[..];
-                        // with a limit, the ranked nodes are read too (with their edges,
-                        // which only adds true edges to the part: the traversal follows
-                        // edges of fired nodes only), so that the answer has their texts
-                        let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
-                        if let Some(k) = req.limit {
-                            sources.extend(ranked.iter().take(k).map(|f| f.0));
-                            sources.sort_unstable();
-                            sources.dedup();
+                        if missing.is_empty() {
+                            break (loaded, result);
                         }
-                        let cache = crate::route::VectorCache::default();
-                        let (loaded, result) = loop {
-                            let loaded = load_part(&tx, &sources).map_err(&err)?;
-                            let seeds = seeds_in(&loaded, found);
-                            if !req.traverse {
-                                let result = seeds_alone(&loaded.graph, &seeds);
-                                break (loaded, result);
-                            }
-                            let sym_of = |n: NodeId| loaded.sym(n);
-                            let vectors =
-                                crate::route::StoreVectors::new(&tx, layout, dim, &sym_of, &cache);
-                            let routing = Routing {
-                                config: route,
-                                vectors: Some(&vectors),
-                                query: Some(v),
-                                text,
-                            };
-                            let result = crate::route::traverse(
-                                traverser,
-                                &loaded.graph,
-                                &seeds,
-                                &config,
-                                routing,
-                            )?;
-                            let missing: Vec<i64> = result
-                                .fired
-                                .iter()
-                                .chain(Steer::targets(&loaded.graph, &seeds).iter())
-                                .filter(|n| !loaded.bucket_loaded[n.index()])
-                                .filter_map(|&n| loaded.sym(n))
-                                .collect();
-                            if missing.is_empty() {
-                                break (loaded, result);
-                            }
-                            sources.extend(missing);
-                            sources.sort_unstable();
-                            sources.dedup();
-                        };
-                        let mut result = result;
-                        strip_autos(&mut result, &loaded.graph);
-                        let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
-                        let nodes: i64 = tx
-                            .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
-                            .map_err(&err)?;
-                        tx.commit().map_err(&err)?;
-                        let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
-                        store_journal(&s.store, &entry)?;
-                        *scratch = loaded;
-                        let graph = &scratch.graph;
-                        let mut hits = Vec::with_capacity(found.len());
-                        for (sym, score) in found {
-                            if let Some(&n) = scratch.by_sym.get(sym) {
-                                hits.push((graph.name(n).to_string(), *score));
-                            }
+                        sources.extend(missing);
+                        sources.sort_unstable();
+                        sources.dedup();
+                    };
+                    let mut result = result;
+                    strip_autos(&mut result, &loaded.graph);
+                    let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
+                    let nodes: i64 = tx
+                        .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
+                        .map_err(&err)?;
+                    tx.commit().map_err(&err)?;
+                    let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
+                    store_journal(&s.store, &entry)?;
+                    *scratch = loaded;
+                    let graph = &scratch.graph;
+                    let mut hits = Vec::with_capacity(found.len());
+                    for (sym, score) in found {
+                        if let Some(&n) = scratch.by_sym.get(sym) {
+                            hits.push((graph.name(n).to_string(), *score));
                         }
-                        let seeds = seeds_in(scratch, found);
-                        (graph, hits, seeds, result, list, GraphAt::Scratch)
                     }
+                    let seeds = seeds_in(scratch, found);
+                    (graph, hits, seeds, result, list, GraphAt::Scratch)
                 }
-            };
+            }
+        };
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
         let steer = Steer::of(graph, &seeds, &list);
