@@ -96,6 +96,12 @@ enum Command {
     /// (success@1/5/10, MRR) beside plain page-level BM25; writes a JSON result and a
     /// Markdown table (by default in results/bench/folder/).
     Folder(Box<bench::folder::FolderArgs>),
+    /// Learning that changes the next answer (issue 31 item 5): the folder question set
+    /// asked in rounds through the product's path with neurogenesis on, each answer
+    /// followed by feedback (agent-confirmed used_ids, or outcome only), on fresh hash-v1
+    /// brains; paraphrases and unrelated questions before and after; writes a small JSON
+    /// result (11 minutes in a debug build at load 8: not part of `bench check`).
+    FolderRounds(Box<bench::folder::rounds::RoundsArgs>),
     /// Write every LoCoMo conversation as the product's conversation JSON Lines (one turn a
     /// line: id, session, time, speaker, text with a shared image's caption appended as
     /// ` [image: CAPTION]`), one <sample_id>.jsonl per conversation in --out, the input of
@@ -274,6 +280,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Folder(a) => {
             print!("{}", bench::folder::cmd_folder(&a)?);
+            Ok(())
+        }
+        Command::FolderRounds(a) => {
+            print!("{}", bench::folder::rounds::cmd_rounds(&a)?);
             Ok(())
         }
         Command::LocomoTurns(a) => {

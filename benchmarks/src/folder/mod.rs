@@ -12,6 +12,7 @@
 //! a Markdown table, by default in `results/bench/folder/`.
 
 pub mod questions;
+pub mod rounds;
 pub mod run;
 pub mod score;
 
@@ -22,9 +23,9 @@ use clap::Args;
 use crate::embed::{EmbedderArg, ModelOpts};
 use crate::error::{Error, Result};
 
-/// `bench folder`'s options.
+/// The folder and its question set (`bench folder`, `bench folder-rounds`).
 #[derive(Debug, Args)]
-pub struct FolderArgs {
+pub struct FolderSet {
     /// The folder to build brains from (tldr-pages/tldr's `pages/` at 08e345f for the
     /// committed question set).
     #[arg(long, value_name = "DIR")]
@@ -38,6 +39,14 @@ pub struct FolderArgs {
         default_value = "benchmarks/data/folder-questions/tldr-08e345f.json"
     )]
     pub questions: PathBuf,
+}
+
+/// `bench folder`'s options.
+#[derive(Debug, Args)]
+pub struct FolderArgs {
+    /// The folder and its questions.
+    #[command(flatten)]
+    pub set: FolderSet,
 
     /// An embedder to build a brain with (repeat for several) [default: hash-v1, and
     /// minilm when its model is present (`bench fetch-model` gets it)].
@@ -84,15 +93,15 @@ pub fn cmd_folder(a: &FolderArgs) -> Result<String> {
             "--top and --limit: expected an integer >= 1, found 0".into(),
         ));
     }
-    if !a.workspace.is_dir() {
-        let found = if a.workspace.exists() {
+    if !a.set.workspace.is_dir() {
+        let found = if a.set.workspace.exists() {
             "something else"
         } else {
             "nothing"
         };
         return Err(Error::Usage(format!(
             "--workspace: expected a folder, found {found} at {}",
-            a.workspace.display()
+            a.set.workspace.display()
         )));
     }
     let embedders = if a.embedders.is_empty() {
@@ -113,6 +122,7 @@ pub fn cmd_folder(a: &FolderArgs) -> Result<String> {
         v
     };
     let stem = a
+        .set
         .questions
         .file_stem()
         .and_then(|s| s.to_str())
@@ -138,8 +148,8 @@ pub fn cmd_folder(a: &FolderArgs) -> Result<String> {
         }
     };
     let plan = run::FolderPlan {
-        workspace: a.workspace.clone(),
-        questions: a.questions.clone(),
+        workspace: a.set.workspace.clone(),
+        questions: a.set.questions.clone(),
         embedders,
         model: a.model.clone(),
         top: a.top,

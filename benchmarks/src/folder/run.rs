@@ -197,7 +197,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// The loader of `kind` for a brain's queries (the product's: hash-v1, or MiniLM as
 /// `crabpath` loads it, behind the embedding cache unless `--no-cache`).
-fn loader(kind: EmbedderArg, model: &ModelOpts) -> EmbedderLoader {
+pub(super) fn loader(kind: EmbedderArg, model: &ModelOpts) -> EmbedderLoader {
     let model = model.clone();
     std::sync::Arc::new(move || -> crabpath_brain::Result<Box<dyn Embedder>> {
         match kind {
@@ -239,7 +239,7 @@ fn info_of(e: &TextEmbedder) -> EmbedderInfo {
 
 /// Builds a brain of `graph` in `dir` with `kind` ([`init_store`], as `crabpath init`
 /// does); returns the seconds it took.
-fn build_brain(
+pub(super) fn build_brain(
     dir: &Path,
     graph: &Graph,
     kind: EmbedderArg,
@@ -303,6 +303,8 @@ pub fn run(plan: &FolderPlan, command: String) -> Result<FolderReport> {
                 req.limit = Some(plan.limit);
                 req.seeding = arm.seeding;
                 req.traverse = arm.traverse;
+                // plain retrieval: a fixed graph (issue 31 item 1)
+                req.neurogenesis = Some(false);
                 let t = Instant::now();
                 let answer = brain.query(&req).map_err(|e| {
                     Error::brain(

@@ -147,6 +147,8 @@ pub fn ask(
     req.vector = Some(vector.to_vec());
     req.limit = Some(LIMIT);
     req.traverse = arm.traverse;
+    // plain retrieval: a fixed graph (issue 31 item 1; the brain is writable)
+    req.neurogenesis = Some(false);
     req.seeding = match arm.seeding {
         Seeding::Default => None,
         Seeding::Hybrid => Some(ProductSeeding::Hybrid),

@@ -430,6 +430,15 @@ impl Daemon {
             None | Some(PyValue::Null) => None,
             Some(_) => Some(int_param(params, "limit", None)? as usize),
         };
+        let neurogenesis = match params.get("neurogenesis") {
+            None | Some(PyValue::Null) => None,
+            Some(PyValue::Bool(b)) => Some(*b),
+            Some(PyValue::Str(s)) => Some(
+                crate::service::parse_switch(s)
+                    .ok_or_else(|| Failure("neurogenesis must be on or off".into()))?,
+            ),
+            Some(_) => return Err(Failure("neurogenesis must be on or off".into())),
+        };
         let seeding = match params.get("seeding") {
             None | Some(PyValue::Null) => None,
             Some(PyValue::Str(s)) => Some(s.parse::<Seeding>().map_err(Failure)?),
@@ -466,6 +475,7 @@ impl Daemon {
             route: route_mode.config(),
             limit,
             seeding,
+            neurogenesis,
             ..QueryRequest::new(&text, top_k as usize)
         };
         let answer = self.brain.query(&req)?;

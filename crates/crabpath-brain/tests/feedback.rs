@@ -39,6 +39,7 @@ fn feedback(
         fired_ids: None,
         turns_ago: None,
         window,
+        used_ids: None,
     })
     .unwrap()
 }
@@ -202,6 +203,7 @@ fn teachings_are_stored_once_and_feedback_needs_a_target() {
             fired_ids: None,
             turns_ago: None,
             window: Window::default(),
+            used_ids: None,
         })
         .unwrap_err();
     assert!(e.to_string().contains("chat_id or fired_ids"), "{e}");
@@ -212,6 +214,7 @@ fn teachings_are_stored_once_and_feedback_needs_a_target() {
             fired_ids: None,
             turns_ago: None,
             window: Window::default(),
+            used_ids: None,
         })
         .unwrap_err();
     assert!(e.to_string().contains("finite"), "{e}");

@@ -46,6 +46,12 @@ fn parse_seeding(s: &str) -> Result<Seeding, String> {
     s.parse()
 }
 
+/// `--neurogenesis on|off`.
+fn parse_neurogenesis(s: &str) -> Result<bool, String> {
+    crabpath_brain::service::parse_switch(s)
+        .ok_or_else(|| format!("unknown value `{s}` (expected on or off)"))
+}
+
 /// Python `int()` of a command-line value: surrounding whitespace, a sign and
 /// underscores between digits are accepted (`' +3 '`, `1_000`).
 pub fn py_int(s: &str) -> Result<i64, String> {
@@ -343,6 +349,11 @@ pub struct InitArgs {
     /// Print the paths of graph.json and texts.json as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Whether the brain grows question nodes from use (corrected profile, issue 31):
+    /// on (the default) or off, a fixed graph; recorded in the brain (`meta`), used by
+    /// every query and feedback unless a query says otherwise.
+    #[arg(long, value_name = "on|off", value_parser = parse_neurogenesis)]
+    pub neurogenesis: Option<bool>,
 }
 
 /// `query`.
@@ -393,6 +404,13 @@ pub struct QueryArgs {
     /// compare the traversal with its own seeds).
     #[arg(long)]
     pub no_traverse: bool,
+    /// Neurogenesis for this query (a brain database, corrected profile): on, a
+    /// question in the novel band becomes an `auto:` node on probation and the
+    /// question nodes that feedback confirmed steer the answer; off, the answer of a
+    /// fixed graph, nothing grown. Default: the brain's setting (`init --neurogenesis`),
+    /// on.
+    #[arg(long, value_name = "on|off", value_parser = parse_neurogenesis)]
+    pub neurogenesis: Option<bool>,
 }
 
 /// `learn`.

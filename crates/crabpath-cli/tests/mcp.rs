@@ -114,7 +114,7 @@ fn tools_answer_and_refuse_bad_arguments() {
         ("query", json!({"query": "x", "top_k": 0}), "query: `top_k` must be an integer from 1 to 50, got 0"),
         ("query", json!({"query": "x", "top_k": "3"}), "query: `top_k` must be an integer from 1 to 50, got a string"),
         ("query", json!({"query": "x", "route_mode": "fast"}), "query: route_mode must be one of: off, edge, edge+sim, adaptive"),
-        ("query", json!({"query": "x", "qurey": 1}), "query: unknown argument `qurey` (expected: query, top_k, chat_id, explain, route_mode, limit)"),
+        ("query", json!({"query": "x", "qurey": 1}), "query: unknown argument `qurey` (expected: query, top_k, chat_id, explain, route_mode, limit, neurogenesis)"),
         ("feedback", json!({"chat_id": "c"}), "feedback: `outcome` is required (a number from -1 to 1)"),
         ("feedback", json!({"outcome": 2, "chat_id": "c"}), "feedback: `outcome` must be a number from -1 to 1, got 2"),
         ("feedback", json!({"outcome": 1}), "feedback: give `chat_id` (the conversation you queried with) or `fired_ids`"),

@@ -73,7 +73,9 @@ pub fn list() -> Vec<Tool> {
                     "route_mode": {"type": "string", "enum": modes,
                                    "description": "How to pick among a node's learned links: off (all), edge (strongest), edge+sim (strongest and closest to the question; default), adaptive."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
-                              "description": "Return at most this many chunks, best first (the best search matches, then the chunks their links led to, then the next search matches). Without it: the fired nodes."}
+                              "description": "Return at most this many chunks, best first (the best search matches, then the chunks their links led to, then the next search matches). Without it: the fired nodes."},
+                    "neurogenesis": {"type": "string", "enum": ["on", "off"],
+                                     "description": "on (the memory's setting, by default on): a new question is kept as a question node that your feedback teaches, so the same question later gets the chunks you confirmed; off: a fixed memory, nothing learned from this query."}
                 },
                 "required": ["query"],
                 "additionalProperties": false
@@ -98,7 +100,9 @@ pub fn list() -> Vec<Tool> {
                     "turns_ago": {"type": "integer", "minimum": 0, "maximum": 9,
                                   "description": "Only the turn this many queries back (0 = the last)."},
                     "fired_ids": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                                  "description": "Node ids in the order they fired, instead of a chat_id."}
+                                  "description": "Node ids in the order they fired, instead of a chat_id."},
+                    "used_ids": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                                 "description": "With chat_id: the node ids you actually used for the last credited turn, in the answer or found otherwise (e.g. read as crabpath://node/{id}); the same question asked again gets them first."}
                 },
                 "required": ["outcome"],
                 "additionalProperties": false
@@ -226,6 +230,7 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
             "explain",
             "route_mode",
             "limit",
+            "neurogenesis",
         ],
     )?;
     let limit = a.opt_int("limit", 1, MAX_LIMIT)?.map(|k| k as usize);
@@ -241,6 +246,14 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
     req.max_context_chars = Some(DAEMON_MAX_CONTEXT_CHARS as i64);
     req.route = mode.config();
     req.limit = limit;
+    req.neurogenesis = match a.opt_str("neurogenesis")? {
+        Some(s) => Some(crabpath_brain::service::parse_switch(s).ok_or_else(|| {
+            Error::Argument(format!(
+                "query: `neurogenesis` must be on or off, got `{s}`"
+            ))
+        })?),
+        None => None,
+    };
     if let Some(c) = chat_id {
         req.journal_metadata = pyformat::pyjson::PyValue::Dict(
             [(
@@ -347,12 +360,18 @@ fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
     let a = Args::new(
         "feedback",
         args,
-        &["outcome", "chat_id", "turns_ago", "fired_ids"],
+        &["outcome", "chat_id", "turns_ago", "fired_ids", "used_ids"],
     )?;
     let (lo, hi) = crabpath_brain::command::learn::OUTCOME_RANGE;
     let outcome = a.number("outcome", lo, hi)?;
     let chat_id = a.opt_text("chat_id")?.map(str::trim);
     let fired_ids = a.opt_strs("fired_ids")?;
+    let used_ids = a.opt_strs("used_ids")?;
+    if used_ids.is_some() && chat_id.is_none() {
+        return Err(Error::Argument(
+            "feedback: `used_ids` needs the `chat_id` of the turn they answered".into(),
+        ));
+    }
     let turns_ago = turns_ago(&a)?;
     match (chat_id, &fired_ids) {
         (None, None) => {
@@ -386,6 +405,7 @@ fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
         fired_ids,
         turns_ago,
         window: Window::default(),
+        used_ids,
     })?;
     let mut out = feedback_json(&r);
     if let Some(c) = chat_id {

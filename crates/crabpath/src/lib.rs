@@ -24,6 +24,7 @@
 //! | health, autotune (§5.1, §5.2) | [`health`] | `crabpath/autotune.py` |
 //! | prune, merge, connect, maintenance order (§5.9) | [`maintain`] | `crabpath/maintain.py`, `merge.py`, `connect.py` |
 //! | node and correction injection (§5.7, §5.8) | [`inject`] | `crabpath/inject.py` |
+//! | neurogenesis: novelty gate, `auto:` ids, probation (seed 000 §5, seed 001 §2.7–2.8) | [`neurogenesis`] | `crabpath/neurogenesis.py` (commit b028ad9) |
 //! | hash-v1 embedder, exact cosine index | [`embed`], [`index`] | `crabpath/hasher.py`, `index.py` |
 //! | query-aware routers, PG over a router's softmax | [`router`], [`router_pg`] | OpenClawBrain `daemon.py` / `policy.py` (commits 3902ac6, bfd1cec) |
 //! | unit `f32` node vectors, `f32` exact search by matrix products | [`vectors`], [`search_f32`] | — |
@@ -90,6 +91,7 @@ pub mod inject;
 pub mod keyword;
 pub mod learn;
 pub mod maintain;
+pub mod neurogenesis;
 pub mod node;
 pub mod postings;
 pub mod profile;

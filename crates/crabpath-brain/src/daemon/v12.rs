@@ -222,12 +222,17 @@ impl Daemon {
         let chat_id = chat_id_param(params)?;
         let outcome = float_param(params, "outcome")?;
         let window = window(params)?;
+        let used_ids = match params.get("used_ids") {
+            None | Some(PyValue::Null) => None,
+            Some(_) => Some(super::str_list_param(params, "used_ids")?),
+        };
         let r = self.brain.feedback(&FeedbackRequest {
             outcome,
             chat_id: Some(&chat_id),
             fired_ids: None,
             turns_ago: None,
             window,
+            used_ids,
         })?;
         if r.edges_updated > 0 {
             self.wrote()?;
@@ -257,6 +262,7 @@ impl Daemon {
                 fired_ids: None,
                 turns_ago: None,
                 window,
+                used_ids: None,
             })?;
             if r.edges_updated > 0 {
                 self.wrote()?;
@@ -362,6 +368,7 @@ impl Daemon {
                     fired_ids: None,
                     turns_ago: None,
                     window,
+                    used_ids: None,
                 })?,
                 _ => FeedbackReport::default(),
             };

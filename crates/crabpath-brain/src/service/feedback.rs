@@ -48,6 +48,10 @@ pub struct FeedbackRequest<'a> {
     pub turns_ago: Option<usize>,
     /// The attribution window.
     pub window: Window,
+    /// The nodes the agent used for the newest credited turn, in the answer or not
+    /// (issue 31 item 5): credited to that turn's question node instead of its fired
+    /// ids ([`super::neurogenesis`]).
+    pub used_ids: Option<Vec<String>>,
 }
 
 /// One turn's share of a feedback, as applied.
@@ -305,6 +309,17 @@ impl Brain {
             report.credited = plan;
         }
         report.edges_updated = report.credited.iter().map(|c| c.edges_updated).sum();
+        // neurogenesis: each credited turn's question node (issue 31 items 1 and 5)
+        for (i, c) in report.credited.iter().enumerate() {
+            if let Some(t) = log.iter().find(|t| t.turn == c.turn) {
+                let used = if i == 0 {
+                    req.used_ids.as_deref()
+                } else {
+                    None
+                };
+                self.credit_question(t, c.outcome, used)?;
+            }
+        }
         Ok(report)
     }
 

@@ -24,6 +24,7 @@ mod autotune;
 mod engine;
 mod feedback;
 pub mod health;
+mod neurogenesis;
 mod ops;
 mod query;
 mod reembed;
@@ -42,6 +43,9 @@ pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
 pub use health::HealthReport;
+pub use neurogenesis::{
+    is_auto, parse_switch, NeurogenesisCounts, NeurogenesisMaintain, AUTO_PREFIX, NEUROGENESIS_KEY,
+};
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;

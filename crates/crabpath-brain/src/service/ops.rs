@@ -187,7 +187,7 @@ impl Brain {
     /// journal entries are written either way.
     pub fn maintain(&mut self, options: &MaintainOptions<'_>) -> Result<MaintainReport> {
         let profile = self.profile;
-        if options.dry_run {
+        let report = if options.dry_run {
             self.write_dry(Scope::All, |w| maintain::run(w, options, profile))
         } else {
             self.write(Scope::All, |w| {
@@ -197,7 +197,10 @@ impl Brain {
                 }
                 Ok(r)
             })
-        }
+        }?;
+        // death and merge of auto nodes (issue 31 item 1, seed 001 §2.8), journaled
+        self.neurogenesis_maintain(options.dry_run)?;
+        Ok(report)
     }
 
     /// The number of nodes.

@@ -43,6 +43,7 @@ use pyformat::pyjson::PyValue;
 use rusqlite::OptionalExtension;
 
 use super::engine::{Backend, Brain};
+use super::neurogenesis::{strip_autos, Growth, Steer};
 use crate::command::query::traversal_config;
 use crate::error::{Error, Result};
 use crate::journal::query_event;
@@ -79,6 +80,10 @@ pub struct QueryRequest<'q> {
     /// Whether to traverse from the seeds (default `true`); `false` answers with the
     /// seeding's ranking alone, "the hybrid search alone" of issue 28, item 6.
     pub traverse: bool,
+    /// Neurogenesis for this query (issue 31 item 1, [`super::neurogenesis`]): `None`
+    /// the brain's setting (on unless `meta.neurogenesis` is `off`); `Some(false)`
+    /// answers exactly as a brain without neurogenesis does and grows nothing.
+    pub neurogenesis: Option<bool>,
 }
 
 /// Which search seeds the traversal (issue 28, item 3).
@@ -159,6 +164,7 @@ impl<'q> QueryRequest<'q> {
             limit: None,
             seeding: None,
             traverse: true,
+            neurogenesis: None,
         }
     }
 }
@@ -251,6 +257,53 @@ impl Brain {
     /// file; reading the brain.
     pub fn query(&mut self, req: &QueryRequest<'_>) -> Result<Answer<'_>> {
         self.catch_up()?;
+        let neuro = self.neurogenesis_enabled(req.neurogenesis)?;
+        let mut parts = self.query_parts(req, neuro)?;
+        if let Some(g) = parts.growth.take() {
+            let fired = parts.fired_names.clone();
+            self.grow(g)?;
+            // a resident graph read again by the write (another process changed its
+            // structure meanwhile) has other node numbers: ask again, without growing
+            let same = self.graph_at(parts.at).is_some_and(|graph| {
+                parts.result.fired_names(graph)
+                    == fired.iter().map(String::as_str).collect::<Vec<_>>()
+            });
+            if !same {
+                parts = self.query_parts(req, neuro)?;
+                parts.growth = None;
+            }
+        }
+        let Some(graph) = self.graph_at(parts.at) else {
+            return Err(Error::Invalid(
+                "the brain changed while it was queried".into(),
+            ));
+        };
+        Ok(Answer {
+            graph,
+            result: parts.result,
+            seeds: parts.seeds,
+            hits: parts.hits,
+            config: parts.config,
+            embed_ms: parts.embed_ms,
+            traverse_ms: parts.traverse_ms,
+            ranking: parts.ranking,
+        })
+    }
+
+    /// The graph a query's answer was computed on.
+    fn graph_at(&self, at: GraphAt) -> Option<&Graph> {
+        match (&self.backend, at) {
+            (Backend::Json(j), GraphAt::Json) => j.state.as_ref().map(|s| &s.graph),
+            (Backend::Store(s), GraphAt::Resident) => s.resident.as_ref().map(|r| &r.loaded.graph),
+            (Backend::Store(_), GraphAt::Scratch) => Some(&self.scratch.graph),
+            _ => None,
+        }
+    }
+
+    /// The query itself (see [`Brain::query`]), its answer owned, the graph named by
+    /// [`GraphAt`]; with `neuro`, auto nodes steer the seeding and the growth to do is
+    /// returned.
+    fn query_parts(&mut self, req: &QueryRequest<'_>, neuro: bool) -> Result<Parts> {
         let profile = self.profile;
         // the brain's tuned reflex threshold and damping (issue 31 item 3)
         let config = self
@@ -295,7 +348,7 @@ impl Brain {
         } = self;
         let route = req.route.as_ref();
         let text = req.text;
-        let (graph, hits, seeds, result, list): (&Graph, _, _, _, Vec<String>) = match backend {
+        let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
             Backend::Json(j) => {
                 if j.state.is_none() {
                     j.state = Some(super::engine::read_json(j)?);
@@ -352,7 +405,7 @@ impl Brain {
                 };
                 let entry = query_entry(req, &result, graph, graph.node_count());
                 crate::journal::append_entries(&j.journal, &[entry])?;
-                (graph, hits, seeds, result, list)
+                (graph, hits, seeds, result, list, GraphAt::Json)
             }
             Backend::Store(s) => {
                 let v = vector.as_deref().unwrap_or(&[]);
@@ -376,7 +429,11 @@ impl Brain {
                     let graph = &r.loaded.graph;
                     let ranked = seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
                         .map_err(&err)?;
-                    let found = &ranked[..ranked.len().min(req.top)];
+                    let (ranked, autos) =
+                        super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
+                            .map_err(&err)?;
+                    let found = with_autos(&ranked, req.top, &autos);
+                    let found = &found[..];
                     let mut hits = Vec::with_capacity(found.len());
                     let mut seeds = Vec::with_capacity(found.len());
                     for &(sym, score) in found {
@@ -416,9 +473,11 @@ impl Brain {
                     } else {
                         traverser.traverse(graph, &seeds, &config)?
                     };
+                    let mut result = result;
+                    strip_autos(&mut result, graph);
                     let entry = query_entry(req, &result, graph, graph.node_count());
                     store_journal(&s.store, &entry)?;
-                    (graph, hits, seeds, result, list)
+                    (graph, hits, seeds, result, list, GraphAt::Resident)
                 } else {
                     let (layout, nonce) = (s.store.layout(), s.store.nonce());
                     let dir = s.dir.clone();
@@ -426,7 +485,10 @@ impl Brain {
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
                     let ranked =
                         seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
-                    let found = &ranked[..ranked.len().min(req.top)];
+                    let (ranked, autos) =
+                        super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
+                    let found = with_autos(&ranked, req.top, &autos);
+                    let found = &found[..];
                     // with a limit, the ranked nodes are read too (with their edges,
                     // which only adds true edges to the part: the traversal follows
                     // edges of fired nodes only), so that the answer has their texts
@@ -463,6 +525,7 @@ impl Brain {
                         let missing: Vec<i64> = result
                             .fired
                             .iter()
+                            .chain(Steer::targets(&loaded.graph, &seeds).iter())
                             .filter(|n| !loaded.bucket_loaded[n.index()])
                             .filter_map(|&n| loaded.sym(n))
                             .collect();
@@ -473,6 +536,8 @@ impl Brain {
                         sources.sort_unstable();
                         sources.dedup();
                     };
+                    let mut result = result;
+                    strip_autos(&mut result, &loaded.graph);
                     let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
                     let nodes: i64 = tx
                         .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
@@ -489,15 +554,37 @@ impl Brain {
                         }
                     }
                     let seeds = seeds_in(scratch, found);
-                    (graph, hits, seeds, result, list)
+                    (graph, hits, seeds, result, list, GraphAt::Scratch)
                 }
             }
         };
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
-        let ranking = rank(graph, &seeds, &result, &list, req.limit);
-        Ok(Answer {
-            graph,
+        let steer = Steer::of(graph, &seeds, &list);
+        let ranking = rank(graph, &seeds, &result, &list, req.limit, &steer);
+        let fired_names: Vec<String> = result
+            .fired_names(graph)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let growth = (neuro && at != GraphAt::Json).then(|| Growth {
+            text: text.to_string(),
+            vector: vector.clone(),
+            seeds: seeds
+                .iter()
+                .map(|s| graph.name(s.0))
+                .filter(|n| !super::neurogenesis::is_auto(n))
+                .map(str::to_string)
+                .collect(),
+            chat_id: req
+                .journal_metadata
+                .as_dict()
+                .and_then(|d| match d.get("chat_id") {
+                    Some(PyValue::Str(c)) => Some(c.clone()),
+                    _ => None,
+                }),
+        });
+        Ok(Parts {
             result,
             seeds,
             hits,
@@ -505,8 +592,47 @@ impl Brain {
             embed_ms,
             traverse_ms,
             ranking,
+            at,
+            growth,
+            fired_names,
         })
     }
+}
+
+/// Which of the brain's graphs a query ran on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GraphAt {
+    /// A state file's.
+    Json,
+    /// A resident database's.
+    Resident,
+    /// The part of a database read for the query ([`Brain`]'s scratch).
+    Scratch,
+}
+
+/// A query's answer before it borrows its graph again ([`Brain::query`]).
+struct Parts {
+    result: TraversalResult,
+    seeds: Vec<(NodeId, f64)>,
+    hits: Vec<(String, f64)>,
+    config: TraversalConfig,
+    embed_ms: f64,
+    traverse_ms: f64,
+    ranking: Vec<String>,
+    at: GraphAt,
+    growth: Option<Growth>,
+    fired_names: Vec<String>,
+}
+
+/// The seeds of a database brain: the first `top` of the seeding's list, then the auto
+/// nodes that seed the question (not counted in `top`: they are questions, not answers;
+/// [`super::neurogenesis`]).
+fn with_autos(ranked: &[(i64, f64)], top: usize, autos: &[(i64, f64)]) -> Vec<(i64, f64)> {
+    ranked[..ranked.len().min(top)]
+        .iter()
+        .chain(autos)
+        .copied()
+        .collect()
 }
 
 /// How many results the seeding ranks: the `top` seeds, and the request's `limit` for
@@ -628,29 +754,44 @@ pub const ADDED_PER_SEED: usize = 1;
 /// the nodes the traversal added (best activation first, at most [`ADDED_PER_SEED`] per
 /// seed), then the rest of the seeding's ranked `list`, then the rest of the nodes the
 /// traversal added, each id once, at most `limit`.
+///
+/// Neurogenesis (issue 31 item 5, [`super::neurogenesis`]): an auto node never takes a
+/// place (it is the question); the nodes its credited edges point to (`steer`) come
+/// before everything, the nodes it inhibits after everything. Without auto seeds the
+/// rule above is unchanged.
 fn rank(
     graph: &Graph,
     seeds: &[(NodeId, f64)],
     result: &TraversalResult,
     list: &[&str],
     limit: Option<usize>,
+    steer: &Steer,
 ) -> Vec<String> {
     let cap = limit.unwrap_or(usize::MAX);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
+    let is_auto = super::neurogenesis::is_auto;
     let added: Vec<&str> = result
         .context_order()
         .into_iter()
         .filter(|n| !seeds.iter().any(|s| s.0 == *n))
         .map(|n| graph.name(n))
         .collect();
-    let first = added.len().min(seeds.len().saturating_mul(ADDED_PER_SEED));
-    let ids = seeds
+    let content_seeds = seeds.iter().filter(|s| !is_auto(graph.name(s.0))).count();
+    let first = added
+        .len()
+        .min(content_seeds.saturating_mul(ADDED_PER_SEED));
+    let demoted: Vec<&str> = steer.demoted.iter().map(|&n| graph.name(n)).collect();
+    let ids = steer
+        .promoted
         .iter()
-        .map(|&(n, _)| graph.name(n))
+        .map(|&n| graph.name(n))
+        .chain(seeds.iter().map(|&(n, _)| graph.name(n)))
         .chain(added[..first].iter().copied())
         .chain(list.iter().copied())
-        .chain(added[first..].iter().copied());
+        .chain(added[first..].iter().copied())
+        .filter(|id| !is_auto(id) && !demoted.contains(id))
+        .chain(demoted.iter().copied());
     for id in ids {
         if out.len() >= cap {
             break;

@@ -20,11 +20,13 @@ pub fn run(ctx: &Ctx, a: &InfoArgs) -> CliResult {
         .map(|s| crabpath_brain::locate(&expanduser(s)))
         .filter(|l| matches!(l, crabpath_brain::Location::Store(_)));
     let mut store_entries = None;
+    let mut auto = None;
     let (graph, name, dim, size) = if let Some(loc) = store {
         let mut brain = ctx.open(loc, false)?;
         let facts = brain.store_info()?.expect("a database");
         let (graph, meta) = brain.read(|g, m| (g.clone(), m.clone()))?;
         store_entries = Some(facts.journal_entries);
+        auto = Some(brain.neurogenesis_counts()?);
         let get = |k: &str| meta.get(k).map(PyValue::from).unwrap_or_else(na);
         (graph, get("embedder_name"), get("embedder_dim"), facts.size)
     } else if let Some(s) = &a.state {
@@ -80,7 +82,13 @@ pub fn run(ctx: &Ctx, a: &InfoArgs) -> CliResult {
     } else {
         REFERENCE_VERSION.to_string()
     };
-    let payload = info_payload(&v, &graph, name, dim, entries, size);
+    let mut payload = info_payload(&v, &graph, name, dim, entries, size);
+    // neurogenesis (issue 31 item 1): a database brain's auto nodes
+    if let Some(c) = auto {
+        payload.insert("auto_probation".into(), out::count(c.probation));
+        payload.insert("auto_permanent".into(), out::count(c.permanent));
+        payload.insert("auto_dead".into(), out::count(c.dead));
+    }
     if a.json {
         out::println(&out::pretty(&payload));
         return Ok(0);
@@ -90,7 +98,7 @@ pub fn run(ctx: &Ctx, a: &InfoArgs) -> CliResult {
         Some(PyValue::Float(x)) => format!("{x:.2}"),
         _ => String::new(),
     };
-    let lines = [
+    let mut lines = vec![
         format!("version: {}", f("version")),
         format!("node_count: {}", f("node_count")),
         format!("edge_count: {}", f("edge_count")),
@@ -105,6 +113,12 @@ pub fn run(ctx: &Ctx, a: &InfoArgs) -> CliResult {
         ),
         format!("state_file_size: {}", f("state_file_size")),
     ];
+    if let Some(c) = auto {
+        lines.push(format!(
+            "auto_nodes: {} on probation, {} permanent, {} dead",
+            c.probation, c.permanent, c.dead
+        ));
+    }
     out::println(&lines.join("\n"));
     Ok(0)
 }

@@ -97,6 +97,10 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
     let report = with_embedding(ctx, which, &graph, "texts", |o| {
         init_store(&dir, &graph, o, extra, Vec::new())
     })?;
+    if let Some(on) = a.neurogenesis {
+        let mut brain = ctx.open(crabpath_brain::locate(&report.path), true)?;
+        brain.set_neurogenesis(on)?;
+    }
     super::exchange::say_kept(&report, "init", &dir);
     crate::embedding::say_defaults(which, &dir);
     if a.json {

@@ -24,6 +24,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     req.limit = a.limit.map(|k| k as usize);
     req.seeding = a.seeding;
     req.traverse = !a.no_traverse;
+    req.neurogenesis = a.neurogenesis;
     if a.query_vector_stdin {
         if graph_only {
             return reference("query-vector-stdin requires --index");
@@ -47,12 +48,41 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     let config = &answer.config;
     if a.explain {
         let e = answer.explanation();
+        // neurogenesis (issue 31 item 1): the question nodes among the seeds, marked
+        let autos: Vec<(String, String)> = answer
+            .seeds
+            .iter()
+            .map(|s| graph.name(s.0))
+            .filter(|id| crabpath_brain::service::is_auto(id))
+            .map(|id| {
+                let state = graph
+                    .get_node(id)
+                    .and_then(|n| n.metadata.get("auto"))
+                    .and_then(|m| m.get("state"))
+                    .and_then(|s| s.as_str())
+                    .unwrap_or("probation");
+                (id.to_string(), state.to_string())
+            })
+            .collect();
         if a.json {
-            out::println(&out::compact(
-                &crabpath_brain::command::query::explanation_dict(&e, graph),
-            ));
+            let mut d = crabpath_brain::command::query::explanation_dict(&e, graph);
+            if !autos.is_empty() {
+                let list = autos
+                    .iter()
+                    .map(|(id, st)| {
+                        PyValue::Dict(out::dict([("node", out::s(id)), ("state", out::s(st))]))
+                    })
+                    .collect();
+                d.insert("auto_nodes".into(), PyValue::List(list));
+            }
+            out::println(&out::compact(&d));
         } else {
             out::println(&e.render(graph));
+            for (id, st) in &autos {
+                out::println(&format!(
+                    "{id}: auto node (an earlier question, {st}): it seeds and steers, and takes no place in the answer"
+                ));
+            }
         }
         return Ok(0);
     }
