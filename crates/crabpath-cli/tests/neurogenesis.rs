@@ -54,6 +54,17 @@ fn neurogenesis_off_answers_as_a_fixed_graph_and_info_counts_auto_nodes() {
     let kept = grown["auto_probation"].as_u64().unwrap();
     assert_eq!(grown["node_count"].as_u64().unwrap(), nodes + kept);
     assert_eq!(grown["auto_dead"], 0);
+    // `health` counts the same auto nodes (issue 31 item 1), in its JSON and its text
+    let (rc, out, err) = common::run_text(d, "corrected", &["health", "--state", "b", "--json"]);
+    assert_eq!(rc, 0, "{err}");
+    let health: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(health["auto_nodes"]["probation"].as_u64(), Some(kept));
+    assert_eq!(health["auto_nodes"]["dead"], 0);
+    let (_, text, _) = common::run_text(d, "corrected", &["health", "--state", "b"]);
+    assert!(
+        text.contains(&format!("Auto nodes (neurogenesis): {kept} on probation")),
+        "{text}"
+    );
     let (rc, _, err) = common::run_text(
         d,
         "corrected",

@@ -37,6 +37,7 @@ use crabpath::graph::Graph;
 use crabpath::health::{measure_health, GraphHealth};
 
 use super::engine::{Backend, Brain};
+use super::neurogenesis::NeurogenesisCounts;
 use crate::error::{Error, Result};
 use crate::store::sql_error;
 
@@ -240,6 +241,9 @@ pub struct HealthReport {
     pub tiers: GraphHealth,
     /// The metrics, in [`TABLE_4`]'s order.
     pub metrics: Vec<Metric>,
+    /// The auto nodes neurogenesis made (issue 31 item 1: `health` counts probationary,
+    /// promoted and dead ones); all 0 for a state file or a brain without them.
+    pub auto_nodes: NeurogenesisCounts,
 }
 
 impl HealthReport {
@@ -264,7 +268,8 @@ impl HealthReport {
 
     /// The report as JSON, what `crabpath health --json` prints and the MCP `health`
     /// tool returns: `{window, queries, nodes, edges, habitual_pct, metrics: {<name>:
-    /// {value, unit, min, max, status, reason}}, out_of_range: [names]}`, metrics in
+    /// {value, unit, min, max, status, reason}}, out_of_range: [names], auto_nodes:
+    /// {probation, permanent, dead}}`, metrics in
     /// table order (`habitual_pct`, the tier Table 4 leaves out, is `null` without
     /// edges).
     pub fn to_json(&self) -> Value {
@@ -291,6 +296,7 @@ impl HealthReport {
             "habitual_pct": (self.edges > 0).then_some(self.tiers.habitual_pct),
             "metrics": metrics,
             "out_of_range": self.out_of_range(),
+            "auto_nodes": self.auto_nodes,
         })
     }
 }
@@ -398,6 +404,7 @@ pub fn measure(graph: &Graph, window: &JournalWindow, asked: usize) -> HealthRep
         edges: graph.edge_count(),
         tiers: health,
         metrics,
+        auto_nodes: NeurogenesisCounts::default(),
     }
 }
 
@@ -491,7 +498,9 @@ impl Brain {
             ));
         }
         let journal = self.journal_window(window)?;
-        self.read(|g, _| measure(g, &journal, window))
+        let mut report = self.read(|g, _| measure(g, &journal, window))?;
+        report.auto_nodes = self.neurogenesis_counts()?;
+        Ok(report)
     }
 
     /// The journal's window of `window` queries: a database reads its newest entries

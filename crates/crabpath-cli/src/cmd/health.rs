@@ -98,6 +98,11 @@ pub fn text(r: &HealthReport) -> String {
         summary.push_str(&format!(", {na} not computable yet"));
     }
     lines.push(summary);
+    let a = r.auto_nodes;
+    lines.push(format!(
+        "  Auto nodes (neurogenesis): {} on probation, {} permanent, {} died",
+        a.probation, a.permanent, a.dead
+    ));
     lines.join("\n")
 }
 
