@@ -50,6 +50,7 @@ use crate::route::Routing;
 use crate::store::lexical;
 use crate::store::rows::{load_part, Loaded};
 use crate::store::search::Searcher;
+use crate::store::speaker;
 use crate::store::sql_error;
 
 /// A query.
@@ -492,7 +493,7 @@ impl Brain {
         };
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
-        let ranking = rank(graph, &seeds, &result, &list, req.limit);
+        let ranking = rank(graph, req.text, &seeds, &result, &list, req.limit);
         Ok(Answer {
             graph,
             result,
@@ -535,6 +536,22 @@ fn seeding_list(
     seeding: Seeding,
     depth: usize,
 ) -> rusqlite::Result<Vec<(i64, f64)>> {
+    // a conversation brain's lexical search prefers the turns of a speaker the
+    // question names (not its dense search: see crate::store::speaker)
+    let conversation = speaker::is_conversation(conn)?;
+    let wide = if conversation {
+        depth.saturating_mul(speaker::CANDIDATES)
+    } else {
+        depth
+    };
+    let prefer = |found: Vec<(i64, f64)>| -> rusqlite::Result<Vec<(i64, f64)>> {
+        if !conversation {
+            return Ok(found);
+        }
+        let mut l = speaker::prefer_named(conn, text, found)?;
+        l.truncate(depth);
+        Ok(l)
+    };
     let dense = || -> Vec<(i64, f64)> {
         searcher
             .search(v, depth)
@@ -543,7 +560,7 @@ fn seeding_list(
             .collect()
     };
     let lexical_syms = || -> rusqlite::Result<Vec<i64>> {
-        Ok(lexical::search(conn, text, depth)?
+        Ok(prefer(lexical::search(conn, text, wide)?)?
             .into_iter()
             .map(|x| x.0)
             .collect())
@@ -627,6 +644,7 @@ pub const ADDED_PER_SEED: usize = 1;
 /// traversal added, each id once, at most `limit`.
 fn rank(
     graph: &Graph,
+    question: &str,
     seeds: &[(NodeId, f64)],
     result: &TraversalResult,
     list: &[&str],
@@ -635,10 +653,8 @@ fn rank(
     let cap = limit.unwrap_or(usize::MAX);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
-    let added: Vec<&str> = result
-        .context_order()
+    let added: Vec<&str> = speaker::added_in_order(graph, question, seeds, result)
         .into_iter()
-        .filter(|n| !seeds.iter().any(|s| s.0 == *n))
         .map(|n| graph.name(n))
         .collect();
     let first = added.len().min(seeds.len().saturating_mul(ADDED_PER_SEED));
