@@ -20,7 +20,8 @@
 //! lexical index finds nothing for the question.
 //!
 //! The ranked answer ([`Answer::ranked`], issue 28 items 2 and 6): the seeds in the
-//! seeding's order, then the nodes the traversal added (best activation first, at most
+//! seeding's order, then the nodes the traversal added (best activation first, a named
+//! speaker's turns boosted, [`speaker::added_in_order`]; at most
 //! [`ADDED_PER_SEED`] per seed), then the rest of the seeding's list, then the rest of
 //! what the traversal added, each once, at most `limit`: traversal may add nodes after
 //! the seeds but never displaces one of the first `top` seeds, and displaces the
@@ -635,11 +636,14 @@ fn seeds_alone(graph: &Graph, seeds: &[(NodeId, f64)]) -> TraversalResult {
 /// own, 0.751 against 0.781; one per seed gives 0.812. With hash-v1's lexical seeds one
 /// per seed gives recall@5/10/25/50 0.584 / 0.698 / 0.787 / 0.826, two per seed 0.541 /
 /// 0.696 / 0.813 / 0.863 (each with its seed count tuned on conv-26 and conv-30):
-/// one keeps the first ranks, which an agent reads most.
+/// one keeps the first ranks, which an agent reads most. With the speaker preference of
+/// conversation brains ([`crate::store::speaker`], on the seeds) two per seed gain
+/// nothing on the tuning conversations (recall@10 0.717 with one or two).
 pub const ADDED_PER_SEED: usize = 1;
 
 /// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
-/// the nodes the traversal added (best activation first, at most [`ADDED_PER_SEED`] per
+/// the nodes the traversal added (best activation first, a turn of a speaker `question`
+/// names boosted, [`speaker::added_in_order`]; at most [`ADDED_PER_SEED`] per
 /// seed), then the rest of the seeding's ranked `list`, then the rest of the nodes the
 /// traversal added, each id once, at most `limit`.
 fn rank(
