@@ -107,6 +107,11 @@ enum Command {
     /// ` [image: CAPTION]`), one <sample_id>.jsonl per conversation in --out, the input of
     /// `crabpath init --conversation` (never commit them: CC BY-NC 4.0).
     LocomoTurns(bench::locomo::turns::TurnsArgs),
+    /// Learning from the training half of each LoCoMo conversation's questions through
+    /// the product (hash-v1 brains, `Brain::learn` along the first answer and the
+    /// evidence), scored on the other half against the brain as built (issue 28, item 5);
+    /// writes a JSON result to --out and prints a Markdown table.
+    LocomoLearn(bench::locomo::product_learning::LearnArgs),
 }
 
 #[derive(Debug, Args)]
@@ -290,6 +295,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for p in bench::locomo::turns::cmd_turns(&data_dir, &a)? {
                 println!("wrote {}", p.display());
             }
+            Ok(())
+        }
+        Command::LocomoLearn(a) => {
+            print!(
+                "{}",
+                bench::locomo::product_learning::cmd_learn(&data_dir, &a)?
+            );
             Ok(())
         }
     }

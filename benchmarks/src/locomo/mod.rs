@@ -49,6 +49,7 @@ pub mod headline;
 pub mod metrics;
 pub mod paper;
 pub mod product;
+pub mod product_learning;
 pub mod protocol;
 pub mod run;
 pub mod splits;

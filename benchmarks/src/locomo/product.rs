@@ -93,6 +93,24 @@ pub struct ProductBrain {
     _dir: tempfile::TempDir,
 }
 
+impl ProductBrain {
+    /// Whether the brain has a node `id`.
+    pub fn has_node(&mut self, id: &str) -> Result<bool> {
+        self.brain
+            .has_node(id)
+            .map_err(|e| Error::brain(format!("looking up {id}"), e))
+    }
+
+    /// Teaches `outcome` along `ids` in order, as `crabpath learn` does
+    /// ([`crabpath_brain::Brain::learn`]; [`super::product_learning`]).
+    pub fn learn(&mut self, ids: &[String], outcome: f64) -> Result<()> {
+        self.brain
+            .learn(ids, outcome)
+            .map(|_| ())
+            .map_err(|e| Error::brain("learning".to_string(), e))
+    }
+}
+
 /// The product's turns of `conv`: its JSON Lines ([`super::turns`]) read by the product's
 /// own parser, as `crabpath init --conversation FILE` reads the file.
 pub fn product_turns(conv: &Conversation) -> Result<Vec<Turn>> {

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use crabpath::profile::Profile;
 use crabpath_brain::bootstrap::sibling_weight;
+use crabpath_brain::conversation::entities::ENTITY_WEIGHT;
 use crabpath_brain::conversation::{build_graph, parse_jsonl, read_jsonl, Turn};
 use crabpath_brain::QueryRequest;
 use serde_json::json;
@@ -88,8 +89,10 @@ fn a_conversation_graph_is_its_turns_in_order_chained_within_sessions() {
         n.metadata.get("file").is_none(),
         "sync never touches a turn"
     );
-    // two pairs per session, both ways: 8 edges, none across sessions
-    assert_eq!(g.edge_count(), 8);
+    // two pairs per session, both ways: 8 chain edges; across sessions only the entity
+    // edges of "Lisbon" (S1:1 and S2:1, the one word of 3+ letters both sessions share;
+    // crabpath_brain::conversation::entities), both ways: 10
+    assert_eq!(g.edge_count(), 10);
     let w = |a: &str, b: &str| {
         let (a, b) = (g.lookup(a).unwrap(), g.lookup(b).unwrap());
         g.edge(a, b).map(|e| e.weight)
@@ -99,6 +102,8 @@ fn a_conversation_graph_is_its_turns_in_order_chained_within_sessions() {
     assert_eq!(w("S1:3", "S1:2"), Some(sibling_weight("session:1", 1)));
     assert_eq!(w("turn:2:2", "S2:3"), Some(sibling_weight("session:2", 1)));
     assert_eq!(w("S1:3", "S2:1"), None);
+    assert_eq!(w("S1:1", "S2:1"), Some(ENTITY_WEIGHT));
+    assert_eq!(w("S2:1", "S1:1"), Some(ENTITY_WEIGHT));
 }
 
 #[test]

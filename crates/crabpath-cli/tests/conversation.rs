@@ -65,9 +65,10 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn init_conversation_builds_turns_in_order_chained_within_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let r = init(dir.path());
-    // datasets/fixtures/conversation.jsonl: 6 turns in 2 sessions of 3, 2 pairs each way
+    // datasets/fixtures/conversation.jsonl: 6 turns in 2 sessions of 3, 2 pairs each way,
+    // and the entity edges of "Lisbon" (S1:1, S2:1) both ways
     assert_eq!(r["nodes"], 6);
-    assert_eq!(r["edges"], 8);
+    assert_eq!(r["edges"], 10);
     assert_eq!(r["sessions"], 2);
     assert_eq!(r["embedder"], "hash-v1");
     let mut b = open(dir.path());

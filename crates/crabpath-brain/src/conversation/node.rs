@@ -20,7 +20,9 @@
 //! chunks. Consecutive turns of one session get edges both ways with the core's
 //! sibling weight [`crate::bootstrap::sibling_weight`]`("session:<session>", k)`
 //! (`"session"` for turns without a session), `k` the 0-based index of the pair in the
-//! session ([`chain_weight`]). Turns of different sessions are not linked. Sessions
+//! session ([`chain_weight`]). Turns of different sessions are linked only by their
+//! entity edges ([`super::entities`]: the same rare words, weight
+//! [`super::entities::ENTITY_WEIGHT`], added after the chains). Sessions
 //! may interleave in the file: a turn is chained to the previous turn of its session.
 
 use std::collections::{HashMap, HashSet};
@@ -123,6 +125,7 @@ pub fn build_graph(turns: &[Turn]) -> Result<Chained> {
     // per session: turns so far, and the node of the last one
     let mut last: HashMap<Option<&str>, (usize, crabpath::graph::NodeId)> = HashMap::new();
     let mut graph = Graph::new();
+    let mut nodes = Vec::with_capacity(turns.len());
     for (position, t) in turns.iter().enumerate() {
         let session = t.session.as_deref();
         let seen = last.get(&session).map_or(0, |x| x.0);
@@ -137,12 +140,21 @@ pub fn build_graph(turns: &[Turn]) -> Result<Chained> {
             }
         };
         let n = graph.add_node(turn_node(t, id, position));
+        nodes.push(n);
         if let Some(&(count, prev)) = last.get(&session) {
             let w = chain_weight(session, count - 1);
             graph.add_edge(prev, n, Edge::new(w))?;
             graph.add_edge(n, prev, Edge::new(w))?;
         }
         last.insert(session, (seen + 1, n));
+    }
+    for (i, j) in super::entities::entity_links(turns) {
+        let (a, b) = (nodes[i], nodes[j]);
+        for (from, to) in [(a, b), (b, a)] {
+            if graph.edge(from, to).is_none() {
+                graph.add_edge(from, to, Edge::new(super::entities::ENTITY_WEIGHT))?;
+            }
+        }
     }
     Ok(Chained {
         graph,

@@ -20,7 +20,8 @@
 //! lexical index finds nothing for the question.
 //!
 //! The ranked answer ([`Answer::ranked`], issue 28 items 2 and 6): the seeds in the
-//! seeding's order, then the nodes the traversal added (best activation first, at most
+//! seeding's order, then the nodes the traversal added (best activation first, a named
+//! speaker's turns boosted, [`speaker::added_in_order`]; at most
 //! [`ADDED_PER_SEED`] per seed), then the rest of the seeding's list, then the rest of
 //! what the traversal added, each once, at most `limit`: traversal may add nodes after
 //! the seeds but never displaces one of the first `top` seeds, and displaces the
@@ -51,6 +52,7 @@ use crate::route::Routing;
 use crate::store::lexical;
 use crate::store::rows::{load_part, Loaded};
 use crate::store::search::Searcher;
+use crate::store::speaker;
 use crate::store::sql_error;
 
 /// A query.
@@ -561,7 +563,7 @@ impl Brain {
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
         let steer = Steer::of(graph, &seeds, &list);
-        let ranking = rank(graph, &seeds, &result, &list, req.limit, &steer);
+        let ranking = rank(graph, req.text, &seeds, &result, &list, req.limit, &steer);
         let fired_names: Vec<String> = result
             .fired_names(graph)
             .into_iter()
@@ -664,6 +666,22 @@ fn seeding_list(
     seeding: Seeding,
     depth: usize,
 ) -> rusqlite::Result<Vec<(i64, f64)>> {
+    // a conversation brain's lexical search prefers the turns of a speaker the
+    // question names (not its dense search: see crate::store::speaker)
+    let conversation = speaker::is_conversation(conn)?;
+    let wide = if conversation {
+        depth.saturating_mul(speaker::CANDIDATES)
+    } else {
+        depth
+    };
+    let prefer = |found: Vec<(i64, f64)>| -> rusqlite::Result<Vec<(i64, f64)>> {
+        if !conversation {
+            return Ok(found);
+        }
+        let mut l = speaker::prefer_named(conn, text, found)?;
+        l.truncate(depth);
+        Ok(l)
+    };
     let dense = || -> Vec<(i64, f64)> {
         searcher
             .search(v, depth)
@@ -672,7 +690,7 @@ fn seeding_list(
             .collect()
     };
     let lexical_syms = || -> rusqlite::Result<Vec<i64>> {
-        Ok(lexical::search(conn, text, depth)?
+        Ok(prefer(lexical::search(conn, text, wide)?)?
             .into_iter()
             .map(|x| x.0)
             .collect())
@@ -747,11 +765,14 @@ fn seeds_alone(graph: &Graph, seeds: &[(NodeId, f64)]) -> TraversalResult {
 /// own, 0.751 against 0.781; one per seed gives 0.812. With hash-v1's lexical seeds one
 /// per seed gives recall@5/10/25/50 0.584 / 0.698 / 0.787 / 0.826, two per seed 0.541 /
 /// 0.696 / 0.813 / 0.863 (each with its seed count tuned on conv-26 and conv-30):
-/// one keeps the first ranks, which an agent reads most.
+/// one keeps the first ranks, which an agent reads most. With the speaker preference of
+/// conversation brains ([`crate::store::speaker`], on the seeds) two per seed gain
+/// nothing on the tuning conversations (recall@10 0.717 with one or two).
 pub const ADDED_PER_SEED: usize = 1;
 
 /// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
-/// the nodes the traversal added (best activation first, at most [`ADDED_PER_SEED`] per
+/// the nodes the traversal added (best activation first, a turn of a speaker `question`
+/// names boosted, [`speaker::added_in_order`]; at most [`ADDED_PER_SEED`] per
 /// seed), then the rest of the seeding's ranked `list`, then the rest of the nodes the
 /// traversal added, each id once, at most `limit`.
 ///
@@ -761,6 +782,7 @@ pub const ADDED_PER_SEED: usize = 1;
 /// rule above is unchanged.
 fn rank(
     graph: &Graph,
+    question: &str,
     seeds: &[(NodeId, f64)],
     result: &TraversalResult,
     list: &[&str],
@@ -771,10 +793,8 @@ fn rank(
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
     let is_auto = super::neurogenesis::is_auto;
-    let added: Vec<&str> = result
-        .context_order()
+    let added: Vec<&str> = speaker::added_in_order(graph, question, seeds, result)
         .into_iter()
-        .filter(|n| !seeds.iter().any(|s| s.0 == *n))
         .map(|n| graph.name(n))
         .collect();
     let content_seeds = seeds.iter().filter(|s| !is_auto(graph.name(s.0))).count();

@@ -37,6 +37,13 @@ const STOP_WORDS: &[&str] = &[
     "where", "which", "who", "why", "will", "with", "you", "your",
 ];
 
+/// Whether `word` (lowercase) is one of the English function words a query leaves out
+/// (also the words a conversation's entity edges ignore,
+/// [`crate::conversation::entities`]).
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
 /// The words of a query as FTS5 terms: the [`LEXICAL_JOINERS`] removed (as the index
 /// removes them), split at every character that is not a letter or a digit,
 /// lowercased, stop words dropped, each word once (first occurrence first), at most
@@ -52,7 +59,7 @@ pub fn query_terms(text: &str) -> Vec<String> {
             continue;
         }
         let w = word.to_lowercase();
-        if STOP_WORDS.contains(&w.as_str()) || out.contains(&w) {
+        if is_stop_word(&w) || out.contains(&w) {
             continue;
         }
         out.push(w);

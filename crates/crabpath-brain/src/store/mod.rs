@@ -29,6 +29,7 @@ pub mod lexical;
 pub mod rows;
 pub mod schema;
 pub mod search;
+pub mod speaker;
 pub mod vectors;
 pub mod writeback;
 

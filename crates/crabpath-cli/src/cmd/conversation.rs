@@ -45,7 +45,7 @@ pub fn init(ctx: &Ctx, a: &InitArgs, file: &Path, dir: &Path) -> CliResult {
         out::println(&out::compact(&payload));
     } else {
         eprintln!(
-            "crabpath: conversation brain {} written: {} turns in {} sessions, {} chain edges, embedder {} (dim={})",
+            "crabpath: conversation brain {} written: {} turns in {} sessions, {} edges (session chains and links between turns of different sessions that share rare words), embedder {} (dim={})",
             pathlib_str(&report.path),
             report.nodes,
             built.sessions,

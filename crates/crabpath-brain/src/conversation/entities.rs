@@ -1,0 +1,168 @@
+//! Entity edges: turns of different sessions that mention the same rare words are
+//! linked, so that a traversal from one piece of a multi-hop question's evidence can
+//! reach the others (issue 28, item 5: "edges between turns that mention the same
+//! entities across sessions"; LoCoMo's multi-hop evidence is spread over sessions).
+//!
+//! **Words.** A turn's words are the maximal runs of letters and digits of its text
+//! (not its speaker or time), lowercased, at least [`MIN_WORD_CHARS`] long, neither a
+//! stop word ([`crate::store::lexical::is_stop_word`]) nor a speaker's name (every
+//! turn of a conversation names its speaker, so a name links everything).
+//!
+//! **Rare.** A word is rare when at most [`MAX_DF`] turns hold it: a name, a place, a
+//! book, a hobby mentioned a few times. A word of more turns is topic, not identity
+//! (on LoCoMo's conv-26, "lgbtq" is in 40 turns).
+//!
+//! **Links.** Two turns of different sessions sharing rare words score Σ idf =
+//! ln(N / df) over the shared words, N the turns. Each turn keeps its
+//! [`PARTNERS`] best-scoring partners (ties: the earlier turn), and each kept pair gets
+//! edges both ways with weight [`ENTITY_WEIGHT`] (an edge already there, a chain's, is
+//! kept as it is).
+//!
+//! They are made by `crabpath init --conversation` ([`super::build_graph`]); a turn
+//! added later by `remember` gets its chain edges only (its rare words' other turns are
+//! not known without a scan of the brain).
+//!
+//! **Measured** (LoCoMo through the product, hash-v1, `results/bench/LOCOMO.md` and
+//! `benchmarks/README.md`, "Conversation features"): neutral. Below the chain weight
+//! they change the first 50 of no question on conv-26 and conv-30 and raise multi-hop
+//! recall@10 on all 1,986 questions by 0.002; above it (0.55) they displace the
+//! chain neighbours and lower the default's recall@10 on the tuning conversations
+//! from 0.709 to 0.602 (4 seeds, speaker seeding). They are kept as the cheap
+//! structure issue 28 asks for, for the traversal and for learning to use.
+//!
+//! Cost: linear in the text, plus for each rare word the pairs of its turns
+//! (at most [`MAX_DF`]² per word).
+
+use std::collections::{HashMap, HashSet};
+
+use super::turn::Turn;
+use crate::store::lexical::is_stop_word;
+
+/// Shortest word that can link two turns (shorter ones are mostly particles: "ok",
+/// "oh", "go").
+pub const MIN_WORD_CHARS: usize = 3;
+
+/// Most turns a word may be in to link them (see the module docs). Chosen on LoCoMo's
+/// tuning conversations (conv-26, conv-30) through the product path: see
+/// `results/bench/LOCOMO.md`, "Conversation features".
+pub const MAX_DF: usize = 4;
+
+/// Partners a turn keeps (see the module docs).
+pub const PARTNERS: usize = 2;
+
+/// The weight of an entity edge: a habitual edge (the corrected tiers' [0.2, 0.6)),
+/// below a chain edge's (≈ 0.5, [`super::chain_weight`]), so the traversal takes a
+/// turn's neighbours in its session before its namesakes in other sessions.
+pub const ENTITY_WEIGHT: f64 = 0.45;
+
+/// The words of `text` that may link turns (see the module docs), each once.
+pub fn link_words(text: &str, names: &HashSet<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split(|c: char| !c.is_alphanumeric()) {
+        if w.chars().count() < MIN_WORD_CHARS {
+            continue;
+        }
+        let w = w.to_lowercase();
+        if is_stop_word(&w) || names.contains(&w) || out.contains(&w) {
+            continue;
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// The entity links of `turns`: pairs `(i, j)` of turn positions, `i < j`, each once,
+/// in increasing order (see the module docs).
+pub fn entity_links(turns: &[Turn]) -> Vec<(usize, usize)> {
+    let names: HashSet<String> = turns
+        .iter()
+        .filter_map(|t| t.speaker.as_deref())
+        .flat_map(|s| s.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let words: Vec<Vec<String>> = turns.iter().map(|t| link_words(&t.text, &names)).collect();
+    let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, ws) in words.iter().enumerate() {
+        for w in ws {
+            postings.entry(w.as_str()).or_default().push(i);
+        }
+    }
+    let n = turns.len() as f64;
+    // score[i]: partner → Σ idf of the shared rare words
+    let mut score: Vec<HashMap<usize, f64>> = vec![HashMap::new(); turns.len()];
+    // words in a fixed order, so that the sums are the same on every run
+    let mut rare: Vec<(&str, &Vec<usize>)> = postings
+        .iter()
+        .filter(|(_, p)| p.len() >= 2 && p.len() <= MAX_DF)
+        .map(|(w, p)| (*w, p))
+        .collect();
+    rare.sort_unstable_by_key(|x| x.0);
+    for (_, p) in rare {
+        let idf = (n / p.len() as f64).ln();
+        for (a, &i) in p.iter().enumerate() {
+            for &j in &p[a + 1..] {
+                if turns[i].session == turns[j].session {
+                    continue;
+                }
+                *score[i].entry(j).or_insert(0.0) += idf;
+                *score[j].entry(i).or_insert(0.0) += idf;
+            }
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (i, s) in score.iter().enumerate() {
+        let mut best: Vec<(usize, f64)> = s.iter().map(|(&j, &v)| (j, v)).collect();
+        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        for &(j, _) in best.iter().take(PARTNERS) {
+            pairs.push((i.min(j), i.max(j)));
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(session: &str, speaker: &str, text: &str) -> Turn {
+        Turn {
+            session: Some(session.into()),
+            speaker: Some(speaker.into()),
+            text: text.into(),
+            ..Turn::default()
+        }
+    }
+
+    #[test]
+    fn names_stop_words_and_short_words_do_not_link() {
+        let names: HashSet<String> = ["ann".to_string()].into();
+        // "ok" is short, "the"/"with" stop words, "Ann" a speaker's name
+        assert_eq!(
+            link_words("OK Ann, the Pixel walk with Pixel!", &names),
+            ["pixel", "walk"]
+        );
+    }
+
+    #[test]
+    fn a_rare_word_links_sessions_a_common_one_does_not() {
+        // "greyhound" is in 2 turns (rare); "today" in 6 > MAX_DF (common)
+        let turns = vec![
+            t("1", "Ann", "I adopted a greyhound today"),
+            t("1", "Bo", "today was sunny"),
+            t("2", "Ann", "today the greyhound ran"),
+            t("2", "Bo", "today I cooked"),
+            t("3", "Ann", "today I read"),
+            t("3", "Bo", "today I slept"),
+        ];
+        assert_eq!(entity_links(&turns), [(0, 2)]);
+    }
+
+    #[test]
+    fn turns_of_one_session_are_not_linked() {
+        let turns = vec![t("1", "Ann", "the greyhound"), t("1", "Bo", "a greyhound")];
+        assert!(entity_links(&turns).is_empty());
+    }
+}
