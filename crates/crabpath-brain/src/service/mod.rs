@@ -22,6 +22,7 @@
 mod admin;
 mod engine;
 mod feedback;
+mod guardrail;
 mod ops;
 mod query;
 mod reembed;
@@ -38,6 +39,7 @@ pub use engine::{
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
+pub use guardrail::{is_guardrail, CorrectionMode, GUARDRAIL_MIN_SIM, GUARDRAIL_TOP_K};
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;

@@ -182,6 +182,10 @@ pub struct Answer<'b> {
     pub traverse_ms: f64,
     /// The ranked node ids ([`Answer::ranked`]), already cut to the request's `limit`.
     pub ranking: Vec<String>,
+    /// The corrections the answer reached, best first, returned beside the content as
+    /// guardrails and never in [`Answer::ranking`] (corrected profile; the `paper`
+    /// profile ranks them as content). Issue 31 item 4, seed 003 §1.3.
+    pub guardrails: Vec<String>,
 }
 
 impl Answer<'_> {
@@ -196,6 +200,49 @@ impl Answer<'_> {
     /// one of the first `top` seeds.
     pub fn ranked(&self) -> Vec<&str> {
         self.ranking.iter().map(String::as_str).collect()
+    }
+
+    /// The guardrails ([`Answer::guardrails`]) with their texts, `(id, content)`, best
+    /// first: what every interface returns under `guardrails` (issue 31 item 4).
+    pub fn guardrail_texts(&self) -> Vec<(&str, &str)> {
+        self.guardrails
+            .iter()
+            .map(|id| {
+                let text = self
+                    .graph
+                    .lookup(id)
+                    .and_then(|n| self.graph.node(n))
+                    .map_or("", |n| n.content.as_str());
+                (id.as_str(), text)
+            })
+            .collect()
+    }
+
+    /// [`Answer::guardrail_texts`] as the command line's `--json` and the daemon return
+    /// them: `[{"id": ..., "text": ...}]` (the MCP server's `guardrails` has the same
+    /// fields).
+    pub fn guardrails_json(&self) -> PyValue {
+        PyValue::List(
+            self.guardrail_texts()
+                .into_iter()
+                .map(|(id, text)| {
+                    PyValue::Dict(
+                        [
+                            ("id".to_string(), PyValue::Str(id.to_string())),
+                            ("text".to_string(), PyValue::Str(text.to_string())),
+                        ]
+                        .into_iter()
+                        .collect(),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether `id` is one of the answer's guardrails (an interface lists it under
+    /// `guardrails`, not among the content).
+    pub fn is_guardrail(&self, id: &str) -> bool {
+        self.guardrails.iter().any(|g| g == id)
     }
 
     /// The fired ids in order.
@@ -492,7 +539,14 @@ impl Brain {
         };
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
-        let ranking = rank(graph, &seeds, &result, &list, req.limit);
+        let (ranking, guardrails) = rank(
+            graph,
+            &seeds,
+            &result,
+            &list,
+            req.limit,
+            profile.fixes_bugs(),
+        );
         Ok(Answer {
             graph,
             result,
@@ -502,6 +556,7 @@ impl Brain {
             embed_ms,
             traverse_ms,
             ranking,
+            guardrails,
         })
     }
 }
@@ -624,17 +679,21 @@ pub const ADDED_PER_SEED: usize = 1;
 /// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
 /// the nodes the traversal added (best activation first, at most [`ADDED_PER_SEED`] per
 /// seed), then the rest of the seeding's ranked `list`, then the rest of the nodes the
-/// traversal added, each id once, at most `limit`.
+/// traversal added, each id once, at most `limit`. With `guard`, a correction
+/// ([`super::guardrail::is_guardrail`]) goes to the second list, the guardrails, in the
+/// same order, and takes no place of the first.
 fn rank(
     graph: &Graph,
     seeds: &[(NodeId, f64)],
     result: &TraversalResult,
     list: &[&str],
     limit: Option<usize>,
-) -> Vec<String> {
+    guard: bool,
+) -> (Vec<String>, Vec<String>) {
     let cap = limit.unwrap_or(usize::MAX);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
+    let mut guards = Vec::new();
     let added: Vec<&str> = result
         .context_order()
         .into_iter()
@@ -652,11 +711,19 @@ fn rank(
         if out.len() >= cap {
             break;
         }
-        if seen.insert(id) {
-            out.push(id.to_string());
+        if !seen.insert(id) {
+            continue;
+        }
+        let correction = guard
+            && graph
+                .lookup(id)
+                .is_some_and(|n| super::guardrail::is_guardrail(graph, n));
+        match correction {
+            true => guards.push(id.to_string()),
+            false => out.push(id.to_string()),
         }
     }
-    out
+    (out, guards)
 }
 
 /// The seeds of search results in a part of the graph (results without a node are
