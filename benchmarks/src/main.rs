@@ -101,6 +101,12 @@ enum Command {
     /// ` [image: CAPTION]`), one <sample_id>.jsonl per conversation in --out, the input of
     /// `crabpath init --conversation` (never commit them: CC BY-NC 4.0).
     LocomoTurns(bench::locomo::turns::TurnsArgs),
+    /// Corrections that guide rather than erase (issue 31 item 4): on held-out questions
+    /// of HotPotQA, MultiHop-RAG and LoCoMo (hash-v1, the product path), correct each wrong
+    /// answer from its evidence with the old rule (veto) and the new (guardrail), and
+    /// report recall on the corrected questions and on related ones before and after;
+    /// writes guard-hash-v1.json and GUARD.md (by default in results/bench/guard/).
+    Guard(bench::guard::GuardArgs),
 }
 
 #[derive(Debug, Args)]
@@ -274,6 +280,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Folder(a) => {
             print!("{}", bench::folder::cmd_folder(&a)?);
+            Ok(())
+        }
+        Command::Guard(a) => {
+            print!("{}", bench::guard::cmd_guard(&data_dir, &a)?);
             Ok(())
         }
         Command::LocomoTurns(a) => {

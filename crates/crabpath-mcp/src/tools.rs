@@ -107,8 +107,8 @@ pub fn list() -> Vec<Tool> {
              be done, for instance after the user corrected you. It is stored as a \
              CORRECTION node, linked to the chunks it concerns and returned beside them \
              under `guardrails` whenever a query reaches it. With the chat_id of the \
-             conversation, the path your recent answer took is cut (the chunks stay \
-             available to questions that need them). The same correction sent twice \
+             conversation, the path your recent answer took is weakened (its chunks \
+             stay available to the questions that need them). The same correction sent twice \
              is applied once.",
             schema(json!({
                 "type": "object",

@@ -8,8 +8,8 @@
 //!   ids with the profile's rule ([`crate::command::learn::learn_ids`]); each turn's
 //!   credit is consumed once.
 //! * [`Brain::correct`], in the corrected profile, applies a correction as a guardrail
-//!   ([`super::guardrail`], issue 31 item 4): the node beside the content it
-//!   concerns, the wrong path cut. In the `paper` profile (and
+//!   ([`CorrectionMode::Guardrail`], issue 31 item 4): the node beside the content it
+//!   concerns, the wrong path weakened by the turn's outcome learning, no veto. In the `paper` profile (and
 //!   [`CorrectionMode::Veto`]) it adds a CORRECTION node connected as `inject --type
 //!   CORRECTION` connects it, and inhibits the attributed turns' path: each traversed edge
 //!   `from → to` becomes inhibitory (weight `−0.5 · weight` or lower) and the
@@ -112,7 +112,8 @@ pub struct CorrectReport {
     pub connected_to: Vec<String>,
     /// The turns it was attributed to.
     pub feedback: FeedbackReport,
-    /// Path edges made inhibitory (the guardrail mode: cut to dormant, weight 0).
+    /// Path edges made inhibitory (`GuardrailCut`: cut to dormant, weight 0; none in
+    /// the guardrail mode).
     pub inhibited_edges: Vec<(String, String)>,
     /// Nodes the correction now inhibits (its inhibitory edges to fired nodes; none
     /// in the guardrail mode).
@@ -352,7 +353,7 @@ impl Brain {
         req: &CorrectRequest<'_>,
         mode: CorrectionMode,
     ) -> Result<CorrectReport> {
-        let guardrail = mode == CorrectionMode::Guardrail;
+        let guardrail = mode != CorrectionMode::Veto;
         check_outcome(req.outcome)?;
         let content = req.content.trim();
         if content.is_empty() {
@@ -417,9 +418,12 @@ impl Brain {
                 let mut edges = Vec::new();
                 for (from, to, weight) in &steps {
                     let target = DEFAULT_INHIBITION_STRENGTH * weight;
-                    let changed = match guardrail {
-                        true => super::guardrail::cut(w.graph, from, to, &me)?,
-                        false => inhibit(w.graph, from, to, target, &me)?,
+                    let changed = match mode {
+                        CorrectionMode::Veto => inhibit(w.graph, from, to, target, &me)?,
+                        CorrectionMode::GuardrailCut => {
+                            super::guardrail::cut(w.graph, from, to, &me)?
+                        }
+                        CorrectionMode::Guardrail => false,
                     };
                     if changed {
                         edges.push((from.clone(), to.clone()));

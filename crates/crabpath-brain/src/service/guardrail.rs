@@ -16,15 +16,23 @@
 //!   correction to its top-3 most similar workspace nodes"): positive edges both ways
 //!   to at most 3 most similar nodes, none below [`GUARDRAIL_MIN_SIM`], so that the
 //!   correction is reached whenever its topic is, and never from unrelated nodes;
-//! * cuts the wrong *path*, for the context it was taken in (seed 003 §3.3, the
-//!   session's fired nodes): each edge `from → to` that the corrected turn traversed
-//!   becomes dormant (weight 0, not followed) instead of inhibitory. A traversal no
-//!   longer walks from that turn's seeds to what it wrongly reached, but the reached
-//!   node is not vetoed: it still answers a question that seeds it, or that reaches
-//!   it by another edge. An inhibitory weight (≤ −0.01) on `from → to` would veto
-//!   `to` in every later query in which `from` fires, even as a seed of its own;
-//! * keeps the outcome learning of the turns (seed 003 §3.3, weight
-//!   `outcome · exp(−Δ/5)`), as `feedback` applies it.
+//! * weakens the wrong *path* for the context it was taken in, and only there: the
+//!   corrected turn learns `outcome · exp(−Δ/5)` (−1 for a correction) along the nodes
+//!   it fired (seed 003 §3.3, "mapped to the session's fired nodes", as `feedback`
+//!   applies it). No edge becomes a veto: an inhibitory weight (≤ −0.01) on a path
+//!   edge `from → to` vetoes `to` in every later query in which `from` fires, even as a
+//!   seed of its own (the old rule: the issue's 6 chunks fell to at most 1).
+//!
+//! Cutting the path's edges outright (weight 0, [`CorrectionMode::GuardrailCut`]) was
+//! tried and measured (`bench guard`, `results/bench/guard/GUARD.md`): a cut edge is cut
+//! for every question, and the questions related to a corrected one (sharing its
+//! evidence, or its LoCoMo conversation) lost recall; without the cut they lose
+//! nothing. The cut is kept as a mode for that comparison only.
+//!
+//! A correction does not take a seed's place either: a seeding's ranked results that
+//! are corrections seed beside the `top` content results (`seed_prefix`), since a
+//! correction quotes the words of its topic and would otherwise push a content seed out
+//! of every question on it.
 //!
 //! Answers mark a CORRECTION node as a guardrail: it is listed apart from the ranked
 //! content (it never takes a content slot) and the command line, the daemon and the
@@ -40,21 +48,27 @@ use crate::error::Result;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CorrectionMode {
     /// The old rule: inhibitory edges from the correction to every node the turn fired
-    /// and to its most similar nodes, path edges inhibitory (the `paper` profile's).
+    /// and to its most similar nodes (no similarity floor under hash-v1), path edges
+    /// inhibitory (the `paper` profile's).
     #[default]
     Veto,
+    /// [`CorrectionMode::Guardrail`], and each edge the corrected turn traversed cut to
+    /// dormant (weight 0): measured against the guardrail, not a profile's default.
+    GuardrailCut,
     /// The guardrail rule (the corrected profile's): no inhibitory edge from the
     /// correction; positive links to its at most [`GUARDRAIL_TOP_K`] most similar
-    /// nodes, none below [`GUARDRAIL_MIN_SIM`]; each edge the corrected turn traversed
-    /// cut to dormant (weight 0) instead of inhibitory, so that the wrong path is not
-    /// walked again from that turn's seeds while its nodes stay available to other
-    /// questions; the outcome learning of the turns as `feedback` applies it.
+    /// nodes, none below [`GUARDRAIL_MIN_SIM`]; the corrected turn's path weakened by
+    /// its outcome learning only, so that its nodes stay available to other questions.
     Guardrail,
 }
 
 impl CorrectionMode {
-    /// Both modes, in the order `--help` lists them.
-    pub const ALL: [CorrectionMode; 2] = [CorrectionMode::Veto, CorrectionMode::Guardrail];
+    /// Every mode, in the order reports list them.
+    pub const ALL: [CorrectionMode; 3] = [
+        CorrectionMode::Veto,
+        CorrectionMode::GuardrailCut,
+        CorrectionMode::Guardrail,
+    ];
 
     /// The profile's mode: `paper` keeps the old rule unchanged, `corrected` guides.
     pub fn default_for(profile: Profile) -> CorrectionMode {
@@ -65,10 +79,11 @@ impl CorrectionMode {
         }
     }
 
-    /// `veto` / `guardrail`.
+    /// `veto` / `guardrail-cut` / `guardrail`.
     pub fn as_str(self) -> &'static str {
         match self {
             CorrectionMode::Veto => "veto",
+            CorrectionMode::GuardrailCut => "guardrail-cut",
             CorrectionMode::Guardrail => "guardrail",
         }
     }
@@ -80,7 +95,9 @@ impl std::str::FromStr for CorrectionMode {
         CorrectionMode::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("unknown correction mode `{s}` (expected veto or guardrail)"))
+            .ok_or_else(|| {
+                format!("unknown correction mode `{s}` (expected veto, guardrail-cut or guardrail)")
+            })
     }
 }
 
@@ -90,10 +107,12 @@ impl std::str::FromStr for CorrectionMode {
 /// The number is upstream's minimum similarity of an injected node's neighbours
 /// ([`crabpath::inject::DEFAULT_CONNECT_MIN_SIM`], `daemon.py::_handle_inject`), and the
 /// lower edge of seed 000's novelty band (cosine 0.30–0.85: below 0.30 a text is not
-/// related to a node). Under hash-v1 the old rule linked with no floor at all (0.0);
-/// measured with hash-v1 (`bench guard`, `results/bench/guard/`), the issue's example
-/// correction "Never roll back by hand: always use the release tool." is at cosine
-/// ≥ 0.3 to the rollback notes and below it to unrelated chunks.
+/// related to a node). Under hash-v1 the old rule linked with no floor at all (0.0):
+/// the issue's correction reached `matmul.rst` and `http-client.md`. With the floor, in
+/// `tests/guardrail.rs` the rollback correction links only to rollback notes and an
+/// unrelated text to nothing; in `bench guard` (hash-v1, `results/bench/guard/`) it
+/// removes 73 of MultiHop-RAG's 375 correction links and 21 of HotPotQA's 393, of which
+/// 1 and 2 reached the corrected question's evidence.
 pub const GUARDRAIL_MIN_SIM: f64 = crabpath::inject::DEFAULT_CONNECT_MIN_SIM;
 
 /// The number of nodes a guardrail links to (seed 002 §5.7.2: "top-3 most similar").
@@ -111,9 +130,9 @@ pub fn is_guardrail(graph: &Graph, n: NodeId) -> bool {
     })
 }
 
-/// Cuts the edge `from → to` of a corrected path: its weight becomes 0 (dormant, not
-/// followed; see the module docs for why not inhibitory), marked with the correction
-/// that cut it. True if it changed; a missing edge or node is left alone (there is no
+/// Cuts the edge `from → to` of a corrected path ([`CorrectionMode::GuardrailCut`]):
+/// its weight becomes 0 (dormant, not followed), marked with the correction that cut
+/// it. True if it changed; a missing edge or node is left alone (there is no
 /// path to cut).
 pub(crate) fn cut(graph: &mut Graph, from: &str, to: &str, correction: &str) -> Result<bool> {
     let (Some(a), Some(b)) = (graph.lookup(from), graph.lookup(to)) else {
@@ -132,4 +151,57 @@ pub(crate) fn cut(graph: &mut Graph, from: &str, to: &str, correction: &str) -> 
     e.metadata.insert("source", "correction");
     e.metadata.insert("correction", correction);
     Ok(true)
+}
+
+/// How many of a seeding's ranked results seed the traversal when corrections do not
+/// count against `top`: the shortest prefix of the `len` results holding `top` that are
+/// not guardrails (`guard(i)`: result `i` is one), or all of them. A correction
+/// matches the words of the questions on its topic (it quotes the content it concerns),
+/// so counted as a seed it would push a content seed out of every such question; it
+/// seeds beside them instead (issue 31 item 4: "together with the content that remains
+/// relevant").
+pub(crate) fn seed_prefix(len: usize, top: usize, mut guard: impl FnMut(usize) -> bool) -> usize {
+    let mut content = 0;
+    for i in 0..len {
+        if content == top {
+            return i;
+        }
+        if !guard(i) {
+            content += 1;
+        }
+    }
+    len
+}
+
+/// Whether a node's metadata JSON (the `nodes.metadata` column) marks a correction.
+pub(crate) fn metadata_is_guardrail(metadata: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(metadata)
+        .ok()
+        .and_then(|m| {
+            m.get("type")
+                .and_then(|t| t.as_str())
+                .map(|t| t == CORRECTION_TYPE)
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrections_seed_beside_the_top_content_results() {
+        // results 0..6, results 1 and 2 corrections: top 3 content = 0, 3, 4 → prefix 5
+        let guard = |i: usize| i == 1 || i == 2;
+        assert_eq!(seed_prefix(6, 3, guard), 5);
+        assert_eq!(seed_prefix(6, 3, |_| false), 3);
+        assert_eq!(seed_prefix(2, 3, |_| false), 2);
+        // a correction ranked after the top content results does not seed
+        assert_eq!(seed_prefix(6, 1, |i| i == 1), 1);
+        assert!(metadata_is_guardrail(
+            r#"{"type": "CORRECTION", "source": "mcp"}"#
+        ));
+        assert!(!metadata_is_guardrail(r#"{"type": "TEACHING"}"#));
+        assert!(!metadata_is_guardrail("not json"));
+    }
 }

@@ -26,6 +26,11 @@
 //! the seeds but never displaces one of the first `top` seeds, and displaces the
 //! seeding's later ranks by a bounded number of places.
 //!
+//! Corrections (issue 31 item 4, corrected profile; [`crate::service::CorrectionMode`]):
+//! a CORRECTION node is a guardrail, returned in [`Answer::guardrails`] beside the
+//! content and never in the ranked content; a seeding's results that are corrections
+//! seed beside its first `top` content results rather than in their place.
+//!
 //! Traversal of a database that is not resident reads only the part of the graph the
 //! traversal visits: the seeds with their outgoing edges, then the outgoing edges of
 //! every node that fires, until every node that fired has had its edges read (a
@@ -43,6 +48,7 @@ use pyformat::pyjson::PyValue;
 use rusqlite::OptionalExtension;
 
 use super::engine::{Backend, Brain};
+use super::guardrail::{is_guardrail, metadata_is_guardrail, seed_prefix};
 use crate::command::query::traversal_config;
 use crate::error::{Error, Result};
 use crate::journal::query_event;
@@ -376,7 +382,15 @@ impl Brain {
                     .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
                     .map(|(id, _)| id.clone())
                     .collect();
-                found.truncate(req.top);
+                let n = match profile.fixes_bugs() {
+                    true => seed_prefix(found.len(), req.top, |i| {
+                        graph
+                            .lookup(&found[i].0)
+                            .is_some_and(|n| is_guardrail(graph, n))
+                    }),
+                    false => req.top,
+                };
+                found.truncate(n);
                 let hits = found;
                 let seeds: Vec<(NodeId, f64)> = hits
                     .iter()
@@ -420,7 +434,16 @@ impl Brain {
                     let graph = &r.loaded.graph;
                     let ranked = seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
                         .map_err(&err)?;
-                    let found = &ranked[..ranked.len().min(req.top)];
+                    let n = match profile.fixes_bugs() {
+                        true => seed_prefix(ranked.len(), req.top, |i| {
+                            r.loaded
+                                .by_sym
+                                .get(&ranked[i].0)
+                                .is_some_and(|&n| is_guardrail(graph, n))
+                        }),
+                        false => req.top,
+                    };
+                    let found = &ranked[..ranked.len().min(n)];
                     let mut hits = Vec::with_capacity(found.len());
                     let mut seeds = Vec::with_capacity(found.len());
                     for &(sym, score) in found {
@@ -470,7 +493,21 @@ impl Brain {
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
                     let ranked =
                         seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
-                    let found = &ranked[..ranked.len().min(req.top)];
+                    let n = match profile.fixes_bugs() {
+                        true => {
+                            let mut stmt = tx
+                                .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
+                                .map_err(&err)?;
+                            seed_prefix(ranked.len(), req.top, |i| {
+                                stmt.query_row([ranked[i].0], |r| r.get::<_, Option<String>>(0))
+                                    .ok()
+                                    .flatten()
+                                    .is_some_and(|m| metadata_is_guardrail(&m))
+                            })
+                        }
+                        false => req.top,
+                    };
+                    let found = &ranked[..ranked.len().min(n)];
                     // with a limit, the ranked nodes are read too (with their edges,
                     // which only adds true edges to the part: the traversal follows
                     // edges of fired nodes only), so that the answer has their texts
@@ -694,16 +731,26 @@ fn rank(
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
     let mut guards = Vec::new();
-    let added: Vec<&str> = result
+    // a correction the traversal reached is a guardrail: it takes none of the places
+    // the traversal's content gets
+    let (reached_guards, added): (Vec<NodeId>, Vec<NodeId>) = result
         .context_order()
         .into_iter()
         .filter(|n| !seeds.iter().any(|s| s.0 == *n))
-        .map(|n| graph.name(n))
-        .collect();
-    let first = added.len().min(seeds.len().saturating_mul(ADDED_PER_SEED));
+        .partition(|&n| guard && is_guardrail(graph, n));
+    let added: Vec<&str> = added.into_iter().map(|n| graph.name(n)).collect();
+    // a correction seeding beside the content adds no place for traversal's nodes
+    let content_seeds = seeds
+        .iter()
+        .filter(|s| !(guard && is_guardrail(graph, s.0)))
+        .count();
+    let first = added
+        .len()
+        .min(content_seeds.saturating_mul(ADDED_PER_SEED));
     let ids = seeds
         .iter()
         .map(|&(n, _)| graph.name(n))
+        .chain(reached_guards.iter().map(|&n| graph.name(n)))
         .chain(added[..first].iter().copied())
         .chain(list.iter().copied())
         .chain(added[first..].iter().copied());
@@ -714,10 +761,7 @@ fn rank(
         if !seen.insert(id) {
             continue;
         }
-        let correction = guard
-            && graph
-                .lookup(id)
-                .is_some_and(|n| super::guardrail::is_guardrail(graph, n));
+        let correction = guard && graph.lookup(id).is_some_and(|n| is_guardrail(graph, n));
         match correction {
             true => guards.push(id.to_string()),
             false => out.push(id.to_string()),
