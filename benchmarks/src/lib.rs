@@ -45,6 +45,7 @@ pub mod error;
 pub mod expectations;
 pub mod fetch;
 pub mod folder;
+pub mod guard;
 pub mod heldout;
 pub mod locomo;
 pub mod methods;

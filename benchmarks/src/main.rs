@@ -112,6 +112,12 @@ enum Command {
     /// evidence), scored on the other half against the brain as built (issue 28, item 5);
     /// writes a JSON result to --out and prints a Markdown table.
     LocomoLearn(bench::locomo::product_learning::LearnArgs),
+    /// Corrections that guide rather than erase (issue 31 item 4): on held-out questions
+    /// of HotPotQA, MultiHop-RAG and LoCoMo (hash-v1, the product path), correct each wrong
+    /// answer from its evidence with the old rule (veto) and the new (guardrail), and
+    /// report recall on the corrected questions and on related ones before and after;
+    /// writes guard-hash-v1.json and GUARD.md (by default in results/bench/guard/).
+    Guard(bench::guard::GuardArgs),
 }
 
 #[derive(Debug, Args)]
@@ -289,6 +295,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::FolderRounds(a) => {
             print!("{}", bench::folder::rounds::cmd_rounds(&a)?);
+            Ok(())
+        }
+        Command::Guard(a) => {
+            print!("{}", bench::guard::cmd_guard(&data_dir, &a)?);
             Ok(())
         }
         Command::LocomoTurns(a) => {

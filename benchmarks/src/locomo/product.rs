@@ -130,9 +130,23 @@ pub fn node_texts(conv: &Conversation) -> Result<Vec<String>> {
 /// its `init_store` with the conversation source mark), embedding with `embedder`.
 pub fn build(conv: &Conversation, embedder: &dyn Embedder) -> Result<ProductBrain> {
     let context = format!("{}: building the brain", conv.sample_id);
-    let dir = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
     let turns = product_turns(conv)?;
     let built = build_graph(&turns).map_err(|e| Error::brain(context.clone(), e))?;
+    let mut extra = Metadata::new();
+    extra.insert(SOURCE_KEY.into(), CONVERSATION.into());
+    from_graph(&built.graph, extra, embedder, &context)
+}
+
+/// A corrected-profile brain database of `graph` (its `meta` with `extra`), embedded with
+/// `embedder`, in a temporary directory: what `init_store` makes of a graph, opened as
+/// the product opens it. `context` names it in errors.
+pub fn from_graph(
+    graph: &crabpath::Graph,
+    extra: Metadata,
+    embedder: &dyn Embedder,
+    context: &str,
+) -> Result<ProductBrain> {
+    let dir = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
     let opts = InitOptions {
         embedder,
         info: EmbedderInfo {
@@ -142,13 +156,18 @@ pub fn build(conv: &Conversation, embedder: &dyn Embedder) -> Result<ProductBrai
         parallel: false,
         progress: None,
     };
-    let mut extra = Metadata::new();
-    extra.insert(SOURCE_KEY.into(), CONVERSATION.into());
-    init_store(dir.path(), &built.graph, &opts, extra, Vec::new())
-        .map_err(|e| Error::brain(context.clone(), e))?;
+    init_store(dir.path(), graph, &opts, extra, Vec::new())
+        .map_err(|e| Error::brain(context, e))?;
     let brain = Brain::open(locate(dir.path()), OpenOptions::new(Profile::Corrected))
         .map_err(|e| Error::brain(context, e))?;
     Ok(ProductBrain { brain, _dir: dir })
+}
+
+impl ProductBrain {
+    /// The brain itself, for what an agent does besides asking (e.g. `correct`).
+    pub fn brain_mut(&mut self) -> &mut Brain {
+        &mut self.brain
+    }
 }
 
 /// Asks `question` (its embedding `vector`, from the brain's embedder) as `arm` does with

@@ -515,6 +515,9 @@ impl Daemon {
                     .collect(),
             ),
         );
+        if self.profile.fixes_bugs() {
+            d.insert("guardrails".into(), answer.guardrails_json());
+        }
         d.insert("embed_query_ms".into(), PyValue::Float(embed_ms));
         d.insert("traverse_ms".into(), PyValue::Float(traverse_ms));
         d.insert("total_ms".into(), PyValue::Float(ms(total)));

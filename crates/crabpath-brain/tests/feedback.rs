@@ -8,7 +8,7 @@ mod common;
 
 use crabpath::profile::Profile;
 use crabpath_brain::route::RouteMode;
-use crabpath_brain::service::{export_state, CorrectRequest, FeedbackRequest};
+use crabpath_brain::service::{export_state, CorrectRequest, CorrectionMode, FeedbackRequest};
 use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 
@@ -118,8 +118,16 @@ fn turns_older_than_the_window_are_not_reached() {
 
 #[test]
 fn a_correction_inhibits_the_path_and_applies_once() {
-    // a database (resident and not) and a state file (its log in memory)
-    for (kind, resident) in [("db", false), ("db", true), ("state", true)] {
+    // a database (resident and not) and a state file (its log in memory); the paper
+    // profile's rule, which the corrected profile keeps as `CorrectionMode::Veto` (its
+    // default is the guardrail of issue 31 item 4, tests/guardrail.rs)
+    let runs = [
+        (("db", false), Profile::Paper),
+        (("db", true), Profile::Paper),
+        (("state", true), Profile::Paper),
+        (("db", true), Profile::Corrected),
+    ];
+    for ((kind, resident), profile) in runs {
         let dir = tempfile::tempdir().unwrap();
         let db = common::fixture_brain(dir.path()).1;
         let path = if kind == "db" {
@@ -130,7 +138,7 @@ fn a_correction_inhibits_the_path_and_applies_once() {
             export_state(&mut b, &state).unwrap();
             state
         };
-        let mut b = common::open_hash(&path, Profile::Corrected, resident);
+        let mut b = common::open_hash(&path, profile, resident);
         let (fired, steps) = ask(&mut b, "c");
         assert!(!steps.is_empty(), "{kind}: the question follows edges");
         let req = CorrectRequest {
@@ -141,8 +149,12 @@ fn a_correction_inhibits_the_path_and_applies_once() {
             window: Window::default(),
             source: "test",
         };
-        let r = b.correct(&req).unwrap();
+        let r = match profile {
+            Profile::Paper => b.correct(&req).unwrap(),
+            _ => b.correct_with(&req, CorrectionMode::Veto).unwrap(),
+        };
         assert!(r.injected && !r.deduped, "{kind}");
+        assert_eq!(r.mode, CorrectionMode::Veto);
         // each distinct edge of the path once (a path may take an edge twice)
         let mut distinct = steps.clone();
         distinct.sort();

@@ -128,3 +128,16 @@ pub fn query_text(ids: &[NodeId], graph: &Graph, max_chars: Option<i64>) -> Stri
     }
     rendered.join("\n\n")
 }
+
+/// The query's text output of its guardrails, before the content: one block per
+/// guardrail, `GUARDRAIL (correction) ` + id, a line of `!`, the correction's text, and a
+/// blank line; empty when the answer has none (issue 31 item 4).
+pub fn guardrails_text(answer: &crabpath_brain::Answer<'_>) -> String {
+    let mut out = String::new();
+    for (id, text) in answer.guardrail_texts() {
+        let head = format!("GUARDRAIL (correction) {id}");
+        let rule = "!".repeat(head.chars().count());
+        out.push_str(&format!("{head}\n{rule}\n{text}\n\n"));
+    }
+    out
+}

@@ -112,9 +112,10 @@ pub fn list() -> Vec<Tool> {
             "correct",
             "Record a correction: a statement of what is actually true or what must not \
              be done, for instance after the user corrected you. It is stored as a \
-             CORRECTION node that suppresses the chunks it contradicts. With the chat_id \
-             of the conversation, the path your recent answers took is inhibited, so \
-             the same question no longer retrieves it. The same correction sent twice \
+             CORRECTION node, linked to the chunks it concerns and returned beside them \
+             under `guardrails` whenever a query reaches it. With the chat_id of the \
+             conversation, the path your recent answer took is weakened (its chunks \
+             stay available to the questions that need them). The same correction sent twice \
              is applied once.",
             schema(json!({
                 "type": "object",
@@ -286,6 +287,11 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
             .collect(),
         None => answer.result.fired.clone(),
     };
+    // corrections go under `guardrails`, beside the content (issue 31 item 4)
+    let nodes: Vec<_> = nodes
+        .into_iter()
+        .filter(|&n| !answer.is_guardrail(g.name(n)))
+        .collect();
     let fired: Vec<Value> = nodes
         .iter()
         .map(|&n| {
@@ -312,8 +318,14 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Res
             o
         })
         .collect();
+    let guardrails: Vec<Value> = answer
+        .guardrail_texts()
+        .into_iter()
+        .map(|(id, text)| json!({"id": id, "text": text}))
+        .collect();
     let mut out = json!({
         "fired": fired,
+        "guardrails": guardrails,
         "route_mode": mode.as_str(),
         "seeds": answer.hits.iter().map(|(id, s)| json!([id, s])).collect::<Vec<_>>(),
     });
@@ -446,6 +458,7 @@ fn correct(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
         "connected_to": r.connected_to,
         "inhibited_edges": r.inhibited_edges.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
         "inhibited_nodes": r.inhibited_nodes,
+        "mode": r.mode.as_str(),
         "feedback": feedback_json(&r.feedback),
     }))
 }

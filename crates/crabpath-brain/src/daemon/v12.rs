@@ -11,14 +11,14 @@
 //! | `inject` | `id`, `content` (non-empty strings), `type` (`TEACHING`, `CORRECTION`, `DIRECTIVE`), `metadata` (object; its `source`, default `daemon`) | `injected`, `node_id` | the same | the same ([`Brain::inject`]) |
 //! | `last_fired` | `chat_id`, `lookback` (≥ 1, default 1) | `chat_id`, `lookback`, `fired_nodes` | the same | the same, from the conversation log |
 //! | `learn_by_chat_id` | `chat_id`, `outcome`, `lookback` | `edges_updated`, `fired_ids_penalized`, `node_injected`, `credited` | the union of the last `lookback` turns' fired ids learns the whole outcome, as often as asked | the turns of the feedback window ([`crate::turns`]; `lookback`, when given, narrows it to that many turns) each learn `outcome · exp(−Δ/5)`, once |
-//! | `correction` | `chat_id`, `outcome`, `lookback`, `content` (optional) | `edges_updated`, `fired_ids_penalized`, `correction_injected`, `node_id`, `credited`, `deduped` | learns like `learn_by_chat_id`, then adds `correction::<sha256[:12]>` with inhibitory edges to the fired ids | the same attribution; the correction also inhibits the attributed path, and a text applied before is not applied again ([`Brain::correct`]) |
+//! | `correction` | `chat_id`, `outcome`, `lookback`, `content` (optional) | `edges_updated`, `fired_ids_penalized`, `correction_injected`, `node_id`, `credited`, `deduped` | learns like `learn_by_chat_id`, then adds `correction::<sha256[:12]>` with inhibitory edges to the fired ids | the same attribution; `paper`: the correction also inhibits the attributed path; `corrected`: it is a guardrail instead (the attributed path weakened by its outcome learning, no veto; the correction linked beside the content at or above a similarity floor and returned under the query's `guardrails`, issue 31 item 4); a text applied before is not applied again ([`Brain::correct`]) |
 //! | `capture_feedback` | `chat_id`, `kind` (`CORRECTION`, `TEACHING`, `DIRECTIVE`), `content`, `lookback`, `dedup_key` or `message_id`, `outcome` (CORRECTION: default −1) | `deduped`, `edges_updated`, `fired_ids_used`, `dedup_key_used`, `injected_node_id`, `outcome_used` | deduplicates by key only | by key, and by the text's hash (the ledger) |
 //! | `protocol` | – | `protocol_version`, `methods`, `route_modes` | – | – |
 //!
 //! `query` takes `route_mode` (`off`, `edge`, `edge+sim`, `adaptive`; upstream's
 //! `learned` means `edge+sim`) and, with a `chat_id`, appends the turn to that
 //! conversation's log; the corrected profile's answer says which `route_mode` it used
-//! and the `turn`. Errors are upstream's: code −1 and the message.
+//! and the `turn`, and lists the corrections it reached under `guardrails`. Errors are upstream's: code −1 and the message.
 
 use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pystr;

@@ -7,8 +7,11 @@
 //!   a conversation's recent turns, each learning `outcome · weight` along its fired
 //!   ids with the profile's rule ([`crate::command::learn::learn_ids`]); each turn's
 //!   credit is consumed once.
-//! * [`Brain::correct`] adds a CORRECTION node connected as `inject --type CORRECTION`
-//!   connects it, and inhibits the attributed turns' path: each traversed edge
+//! * [`Brain::correct`], in the corrected profile, applies a correction as a guardrail
+//!   ([`CorrectionMode::Guardrail`], issue 31 item 4): the node beside the content it
+//!   concerns, the wrong path weakened by the turn's outcome learning, no veto. In the `paper` profile (and
+//!   [`CorrectionMode::Veto`]) it adds a CORRECTION node connected as `inject --type
+//!   CORRECTION` connects it, and inhibits the attributed turns' path: each traversed edge
 //!   `from → to` becomes inhibitory (weight `−0.5 · weight` or lower) and the
 //!   correction gets an inhibitory edge to each node the turn fired, so that the
 //!   path no longer fires from where it started, and a query that recalls the
@@ -28,6 +31,7 @@ use crabpath::inject::{DEFAULT_CONNECT_TOP_K, DEFAULT_INHIBITION_STRENGTH};
 use serde_json::json;
 
 use super::engine::{Backend, Brain, Scope};
+use super::guardrail::{CorrectionMode, GUARDRAIL_MIN_SIM};
 use super::ops::InjectRequest;
 use crate::command::learn::learn_ids_tuned;
 use crate::error::{Error, Result};
@@ -112,10 +116,14 @@ pub struct CorrectReport {
     pub connected_to: Vec<String>,
     /// The turns it was attributed to.
     pub feedback: FeedbackReport,
-    /// Path edges made inhibitory.
+    /// Path edges made inhibitory (`GuardrailCut`: cut to dormant, weight 0; none in
+    /// the guardrail mode).
     pub inhibited_edges: Vec<(String, String)>,
-    /// Nodes the correction now inhibits (its inhibitory edges to fired nodes).
+    /// Nodes the correction now inhibits (its inhibitory edges to fired nodes; none
+    /// in the guardrail mode).
     pub inhibited_nodes: Vec<String>,
+    /// How it was applied (issue 31 item 4).
+    pub mode: CorrectionMode,
 }
 
 /// What a teaching did.
@@ -347,9 +355,21 @@ impl Brain {
         Ok(plan)
     }
 
-    /// Applies a correction (see the module docs). Errors: an empty text; a
-    /// non-finite outcome; no embedder for the text.
+    /// Applies a correction (see the module docs) with the profile's
+    /// [`CorrectionMode`]. Errors: an empty text; a non-finite outcome; no embedder for
+    /// the text.
     pub fn correct(&mut self, req: &CorrectRequest<'_>) -> Result<CorrectReport> {
+        self.correct_with(req, CorrectionMode::default_for(self.profile))
+    }
+
+    /// [`Brain::correct`] with the given mode (the measurement compares both, issue 31
+    /// item 4; [`CorrectionMode`] says what each writes).
+    pub fn correct_with(
+        &mut self,
+        req: &CorrectRequest<'_>,
+        mode: CorrectionMode,
+    ) -> Result<CorrectReport> {
+        let guardrail = mode != CorrectionMode::Veto;
         check_outcome(req.outcome)?;
         let content = req.content.trim();
         if content.is_empty() {
@@ -361,6 +381,7 @@ impl Brain {
             return Ok(CorrectReport {
                 node_id: e.node_id,
                 deduped: true,
+                mode,
                 ..CorrectReport::default()
             });
         }
@@ -368,17 +389,23 @@ impl Brain {
             Some(c) => self.attribute_and_claim(c, &req.window, req.turns_ago)?,
             None => (Attribution::default(), Vec::new()),
         };
-        let connect_min_sim = self.connect_min_sim()?;
-        let injected = self.inject(&InjectRequest {
-            id: node_id.clone(),
-            content: content.to_string(),
-            node_type: "CORRECTION".into(),
-            summary: None,
-            vector: None,
-            connect_top_k: DEFAULT_CONNECT_TOP_K,
-            connect_min_sim,
-            source: req.source.to_string(),
-        })?;
+        let connect_min_sim = match guardrail {
+            true => GUARDRAIL_MIN_SIM,
+            false => self.connect_min_sim()?,
+        };
+        let injected = self.inject_as(
+            &InjectRequest {
+                id: node_id.clone(),
+                content: content.to_string(),
+                node_type: "CORRECTION".into(),
+                summary: None,
+                vector: None,
+                connect_top_k: DEFAULT_CONNECT_TOP_K,
+                connect_min_sim,
+                source: req.source.to_string(),
+            },
+            !guardrail,
+        )?;
         let plan = self.credit_plan(&a, &log, req.outcome)?;
         // the path steps of the credited turns whose ends still exist
         let mut steps: Vec<(String, String, f64)> = Vec::new();
@@ -408,12 +435,19 @@ impl Brain {
                 let mut edges = Vec::new();
                 for (from, to, weight) in &steps {
                     let target = DEFAULT_INHIBITION_STRENGTH * weight;
-                    if inhibit(w.graph, from, to, target, &me)? {
+                    let changed = match mode {
+                        CorrectionMode::Veto => inhibit(w.graph, from, to, target, &me)?,
+                        CorrectionMode::GuardrailCut => {
+                            super::guardrail::cut(w.graph, from, to, &me)?
+                        }
+                        CorrectionMode::Guardrail => false,
+                    };
+                    if changed {
                         edges.push((from.clone(), to.clone()));
                     }
                 }
                 let mut nodes = Vec::new();
-                if w.graph.get_node(&me).is_some() {
+                if !guardrail && w.graph.get_node(&me).is_some() {
                     for c in &credited {
                         let target = DEFAULT_INHIBITION_STRENGTH * c.weight;
                         for id in &c.fired {
@@ -454,6 +488,7 @@ impl Brain {
             },
             inhibited_edges,
             inhibited_nodes,
+            mode,
         })
     }
 

@@ -23,6 +23,7 @@ mod admin;
 mod autotune;
 mod engine;
 mod feedback;
+mod guardrail;
 pub mod health;
 mod neurogenesis;
 mod ops;
@@ -42,6 +43,7 @@ pub use engine::{
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
+pub use guardrail::{is_guardrail, CorrectionMode, GUARDRAIL_MIN_SIM, GUARDRAIL_TOP_K};
 pub use health::HealthReport;
 pub use neurogenesis::{
     is_auto, parse_switch, NeurogenesisCounts, NeurogenesisMaintain, AUTO_PREFIX, NEUROGENESIS_KEY,

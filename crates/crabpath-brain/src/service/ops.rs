@@ -107,6 +107,13 @@ impl Brain {
     /// corrected profile writes nothing then). A database reads and writes only the
     /// new node and the nodes it connects to.
     pub fn inject(&mut self, req: &InjectRequest) -> Result<InjectReport> {
+        self.inject_as(req, req.node_type == "CORRECTION")
+    }
+
+    /// [`Brain::inject`], with its edges to the nodes it resembles made inhibitory
+    /// (`inhibit`, a correction's rule) or not (a guardrail's, see
+    /// [`super::guardrail`]), whatever its `node_type`.
+    pub(super) fn inject_as(&mut self, req: &InjectRequest, inhibit: bool) -> Result<InjectReport> {
         let profile = self.profile;
         let exists = self.has_node(&req.id)?;
         let vector = match (&req.vector, exists) {
@@ -149,7 +156,7 @@ impl Brain {
                 }
             }
         }
-        let correction = req.node_type == "CORRECTION";
+        let correction = inhibit;
         self.write(Scope::Nodes(&scope), |w| {
             let mut metadata = Metadata::new();
             metadata.insert("source".into(), Value::from(req.source.as_str()));

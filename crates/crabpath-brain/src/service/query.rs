@@ -27,6 +27,11 @@
 //! the seeds but never displaces one of the first `top` seeds, and displaces the
 //! seeding's later ranks by a bounded number of places.
 //!
+//! Corrections (issue 31 item 4, corrected profile; [`crate::service::CorrectionMode`]):
+//! a CORRECTION node is a guardrail, returned in [`Answer::guardrails`] beside the
+//! content and never in the ranked content; a seeding's results that are corrections
+//! seed beside its first `top` content results rather than in their place.
+//!
 //! Traversal of a database that is not resident reads only the part of the graph the
 //! traversal visits: the seeds with their outgoing edges, then the outgoing edges of
 //! every node that fires, until every node that fired has had its edges read (a
@@ -44,6 +49,7 @@ use pyformat::pyjson::PyValue;
 use rusqlite::OptionalExtension;
 
 use super::engine::{Backend, Brain};
+use super::guardrail::{is_guardrail, metadata_is_guardrail, seed_prefix};
 use super::neurogenesis::{strip_autos, Growth, Steer};
 use crate::command::query::traversal_config;
 use crate::error::{Error, Result};
@@ -190,6 +196,10 @@ pub struct Answer<'b> {
     pub traverse_ms: f64,
     /// The ranked node ids ([`Answer::ranked`]), already cut to the request's `limit`.
     pub ranking: Vec<String>,
+    /// The corrections the answer reached, best first, returned beside the content as
+    /// guardrails and never in [`Answer::ranking`] (corrected profile; the `paper`
+    /// profile ranks them as content). Issue 31 item 4, seed 003 §1.3.
+    pub guardrails: Vec<String>,
 }
 
 impl Answer<'_> {
@@ -204,6 +214,49 @@ impl Answer<'_> {
     /// one of the first `top` seeds.
     pub fn ranked(&self) -> Vec<&str> {
         self.ranking.iter().map(String::as_str).collect()
+    }
+
+    /// The guardrails ([`Answer::guardrails`]) with their texts, `(id, content)`, best
+    /// first: what every interface returns under `guardrails` (issue 31 item 4).
+    pub fn guardrail_texts(&self) -> Vec<(&str, &str)> {
+        self.guardrails
+            .iter()
+            .map(|id| {
+                let text = self
+                    .graph
+                    .lookup(id)
+                    .and_then(|n| self.graph.node(n))
+                    .map_or("", |n| n.content.as_str());
+                (id.as_str(), text)
+            })
+            .collect()
+    }
+
+    /// [`Answer::guardrail_texts`] as the command line's `--json` and the daemon return
+    /// them: `[{"id": ..., "text": ...}]` (the MCP server's `guardrails` has the same
+    /// fields).
+    pub fn guardrails_json(&self) -> PyValue {
+        PyValue::List(
+            self.guardrail_texts()
+                .into_iter()
+                .map(|(id, text)| {
+                    PyValue::Dict(
+                        [
+                            ("id".to_string(), PyValue::Str(id.to_string())),
+                            ("text".to_string(), PyValue::Str(text.to_string())),
+                        ]
+                        .into_iter()
+                        .collect(),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether `id` is one of the answer's guardrails (an interface lists it under
+    /// `guardrails`, not among the content).
+    pub fn is_guardrail(&self, id: &str) -> bool {
+        self.guardrails.iter().any(|g| g == id)
     }
 
     /// The fired ids in order.
@@ -289,6 +342,7 @@ impl Brain {
             embed_ms: parts.embed_ms,
             traverse_ms: parts.traverse_ms,
             ranking: parts.ranking,
+            guardrails: parts.guardrails,
         })
     }
 
@@ -387,7 +441,15 @@ impl Brain {
                     .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
                     .map(|(id, _)| id.clone())
                     .collect();
-                found.truncate(req.top);
+                let n = match profile.fixes_bugs() {
+                    true => seed_prefix(found.len(), req.top, |i| {
+                        graph
+                            .lookup(&found[i].0)
+                            .is_some_and(|n| is_guardrail(graph, n))
+                    }),
+                    false => req.top,
+                };
+                found.truncate(n);
                 let hits = found;
                 let seeds: Vec<(NodeId, f64)> = hits
                     .iter()
@@ -434,7 +496,16 @@ impl Brain {
                     let (ranked, autos) =
                         super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
                             .map_err(&err)?;
-                    let found = with_autos(&ranked, req.top, &autos);
+                    let n = match profile.fixes_bugs() {
+                        true => seed_prefix(ranked.len(), req.top, |i| {
+                            r.loaded
+                                .by_sym
+                                .get(&ranked[i].0)
+                                .is_some_and(|&n| is_guardrail(graph, n))
+                        }),
+                        false => req.top,
+                    };
+                    let found = with_autos(&ranked, n, &autos);
                     let found = &found[..];
                     let mut hits = Vec::with_capacity(found.len());
                     let mut seeds = Vec::with_capacity(found.len());
@@ -489,7 +560,21 @@ impl Brain {
                         seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
                     let (ranked, autos) =
                         super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
-                    let found = with_autos(&ranked, req.top, &autos);
+                    let n = match profile.fixes_bugs() {
+                        true => {
+                            let mut stmt = tx
+                                .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
+                                .map_err(&err)?;
+                            seed_prefix(ranked.len(), req.top, |i| {
+                                stmt.query_row([ranked[i].0], |r| r.get::<_, Option<String>>(0))
+                                    .ok()
+                                    .flatten()
+                                    .is_some_and(|m| metadata_is_guardrail(&m))
+                            })
+                        }
+                        false => req.top,
+                    };
+                    let found = with_autos(&ranked, n, &autos);
                     let found = &found[..];
                     // with a limit, the ranked nodes are read too (with their edges,
                     // which only adds true edges to the part: the traversal follows
@@ -563,7 +648,16 @@ impl Brain {
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
         let steer = Steer::of(graph, &seeds, &list);
-        let ranking = rank(graph, req.text, &seeds, &result, &list, req.limit, &steer);
+        let (ranking, guardrails) = rank(
+            graph,
+            req.text,
+            &seeds,
+            &result,
+            &list,
+            req.limit,
+            &steer,
+            profile.fixes_bugs(),
+        );
         let fired_names: Vec<String> = result
             .fired_names(graph)
             .into_iter()
@@ -597,6 +691,7 @@ impl Brain {
             at,
             growth,
             fired_names,
+            guardrails,
         })
     }
 }
@@ -621,6 +716,7 @@ struct Parts {
     embed_ms: f64,
     traverse_ms: f64,
     ranking: Vec<String>,
+    guardrails: Vec<String>,
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,
@@ -780,6 +876,10 @@ pub const ADDED_PER_SEED: usize = 1;
 /// place (it is the question); the nodes its credited edges point to (`steer`) come
 /// before everything, the nodes it inhibits after everything. Without auto seeds the
 /// rule above is unchanged.
+///
+/// With `guard`, a correction
+/// ([`super::guardrail::is_guardrail`]) goes to the second list, the guardrails, in the
+/// same order, and takes no place of the first.
 fn rank(
     graph: &Graph,
     question: &str,
@@ -788,16 +888,26 @@ fn rank(
     list: &[&str],
     limit: Option<usize>,
     steer: &Steer,
-) -> Vec<String> {
+    guard: bool,
+) -> (Vec<String>, Vec<String>) {
     let cap = limit.unwrap_or(usize::MAX);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
+    let mut guards = Vec::new();
     let is_auto = super::neurogenesis::is_auto;
-    let added: Vec<&str> = speaker::added_in_order(graph, question, seeds, result)
-        .into_iter()
-        .map(|n| graph.name(n))
-        .collect();
-    let content_seeds = seeds.iter().filter(|s| !is_auto(graph.name(s.0))).count();
+    // a correction the traversal reached is a guardrail: it takes none of the places
+    // the traversal's content gets
+    let (reached_guards, added): (Vec<NodeId>, Vec<NodeId>) =
+        speaker::added_in_order(graph, question, seeds, result)
+            .into_iter()
+            .partition(|&n| guard && is_guardrail(graph, n));
+    let added: Vec<&str> = added.into_iter().map(|n| graph.name(n)).collect();
+    // neither a question (auto) node nor a correction seeding beside the content adds a
+    // place for traversal's nodes
+    let content_seeds = seeds
+        .iter()
+        .filter(|s| !is_auto(graph.name(s.0)) && !(guard && is_guardrail(graph, s.0)))
+        .count();
     let first = added
         .len()
         .min(content_seeds.saturating_mul(ADDED_PER_SEED));
@@ -807,6 +917,7 @@ fn rank(
         .iter()
         .map(|&n| graph.name(n))
         .chain(seeds.iter().map(|&(n, _)| graph.name(n)))
+        .chain(reached_guards.iter().map(|&n| graph.name(n)))
         .chain(added[..first].iter().copied())
         .chain(list.iter().copied())
         .chain(added[first..].iter().copied())
@@ -816,11 +927,16 @@ fn rank(
         if out.len() >= cap {
             break;
         }
-        if seen.insert(id) {
-            out.push(id.to_string());
+        if !seen.insert(id) {
+            continue;
+        }
+        let correction = guard && graph.lookup(id).is_some_and(|n| is_guardrail(graph, n));
+        match correction {
+            true => guards.push(id.to_string()),
+            false => out.push(id.to_string()),
         }
     }
-    out
+    (out, guards)
 }
 
 /// The seeds of search results in a part of the graph (results without a node are

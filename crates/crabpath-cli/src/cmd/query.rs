@@ -114,15 +114,24 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
         if req.limit.is_some() {
             payload.insert("ranked".into(), out::strs(answer.ranked()));
         }
+        if ctx.fixes() {
+            payload.insert("guardrails".into(), answer.guardrails_json());
+        }
         out::println(&out::compact(&payload));
     } else {
-        let ids = if req.limit.is_some() {
+        let ids: Vec<_> = if req.limit.is_some() {
             let ranked = answer.ranked();
             ranked.iter().filter_map(|id| graph.lookup(id)).collect()
         } else {
             result.fired.clone()
         };
-        out::println(&out::query_text(&ids, graph, a.max_context_chars));
+        let ids: Vec<_> = ids
+            .into_iter()
+            .filter(|&n| !answer.is_guardrail(graph.name(n)))
+            .collect();
+        let guards = out::guardrails_text(&answer);
+        let content = out::query_text(&ids, graph, a.max_context_chars);
+        out::println(&format!("{guards}{content}"));
     }
     Ok(0)
 }
