@@ -648,16 +648,12 @@ impl Brain {
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
         let steer = Steer::of(graph, &seeds, &list);
-        let (ranking, guardrails) = rank(
-            graph,
-            req.text,
-            &seeds,
-            &result,
-            &list,
-            req.limit,
-            &steer,
-            profile.fixes_bugs(),
-        );
+        let adjust = Adjust {
+            question: req.text,
+            steer: &steer,
+            guard: profile.fixes_bugs(),
+        };
+        let (ranking, guardrails) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
         let fired_names: Vec<String> = result
             .fired_names(graph)
             .into_iter()
@@ -866,6 +862,16 @@ fn seeds_alone(graph: &Graph, seeds: &[(NodeId, f64)]) -> TraversalResult {
 /// nothing on the tuning conversations (recall@10 0.717 with one or two).
 pub const ADDED_PER_SEED: usize = 1;
 
+/// What adjusts [`rank`]'s rule beyond the traversal: the question (a speaker it names,
+/// [`speaker::added_in_order`]), neurogenesis' steer, and whether corrections are
+/// guardrails (the corrected profile).
+#[derive(Clone, Copy)]
+struct Adjust<'a> {
+    question: &'a str,
+    steer: &'a Steer,
+    guard: bool,
+}
+
 /// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
 /// the nodes the traversal added (best activation first, a turn of a speaker `question`
 /// names boosted, [`speaker::added_in_order`]; at most [`ADDED_PER_SEED`] per
@@ -882,18 +888,21 @@ pub const ADDED_PER_SEED: usize = 1;
 /// same order, and takes no place of the first.
 fn rank(
     graph: &Graph,
-    question: &str,
     seeds: &[(NodeId, f64)],
     result: &TraversalResult,
     list: &[&str],
     limit: Option<usize>,
-    steer: &Steer,
-    guard: bool,
+    adjust: &Adjust<'_>,
 ) -> (Vec<String>, Vec<String>) {
     let cap = limit.unwrap_or(usize::MAX);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
     let mut guards = Vec::new();
+    let Adjust {
+        question,
+        steer,
+        guard,
+    } = *adjust;
     let is_auto = super::neurogenesis::is_auto;
     // a correction the traversal reached is a guardrail: it takes none of the places
     // the traversal's content gets
@@ -906,7 +915,7 @@ fn rank(
     // place for traversal's nodes
     let content_seeds = seeds
         .iter()
-        .filter(|s| !is_auto(graph.name(s.0)) && !(guard && is_guardrail(graph, s.0)))
+        .filter(|s| !(is_auto(graph.name(s.0)) || guard && is_guardrail(graph, s.0)))
         .count();
     let first = added
         .len()
