@@ -83,6 +83,12 @@ struct Args {
     /// load (issue 28, item 3).
     #[arg(long, value_name = "SEEDING")]
     compare_seeding: Option<String>,
+    /// Also time this program's daemon with neurogenesis on (the corrected default)
+    /// against off (the daemon's `neurogenesis` param), alternated query by query in
+    /// one daemon: what the novelty gate and a question node's birth cost a query
+    /// (issue 31, "A real folder": at most 0.5 ms at p50).
+    #[arg(long)]
+    compare_neurogenesis: bool,
 }
 
 /// One program under test.
@@ -239,12 +245,28 @@ struct Results {
     /// of the default seeding's queries alternated with them in the same daemon.
     daemon_compare_query_ms: Vec<f64>,
     daemon_paired_default_ms: Vec<f64>,
+    /// With `--compare-neurogenesis`: the queries with neurogenesis on, and those with
+    /// it off alternated with them in the same daemon.
+    daemon_neurogenesis_on_ms: Vec<f64>,
+    daemon_neurogenesis_off_ms: Vec<f64>,
 }
 
 /// Times a daemon of `sys`: its start, `queries` queries, its shutdown. With
 /// `compare`, every other query (the odd ones) asks for that seeding, so that the two
 /// seedings are timed under the same load; their times are returned second.
 fn daemon(
+    sys: &System,
+    queries: usize,
+    text: &str,
+    compare: Option<&str>,
+) -> Option<(f64, Vec<f64>, Vec<f64>, f64)> {
+    let fragment = compare.map(|s| format!(r#", "seeding": "{s}""#));
+    daemon_with(sys, queries, text, fragment.as_deref())
+}
+
+/// [`daemon`] with every second query carrying `compare`, a fragment of extra params
+/// (`, "name": value`).
+fn daemon_with(
     sys: &System,
     queries: usize,
     text: &str,
@@ -280,9 +302,9 @@ fn daemon(
         let n = words.len();
         let q = format!("{text} {} {} {k}", words[k % n], words[(k / n) % n]);
         let other = compare.filter(|_| k % 2 == 1);
-        let seeding = other.map_or(String::new(), |s| format!(r#", "seeding": "{s}""#));
+        let extra = other.unwrap_or("");
         let line = format!(
-            r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10{seeding}}}}}"#
+            r#"{{"id": {k}, "method": "query", "params": {{"query": "{q}", "top_k": 10{extra}}}}}"#
         );
         let t = Instant::now();
         let a = ask(&line)?;
@@ -304,6 +326,18 @@ fn daemon(
     ask(r#"{"id": "end", "method": "shutdown"}"#)?;
     let _ = child.wait();
     Some((start, times, compared, t.elapsed().as_secs_f64()))
+}
+
+/// `p50 ms / p99 ms` of query times, `–` when there are none.
+fn p50_p99(v: &[f64]) -> String {
+    match v.is_empty() {
+        false => format!(
+            "{:.2} ms / {:.2} ms",
+            median(v.to_vec()).unwrap_or(0.0),
+            percentile(v.to_vec(), 99.0).unwrap_or(0.0),
+        ),
+        true => "–".into(),
+    }
 }
 
 fn main() {
@@ -520,6 +554,14 @@ fn main() {
                 r.daemon_compare_query_ms = other;
             }
         }
+        if a.compare_neurogenesis && s.name == "ours" {
+            let queries = 2 * a.daemon_queries;
+            let off = Some(r#", "neurogenesis": "off""#);
+            if let Some((_, on, off, _)) = daemon_with(s, queries, &a.query, off) {
+                r.daemon_neurogenesis_on_ms = on;
+                r.daemon_neurogenesis_off_ms = off;
+            }
+        }
     }
     std::fs::write(&changed, &original).expect("restore the changed file");
     let loads_after = load_average();
@@ -582,21 +624,25 @@ fn main() {
         },
     ));
     if let Some(seeding) = &a.compare_seeding {
-        let p = |v: &[f64]| match v.is_empty() {
-            false => format!(
-                "{:.2} ms / {:.2} ms",
-                median(v.to_vec()).unwrap_or(0.0),
-                percentile(v.to_vec(), 99.0).unwrap_or(0.0),
-            ),
-            true => "–".into(),
-        };
         table.push_str(&row(
             &format!("daemon query p50 / p99, alternated: default / seeding {seeding}"),
             &|r| {
                 format!(
                     "{} vs {}",
-                    p(&r.daemon_paired_default_ms),
-                    p(&r.daemon_compare_query_ms)
+                    p50_p99(&r.daemon_paired_default_ms),
+                    p50_p99(&r.daemon_compare_query_ms)
+                )
+            },
+        ));
+    }
+    if a.compare_neurogenesis {
+        table.push_str(&row(
+            "daemon query p50 / p99, alternated: neurogenesis on / off",
+            &|r| {
+                format!(
+                    "{} vs {}",
+                    p50_p99(&r.daemon_neurogenesis_on_ms),
+                    p50_p99(&r.daemon_neurogenesis_off_ms)
                 )
             },
         ));
