@@ -185,7 +185,9 @@ fn client(args: &[&str]) -> Value {
 fn check_session(seen: &Value) {
     assert_eq!(seen["server"], "crabpath");
     assert_eq!(seen["templates"], json!(["crabpath://node/{id}"]));
-    assert!(!seen["no_longer_fired"].as_array().unwrap().is_empty());
+    // the correction came back as a guardrail beside content (checked in the client)
+    assert!(!seen["guardrails"].as_array().unwrap().is_empty());
+    assert!(!seen["second_fired"].as_array().unwrap().is_empty());
     assert!(seen["feedback_edges"].as_u64().unwrap() > 0);
     // two turns remembered in one session (checked in the client: chained, found)
     assert_eq!(seen["remembered"], json!(["turn:7:1", "turn:7:2"]));

@@ -79,33 +79,39 @@ async def session_checks(session):
         fail(f"a turn was credited twice: {again}")
     seen["feedback_edges"] = fb["edges_updated"]
 
-    # a second turn, corrected: its path is inhibited
+    # a second turn, corrected: the correction is a guardrail beside the content
+    # (corrected profile, issue 31 item 4): no edge vetoes anything, the corrected turn
+    # is taught its outcome (-1), and the next answer returns the correction under
+    # `guardrails` together with content
     q2 = structured(await session.call_tool("query", {"query": QUESTION, "chat_id": "c1"}))
     cor = structured(
         await session.call_tool(
             "correct",
-            {"content": "Deployments go through the release pipeline, not by hand.", "chat_id": "c1", "turns_ago": 0},
+            {"content": "Deploy the service through the release pipeline, not by hand.", "chat_id": "c1", "turns_ago": 0},
         )
     )
-    if not cor["inhibited_edges"] or cor["deduped"]:
-        fail(f"the correction inhibited nothing: {cor}")
+    if cor["deduped"] or cor.get("mode") != "guardrail" or cor["inhibited_edges"]:
+        fail(f"the correction was not a guardrail: {cor}")
+    taught = cor["feedback"]["credited"]
+    if [c["turn"] for c in taught] != [q2["turn"]] or taught[0]["outcome"] != -1.0:
+        fail(f"the corrected turn was not taught -1: {cor}")
     dup = structured(
         await session.call_tool(
             "correct",
-            {"content": "  Deployments go through the release pipeline, not by hand. ", "chat_id": "c1"},
+            {"content": "  Deploy the service through the release pipeline, not by hand. ", "chat_id": "c1"},
         )
     )
     if not dup["deduped"]:
         fail(f"the same correction was applied twice: {dup}")
-    seen["inhibited_edges"] = cor["inhibited_edges"]
 
     q3 = structured(await session.call_tool("query", {"query": QUESTION, "chat_id": "c1"}))
     fired3 = [n["id"] for n in q3["fired"]]
-    corrected = sorted({to for _, to in cor["inhibited_edges"]} - {n["path"][0] for n in q2["fired"]})
-    still = [n for n in corrected if n in fired3]
-    if not corrected or still:
-        fail(f"the corrected path still fires: {still} (fired {fired3})")
-    seen["no_longer_fired"] = corrected
+    guards = [g["id"] for g in q3.get("guardrails", [])]
+    if cor["node_id"] not in guards or cor["node_id"] in fired3:
+        fail(f"the correction is not a guardrail of the next answer: {guards} (fired {fired3})")
+    if not fired3:
+        fail(f"the correction erased the answer: {q3}")
+    seen["guardrails"] = guards
     seen["second_fired"] = fired3
 
     bad = await session.call_tool("query", {"query": "", "top_k": 0})
