@@ -34,11 +34,11 @@
 //! `sims`: PASS only when the claim holds in every seed; the document gives the count.
 
 use anyhow::{Context, Result};
-use crabpath::autotuner::{apply_step, tune};
+use crabpath::autotuner::{tune, tune_with_rules};
 use crabpath::tuning::Tuning;
 use crabpath::{
-    apply_decay, apply_outcome, autotune, measure_health, AutotuneConfig, DecayConfig, Episode,
-    GraphHealth, LearningConfig, Profile, Traverser,
+    apply_decay, apply_outcome, measure_health, AutotuneConfig, DecayConfig, Episode, GraphHealth,
+    LearningConfig, Profile, Traverser,
 };
 use rand::Rng;
 use rand::SeedableRng;
@@ -211,8 +211,7 @@ fn run_arm(seed: u64, mode: Mode) -> Result<(Vec<Shares>, Tuning)> {
             Mode::Apply => tuning = tune(&g, &tuning).after,
             Mode::ApplyReferenceRule => {
                 let health = measure_health(&g);
-                let rules = autotune(&g, &health, &AutotuneConfig::default());
-                tuning = apply_step(&tuning, &health, rules).after;
+                tuning = tune_with_rules(&g, &health, &tuning, &AutotuneConfig::default()).after;
             }
         }
         let start = ids[queries.gen_range(0..N)];

@@ -61,17 +61,24 @@ pub fn tune(graph: &Graph, before: &Tuning) -> TuneStep {
 /// The pipeline for a given health (`graph` only gives the node count the rules read),
 /// with the corrected profile's rules (the served brain's autotuner is corrected only).
 pub fn tune_with_health(graph: &Graph, health: &GraphHealth, before: &Tuning) -> TuneStep {
-    apply_step(
-        before,
-        health,
-        autotune(graph, health, &AutotuneConfig::corrected()),
-    )
+    tune_with_rules(graph, health, before, &AutotuneConfig::corrected())
 }
 
-/// The apply and guardrail steps for given suggestions (`health` is recorded only):
-/// what [`tune_with_health`] does after the rules, open to other rules (the
-/// brain-death study's arm with the half-life rule reversed, `sims::autotune_study`).
-pub fn apply_step(before: &Tuning, health: &GraphHealth, applied: Vec<Suggestion>) -> TuneStep {
+/// The pipeline with the suggestion rules `rules` picks (only its rule switches are read,
+/// [`AutotuneConfig::dormant_slows_decay`]; the bounds are always the safety bounds): the
+/// brain-death study's arm with the reference's rules (`sims::autotune_study`) runs
+/// [`AutotuneConfig::default`].
+pub fn tune_with_rules(
+    graph: &Graph,
+    health: &GraphHealth,
+    before: &Tuning,
+    rules: &AutotuneConfig,
+) -> TuneStep {
+    apply_step(before, health, autotune(graph, health, rules))
+}
+
+/// The apply and guardrail steps for given suggestions (`health` is recorded only).
+fn apply_step(before: &Tuning, health: &GraphHealth, applied: Vec<Suggestion>) -> TuneStep {
     let decay = DecayConfig {
         half_life: before.half_life,
         ..DecayConfig::default()
