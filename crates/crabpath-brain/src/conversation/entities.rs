@@ -36,7 +36,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::turn::Turn;
-use crate::store::lexical::is_stop_word;
+use crate::store::lexical::{alnum_runs, is_stop_word};
 
 /// Shortest word that can link two turns (shorter ones are mostly particles: "ok",
 /// "oh", "go").
@@ -58,7 +58,7 @@ pub const ENTITY_WEIGHT: f64 = 0.45;
 /// The words of `text` that may link turns (see the module docs), each once.
 pub fn link_words(text: &str, names: &HashSet<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for w in text.split(|c: char| !c.is_alphanumeric()) {
+    for w in alnum_runs(text) {
         if w.chars().count() < MIN_WORD_CHARS {
             continue;
         }
@@ -77,8 +77,7 @@ pub fn entity_links(turns: &[Turn]) -> Vec<(usize, usize)> {
     let names: HashSet<String> = turns
         .iter()
         .filter_map(|t| t.speaker.as_deref())
-        .flat_map(|s| s.split(|c: char| !c.is_alphanumeric()))
-        .filter(|w| !w.is_empty())
+        .flat_map(alnum_runs)
         .map(str::to_lowercase)
         .collect();
     let words: Vec<Vec<String>> = turns.iter().map(|t| link_words(&t.text, &names)).collect();

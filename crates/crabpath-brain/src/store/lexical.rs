@@ -44,6 +44,14 @@ pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }
 
+/// The maximal runs of letters and digits of `text`, in order: the words every lexical
+/// feature reads (query terms, the speaker a question names, entity links between
+/// turns), before each lowercases and filters them its own way.
+pub fn alnum_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
 /// The words of a query as FTS5 terms: the [`LEXICAL_JOINERS`] removed (as the index
 /// removes them), split at every character that is not a letter or a digit,
 /// lowercased, stop words dropped, each word once (first occurrence first), at most
@@ -54,10 +62,7 @@ pub fn query_terms(text: &str) -> Vec<String> {
         .filter(|c| !LEXICAL_JOINERS.contains(c))
         .collect();
     let mut out: Vec<String> = Vec::new();
-    for word in joined.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
-            continue;
-        }
+    for word in alnum_runs(&joined) {
         let w = word.to_lowercase();
         if is_stop_word(&w) || out.contains(&w) {
             continue;

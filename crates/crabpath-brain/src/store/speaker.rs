@@ -67,8 +67,7 @@ fn boosted(score: f64, named: bool) -> f64 {
 
 /// The lowercased words of `text` (maximal runs of letters and digits).
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
+    super::lexical::alnum_runs(text)
         .map(str::to_lowercase)
         .collect()
 }
