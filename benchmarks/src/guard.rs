@@ -39,8 +39,8 @@ use std::sync::Arc;
 
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::Metadata;
+use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{CorrectRequest, CorrectionMode, GUARDRAIL_MIN_SIM};
-use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
 //! `bench folder`: a question set on a real folder (issue 28, "A question set on a real
 //! folder"). Brains are built from `--workspace` with the product's own code (the
-//! corrected split of [`crabpath_brain::bootstrap::split_workspace`], then
+//! corrected split of [`crabpath_brain::source::bootstrap::split_workspace`], then
 //! [`crabpath_brain::service::init_store`], as `crabpath init`), every question is asked
 //! through [`crabpath_brain::Brain::query`] in each arm of [`run::ARMS`] (today's default,
 //! BM25 alone, hybrid seeds alone, the new default), and answers are scored by page

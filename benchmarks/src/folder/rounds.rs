@@ -26,10 +26,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use crabpath::profile::Profile;
-use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::route::RouteMode;
+use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::FeedbackRequest;
-use crabpath_brain::turns::Window;
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -135,7 +135,7 @@ pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
         };
         paraphrases.push((p.question.clone(), q.acceptable.clone()));
     }
-    let boot = crabpath_brain::bootstrap::split_workspace(
+    let boot = crabpath_brain::source::bootstrap::split_workspace(
         &a.set.workspace,
         &SplitOptions::new(Profile::Corrected),
     )

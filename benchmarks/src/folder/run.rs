@@ -8,11 +8,11 @@ use std::time::Instant;
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::{Graph, Metadata};
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::embedder::EmbedderInfo;
-use crabpath_brain::route::RouteMode;
+use crabpath_brain::reference::embedder::EmbedderInfo;
+use crabpath_brain::service::route::RouteMode;
 use crabpath_brain::service::{init_store, EmbedderLoader, InitOptions, Seeding};
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 use indicatif::ProgressBar;
 use rustc_hash::FxHashMap;
@@ -367,7 +367,7 @@ pub fn run(plan: &FolderPlan, command: String) -> Result<FolderReport> {
 fn reference(
     set: &QuestionSet,
     workspace: &Path,
-    files: &[crabpath_brain::bootstrap::FileChunks],
+    files: &[crabpath_brain::source::bootstrap::FileChunks],
 ) -> Result<ReferenceResult> {
     let mut docs = Vec::with_capacity(files.len());
     for f in files {

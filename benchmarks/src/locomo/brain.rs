@@ -9,7 +9,7 @@
 //!
 //! **Edges.** A conversation is what the core's workspace bootstrap reads a folder as: an
 //! ordered run of chunks. The core links consecutive chunks of one file both ways with
-//! [`crabpath_brain::bootstrap::sibling_weight`]`(file, k)` (≈ 0.5, the habitual tier), and so do
+//! [`crabpath_brain::source::bootstrap::sibling_weight`]`(file, k)` (≈ 0.5, the habitual tier), and so do
 //! the structures here, with sessions or the whole conversation as the "file":
 //!
 //! * [`Structure::SessionChains`]: each session is a file (`<sample_id>/session_<N>`):
@@ -32,7 +32,7 @@
 //! generated summaries and observations of the release.
 
 use crabpath::{Graph, Node};
-use crabpath_brain::bootstrap::sibling_weight;
+use crabpath_brain::source::bootstrap::sibling_weight;
 use serde_json::Value;
 
 use super::data::{Category, Conversation, Question};

@@ -454,8 +454,10 @@ impl Protocol for HeadlineProtocol {
             .collect();
         let (program, git_commit, git_dirty) = report::program_provenance();
         let run_e = inputs.run_embedder();
-        let traversal =
-            crabpath_brain::command::query::traversal_config(crabpath::Profile::Corrected, None);
+        let traversal = crabpath_brain::service::command::query::traversal_config(
+            crabpath::Profile::Corrected,
+            None,
+        );
         let doc = Report {
             dataset: Dataset::Locomo.reference_name().to_string(),
             dataset_queries: qids.len(),

@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use crabpath::embed::Embedder;
 use crabpath::graph::Metadata;
 use crabpath::Profile;
-use crabpath_brain::conversation::{
+use crabpath_brain::reference::embedder::EmbedderInfo;
+use crabpath_brain::service::{init_store, InitOptions, Seeding as ProductSeeding};
+use crabpath_brain::source::conversation::{
     build_graph, parse_jsonl, turn_content, Turn, CONVERSATION, SOURCE_KEY,
 };
-use crabpath_brain::embedder::EmbedderInfo;
-use crabpath_brain::service::{init_store, InitOptions, Seeding as ProductSeeding};
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 
 use super::data::Conversation;
@@ -241,7 +241,7 @@ mod tests {
     #[test]
     fn every_arm_answers_with_turn_ids_of_the_product_brain() {
         let c = conv();
-        // the product's node text: `speaker (time): text` (crabpath_brain::conversation)
+        // the product's node text: `speaker (time): text` (crabpath_brain::source::conversation)
         assert_eq!(
             node_texts(&c).unwrap()[0],
             "Ann (1:56 pm on 8 May, 2023): I adopted a greyhound called Pixel."

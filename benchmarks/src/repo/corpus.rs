@@ -4,9 +4,9 @@
 //! searched in.
 //!
 //! * [`Corpus::split`] walks the workspace with the profile's rules
-//!   ([`crabpath_brain::workspace::walk`]), leaves out the files the protocol excludes (by
+//!   ([`crabpath_brain::source::workspace::walk`]), leaves out the files the protocol excludes (by
 //!   their exact relative path, e.g. the benchmark's own queries file) and builds the
-//!   graph from the rest ([`crabpath_brain::bootstrap::split_walk`]). Node ids depend only on a
+//!   graph from the rest ([`crabpath_brain::source::bootstrap::split_walk`]). Node ids depend only on a
 //!   file's own path and chunks, so the remaining nodes are exactly those of the full
 //!   split.
 //! * A node's file is its `file` metadata when that is a string (reference
@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crabpath::{Graph, NodeId, Profile};
-use crabpath_brain::bootstrap::split_walk;
-use crabpath_brain::workspace::{self, SplitOptions};
+use crabpath_brain::source::bootstrap::split_walk;
+use crabpath_brain::source::workspace::{self, SplitOptions};
 use indicatif::ProgressBar;
 
 use super::error::{internal, RepoError, Result};

@@ -7,15 +7,7 @@
 //! `pyformat`. The `crabpath` binary (crate `crabpath-cli`) only parses arguments,
 //! calls this crate and prints.
 //!
-//! ## The service and the store
-//!
-//! | piece | module |
-//! |---|---|
-//! | the `Brain` service: open, query, learn, inject, maintain, sync, snapshots, export/import, a transaction for anything else | [`service`] |
-//! | what an operation works on (graph, vectors, meta, journal entries) | [`working`] |
-//! | the brain database: schema and migrations, rows, write-back of what changed, vectors, search and its derived index, bulk creation | [`store`] |
-//! | the embedder a brain records | [`embedder`] |
-//! | changing a brain's embedder in place, resumably (seed 003 §6.3) | [`reembed`] |
+//! ## Using a brain
 //!
 //! ```no_run
 //! use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
@@ -32,81 +24,37 @@
 //! # }
 //! ```
 //!
-//! ## Brains from folders: the building blocks of the reference CLI
-//!
-//! The reference's command-line program (`crabpath/cli.py` and the modules it drives,
-//! commit 134c676) builds a brain from a folder, replays session logs and keeps its
-//! files in a fixed format. These modules reproduce those pieces exactly (paper
-//! profile) and fix their bugs (corrected profile, each fix tabled in its module docs):
-//!
-//! | piece | module | reference |
-//! |---|---|---|
-//! | walk, skip rules, `.gitignore`, reading | [`workspace`], [`gitignore`], [`text`] | `split.py::split_workspace`, `_should_skip_path`, `_match_gitignore` |
-//! | Markdown / Python / JSON / config chunkers | [`chunk`] | `split.py::_chunk_*` |
-//! | nodes, ids, metadata, sibling edges | [`bootstrap`] | `split.py::split_workspace`, `_sibling_weight` |
-//! | session logs (plain, flat, OpenClaw) | [`session`] | `replay.py::extract_interactions`, `extract_queries` |
-//! | session replay | [`replay`] | `replay.py::replay_queries` |
-//! | `state.json` | [`statefile`] | `store.py::save_state`, `load_state` |
-//! | `graph.json`, `index.json`, `texts.json`, embedder record | [`reffiles`] | `cli.py::cmd_init`, `_write_graph`, `_load_graph` |
-//! | journal | [`journal`] | `journal.py` |
-//!
-//! ## The program: what each command does to a brain
-//!
-//! | command | module | reference |
-//! |---|---|---|
-//! | `learn`, `maintain`, `merge`, `connect`, `anchor`, `doctor`, `info`, `journal`, `query` | [`command`] | `cli.py::cmd_*`, `maintain.py::run_maintenance` |
-//! | `sync` (incremental when corrected) | [`sync`] | `sync.py::sync_workspace` |
-//! | `compact` (daily notes) | [`compact`] | `compact.py::compact_daily_notes` |
-//! | `daemon` (NDJSON protocol, write-ahead log) | [`daemon`] | `daemon.py` |
-//! | `snapshot`, `rollback` | [`snapshot`] | — |
-//! | the state lock; one `.bak` per save (state files) | [`lock`], `pyformat::io` | — (the reference has neither) |
-//! | binary index sidecar of `state.json` | [`sidecar`] | — |
-//! | the daemon's upstream v12 methods (`inject`, `correction`, `last_fired`, `learn_by_chat_id`, `capture_feedback`, `route_mode`) | [`daemon`] | `openclawbrain/daemon.py`, `protocol.py` (12.2.6) |
-//!
-//! ## Serving agents
-//!
-//! | piece | module | source |
-//! |---|---|---|
-//! | route modes of served queries (`off`, `edge`, `edge+sim`, `adaptive`) and the vectors routers read | [`route`] | `crabpath::router`; upstream `daemon.py::_handle_query` |
-//! | conversation log, feedback that arrives later, the correction ledger | [`turns`], [`service`] (`feedback`, `correct`, `teach`) | seed 003 §3.2–3.4, seed 002 §5.7–5.8 |
-//! | a conversation as a source: JSON Lines turns, their nodes and session chains; `remember` adds one | [`conversation`], [`service`] (`remember_turn`) | issue 28 item 1 |
-//!
 //! ## Layers
 //!
-//! [`error`] imports nothing from the crate; every other module imports only modules
-//! below it (the workspace's `.ci/module-cycles` checks that no module imports one that
-//! imports it back).
+//! The modules are grouped by layer (issue 31, "Where it lands"), lowest first:
+//!
+//! | layer | directory | what it holds |
+//! |---|---|---|
+//! | errors | [`error`] | the crate's one error type; imports nothing from the crate |
+//! | reference formats | [`reference`](mod@reference) | the reference program's files, byte for byte: `state.json` and its sidecar, `graph.json`/`index.json`/`texts.json`, the embedder record, the journal; the state lock, state snapshots, the check before `import` |
+//! | store | [`store`] | the brain database: schema and migrations, rows, write-back of what changed, vectors, search and its derived index, bulk creation; [`Working`], what an operation works on |
+//! | source | [`source`] | reading folders (walk, `.gitignore`, chunkers, bootstrap, `sync`, `compact`) and conversations (session logs and replay, conversation files); the text a node is embedded as |
+//! | service | [`service`] | the [`Brain`]: open, query, learn, feedback, corrections, neurogenesis, health, autotune, maintain, sync, snapshots, export/import; what each command does to a brain ([`service::command`], reference `cli.py::cmd_*`); route modes ([`service::route`]); the conversation log and feedback attribution ([`service::turns`]) |
+//! | serving | [`serve`] | the daemon's NDJSON protocol (reference `daemon.py`, upstream v12 methods) |
+//!
+//! Each layer's module lists its pieces and the reference functions they reproduce:
+//! the `paper` profile reproduces the reference's command-line program (`crabpath/cli.py`
+//! and the modules it drives, commit 134c676) exactly, the corrected profile fixes its
+//! bugs (each fix tabled in its module's docs). A layer imports the layers below it,
+//! with two exceptions: the journal ([`reference::journal`]) expands `~` with
+//! [`source::workspace::expanduser`], and the store's speaker preference
+//! ([`store::speaker`]) reads the conversation source's `meta.source` keys
+//! ([`source::conversation`]). No module imports a module that imports it back (the
+//! workspace's `.ci/module-cycles` and `cargo test -p modcycles` check it).
 #![warn(missing_docs)]
 
-pub mod bootstrap;
-pub mod chunk;
-pub mod command;
-pub mod compact;
-pub mod conversation;
-pub mod daemon;
-pub mod embedder;
-pub mod embedtext;
 pub mod error;
-pub mod gitignore;
-pub mod journal;
-pub mod lock;
-pub mod reembed;
-pub mod reffiles;
-pub mod replay;
-pub mod route;
+pub mod reference;
+pub mod serve;
 pub mod service;
-pub mod session;
-pub mod sidecar;
-pub mod snapshot;
-pub mod statecheck;
-pub mod statefile;
+pub mod source;
 pub mod store;
-pub mod sync;
-pub mod text;
-pub mod turns;
-pub mod working;
-pub mod workspace;
 
 pub use error::{Error, Result};
 pub use service::{locate, Answer, Brain, Location, OpenOptions, QueryRequest, Scope, Seeding};
-pub use working::Working;
+pub use store::working::Working;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crabpath::graph::{Edge, Graph};
 use crabpath::profile::Profile;
 use crabpath::tuning::TUNING_META_KEY;
-use crabpath_brain::command::maintain::{parse_tasks, Flavor, MaintainOptions};
+use crabpath_brain::service::command::maintain::{parse_tasks, Flavor, MaintainOptions};
 use crabpath_brain::Brain;
 use pyformat::pyjson::PyValue;
 

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 use crabpath::keyword::{keyword_ranking, keyword_seeds};
 use crabpath::{Embedder, Graph, HashEmbedder, NodeId, Profile, VectorIndex};
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::reffiles::{graph_json, write_init, EmbedderInfo, GraphShape};
-use crabpath_brain::replay::{replay_queries, ReplayOptions};
-use crabpath_brain::session::{
+use crabpath_brain::reference::reffiles::{graph_json, write_init, EmbedderInfo, GraphShape};
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::source::session::{
     collect_interactions, collect_queries, extract_interactions, extract_queries, Interaction,
 };
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::workspace::SplitOptions;
 use pyformat::pyjson::{self, PyDict, PyValue, Style};
 use sha2::{Digest, Sha256};
 
@@ -121,7 +121,7 @@ fn init_matches_the_reference() {
     let b = split_workspace(fixtures().join("workspace"), &paper()).unwrap();
     assert!(b.skipped.is_empty());
     // texts.json = node contents in node order
-    let texts = crabpath_brain::reffiles::texts_json(b.texts()).unwrap();
+    let texts = crabpath_brain::reference::reffiles::texts_json(b.texts()).unwrap();
     assert_eq!(texts, read(&reference("init/texts.json")));
     check_init("init", &b.graph);
 }

@@ -9,9 +9,9 @@ mod common;
 use std::path::Path;
 
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::sibling_weight;
-use crabpath_brain::conversation::entities::ENTITY_WEIGHT;
-use crabpath_brain::conversation::{build_graph, parse_jsonl, read_jsonl, Turn};
+use crabpath_brain::source::bootstrap::sibling_weight;
+use crabpath_brain::source::conversation::entities::ENTITY_WEIGHT;
+use crabpath_brain::source::conversation::{build_graph, parse_jsonl, read_jsonl, Turn};
 use crabpath_brain::QueryRequest;
 use serde_json::json;
 
@@ -91,7 +91,7 @@ fn a_conversation_graph_is_its_turns_in_order_chained_within_sessions() {
     );
     // two pairs per session, both ways: 8 chain edges; across sessions only the entity
     // edges of "Lisbon" (S1:1 and S2:1, the one word of 3+ letters both sessions share;
-    // crabpath_brain::conversation::entities), both ways: 10
+    // crabpath_brain::source::conversation::entities), both ways: 10
     assert_eq!(g.edge_count(), 10);
     let w = |a: &str, b: &str| {
         let (a, b) = (g.lookup(a).unwrap(), g.lookup(b).unwrap());

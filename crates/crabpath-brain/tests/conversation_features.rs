@@ -2,7 +2,7 @@
 //! a question naming a speaker ranks that speaker's turn first
 //! ([`crabpath_brain::store::speaker`]), and turns of different sessions that mention
 //! the same rare word are linked, common words linking nothing
-//! ([`crabpath_brain::conversation::entities`]).
+//! ([`crabpath_brain::source::conversation::entities`]).
 
 mod common;
 
@@ -10,9 +10,9 @@ use std::path::Path;
 
 use crabpath::graph::Metadata;
 use crabpath::profile::Profile;
-use crabpath_brain::conversation::entities::ENTITY_WEIGHT;
-use crabpath_brain::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::service::Seeding;
+use crabpath_brain::source::conversation::entities::ENTITY_WEIGHT;
+use crabpath_brain::source::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::QueryRequest;
 
 /// Two sessions. B1 (Bo) and A1 (Ann) both name both speakers and "sourdough", with

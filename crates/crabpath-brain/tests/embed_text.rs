@@ -1,5 +1,5 @@
 //! The text a node is embedded as (issue 28, "On a real folder";
-//! `crabpath_brain::embedtext`): a folder chunk of the corrected profile is embedded with
+//! `crabpath_brain::source::embedtext`): a folder chunk of the corrected profile is embedded with
 //! its document's header and without tldr-pages' bracket mnemonics, the paper profile
 //! embeds the content bit for bit, and `sync` embeds a changed chunk with the same text
 //! as `init`.
@@ -10,9 +10,9 @@ use std::path::Path;
 
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::embedtext::{demnemonise, embedded_text, HEADER_KEY};
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::embedtext::{demnemonise, embedded_text, HEADER_KEY};
+use crabpath_brain::source::workspace::SplitOptions;
 
 /// A tldr-pages page cut to two examples (tldr-pages/tldr 08e345f `pages/common/tar.md`,
 /// CC BY 4.0).
@@ -93,8 +93,11 @@ fn sync_embeds_a_changed_chunk_with_the_text_init_embeds() {
     let boot = split_workspace(&pages, &SplitOptions::new(Profile::Corrected)).unwrap();
     let mut extra = crabpath::graph::Metadata::new();
     extra.insert(
-        crabpath_brain::sync::SYNC_FILES_KEY.into(),
-        crabpath_brain::sync::file_records(&pages, boot.files.iter().map(|f| f.rel.as_str())),
+        crabpath_brain::source::sync::SYNC_FILES_KEY.into(),
+        crabpath_brain::source::sync::file_records(
+            &pages,
+            boot.files.iter().map(|f| f.rel.as_str()),
+        ),
     );
     let db = common::hash_store_meta(&dir.path().join("brain"), &boot.graph, extra);
     let id = "tar.md::4";
@@ -107,7 +110,7 @@ fn sync_embeds_a_changed_chunk_with_the_text_init_embeds() {
         e.embed(&embedded_text(node)).unwrap()
     );
     let mut b = common::open_hash(&db, Profile::Corrected, false);
-    let event = |_: &crabpath_brain::sync::SyncReport| pyformat::pyjson::PyDict::new();
+    let event = |_: &crabpath_brain::source::sync::SyncReport| pyformat::pyjson::PyDict::new();
     let changed = TAR.replace("[v]erbosely", "[v]erbosely and quietly");
     std::fs::write(pages.join("tar.md"), &changed).unwrap();
     b.sync(&pages, Vec::new(), false, None, &event, Default::default())

@@ -2,14 +2,14 @@
 //! attribution window (10 turns or 900 s), the weights exp(−Δturns / 5) (seed 003
 //! §3.3–3.4), credit consumed once (also across processes: a database keeps the log),
 //! corrections that inhibit the attributed path, and the ledger that applies the same
-//! correction once. The pure rules are unit-tested in `crabpath_brain::turns`.
+//! correction once. The pure rules are unit-tested in `crabpath_brain::service::turns`.
 
 mod common;
 
 use crabpath::profile::Profile;
-use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::route::RouteMode;
+use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{export_state, CorrectRequest, CorrectionMode, FeedbackRequest};
-use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 
 const QUESTION: &str = "deploy the service";

@@ -9,11 +9,11 @@ use std::path::Path;
 
 use crabpath::graph::EdgeKind;
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::route::RouteMode;
+use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{CorrectRequest, CorrectionMode, GUARDRAIL_MIN_SIM};
-use crabpath_brain::turns::Window;
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{Brain, QueryRequest};
 
 /// The issue's question and correction (issue 31, item 4).
@@ -167,7 +167,7 @@ fn a_correction_does_not_link_below_the_similarity_floor() {
     // unrelated pages
     let linked = correct(&mut b, CORRECTION, None, CorrectionMode::Guardrail);
     assert!(!linked.is_empty());
-    let id = crabpath_brain::turns::feedback_node_id("CORRECTION", CORRECTION);
+    let id = crabpath_brain::service::turns::feedback_node_id("CORRECTION", CORRECTION);
     for (t, w, k, score) in links(&mut b, &id) {
         let score = score.unwrap();
         assert!(score >= GUARDRAIL_MIN_SIM, "{t}: {score}");

@@ -7,7 +7,7 @@ mod common;
 
 use crabpath::graph::{Edge, Graph, Node};
 use crabpath::profile::Profile;
-use crabpath_brain::journal::query_event;
+use crabpath_brain::reference::journal::query_event;
 use crabpath_brain::service::health::{Status, DEFAULT_WINDOW, TABLE_4};
 use crabpath_brain::service::HealthReport;
 use crabpath_brain::QueryRequest;
@@ -103,7 +103,7 @@ fn report(g: &Graph, journal: Vec<PyDict>, window: usize) -> HealthReport {
     let e = crabpath::embed::HashEmbedder::new();
     let opts = crabpath_brain::service::InitOptions {
         embedder: &e,
-        info: crabpath_brain::embedder::EmbedderInfo::hash_v1(),
+        info: crabpath_brain::reference::embedder::EmbedderInfo::hash_v1(),
         parallel: false,
         progress: None,
     };

@@ -6,7 +6,7 @@
 mod common;
 
 use crabpath::profile::Profile;
-use crabpath_brain::embedder::EmbedderInfo;
+use crabpath_brain::reference::embedder::EmbedderInfo;
 use crabpath_brain::service::{export_state, import_state};
 use serde_json::{json, Value};
 

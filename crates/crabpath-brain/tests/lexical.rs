@@ -9,9 +9,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
 use crabpath_brain::service::Seeding;
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::QueryRequest;
 
 /// Four tldr-pages pages (tldr-pages/tldr, commit 08e345f, CC BY 4.0), cut to a few
@@ -52,8 +52,11 @@ fn tldr_brain(dir: &Path) -> (PathBuf, PathBuf) {
     let boot = split_workspace(&pages, &SplitOptions::new(Profile::Corrected)).unwrap();
     let mut extra = crabpath::graph::Metadata::new();
     extra.insert(
-        crabpath_brain::sync::SYNC_FILES_KEY.into(),
-        crabpath_brain::sync::file_records(&pages, boot.files.iter().map(|f| f.rel.as_str())),
+        crabpath_brain::source::sync::SYNC_FILES_KEY.into(),
+        crabpath_brain::source::sync::file_records(
+            &pages,
+            boot.files.iter().map(|f| f.rel.as_str()),
+        ),
     );
     let db = common::hash_store_meta(&dir.join("brain"), &boot.graph, extra);
     (pages, db)
@@ -133,7 +136,7 @@ fn every_writer_keeps_the_index_in_step() {
         .any(|id| id.starts_with("tar.md")));
     let mut b = common::open_hash(&db, Profile::Corrected, false);
     b.snapshot("first").unwrap();
-    let event = |_: &crabpath_brain::sync::SyncReport| pyformat::pyjson::PyDict::new();
+    let event = |_: &crabpath_brain::source::sync::SyncReport| pyformat::pyjson::PyDict::new();
     // sync: a changed file and a deleted one
     let tar = std::fs::read_to_string(pages.join("tar.md")).unwrap();
     std::fs::write(pages.join("tar.md"), tar.replace("bzip2", "zebrafish")).unwrap();
@@ -166,7 +169,7 @@ fn every_writer_keeps_the_index_in_step() {
     assert_eq!(finds(&db, "wombats"), ["note::wombat"]);
     assert_in_step(&db, "teach and inject");
     // remember (a conversation's turn)
-    b.remember_turn(&crabpath_brain::conversation::Turn {
+    b.remember_turn(&crabpath_brain::source::conversation::Turn {
         id: Some("D1:1".into()),
         session: Some("1".into()),
         time: None,
@@ -179,7 +182,7 @@ fn every_writer_keeps_the_index_in_step() {
     // export and import into a new brain
     let state = dir.path().join("state.json");
     export_state(&mut b, &state).unwrap();
-    let known = [crabpath_brain::embedder::EmbedderInfo::hash_v1()];
+    let known = [crabpath_brain::reference::embedder::EmbedderInfo::hash_v1()];
     import_state(&state, &dir.path().join("imported"), &known).unwrap();
     let imported = dir.path().join("imported/brain.db");
     assert_in_step(&imported, "import");

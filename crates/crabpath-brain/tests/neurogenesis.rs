@@ -10,9 +10,9 @@ use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::{Graph, Node};
 use crabpath::neurogenesis::auto_id;
 use crabpath::profile::Profile;
-use crabpath_brain::command::maintain::{Flavor, MaintainOptions};
+use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
+use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{FeedbackRequest, Seeding};
-use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 
 /// Four nodes of unrelated words.
@@ -279,16 +279,17 @@ fn used_ids_bring_a_used_node_into_the_next_answer() {
     let dir = tempfile::tempdir().unwrap();
     let db = common::fixture_brain(dir.path()).1;
     let q = "how do we roll back a bad deploy";
-    let ask = |b: &mut Brain, neuro: bool| -> (Vec<String>, crabpath_brain::turns::TurnRecord) {
-        let mut req = QueryRequest::new(q, 4);
-        req.limit = Some(5);
-        req.neurogenesis = Some(neuro);
-        let a = b.query(&req).unwrap();
-        (
-            a.ranked().iter().map(|s| s.to_string()).collect(),
-            a.turn_record(q),
-        )
-    };
+    let ask =
+        |b: &mut Brain, neuro: bool| -> (Vec<String>, crabpath_brain::service::turns::TurnRecord) {
+            let mut req = QueryRequest::new(q, 4);
+            req.limit = Some(5);
+            req.neurogenesis = Some(neuro);
+            let a = b.query(&req).unwrap();
+            (
+                a.ranked().iter().map(|s| s.to_string()).collect(),
+                a.turn_record(q),
+            )
+        };
     let mut b = common::open_hash(&db, Profile::Corrected, false);
     let (first, rec) = ask(&mut b, true);
     b.record_turn("c1", rec).unwrap();
@@ -318,7 +319,7 @@ fn outcome_only_feedback_moves_a_wrong_answer_down() {
     let db = common::fixture_brain(dir.path()).1;
     let q = "how do we roll back a bad deploy";
     let mut b = common::open_hash(&db, Profile::Corrected, false);
-    let ask = |b: &mut Brain| -> (Vec<String>, crabpath_brain::turns::TurnRecord) {
+    let ask = |b: &mut Brain| -> (Vec<String>, crabpath_brain::service::turns::TurnRecord) {
         let mut req = QueryRequest::new(q, 1);
         req.limit = Some(8);
         req.seeding = Some(Seeding::Dense);

@@ -16,14 +16,14 @@ use std::time::{Duration, Instant};
 
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::command::doctor::doctor_store;
-use crabpath_brain::embedder::EmbedderInfo;
-use crabpath_brain::reembed::{pending, ReembedOptions, ReembedReport};
+use crabpath_brain::reference::embedder::EmbedderInfo;
+use crabpath_brain::service::command::doctor::doctor_store;
+use crabpath_brain::service::command::reembed::{pending, ReembedOptions, ReembedReport};
 use crabpath_brain::service::EmbedderLoader;
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::store::codec::encode_vector;
 use crabpath_brain::store::Layout;
-use crabpath_brain::workspace::SplitOptions;
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 use rusqlite::types::Value;
 
@@ -187,7 +187,7 @@ fn expected(db: &Path, embedder: &dyn Embedder, layout: Layout) -> Vec<Vec<Value
                 Value::Text(h) => Some(h.as_str()),
                 _ => None,
             };
-            let text = crabpath_brain::embedtext::embedded_text_of(header, t);
+            let text = crabpath_brain::source::embedtext::embedded_text_of(header, t);
             let blob = encode_vector(&embedder.embed(&text).unwrap(), layout);
             vec![r[0].clone(), r[1].clone(), Value::Blob(blob)]
         })

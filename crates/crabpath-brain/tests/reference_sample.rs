@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use crabpath::{Embedder, HashEmbedder, Profile, VectorIndex};
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::reffiles::{write_init, EmbedderInfo};
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::reference::reffiles::{write_init, EmbedderInfo};
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::SplitOptions;
 use sha2::{Digest, Sha256};
 
 fn sha256_hex(bytes: &[u8]) -> String {

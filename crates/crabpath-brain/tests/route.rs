@@ -1,4 +1,4 @@
-//! Route modes of served queries ([`crabpath_brain::route`]) through the one query
+//! Route modes of served queries ([`crabpath_brain::service::route`]) through the one query
 //! path: a hub with eight habitual edges of equal weight, three of them to chunks that
 //! resemble the question. Without a router every edge is followed (the reference's
 //! traversal); `edge` keeps the five first in bucket order (equal weights); `edge+sim`
@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::{Edge, Metadata, Node};
 use crabpath::profile::Profile;
-use crabpath_brain::route::RouteMode;
 use crabpath_brain::service::export_state;
+use crabpath_brain::service::route::RouteMode;
 use crabpath_brain::{Brain, QueryRequest, Scope};
 
 const QUESTION: &str = "rollback the kubernetes deployment";

@@ -14,13 +14,13 @@ use crabpath::embed::HashEmbedder;
 use crabpath::graph::{Graph, Metadata};
 use crabpath::profile::Profile;
 use crabpath::traverse::Traverser;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::command::learn::learn_ids;
-use crabpath_brain::command::query::traversal_config;
-use crabpath_brain::embedder::EmbedderInfo;
-use crabpath_brain::reffiles::{graph_json, GraphShape};
+use crabpath_brain::reference::embedder::EmbedderInfo;
+use crabpath_brain::reference::reffiles::{graph_json, GraphShape};
+use crabpath_brain::service::command::learn::learn_ids;
+use crabpath_brain::service::command::query::traversal_config;
 use crabpath_brain::service::{export_state, full_state, import_state, init_store, InitOptions};
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{QueryRequest, Scope};
 
 fn text(g: &Graph) -> String {
@@ -285,8 +285,8 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     };
     let mut extra = Metadata::new();
     extra.insert(
-        crabpath_brain::sync::SYNC_FILES_KEY.into(),
-        crabpath_brain::sync::file_records(&ws, boot.files.iter().map(|f| f.rel.as_str())),
+        crabpath_brain::source::sync::SYNC_FILES_KEY.into(),
+        crabpath_brain::source::sync::file_records(&ws, boot.files.iter().map(|f| f.rel.as_str())),
     );
     let db_dir = dir.path().join("brain");
     init_store(&db_dir, &boot.graph, &opts, extra, Vec::new()).unwrap();
@@ -312,7 +312,7 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     .unwrap();
     std::fs::write(ws.join("new.md"), "# New\n\nA new page.\n").unwrap();
     std::fs::remove_file(ws.join("notes.txt")).unwrap();
-    let event = |_: &crabpath_brain::sync::SyncReport| pyformat::pyjson::PyDict::new();
+    let event = |_: &crabpath_brain::source::sync::SyncReport| pyformat::pyjson::PyDict::new();
     let mut reports = Vec::new();
     for b in [db.as_path(), json.as_path()] {
         let mut brain = common::open_hash(b, Profile::Corrected, false);

@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use crabpath::{Profile, VectorIndex};
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::reffiles::{write_init, EmbedderInfo};
-use crabpath_brain::statefile::{load_state, save_state};
-use crabpath_brain::workspace::{walk, SkipReason, SplitOptions};
+use crabpath_brain::reference::reffiles::{write_init, EmbedderInfo};
+use crabpath_brain::reference::statefile::{load_state, save_state};
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::{walk, SkipReason, SplitOptions};
 use crabpath_brain::Error;
 
 fn fixture() -> PathBuf {
@@ -87,7 +87,7 @@ fn chunking_fixes_on_the_fixture() {
     let opts = |p| SplitOptions::new(p);
     let paper = split_workspace(fixture(), &opts(Profile::Paper)).unwrap();
     let fixed = split_workspace(fixture(), &opts(Profile::Corrected)).unwrap();
-    let content = |b: &crabpath_brain::bootstrap::Bootstrap, id: &str| {
+    let content = |b: &crabpath_brain::source::bootstrap::Bootstrap, id: &str| {
         b.graph.get_node(id).map(|n| n.content.clone())
     };
     // C1: the decorator ends the module chunk (before) or starts the function's (after)
@@ -109,7 +109,7 @@ fn chunking_fixes_on_the_fixture() {
     );
     assert_eq!(content(&fixed, "docs/small.json::0").unwrap(), "{\"a\": 1}");
     // C3: metadata kind
-    let kind = |b: &crabpath_brain::bootstrap::Bootstrap, id: &str| {
+    let kind = |b: &crabpath_brain::source::bootstrap::Bootstrap, id: &str| {
         b.graph.get_node(id).unwrap().metadata["kind"].clone()
     };
     assert_eq!(kind(&paper, "code.py::1"), "markdown");

@@ -10,7 +10,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use crabpath::Profile;
-use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::route::RouteMode;
 use crabpath_brain::service::Seeding;
 
 /// Learned graph traversal for retrieval routing: build a brain from a folder of
@@ -771,7 +771,7 @@ pub struct ReembedArgs {
     pub embedder: String,
     /// Nodes embedded and committed per batch: an interruption loses at most one
     /// batch of work.
-    #[arg(long, default_value_t = crabpath_brain::reembed::DEFAULT_BATCH as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = crabpath_brain::service::command::reembed::DEFAULT_BATCH as u64, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
     /// Print the summary as JSON (`{"brain", "nodes", "resumed_from", "seconds", "from",
     /// "to"}`).

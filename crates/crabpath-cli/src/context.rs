@@ -9,8 +9,8 @@ use anyhow::Context as _;
 use crabpath::embed::Embedder;
 use crabpath::graph::Metadata;
 use crabpath::{Graph, HashEmbedder, Profile};
-use crabpath_brain::reffiles::{read_graph, EmbedderInfo};
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::reference::reffiles::{read_graph, EmbedderInfo};
+use crabpath_brain::source::workspace::expanduser;
 use crabpath_brain::{locate, Brain, Location, OpenOptions};
 
 use crate::args::{EmbedderChoice, LlmChoice, Source};
@@ -51,7 +51,7 @@ impl Ctx {
     /// The journal of a command (reference `_resolve_journal_path`): beside the
     /// state, else beside (or inside) the graph, else `~/.crabpath/journal.jsonl`.
     pub fn journal(&self, state: Option<&str>, graph: Option<&str>) -> PathBuf {
-        crabpath_brain::journal::journal_path(state.map(Path::new), graph.map(Path::new))
+        crabpath_brain::reference::journal::journal_path(state.map(Path::new), graph.map(Path::new))
     }
 
     /// Where a `--state`/`--graph` pair points (`--state` wins; `--index` only with
@@ -76,13 +76,16 @@ impl Ctx {
 
     /// Opens a brain for a command (see [`crabpath_brain::OpenOptions`]).
     pub fn open(&self, location: Location, write: bool) -> CliResult<Brain> {
-        let mut options = self.options(crabpath_brain::reffiles::GraphShape::Bare);
+        let mut options = self.options(crabpath_brain::reference::reffiles::GraphShape::Bare);
         options.write = write;
         Ok(Brain::open(location, options)?)
     }
 
     /// The open options of a command.
-    pub fn options(&self, shape: crabpath_brain::reffiles::GraphShape<'static>) -> OpenOptions {
+    pub fn options(
+        &self,
+        shape: crabpath_brain::reference::reffiles::GraphShape<'static>,
+    ) -> OpenOptions {
         let mut options = OpenOptions::new(self.profile);
         options.graph_shape = shape;
         options.on_lock_wait = Some(std::sync::Arc::new(|p: &Path| {
@@ -98,7 +101,7 @@ impl Ctx {
     pub fn open_with_shape(
         &self,
         location: Location,
-        shape: crabpath_brain::reffiles::GraphShape<'static>,
+        shape: crabpath_brain::reference::reffiles::GraphShape<'static>,
     ) -> CliResult<Brain> {
         Ok(Brain::open(location, self.options(shape))?)
     }

@@ -9,8 +9,8 @@
 //!   statuses, quirks included;
 //! * `corrected` (default) — the same program with the bugs a user would hit fixed.
 //!   Each fix, with its before and after, is listed in the core modules it lives in
-//!   (`crabpath_brain::command::*`, `crabpath_brain::workspace`, `crabpath_brain::chunk`,
-//!   `crabpath_brain::session`, `crabpath_brain::journal`, `crabpath::profile`) and in the table
+//!   (`crabpath_brain::service::command::*`, `crabpath_brain::source::workspace`, `crabpath_brain::source::chunk`,
+//!   `crabpath_brain::source::session`, `crabpath_brain::reference::journal`, `crabpath::profile`) and in the table
 //!   below; `tests/corrected.rs` checks each one.
 //!
 //! | fix | reference (paper) | corrected |
@@ -32,10 +32,10 @@
 //! | a broken JSON line in a session log | replayed as a plain-text query | an error naming the file and line, nothing replayed |
 //!
 //! Safety (both profiles): atomic saves with one `.bak`, an advisory lock around every
-//! read-modify-write (`crabpath_brain::lock`), one-line errors naming the file.
+//! read-modify-write (`crabpath_brain::reference::lock`), one-line errors naming the file.
 //!
 //! Speed (not in the reference): every save also writes `<state>.idx`, the index as
-//! binary numbers (`crabpath_brain::sidecar`), so the next load skips parsing the vectors;
+//! binary numbers (`crabpath_brain::reference::sidecar`), so the next load skips parsing the vectors;
 //! it is ignored as soon as `state.json` is not the file it was made for, and
 //! `state.json` stays the interchange format. The daemon answers hash-v1 queries
 //! through posting lists (`crabpath::postings`), with the same results.

@@ -11,7 +11,7 @@
 //!
 //! | option | corrected range |
 //! |---|---|
-//! | `learn --outcome` | finite, −1 to 1 ([`crabpath_brain::command::learn::OUTCOME_RANGE`], as the daemon and MCP) |
+//! | `learn --outcome` | finite, −1 to 1 ([`crabpath_brain::service::command::learn::OUTCOME_RANGE`], as the daemon and MCP) |
 //! | `query --max-context-chars` | ≥ 0 |
 //! | `maintain --max-merges` | ≥ 0 |
 //! | `maintain --prune-below` | 0 to 1 (weights are in [−1, 1]) |
@@ -21,8 +21,8 @@
 //! | `sync --authority-map` | a JSON object of constitutional, canonical or overlay |
 
 use crabpath::maintain::Authority;
-use crabpath_brain::command::learn::check_outcome;
-use crabpath_brain::command::maintain::{check_task_names, parse_tasks};
+use crabpath_brain::service::command::learn::check_outcome;
+use crabpath_brain::service::command::maintain::{check_task_names, parse_tasks};
 
 use crate::args::Command;
 use crate::context::Ctx;
@@ -91,7 +91,7 @@ pub fn check(ctx: &Ctx, command: &Command) -> CliResult<()> {
     Ok(())
 }
 
-/// The `--authority-map` of `sync` ([`crabpath_brain::sync::parse_authority_map`]; the
+/// The `--authority-map` of `sync` ([`crabpath_brain::source::sync::parse_authority_map`]; the
 /// reference's default without it). The paper profile answers the reference's messages
 /// (a parse error is Python's `json.decoder.JSONDecodeError` line); the corrected profile
 /// names the option in every error and refuses an authority other than
@@ -102,7 +102,7 @@ pub fn authority_map(ctx: &Ctx, raw: Option<&str>) -> CliResult<Vec<(String, Str
             return Err(invalid(format!("--authority-map is not valid JSON: {e}")));
         }
     }
-    let map = match crabpath_brain::sync::parse_authority_map(raw) {
+    let map = match crabpath_brain::source::sync::parse_authority_map(raw) {
         Ok(m) => m,
         Err(msg) => return reference(msg),
     };

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
-use crabpath_brain::statefile::load_state;
+use crabpath_brain::reference::statefile::load_state;
 
 fn brain(dir: &Path) {
     common::fixture_brain(dir, "paper");

@@ -131,7 +131,7 @@ fn rows(db: &Path) -> (kept::Tables, kept::Tables) {
 /// The new vectors an unfinished reembed has committed (0 without one).
 fn committed(db: &Path) -> usize {
     let c = rusqlite::Connection::open(db).unwrap();
-    crabpath_brain::reembed::pending(&c)
+    crabpath_brain::service::command::reembed::pending(&c)
         .unwrap()
         .map_or(0, |p| p.done)
 }

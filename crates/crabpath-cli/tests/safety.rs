@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crabpath_brain::statefile::load_state;
+use crabpath_brain::reference::statefile::load_state;
 
 /// A workspace of one Markdown file with `n` sections (n + 1 nodes) of `body` lines.
 fn workspace(dir: &Path, n: usize, body: usize) -> PathBuf {
@@ -456,7 +456,7 @@ fn readers_do_not_wait_for_writers() {
     let dir = tempfile::tempdir().unwrap();
     let state = init(dir.path(), 3, 1);
     // another process holds the write lock
-    let _held = crabpath_brain::lock::StateLock::acquire(&state, |_| {}).unwrap();
+    let _held = crabpath_brain::reference::lock::StateLock::acquire(&state, |_| {}).unwrap();
     let t = Instant::now();
     let (rc, out, err) = common::run_text(
         dir.path(),

@@ -1056,7 +1056,7 @@ fn a_rollback_keeps_the_state_it_replaces_even_within_the_same_second() {
     for s in now..now + 30 {
         let name = format!(
             "before-rollback-{}",
-            crabpath_brain::snapshot::default_name(s)
+            crabpath_brain::reference::snapshot::default_name(s)
         );
         ok(d, &["snapshot", "--state", "brain", "--name", &name]);
     }

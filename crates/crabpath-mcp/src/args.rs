@@ -12,7 +12,7 @@ pub struct Args<'a> {
 }
 
 /// The kind of a JSON value, for messages ("got a string").
-pub(crate) use crabpath_brain::conversation::turn::json_kind as kind;
+pub(crate) use crabpath_brain::source::conversation::turn::json_kind as kind;
 
 impl<'a> Args<'a> {
     /// The arguments of `tool`; unknown keys are refused (a misspelt argument must

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::route::RouteMode;
 use crabpath_brain::Brain;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,

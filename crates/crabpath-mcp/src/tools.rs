@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crabpath_brain::command::query::DAEMON_MAX_CONTEXT_CHARS;
-use crabpath_brain::route::RouteMode;
+use crabpath_brain::service::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crabpath_brain::service::health::DEFAULT_WINDOW;
+use crabpath_brain::service::route::RouteMode;
+use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{CorrectRequest, FeedbackReport, FeedbackRequest, TurnCredit};
-use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
@@ -374,7 +374,7 @@ fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
         args,
         &["outcome", "chat_id", "turns_ago", "fired_ids", "used_ids"],
     )?;
-    let (lo, hi) = crabpath_brain::command::learn::OUTCOME_RANGE;
+    let (lo, hi) = crabpath_brain::service::command::learn::OUTCOME_RANGE;
     let outcome = a.number("outcome", lo, hi)?;
     let chat_id = a.opt_text("chat_id")?.map(str::trim);
     let fired_ids = a.opt_strs("fired_ids")?;
@@ -483,7 +483,7 @@ fn teach(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
 }
 
 fn remember(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
-    let turn = crabpath_brain::conversation::Turn::from_object(args)
+    let turn = crabpath_brain::source::conversation::Turn::from_object(args)
         .map_err(|m| Error::Argument(format!("remember: {m}")))?;
     let r = brain.remember_turn(&turn)?;
     Ok(json!({
@@ -522,7 +522,7 @@ fn sync(brain: &mut Brain, ctx: &Context<'_>, args: &Map<String, Value>) -> Resu
         )));
     }
     let display = ws.display().to_string();
-    let event = |r: &crabpath_brain::sync::SyncReport| {
+    let event = |r: &crabpath_brain::source::sync::SyncReport| {
         let mut e = pyformat::pyjson::PyDict::new();
         e.insert("type".into(), pyformat::pyjson::PyValue::Str("sync".into()));
         e.insert(

@@ -12,10 +12,10 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::engine::{Backend, Brain, Location, OpenOptions};
-use crate::embedder::EmbedderInfo;
 use crate::error::{io_error, Error, Result};
-use crate::reffiles::{write_init, InitFiles};
-use crate::snapshot::Snapshot;
+use crate::reference::embedder::EmbedderInfo;
+use crate::reference::reffiles::{write_init, InitFiles};
+use crate::reference::snapshot::Snapshot;
 use crate::store::build::{write_brain, Contents, VectorRow};
 use crate::store::codec::{decode_unit, encode_vector};
 pub use crate::store::layout_for;
@@ -100,7 +100,7 @@ pub fn init_reference(dir: &Path, graph: &Graph, opts: &InitOptions<'_>) -> Resu
         index.upsert(id, v)?;
     }
     let state_path = dir.join("state.json");
-    let _lock = crate::lock::StateLock::acquire(&state_path, |_| {})?;
+    let _lock = crate::reference::lock::StateLock::acquire(&state_path, |_| {})?;
     pyformat::io::keep_backup(&state_path)?;
     let files = write_init(dir, graph, &index, &opts.info)?;
     Ok(InitReport {
@@ -115,7 +115,7 @@ pub fn init_reference(dir: &Path, graph: &Graph, opts: &InitOptions<'_>) -> Resu
 
 /// Builds a brain database in `dir` from `graph` (`brain.db`, replacing one that
 /// exists after keeping it as a snapshot, [`keep_before_replacing`];
-/// [`crate::store::build`]): the nodes embedded ([`crate::embedtext::embedded_text`]), `meta` recording the
+/// [`crate::store::build`]): the nodes embedded ([`crate::source::embedtext::embedded_text`]), `meta` recording the
 /// embedder and the schema version plus `extra_meta` (e.g. the files `sync` compares
 /// against), `journal` as its first entries.
 pub fn init_store(
@@ -128,11 +128,11 @@ pub fn init_store(
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let layout = layout_for(&opts.info.name);
     let ids: Vec<&str> = graph.nodes().map(|(_, n)| n.id.as_str()).collect();
-    // what each node is embedded as (crate::embedtext: the content, or a folder chunk
+    // what each node is embedded as (crate::source::embedtext: the content, or a folder chunk
     // with its document header)
     let owned: Vec<std::borrow::Cow<'_, str>> = graph
         .nodes()
-        .map(|(_, n)| crate::embedtext::embedded_text(n))
+        .map(|(_, n)| crate::source::embedtext::embedded_text(n))
         .collect();
     let texts: Vec<&str> = owned.iter().map(|t| t.as_ref()).collect();
     // embedded and encoded batch by batch: the f64 vectors of a large folder are
@@ -208,7 +208,7 @@ pub fn init_store(
 /// brain database in `dir`. Vectors are stored as `f32` unit vectors: exporting the
 /// result and importing that again gives the same brain, bit for bit.
 ///
-/// The file is checked first ([`crate::statecheck::check_state`]; `known`: the
+/// The file is checked first ([`crate::reference::statecheck::check_state`]; `known`: the
 /// embedders this program has): a document a brain cannot rely on (no `graph`, the same
 /// node or edge twice, an edge to no node, a vector of no node, an embedder not in
 /// `known`, ...) is an error naming the JSON path of its first problem, and nothing is
@@ -216,8 +216,8 @@ pub fn init_store(
 /// replaced ([`keep_before_replacing`]; one that is not a brain is refused).
 pub fn import_state(state_json: &Path, dir: &Path, known: &[EmbedderInfo]) -> Result<InitReport> {
     let bytes = std::fs::read(state_json).map_err(|e| io_error(state_json, e))?;
-    crate::statecheck::check_state(&bytes, state_json, known)?;
-    let state = crate::statefile::parse_state(&bytes, state_json)?;
+    crate::reference::statecheck::check_state(&bytes, state_json, known)?;
+    let state = crate::reference::statefile::parse_state(&bytes, state_json)?;
     drop(bytes);
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let name = state
@@ -246,9 +246,13 @@ pub fn import_state(state_json: &Path, dir: &Path, known: &[EmbedderInfo]) -> Re
             blob: encode_vector(v, layout),
         })
         .collect();
-    let journal_file = crate::journal::journal_path(Some(state_json), None);
+    let journal_file = crate::reference::journal::journal_path(Some(state_json), None);
     let journal = if journal_file.is_file() {
-        crate::journal::read_journal(&journal_file, crabpath::profile::Profile::Corrected)?.entries
+        crate::reference::journal::read_journal(
+            &journal_file,
+            crabpath::profile::Profile::Corrected,
+        )?
+        .entries
     } else {
         Vec::new()
     };
@@ -368,7 +372,7 @@ pub fn export_state(brain: &mut Brain, out: &Path) -> Result<()> {
         p.push(format!(".{}.export", std::process::id()));
         PathBuf::from(p)
     };
-    let rendered = crate::statefile::render_state(&fresh, &state, None, None, None)?;
+    let rendered = crate::reference::statefile::render_state(&fresh, &state, None, None, None)?;
     pyformat::io::write_atomic(out, rendered.text.as_bytes())?;
     Ok(())
 }
@@ -459,7 +463,7 @@ impl Brain {
         }
     }
 
-    /// Takes a snapshot named `name` (a state file: a copy of it, [`crate::snapshot`];
+    /// Takes a snapshot named `name` (a state file: a copy of it, [`crate::reference::snapshot`];
     /// a database: a compact copy, `snapshots/<name>.db`, made by `VACUUM INTO` from
     /// one consistent read). The copy is written as `snapshots/.<name>.<pid>.partial`,
     /// synced, then renamed: a process killed half-way leaves no truncated
@@ -468,9 +472,9 @@ impl Brain {
         let Some(dir) = self.snapshot_dir() else {
             let path = self.path().to_path_buf();
             let _lock = self.json_lock()?;
-            return crate::snapshot::take(&path, name);
+            return crate::reference::snapshot::take(&path, name);
         };
-        crate::snapshot::check_name(name)?;
+        crate::reference::snapshot::check_name(name)?;
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
         let path = dir.join(format!("{name}.db"));
         if path.exists() {
@@ -515,7 +519,10 @@ impl Brain {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0);
-        let base = format!("before-{what}-{}", crate::snapshot::default_name(now));
+        let base = format!(
+            "before-{what}-{}",
+            crate::reference::snapshot::default_name(now)
+        );
         let taken: Vec<String> = self.snapshots()?.into_iter().map(|s| s.name).collect();
         let name = (1..)
             .map(|i| {
@@ -533,7 +540,7 @@ impl Brain {
     /// The snapshots, oldest first.
     pub fn snapshots(&self) -> Result<Vec<Snapshot>> {
         let Some(dir) = self.snapshot_dir() else {
-            return crate::snapshot::list(self.path());
+            return crate::reference::snapshot::list(self.path());
         };
         let mut out: Vec<(Option<std::time::SystemTime>, Snapshot)> = Vec::new();
         let Ok(rd) = std::fs::read_dir(&dir) else {
@@ -563,7 +570,7 @@ impl Brain {
     }
 
     /// Restores a snapshot (default: the latest). A state file keeps the previous
-    /// state as `.bak` ([`crate::snapshot::restore`]); a database first takes a
+    /// state as `.bak` ([`crate::reference::snapshot::restore`]); a database first takes a
     /// snapshot of its current state (`before-rollback-<time>`), then replaces every
     /// table but the journal by the snapshot's in one transaction. Returns the restored
     /// snapshot and where the previous state was kept.
@@ -571,8 +578,8 @@ impl Brain {
         if self.snapshot_dir().is_none() {
             let path = self.path().to_path_buf();
             let _lock = self.json_lock()?;
-            let s = crate::snapshot::restore(&path, name)?;
-            let _ = std::fs::remove_file(crate::sidecar::sidecar_path(&path));
+            let s = crate::reference::snapshot::restore(&path, name)?;
+            let _ = std::fs::remove_file(crate::reference::sidecar::sidecar_path(&path));
             if let Backend::Json(j) = &mut self.backend {
                 j.state = None;
             }
@@ -600,7 +607,10 @@ impl Brain {
             .unwrap_or(0);
         // a name of its own even within the second of an earlier rollback (reusing
         // that one's backup would lose the state in between)
-        let stem = format!("before-rollback-{}", crate::snapshot::default_name(now));
+        let stem = format!(
+            "before-rollback-{}",
+            crate::reference::snapshot::default_name(now)
+        );
         let keep_name = (1..)
             .map(|k| match k {
                 1 => stem.clone(),

@@ -1,15 +1,15 @@
 //! `Brain::autotune` and `Brain::tuning` (issue 31 item 3): the autotuner run on its
 //! own, as `crabpath autotune` does, with a dry run that writes nothing and a snapshot
 //! before an applied run so that `rollback` undoes it. `maintain` runs the same step
-//! after its health task ([`crate::command::maintain`]).
+//! after its health task ([`crate::service::command::maintain`]).
 
 use crabpath::autotuner::{tune, TuneStep};
 use crabpath::tuning::{Tuning, TUNING_META_KEY};
 
 use super::engine::{Brain, Scope};
-use crate::command::autotune::{apply, autotune_event, tuning_from, tuning_of};
 use crate::error::{Error, Result};
-use crate::snapshot::Snapshot;
+use crate::reference::snapshot::Snapshot;
+use crate::service::command::autotune::{apply, autotune_event, tuning_from, tuning_of};
 
 /// What [`Brain::autotune`] did.
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ pub struct AutotuneOutcome {
 }
 
 impl Brain {
-    /// The brain's tunable parameters ([`crate::command::autotune::tuning_of`]).
+    /// The brain's tunable parameters ([`crate::service::command::autotune::tuning_of`]).
     pub fn tuning(&mut self) -> Result<Tuning> {
         let profile = self.profile;
         let entry = self.meta_entry(TUNING_META_KEY)?;

@@ -13,16 +13,16 @@ use crabpath::state::State;
 use crabpath::traverse::Traverser;
 use pyformat::pyjson::PyDict;
 
-use crate::embedder::EmbedderInfo;
 use crate::error::{Error, Result};
-use crate::lock::StateLock;
-use crate::reffiles::GraphShape;
+use crate::reference::embedder::EmbedderInfo;
+use crate::reference::lock::StateLock;
+use crate::reference::reffiles::GraphShape;
 use crate::store::rows::{load_all, load_meta, load_part, syms_of, Loaded};
 use crate::store::search::Searcher;
 use crate::store::vectors::TxnVectors;
+use crate::store::working::Working;
 use crate::store::writeback::{write_back, Pre};
 use crate::store::{sql_error, Clock, Layout, Store};
-use crate::working::Working;
 
 /// Where a brain lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,7 +106,7 @@ pub struct OpenOptions {
     /// How a graph file ([`Location::Graph`]) is written back.
     pub graph_shape: GraphShape<'static>,
     /// The journal of a state or graph file (default: the reference's rule,
-    /// [`crate::journal::journal_path`]).
+    /// [`crate::reference::journal::journal_path`]).
     pub journal: Option<PathBuf>,
     /// Told when a state file's lock is held by another process (before waiting).
     pub on_lock_wait: Option<LockWait>,
@@ -222,7 +222,7 @@ impl Brain {
                 journal: options
                     .journal
                     .clone()
-                    .unwrap_or_else(|| crate::journal::journal_path(Some(p), None)),
+                    .unwrap_or_else(|| crate::reference::journal::journal_path(Some(p), None)),
                 state: None,
                 postings: None,
             })),
@@ -233,7 +233,7 @@ impl Brain {
                 journal: options
                     .journal
                     .clone()
-                    .unwrap_or_else(|| crate::journal::journal_path(None, Some(graph))),
+                    .unwrap_or_else(|| crate::reference::journal::journal_path(None, Some(graph))),
                 state: None,
                 postings: None,
             })),
@@ -413,7 +413,7 @@ impl Brain {
         if let Some(path) = &j.state_path {
             save_state_file(path, state)
         } else if let Some(g) = &j.graph_path {
-            crate::reffiles::write_graph(g, &state.graph, shape).map(|_| ())
+            crate::reference::reffiles::write_graph(g, &state.graph, shape).map(|_| ())
         } else {
             Ok(())
         }
@@ -611,7 +611,7 @@ impl Brain {
         if entries.is_empty() {
             return Ok(());
         }
-        crate::journal::append_entries(&j.journal, &entries)
+        crate::reference::journal::append_entries(&j.journal, &entries)
     }
 
     /// The database write path; with `dry`, the transaction is rolled back at the end
@@ -817,7 +817,7 @@ impl Brain {
     pub fn journal(&mut self, events: Vec<PyDict>) -> Result<()> {
         let entries: Vec<PyDict> = events
             .into_iter()
-            .map(|e| crate::journal::stamp(e, pyformat::pytime::time_time()))
+            .map(|e| crate::reference::journal::stamp(e, pyformat::pytime::time_time()))
             .collect();
         self.journal_stamped(entries)
     }
@@ -845,14 +845,14 @@ impl Brain {
     }
 
     /// The journal's entries in order: from the database's table, or the state file's
-    /// `journal.jsonl` (see [`crate::journal::read_journal`]).
-    pub fn journal_entries(&mut self) -> Result<crate::journal::Journal> {
+    /// `journal.jsonl` (see [`crate::reference::journal::read_journal`]).
+    pub fn journal_entries(&mut self) -> Result<crate::reference::journal::Journal> {
         match &self.backend {
-            Backend::Json(j) => crate::journal::read_journal(&j.journal, self.profile),
+            Backend::Json(j) => crate::reference::journal::read_journal(&j.journal, self.profile),
             Backend::Store(s) => {
                 let lines = crate::store::rows::journal_lines(s.store.conn())
                     .map_err(sql_error(s.store.path()))?;
-                let mut out = crate::journal::Journal::default();
+                let mut out = crate::reference::journal::Journal::default();
                 for (i, l) in lines.iter().enumerate() {
                     match pyformat::pyjson::loads(l) {
                         Ok(pyformat::pyjson::PyValue::Dict(d)) => out.entries.push(d),
@@ -868,17 +868,17 @@ impl Brain {
 /// Reads a state or graph file into a state.
 pub(super) fn read_json(j: &JsonBackend) -> Result<State> {
     if let Some(p) = &j.state_path {
-        if let Some(st) = crate::sidecar::load(p) {
+        if let Some(st) = crate::reference::sidecar::load(p) {
             return Ok(st);
         }
-        return crate::statefile::load_state(p);
+        return crate::reference::statefile::load_state(p);
     }
     let Some(g) = &j.graph_path else {
         return Err(Error::Invalid("no brain given".into()));
     };
-    let (graph, _) = crate::reffiles::read_graph(g)?;
+    let (graph, _) = crate::reference::reffiles::read_graph(g)?;
     let index = match &j.index_path {
-        Some(i) => crate::reffiles::read_index(i)?,
+        Some(i) => crate::reference::reffiles::read_index(i)?,
         None => Default::default(),
     };
     Ok(State::new(graph, index))
@@ -888,10 +888,10 @@ pub(super) fn read_json(j: &JsonBackend) -> Result<State> {
 /// meta), keeping the previous file as `<state>.bak` and refreshing the binary
 /// sidecar.
 pub fn save_state_file(path: &Path, state: &State) -> Result<()> {
-    let rendered = crate::statefile::render_state(path, state, None, None, None)?;
+    let rendered = crate::reference::statefile::render_state(path, state, None, None, None)?;
     pyformat::io::keep_backup(path)?;
     pyformat::io::write_atomic(path, rendered.text.as_bytes())?;
-    let _ = crate::sidecar::write_rendered(path, &rendered, &state.index);
+    let _ = crate::reference::sidecar::write_rendered(path, &rendered, &state.index);
     Ok(())
 }
 

@@ -1,11 +1,11 @@
 //! Feedback from the agents a brain serves: the conversation log of the queries they
 //! made, outcomes that arrive turns later, corrections and teachings (seed 003
-//! §3.2–3.4, seed 002 §5.7–5.8; attribution rules in [`crate::turns`]).
+//! §3.2–3.4, seed 002 §5.7–5.8; attribution rules in [`crate::service::turns`]).
 //!
 //! * [`Brain::record_turn`] appends a served query to its conversation.
 //! * [`Brain::feedback`] teaches an outcome: to explicit fired ids (as `learn`), or to
 //!   a conversation's recent turns, each learning `outcome · weight` along its fired
-//!   ids with the profile's rule ([`crate::command::learn::learn_ids`]); each turn's
+//!   ids with the profile's rule ([`crate::service::command::learn::learn_ids`]); each turn's
 //!   credit is consumed once.
 //! * [`Brain::correct`], in the corrected profile, applies a correction as a guardrail
 //!   ([`CorrectionMode::Guardrail`], issue 31 item 4): the node beside the content it
@@ -33,11 +33,11 @@ use serde_json::json;
 use super::engine::{Backend, Brain, Scope};
 use super::guardrail::{CorrectionMode, GUARDRAIL_MIN_SIM};
 use super::ops::InjectRequest;
-use crate::command::learn::learn_ids_tuned;
 use crate::error::{Error, Result};
-use crate::journal::learn_event;
+use crate::reference::journal::learn_event;
+use crate::service::command::learn::learn_ids_tuned;
+use crate::service::turns::{self, Attribution, LedgerEntry, Turn, TurnRecord, Window};
 use crate::store::sql_error;
-use crate::turns::{self, Attribution, LedgerEntry, Turn, TurnRecord, Window};
 
 /// A feedback: an outcome for explicit ids, or for a conversation's recent turns.
 #[derive(Debug, Clone)]
@@ -140,11 +140,11 @@ pub struct TeachReport {
 }
 
 fn check_outcome(outcome: f64) -> Result<()> {
-    crate::command::learn::check_outcome("outcome", outcome).map_err(Error::Invalid)
+    crate::service::command::learn::check_outcome("outcome", outcome).map_err(Error::Invalid)
 }
 
 impl Brain {
-    /// Appends a served query to its conversation's log (see [`crate::turns`]);
+    /// Appends a served query to its conversation's log (see [`crate::service::turns`]);
     /// returns the turn's number. A brain opened for reading records nothing (0).
     pub fn record_turn(&mut self, chat_id: &str, record: TurnRecord) -> Result<i64> {
         let ts = turns::now();

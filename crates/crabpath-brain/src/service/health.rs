@@ -513,7 +513,7 @@ impl Brain {
         } else {
             let journal = self.journal_entries()?;
             for e in journal.entries.iter().rev() {
-                if !reader.take(&crate::journal::entry_line(e)) {
+                if !reader.take(&crate::reference::journal::entry_line(e)) {
                     break;
                 }
             }

@@ -21,6 +21,7 @@
 
 mod admin;
 mod autotune;
+pub mod command;
 mod engine;
 mod feedback;
 mod guardrail;
@@ -30,7 +31,9 @@ mod ops;
 mod query;
 mod reembed;
 mod remember;
+pub mod route;
 mod serving;
+pub mod turns;
 
 pub use admin::{
     brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,

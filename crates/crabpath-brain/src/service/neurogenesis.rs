@@ -56,10 +56,10 @@ use serde_json::{json, Value};
 
 use super::engine::{Backend, Brain, Scope};
 use crate::error::Result;
+use crate::service::turns::Turn;
 use crate::store::lexical::query_terms;
 use crate::store::sql_error;
-use crate::turns::Turn;
-use crate::working::Working;
+use crate::store::working::Working;
 
 /// The `meta` key of the brain's neurogenesis setting: `"on"` (the default) or `"off"`.
 pub const NEUROGENESIS_KEY: &str = "neurogenesis";

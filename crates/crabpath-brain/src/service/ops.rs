@@ -1,5 +1,5 @@
 //! The brain's named operations: `learn`, `inject`, `maintain`, `sync` (everything
-//! else goes through [`Brain::write`] with the functions of [`crate::command`]).
+//! else goes through [`Brain::write`] with the functions of [`crate::service::command`]).
 
 use std::path::Path;
 
@@ -11,16 +11,16 @@ use pyformat::pyjson::PyDict;
 use serde_json::Value;
 
 use super::engine::{Backend, Brain, Scope};
-use crate::command::learn::{learn_ids_tuned, LearnSummary};
-use crate::command::maintain::{self, MaintainOptions, MaintainReport};
 use crate::error::{Error, Result};
-use crate::journal::learn_event;
-use crate::store::search::Searcher;
-use crate::store::sql_error;
-use crate::sync::{
+use crate::reference::journal::learn_event;
+use crate::service::command::learn::{learn_ids_tuned, LearnSummary};
+use crate::service::command::maintain::{self, MaintainOptions, MaintainReport};
+use crate::source::sync::{
     apply_sync, is_workspace_id, mapped_files, mass_delete_refusal, plan_sync, SyncGuard,
     SyncOptions, SyncReport, SYNC_FILES_KEY, WORKSPACE_KEY,
 };
+use crate::store::search::Searcher;
+use crate::store::sql_error;
 
 /// The one number a `SELECT COUNT(*)` of the brain's database gives.
 fn count_rows(store: &crate::store::Store, sql: &str) -> Result<usize> {
@@ -119,10 +119,9 @@ impl Brain {
         let vector = match (&req.vector, exists) {
             (Some(v), _) => Some(v.clone()),
             // an injected node has no document header: its content, as embedtext says
-            (None, false) => Some(
-                self.embedder()?
-                    .embed(&crate::embedtext::embedded_text_of(None, &req.content))?,
-            ),
+            (None, false) => Some(self.embedder()?.embed(
+                &crate::source::embedtext::embedded_text_of(None, &req.content),
+            )?),
             (None, true) => None,
         };
         // the nodes it will connect to, found before the write so that only they are read
@@ -240,11 +239,13 @@ impl Brain {
     }
 
     /// Refuses a `sync` of a brain built from a conversation (`crabpath init
-    /// --conversation`, `meta.source` = [`crate::conversation::CONVERSATION`]): it has
+    /// --conversation`, `meta.source` = [`crate::source::conversation::CONVERSATION`]): it has
     /// no folder to sync ([`Error::SyncRefused`], saying how it grows instead).
     pub fn check_syncable(&mut self) -> Result<()> {
-        let source = self.meta_entry(crate::conversation::SOURCE_KEY)?;
-        if source.as_ref().and_then(Value::as_str) == Some(crate::conversation::CONVERSATION) {
+        let source = self.meta_entry(crate::source::conversation::SOURCE_KEY)?;
+        if source.as_ref().and_then(Value::as_str)
+            == Some(crate::source::conversation::CONVERSATION)
+        {
             return Err(Error::SyncRefused(format!(
                 "{} was built from a conversation (crabpath init --conversation): there is no folder to sync; add turns with `remember` (daemon or MCP), or build a new brain with init --conversation",
                 self.path().display()
@@ -254,7 +255,7 @@ impl Brain {
     }
 
     /// Brings the brain up to date with its folder (reference
-    /// `crabpath/sync.py::sync_workspace`, [`crate::sync`]); `event` (the report's
+    /// `crabpath/sync.py::sync_workspace`, [`crate::source::sync`]); `event` (the report's
     /// journal entry, built from it) is journaled. With `dry_run`, nothing is written
     /// or journaled.
     ///
@@ -407,7 +408,7 @@ impl Brain {
                 f(n)
             }
         };
-        let run = |w: &mut crate::working::Working<'_>| -> Result<SyncReport> {
+        let run = |w: &mut crate::store::working::Working<'_>| -> Result<SyncReport> {
             let mut report = apply_sync(
                 w,
                 plan,

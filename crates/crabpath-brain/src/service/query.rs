@@ -51,10 +51,10 @@ use rusqlite::OptionalExtension;
 use super::engine::{Backend, Brain};
 use super::guardrail::{is_guardrail, metadata_is_guardrail, seed_prefix};
 use super::neurogenesis::{strip_autos, Growth, Steer};
-use crate::command::query::traversal_config;
 use crate::error::{Error, Result};
-use crate::journal::query_event;
-use crate::route::Routing;
+use crate::reference::journal::query_event;
+use crate::service::command::query::traversal_config;
+use crate::service::route::Routing;
 use crate::store::lexical;
 use crate::store::rows::{load_part, Loaded};
 use crate::store::search::Searcher;
@@ -76,7 +76,7 @@ pub struct QueryRequest<'q> {
     /// ...}` from the daemon).
     pub journal_metadata: PyValue,
     /// The router of habitual edges (`None`: none, as the reference traverses; see
-    /// [`crate::route`]).
+    /// [`crate::service::route`]).
     pub route: Option<RouterConfig>,
     /// At most this many node ids in the ranked answer ([`Answer::ranked`]); `None`:
     /// as many as the answer has, and every other part of the answer exactly as before
@@ -270,13 +270,13 @@ impl Answer<'_> {
             .context(self.graph, self.config.max_context_chars)
     }
 
-    /// The record of this answer in a conversation's log ([`crate::turns`]): the
+    /// The record of this answer in a conversation's log ([`crate::service::turns`]): the
     /// query, the fired ids in order with their scores, the traversed path.
-    pub fn turn_record(&self, query: &str) -> crate::turns::TurnRecord {
+    pub fn turn_record(&self, query: &str) -> crate::service::turns::TurnRecord {
         let g = self.graph;
         let score: rustc_hash::FxHashMap<NodeId, f64> =
             self.result.fired_scores.iter().copied().collect();
-        crate::turns::TurnRecord {
+        crate::service::turns::TurnRecord {
             query: query.to_string(),
             fired: self.fired().iter().map(|s| s.to_string()).collect(),
             scores: self
@@ -456,19 +456,19 @@ impl Brain {
                     .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
                     .collect();
                 let result = if req.traverse {
-                    let vectors = crate::route::IndexVectors::new(graph, &st.index);
+                    let vectors = crate::service::route::IndexVectors::new(graph, &st.index);
                     let routing = Routing {
                         config: route,
                         vectors: Some(&vectors),
                         query: vector.as_deref(),
                         text,
                     };
-                    crate::route::traverse(traverser, graph, &seeds, &config, routing)?
+                    crate::service::route::traverse(traverser, graph, &seeds, &config, routing)?
                 } else {
                     seeds_alone(graph, &seeds)
                 };
                 let entry = query_entry(req, &result, graph, graph.node_count());
-                crate::journal::append_entries(&j.journal, &[entry])?;
+                crate::reference::journal::append_entries(&j.journal, &[entry])?;
                 (graph, hits, seeds, result, list, GraphAt::Json)
             }
             Backend::Store(s) => {
@@ -526,10 +526,11 @@ impl Brain {
                     let result = if !req.traverse {
                         seeds_alone(graph, &seeds)
                     } else if route.is_some() {
-                        let stamp = crate::route::vector_stamp(s.store.conn()).map_err(&err)?;
+                        let stamp =
+                            crate::service::route::vector_stamp(s.store.conn()).map_err(&err)?;
                         serving.vectors.validate(stamp);
                         let sym_of = |n: NodeId| r.loaded.sym(n);
-                        let vectors = crate::route::StoreVectors::new(
+                        let vectors = crate::service::route::StoreVectors::new(
                             s.store.conn(),
                             s.store.layout(),
                             dim,
@@ -542,7 +543,7 @@ impl Brain {
                             query: Some(v),
                             text,
                         };
-                        crate::route::traverse(traverser, graph, &seeds, &config, routing)?
+                        crate::service::route::traverse(traverser, graph, &seeds, &config, routing)?
                     } else {
                         traverser.traverse(graph, &seeds, &config)?
                     };
@@ -585,7 +586,7 @@ impl Brain {
                         sources.sort_unstable();
                         sources.dedup();
                     }
-                    let cache = crate::route::VectorCache::default();
+                    let cache = crate::service::route::VectorCache::default();
                     let (loaded, result) = loop {
                         let loaded = load_part(&tx, &sources).map_err(&err)?;
                         let seeds = seeds_in(&loaded, found);
@@ -594,15 +595,16 @@ impl Brain {
                             break (loaded, result);
                         }
                         let sym_of = |n: NodeId| loaded.sym(n);
-                        let vectors =
-                            crate::route::StoreVectors::new(&tx, layout, dim, &sym_of, &cache);
+                        let vectors = crate::service::route::StoreVectors::new(
+                            &tx, layout, dim, &sym_of, &cache,
+                        );
                         let routing = Routing {
                             config: route,
                             vectors: Some(&vectors),
                             query: Some(v),
                             text,
                         };
-                        let result = crate::route::traverse(
+                        let result = crate::service::route::traverse(
                             traverser,
                             &loaded.graph,
                             &seeds,
@@ -972,7 +974,7 @@ fn query_entry(
 ) -> pyformat::pyjson::PyDict {
     let fired = result.fired_names(graph);
     let event = query_event(req.text, &fired, node_count, req.journal_metadata.clone());
-    crate::journal::stamp(event, pyformat::pytime::time_time())
+    crate::reference::journal::stamp(event, pyformat::pytime::time_time())
 }
 
 /// Appends a journal entry to a database opened for writing (a read-only brain

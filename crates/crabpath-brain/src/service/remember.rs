@@ -1,9 +1,9 @@
 //! `remember`: an agent adds a turn of a conversation (issue 28, item 1), as the
 //! daemon method and the MCP tool of that name do. The turn is checked as a line of a
-//! conversation file is ([`crate::conversation::Turn::from_object`]), becomes the node
-//! a conversation `init` would make of it ([`crate::conversation::turn_node`]),
+//! conversation file is ([`crate::source::conversation::Turn::from_object`]), becomes the node
+//! a conversation `init` would make of it ([`crate::source::conversation::turn_node`]),
 //! embedded with the brain's embedder, and is chained to the last turn of its session
-//! with the chain weight of `init` ([`crate::conversation::chain_weight`]): one write
+//! with the chain weight of `init` ([`crate::source::conversation::chain_weight`]): one write
 //! transaction through [`Brain::write`].
 //!
 //! The last turn of a session is the conversation node (`metadata.kind` =
@@ -21,8 +21,8 @@ use pyformat::pyjson::{PyDict, PyInt, PyValue};
 use rusqlite::OptionalExtension;
 
 use super::engine::{Backend, Brain, Scope};
-use crate::conversation::{chain_weight, generated_id, turn_node, Turn, CONVERSATION};
 use crate::error::{Error, Result};
+use crate::source::conversation::{chain_weight, generated_id, turn_node, Turn, CONVERSATION};
 use crate::store::sql_error;
 
 /// What `remember` did.
@@ -117,7 +117,7 @@ impl Brain {
         let node = turn_node(turn, id.clone(), all);
         let vector = self
             .embedder()?
-            .embed(&crate::embedtext::embedded_text(&node))?;
+            .embed(&crate::source::embedtext::embedded_text(&node))?;
         let weight = chain_weight(session, of_session.saturating_sub(1));
         let mut scope = vec![id.clone()];
         scope.extend(last.clone());

@@ -1,13 +1,13 @@
 //! What a brain keeps between the requests of the agents it serves: the vectors its
-//! routers read ([`crate::route::VectorCache`]) and, for a state file, the conversation
-//! log and feedback ledger ([`crate::turns::MemoryLog`]; a database keeps those in its
+//! routers read ([`crate::service::route::VectorCache`]) and, for a state file, the conversation
+//! log and feedback ledger ([`crate::service::turns::MemoryLog`]; a database keeps those in its
 //! tables).
 
 /// See the module docs.
 #[derive(Default)]
 pub(crate) struct Serving {
     /// Route vectors read from a database.
-    pub(crate) vectors: crate::route::VectorCache,
+    pub(crate) vectors: crate::service::route::VectorCache,
     /// A state file's conversation log and ledger.
-    pub(crate) turns: crate::turns::MemoryLog,
+    pub(crate) turns: crate::service::turns::MemoryLog,
 }

@@ -39,7 +39,7 @@ const STOP_WORDS: &[&str] = &[
 
 /// Whether `word` (lowercase) is one of the English function words a query leaves out
 /// (also the words a conversation's entity edges ignore,
-/// [`crate::conversation::entities`]).
+/// [`crate::source::conversation::entities`]).
 pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }

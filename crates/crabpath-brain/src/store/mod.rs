@@ -31,6 +31,7 @@ pub mod schema;
 pub mod search;
 pub mod speaker;
 pub mod vectors;
+pub mod working;
 pub mod writeback;
 
 use std::path::{Path, PathBuf};

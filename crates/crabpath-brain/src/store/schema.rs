@@ -111,7 +111,7 @@ CREATE TABLE journal(
 /// step here and bumps [`SCHEMA_VERSION`].
 pub const MIGRATIONS: &[&str] = &[SCHEMA_V2_CONVERSATIONS, SCHEMA_V3_LEXICAL];
 
-/// Version 2: the conversation log and the feedback ledger ([`crate::turns`]).
+/// Version 2: the conversation log and the feedback ledger ([`crate::service::turns`]).
 ///
 /// | table | one row per | columns |
 /// |---|---|---|
@@ -148,7 +148,7 @@ macro_rules! lexical_text {
 
 /// The SQL of the `file` column of `nodes_fts` for the row `$row` (`new`, or empty for
 /// the migration): the node's `file` and its document header (`metadata.doc`,
-/// [`crate::embedtext::HEADER_KEY`], the page's name, title and description that a
+/// [`crate::source::embedtext::HEADER_KEY`], the page's name, title and description that a
 /// folder chunk is also embedded with), an invalid metadata text read as none.
 macro_rules! lexical_doc {
     ($row:literal) => {
@@ -171,7 +171,7 @@ pub const LEXICAL_TABLE: &str = "nodes_fts";
 /// query's text, [`super::lexical::query_terms`]): tldr-pages writes a command's
 /// letter in brackets inside a word (`e[x]tract`), which must index as `extract`. The
 /// same rule gives the text a folder chunk is embedded as
-/// ([`crate::embedtext::demnemonise`]), so that both searches read a word alike.
+/// ([`crate::source::embedtext::demnemonise`]), so that both searches read a word alike.
 pub const LEXICAL_JOINERS: [char; 2] = ['[', ']'];
 
 /// Version 3: the lexical (BM25) index of node contents (issue 28, item 3).
@@ -181,7 +181,7 @@ pub const LEXICAL_JOINERS: [char; 2] = ['[', ']'];
 /// one row per node whose `content` is not NULL. Its columns: `text`, the content with
 /// the [`LEXICAL_JOINERS`] removed (a plain SQL expression, so any SQLite keeps it the
 /// same way), and `file`, the node's `file` and its document header (`metadata.doc`,
-/// [`crate::embedtext`]: a folder's chunks are single lines, and the command a
+/// [`crate::source::embedtext`]: a folder's chunks are single lines, and the command a
 /// tldr-pages example is about is often only in its file's name or title: on 176
 /// questions on tldr-pages, success@5 by page 0.591 -> 0.631 with the file name,
 /// hash-v1 brain, lexical alone); tokenized by `porter unicode61 remove_diacritics 2` (stemming, so

@@ -9,7 +9,7 @@
 //! re-sorting stably:
 //!
 //! * the lexical search of a conversation brain ([`prefer_named`]; [`is_conversation`]:
-//!   `meta.source` = [`crate::conversation::CONVERSATION`]), read to [`CANDIDATES`]
+//!   `meta.source` = [`crate::source::conversation::CONVERSATION`]), read to [`CANDIDATES`]
 //!   times its usual depth first, so that a named speaker's turn ranked just below the
 //!   cut can rise into it; the dense search is left as it is (with MiniLM's cosines
 //!   boosted as well the default's recall@10 on the tuning conversations was 0.625,
@@ -47,11 +47,11 @@ pub fn is_conversation(conn: &Connection) -> rusqlite::Result<bool> {
     let v: Option<String> = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
-            [crate::conversation::SOURCE_KEY],
+            [crate::source::conversation::SOURCE_KEY],
             |r| r.get(0),
         )
         .optional()?;
-    let want = serde_json::Value::from(crate::conversation::CONVERSATION).to_string();
+    let want = serde_json::Value::from(crate::source::conversation::CONVERSATION).to_string();
     Ok(v.as_deref() == Some(want.as_str()))
 }
 

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::{Graph, Metadata};
 use crabpath::profile::Profile;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::embedder::EmbedderInfo;
+use crabpath_brain::reference::embedder::EmbedderInfo;
 use crabpath_brain::service::{init_store, InitOptions};
-use crabpath_brain::workspace::SplitOptions;
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{locate, Brain, OpenOptions};
 
 /// The core crate's fixture workspace.

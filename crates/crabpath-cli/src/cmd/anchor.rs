@@ -1,6 +1,6 @@
 //! `crabpath anchor` (reference `crabpath/cli.py::cmd_anchor`).
 
-use crabpath_brain::command::anchor::{anchor, anchored, AnchorAction};
+use crabpath_brain::service::command::anchor::{anchor, anchored, AnchorAction};
 use crabpath_brain::Scope;
 use pyformat::pyjson::PyValue;
 

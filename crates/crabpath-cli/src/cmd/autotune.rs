@@ -1,7 +1,7 @@
 //! `crabpath autotune` (not in the reference, whose `autotune.py` only suggests; issue
 //! 31 item 3): [`crabpath_brain::Brain::autotune`], printed.
 
-use crabpath_brain::command::autotune::{autotune_event, changes_text};
+use crabpath_brain::service::command::autotune::{autotune_event, changes_text};
 use pyformat::pyjson::PyValue;
 
 use crate::args::AutotuneArgs;

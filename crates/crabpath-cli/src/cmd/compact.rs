@@ -1,8 +1,8 @@
 //! `crabpath compact` (reference `crabpath/cli.py::cmd_compact`,
 //! `compact.py::compact_daily_notes`).
 
-use crabpath_brain::compact::{compact_daily_notes, CompactOptions, CompactReport};
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::source::compact::{compact_daily_notes, CompactOptions, CompactReport};
+use crabpath_brain::source::workspace::expanduser;
 use crabpath_brain::Scope;
 use pyformat::pyjson::{PyDict, PyValue};
 

@@ -1,13 +1,13 @@
 //! `crabpath init --conversation FILE` (issue 28, item 1): a brain database whose
-//! nodes are the turns of a conversation ([`crabpath_brain::conversation`]), written by
+//! nodes are the turns of a conversation ([`crabpath_brain::source::conversation`]), written by
 //! the folder `init`'s path ([`crabpath_brain::service::init_store`]). The file is
 //! read and checked whole before anything is created or replaced.
 
 use std::path::Path;
 
 use crabpath::graph::Metadata;
-use crabpath_brain::conversation::{build_graph, read_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::service::init_store;
+use crabpath_brain::source::conversation::{build_graph, read_jsonl, CONVERSATION, SOURCE_KEY};
 
 use crate::args::InitArgs;
 use crate::context::{choose_embedder, pathlib_str, Ctx};

@@ -1,5 +1,5 @@
 //! `crabpath daemon` (reference `crabpath/cli.py::cmd_daemon`, `daemon.py::main`):
-//! stdin/stdout transport and signals around [`crabpath_brain::daemon::Daemon`].
+//! stdin/stdout transport and signals around [`crabpath_brain::serve::daemon::Daemon`].
 //!
 //! Lines are read by a thread and handed to the main loop, which can therefore react
 //! to SIGTERM/SIGINT while no input arrives. Paper profile: as the reference, a signal
@@ -13,8 +13,8 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::Duration;
 
 use crabpath::HashEmbedder;
-use crabpath_brain::daemon::{Daemon, Step};
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::serve::daemon::{Daemon, Step};
+use crabpath_brain::source::workspace::expanduser;
 use crabpath_brain::Brain;
 
 use crate::args::DaemonArgs;
@@ -43,7 +43,7 @@ fn install_handlers() {
 
 pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
     let brain = open_serving(ctx, &a.state)?;
-    let wal = crabpath_brain::daemon::wal_path(brain.path());
+    let wal = crabpath_brain::serve::daemon::wal_path(brain.path());
     let (mut daemon, replayed) =
         Daemon::new(brain, a.auto_save_interval).map_err(|e| CliError::Other(e.into()))?;
     daemon.set_route_mode(a.route.resolve(ctx.profile));
@@ -55,7 +55,7 @@ pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
 /// reference without OpenAI).
 pub fn open_serving(ctx: &Ctx, state: &str) -> CliResult<Brain> {
     let path = expanduser(state);
-    let mut options = ctx.options(crabpath_brain::reffiles::GraphShape::Bare);
+    let mut options = ctx.options(crabpath_brain::reference::reffiles::GraphShape::Bare);
     options.resident = true;
     let mut brain = Brain::open(crabpath_brain::locate(&path), options)?;
     if ctx.fixes() {

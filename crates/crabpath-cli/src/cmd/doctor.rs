@@ -1,8 +1,8 @@
 //! `crabpath doctor` (reference `crabpath/cli.py::cmd_doctor`).
 
-use crabpath_brain::command::doctor::{doctor, doctor_store};
-use crabpath_brain::reffiles::read_graph;
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::reference::reffiles::read_graph;
+use crabpath_brain::service::command::doctor::{doctor, doctor_store};
+use crabpath_brain::source::workspace::expanduser;
 
 use crate::args::DoctorArgs;
 use crate::context::{choose_embedder, version, Ctx};

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crabpath_brain::service::{brain_dir, export_state, import_state, InitReport};
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::source::workspace::expanduser;
 
 use crate::args::{ExportArgs, ImportArgs};
 use crate::context::{pathlib_str, Ctx, Which};

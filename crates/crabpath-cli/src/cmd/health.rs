@@ -7,7 +7,7 @@
 //! prints [`HealthReport::to_json`], the same object the MCP `health` tool returns.
 
 use anyhow::anyhow;
-use crabpath_brain::command::HealthPayload;
+use crabpath_brain::service::command::HealthPayload;
 use crabpath_brain::service::health::{Metric, Status, Target, Unit, DEFAULT_WINDOW};
 use crabpath_brain::service::HealthReport;
 

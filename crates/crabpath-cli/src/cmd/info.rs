@@ -1,9 +1,9 @@
 //! `crabpath info` (reference `crabpath/cli.py::cmd_info`).
 
-use crabpath_brain::command::doctor::load_payload;
-use crabpath_brain::command::info::{info_payload, REFERENCE_VERSION};
-use crabpath_brain::journal::read_journal;
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::reference::journal::read_journal;
+use crabpath_brain::service::command::doctor::load_payload;
+use crabpath_brain::service::command::info::{info_payload, REFERENCE_VERSION};
+use crabpath_brain::source::workspace::expanduser;
 use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pyrepr::py_str;
 

@@ -4,12 +4,12 @@
 //! reference's four files, paper profile).
 
 use crabpath::graph::Metadata;
-use crabpath_brain::bootstrap::split_workspace;
-use crabpath_brain::replay::{replay_queries, ReplayOptions};
 use crabpath_brain::service::{init_reference, init_store};
-use crabpath_brain::session::{collect_queries, Interaction};
-use crabpath_brain::sync::{file_records, SYNC_FILES_KEY, WORKSPACE_KEY};
-use crabpath_brain::workspace::{expanduser, SplitOptions};
+use crabpath_brain::source::bootstrap::split_workspace;
+use crabpath_brain::source::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::source::session::{collect_queries, Interaction};
+use crabpath_brain::source::sync::{file_records, SYNC_FILES_KEY, WORKSPACE_KEY};
+use crabpath_brain::source::workspace::{expanduser, SplitOptions};
 use crabpath_brain::Error;
 
 use crate::args::InitArgs;

@@ -1,6 +1,6 @@
 //! `crabpath inject` (reference `crabpath/cli.py::cmd_inject`): [`Brain::inject`].
 
-use crabpath_brain::command::query::{hash_compat, parse_vector};
+use crabpath_brain::service::command::query::{hash_compat, parse_vector};
 use crabpath_brain::service::InjectRequest;
 use pyformat::pyjson::PyValue;
 use pyformat::pystr;

@@ -1,7 +1,7 @@
 //! `crabpath journal` (reference `crabpath/cli.py::cmd_journal`).
 
-use crabpath_brain::command::journal::{last, stats};
-use crabpath_brain::journal::read_journal;
+use crabpath_brain::reference::journal::read_journal;
+use crabpath_brain::service::command::journal::{last, stats};
 use pyformat::pyjson::PyValue;
 use pyformat::pyrepr::{py_str, repr_dict};
 

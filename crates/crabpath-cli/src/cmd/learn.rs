@@ -1,7 +1,7 @@
 //! `crabpath learn` (reference `crabpath/cli.py::cmd_learn`): [`Brain::learn`].
 
-use crabpath_brain::command::learn::parse_fired_ids;
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::service::command::learn::parse_fired_ids;
+use crabpath_brain::source::workspace::expanduser;
 use pyformat::pyjson::PyValue;
 
 use crate::args::LearnArgs;
@@ -25,7 +25,10 @@ pub fn run(ctx: &Ctx, a: &LearnArgs) -> CliResult {
             ));
         }
     }
-    let mut brain = ctx.open_with_shape(loc, crabpath_brain::reffiles::GraphShape::Wrapped)?;
+    let mut brain = ctx.open_with_shape(
+        loc,
+        crabpath_brain::reference::reffiles::GraphShape::Wrapped,
+    )?;
     let summary = brain.learn(&ids, a.outcome)?;
     if a.json {
         let payload = out::dict([

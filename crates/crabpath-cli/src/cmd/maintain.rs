@@ -1,8 +1,10 @@
 //! `crabpath maintain` (reference `crabpath/cli.py::cmd_maintain`,
 //! `maintain.py::run_maintenance`).
 
-use crabpath_brain::command::autotune::{changes_text, step_dict};
-use crabpath_brain::command::maintain::{parse_tasks, Flavor, MaintainOptions, MaintainReport};
+use crabpath_brain::service::command::autotune::{changes_text, step_dict};
+use crabpath_brain::service::command::maintain::{
+    parse_tasks, Flavor, MaintainOptions, MaintainReport,
+};
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
 
 use crate::args::MaintainArgs;

@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, a: &McpArgs) -> CliResult {
     let workspace = a
         .workspace
         .as_deref()
-        .map(crabpath_brain::workspace::expanduser);
+        .map(crabpath_brain::source::workspace::expanduser);
     let server = Server::new(
         brain,
         Options {

@@ -1,7 +1,7 @@
 //! `crabpath merge` and `crabpath connect` (reference `crabpath/cli.py::cmd_merge`,
 //! `cmd_connect`).
 
-use crabpath_brain::command::merge::{connect, merge};
+use crabpath_brain::service::command::merge::{connect, merge};
 use crabpath_brain::{Location, Scope};
 use pyformat::pyjson::PyValue;
 

@@ -1,6 +1,6 @@
 //! `crabpath query` (reference `crabpath/cli.py::cmd_query`): [`Brain::query`].
 
-use crabpath_brain::command::query::{hash_compat, parse_vector};
+use crabpath_brain::service::command::query::{hash_compat, parse_vector};
 use crabpath_brain::{Location, QueryRequest};
 use pyformat::pyjson::{PyDict, PyValue};
 
@@ -65,7 +65,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
             })
             .collect();
         if a.json {
-            let mut d = crabpath_brain::command::query::explanation_dict(&e, graph);
+            let mut d = crabpath_brain::service::command::query::explanation_dict(&e, graph);
             if !autos.is_empty() {
                 let list = autos
                     .iter()

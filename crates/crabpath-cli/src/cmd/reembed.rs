@@ -4,7 +4,7 @@
 
 use clap::ValueEnum;
 use crabpath::graph::Metadata;
-use crabpath_brain::reembed::ReembedOptions;
+use crabpath_brain::service::command::reembed::ReembedOptions;
 use crabpath_brain::{locate, Location};
 
 use crate::args::{EmbedderChoice, ReembedArgs};
@@ -57,7 +57,7 @@ pub fn run(ctx: &Ctx, a: &ReembedArgs) -> CliResult {
     let mut brain = ctx.open(location, true)?;
     if !brain.is_store() {
         // before the model is loaded
-        return Err(crabpath_brain::reembed::not_a_database(brain.path()).into());
+        return Err(crabpath_brain::service::command::reembed::not_a_database(brain.path()).into());
     }
     let embedder = which.load()?;
     let bar = crate::embedding::bar(0, "reembed", ctx.progress());

@@ -1,9 +1,9 @@
 //! `crabpath replay` (reference `crabpath/cli.py::cmd_replay`,
 //! `replay.py::replay_queries`).
 
-use crabpath_brain::journal::replay_event;
-use crabpath_brain::replay::{replay_queries, ReplayOptions};
-use crabpath_brain::session::collect_interactions;
+use crabpath_brain::reference::journal::replay_event;
+use crabpath_brain::source::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::source::session::collect_interactions;
 use crabpath_brain::{Error, Scope};
 use pyformat::pyjson::PyValue;
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! `crabpath snapshot` and `crabpath rollback` (not in the reference; see
-//! `crabpath_brain::snapshot`).
+//! `crabpath_brain::reference::snapshot`).
 
-use crabpath_brain::snapshot::default_name;
+use crabpath_brain::reference::snapshot::default_name;
 use pyformat::pyjson::PyValue;
 
 use crate::args::{RollbackArgs, SnapshotArgs};

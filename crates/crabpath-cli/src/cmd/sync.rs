@@ -1,7 +1,7 @@
 //! `crabpath sync` (reference `crabpath/cli.py::cmd_sync`, `sync.py::sync_workspace`).
 
-use crabpath_brain::sync::{SyncGuard, SyncReport};
-use crabpath_brain::workspace::expanduser;
+use crabpath_brain::source::sync::{SyncGuard, SyncReport};
+use crabpath_brain::source::workspace::expanduser;
 use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::args::SyncArgs;

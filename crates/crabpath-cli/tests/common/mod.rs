@@ -291,7 +291,7 @@ pub fn mcp_server(dir: &Path, workspace: Option<PathBuf>) -> crabpath_mcp::Serve
     crabpath_mcp::Server::new(
         b,
         crabpath_mcp::Options {
-            route_mode: crabpath_brain::route::RouteMode::EdgeSim,
+            route_mode: crabpath_brain::service::route::RouteMode::EdgeSim,
             workspace,
         },
     )

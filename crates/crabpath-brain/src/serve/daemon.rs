@@ -1,0 +1,752 @@
+//! The daemon's protocol: newline-delimited JSON requests against a brain held in
+//! memory (reference `crabpath/daemon.py`, commit 134c676), an adapter over the
+//! [`Brain`] service. The `crabpath daemon` command feeds it the lines of stdin and
+//! prints its answers; this module does everything but the reading, the printing and
+//! the signals.
+//!
+//! A database brain commits every write before answering it (the `save` method has
+//! nothing left to do, and another process's writes are seen before the next
+//! request); a state file is saved every `auto_save_interval`-th write and on `save`,
+//! `shutdown` and (corrected) the end of input, as the reference does.
+//!
+//! A request is `{"id": <any>, "method": <string>, "params": <object>}`; the answer is
+//! `{"id": <id>, "result": <payload>}` or `{"id": <id>, "error": {"code", "message"}}`
+//! (code −32601 for an unknown method, −1 for everything else, with the reference's
+//! messages). Methods:
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id`, `limit` (integer ≥ 1), `seeding` (`dense`, `lexical` or `hybrid`) | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms`; with `limit`, `ranked`: at most `limit` node ids, best first ([`crate::service::Answer::ranked`]) |
+//! | `learn` | `fired_nodes` (non-empty list of non-blank strings), `outcome` (number) | `edges_updated` |
+//! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::service::command::maintain`]) |
+//! | `health` | corrected: `window` (integer ≥ 1, default 1000) | paper: the reference's health payload; corrected: the eight metrics of seed 002 Table 4 with their ranges ([`crate::service::HealthReport::to_json`]) |
+//! | `info` | – | `nodes`, `edges`, `embedder` |
+//! | `save` | – | `{"saved": true}` |
+//! | `reload` | – | `{"reloaded": true}` (unsaved changes dropped) |
+//! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
+//!
+//! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`Brain::remember_turn`]) | `node_id`, `turn`, `edges` |
+//!
+//! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
+//! state file, every `auto_save_interval`-th write saves it.
+//!
+//! Upstream v12's methods (`inject`, `correction`, `last_fired`, `learn_by_chat_id`,
+//! `capture_feedback`), `route_mode` and `chat_id` turns on `query`, and `protocol` are
+//! in [`v12`] (protocol version [`PROTOCOL_VERSION`]).
+//!
+//! | # | reference (paper) | corrected | before → after |
+//! |---|---|---|---|
+//! | N1 | end of input exits without saving (3 learns with auto-save every 2: the third is lost) | unsaved writes are saved | 2 of 3 vs. 3 of 3 persisted |
+//! | N2 | SIGTERM/SIGINT are noticed only when the next line arrives, which is then not answered | the state is saved and the daemon exits at once (the command's concern) | |
+//! | N3 | an acknowledged write lives only in memory until the next auto-save | a state file's writes are appended to a write-ahead log (`<state>.wal`, fsync'd) before the answer, and a daemon that dies is replayed from it on the next start; a database commits each write before the answer | a `kill -9` after an answered `learn` loses it vs. keeps it |
+//! | N4 | queries are embedded with OpenAI whenever `OPENAI_API_KEY` is set, whatever the state was built with | with the state's own embedder | |
+//! | N5 | learn accepts unknown ids (dangling edges) and any outcome (NaN, 2) | refused (error −1): outcomes are in [−1, 1] as on the command line and in MCP ([`crate::service::command::learn::OUTCOME_RANGE`]) | `outcome 2` learned vs. refused |
+//! | N7 | `maintain` notes unknown task names and skips them | refused, naming the tasks | `tasks "bogus"` ran nothing vs. error |
+//! | N8 | `prune_below` NaN is taken (it prunes nothing) | refused in both profiles: a finite number | |
+//! | N9 | `save` of a database deleted while open answered `{"saved": true}` (the writes went to the deleted file) | in both profiles, an error naming the missing file | |
+//! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
+
+// The v12 methods extend `Daemon` from a child module; the shared helpers and constants
+// live here, so that the child imports its parent and not the other way round.
+mod remember;
+mod v12;
+
+/// This protocol's version: 1 for the v11 methods, 2 with upstream v12's.
+pub const PROTOCOL_VERSION: i64 = 2;
+
+/// Every method, in the order of the module docs of this module and [`v12`]
+/// (`remember` last).
+pub const METHODS: [&str; 15] = [
+    "query",
+    "learn",
+    "maintain",
+    "health",
+    "info",
+    "save",
+    "reload",
+    "shutdown",
+    "inject",
+    "correction",
+    "last_fired",
+    "learn_by_chat_id",
+    "capture_feedback",
+    "protocol",
+    "remember",
+];
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::service::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
+use crate::service::command::query::DAEMON_MAX_CONTEXT_CHARS;
+use crate::service::command::HealthPayload;
+use crate::service::route::RouteMode;
+use crate::service::{Brain, QueryRequest, Seeding};
+use crabpath::profile::Profile;
+use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
+use pyformat::pystr;
+
+/// What the caller does after a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing to print (a blank line).
+    Skip,
+    /// Print this answer and go on.
+    Answer(String),
+    /// Print this answer, then exit with status 0.
+    Stop(String),
+}
+
+/// A failure answered as `{"code": -1, "message": ...}`.
+struct Failure(String);
+
+impl From<crate::error::Error> for Failure {
+    fn from(e: crate::error::Error) -> Self {
+        match e {
+            crate::error::Error::Exception { message, .. } => Failure(message),
+            other => Failure(other.to_string()),
+        }
+    }
+}
+
+impl From<crabpath::Error> for Failure {
+    fn from(e: crabpath::Error) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+/// The write-ahead log of a corrected daemon on a state file (fix N3): one JSON line
+/// per acknowledged write, after a header naming the state file version it applies to.
+struct Wal {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+/// The identity of a state file's current version: size, modification time and
+/// inode (an atomic save makes a new inode).
+fn file_version(path: &Path) -> Option<String> {
+    let m = std::fs::metadata(path).ok()?;
+    let t = m
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0u64;
+    Some(format!("{}:{t}:{ino}", m.len()))
+}
+
+/// The write-ahead log of a state: `<state>.wal`.
+pub fn wal_path(state: &Path) -> PathBuf {
+    let mut s = state.as_os_str().to_os_string();
+    s.push(".wal");
+    PathBuf::from(s)
+}
+
+/// The daemon.
+pub struct Daemon {
+    brain: Brain,
+    profile: Profile,
+    write_count: u64,
+    auto_save: u64,
+    wal: Option<Wal>,
+    /// The route mode of queries that do not name one ([`crate::service::route`]).
+    route_mode: RouteMode,
+}
+
+impl Daemon {
+    /// A daemon on `brain` (opened resident, for writing, with its embedder). In the
+    /// corrected profile on a state file, writes left in its write-ahead log by a
+    /// daemon that died are replayed (and saved) first; returns how many.
+    pub fn new(brain: Brain, auto_save_interval: i64) -> crate::error::Result<(Daemon, usize)> {
+        let profile = brain.profile();
+        let mut d = Daemon {
+            brain,
+            profile,
+            write_count: 0,
+            auto_save: if auto_save_interval > 0 {
+                auto_save_interval as u64
+            } else {
+                0
+            },
+            wal: None,
+            route_mode: RouteMode::default_for(profile),
+        };
+        let mut replayed = 0;
+        if profile.fixes_bugs() && !d.brain.is_store() {
+            replayed = d.replay_wal()?;
+            if replayed > 0 {
+                d.save()?;
+            } else {
+                d.open_wal()?;
+            }
+        }
+        Ok((d, replayed))
+    }
+
+    /// Writes not yet saved (always 0 for a database).
+    pub fn unsaved(&self) -> u64 {
+        self.write_count
+    }
+
+    /// Sets the route mode of queries that do not name one (default:
+    /// [`RouteMode::default_for`] the profile).
+    pub fn set_route_mode(&mut self, mode: RouteMode) {
+        self.route_mode = mode;
+    }
+
+    /// The brain.
+    pub fn brain(&mut self) -> &mut Brain {
+        &mut self.brain
+    }
+
+    fn open_wal(&mut self) -> crate::error::Result<()> {
+        let state = self.brain.path().to_path_buf();
+        let path = wal_path(&state);
+        let version = file_version(&state).unwrap_or_default();
+        let header = format!("{{\"base\": \"{version}\"}}\n");
+        pyformat::io::write_atomic(&path, header.as_bytes())?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| crate::error::io_error(&path, e))?;
+        self.wal = Some(Wal { path, file });
+        Ok(())
+    }
+
+    /// Replays the writes of a log that applies to the state file as it is now.
+    fn replay_wal(&mut self) -> crate::error::Result<usize> {
+        let state = self.brain.path().to_path_buf();
+        let path = wal_path(&state);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(0);
+        };
+        let mut lines = text.lines();
+        let version = file_version(&state).unwrap_or_default();
+        let base = lines
+            .next()
+            .and_then(|h| pyjson::loads(h).ok())
+            .and_then(|v| v.as_dict().and_then(|d| d.get("base").cloned()));
+        if base.as_ref().and_then(PyValue::as_str) != Some(version.as_str()) {
+            return Ok(0); // written before the last save: already in the state
+        }
+        let mut n = 0;
+        for line in lines {
+            // a torn last line (the daemon died while appending) was never answered
+            let Ok(PyValue::Dict(req)) = pyjson::loads(line) else {
+                continue;
+            };
+            let method = req.get("method").and_then(PyValue::as_str).unwrap_or("");
+            let params = req
+                .get("params")
+                .and_then(PyValue::as_dict)
+                .cloned()
+                .unwrap_or_default();
+            let ok = match method {
+                "learn" => self.learn(&params, false).is_ok(),
+                "maintain" => self.maintain(&params, false).is_ok(),
+                _ => false,
+            };
+            n += usize::from(ok);
+        }
+        Ok(n)
+    }
+
+    fn log_write(&mut self, method: &str, params: &PyDict) -> Result<(), Failure> {
+        let Some(wal) = self.wal.as_mut() else {
+            return Ok(());
+        };
+        let mut req = PyDict::new();
+        req.insert("method".into(), PyValue::Str(method.into()));
+        req.insert("params".into(), PyValue::Dict(params.clone()));
+        let mut line = pyjson::to_string_with(&PyValue::Dict(req), Style::COMPACT)
+            .map_err(|e| Failure(e.to_string()))?;
+        line.push('\n');
+        let path = wal.path.clone();
+        wal.file
+            .write_all(line.as_bytes())
+            .and_then(|()| wal.file.sync_data())
+            .map_err(|e| Failure(format!("{}: {e}", path.display())))
+    }
+
+    /// Saves a state file now and resets the write counter (and the log); nothing to
+    /// do for a database.
+    pub fn save(&mut self) -> crate::error::Result<()> {
+        self.brain.save()?;
+        self.write_count = 0;
+        if self.profile.fixes_bugs() && !self.brain.is_store() {
+            self.open_wal()?;
+        }
+        Ok(())
+    }
+
+    /// Handles one input line (see the module docs).
+    pub fn handle(&mut self, raw: &str) -> Step {
+        let started = Instant::now();
+        let line = pystr::strip(raw);
+        if line.is_empty() {
+            return Step::Skip;
+        }
+        let mut id = PyValue::Null;
+        let outcome = self.dispatch(line, &mut id);
+        let mut answer = PyDict::new();
+        answer.insert("id".into(), id);
+        let stop = matches!(outcome, Ok((_, true)));
+        match outcome {
+            Ok((payload, _)) => {
+                answer.insert("result".into(), payload);
+            }
+            Err((code, message)) => {
+                let mut e = PyDict::new();
+                e.insert("code".into(), PyValue::Int(PyInt::from(code)));
+                e.insert("message".into(), PyValue::Str(message));
+                answer.insert("error".into(), PyValue::Dict(e));
+            }
+        }
+        if self.profile.fixes_bugs() {
+            answer.insert("elapsed_ms".into(), PyValue::Float(ms(started)));
+        }
+        let text =
+            pyjson::to_string_with(&PyValue::Dict(answer), Style::COMPACT).unwrap_or_else(|e| {
+                format!("{{\"id\": null, \"error\": {{\"code\": -1, \"message\": \"{e}\"}}}}")
+            });
+        if stop {
+            Step::Stop(text)
+        } else {
+            Step::Answer(text)
+        }
+    }
+
+    fn dispatch(&mut self, line: &str, id: &mut PyValue) -> Result<(PyValue, bool), (i64, String)> {
+        let fail = |m: String| (-1i64, m);
+        let request = pyjson::loads_lossy(line).map_err(|e| fail(e.to_string()))?;
+        let PyValue::Dict(request) = request else {
+            return Err(fail("request must be a JSON object".into()));
+        };
+        *id = request.get("id").cloned().unwrap_or(PyValue::Null);
+        let params = match request.get("params") {
+            None => PyDict::new(),
+            Some(PyValue::Dict(d)) => d.clone(),
+            Some(_) => return Err(fail("params must be a JSON object".into())),
+        };
+        let Some(method) = request.get("method").and_then(PyValue::as_str) else {
+            return Err(fail("method must be a string".into()));
+        };
+        let method = method.to_string();
+        let result = match method.as_str() {
+            "query" => self.query(&params),
+            "learn" => self.learn(&params, true),
+            "maintain" => self.maintain(&params, true),
+            "health" => self.health(&params),
+            "info" => self.info(),
+            "remember" => self.remember(&params),
+            "save" => self.save().map(|()| flag("saved")).map_err(Failure::from),
+            "reload" => self.reload().map(|()| flag("reloaded")),
+            "shutdown" => {
+                if self.write_count > 0 {
+                    self.save().map_err(|e| fail(e.to_string()))?;
+                }
+                return Ok((flag("shutdown"), true));
+            }
+            other => match self.v12(other, &params) {
+                Some(r) => r,
+                None => return Err((-32601, format!("unknown method: {other}"))),
+            },
+        };
+        result.map(|p| (p, false)).map_err(|Failure(m)| fail(m))
+    }
+
+    fn info(&mut self) -> Result<PyValue, Failure> {
+        let fixes = self.profile.fixes_bugs();
+        Ok(self.brain.read(|g, meta| {
+            let mut d = PyDict::new();
+            d.insert("nodes".into(), count(g.node_count()));
+            d.insert("edges".into(), count(g.edge_count()));
+            let embedder = match meta.get("embedder_name") {
+                None => "hash-v1".to_string(),
+                Some(v) => pyformat::pyrepr::py_str(&PyValue::from(v)),
+            };
+            d.insert("embedder".into(), PyValue::Str(embedder));
+            if fixes {
+                d.insert(
+                    "protocol_version".into(),
+                    PyValue::Int(PyInt::from(PROTOCOL_VERSION)),
+                );
+            }
+            PyValue::Dict(d)
+        })?)
+    }
+
+    fn reload(&mut self) -> Result<(), Failure> {
+        self.brain.reload()?;
+        self.write_count = 0;
+        if self.profile.fixes_bugs() && !self.brain.is_store() {
+            self.open_wal()?;
+        }
+        Ok(())
+    }
+
+    /// `health`: the reference's payload (paper profile); the eight metrics of seed 002
+    /// Table 4 over the last `window` queries, the object `crabpath health --json` prints
+    /// and the MCP `health` tool returns (corrected; issue 31 item 2).
+    fn health(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+        if !self.profile.fixes_bugs() {
+            return self
+                .brain
+                .read(|g, _| PyValue::Dict(HealthPayload::of(g).to_dict()))
+                .map_err(Failure::from);
+        }
+        let default = crate::service::health::DEFAULT_WINDOW as i64;
+        let window = int_param(params, "window", Some(default))?;
+        let report = self
+            .brain
+            .health_report(usize::try_from(window).unwrap_or(usize::MAX))
+            .map_err(Failure::from)?;
+        Ok(PyValue::from(&report.to_json()))
+    }
+
+    fn query(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+        let text = match params.get("query") {
+            Some(PyValue::Str(s)) if !pystr::strip(s).is_empty() => s.clone(),
+            _ => return Err(Failure("query must be a non-empty string".into())),
+        };
+        let top_k = int_param(params, "top_k", Some(4))?;
+        let route_mode = match params.get("route_mode") {
+            None | Some(PyValue::Null) => self.route_mode,
+            Some(PyValue::Str(m)) => RouteMode::parse(m)?,
+            Some(_) => {
+                return Err(Failure(format!(
+                    "route_mode must be one of: {}",
+                    crate::service::route::ROUTE_MODES
+                )))
+            }
+        };
+        let chat_id = optional_chat_id(params)?;
+        let limit = match params.get("limit") {
+            None | Some(PyValue::Null) => None,
+            Some(_) => Some(int_param(params, "limit", None)? as usize),
+        };
+        let neurogenesis = match params.get("neurogenesis") {
+            None | Some(PyValue::Null) => None,
+            Some(PyValue::Bool(b)) => Some(*b),
+            Some(PyValue::Str(s)) => Some(
+                crate::service::parse_switch(s)
+                    .ok_or_else(|| Failure("neurogenesis must be on or off".into()))?,
+            ),
+            Some(_) => return Err(Failure("neurogenesis must be on or off".into())),
+        };
+        let seeding = match params.get("seeding") {
+            None | Some(PyValue::Null) => None,
+            Some(PyValue::Str(s)) => Some(s.parse::<Seeding>().map_err(Failure)?),
+            Some(_) => {
+                return Err(Failure(
+                    "seeding must be one of: dense, lexical, hybrid".into(),
+                ))
+            }
+        };
+        let total = Instant::now();
+        let embed_start = Instant::now();
+        let vector = self.brain.embedder()?.embed(&text)?;
+        let embed_ms = ms(embed_start);
+        let recorded = self.brain.embedder_meta()?;
+        if let Some(d) = recorded.get("embedder_dim").and_then(|v| v.as_i64()) {
+            if vector.len() as i64 != d {
+                return Err(Failure(format!(
+                    "query embedding dimension mismatch: expected {d}, got {}",
+                    vector.len()
+                )));
+            }
+        }
+        let mut meta = PyDict::new();
+        meta.insert(
+            "chat_id".into(),
+            params.get("chat_id").cloned().unwrap_or(PyValue::Null),
+        );
+        let req = QueryRequest {
+            text: &text,
+            vector: Some(vector),
+            top: top_k as usize,
+            max_context_chars: Some(DAEMON_MAX_CONTEXT_CHARS as i64),
+            journal_metadata: PyValue::Dict(meta),
+            route: route_mode.config(),
+            limit,
+            seeding,
+            neurogenesis,
+            ..QueryRequest::new(&text, top_k as usize)
+        };
+        let answer = self.brain.query(&req)?;
+        let traverse_ms = answer.traverse_ms;
+        let record = chat_id.as_ref().map(|_| answer.turn_record(&text));
+        let mut d = PyDict::new();
+        d.insert(
+            "fired_nodes".into(),
+            PyValue::List(
+                answer
+                    .fired()
+                    .iter()
+                    .map(|s| PyValue::Str(s.to_string()))
+                    .collect(),
+            ),
+        );
+        d.insert("context".into(), PyValue::Str(answer.context()));
+        if limit.is_some() {
+            d.insert(
+                "ranked".into(),
+                PyValue::List(
+                    answer
+                        .ranked()
+                        .iter()
+                        .map(|s| PyValue::Str(s.to_string()))
+                        .collect(),
+                ),
+            );
+        }
+        d.insert(
+            "seeds".into(),
+            PyValue::List(
+                answer
+                    .hits
+                    .iter()
+                    .map(|(i, s)| PyValue::List(vec![PyValue::Str(i.clone()), PyValue::Float(*s)]))
+                    .collect(),
+            ),
+        );
+        if self.profile.fixes_bugs() {
+            d.insert("guardrails".into(), answer.guardrails_json());
+        }
+        d.insert("embed_query_ms".into(), PyValue::Float(embed_ms));
+        d.insert("traverse_ms".into(), PyValue::Float(traverse_ms));
+        d.insert("total_ms".into(), PyValue::Float(ms(total)));
+        if let (Some(c), Some(rec)) = (&chat_id, record) {
+            let turn = self.brain.record_turn(c, rec)?;
+            if self.profile.fixes_bugs() {
+                d.insert("turn".into(), count(turn as usize));
+            }
+        }
+        if self.profile.fixes_bugs() {
+            d.insert(
+                "route_mode".into(),
+                PyValue::Str(route_mode.as_str().into()),
+            );
+        }
+        Ok(PyValue::Dict(d))
+    }
+
+    fn learn(&mut self, params: &PyDict, live: bool) -> Result<PyValue, Failure> {
+        let ids = str_list_param(params, "fired_nodes")?;
+        let outcome = match params.get("outcome") {
+            None | Some(PyValue::Null) => return Err(Failure("outcome is required".into())),
+            Some(v) => v
+                .as_number()
+                .filter(|_| !matches!(v, PyValue::Str(_)))
+                .ok_or_else(|| Failure("outcome must be a number".into()))?,
+        };
+        let summary = if live {
+            self.brain.learn(&ids, outcome)?
+        } else {
+            // a replayed write: its journal entry was written when it was answered
+            let profile = self.profile;
+            let tuning = self.brain.tuning()?;
+            self.brain.write(crate::service::Scope::Nodes(&ids), |w| {
+                crate::service::command::learn::learn_ids_tuned(
+                    w.graph, &ids, outcome, profile, &tuning,
+                )
+            })?
+        };
+        if live {
+            self.log_write("learn", params)?;
+            self.count_write()?;
+        }
+        let mut d = PyDict::new();
+        d.insert("edges_updated".into(), count(summary.edges_updated));
+        Ok(PyValue::Dict(d))
+    }
+
+    /// `maintain`: the maintenance report; corrected, with `autotune` (`before`,
+    /// `after`, `applied`, `clipped`) when the health task ran the autotuner (issue 31
+    /// item 3). The daemon runs no maintenance of its own between requests.
+    fn maintain(&mut self, params: &PyDict, live: bool) -> Result<PyValue, Failure> {
+        let requested: Vec<String> = match params.get("tasks") {
+            None | Some(PyValue::Null) => maintain::DEFAULT_TASKS
+                .split(',')
+                .map(str::to_string)
+                .collect(),
+            Some(PyValue::Str(s)) => maintain::parse_tasks(s, false),
+            Some(PyValue::List(l)) => l
+                .iter()
+                .filter_map(PyValue::as_str)
+                .map(|t| pystr::strip(t).to_string())
+                .filter(|t| !t.is_empty())
+                .collect(),
+            Some(_) => {
+                return Err(Failure(
+                    "tasks must be a list or comma-separated string".into(),
+                ))
+            }
+        };
+        let dry_run = match params.get("dry_run") {
+            None => false,
+            Some(PyValue::Bool(b)) => *b,
+            Some(_) => return Err(Failure("dry_run must be a boolean".into())),
+        };
+        if self.profile.fixes_bugs() {
+            maintain::check_task_names(&requested).map_err(Failure)?;
+        }
+        let max_merges = int_param(params, "max_merges", Some(5))?;
+        let prune_below = match params.get("prune_below") {
+            None | Some(PyValue::Null) => 0.01,
+            Some(v) => v
+                .as_number()
+                .filter(|x| !matches!(v, PyValue::Str(_)) && x.is_finite())
+                .ok_or_else(|| Failure("prune_below must be a finite number".into()))?,
+        };
+        let embedder = if self.profile.fixes_bugs() {
+            Some(self.brain.take_embedder()?)
+        } else {
+            None
+        };
+        let options = MaintainOptions {
+            requested,
+            dry_run,
+            max_merges,
+            prune_below,
+            flavor: Flavor::Daemon,
+            journal: live,
+            embedder: embedder.as_deref(),
+        };
+        let report = self.brain.maintain(&options);
+        drop(options);
+        if let Some(e) = embedder {
+            self.brain.put_embedder(e);
+        }
+        let report = report?;
+        if live && report.should_save {
+            self.log_write("maintain", params)?;
+            self.count_write()?;
+        }
+        Ok(PyValue::Dict(daemon_report(&report)))
+    }
+
+    fn count_write(&mut self) -> Result<(), Failure> {
+        if self.brain.is_store() {
+            return Ok(()); // committed already
+        }
+        self.write_count += 1;
+        if self.auto_save > 0 && self.write_count.is_multiple_of(self.auto_save) {
+            self.save()?;
+        }
+        Ok(())
+    }
+}
+
+fn ms(since: Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
+}
+
+fn count(n: usize) -> PyValue {
+    PyValue::Int(PyInt::from(n as i64))
+}
+
+fn flag(key: &str) -> PyValue {
+    let mut d = PyDict::new();
+    d.insert(key.into(), PyValue::Bool(true));
+    PyValue::Dict(d)
+}
+
+/// The reference's `_parse_int`: a JSON integer (booleans count, as in Python) ≥ 1.
+fn int_param(params: &PyDict, key: &str, default: Option<i64>) -> Result<i64, Failure> {
+    let v = match params.get(key) {
+        None | Some(PyValue::Null) => {
+            return default.ok_or_else(|| Failure(format!("{key} is required")));
+        }
+        Some(PyValue::Bool(b)) => i64::from(*b),
+        Some(PyValue::Int(i)) => i
+            .as_i64()
+            .ok_or_else(|| Failure(format!("{key} must be an integer")))?,
+        Some(_) => return Err(Failure(format!("{key} must be an integer"))),
+    };
+    if v < 1 {
+        return Err(Failure(format!("{key} must be >= 1")));
+    }
+    Ok(v)
+}
+
+/// The reference's `_parse_str_list` (required).
+fn str_list_param(params: &PyDict, key: &str) -> Result<Vec<String>, Failure> {
+    let list = match params.get(key) {
+        None | Some(PyValue::Null) => return Err(Failure(format!("{key} is required"))),
+        Some(PyValue::List(l)) => l,
+        Some(_) => return Err(Failure(format!("{key} must be a list"))),
+    };
+    let mut out = Vec::new();
+    for item in list {
+        match item {
+            PyValue::Str(s) if !pystr::strip(s).is_empty() => out.push(s.clone()),
+            _ => {
+                return Err(Failure(format!(
+                    "{key} must only contain non-empty strings"
+                )))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(Failure(format!("{key} must not be empty")));
+    }
+    Ok(out)
+}
+
+/// The daemon's maintenance report (key order of `daemon.py::_handle_maintain`).
+fn daemon_report(r: &MaintainReport) -> PyDict {
+    let mut d = PyDict::new();
+    d.insert(
+        "health_before".into(),
+        PyValue::Dict(r.health_before.to_dict()),
+    );
+    d.insert(
+        "health_after".into(),
+        PyValue::Dict(r.health_after.to_dict()),
+    );
+    d.insert("merges_applied".into(), count(r.merges_applied));
+    d.insert("merges_proposed".into(), count(r.merges_proposed));
+    d.insert("decay_applied".into(), PyValue::Bool(r.decay_applied));
+    d.insert("pruned_edges".into(), count(r.pruned_edges));
+    d.insert("pruned_nodes".into(), count(r.pruned_nodes));
+    d.insert(
+        "tasks_run".into(),
+        PyValue::List(
+            r.tasks_run
+                .iter()
+                .map(|t| PyValue::Str((*t).into()))
+                .collect(),
+        ),
+    );
+    d.insert(
+        "notes".into(),
+        PyValue::List(r.notes.iter().map(|t| PyValue::Str(t.clone())).collect()),
+    );
+    d.insert("edges_before".into(), count(r.edges_before));
+    d.insert("edges_after".into(), count(r.edges_after));
+    if let Some(step) = &r.autotune {
+        d.insert(
+            "autotune".into(),
+            PyValue::Dict(crate::service::command::autotune::step_dict(step)),
+        );
+    }
+    d
+}
+
+/// Upstream `protocol.py::parse_chat_id` (optional): `None` for a missing or blank id.
+fn optional_chat_id(params: &PyDict) -> Result<Option<String>, Failure> {
+    match params.get("chat_id") {
+        None | Some(PyValue::Null) => Ok(None),
+        Some(PyValue::Str(v)) => {
+            let t = pystr::strip(v);
+            Ok((!t.is_empty()).then(|| t.to_string()))
+        }
+        Some(_) => Err(Failure("chat_id must be a string".into())),
+    }
+}
