@@ -411,6 +411,11 @@ pub struct QueryArgs {
     /// on.
     #[arg(long, value_name = "on|off", value_parser = parse_neurogenesis)]
     pub neurogenesis: Option<bool>,
+    /// Log this query as a turn of conversation ID (a brain database), so that a later
+    /// `learn --chat-id ID --outcome X [--used-ids ...]` credits it, as a daemon or MCP
+    /// query with a `chat_id` is logged.
+    #[arg(long, value_name = "ID")]
+    pub chat_id: Option<String>,
 }
 
 /// `learn`.
@@ -422,12 +427,31 @@ pub struct LearnArgs {
     /// -1).
     #[arg(long, value_parser = py_float, allow_negative_numbers = true)]
     pub outcome: f64,
-    /// The fired node ids in order, comma-separated (as printed by `query`).
-    #[arg(long)]
-    pub fired_ids: String,
-    /// Print `{"edges_updated", "max_weight_delta"}`.
+    /// The fired node ids in order, comma-separated (as printed by `query`). Required
+    /// unless `--chat-id` is given.
+    #[arg(long, required_unless_present = "chat_id")]
+    pub fired_ids: Option<String>,
+    /// Print `{"edges_updated", "max_weight_delta"}` (with `--chat-id`: `{"credited",
+    /// "already_credited", "edges_updated", "chat_id"}`, as MCP `feedback`).
     #[arg(long)]
     pub json: bool,
+    /// Teach the outcome to a conversation instead of `--fired-ids` (a brain database):
+    /// the turns logged by `query --chat-id` with the same id, the newest 10 within 15
+    /// minutes, each learning the outcome weighted by its age (exp(-turns ago / 5)) along
+    /// what it fired, once; as the daemon's `learn_by_chat_id` and MCP `feedback`.
+    #[arg(long, value_name = "ID", conflicts_with = "fired_ids")]
+    pub chat_id: Option<String>,
+    /// With `--chat-id`: the node ids you actually used for the newest credited turn,
+    /// comma-separated, in its answer or found otherwise. They are credited to that
+    /// turn's question (its `auto:` node), so the same question asked again gets them
+    /// first (positive outcome) or last (negative).
+    #[arg(
+        long,
+        value_name = "IDS",
+        requires = "chat_id",
+        conflicts_with = "fired_ids"
+    )]
+    pub used_ids: Option<String>,
 }
 
 /// `merge`.

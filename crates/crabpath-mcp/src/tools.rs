@@ -422,12 +422,8 @@ fn feedback(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
     let mut out = feedback_json(&r);
     if let Some(c) = chat_id {
         out["chat_id"] = json!(c);
-        if r.credited.is_empty() {
-            out["note"] = json!(if r.already_credited.is_empty() {
-                "no turn of this conversation is inside the feedback window (10 turns, 15 minutes): nothing learned"
-            } else {
-                "the turns inside the window were credited by earlier feedback: nothing learned"
-            });
+        if let Some(note) = r.nothing_learned_note() {
+            out["note"] = json!(note);
         }
     }
     Ok(out)

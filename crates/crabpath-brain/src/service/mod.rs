@@ -24,6 +24,7 @@ mod autotune;
 pub mod command;
 mod engine;
 mod feedback;
+mod feedback_report;
 mod guardrail;
 pub mod health;
 mod neurogenesis;

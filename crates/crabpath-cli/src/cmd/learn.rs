@@ -10,8 +10,11 @@ use crate::error::{reference, CliResult};
 use crate::out;
 
 pub fn run(ctx: &Ctx, a: &LearnArgs) -> CliResult {
+    if let Some(chat) = &a.chat_id {
+        return super::learn_chat::run(ctx, a, chat);
+    }
     let loc = ctx.location(&a.source, None)?;
-    let ids = parse_fired_ids(&a.fired_ids);
+    let ids = parse_fired_ids(a.fired_ids.as_deref().unwrap_or_default());
     if ids.is_empty() {
         return reference("provide at least one fired id");
     }

@@ -14,6 +14,7 @@ pub mod init;
 pub mod inject;
 pub mod journal;
 pub mod learn;
+pub mod learn_chat;
 pub mod maintain;
 pub mod mcp;
 pub mod merge;

@@ -12,6 +12,14 @@ use crate::out;
 pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     let loc = ctx.location(&a.source, a.index.as_deref())?;
     let graph_only = matches!(loc, Location::Graph { index: None, .. });
+    // `--chat-id`: the turn is logged for `learn --chat-id` (issue 31 item 5)
+    let chat = match &a.chat_id {
+        Some(raw) => {
+            super::learn_chat::check_database(&loc)?;
+            Some(super::learn_chat::chat_id(raw)?)
+        }
+        None => None,
+    };
     let mut brain = ctx.open(loc, true)?;
     let meta = brain.embedder_meta()?;
     let which = choose_embedder(ctx, a.embedder, &meta, brain.path())?;
@@ -43,6 +51,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
         );
     }
     let answer = brain.query(&req)?;
+    let turn = chat.map(|c| (c, answer.turn_record(&a.text)));
     let graph = answer.graph;
     let result = &answer.result;
     let config = &answer.config;
@@ -84,7 +93,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
                 ));
             }
         }
-        return Ok(0);
+        return log_turn(&mut brain, turn);
     }
     if a.json {
         let steps: Vec<PyValue> = result
@@ -132,6 +141,18 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
         let guards = out::guardrails_text(&answer);
         let content = out::query_text(&ids, graph, a.max_context_chars);
         out::println(&format!("{guards}{content}"));
+    }
+    log_turn(&mut brain, turn)
+}
+
+/// Appends the answered query to its conversation's log (`query --chat-id`), as the
+/// daemon and MCP do with a `chat_id` ([`crabpath_brain::Brain::record_turn`]).
+fn log_turn(
+    brain: &mut crabpath_brain::Brain,
+    turn: Option<(&str, crabpath_brain::service::turns::TurnRecord)>,
+) -> CliResult {
+    if let Some((chat, record)) = turn {
+        brain.record_turn(chat, record)?;
     }
     Ok(0)
 }

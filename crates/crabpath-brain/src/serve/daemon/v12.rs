@@ -79,24 +79,6 @@ fn window(params: &PyDict) -> Result<Window, Failure> {
     Ok(w)
 }
 
-/// `credited`: one `{turn, turns_ago, weight, outcome, fired}` per credited turn.
-fn credited(r: &FeedbackReport) -> PyValue {
-    PyValue::List(
-        r.credited
-            .iter()
-            .map(|c| {
-                let mut d = PyDict::new();
-                d.insert("turn".into(), count(c.turn.max(0) as usize));
-                d.insert("turns_ago".into(), count(c.turns_ago));
-                d.insert("weight".into(), PyValue::Float(c.weight));
-                d.insert("outcome".into(), PyValue::Float(c.outcome));
-                d.insert("fired".into(), strs(&c.fired));
-                PyValue::Dict(d)
-            })
-            .collect(),
-    )
-}
-
 /// The fired ids of every credited turn, each once, newest turn first.
 fn fired_union(r: &FeedbackReport) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -241,7 +223,7 @@ impl Daemon {
         d.insert("edges_updated".into(), count(r.edges_updated));
         d.insert("fired_ids_penalized".into(), strs(&fired_union(&r)));
         d.insert("node_injected".into(), PyValue::Bool(false));
-        d.insert("credited".into(), credited(&r));
+        d.insert("credited".into(), r.credited_json());
         Ok(PyValue::Dict(d))
     }
 
@@ -270,7 +252,7 @@ impl Daemon {
             d.insert("edges_updated".into(), count(r.edges_updated));
             d.insert("fired_ids_penalized".into(), strs(&fired_union(&r)));
             d.insert("correction_injected".into(), PyValue::Bool(false));
-            d.insert("credited".into(), credited(&r));
+            d.insert("credited".into(), r.credited_json());
             return Ok(PyValue::Dict(d));
         }
         let r = self.brain.correct(&CorrectRequest {
@@ -295,7 +277,7 @@ impl Daemon {
         d.insert("correction_injected".into(), PyValue::Bool(r.injected));
         d.insert("node_id".into(), s(&r.node_id));
         d.insert("deduped".into(), PyValue::Bool(r.deduped));
-        d.insert("credited".into(), credited(&r.feedback));
+        d.insert("credited".into(), r.feedback.credited_json());
         Ok(PyValue::Dict(d))
     }
 
@@ -392,7 +374,7 @@ impl Daemon {
         if let (Some(o), false) = (outcome, deduped) {
             d.insert("outcome_used".into(), PyValue::Float(o));
         }
-        d.insert("credited".into(), credited(&feedback));
+        d.insert("credited".into(), feedback.credited_json());
         Ok(PyValue::Dict(d))
     }
 }
