@@ -525,7 +525,9 @@ pub struct MaintainArgs {
     /// LLM confirmation of merges (only `none` is available).
     #[arg(long, value_enum, default_value = "none")]
     pub llm: LlmChoice,
-    /// Print the report as JSON.
+    /// Print the report as JSON. Corrected profile: the report (text and JSON) also
+    /// says how many auto nodes died and merged (`neurogenesis`: `died`, `merged`, and
+    /// their ids in `died_ids`, `merged_ids` as [removed, kept]).
     #[arg(long)]
     pub json: bool,
 }

@@ -18,7 +18,7 @@
 //! |---|---|---|
 //! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id`, `limit` (integer ≥ 1), `seeding` (`dense`, `lexical` or `hybrid`) | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms`; with `limit`, `ranked`: at most `limit` node ids, best first ([`crate::service::Answer::ranked`]) |
 //! | `learn` | `fired_nodes` (non-empty list of non-blank strings), `outcome` (number) | `edges_updated` |
-//! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::service::command::maintain`]) |
+//! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::service::command::maintain`]); corrected: with `neurogenesis`, the auto nodes that died and merged (counts and ids) |
 //! | `health` | corrected: `window` (integer ≥ 1, default 1000) | paper: the reference's health payload; corrected: the eight metrics of seed 002 Table 4 with their ranges ([`crate::service::HealthReport::to_json`]) |
 //! | `info` | – | `nodes`, `edges`, `embedder` |
 //! | `save` | – | `{"saved": true}` |
@@ -735,6 +735,9 @@ fn daemon_report(r: &MaintainReport) -> PyDict {
             "autotune".into(),
             PyValue::Dict(crate::service::command::autotune::step_dict(step)),
         );
+    }
+    if let Some(auto) = &r.neurogenesis {
+        d.insert("neurogenesis".into(), PyValue::Dict(auto.to_dict()));
     }
     d
 }

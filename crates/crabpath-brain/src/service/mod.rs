@@ -28,6 +28,7 @@ mod feedback_report;
 mod guardrail;
 pub mod health;
 mod neurogenesis;
+mod neurogenesis_report;
 mod ops;
 mod query;
 mod reembed;

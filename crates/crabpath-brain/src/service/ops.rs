@@ -193,7 +193,7 @@ impl Brain {
     /// journal entries are written either way.
     pub fn maintain(&mut self, options: &MaintainOptions<'_>) -> Result<MaintainReport> {
         let profile = self.profile;
-        let report = if options.dry_run {
+        let mut report = if options.dry_run {
             self.write_dry(Scope::All, |w| maintain::run(w, options, profile))
         } else {
             self.write(Scope::All, |w| {
@@ -204,8 +204,12 @@ impl Brain {
                 Ok(r)
             })
         }?;
-        // death and merge of auto nodes (issue 31 item 1, seed 001 §2.8), journaled
-        self.neurogenesis_maintain(options.dry_run)?;
+        // death and merge of auto nodes (issue 31 item 1, seed 001 §2.8), journaled and
+        // reported (corrected profile)
+        let auto = self.neurogenesis_maintain(options.dry_run)?;
+        if profile.fixes_bugs() {
+            report.neurogenesis = Some(auto);
+        }
         Ok(report)
     }
 

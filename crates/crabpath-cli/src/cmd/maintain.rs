@@ -64,6 +64,9 @@ pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
         if let Some(step) = &report.autotune {
             text.push_str(&format!("\n  autotune: {}", changes_text(step).join("; ")));
         }
+        if let Some(auto) = &report.neurogenesis {
+            text.push_str(&format!("\n  auto nodes: {}", auto.counts_text()));
+        }
         out::println(&text);
     }
     Ok(0)
@@ -87,6 +90,9 @@ fn cli_report(r: &MaintainReport) -> PyDict {
     ]);
     if let Some(step) = &r.autotune {
         d.insert("autotune".into(), PyValue::Dict(step_dict(step)));
+    }
+    if let Some(auto) = &r.neurogenesis {
+        d.insert("neurogenesis".into(), PyValue::Dict(auto.to_dict()));
     }
     d
 }

@@ -33,6 +33,7 @@
 //! | M4 | pruned nodes leave their vectors behind (the reference's index keeps them): the brain has vectors without a node, and `doctor` fails advising a `sync` that changes nothing | a pruned node's vector is deleted in the same write transaction as its rows | 3 nodes injected into the 17-node brain of M3, `maintain --tasks decay,prune --prune-below 0.45`: 20 → 8 nodes, 12 vectors without a node, `doctor` fails → 20 → 17 (the injected nodes, M3), their 3 vectors gone too, `doctor` passes (`pruned_nodes_take_their_vectors`); `kill -9` at any moment leaves the rows before or after (`kill_9_mid_maintain_leaves_before_or_after`) |
 //! | M1 | `connect` with `learning::` nodes and vectors crashes: `maintain.py` calls `apply_connections` without importing it (`NameError`) | the learning nodes are connected to their nearest workspace nodes (no `file` metadata needed, profile table item 9) | exit 1 / error −1 vs. `connected: 6` |
 
+use crate::service::neurogenesis::NeurogenesisMaintain;
 use crate::store::working::Working;
 use crabpath::decay::{apply_decay_with, DecayConfig};
 use crabpath::embed::Embedder;
@@ -138,6 +139,10 @@ pub struct MaintainReport {
     pub notes: Vec<String>,
     /// What the autotuner did after the health task (corrected profile).
     pub autotune: Option<crabpath::autotuner::TuneStep>,
+    /// The auto nodes that died and merged after the tasks (seed 001 §2.8, issue 31
+    /// item 1; corrected profile, set by [`Brain::maintain`](crate::Brain::maintain);
+    /// `None` in the `paper` profile, which has no neurogenesis).
+    pub neurogenesis: Option<NeurogenesisMaintain>,
     /// Whether the state changed in a way that must be saved (not a dry run, and a
     /// mutating task ran).
     pub should_save: bool,
@@ -213,6 +218,7 @@ pub fn run(
         pruned_nodes: 0,
         notes: Vec::new(),
         autotune: None,
+        neurogenesis: None,
         should_save: false,
     };
     if !unknown.is_empty() {
