@@ -5,33 +5,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crabpath::graph::{Edge, Graph};
+use crabpath::graph::Graph;
 use crabpath::profile::Profile;
 use crabpath::tuning::TUNING_META_KEY;
 use crabpath_brain::service::command::maintain::{parse_tasks, Flavor, MaintainOptions};
 use crabpath_brain::Brain;
 use pyformat::pyjson::PyValue;
-
-/// The fixture workspace's graph with every edge "dead" (0.01) but one at 0.5: the
-/// dormant share is above 0.65 and the habitual share below 0.2, so the reference's
-/// rules 1 and 3 fire (half-life +10 in the corrected direction, fix 12 of
-/// `crabpath::profile`; Hebbian +0.02) and rule 2's promotion −1 is
-/// clipped at the floor 2.
-fn dead_brain(dir: &Path) -> (PathBuf, (String, String)) {
-    let (mut g, _) = common::fixture_brain(&dir.join("scratch"));
-    let edges: Vec<_> = g.edges().map(|(s, t, _)| (s, t)).collect();
-    assert!(edges.len() >= 8, "fixture has {} edges", edges.len());
-    for &(s, t) in &edges {
-        g.add_edge(s, t, Edge::new(0.01)).unwrap();
-    }
-    let (s, t) = edges[0];
-    g.add_edge(s, t, Edge::new(0.5)).unwrap();
-    let live = (g.name(s).to_string(), g.name(t).to_string());
-    let db = common::hash_store(&dir.join("brain"), &g);
-    (db, live)
-}
 
 fn open(db: &Path) -> Brain {
     common::open_hash(db, Profile::Corrected, false)
@@ -48,7 +29,7 @@ fn weight(b: &mut Brain, (s, t): &(String, String)) -> f64 {
 #[test]
 fn dry_run_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let (db, _) = dead_brain(dir.path());
+    let (db, _) = common::dead_brain(dir.path());
     let before = common::kept::kept(&db);
     let mut b = open(&db);
     let out = b.autotune(true).unwrap();
@@ -66,7 +47,7 @@ fn dry_run_writes_nothing() {
 #[test]
 fn apply_journals_and_rollback_restores() {
     let dir = tempfile::tempdir().unwrap();
-    let (db, _) = dead_brain(dir.path());
+    let (db, _) = common::dead_brain(dir.path());
     let mut b = open(&db);
     let defaults = b.tuning().unwrap();
     // corrected defaults: DecayConfig 80, LearningConfig 2 / 0.06, tiers 0.6, damping 0.3
@@ -118,7 +99,7 @@ fn apply_journals_and_rollback_restores() {
 #[test]
 fn maintain_applies_the_autotuner_and_decays_with_its_half_life() {
     let dir = tempfile::tempdir().unwrap();
-    let (db, live) = dead_brain(dir.path());
+    let (db, live) = common::dead_brain(dir.path());
     let mut b = open(&db);
     let report = b
         .maintain(&MaintainOptions {

@@ -730,11 +730,8 @@ fn daemon_report(r: &MaintainReport) -> PyDict {
     );
     d.insert("edges_before".into(), count(r.edges_before));
     d.insert("edges_after".into(), count(r.edges_after));
-    if let Some(step) = &r.autotune {
-        d.insert(
-            "autotune".into(),
-            PyValue::Dict(crate::service::command::autotune::step_dict(step)),
-        );
+    if let Some(step) = r.autotune_dict() {
+        d.insert("autotune".into(), PyValue::Dict(step));
     }
     if let Some(auto) = &r.neurogenesis {
         d.insert("neurogenesis".into(), PyValue::Dict(auto.to_dict()));

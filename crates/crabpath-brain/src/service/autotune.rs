@@ -9,7 +9,7 @@ use crabpath::tuning::{Tuning, TUNING_META_KEY};
 use super::engine::{Brain, Scope};
 use crate::error::{Error, Result};
 use crate::reference::snapshot::Snapshot;
-use crate::service::command::autotune::{apply, autotune_event, tuning_from, tuning_of};
+use crate::service::command::autotune::{apply, autotune_event_after, tuning_from, tuning_of};
 
 /// What [`Brain::autotune`] did.
 #[derive(Debug, Clone)]
@@ -43,24 +43,20 @@ impl Brain {
                 "autotune: the paper profile never applies the autotuner (the reference only suggests); use --profile corrected".into(),
             ));
         }
-        let planned = self.read(|g, meta| tuning_of(meta, profile).map(|t| tune(g, &t)))??;
         if dry_run {
             return Ok(AutotuneOutcome {
-                step: planned,
+                step: self.planned_tuning()?,
                 snapshot: None,
                 applied: false,
             });
         }
-        let snapshot = if planned.changes() {
-            Some(self.snapshot_before("autotune")?)
-        } else {
-            None
-        };
+        let snapshot = self.snapshot_if_tuning_moves()?;
+        let name = snapshot.as_ref().map(|s| s.name.clone());
         let step = self.write(Scope::All, |w| {
             let step = apply(w, profile)?.ok_or_else(|| {
                 Error::Invalid("autotune: the corrected profile is needed".into())
             })?;
-            w.journal(autotune_event(&step, false));
+            w.journal(autotune_event_after(&step, name.as_deref()));
             if !step.changes() {
                 w.discard();
             }
@@ -71,5 +67,22 @@ impl Brain {
             step,
             snapshot,
         })
+    }
+
+    /// What the autotuner would do now (a read; nothing written).
+    fn planned_tuning(&mut self) -> Result<TuneStep> {
+        let profile = self.profile;
+        self.read(|g, meta| tuning_of(meta, profile).map(|t| tune(g, &t)))?
+    }
+
+    /// Takes the snapshot `before-autotune-<time>` when the autotuner is about to move
+    /// a parameter (corrected profile), so that `rollback` undoes the tuning; nothing
+    /// otherwise, so that a maintenance with nothing to tune copies no database
+    /// (`crabpath autotune`, and `maintain`'s health task: [`Brain::maintain`]).
+    pub(super) fn snapshot_if_tuning_moves(&mut self) -> Result<Option<Snapshot>> {
+        if !self.profile.fixes_bugs() || !self.planned_tuning()?.changes() {
+            return Ok(None);
+        }
+        Ok(Some(self.snapshot_before("autotune")?))
     }
 }

@@ -193,11 +193,18 @@ impl Brain {
     /// journal entries are written either way.
     pub fn maintain(&mut self, options: &MaintainOptions<'_>) -> Result<MaintainReport> {
         let profile = self.profile;
+        // the health task runs the autotuner: a snapshot first when it will move a
+        // parameter, as `crabpath autotune` takes (issue 31 item 3)
+        let snapshot = if !options.dry_run && options.requested.iter().any(|t| t == "health") {
+            self.snapshot_if_tuning_moves()?.map(|s| s.name)
+        } else {
+            None
+        };
         let mut report = if options.dry_run {
             self.write_dry(Scope::All, |w| maintain::run(w, options, profile))
         } else {
             self.write(Scope::All, |w| {
-                let r = maintain::run(w, options, profile)?;
+                let r = maintain::run_after_snapshot(w, options, profile, snapshot.as_deref())?;
                 if !r.should_save {
                     w.discard();
                 }

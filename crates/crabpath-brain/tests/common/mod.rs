@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crabpath::embed::{Embedder, HashEmbedder};
-use crabpath::graph::{Graph, Metadata};
+use crabpath::graph::{Edge, Graph, Metadata};
 use crabpath::profile::Profile;
 use crabpath_brain::reference::embedder::EmbedderInfo;
 use crabpath_brain::service::{init_store, InitOptions};
@@ -58,3 +58,22 @@ pub fn hash_store_meta(dir: &Path, graph: &Graph, extra: Metadata) -> PathBuf {
 }
 
 pub mod kept;
+
+/// The fixture workspace's graph with every edge "dead" (0.01) but one at 0.5: the
+/// dormant share is above 0.65 and the habitual share below 0.2, so the reference's
+/// rules 1 and 3 fire (half-life +10 in the corrected direction, fix 12 of
+/// `crabpath::profile`; Hebbian +0.02) and rule 2's promotion −1 is
+/// clipped at the floor 2.
+pub fn dead_brain(dir: &Path) -> (PathBuf, (String, String)) {
+    let (mut g, _) = fixture_brain(&dir.join("scratch"));
+    let edges: Vec<_> = g.edges().map(|(s, t, _)| (s, t)).collect();
+    assert!(edges.len() >= 8, "fixture has {} edges", edges.len());
+    for &(s, t) in &edges {
+        g.add_edge(s, t, Edge::new(0.01)).unwrap();
+    }
+    let (s, t) = edges[0];
+    g.add_edge(s, t, Edge::new(0.5)).unwrap();
+    let live = (g.name(s).to_string(), g.name(t).to_string());
+    let db = hash_store(&dir.join("brain"), &g);
+    (db, live)
+}

@@ -1,7 +1,7 @@
 //! `crabpath maintain` (reference `crabpath/cli.py::cmd_maintain`,
 //! `maintain.py::run_maintenance`).
 
-use crabpath_brain::service::command::autotune::{changes_text, step_dict};
+use crabpath_brain::service::command::autotune::changes_text;
 use crabpath_brain::service::command::maintain::{
     parse_tasks, Flavor, MaintainOptions, MaintainReport,
 };
@@ -63,6 +63,9 @@ pub fn run(ctx: &Ctx, a: &MaintainArgs) -> CliResult {
         }
         if let Some(step) = &report.autotune {
             text.push_str(&format!("\n  autotune: {}", changes_text(step).join("; ")));
+            if let Some(name) = &report.autotune_snapshot {
+                text.push_str(&format!(" (snapshot {name} first: `rollback` undoes it)"));
+            }
         }
         if let Some(auto) = &report.neurogenesis {
             text.push_str(&format!("\n  auto nodes: {}", auto.counts_text()));
@@ -88,8 +91,8 @@ fn cli_report(r: &MaintainReport) -> PyDict {
         ("pruned_nodes", c(r.pruned_nodes)),
         ("notes", out::strs(r.notes.iter().map(String::as_str))),
     ]);
-    if let Some(step) = &r.autotune {
-        d.insert("autotune".into(), PyValue::Dict(step_dict(step)));
+    if let Some(step) = r.autotune_dict() {
+        d.insert("autotune".into(), PyValue::Dict(step));
     }
     if let Some(auto) = &r.neurogenesis {
         d.insert("neurogenesis".into(), PyValue::Dict(auto.to_dict()));

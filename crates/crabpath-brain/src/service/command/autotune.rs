@@ -79,6 +79,16 @@ pub fn autotune_event(step: &TuneStep, dry_run: bool) -> PyDict {
     e
 }
 
+/// [`autotune_event`] of an applied run that took `snapshot` first (issue 31 item 3:
+/// `rollback` to it undoes the tuning): the entry names it, `"snapshot": name`.
+pub fn autotune_event_after(step: &TuneStep, snapshot: Option<&str>) -> PyDict {
+    let mut e = autotune_event(step, false);
+    if let Some(name) = snapshot {
+        e.insert("snapshot".into(), PyValue::Str(name.into()));
+    }
+    e
+}
+
 /// One line per changed knob (`half_life: 80 -> 70`), `(no change)` when none moved;
 /// a clipped knob says so (`promotion_threshold: 2 -> 2 (proposed 1, clipped)`).
 pub fn changes_text(step: &TuneStep) -> Vec<String> {

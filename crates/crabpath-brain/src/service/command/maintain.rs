@@ -143,9 +143,24 @@ pub struct MaintainReport {
     /// item 1; corrected profile, set by [`Brain::maintain`](crate::Brain::maintain);
     /// `None` in the `paper` profile, which has no neurogenesis).
     pub neurogenesis: Option<NeurogenesisMaintain>,
+    /// The snapshot taken before the autotuner moved a parameter (`rollback` to it
+    /// undoes the tuning; issue 31 item 3); `None` when nothing moved or in a dry run.
+    pub autotune_snapshot: Option<String>,
     /// Whether the state changed in a way that must be saved (not a dry run, and a
     /// mutating task ran).
     pub should_save: bool,
+}
+
+impl MaintainReport {
+    /// The autotuner's step as the command line's `--json` and the daemon report it
+    /// ([`super::autotune::step_dict`]), with `snapshot` when one was taken first.
+    pub fn autotune_dict(&self) -> Option<PyDict> {
+        let mut d = super::autotune::step_dict(self.autotune.as_ref()?);
+        if let Some(name) = &self.autotune_snapshot {
+            d.insert("snapshot".into(), PyValue::Str(name.clone()));
+        }
+        Some(d)
+    }
 }
 
 fn int(n: usize) -> PyValue {
@@ -184,6 +199,18 @@ pub fn run(
     options: &MaintainOptions<'_>,
     profile: Profile,
 ) -> Result<MaintainReport> {
+    run_after_snapshot(w, options, profile, None)
+}
+
+/// [`run`] after [`Brain::maintain`](crate::Brain::maintain) took `snapshot` because
+/// the autotuner is about to move a parameter: its `autotune` journal entry names the
+/// snapshot, which `rollback` restores (issue 31 item 3).
+pub fn run_after_snapshot(
+    w: &mut Working<'_>,
+    options: &MaintainOptions<'_>,
+    profile: Profile,
+    snapshot: Option<&str>,
+) -> Result<MaintainReport> {
     let cli = options.flavor == Flavor::Cli;
     let dry = options.dry_run;
     let selected: Vec<&'static str> = TASK_ORDER
@@ -219,6 +246,7 @@ pub fn run(
         notes: Vec::new(),
         autotune: None,
         neurogenesis: None,
+        autotune_snapshot: snapshot.map(str::to_string),
         should_save: false,
     };
     if !unknown.is_empty() {
@@ -234,7 +262,11 @@ pub fn run(
                 log(health_before.event())?;
                 report.autotune = super::autotune::apply(w, profile)?;
                 if let Some(step) = &report.autotune {
-                    log(super::autotune::autotune_event(step, dry))?;
+                    log(if dry {
+                        super::autotune::autotune_event(step, dry)
+                    } else {
+                        super::autotune::autotune_event_after(step, snapshot)
+                    })?;
                 }
             }
             "decay" => {
