@@ -11,6 +11,18 @@ use serde_json::Value;
 
 const QUESTION: &str = "how do we roll back a bad deploy";
 
+/// `learn` of +1 for conversation c1, as JSON.
+const LEARN_C1: [&str; 8] = [
+    "learn",
+    "--state",
+    "b",
+    "--chat-id",
+    "c1",
+    "--outcome",
+    "1",
+    "--json",
+];
+
 /// Chunks of the fixture workspace, any one of which is outside the first answer.
 const CANDIDATES: [&str; 3] = ["guide.rst::0", "small.ini::0", "script.py::0"];
 
@@ -108,33 +120,9 @@ fn chat_feedback_refuses_what_it_cannot_credit() {
     ]);
     assert_eq!(rc, 2, "a usage error");
     // the refused feedback consumed nothing: the turn is still credited once
-    let r = run_json(
-        d,
-        &[
-            "learn",
-            "--state",
-            "b",
-            "--chat-id",
-            "c1",
-            "--outcome",
-            "1",
-            "--json",
-        ],
-    );
+    let r = run_json(d, &LEARN_C1);
     assert_eq!(r["credited"].as_array().unwrap().len(), 1, "{r}");
-    let r = run_json(
-        d,
-        &[
-            "learn",
-            "--state",
-            "b",
-            "--chat-id",
-            "c1",
-            "--outcome",
-            "1",
-            "--json",
-        ],
-    );
+    let r = run_json(d, &LEARN_C1);
     assert_eq!(r["credited"], Value::Array(vec![]), "{r}");
     assert!(r["note"]
         .as_str()
