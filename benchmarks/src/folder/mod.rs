@@ -12,6 +12,7 @@
 //! a Markdown table, by default in `results/bench/folder/`.
 
 pub mod questions;
+pub mod replay;
 pub mod rounds;
 pub mod run;
 pub mod score;
