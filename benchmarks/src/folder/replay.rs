@@ -379,14 +379,7 @@ pub fn cmd_replay(a: &ReplayArgs) -> Result<String> {
     let graph = &boot.graph;
     let page = page_map(graph);
     let page_of = |id: &str| page.get(id).cloned();
-    let tmp;
-    let work = match &a.work {
-        Some(w) => w.clone(),
-        None => {
-            tmp = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
-            tmp.path().to_path_buf()
-        }
-    };
+    let (work, _tmp) = super::scratch(a.work.as_deref())?;
     let model = ModelOpts::default();
     let base = work.join("base");
     if base.exists() {
@@ -485,13 +478,8 @@ pub fn cmd_replay(a: &ReplayArgs) -> Result<String> {
     // one line: the file stays small (the Markdown tables are the reading copy)
     let text = serde_json::to_string(&report)
         .map_err(|e| Error::Internal(format!("the replay result as JSON: {e}")))?;
-    for (p, bytes) in [(&a.output, text + "\n"), (&markdown, table.clone())] {
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
-        pyformat::io::write_atomic(p, bytes.as_bytes())
-            .map_err(|e| Error::io(p, std::io::Error::other(e.to_string())))?;
-    }
+    crate::report::save(&a.output, (text + "\n").as_bytes())?;
+    crate::report::save(&markdown, table.as_bytes())?;
     Ok(table)
 }
 

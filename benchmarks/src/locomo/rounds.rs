@@ -343,13 +343,8 @@ pub fn cmd_rounds(data_dir: &DataDir, a: &RoundsArgs) -> Result<String> {
     let table = markdown_of(&report);
     let text = serde_json::to_string_pretty(&report)
         .map_err(|err| Error::Internal(format!("the report: {err}")))?;
-    for (p, bytes) in [(&a.output, text + "\n"), (&markdown, table.clone())] {
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|err| Error::io(dir, err))?;
-        }
-        pyformat::io::write_atomic(p, bytes.as_bytes())
-            .map_err(|err| Error::io(p, std::io::Error::other(err.to_string())))?;
-    }
+    crate::report::save(&a.output, (text + "\n").as_bytes())?;
+    crate::report::save(&markdown, table.as_bytes())?;
     Ok(table)
 }
 
