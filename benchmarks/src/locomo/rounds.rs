@@ -341,7 +341,8 @@ pub fn cmd_rounds(data_dir: &DataDir, a: &RoundsArgs) -> Result<String> {
         conversations: convs,
     };
     let table = markdown_of(&report);
-    let text = serde_json::to_string_pretty(&report)
+    // one line: the file stays small (the Markdown table is the reading copy)
+    let text = serde_json::to_string(&report)
         .map_err(|err| Error::Internal(format!("the report: {err}")))?;
     crate::report::save(&a.output, (text + "\n").as_bytes())?;
     crate::report::save(&markdown, table.as_bytes())?;
