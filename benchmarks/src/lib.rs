@@ -59,6 +59,7 @@ pub mod report;
 pub mod retrieval;
 pub mod run;
 pub mod schedule;
+pub mod served;
 pub mod significance;
 pub mod splits;
 pub mod standard;

@@ -118,6 +118,20 @@ enum Command {
     /// report recall on the corrected questions and on related ones before and after;
     /// writes guard-hash-v1.json and GUARD.md (by default in results/bench/guard/).
     Guard(bench::guard::GuardArgs),
+    /// A real folder used for a while (issue 31, "Measured"): replay --queries of the
+    /// folder's own example descriptions through the daemon's adapter on a hash-v1 brain
+    /// (neurogenesis on, outcome-only feedback), with the daemon's `maintain` every
+    /// --maintain-every queries, with the autotuner (default tasks) and without it
+    /// (decay, merge, prune); writes the eight health metrics before and after, each
+    /// autotune step, success@5 per block and the auto nodes (JSON and Markdown).
+    FolderReplay(Box<bench::folder::replay::ReplayArgs>),
+    /// LoCoMo questions asked again (issue 31 item 5): each test conversation's questions
+    /// asked in --rounds rounds through the product's path (hash-v1 brains built as `init
+    /// --conversation` builds them, neurogenesis on), each answer followed by feedback
+    /// (agent-confirmed: used_ids = the evidence turns; outcome only: +1 / -1 by an
+    /// evidence turn in the first five); held-out questions before and after; writes a
+    /// small JSON result and a Markdown table (numbers only: CC BY-NC 4.0 data).
+    LocomoRounds(bench::locomo::rounds::RoundsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -305,6 +319,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for p in bench::locomo::turns::cmd_turns(&data_dir, &a)? {
                 println!("wrote {}", p.display());
             }
+            Ok(())
+        }
+        Command::FolderReplay(a) => {
+            print!("{}", bench::folder::replay::cmd_replay(&a)?);
+            Ok(())
+        }
+        Command::LocomoRounds(a) => {
+            print!("{}", bench::locomo::rounds::cmd_rounds(&data_dir, &a)?);
             Ok(())
         }
         Command::LocomoLearn(a) => {

@@ -12,6 +12,7 @@
 //! a Markdown table, by default in `results/bench/folder/`.
 
 pub mod questions;
+pub mod replay;
 pub mod rounds;
 pub mod run;
 pub mod score;
@@ -85,6 +86,20 @@ pub struct FolderArgs {
     pub no_progress: bool,
 }
 
+/// The scratch directory brains are built in: `work` when given, else a new temporary
+/// directory (returned too: it is removed when dropped).
+pub(crate) fn scratch(
+    work: Option<&std::path::Path>,
+) -> Result<(PathBuf, Option<tempfile::TempDir>)> {
+    match work {
+        Some(w) => Ok((w.to_path_buf(), None)),
+        None => {
+            let t = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
+            Ok((t.path().to_path_buf(), Some(t)))
+        }
+    }
+}
+
 /// Runs `bench folder`: resolves the options, runs ([`run::run`]), writes the JSON
 /// result and the Markdown table, and returns the table.
 pub fn cmd_folder(a: &FolderArgs) -> Result<String> {
@@ -139,14 +154,7 @@ pub fn cmd_folder(a: &FolderArgs) -> Result<String> {
     for (opt, p) in [("--output", &output), ("--markdown", &markdown)] {
         pyformat::io::check_output(opt, p).map_err(|e| Error::Usage(e.to_string()))?;
     }
-    let tmp;
-    let work = match &a.work {
-        Some(w) => w.clone(),
-        None => {
-            tmp = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
-            tmp.path().to_path_buf()
-        }
-    };
+    let (work, _tmp) = scratch(a.work.as_deref())?;
     let plan = run::FolderPlan {
         workspace: a.set.workspace.clone(),
         questions: a.set.questions.clone(),

@@ -27,8 +27,6 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use crabpath::profile::Profile;
 use crabpath_brain::service::route::RouteMode;
-use crabpath_brain::service::turns::Window;
-use crabpath_brain::service::FeedbackRequest;
 use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 use rustc_hash::FxHashMap;
@@ -36,9 +34,10 @@ use serde::{Deserialize, Serialize};
 
 use super::questions::QuestionSet;
 use super::run::{build_brain, loader};
-use super::score::{first_hit, ranked_pages};
+use super::score::{first_hit, page_map, ranked_pages};
 use crate::embed::{EmbedderArg, ModelOpts};
 use crate::error::{Error, Result};
+use crate::served;
 
 /// `bench folder-rounds`' options.
 #[derive(Debug, Args)]
@@ -106,9 +105,13 @@ pub struct RoundsReport {
     pub protocols: Vec<Protocol>,
 }
 
-fn s5(hits: &[bool]) -> f64 {
-    let n = hits.len().max(1) as f64;
-    (hits.iter().filter(|&&h| h).count() as f64 / n * 1000.0).round() / 1000.0
+/// A folder question as `bench folder` and the rounds ask it: `--top 10`, limit 50, route
+/// `edge+sim` (the corrected profile's default route).
+pub fn request(q: &str) -> QueryRequest<'_> {
+    let mut req = QueryRequest::new(q, 10);
+    req.route = RouteMode::default_for(Profile::Corrected).config();
+    req.limit = Some(50);
+    req
 }
 
 /// Runs `bench folder-rounds` and writes its result; returns a short table.
@@ -141,10 +144,7 @@ pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
     )
     .map_err(|e| Error::brain(format!("{}: split", a.set.workspace.display()), e))?;
     let graph = &boot.graph;
-    let page: FxHashMap<String, String> = graph
-        .nodes()
-        .filter_map(|(_, n)| n.file().map(|f| (n.id.clone(), f.to_string())))
-        .collect();
+    let page = page_map(graph);
     let mut nodes_of: FxHashMap<&str, Vec<String>> = FxHashMap::default();
     for (id, p) in &page {
         nodes_of.entry(p.as_str()).or_default().push(id.clone());
@@ -155,7 +155,7 @@ pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
     let page_of = |id: &str| page.get(id).cloned();
     let model = ModelOpts::default();
     let mut protocols = Vec::new();
-    for name in ["agent-confirmed", "outcome-only"] {
+    for protocol in served::Protocol::ALL {
         let work = tempfile::tempdir().map_err(|e| Error::io(&std::env::temp_dir(), e))?;
         let dir = work.path().join("brain");
         build_brain(&dir, graph, EmbedderArg::HashV1, &model, false)?;
@@ -170,26 +170,9 @@ pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
                    chat: Option<&str>,
                    acceptable: &[String]|
          -> Result<bool> {
-            let mut req = QueryRequest::new(q, 10);
-            req.route = RouteMode::default_for(Profile::Corrected).config();
-            req.limit = Some(50);
-            req.neurogenesis = Some(neuro);
-            if let Some(c) = chat {
-                let mut m = pyformat::pyjson::PyDict::new();
-                m.insert("chat_id".into(), pyformat::pyjson::PyValue::Str(c.into()));
-                req.journal_metadata = pyformat::pyjson::PyValue::Dict(m);
-            }
-            let answer = b
-                .query(&req)
-                .map_err(|e| Error::brain(format!("asking {q:?}"), e))?;
-            let pages = ranked_pages(answer.ranked(), page_of);
-            let hit = first_hit(&pages, acceptable).is_some_and(|r| r <= 5);
-            let rec = answer.turn_record(q);
-            if let Some(c) = chat {
-                b.record_turn(c, rec)
-                    .map_err(|e| Error::brain(format!("logging {q:?}"), e))?;
-            }
-            Ok(hit)
+            let ranked = served::ask(b, request(q), neuro, chat)?;
+            let pages = ranked_pages(ranked.iter().map(String::as_str), page_of);
+            Ok(first_hit(&pages, acceptable).is_some_and(|r| r <= 5))
         };
         let before_para: Vec<bool> = paraphrases
             .iter()
@@ -205,28 +188,15 @@ pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
             for q in &asked {
                 let hit = ask(&mut brain, &q.question, true, Some(&q.id), &q.acceptable)?;
                 hits.push(hit);
-                let (outcome, used_ids) = if name == "agent-confirmed" {
-                    let used = q
-                        .acceptable
+                let (outcome, used_ids) = protocol.feedback(hit, || {
+                    q.acceptable
                         .first()
                         .and_then(|p| nodes_of.get(p.as_str()))
-                        .cloned();
-                    (1.0, used)
-                } else {
-                    (if hit { 1.0 } else { -1.0 }, None)
-                };
-                brain
-                    .feedback(&FeedbackRequest {
-                        outcome,
-                        chat_id: Some(&q.id),
-                        fired_ids: None,
-                        turns_ago: Some(0),
-                        window: Window::default(),
-                        used_ids,
-                    })
-                    .map_err(|e| Error::brain(format!("feedback on {:?}", q.question), e))?;
+                        .cloned()
+                });
+                served::feedback(&mut brain, &q.id, outcome, used_ids)?;
             }
-            rounds.push(s5(&hits));
+            rounds.push(served::share(&hits));
         }
         let after_para: Vec<bool> = paraphrases
             .iter()
@@ -240,15 +210,11 @@ pub fn cmd_rounds(a: &RoundsArgs) -> Result<String> {
             .neurogenesis_counts()
             .map_err(|e| Error::brain("counting auto nodes", e))?;
         protocols.push(Protocol {
-            name: name.into(),
+            name: protocol.as_str().into(),
             rounds,
-            paraphrases: [s5(&before_para), s5(&after_para)],
-            unrelated: [s5(&before_unrel), s5(&after_unrel)],
-            unrelated_lost: before_unrel
-                .iter()
-                .zip(&after_unrel)
-                .filter(|(b, a)| **b && !**a)
-                .count(),
+            paraphrases: [served::share(&before_para), served::share(&after_para)],
+            unrelated: [served::share(&before_unrel), served::share(&after_unrel)],
+            unrelated_lost: served::lost(&before_unrel, &after_unrel),
             auto_nodes: [counts.probation, counts.permanent],
         });
     }

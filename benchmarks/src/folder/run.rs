@@ -15,7 +15,6 @@ use crabpath_brain::source::bootstrap::split_workspace;
 use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{locate, Brain, OpenOptions, QueryRequest};
 use indicatif::ProgressBar;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::questions::{About, QuestionSet};
@@ -271,10 +270,7 @@ pub fn run(plan: &FolderPlan, command: String) -> Result<FolderReport> {
     let boot = split_workspace(&plan.workspace, &SplitOptions::new(Profile::Corrected))
         .map_err(|e| Error::brain(format!("{}: split", plan.workspace.display()), e))?;
     let graph = &boot.graph;
-    let page: FxHashMap<String, String> = graph
-        .nodes()
-        .filter_map(|(_, n)| n.file().map(|f| (n.id.clone(), f.to_string())))
-        .collect();
+    let page = super::score::page_map(graph);
     let page_of = |id: &str| page.get(id).cloned();
     let page_bm25 = reference(&set, &plan.workspace, &boot.files)?;
     let mut brains = Vec::new();

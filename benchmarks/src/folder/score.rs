@@ -6,7 +6,17 @@
 //! success@k is the share of questions answered at a rank ≤ k; MRR the mean of 1 / r
 //! (0 for a question not answered within the pages the answer lists).
 
+use crabpath::graph::Graph;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+
+/// Every node's page: node id → its `file` (nodes of no file are left out).
+pub fn page_map(graph: &Graph) -> FxHashMap<String, String> {
+    graph
+        .nodes()
+        .filter_map(|(_, n)| n.file().map(|f| (n.id.clone(), f.to_string())))
+        .collect()
+}
 
 /// The pages of a ranked answer: `page_of(id)` for each id in order (ids without a page
 /// are skipped), each page kept at its first place.

@@ -34,7 +34,9 @@
 //! * [`headline`]: `bench run --dataset locomo --protocol product`, the headline row
 //!   through the product's path (issue 28);
 //! * [`protocol`]: `bench run --dataset locomo`, the [`crate::protocol::Protocol`] that
-//!   plans, opens, executes and reports it through the one report writer.
+//!   plans, opens, executes and reports it through the one report writer;
+//! * [`rounds`]: `bench locomo-rounds`, each test conversation's questions asked again in
+//!   rounds with feedback through the product's path (issue 31 item 5).
 
 pub mod across;
 pub mod arms;
@@ -51,6 +53,7 @@ pub mod paper;
 pub mod product;
 pub mod product_learning;
 pub mod protocol;
+pub mod rounds;
 pub mod run;
 pub mod splits;
 pub mod tuning;

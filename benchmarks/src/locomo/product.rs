@@ -170,6 +170,27 @@ impl ProductBrain {
     }
 }
 
+/// The request of `question` (its embedding `vector`) as `arm` asks it with `top` seeds
+/// and `limit: Some(LIMIT)`; neurogenesis as the brain's setting (see [`ask`]).
+pub fn request<'q>(
+    question: &'q str,
+    vector: &[f64],
+    arm: &ProductArm,
+    top: usize,
+) -> QueryRequest<'q> {
+    let mut req = QueryRequest::new(question, top);
+    req.vector = Some(vector.to_vec());
+    req.limit = Some(LIMIT);
+    req.traverse = arm.traverse;
+    req.seeding = match arm.seeding {
+        Seeding::Default => None,
+        Seeding::Hybrid => Some(ProductSeeding::Hybrid),
+        Seeding::Lexical => Some(ProductSeeding::Lexical),
+        Seeding::Dense => Some(ProductSeeding::Dense),
+    };
+    req
+}
+
 /// Asks `question` (its embedding `vector`, from the brain's embedder) as `arm` does with
 /// `top` seeds and `limit: Some(LIMIT)`; returns [`Answer::ranked`](crabpath_brain::Answer::ranked):
 /// at most [`LIMIT`] turn ids, best first.
@@ -180,18 +201,9 @@ pub fn ask(
     arm: &ProductArm,
     top: usize,
 ) -> Result<Vec<String>> {
-    let mut req = QueryRequest::new(question, top);
-    req.vector = Some(vector.to_vec());
-    req.limit = Some(LIMIT);
-    req.traverse = arm.traverse;
+    let mut req = request(question, vector, arm, top);
     // plain retrieval: a fixed graph (issue 31 item 1; the brain is writable)
     req.neurogenesis = Some(false);
-    req.seeding = match arm.seeding {
-        Seeding::Default => None,
-        Seeding::Hybrid => Some(ProductSeeding::Hybrid),
-        Seeding::Lexical => Some(ProductSeeding::Lexical),
-        Seeding::Dense => Some(ProductSeeding::Dense),
-    };
     let a = b
         .brain
         .query(&req)
