@@ -494,6 +494,11 @@ pub struct Plan {
 impl Plan {
     /// Checks and resolves the options (no file is read).
     pub fn new(args: &RunArgs) -> Result<Plan> {
+        if args.embedder == crate::embed::EmbedderArg::Mpnet {
+            return Err(Error::Usage(
+                "--embedder mpnet runs with --dataset locomo --protocol product only".into(),
+            ));
+        }
         let schedule = match args.split {
             None => Schedule::Prequential,
             Some(f) if f > 0.0 && f < 1.0 => Schedule::Split(f),
