@@ -25,6 +25,7 @@ mod engine;
 mod feedback;
 mod guardrail;
 pub mod health;
+pub mod lead;
 mod neurogenesis;
 mod ops;
 mod query;
