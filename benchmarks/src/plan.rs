@@ -936,6 +936,8 @@ mod tests {
             "bench run --dataset hotpotqa --protocol clean --dev",
             "bench run --dataset hotpotqa --router edge --router-top-k 0",
             "bench run --dataset hotpotqa --router adaptive --confidence-temperature 0",
+            // mpnet: the LoCoMo product protocol only
+            "bench run --dataset hotpotqa --embedder mpnet",
         ] {
             assert!(Plan::new(&args(bad)).is_err(), "{bad}");
         }
