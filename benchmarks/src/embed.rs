@@ -32,8 +32,9 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath_embed::cache::{default_cache_root, EmbeddingCache};
+use crabpath_embed::spec::{ModelSpec, MINILM, MPNET};
 use crabpath_embed::{
-    resolve_model_dir, CachedEmbedder, EmbedError, EmbedderOptions, MiniLmEmbedder,
+    resolve_dir, resolve_model_dir, CachedEmbedder, EmbedError, EmbedderOptions, MiniLmEmbedder,
 };
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use rayon::prelude::*;
@@ -56,6 +57,10 @@ pub enum EmbedderArg {
     HashV1,
     /// all-MiniLM-L6-v2 sentence embeddings (offline, CPU), through the embedding cache.
     Minilm,
+    /// all-mpnet-base-v2 sentence embeddings (768 dimensions; offline, CPU), through the
+    /// embedding cache; its model directory is `$CRABPATH_MPNET_MODEL_DIR`, else
+    /// `datasets/models/all-mpnet-base-v2` (issue 28 item 4). `--protocol product` only.
+    Mpnet,
 }
 
 impl EmbedderArg {
@@ -64,6 +69,16 @@ impl EmbedderArg {
         match self {
             EmbedderArg::HashV1 => "hash-v1",
             EmbedderArg::Minilm => "minilm",
+            EmbedderArg::Mpnet => "mpnet",
+        }
+    }
+
+    /// The sentence-transformers model behind the embedder, `None` for `hash-v1`.
+    pub fn spec(self) -> Option<&'static ModelSpec> {
+        match self {
+            EmbedderArg::HashV1 => None,
+            EmbedderArg::Minilm => Some(&MINILM),
+            EmbedderArg::Mpnet => Some(&MPNET),
         }
     }
 }
@@ -91,6 +106,17 @@ impl ModelOpts {
     /// The model directory: `--model-dir`, else `$CRABPATH_MODEL_DIR`, else the default.
     pub fn model_dir(&self) -> PathBuf {
         resolve_model_dir(self.model_dir.as_deref())
+    }
+
+    /// The directory of the model `spec`: MiniLM's is [`ModelOpts::model_dir`]; another
+    /// model's is its own environment variable, else its default
+    /// ([`crabpath_embed::resolve_dir`]; `--model-dir` names MiniLM's only).
+    pub fn dir_of(&self, spec: &'static ModelSpec) -> PathBuf {
+        if std::ptr::eq(spec, &MINILM) {
+            self.model_dir()
+        } else {
+            resolve_dir(spec, None)
+        }
     }
 
     /// The cache root, `None` with `--no-cache`.
@@ -158,23 +184,31 @@ impl EmbedStats {
     }
 }
 
-/// all-MiniLM-L6-v2 loaded on the first text it must embed ([`MiniLmEmbedder::load`] with
-/// the default options), so that a run whose texts are all in the embedding cache never
-/// reads the weights. Its name and dimension are the model's constants
-/// ([`crabpath_embed::model::MODEL_NAME`], [`crabpath_embed::model::DIM`]); a model whose
-/// configuration disagrees fails at its first use.
+/// A sentence-transformers model (all-MiniLM-L6-v2 unless [`LazyMiniLm::new_spec`] names
+/// another) loaded on the first text it must embed ([`MiniLmEmbedder::load_spec`] with the
+/// default options), so that a run whose texts are all in the embedding cache never reads
+/// the weights. Its name and dimension are the spec's constants
+/// ([`crabpath_embed::spec::ModelSpec`]); a model whose configuration disagrees fails at
+/// its first use.
 #[derive(Debug)]
 pub struct LazyMiniLm {
+    spec: &'static ModelSpec,
     dir: PathBuf,
     model: OnceLock<std::result::Result<MiniLmEmbedder, String>>,
 }
 
 impl LazyMiniLm {
-    /// The model in `dir`, not loaded yet; `dir` must hold the model's files
+    /// all-MiniLM-L6-v2 in `dir`, not loaded yet; `dir` must hold the model's files
     /// ([`crabpath_embed::model::check_model_dir`], a missing one is [`Error::ModelMissing`]).
     pub fn new(dir: PathBuf) -> Result<Self> {
-        crabpath_embed::model::check_model_dir(&dir).map_err(|e| model_error(e, &dir))?;
+        Self::new_spec(&MINILM, dir)
+    }
+
+    /// The model `spec` in `dir`, not loaded yet (see [`LazyMiniLm::new`]).
+    pub fn new_spec(spec: &'static ModelSpec, dir: PathBuf) -> Result<Self> {
+        crabpath_embed::model::check_dir(spec, &dir).map_err(|e| model_error(e, &dir))?;
         Ok(LazyMiniLm {
+            spec,
             dir,
             model: OnceLock::new(),
         })
@@ -193,19 +227,19 @@ impl LazyMiniLm {
     fn model(&self) -> crabpath::Result<&MiniLmEmbedder> {
         let loaded = self.model.get_or_init(|| {
             // Threads: rayon's global pool, which `--threads` sizes.
-            let m = MiniLmEmbedder::load(&self.dir, EmbedderOptions::default())
+            let m = MiniLmEmbedder::load_spec(self.spec, &self.dir, EmbedderOptions::default())
                 .map_err(|e| e.to_string())?;
             match crabpath::embed::Embedder::dim(&m) {
-                crabpath_embed::model::DIM => Ok(m),
+                d if d == self.spec.dim => Ok(m),
                 d => Err(format!(
                     "{}: the model has dimension {d}, expected {}",
                     self.dir.display(),
-                    crabpath_embed::model::DIM
+                    self.spec.dim
                 )),
             }
         });
         loaded.as_ref().map_err(|message| crabpath::Error::Embed {
-            name: crabpath_embed::model::MODEL_NAME.to_string(),
+            name: self.spec.name.to_string(),
             message: message.clone(),
         })
     }
@@ -213,11 +247,11 @@ impl LazyMiniLm {
 
 impl Embedder for LazyMiniLm {
     fn name(&self) -> &str {
-        crabpath_embed::model::MODEL_NAME
+        self.spec.name
     }
 
     fn dim(&self) -> usize {
-        crabpath_embed::model::DIM
+        self.spec.dim
     }
 
     fn embed_batch(&self, texts: &[&str]) -> crabpath::Result<Vec<Vec<f64>>> {
@@ -289,18 +323,20 @@ impl TextEmbedder {
     pub fn open(kind: EmbedderArg, opts: &ModelOpts) -> Result<Self> {
         match kind {
             EmbedderArg::HashV1 => Ok(TextEmbedder::Hash(HashEmbedder::new())),
-            EmbedderArg::Minilm => {
-                let dir = opts.model_dir();
+            EmbedderArg::Minilm | EmbedderArg::Mpnet => {
+                let spec = kind.spec().unwrap_or(&MINILM);
+                let dir = opts.dir_of(spec);
                 match opts.cache_root() {
                     None => {
                         // Threads: rayon's global pool, which `--threads` sizes.
-                        let model = MiniLmEmbedder::load(&dir, EmbedderOptions::default())
-                            .map_err(|e| model_error(e, &dir))?;
+                        let model =
+                            MiniLmEmbedder::load_spec(spec, &dir, EmbedderOptions::default())
+                                .map_err(|e| model_error(e, &dir))?;
                         let sha = WeightsSha::start(&dir);
                         Ok(TextEmbedder::MiniLm(Box::new(model), sha))
                     }
                     Some(root) => {
-                        let lazy = LazyMiniLm::new(dir.clone())?;
+                        let lazy = LazyMiniLm::new_spec(spec, dir.clone())?;
                         let sha = WeightsSha::start(&dir);
                         let cached = CachedEmbedder::open(lazy, &root)
                             .map_err(|e| Error::Embed(e.to_string()))?;

@@ -494,6 +494,11 @@ pub struct Plan {
 impl Plan {
     /// Checks and resolves the options (no file is read).
     pub fn new(args: &RunArgs) -> Result<Plan> {
+        if args.embedder == crate::embed::EmbedderArg::Mpnet {
+            return Err(Error::Usage(
+                "--embedder mpnet runs with --dataset locomo --protocol product only".into(),
+            ));
+        }
         let schedule = match args.split {
             None => Schedule::Prequential,
             Some(f) if f > 0.0 && f < 1.0 => Schedule::Split(f),
@@ -931,6 +936,8 @@ mod tests {
             "bench run --dataset hotpotqa --protocol clean --dev",
             "bench run --dataset hotpotqa --router edge --router-top-k 0",
             "bench run --dataset hotpotqa --router adaptive --confidence-temperature 0",
+            // mpnet: the LoCoMo product protocol only
+            "bench run --dataset hotpotqa --embedder mpnet",
         ] {
             assert!(Plan::new(&args(bad)).is_err(), "{bad}");
         }

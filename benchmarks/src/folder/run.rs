@@ -201,7 +201,7 @@ pub(super) fn loader(kind: EmbedderArg, model: &ModelOpts) -> EmbedderLoader {
     std::sync::Arc::new(move || -> crabpath_brain::Result<Box<dyn Embedder>> {
         match kind {
             EmbedderArg::HashV1 => Ok(Box::new(HashEmbedder::new())),
-            EmbedderArg::Minilm => {
+            EmbedderArg::Minilm | EmbedderArg::Mpnet => {
                 let e = TextEmbedder::open(kind, &model)
                     .map_err(|e| crabpath_brain::Error::Invalid(e.to_string()))?;
                 Ok(Box::new(Owned(e)))

@@ -65,6 +65,9 @@ impl Prepared {
             EmbedderArg::Minilm => self.minilm.as_ref().ok_or_else(|| {
                 Error::Internal("an arm reads MiniLM vectors in a hash-v1-only run".into())
             }),
+            EmbedderArg::Mpnet => Err(Error::Internal(
+                "an arm reads mpnet vectors outside the product protocol".into(),
+            )),
         }
     }
 

@@ -248,6 +248,11 @@ impl Protocol for LocomoProtocol {
                 "the LoCoMo protocol ran another dataset".into(),
             ));
         }
+        if args.embedder == EmbedderArg::Mpnet {
+            return Err(Error::Usage(
+                "--embedder mpnet runs with --dataset locomo --protocol product only".into(),
+            ));
+        }
         if let Some((flag, why)) = refused(args) {
             return Err(Error::Usage(format!(
                 "{flag} does not apply to --dataset locomo: {why} (benchmarks/README.md, \
@@ -344,7 +349,9 @@ impl Protocol for LocomoProtocol {
         let params = cold.params();
         let traversal_embedder = match cold.embedder {
             EmbedderArg::HashV1 => &inputs.hash,
-            EmbedderArg::Minilm => inputs.minilm.as_ref().unwrap_or(&inputs.hash),
+            EmbedderArg::Minilm | EmbedderArg::Mpnet => {
+                inputs.minilm.as_ref().unwrap_or(&inputs.hash)
+            }
         };
         let run_embedder = inputs.minilm.as_ref().unwrap_or(&inputs.hash);
         let all_qids: Vec<&str> = ex

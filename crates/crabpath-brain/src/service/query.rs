@@ -25,7 +25,8 @@
 //! [`ADDED_PER_SEED`] per seed), then the rest of the seeding's list, then the rest of
 //! what the traversal added, each once, at most `limit`: traversal may add nodes after
 //! the seeds but never displaces one of the first `top` seeds, and displaces the
-//! seeding's later ranks by a bounded number of places.
+//! seeding's later ranks by a bounded number of places. In a conversation brain the
+//! best addition comes fifth, before the fifth seed ([`super::lead`]).
 //!
 //! Corrections (issue 31 item 4, corrected profile; [`crate::service::CorrectionMode`]):
 //! a CORRECTION node is a guardrail, returned in [`Answer::guardrails`] beside the
@@ -369,6 +370,14 @@ impl Brain {
             Backend::Store(s) => (true, s.store.layout() == crate::store::Layout::Sparse),
             Backend::Json(_) => (false, false),
         };
+        // a conversation brain's answer puts one addition among the first seeds
+        // (super::lead)
+        let conversation = match &self.backend {
+            Backend::Store(s) if profile.fixes_bugs() => {
+                speaker::is_conversation(s.store.conn()).map_err(sql_error(s.store.path()))?
+            }
+            _ => false,
+        };
         let seeding = req
             .seeding
             .unwrap_or_else(|| Seeding::default_for(profile, database, hash_vectors));
@@ -654,6 +663,7 @@ impl Brain {
             question: req.text,
             steer: &steer,
             guard: profile.fixes_bugs(),
+            conversation,
         };
         let (ranking, guardrails) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
         let fired_names: Vec<String> = result
@@ -872,13 +882,18 @@ struct Adjust<'a> {
     question: &'a str,
     steer: &'a Steer,
     guard: bool,
+    /// A conversation brain: the first addition goes after [`super::lead::LEAD_SEEDS`]
+    /// seeds.
+    conversation: bool,
 }
 
 /// The ranked ids of an answer ([`Answer::ranked`]'s rule): the seeds in order, then
 /// the nodes the traversal added (best activation first, a turn of a speaker `question`
 /// names boosted, [`speaker::added_in_order`]; at most [`ADDED_PER_SEED`] per
 /// seed), then the rest of the seeding's ranked `list`, then the rest of the nodes the
-/// traversal added, each id once, at most `limit`.
+/// traversal added, each id once, at most `limit`. In a conversation brain
+/// (`conversation`) the first addition goes after the first [`super::lead::LEAD_SEEDS`]
+/// content seeds instead of after all of them.
 ///
 /// Neurogenesis (issue 31 item 5, [`super::neurogenesis`]): an auto node never takes a
 /// place (it is the question); the nodes its credited edges point to (`steer`) come
@@ -904,6 +919,7 @@ fn rank(
         question,
         steer,
         guard,
+        conversation,
     } = *adjust;
     let is_auto = super::neurogenesis::is_auto;
     // a correction the traversal reached is a guardrail: it takes none of the places
@@ -923,13 +939,27 @@ fn rank(
         .len()
         .min(content_seeds.saturating_mul(ADDED_PER_SEED));
     let demoted: Vec<&str> = steer.demoted.iter().map(|&n| graph.name(n)).collect();
+    // a conversation brain: the best addition after the first LEAD_SEEDS seeds
+    let (lead, lead_added) = match conversation && first > 0 {
+        true => (
+            super::lead::lead_split(
+                seeds
+                    .iter()
+                    .map(|s| !(is_auto(graph.name(s.0)) || guard && is_guardrail(graph, s.0))),
+            ),
+            1,
+        ),
+        false => (seeds.len(), 0),
+    };
     let ids = steer
         .promoted
         .iter()
         .map(|&n| graph.name(n))
-        .chain(seeds.iter().map(|&(n, _)| graph.name(n)))
+        .chain(seeds[..lead].iter().map(|&(n, _)| graph.name(n)))
+        .chain(added[..lead_added].iter().copied())
+        .chain(seeds[lead..].iter().map(|&(n, _)| graph.name(n)))
         .chain(reached_guards.iter().map(|&n| graph.name(n)))
-        .chain(added[..first].iter().copied())
+        .chain(added[lead_added..first].iter().copied())
         .chain(list.iter().copied())
         .chain(added[first..].iter().copied())
         .filter(|id| !is_auto(id) && !demoted.contains(id))
