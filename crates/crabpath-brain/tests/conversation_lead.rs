@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crabpath::graph::Metadata;
 use crabpath::profile::Profile;
-use crabpath_brain::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
+use crabpath_brain::source::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::service::lead::LEAD_SEEDS;
 use crabpath_brain::service::Seeding;
 use crabpath_brain::QueryRequest;
