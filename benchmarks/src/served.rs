@@ -11,8 +11,8 @@
 //!   `used_ids` of a [`Protocol`].
 //! * [`share`] and [`lost`] are the scores every one of them reports.
 
-use crabpath_brain::service::FeedbackRequest;
 use crabpath_brain::service::turns::Window;
+use crabpath_brain::service::FeedbackRequest;
 use crabpath_brain::{Brain, QueryRequest};
 use pyformat::pyjson::{PyDict, PyValue};
 

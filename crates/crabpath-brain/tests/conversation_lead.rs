@@ -8,9 +8,9 @@ use std::path::Path;
 
 use crabpath::graph::Metadata;
 use crabpath::profile::Profile;
-use crabpath_brain::source::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::service::lead::LEAD_SEEDS;
 use crabpath_brain::service::Seeding;
+use crabpath_brain::source::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::QueryRequest;
 
 /// Six turns name the kayak (K1–K6, equal length, so BM25 ranks them in insertion
