@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use crabpath_brain::service::CorrectionMode;
 use serde_json::{json, Map, Value};
 
-use crate::guard::{recall, Arm, Outcome};
+use crate::guard_arm::{recall, Arm, Outcome};
 
 /// One arm's run over a dataset's sets: per set, which questions are related, their
 /// outcomes and their evidence.
