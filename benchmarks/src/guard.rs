@@ -11,9 +11,10 @@
 //! * LoCoMo: one brain per test conversation ([`product::build`]; the tuning
 //!   conversations left out), its questions with evidence.
 //!
-//! Protocol, per dataset and per correction rule ([`CorrectionMode`]: the old `veto`,
-//! the new `guardrail`, and `guardrail-cut`, the guardrail with the corrected path's
-//! edges cut, the design it replaced), each on a fresh brain:
+//! Protocol, per dataset and per arm ([`Arm`]: the rules of [`CorrectionMode`], the old
+//! `veto`, the first guardrail `guardrail-shared` and the corrected profile's
+//! `guardrail`; and the three parts of `guardrail-shared` alone that diagnose its
+//! losses, [`crate::guard_causes`]), each on a fresh brain:
 //! 1. every held-out question is asked once (top `--top` seeds, the ranked answer cut to
 //!    `--k`) and logged as a turn of its own conversation (`chat_id` = the question);
 //!    this is *before*;
@@ -28,8 +29,12 @@
 //! corrected one; LoCoMo: also any other question of a conversation that got a
 //! correction) and on the others; how many related questions lost or gained; and the
 //! corrections' links (how many, how many to an evidence document of the corrected
-//! question). Both rules answer through today's query, which lists corrections as
-//! guardrails outside the ranked content, so they differ only in what `correct` writes.
+//! question), and why related questions lost ([`crate::guard_causes`]). Every rule
+//! answers through today's query, which lists corrections as guardrails outside the
+//! ranked content, so they differ only in what `correct` writes.
+//!
+//! `--pool dev` asks the questions the guardrail rule was chosen on instead (the dev
+//! pools, LoCoMo's tuning conversations); the reported results are `--pool test`.
 //!
 //! The run takes minutes (no model); it is not in `bench check`.
 
@@ -49,6 +54,8 @@ use crate::catalog::{known_file, Dataset, VariantArg};
 use crate::data::locate::{resolve_input, DataDir};
 use crate::engine::load_data;
 use crate::error::{Error, Result};
+use crate::guard_arm::{recall, Arm, Outcome};
+use crate::guard_causes::Run;
 use crate::locomo::product;
 use crate::locomo::splits::Role;
 use crate::plan::DatasetArgs;
@@ -78,6 +85,20 @@ pub struct GuardArgs {
     /// conversation).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub max_questions: usize,
+    /// Which questions: `test` (the held-out questions reported: the test pool, LoCoMo's
+    /// test conversations) or `dev` (the rule's design was chosen on these: the dev pool
+    /// of [`Heldout::dev_pool`], LoCoMo's tuning conversations).
+    #[arg(long, value_name = "POOL", default_value = "test")]
+    pub pool: Pool,
+}
+
+/// Which questions `bench guard` asks (see [`GuardArgs::pool`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pool {
+    /// The held-out questions reported.
+    Test,
+    /// The questions the rule was chosen on.
+    Dev,
 }
 
 /// One held-out question: its text, its evidence node ids, its conversation (LoCoMo) or
@@ -96,44 +117,37 @@ struct Set {
     same_set_related: bool,
 }
 
-/// What happened to one question under one rule.
-#[derive(Debug, Clone, Default)]
-struct Outcome {
-    before: Vec<String>,
-    after: Vec<String>,
-    corrected: bool,
-    /// Links of its correction, and how many reach its evidence.
-    links: usize,
-    links_to_evidence: usize,
-}
-
 fn hash_loader() -> crabpath_brain::service::EmbedderLoader {
     Arc::new(|| Ok(Box::new(HashEmbedder::new()) as Box<dyn Embedder>))
 }
 
-fn ask(b: &mut Brain, q: &str, top: usize, k: usize, chat: Option<&str>) -> Result<Vec<String>> {
+/// One answer: the ranked content, whether a correction seeded it, and whether it
+/// came with a guardrail.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Asked {
+    pub ranked: Vec<String>,
+    pub guard_seeded: bool,
+    pub guarded: bool,
+}
+
+fn ask(b: &mut Brain, q: &str, top: usize, k: usize, chat: Option<&str>) -> Result<Asked> {
     let mut req = QueryRequest::new(q, top);
     req.limit = Some(k);
     let a = b
         .query(&req)
         .map_err(|e| Error::brain(format!("asking {q:?}"), e))?;
-    let ranked: Vec<String> = a.ranked().into_iter().map(str::to_string).collect();
+    let asked = Asked {
+        ranked: a.ranked().into_iter().map(str::to_string).collect(),
+        guard_seeded: a.hits.iter().any(|(id, _)| a.is_guardrail(id)),
+        guarded: !a.guardrails.is_empty(),
+    };
     let record = chat.map(|_| a.turn_record(q));
     drop(a);
     if let (Some(c), Some(r)) = (chat, record) {
         b.record_turn(c, r)
             .map_err(|e| Error::brain(format!("logging {q:?}"), e))?;
     }
-    Ok(ranked)
-}
-
-/// Recall of `relevant` in the first `k` of `ranked`.
-fn recall(relevant: &[String], ranked: &[String], k: usize) -> f64 {
-    if relevant.is_empty() {
-        return 0.0;
-    }
-    let top = &ranked[..ranked.len().min(k)];
-    relevant.iter().filter(|r| top.contains(r)).count() as f64 / relevant.len() as f64
+    Ok(asked)
 }
 
 /// The text of node `id` of the brain.
@@ -158,13 +172,13 @@ fn correction_text(b: &mut Brain, missed: &[String]) -> Result<String> {
     Ok(format!("Correction: {}", parts.join(" ")))
 }
 
-/// The protocol of the module docs on one set under one rule.
-fn run_set(set: &mut Set, mode: CorrectionMode, a: &GuardArgs) -> Result<Vec<Outcome>> {
+/// The protocol of the module docs on one set under one arm.
+fn run_set(set: &mut Set, arm: Arm, a: &GuardArgs) -> Result<Vec<Outcome>> {
     let b = set.brain.brain_mut();
     b.set_embedder(hash_loader());
     let mut out = Vec::with_capacity(set.questions.len());
     for (i, q) in set.questions.iter().enumerate() {
-        let before = ask(b, &q.text, a.top, a.k, Some(&format!("q{i}")))?;
+        let before = ask(b, &q.text, a.top, a.k, Some(&format!("q{i}")))?.ranked;
         out.push(Outcome {
             before,
             ..Outcome::default()
@@ -181,13 +195,32 @@ fn run_set(set: &mut Set, mode: CorrectionMode, a: &GuardArgs) -> Result<Vec<Out
         if missed.is_empty() {
             continue;
         }
+        out[i].corrected = true;
         let text = correction_text(b, &missed)?;
         let chat = format!("q{i}");
+        let (mode, chat_id) = match arm {
+            Arm::Rule(m) => (m, Some(chat.as_str())),
+            Arm::NodeOnly => (CorrectionMode::GuardrailShared, None),
+            Arm::Nothing => continue,
+            Arm::LearnOnly => {
+                let fired = b
+                    .recent_turns(&chat, 1)
+                    .map_err(|e| Error::brain(format!("reading turn {chat}"), e))?
+                    .pop()
+                    .map(|t| t.fired)
+                    .unwrap_or_default();
+                if !fired.is_empty() {
+                    b.learn(&fired, -1.0)
+                        .map_err(|e| Error::brain(format!("learning {:?}", q.text), e))?;
+                }
+                continue;
+            }
+        };
         let r = b
             .correct_with(
                 &CorrectRequest {
                     content: &text,
-                    chat_id: Some(&chat),
+                    chat_id,
                     turns_ago: None,
                     outcome: -1.0,
                     window: Window::default(),
@@ -196,7 +229,6 @@ fn run_set(set: &mut Set, mode: CorrectionMode, a: &GuardArgs) -> Result<Vec<Out
                 mode,
             )
             .map_err(|e| Error::brain(format!("correcting {:?}", q.text), e))?;
-        out[i].corrected = true;
         out[i].links = r.connected_to.len();
         out[i].links_to_evidence = r
             .connected_to
@@ -205,10 +237,24 @@ fn run_set(set: &mut Set, mode: CorrectionMode, a: &GuardArgs) -> Result<Vec<Out
             .count();
     }
     for (i, q) in set.questions.iter().enumerate() {
-        out[i].after = ask(b, &q.text, a.top, a.k, None)?;
+        let after = ask(b, &q.text, a.top, a.k, None)?;
+        out[i].after = after.ranked;
+        out[i].after_guard_seeded = after.guard_seeded;
+        out[i].after_guarded = after.guarded;
     }
     Ok(out)
 }
+
+/// The arms `bench guard` runs, in the order reports list them: the product's rules,
+/// then the diagnosis' parts of the shared rule.
+pub const ARMS: [Arm; 6] = [
+    Arm::Rule(CorrectionMode::Veto),
+    Arm::Rule(CorrectionMode::GuardrailShared),
+    Arm::Rule(CorrectionMode::Guardrail),
+    Arm::Nothing,
+    Arm::NodeOnly,
+    Arm::LearnOnly,
+];
 
 /// Which questions of a set are related to a corrected one (see the module docs).
 fn related(set: &Set, outcomes: &[Outcome]) -> Vec<bool> {
@@ -304,6 +350,7 @@ fn corpus_set(
     dataset: Dataset,
     variant: VariantArg,
     max: usize,
+    pool: Pool,
 ) -> Result<Set> {
     let d = load_data(
         data_dir,
@@ -329,7 +376,7 @@ fn corpus_set(
         .queries
         .iter()
         .zip(&dev)
-        .filter(|(q, &dev)| !dev && !q.relevant.is_empty())
+        .filter(|(q, &dev)| dev == (pool == Pool::Dev) && !q.relevant.is_empty())
         .map(|(q, _)| Question {
             text: q.text.clone(),
             relevant: q
@@ -352,13 +399,17 @@ fn corpus_set(
 }
 
 /// The LoCoMo test conversations' questions with evidence, one brain each.
-fn locomo_sets(data_dir: &DataDir, max: usize) -> Result<Vec<Set>> {
+fn locomo_sets(data_dir: &DataDir, max: usize, pool: Pool) -> Result<Vec<Set>> {
     let file = known_file(Dataset::Locomo, VariantArg::Full)?;
     let path = resolve_input(None, data_dir, file)?;
     let data = crate::locomo::data::load(&path)?;
     let mut sets = Vec::new();
     for conv in &data.conversations {
-        if Role::of(&conv.sample_id) != Role::Test {
+        let wanted = match pool {
+            Pool::Test => Role::Test,
+            Pool::Dev => Role::Tuning,
+        };
+        if Role::of(&conv.sample_id) != wanted {
             continue;
         }
         let mut questions: Vec<Question> = conv
@@ -382,6 +433,37 @@ fn locomo_sets(data_dir: &DataDir, max: usize) -> Result<Vec<Set>> {
     Ok(sets)
 }
 
+/// One arm over a dataset's sets (fresh brains from `make`): its report and its run.
+fn run_arm(
+    make: &(dyn Fn() -> Result<Vec<Set>> + Sync),
+    arm: Arm,
+    a: &GuardArgs,
+    name: &str,
+) -> Result<(Value, Run)> {
+    let t = std::time::Instant::now();
+    let mut sets = make()?;
+    let outcomes = sets
+        .iter_mut()
+        .map(|s| run_set(s, arm, a))
+        .collect::<Result<Vec<_>>>()?;
+    let report = report(&sets, &outcomes, a.k);
+    let rel = sets
+        .iter()
+        .zip(&outcomes)
+        .map(|(s, o)| related(s, o))
+        .collect();
+    let evidence = sets
+        .iter()
+        .map(|s| s.questions.iter().map(|q| q.relevant.clone()).collect())
+        .collect();
+    eprintln!(
+        "bench guard: {name} {} in {:.1} s",
+        arm.as_str(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok((report, (arm, rel, outcomes, evidence)))
+}
+
 /// Runs `bench guard` (see the module docs); returns the Markdown table it wrote.
 pub fn cmd_guard(data_dir: &DataDir, a: &GuardArgs) -> Result<String> {
     if a.top == 0 || a.k < 5 {
@@ -390,7 +472,7 @@ pub fn cmd_guard(data_dir: &DataDir, a: &GuardArgs) -> Result<String> {
             a.top, a.k
         )));
     }
-    type Make<'a> = Box<dyn Fn() -> Result<Vec<Set>> + 'a>;
+    type Make<'a> = Box<dyn Fn() -> Result<Vec<Set>> + Sync + 'a>;
     let datasets: Vec<(&str, Make)> = vec![
         (
             "hotpotqa-sample1100",
@@ -400,6 +482,7 @@ pub fn cmd_guard(data_dir: &DataDir, a: &GuardArgs) -> Result<String> {
                     Dataset::HotpotQa,
                     VariantArg::Sample1100,
                     a.max_questions,
+                    a.pool,
                 )?])
             }),
         ),
@@ -411,37 +494,53 @@ pub fn cmd_guard(data_dir: &DataDir, a: &GuardArgs) -> Result<String> {
                     Dataset::MultihopRag,
                     VariantArg::Sample500,
                     a.max_questions,
+                    a.pool,
                 )?])
             }),
         ),
         (
             "locomo-test",
-            Box::new(|| locomo_sets(data_dir, a.max_questions)),
+            Box::new(|| locomo_sets(data_dir, a.max_questions, a.pool)),
         ),
     ];
     let mut results = BTreeMap::new();
     for (name, make) in &datasets {
         let mut arms = serde_json::Map::new();
-        for mode in CorrectionMode::ALL {
-            let t = std::time::Instant::now();
-            let mut sets = make()?;
-            let outcomes = sets
-                .iter_mut()
-                .map(|s| run_set(s, mode, a))
-                .collect::<Result<Vec<_>>>()?;
-            arms.insert(mode.as_str().into(), report(&sets, &outcomes, a.k));
-            eprintln!(
-                "bench guard: {name} {} in {:.1} s",
-                mode.as_str(),
-                t.elapsed().as_secs_f64()
-            );
+        let mut runs: Vec<Run> = Vec::new();
+        // the arms are independent (each on fresh brains): one thread each, collected
+        // in the order of ARMS, so the report does not depend on the threads
+        let done: Vec<Result<(Value, Run)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = ARMS
+                .into_iter()
+                .map(|arm| scope.spawn(move || run_arm(make.as_ref(), arm, a, name)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Usage("a bench guard arm panicked".into())))
+                })
+                .collect()
+        });
+        for (arm, d) in ARMS.into_iter().zip(done) {
+            let (report, run) = d?;
+            arms.insert(arm.as_str().into(), report);
+            runs.push(run);
         }
+        let causes = crate::guard_causes::breakdown(&runs, a.k);
+        arms.insert("causes".into(), causes);
         results.insert(name.to_string(), Value::Object(arms));
     }
     let doc = json!({
         "command": format!(
-            "bench guard --top {} --k {} --max-questions {}",
-            a.top, a.k, a.max_questions
+            "bench guard --top {} --k {} --max-questions {} --pool {}",
+            a.top,
+            a.k,
+            a.max_questions,
+            match a.pool {
+                Pool::Test => "test",
+                Pool::Dev => "dev",
+            }
         ),
         "embedder": "hash-v1",
         "profile": "corrected",
@@ -466,7 +565,7 @@ pub fn cmd_guard(data_dir: &DataDir, a: &GuardArgs) -> Result<String> {
 fn table(doc: &Value, k: usize) -> String {
     let f = |v: &Value| v.as_f64().map_or("–".into(), |x| format!("{x:.3}"));
     let mut s = format!(
-        "# Corrections: veto (old), guardrail-cut (tried), guardrail (new)\n\n`{}` (hash-v1, corrected profile; \
+        "# Corrections: veto (old), guardrail-shared (before the fix), guardrail (new)\n\n`{}` (hash-v1, corrected profile; \
          issue 31 item 4, `benchmarks/src/guard.rs`). Recall@5 and recall@{k} before → after \
          the corrections; lost / gained: questions whose recall@{k} fell / rose.\n\n\
          | dataset | rule | group | n | R@5 before → after | R@{k} before → after | lost | gained |\n\
@@ -475,7 +574,7 @@ fn table(doc: &Value, k: usize) -> String {
     );
     if let Some(ds) = doc["datasets"].as_object() {
         for (name, arms) in ds {
-            for mode in CorrectionMode::ALL {
+            for mode in ARMS {
                 let arm = &arms[mode.as_str()];
                 for g in ["corrected", "related", "other"] {
                     let x = &arm[g];
@@ -495,7 +594,7 @@ fn table(doc: &Value, k: usize) -> String {
         }
         s.push_str("\n| dataset | rule | corrections | with links | links | links to evidence |\n|---|---|---:|---:|---:|---:|\n");
         for (name, arms) in ds {
-            for mode in CorrectionMode::ALL {
+            for mode in ARMS {
                 let c = &arms[mode.as_str()]["corrections"];
                 s.push_str(&format!(
                     "| {name} | {} | {} | {} | {} | {} |\n",
@@ -507,6 +606,7 @@ fn table(doc: &Value, k: usize) -> String {
                 ));
             }
         }
+        s.push_str(&crate::guard_causes::table(ds));
     }
     s
 }

@@ -46,6 +46,8 @@ pub mod expectations;
 pub mod fetch;
 pub mod folder;
 pub mod guard;
+pub mod guard_arm;
+pub mod guard_causes;
 pub mod heldout;
 pub mod locomo;
 pub mod methods;

@@ -114,8 +114,9 @@ enum Command {
     LocomoLearn(bench::locomo::product_learning::LearnArgs),
     /// Corrections that guide rather than erase (issue 31 item 4): on held-out questions
     /// of HotPotQA, MultiHop-RAG and LoCoMo (hash-v1, the product path), correct each wrong
-    /// answer from its evidence with the old rule (veto) and the new (guardrail), and
-    /// report recall on the corrected questions and on related ones before and after;
+    /// answer from its evidence with the old rule (veto), the first guardrail
+    /// (guardrail-shared) and the scoped one (guardrail), and report recall on the
+    /// corrected questions and on related ones before and after, with why they lost;
     /// writes guard-hash-v1.json and GUARD.md (by default in results/bench/guard/).
     Guard(bench::guard::GuardArgs),
     /// A real folder used for a while (issue 31, "Measured"): replay --queries of the

@@ -9,7 +9,8 @@
 //!   credit is consumed once.
 //! * [`Brain::correct`], in the corrected profile, applies a correction as a guardrail
 //!   ([`CorrectionMode::Guardrail`], issue 31 item 4): the node beside the content it
-//!   concerns, the wrong path weakened by the turn's outcome learning, no veto. In the `paper` profile (and
+//!   concerns, scoped to the corrected question's node (which ranks the corrected
+//!   content first), no veto and no −1 on shared content edges. In the `paper` profile (and
 //!   [`CorrectionMode::Veto`]) it adds a CORRECTION node connected as `inject --type
 //!   CORRECTION` connects it, and inhibits the attributed turns' path: each traversed edge
 //!   `from → to` becomes inhibitory (weight `−0.5 · weight` or lower) and the
@@ -116,8 +117,7 @@ pub struct CorrectReport {
     pub connected_to: Vec<String>,
     /// The turns it was attributed to.
     pub feedback: FeedbackReport,
-    /// Path edges made inhibitory (`GuardrailCut`: cut to dormant, weight 0; none in
-    /// the guardrail mode).
+    /// Path edges made inhibitory (none in the guardrail modes).
     pub inhibited_edges: Vec<(String, String)>,
     /// Nodes the correction now inhibits (its inhibitory edges to fired nodes; none
     /// in the guardrail mode).
@@ -420,13 +420,24 @@ impl Brain {
         }
         let mut scope: Vec<String> = vec![node_id.clone()];
         scope.extend(plan.iter().flat_map(|c| c.fired.clone()));
+        scope.extend(injected.connected_to.iter().cloned());
         let profile = self.profile;
         let tuning = self.tuning()?;
         let me = node_id.clone();
+        // the guardrail rule scopes the correction to its question (issue 31 item 4,
+        // super::guardrail): no content edge of its own, no −1 on shared content edges
+        let scoped = mode == CorrectionMode::Guardrail;
+        let similar = injected.connected_to.clone();
         let (credited, inhibited_edges, inhibited_nodes) =
             self.write(Scope::Nodes(&scope), |w| {
+                if scoped {
+                    super::guardrail::unlink_outgoing(w.graph, &me, &similar);
+                }
                 let mut credited = plan.clone();
-                for c in credited.iter_mut().filter(|c| !c.fired.is_empty()) {
+                for c in credited
+                    .iter_mut()
+                    .filter(|c| !c.fired.is_empty() && !scoped)
+                {
                     let s = learn_ids_tuned(w.graph, &c.fired, c.outcome, profile, &tuning)?;
                     c.edges_updated = s.edges_updated;
                     let refs: Vec<&str> = c.fired.iter().map(String::as_str).collect();
@@ -437,10 +448,7 @@ impl Brain {
                     let target = DEFAULT_INHIBITION_STRENGTH * weight;
                     let changed = match mode {
                         CorrectionMode::Veto => inhibit(w.graph, from, to, target, &me)?,
-                        CorrectionMode::GuardrailCut => {
-                            super::guardrail::cut(w.graph, from, to, &me)?
-                        }
-                        CorrectionMode::Guardrail => false,
+                        CorrectionMode::GuardrailShared | CorrectionMode::Guardrail => false,
                     };
                     if changed {
                         edges.push((from.clone(), to.clone()));
@@ -460,14 +468,22 @@ impl Brain {
                         }
                     }
                 }
-                if edges.is_empty()
-                    && nodes.is_empty()
-                    && credited.iter().all(|c| c.fired.is_empty())
-                {
+                let learned = !scoped && credited.iter().any(|c| !c.fired.is_empty());
+                let unlinked = scoped && !similar.is_empty();
+                if edges.is_empty() && nodes.is_empty() && !learned && !unlinked {
                     w.discard();
                 }
                 Ok((credited, edges, nodes))
             })?;
+        let mut credited = credited;
+        if scoped && self.neurogenesis_enabled(None)? {
+            for c in credited.iter_mut() {
+                if let Some(t) = log.iter().find(|t| t.turn == c.turn) {
+                    let steps = super::guardrail::question_steps(&node_id, &similar, c.weight);
+                    c.edges_updated = self.question_edges(t, &steps, None)?;
+                }
+            }
+        }
         self.add_ledger(LedgerEntry {
             hash,
             kind: "CORRECTION".into(),

@@ -464,21 +464,43 @@ impl Brain {
         if !self.neurogenesis_enabled(None)? || outcome == 0.0 || !outcome.is_finite() {
             return Ok(());
         }
+        let targets: Vec<String> = match used {
+            Some(u) if !u.is_empty() => u.to_vec(),
+            _ => turn.fired.clone(),
+        };
+        let steps: Vec<(String, f64)> = targets
+            .into_iter()
+            .map(|t| (t, CREDIT_STEP * outcome))
+            .collect();
+        self.question_edges(turn, &steps, Some(outcome)).map(|_| ())
+    }
+
+    /// Moves the edges of a turn's question node (born now if it has none and the
+    /// question passes the gate's quality rules) to each `(target, step)` by `step`
+    /// (from [`SEED_EDGE_WEIGHT`] for a new edge, clamped to [−1, 1]; below zero the
+    /// edge is inhibitory), and with `probation` counts that outcome toward the
+    /// probation of the node and of the auto nodes the turn fired. Auto targets and
+    /// targets that are not nodes are left out. Returns how many edges it wrote (0: the
+    /// question has no node).
+    pub(super) fn question_edges(
+        &mut self,
+        turn: &Turn,
+        steps: &[(String, f64)],
+        probation: Option<f64>,
+    ) -> Result<usize> {
         let Backend::Store(s) = &self.backend else {
-            return Ok(());
+            return Ok(0);
         };
         let path = s.store.path().to_path_buf();
         let err = sql_error(&path);
         let now = journal_seq(s.store.conn()).map_err(&err)?;
         let id = auto_id(&turn.query);
-        let targets: Vec<String> = match used {
-            Some(u) if !u.is_empty() => u.to_vec(),
-            _ => turn.fired.clone(),
+        let mut targets: Vec<(String, f64)> = Vec::with_capacity(steps.len());
+        for (t, step) in steps {
+            if !is_auto(t) && t != &id && !targets.iter().any(|x| &x.0 == t) && self.has_node(t)? {
+                targets.push((t.clone(), *step));
+            }
         }
-        .into_iter()
-        .filter(|t| !is_auto(t) && t != &id)
-        .collect();
-        let targets = self.existing_ids(&targets)?;
         let exists = self.has_node(&id)?;
         let vector = if exists
             || assess_novelty(&turn.query, Some(1.0), &NoveltyConfig::corrected()).blocked
@@ -488,11 +510,11 @@ impl Brain {
             Some(self.embedder()?.embed(&turn.query)?)
         };
         if !exists && vector.is_none() {
-            return Ok(());
+            return Ok(0);
         }
         let fired_autos: Vec<String> = turn.fired.iter().filter(|f| is_auto(f)).cloned().collect();
         let mut scope = vec![id.clone()];
-        scope.extend(targets.iter().cloned());
+        scope.extend(targets.iter().map(|t| t.0.clone()));
         scope.extend(turn.fired.iter().cloned());
         self.write(Scope::Nodes(&scope), |w| {
             if let Some(v) = &vector {
@@ -501,14 +523,15 @@ impl Brain {
             }
             let Some(me) = w.graph.lookup(&id).filter(|&n| w.graph.has_node(n)) else {
                 w.discard();
-                return Ok(());
+                return Ok(0);
             };
-            for t in &targets {
+            let mut written = 0;
+            for (t, step) in &targets {
                 let Some(tn) = w.graph.lookup(t).filter(|&n| w.graph.has_node(n)) else {
                     continue;
                 };
                 let base = w.graph.weight(me, tn).unwrap_or(SEED_EDGE_WEIGHT);
-                let weight = (base + CREDIT_STEP * outcome).clamp(-1.0, 1.0);
+                let weight = (base + step).clamp(-1.0, 1.0);
                 let kind = if weight < 0.0 {
                     EdgeKind::Inhibitory
                 } else {
@@ -518,26 +541,18 @@ impl Brain {
                 m.insert("source".into(), json!("neurogenesis"));
                 w.graph
                     .add_edge(me, tn, Edge::new(weight).with_kind(kind).with_metadata(m))?;
+                written += 1;
             }
-            let mut credited = vec![id.clone()];
-            credited.extend(fired_autos.iter().cloned());
-            credited.dedup();
-            for a in &credited {
-                probation_credit(w, a, outcome, now);
+            if let Some(outcome) = probation {
+                let mut credited = vec![id.clone()];
+                credited.extend(fired_autos.iter().cloned());
+                credited.dedup();
+                for a in &credited {
+                    probation_credit(w, a, outcome, now);
+                }
             }
-            Ok(())
+            Ok(written)
         })
-    }
-
-    /// The ids of `ids` that are nodes.
-    fn existing_ids(&mut self, ids: &[String]) -> Result<Vec<String>> {
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if !out.contains(id) && self.has_node(id)? {
-                out.push(id.clone());
-            }
-        }
-        Ok(out)
     }
 
     /// Counts of auto nodes: probationary, permanent, and dead (from the journal).
