@@ -118,6 +118,13 @@ enum Command {
     /// report recall on the corrected questions and on related ones before and after;
     /// writes guard-hash-v1.json and GUARD.md (by default in results/bench/guard/).
     Guard(bench::guard::GuardArgs),
+    /// The neurogenesis ablation (issue 31, seed 001 C3): HotPotQA and MultiHop-RAG
+    /// held-out `related` / `repeat` and LoCoMo within-conversation splits through the
+    /// product's path (hash-v1 brains), neurogenesis on vs off: recall@10 and context
+    /// characters paired (randomization test, Holm, MDD), question-node births per 1,000
+    /// queries and the shares promoted, died and merged; writes neurogenesis-hash-v1.json
+    /// and NEUROGENESIS.md (by default in results/bench/neurogenesis/).
+    Neurogenesis(bench::neurogenesis::NeuroArgs),
 }
 
 #[derive(Debug, Args)]
@@ -312,6 +319,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 "{}",
                 bench::locomo::product_learning::cmd_learn(&data_dir, &a)?
             );
+            Ok(())
+        }
+        Command::Neurogenesis(a) => {
+            print!("{}", bench::neurogenesis::cmd_neurogenesis(&data_dir, &a)?);
             Ok(())
         }
     }
