@@ -110,7 +110,9 @@ pub enum Which {
 /// `bench neurogenesis`' options.
 #[derive(Debug, clap::Args)]
 pub struct NeuroArgs {
-    /// Where to write neurogenesis-hash-v1.json and NEUROGENESIS.md.
+    /// Where to write neurogenesis-hash-v1.json and NEUROGENESIS.md (a non-default
+    /// --maintain-every, --feedback or --max-questions adds `-maintainN`, `-confirmed`,
+    /// `-maxN` to both names).
     #[arg(long, value_name = "DIR", default_value = "results/bench/neurogenesis")]
     pub out: PathBuf,
     /// Which datasets, comma-separated.
@@ -131,7 +133,7 @@ pub struct NeuroArgs {
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub top: usize,
     /// Run `maintain` after every N train questions (0: never, so nothing dies).
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAINTAIN_EVERY)]
     pub maintain_every: usize,
     /// The train questions' feedback: `outcome` (+1 / −1 by the dataset's outcome
     /// metric) or `confirmed` (+1 with used_ids = the evidence).
@@ -498,8 +500,11 @@ const ABOUT: &str = "issue 31 neurogenesis ablation (seed 001 C3): per split and
     paired (randomization test, bootstrap interval, Holm over every test of the report, MDD at \
     80% power); growth from the journal's neurogenesis events of the arm on";
 
+/// Per question key, a mean over splits ([`per_key_means`]).
+type KeyMeans = Vec<(String, f64)>;
+
 /// Means per question of one arm's results: recall and characters, in key order.
-fn arm_means(set_results: &[(&Set, Vec<JobResult>)]) -> (Vec<(String, f64)>, Vec<(String, f64)>) {
+fn arm_means(set_results: &[(&Set, Vec<JobResult>)]) -> (KeyMeans, KeyMeans) {
     let mut r = Vec::new();
     let mut c = Vec::new();
     for (set, jobs) in set_results {
@@ -610,13 +615,22 @@ fn run_protocol(p: &Protocol, a: &NeuroArgs) -> Result<(Row, [f64; 2])> {
     ))
 }
 
+/// A staged corpus as the ablation reads it: its clean graph, its questions, their
+/// relevant node indices (for the held-out splits) and the number of nodes.
+struct CorpusQuestions {
+    graph: crabpath::Graph,
+    questions: Vec<Question>,
+    relevant: Vec<Vec<usize>>,
+    nodes: usize,
+}
+
 /// The corpus of a staged dataset as questions (`max` first, 0 = all), with its graph.
 fn corpus_questions(
     data_dir: &DataDir,
     dataset: Dataset,
     variant: VariantArg,
     max: usize,
-) -> Result<(crabpath::Graph, Vec<Question>, Vec<Vec<usize>>, usize)> {
+) -> Result<CorpusQuestions> {
     let d = load_data(
         data_dir,
         &DatasetArgs {
@@ -647,7 +661,12 @@ fn corpus_questions(
         })
         .collect();
     let relevant = queries.iter().map(|q| q.relevant.clone()).collect();
-    Ok((graph, questions, relevant, corpus.nodes.len()))
+    Ok(CorpusQuestions {
+        graph,
+        questions,
+        relevant,
+        nodes: corpus.nodes.len(),
+    })
 }
 
 /// The LoCoMo test conversations' questions (`max` first each, 0 = all).
@@ -700,19 +719,18 @@ pub fn cmd_neurogenesis(data_dir: &DataDir, a: &NeuroArgs) -> Result<String> {
                 } else {
                     (Dataset::MultihopRag, VariantArg::Sample500)
                 };
-                let (graph, questions, relevant, nodes) =
-                    corpus_questions(data_dir, dataset, variant, a.max_questions)?;
+                let c = corpus_questions(data_dir, dataset, variant, a.max_questions)?;
                 for (kind, name) in [
                     (HeldoutKind::Related, "related"),
                     (HeldoutKind::Repeat, "repeat"),
                 ] {
-                    let splits = heldout(kind)?.make_splits(&relevant, nodes);
+                    let splits = heldout(kind)?.make_splits(&c.relevant, c.nodes);
                     let p = Protocol {
                         dataset,
                         name,
                         sets: vec![Set {
-                            source: Source::Graph(&graph),
-                            questions: questions.clone(),
+                            source: Source::Graph(&c.graph),
+                            questions: c.questions.clone(),
                             splits,
                         }],
                     };
@@ -799,14 +817,34 @@ pub fn cmd_neurogenesis(data_dir: &DataDir, a: &NeuroArgs) -> Result<String> {
         rows,
     };
     std::fs::create_dir_all(&a.out).map_err(|e| Error::io(&a.out, e))?;
-    let json_path = a.out.join("neurogenesis-hash-v1.json");
+    let suffix = name_suffix(a);
+    let json_path = a.out.join(format!("neurogenesis-hash-v1{suffix}.json"));
     let text = serde_json::to_string_pretty(&report)
         .map_err(|e| Error::Internal(format!("the report: {e}")))?;
     std::fs::write(&json_path, text + "\n").map_err(|e| Error::io(&json_path, e))?;
     let md = table(&report);
-    let md_path = a.out.join("NEUROGENESIS.md");
+    let md_path = a.out.join(format!("NEUROGENESIS{suffix}.md"));
     std::fs::write(&md_path, &md).map_err(|e| Error::io(&md_path, e))?;
     Ok(md)
+}
+
+/// Default `--maintain-every`.
+pub const DEFAULT_MAINTAIN_EVERY: usize = 100;
+
+/// The result files' name part of the non-default choices that change what is measured
+/// (`-maintainN`, `-confirmed`, `-maxN`); empty for the defaults.
+pub fn name_suffix(a: &NeuroArgs) -> String {
+    let mut s = String::new();
+    if a.maintain_every != DEFAULT_MAINTAIN_EVERY {
+        s.push_str(&format!("-maintain{}", a.maintain_every));
+    }
+    if a.feedback == FeedbackRule::Confirmed {
+        s.push_str("-confirmed");
+    }
+    if a.max_questions > 0 {
+        s.push_str(&format!("-max{}", a.max_questions));
+    }
+    s
 }
 
 /// The Markdown of a report.
@@ -826,6 +864,13 @@ pub fn table(r: &Report) -> String {
         r.rows.len() * 2
     );
     for row in &r.rows {
+        if row.questions == 0 {
+            s.push_str(&format!(
+                "| {} | {} | 0 | – | – | – | – | – | – | – | – |\n",
+                row.dataset, row.protocol
+            ));
+            continue;
+        }
         let x = &row.recall_at_10;
         let c = &row.context_chars;
         s.push_str(&format!(
@@ -944,6 +989,33 @@ mod tests {
             Growth::of(0, Events::default(), [0, 0]).born_per_1000_queries,
             None
         );
+    }
+
+    #[test]
+    fn result_names_carry_only_non_default_choices() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: NeuroArgs,
+        }
+        let parse = |args: &[&str]| {
+            let mut v = vec!["bench"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v).unwrap().a
+        };
+        assert_eq!(name_suffix(&parse(&[])), "");
+        assert_eq!(
+            name_suffix(&parse(&[
+                "--maintain-every",
+                "0",
+                "--feedback",
+                "confirmed"
+            ])),
+            "-maintain0-confirmed"
+        );
+        assert_eq!(name_suffix(&parse(&["--max-questions", "40"])), "-max40");
+        assert!(Cli::try_parse_from(["bench", "--datasets", "hotpotqa,bogus"]).is_err());
     }
 
     #[test]
