@@ -52,6 +52,7 @@ pub mod heldout;
 pub mod locomo;
 pub mod methods;
 pub mod metrics;
+pub mod neurogenesis;
 pub mod official;
 pub mod official_run;
 pub mod plan;

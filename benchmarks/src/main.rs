@@ -133,6 +133,13 @@ enum Command {
     /// evidence turn in the first five); held-out questions before and after; writes a
     /// small JSON result and a Markdown table (numbers only: CC BY-NC 4.0 data).
     LocomoRounds(bench::locomo::rounds::RoundsArgs),
+    /// The neurogenesis ablation (issue 31, seed 001 C3): HotPotQA and MultiHop-RAG
+    /// held-out `related` / `repeat` and LoCoMo within-conversation splits through the
+    /// product's path (hash-v1 brains), neurogenesis on vs off: recall@10 and context
+    /// characters paired (randomization test, Holm, MDD), question-node births per 1,000
+    /// queries and the shares promoted, died and merged; writes neurogenesis-hash-v1.json
+    /// and NEUROGENESIS.md (by default in results/bench/neurogenesis/).
+    Neurogenesis(bench::neurogenesis::NeuroArgs),
 }
 
 #[derive(Debug, Args)]
@@ -335,6 +342,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 "{}",
                 bench::locomo::product_learning::cmd_learn(&data_dir, &a)?
             );
+            Ok(())
+        }
+        Command::Neurogenesis(a) => {
+            print!("{}", bench::neurogenesis::cmd_neurogenesis(&data_dir, &a)?);
             Ok(())
         }
     }

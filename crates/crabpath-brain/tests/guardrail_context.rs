@@ -7,8 +7,8 @@ mod common;
 
 use crabpath::graph::{Edge, Graph, Node};
 use crabpath::profile::Profile;
+use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{CorrectRequest, CorrectionMode};
-use crabpath_brain::turns::Window;
 use crabpath_brain::{Brain, QueryRequest};
 
 /// The deploy notes: the checklist links to the canary page (a path both questions
