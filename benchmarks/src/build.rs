@@ -110,6 +110,15 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// The node ids of a query's relevant nodes, in the query's order: what a product-path
+    /// study scores an answer's node ids against. Cost: O(relevant).
+    pub fn relevant_ids(&self, q: &CorpusQuery) -> Vec<String> {
+        q.relevant
+            .iter()
+            .map(|&i| self.nodes[i].id.clone())
+            .collect()
+    }
+
     /// Corpus of HotPotQA questions (already limited): reference
     /// `benchmarks/external/run_hotpotqa.py::_build_graph` and `_ground_truth_ids`.
     pub fn from_hotpotqa(questions: &[hotpotqa::Question]) -> Result<Corpus> {

@@ -92,6 +92,32 @@ pub fn file_and_content_sha256(path: &Path) -> Result<(String, String)> {
     Ok((file_sha, content_sha))
 }
 
+/// A staged dataset's whole corpus (every row) with its clean graph (the reference's
+/// builder, no shared edge state): what the product-path studies (`bench guard`, `bench
+/// neurogenesis`) build their brains from.
+pub fn staged_clean_corpus(
+    data_dir: &DataDir,
+    dataset: Dataset,
+    variant: crate::catalog::VariantArg,
+) -> Result<(LoadedData, Graph)> {
+    let d = load_data(
+        data_dir,
+        &DatasetArgs {
+            dataset,
+            variant,
+            input: None,
+            limit: Some(0),
+        },
+    )?;
+    let graph = build_graph(
+        &d.corpus,
+        crate::build::GraphBuilder::Reference,
+        false,
+        None,
+    )?;
+    Ok((d, graph))
+}
+
 /// Finds, checks and loads the rows `a` selects.
 pub fn load_data(data_dir: &DataDir, a: &DatasetArgs) -> Result<LoadedData> {
     let ds = a.dataset;

@@ -49,16 +49,14 @@ use crabpath_brain::service::{CorrectRequest, CorrectionMode, GUARDRAIL_MIN_SIM}
 use crabpath_brain::{Brain, QueryRequest};
 use serde_json::{json, Value};
 
-use crate::build::{build_graph, GraphBuilder};
 use crate::catalog::{known_file, Dataset, VariantArg};
 use crate::data::locate::{resolve_input, DataDir};
-use crate::engine::load_data;
+use crate::engine::staged_clean_corpus;
 use crate::error::{Error, Result};
 use crate::guard_arm::{recall, Arm, Outcome};
 use crate::guard_causes::Run;
 use crate::locomo::product;
 use crate::locomo::splits::Role;
-use crate::plan::DatasetArgs;
 use crate::splits::{
     Heldout, HeldoutKind, DEFAULT_DEV_FRACTION, DEFAULT_SPLITS, DEFAULT_TRAIN_FRACTION,
 };
@@ -352,17 +350,8 @@ fn corpus_set(
     max: usize,
     pool: Pool,
 ) -> Result<Set> {
-    let d = load_data(
-        data_dir,
-        &DatasetArgs {
-            dataset,
-            variant,
-            input: None,
-            limit: Some(0),
-        },
-    )?;
+    let (d, graph) = staged_clean_corpus(data_dir, dataset, variant)?;
     let corpus = &d.corpus;
-    let graph = build_graph(corpus, GraphBuilder::Reference, false, None)?;
     let heldout = Heldout::new(
         HeldoutKind::Related,
         DEFAULT_SPLITS,
@@ -379,11 +368,7 @@ fn corpus_set(
         .filter(|(q, &dev)| dev == (pool == Pool::Dev) && !q.relevant.is_empty())
         .map(|(q, _)| Question {
             text: q.text.clone(),
-            relevant: q
-                .relevant
-                .iter()
-                .map(|&i| corpus.nodes[i].id.clone())
-                .collect(),
+            relevant: corpus.relevant_ids(q),
         })
         .collect();
     if max > 0 {

@@ -63,17 +63,15 @@ use pyformat::pyjson::{PyDict, PyValue};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::build::{build_graph, GraphBuilder};
 use crate::catalog::{known_file, Dataset, VariantArg};
 use crate::data::locate::{resolve_input, DataDir};
 use crate::embed::{EmbedderArg, ModelOpts};
-use crate::engine::load_data;
+use crate::engine::staged_clean_corpus;
 use crate::error::{Error, Result};
 use crate::locomo::data::Conversation;
 use crate::locomo::product;
 use crate::locomo::splits::{Role, WithinSplits, DEFAULT_LEARN_FRACTION};
 use crate::metrics::{Judged, Metric, METRICS};
-use crate::plan::DatasetArgs;
 use crate::significance::{self, holm, summarize, test_all_pairs, TEST_METRIC};
 use crate::splits::{Heldout, HeldoutKind, Split, DEFAULT_DEV_FRACTION, DEFAULT_TRAIN_FRACTION};
 
@@ -631,17 +629,8 @@ fn corpus_questions(
     variant: VariantArg,
     max: usize,
 ) -> Result<CorpusQuestions> {
-    let d = load_data(
-        data_dir,
-        &DatasetArgs {
-            dataset,
-            variant,
-            input: None,
-            limit: Some(0),
-        },
-    )?;
+    let (d, graph) = staged_clean_corpus(data_dir, dataset, variant)?;
     let corpus = &d.corpus;
-    let graph = build_graph(corpus, GraphBuilder::Reference, false, None)?;
     let n = if max > 0 {
         max.min(corpus.queries.len())
     } else {
@@ -653,11 +642,7 @@ fn corpus_questions(
         .map(|q| Question {
             key: q.qid.clone(),
             text: q.text.clone(),
-            relevant: q
-                .relevant
-                .iter()
-                .map(|&i| corpus.nodes[i].id.clone())
-                .collect(),
+            relevant: corpus.relevant_ids(q),
         })
         .collect();
     let relevant = queries.iter().map(|q| q.relevant.clone()).collect();

@@ -35,9 +35,10 @@
 //! MultiHop-RAG, 28 of 1,104 on LoCoMo, mostly to a correction that seeded them or that
 //! their traversal reached, which pulled the corrected question's evidence into their
 //! answer. Scoped, LoCoMo loses 10 and the corrected questions gain far more (recall@10
-//! 0.133 → 0.842 against 0.179), but MultiHop-RAG loses 24: its templated questions
-//! often share half their words, and the corrected question's node steers every
-//! question that does (issue 31's target, no related loss, is not met yet). Inhibiting
+//! 0.133 → 0.842 against 0.179), but MultiHop-RAG loses 24, 11 of them only under this
+//! rule, for a cause not found yet: a stricter paraphrase match for question nodes that
+//! carry a correction leaves the same 24 (issue 31's target, no related loss, is not met
+//! yet; `results/bench/README.md`). Inhibiting
 //! the wrong answer's nodes from the question node was tried too: it also demotes the
 //! evidence the wrong answer did find (HotPotQA dev: corrected recall@10 0.500 → 0.515,
 //! against 0.956 without it).
