@@ -55,6 +55,7 @@ pub mod metrics;
 pub mod neurogenesis;
 pub mod official;
 pub mod official_run;
+pub mod peers;
 pub mod plan;
 pub mod protocol;
 pub mod repo;

@@ -140,6 +140,13 @@ enum Command {
     /// queries and the shares promoted, died and merged; writes neurogenesis-hash-v1.json
     /// and NEUROGENESIS.md (by default in results/bench/neurogenesis/).
     Neurogenesis(bench::neurogenesis::NeuroArgs),
+    /// Peer memories side by side with CrabPath on LoCoMo through MCP (issue 29): each
+    /// system of an adapter file (benchmarks/peers/*.toml) started over stdio, every turn
+    /// stored through its own tool, every question asked through its search tool; writes
+    /// peers.json and PEERS.md (recall@5/10/25/50 by category, characters per question,
+    /// ingest turns/s, query p50/p95, peak RSS, version; CrabPath against each peer on
+    /// recall@10). Install the peers first: benchmarks/peers/install.sh.
+    Peers(Box<bench::peers::PeersArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -342,6 +349,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 "{}",
                 bench::locomo::product_learning::cmd_learn(&data_dir, &a)?
             );
+            Ok(())
+        }
+        Command::Peers(a) => {
+            print!("{}", bench::peers::cmd_peers(&data_dir, &a)?);
             Ok(())
         }
         Command::Neurogenesis(a) => {
