@@ -127,6 +127,15 @@ fn file_name(p: &Path) -> String {
 /// written to `--out`; returns the Markdown. A system that fails is reported as such; the
 /// command fails only on bad input (data, adapter files, output).
 pub fn cmd_peers(data_dir: &DataDir, a: &PeersArgs) -> Result<String> {
+    // A server that dies leaves a closed pipe: writing the next request must be an error
+    // of that system (EPIPE), not the signal that ends this process (main restores
+    // SIGPIPE's default for `| head`).
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" installs no handler; no other
+    // thread changes signal dispositions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
     let file = catalog::known_file(Dataset::Locomo, VariantArg::Full)?;
     let path = resolve_input(a.input.as_deref(), data_dir, file)?;
     let data = crate::locomo::data::load(&path)?;
@@ -169,7 +178,12 @@ pub fn cmd_peers(data_dir: &DataDir, a: &PeersArgs) -> Result<String> {
         command.push(format!("--input {}", file_name(i)));
     }
     for ad in &adapters {
-        command.push(format!("--adapter {ADAPTER_DIR}/{}", file_name(&ad.path)));
+        // a committed adapter by its path in the repository, another as given
+        let committed = ad.path.parent().is_some_and(|d| d.ends_with(ADAPTER_DIR));
+        command.push(match committed {
+            true => format!("--adapter {ADAPTER_DIR}/{}", file_name(&ad.path)),
+            false => format!("--adapter {}", ad.path.display()),
+        });
     }
     if a.limit != DEFAULT_LIMIT {
         command.push(format!("--limit {}", a.limit));

@@ -55,7 +55,7 @@ pub fn row(data: &Locomo, run: &SystemRun) -> Row {
         recall,
         counts,
         r10: rows.iter().map(|(_, r)| r[1]).collect(),
-        mean_chars: answers.iter().map(|a| a.chars as f64).sum::<f64>() / n,
+        mean_chars: answers.iter().map(|a| a.chars as f64).sum::<f64>() / n + 0.0,
         turns_per_s: if run.stored.1 > 0.0 {
             run.stored.0 as f64 / run.stored.1
         } else {
@@ -224,18 +224,25 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
         } else {
             format!("{} (FAILED)", r.adapter.name)
         };
+        let measured = |x: f64, digits: usize| {
+            if row.r10.is_empty() {
+                "–".to_string()
+            } else {
+                format!("{x:.digits$}")
+            }
+        };
         md.push_str(&format!(
-            "| {name} | {} | {} | {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} |\n",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.adapter.version,
             rec(0),
             rec(1),
             rec(2),
             rec(3),
-            row.mean_chars,
-            row.turns_per_s,
-            row.p50_ms,
-            row.p95_ms,
-            r.peak_rss_kib as f64 / 1024.0
+            measured(row.mean_chars, 0),
+            measured(row.turns_per_s, 1),
+            measured(row.p50_ms, 1),
+            measured(row.p95_ms, 1),
+            measured(r.peak_rss_kib as f64 / 1024.0, 0)
         ));
     }
     md.push_str("\nRecall@10 by category (questions in brackets):\n\n| system |");
