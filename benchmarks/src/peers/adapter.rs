@@ -29,6 +29,7 @@
 //! format = "json"                      # the first text content (or structured content) as JSON
 //! items = "/entities"                  # JSON pointer to the list of results, best first
 //! id = "/name"                         # JSON pointer inside one item to the stored turn id
+//! # or: format = "text" with id_regex = "(?m)^[0-9]+\\. (D[0-9]+:[0-9]+) " (first group, in order)
 //! ```
 //!
 //! Placeholders: [`SERVER_PLACEHOLDERS`] anywhere in `setup` and `server`;
@@ -165,12 +166,22 @@ fn none() -> String {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Results {
-    /// `json`: the structured content, else the first text content parsed as JSON.
+    /// `json`: the structured content, else the first text content parsed as JSON, read
+    /// with `items` and `id`; `text`: the text content, read with `id_regex`.
     pub format: String,
-    /// JSON pointer to the list of result items, best first.
-    pub items: String,
-    /// JSON pointer inside one item to the turn id stored.
-    pub id: String,
+    /// `json`: JSON pointer to the list of result items, best first.
+    #[serde(default)]
+    pub items: Option<String>,
+    /// `json`: JSON pointer inside one item to the turn id stored.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// `text`: a regular expression whose first capture group is a turn id, every match in
+    /// order (e.g. `(?m)^[0-9]+\. (D[0-9]+:[0-9]+) `).
+    #[serde(default)]
+    pub id_regex: Option<String>,
+    /// `id_regex` compiled (not in the TOML).
+    #[serde(skip)]
+    pub compiled: Option<regex::Regex>,
 }
 
 /// An error in the adapter file `path`: `what` names the field.
@@ -311,6 +322,7 @@ impl Adapter {
         })?;
         a.path = path.to_path_buf();
         a.check()?;
+        a.compile()?;
         Ok(a)
     }
 
@@ -393,25 +405,66 @@ impl Adapter {
         if self.search.tool.trim().is_empty() {
             return Err(bad(p, "search.tool: must name a tool"));
         }
-        if self.results.format != "json" {
-            return Err(bad(
-                p,
-                format!(
-                    "results.format: expected \"json\", got \"{}\"",
-                    self.results.format
-                ),
-            ));
-        }
-        for (field, v) in [
-            ("results.items", &self.results.items),
-            ("results.id", &self.results.id),
-        ] {
-            if !(v.is_empty() || v.starts_with('/')) {
+        let r = &self.results;
+        type Fields<'a> = [(&'static str, &'a Option<String>)];
+        let (wanted, unwanted): (&Fields, &Fields) = match r.format.as_str() {
+            "json" => (
+                &[("results.items", &r.items), ("results.id", &r.id)],
+                &[("results.id_regex", &r.id_regex)],
+            ),
+            "text" => (
+                &[("results.id_regex", &r.id_regex)],
+                &[("results.items", &r.items), ("results.id", &r.id)],
+            ),
+            other => {
                 return Err(bad(
                     p,
-                    format!("{field}: expected a JSON pointer (empty, or starting with `/`), got \"{v}\""),
+                    format!("results.format: expected \"json\" or \"text\", got \"{other}\""),
+                ))
+            }
+        };
+        for (field, v) in wanted {
+            if v.is_none() {
+                return Err(bad(
+                    p,
+                    format!("{field}: missing (format = \"{}\" needs it)", r.format),
                 ));
             }
+        }
+        for (field, v) in unwanted {
+            if v.is_some() {
+                return Err(bad(
+                    p,
+                    format!("{field}: not read with format = \"{}\"", r.format),
+                ));
+            }
+        }
+        for (field, v) in [("results.items", &r.items), ("results.id", &r.id)] {
+            if let Some(v) = v {
+                if !(v.is_empty() || v.starts_with('/')) {
+                    return Err(bad(
+                        p,
+                        format!("{field}: expected a JSON pointer (empty, or starting with `/`), got \"{v}\""),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn compile(&mut self) -> Result<()> {
+        if let Some(re) = &self.results.id_regex {
+            let c = regex::Regex::new(re).map_err(|e| {
+                let msg = e.to_string().replace('\n', " ");
+                bad(&self.path, format!("results.id_regex: {msg}"))
+            })?;
+            if c.captures_len() < 2 {
+                return Err(bad(
+                    &self.path,
+                    "results.id_regex: needs a capture group (the turn id)",
+                ));
+            }
+            self.results.compiled = Some(c);
         }
         Ok(())
     }
@@ -454,18 +507,32 @@ fn render_value(v: &toml::Value, lookup: &dyn Fn(&str) -> Option<String>) -> Val
     }
 }
 
-/// The turn ids of a search result `v` read by `r`: the items at `r.items`, each one's id
-/// at `r.id` (a string, or a number written as text); items without one are skipped.
-pub fn result_ids(r: &Results, v: &Value) -> std::result::Result<Vec<String>, String> {
-    let items = v
-        .pointer(&r.items)
-        .ok_or_else(|| format!("results.items `{}`: not in the result", r.items))?;
-    let Value::Array(items) = items else {
-        return Err(format!("results.items `{}`: not a list", r.items));
+/// The turn ids of a search result read by `r`: with `json`, the items at `r.items` of
+/// `json`, each one's id at `r.id` (a string, or a number written as text; items without
+/// one are skipped); with `text`, the first capture group of every match of `r.id_regex`
+/// in `text`, in order.
+pub fn result_ids(
+    r: &Results,
+    json: &Value,
+    text: &str,
+) -> std::result::Result<Vec<String>, String> {
+    if let Some(re) = &r.compiled {
+        return Ok(re
+            .captures_iter(text)
+            .filter_map(|c| c.get(1).map(|m| m.as_str().to_string()))
+            .collect());
+    }
+    let items = r.items.as_deref().unwrap_or("");
+    let id = r.id.as_deref().unwrap_or("");
+    let found = json
+        .pointer(items)
+        .ok_or_else(|| format!("results.items `{items}`: not in the result"))?;
+    let Value::Array(found) = found else {
+        return Err(format!("results.items `{items}`: not a list"));
     };
-    Ok(items
+    Ok(found
         .iter()
-        .filter_map(|it| match it.pointer(&r.id) {
+        .filter_map(|it| match it.pointer(id) {
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             _ => None,
@@ -517,11 +584,20 @@ id = "/name"
         let v = Value::Object(render(&a.search.arguments, &look));
         // `${limit}` alone becomes a number; `${question}` is substituted in place
         assert_eq!(v, serde_json::json!({"query": "who?", "k": 50}));
-        let ids = result_ids(
-            &a.results,
-            &serde_json::json!({"hits": [{"name": "D1:2"}, {"x": 1}, {"name": 7}]}),
-        );
+        let hits = serde_json::json!({"hits": [{"name": "D1:2"}, {"x": 1}, {"name": 7}]});
+        let ids = result_ids(&a.results, &hits, "");
         assert_eq!(ids.unwrap(), vec!["D1:2", "7"]);
+        // the text format: every match's first group, in order
+        let t = GOOD
+            .replace("format = \"json\"", "format = \"text\"")
+            .replace(
+                "items = \"/hits\"\nid = \"/name\"",
+                "id_regex = '(?m)^[0-9]+\\. (D[0-9]+:[0-9]+) '",
+            );
+        let t = Adapter::parse(Path::new("a.toml"), &t).unwrap();
+        let text = "1. D2:1 Ann said\n2. D1:9 Bo said\nno D3:3 here";
+        let ids = result_ids(&t.results, &Value::Null, text);
+        assert_eq!(ids.unwrap(), vec!["D2:1", "D1:9"]);
     }
 
     #[test]
@@ -551,6 +627,11 @@ id = "/name"
         let e = err(&GOOD.replace("${WORK}", "${HOME}"));
         assert!(
             e.starts_with("a.toml: server.env.F: unknown placeholder `${HOME}`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("id = \"/name\"", "id = \"/name\"\nid_regex = '('"));
+        assert!(
+            e.starts_with("a.toml: results.id_regex: not read with format = \"json\""),
             "{e}"
         );
         assert!(!e.contains('\n'));

@@ -53,6 +53,8 @@ pub struct Reply {
     pub json: Value,
     /// Characters of every text content block (what an agent's context receives).
     pub chars: usize,
+    /// The text content blocks, joined by newlines.
+    pub text: String,
     /// The tool reported an error (`isError`); the first text says which.
     pub error: Option<String>,
 }
@@ -242,7 +244,12 @@ impl Server {
                 .map(|t| t.lines().next().unwrap_or("").to_string())
                 .unwrap_or_else(|| "(no text)".into())
         });
-        Ok(Reply { json, chars, error })
+        Ok(Reply {
+            json,
+            chars,
+            text: texts.join("\n"),
+            error,
+        })
     }
 
     /// Peak resident set (KiB) of the server and every process under it: the sum of each

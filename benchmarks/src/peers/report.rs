@@ -163,7 +163,7 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
                                "startup_timeout_s": a.server.startup_timeout(), "call_timeout_s": a.server.call_timeout()},
                     "store": {"tool": a.store.tool, "arguments": Value::Object(super::adapter::render(&a.store.arguments, &|_| None))},
                     "search": {"tool": a.search.tool, "arguments": Value::Object(super::adapter::render(&a.search.arguments, &|_| None))},
-                    "results": {"format": a.results.format, "items": a.results.items, "id": a.results.id},
+                    "results": {"format": a.results.format, "items": a.results.items, "id": a.results.id, "id_regex": a.results.id_regex},
                 },
                 "complete": r.complete(conversations),
                 "conversations_finished": r.answers.len(),

@@ -205,15 +205,17 @@ async fn talk(
                 format!("{} question {i}: {e}", conv.sample_id),
             );
         } else {
-            match result_ids(&adapter.results, &r.json) {
+            match result_ids(&adapter.results, &r.json, &r.text) {
                 Ok(found) => ids = found,
-                Err(e) if r.json == Value::Null => note_first(
-                    &mut run.parse_errors,
-                    format!(
-                        "{} question {i}: the result is not JSON ({e})",
-                        conv.sample_id
-                    ),
-                ),
+                Err(e) if r.json == Value::Null && adapter.results.compiled.is_none() => {
+                    note_first(
+                        &mut run.parse_errors,
+                        format!(
+                            "{} question {i}: the result is not JSON ({e})",
+                            conv.sample_id
+                        ),
+                    )
+                }
                 Err(e) => note_first(
                     &mut run.parse_errors,
                     format!("{} question {i}: {e}", conv.sample_id),
