@@ -13,6 +13,8 @@
 #           ${PEERS}/mcp-memory-service/               venv, mcp-memory-service[sqlite]
 #           ${PEERS}/mcp-memory-service/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx
 #                                                      the ONNX MiniLM it loads (built here)
+#           ${PEERS}/mcp-server-qdrant/                venv, mcp-server-qdrant
+#           ${PEERS}/mcp-server-qdrant/fastembed_cache/fast-all-MiniLM-L6-v2   the same MiniLM
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -33,11 +35,13 @@ install_npm() {
 }
 
 # ---------------------------------------------------------------------------------------
-# Python peers: basic-memory and mcp-memory-service, each in its own venv.
+# Python peers: basic-memory, mcp-memory-service and mcp-server-qdrant, each in its own venv.
 # ---------------------------------------------------------------------------------------
 BASIC_MEMORY_VERSION=0.24.1
 MCP_MEMORY_SERVICE_VERSION=12.4.0
-# Builds mcp-memory-service's ONNX MiniLM (minilm_onnx.py); not a dependency of the peer.
+MCP_SERVER_QDRANT_VERSION=0.8.1
+# Builds the ONNX MiniLM that mcp-memory-service and mcp-server-qdrant load (minilm_onnx.py);
+# not a dependency of either peer.
 ONNX_VERSION=1.23.2
 # Every other package is pinned by benchmarks/peers/python/<peer>.txt (pip freeze of a
 # working install), so a later run resolves the same versions.
@@ -87,34 +91,59 @@ install_basic_memory() {
     "$dir/bin/pip" install -q -c "$PIN_DIR/basic-memory.txt" "basic-memory==$BASIC_MEMORY_VERSION"
 }
 
+# minilm_weights: prints the folder of the MiniLM weights this project fetches
+# ($CRABPATH_MODEL_DIR, else datasets/models/all-MiniLM-L6-v2), fetching them if missing.
+minilm_weights() {
+    local model_dir=${CRABPATH_MODEL_DIR:-$ROOT/datasets/models/all-MiniLM-L6-v2}
+    if [[ ! -f "$model_dir/model.safetensors" ]]; then
+        echo "MiniLM weights missing at $model_dir: cargo run -q -p crabpath-embed -- fetch-model" >&2
+        (cd "$ROOT" && cargo run -q -p crabpath-embed -- fetch-model) >&2 ||
+            die "could not fetch the MiniLM weights (cargo run -q -p crabpath-embed -- fetch-model)"
+    fi
+    echo "$model_dir"
+}
+
+# build_minilm VENV OUT: the ONNX all-MiniLM-L6-v2 and its tokenizer files in OUT, built
+# by minilm_onnx.py (with VENV's python, which has onnx, onnxruntime and tokenizers) from
+# this project's weights, then checked against sentence-transformers' vectors.
+build_minilm() {
+    local venv=$1 out=$2
+    if [[ ! -f "$out/model.onnx" || ! -f "$out/tokenizer_config.json" ]]; then
+        "$venv/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" "$(minilm_weights)" "$out"
+    fi
+    "$venv/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" --check "$out"
+}
+
 install_mcp_memory_service() {
-    local py dir=$PEERS/mcp-memory-service model_dir onnx_dir
+    local py dir=$PEERS/mcp-memory-service
     # The sqlite_vec backend loads the sqlite-vec extension into Python's sqlite3.
     py=$(pick_python 10 1) || die "mcp-memory-service needs Python >= 3.10 whose sqlite3 can load extensions (Debian's /usr/bin/python3 can); none found (set CRABPATH_PEERS_PYTHON)"
     echo "mcp-memory-service $MCP_MEMORY_SERVICE_VERSION: venv $dir with $py"
     make_venv "$dir" "$py"
     "$dir/bin/pip" install -q -c "$PIN_DIR/mcp-memory-service.txt" \
         "mcp-memory-service[sqlite]==$MCP_MEMORY_SERVICE_VERSION" "onnx==$ONNX_VERSION"
+    # It downloads its ONNX MiniLM from a host this project cannot reach, unless
+    # $HOME/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx holds model.onnx and
+    # tokenizer.json; the adapter sets HOME to $dir/home.
+    build_minilm "$dir" "$dir/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx"
+}
 
-    # The service downloads its ONNX MiniLM from a host this project cannot reach; it skips
-    # the download when $HOME/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx holds
-    # model.onnx and tokenizer.json. The adapter sets HOME to $dir/home.
-    model_dir=${CRABPATH_MODEL_DIR:-$ROOT/datasets/models/all-MiniLM-L6-v2}
-    if [[ ! -f "$model_dir/model.safetensors" ]]; then
-        echo "MiniLM weights missing at $model_dir: cargo run -q -p crabpath-embed -- fetch-model"
-        (cd "$ROOT" && cargo run -q -p crabpath-embed -- fetch-model) ||
-            die "could not fetch the MiniLM weights (cargo run -q -p crabpath-embed -- fetch-model)"
-    fi
-    onnx_dir=$dir/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx
-    if [[ ! -f "$onnx_dir/model.onnx" || ! -f "$onnx_dir/tokenizer.json" ]]; then
-        "$dir/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" "$model_dir" "$onnx_dir"
-    fi
-    "$dir/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" --check "$onnx_dir"
+install_mcp_server_qdrant() {
+    local py dir=$PEERS/mcp-server-qdrant
+    py=$(pick_python 10 0) || die "mcp-server-qdrant needs Python >= 3.10 with venv and pip; none found (set CRABPATH_PEERS_PYTHON)"
+    echo "mcp-server-qdrant $MCP_SERVER_QDRANT_VERSION: venv $dir with $py"
+    make_venv "$dir" "$py"
+    "$dir/bin/pip" install -q -c "$PIN_DIR/mcp-server-qdrant.txt" \
+        "mcp-server-qdrant==$MCP_SERVER_QDRANT_VERSION" "onnx==$ONNX_VERSION"
+    # fastembed fetches the model from a hub; with HF_HUB_OFFLINE=1 it loads a local copy
+    # from $FASTEMBED_CACHE_PATH/fast-all-MiniLM-L6-v2 instead (the adapter sets both).
+    build_minilm "$dir" "$dir/fastembed_cache/fast-all-MiniLM-L6-v2"
 }
 
 install_python() {
     install_basic_memory
     install_mcp_memory_service
+    install_mcp_server_qdrant
 }
 
 case "${1:-all}" in

@@ -136,7 +136,8 @@ def build_graph(w):
 
 
 def build(model_dir, out_dir):
-    """Write OUT_DIR/model.onnx and OUT_DIR/tokenizer.json from MODEL_DIR."""
+    """Write OUT_DIR/model.onnx, tokenizer.json, tokenizer_config.json, config.json and
+    special_tokens_map.json from MODEL_DIR."""
     import onnx
 
     model_dir, out_dir = Path(model_dir), Path(out_dir)
@@ -148,6 +149,13 @@ def build(model_dir, out_dir):
     tok["truncation"] = {"direction": "Right", "max_length": MAX_TOKENS, "strategy": "LongestFirst", "stride": 0}
     tok["padding"] = None
     (out_dir / "tokenizer.json").write_text(json.dumps(tok))
+    # fastembed (mcp-server-qdrant) also reads these three; its truncation limit is
+    # tokenizer_config.json's model_max_length, set to the same 256 tokens.
+    cfg = json.loads((model_dir / "tokenizer_config.json").read_text())
+    cfg["model_max_length"] = MAX_TOKENS
+    (out_dir / "tokenizer_config.json").write_text(json.dumps(cfg))
+    for name in ("config.json", "special_tokens_map.json"):
+        (out_dir / name).write_bytes((model_dir / name).read_bytes())
 
 
 def embed(out_dir, texts):
