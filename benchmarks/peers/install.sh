@@ -72,23 +72,19 @@ EOF
     return 1
 }
 
-# make_venv DIR PYTHON: a venv at DIR made by PYTHON (kept if it already exists).
-make_venv() {
-    local dir=$1 py=$2
+# venv_peer NAME MIN_MINOR NEED_EXTENSIONS WHY PACKAGE...: a venv at ${PEERS}/NAME, made by
+# the first Python that fits (see pick_python; WHY says what the peer needs), with
+# PACKAGE... installed under the pins of python/NAME.txt.
+venv_peer() {
+    local name=$1 min=$2 ext=$3 why=$4 py dir=$PEERS/$1
+    shift 4
+    py=$(pick_python "$min" "$ext") || die "$name needs $why; none found (set CRABPATH_PEERS_PYTHON)"
+    echo "$name: venv $dir with $py: $*"
     if [[ ! -x "$dir/bin/python" ]]; then
         "$py" -m venv "$dir" || die "could not make a venv at $dir with $py"
     fi
     "$dir/bin/python" -m pip install -q --upgrade pip
-}
-
-install_basic_memory() {
-    local py dir=$PEERS/basic-memory
-    # basic-memory requires Python >= 3.12. It runs keyword search (search_type="text")
-    # either way, so sqlite extension loading is not needed.
-    py=$(pick_python 12 0) || die "basic-memory needs Python >= 3.12 with venv and pip; none found (set CRABPATH_PEERS_PYTHON)"
-    echo "basic-memory $BASIC_MEMORY_VERSION: venv $dir with $py"
-    make_venv "$dir" "$py"
-    "$dir/bin/pip" install -q -c "$PIN_DIR/basic-memory.txt" "basic-memory==$BASIC_MEMORY_VERSION"
+    "$dir/bin/pip" install -q -c "$PIN_DIR/$name.txt" "$@"
 }
 
 # minilm_weights: prints the folder of the MiniLM weights this project fetches
@@ -114,36 +110,28 @@ build_minilm() {
     "$venv/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" --check "$out"
 }
 
-install_mcp_memory_service() {
-    local py dir=$PEERS/mcp-memory-service
-    # The sqlite_vec backend loads the sqlite-vec extension into Python's sqlite3.
-    py=$(pick_python 10 1) || die "mcp-memory-service needs Python >= 3.10 whose sqlite3 can load extensions (Debian's /usr/bin/python3 can); none found (set CRABPATH_PEERS_PYTHON)"
-    echo "mcp-memory-service $MCP_MEMORY_SERVICE_VERSION: venv $dir with $py"
-    make_venv "$dir" "$py"
-    "$dir/bin/pip" install -q -c "$PIN_DIR/mcp-memory-service.txt" \
-        "mcp-memory-service[sqlite]==$MCP_MEMORY_SERVICE_VERSION" "onnx==$ONNX_VERSION"
-    # It downloads its ONNX MiniLM from a host this project cannot reach, unless
-    # $HOME/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx holds model.onnx and
-    # tokenizer.json; the adapter sets HOME to $dir/home.
-    build_minilm "$dir" "$dir/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx"
-}
+install_python() {
+    # basic-memory refuses Python < 3.12. It runs keyword search (search_type="text")
+    # either way, so sqlite extension loading is not needed.
+    venv_peer basic-memory 12 0 "Python >= 3.12 with venv and pip" \
+        "basic-memory==$BASIC_MEMORY_VERSION"
 
-install_mcp_server_qdrant() {
-    local py dir=$PEERS/mcp-server-qdrant
-    py=$(pick_python 10 0) || die "mcp-server-qdrant needs Python >= 3.10 with venv and pip; none found (set CRABPATH_PEERS_PYTHON)"
-    echo "mcp-server-qdrant $MCP_SERVER_QDRANT_VERSION: venv $dir with $py"
-    make_venv "$dir" "$py"
-    "$dir/bin/pip" install -q -c "$PIN_DIR/mcp-server-qdrant.txt" \
-        "mcp-server-qdrant==$MCP_SERVER_QDRANT_VERSION" "onnx==$ONNX_VERSION"
+    # The sqlite_vec backend loads the sqlite-vec extension into Python's sqlite3. The
+    # service downloads its ONNX MiniLM from a host this project cannot reach, unless
+    # $HOME/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx holds model.onnx and
+    # tokenizer.json; the adapter sets HOME to ${PEERS}/mcp-memory-service/home.
+    venv_peer mcp-memory-service 10 1 \
+        "Python >= 3.10 whose sqlite3 can load extensions (Debian's /usr/bin/python3 can)" \
+        "mcp-memory-service[sqlite]==$MCP_MEMORY_SERVICE_VERSION" "onnx==$ONNX_VERSION"
+    build_minilm "$PEERS/mcp-memory-service" \
+        "$PEERS/mcp-memory-service/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx"
+
     # fastembed fetches the model from a hub; with HF_HUB_OFFLINE=1 it loads a local copy
     # from $FASTEMBED_CACHE_PATH/fast-all-MiniLM-L6-v2 instead (the adapter sets both).
-    build_minilm "$dir" "$dir/fastembed_cache/fast-all-MiniLM-L6-v2"
-}
-
-install_python() {
-    install_basic_memory
-    install_mcp_memory_service
-    install_mcp_server_qdrant
+    venv_peer mcp-server-qdrant 10 0 "Python >= 3.10 with venv and pip" \
+        "mcp-server-qdrant==$MCP_SERVER_QDRANT_VERSION" "onnx==$ONNX_VERSION"
+    build_minilm "$PEERS/mcp-server-qdrant" \
+        "$PEERS/mcp-server-qdrant/fastembed_cache/fast-all-MiniLM-L6-v2"
 }
 
 case "${1:-all}" in
