@@ -13,6 +13,8 @@
 #           ${PEERS}/mcp-memory-service/               venv, mcp-memory-service[sqlite]
 #           ${PEERS}/mcp-memory-service/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx
 #                                                      the ONNX MiniLM it loads (built here)
+#           ${PEERS}/mcp-server-qdrant/                venv, mcp-server-qdrant
+#           ${PEERS}/mcp-server-qdrant/fastembed_cache/fast-all-MiniLM-L6-v2   the same MiniLM
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -47,11 +49,13 @@ install_npm() {
 }
 
 # ---------------------------------------------------------------------------------------
-# Python peers: basic-memory and mcp-memory-service, each in its own venv.
+# Python peers: basic-memory, mcp-memory-service and mcp-server-qdrant, each in its own venv.
 # ---------------------------------------------------------------------------------------
 BASIC_MEMORY_VERSION=0.24.1
 MCP_MEMORY_SERVICE_VERSION=12.4.0
-# Builds mcp-memory-service's ONNX MiniLM (minilm_onnx.py); not a dependency of the peer.
+MCP_SERVER_QDRANT_VERSION=0.8.1
+# Builds the ONNX MiniLM that mcp-memory-service and mcp-server-qdrant load (minilm_onnx.py);
+# not a dependency of either peer.
 ONNX_VERSION=1.23.2
 # Every other package is pinned by benchmarks/peers/python/<peer>.txt (pip freeze of a
 # working install), so a later run resolves the same versions.
@@ -82,53 +86,66 @@ EOF
     return 1
 }
 
-# make_venv DIR PYTHON: a venv at DIR made by PYTHON (kept if it already exists).
-make_venv() {
-    local dir=$1 py=$2
+# venv_peer NAME MIN_MINOR NEED_EXTENSIONS WHY PACKAGE...: a venv at ${PEERS}/NAME, made by
+# the first Python that fits (see pick_python; WHY says what the peer needs), with
+# PACKAGE... installed under the pins of python/NAME.txt.
+venv_peer() {
+    local name=$1 min=$2 ext=$3 why=$4 py dir=$PEERS/$1
+    shift 4
+    py=$(pick_python "$min" "$ext") || die "$name needs $why; none found (set CRABPATH_PEERS_PYTHON)"
+    echo "$name: venv $dir with $py: $*"
     if [[ ! -x "$dir/bin/python" ]]; then
         "$py" -m venv "$dir" || die "could not make a venv at $dir with $py"
     fi
     "$dir/bin/python" -m pip install -q --upgrade pip
+    "$dir/bin/pip" install -q -c "$PIN_DIR/$name.txt" "$@"
 }
 
-install_basic_memory() {
-    local py dir=$PEERS/basic-memory
-    # basic-memory requires Python >= 3.12. It runs keyword search (search_type="text")
-    # either way, so sqlite extension loading is not needed.
-    py=$(pick_python 12 0) || die "basic-memory needs Python >= 3.12 with venv and pip; none found (set CRABPATH_PEERS_PYTHON)"
-    echo "basic-memory $BASIC_MEMORY_VERSION: venv $dir with $py"
-    make_venv "$dir" "$py"
-    "$dir/bin/pip" install -q -c "$PIN_DIR/basic-memory.txt" "basic-memory==$BASIC_MEMORY_VERSION"
-}
-
-install_mcp_memory_service() {
-    local py dir=$PEERS/mcp-memory-service model_dir onnx_dir
-    # The sqlite_vec backend loads the sqlite-vec extension into Python's sqlite3.
-    py=$(pick_python 10 1) || die "mcp-memory-service needs Python >= 3.10 whose sqlite3 can load extensions (Debian's /usr/bin/python3 can); none found (set CRABPATH_PEERS_PYTHON)"
-    echo "mcp-memory-service $MCP_MEMORY_SERVICE_VERSION: venv $dir with $py"
-    make_venv "$dir" "$py"
-    "$dir/bin/pip" install -q -c "$PIN_DIR/mcp-memory-service.txt" \
-        "mcp-memory-service[sqlite]==$MCP_MEMORY_SERVICE_VERSION" "onnx==$ONNX_VERSION"
-
-    # The service downloads its ONNX MiniLM from a host this project cannot reach; it skips
-    # the download when $HOME/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx holds
-    # model.onnx and tokenizer.json. The adapter sets HOME to $dir/home.
-    model_dir=${CRABPATH_MODEL_DIR:-$ROOT/datasets/models/all-MiniLM-L6-v2}
+# minilm_weights: prints the folder of the MiniLM weights this project fetches
+# ($CRABPATH_MODEL_DIR, else datasets/models/all-MiniLM-L6-v2), fetching them if missing.
+minilm_weights() {
+    local model_dir=${CRABPATH_MODEL_DIR:-$ROOT/datasets/models/all-MiniLM-L6-v2}
     if [[ ! -f "$model_dir/model.safetensors" ]]; then
-        echo "MiniLM weights missing at $model_dir: cargo run -q -p crabpath-embed -- fetch-model"
-        (cd "$ROOT" && cargo run -q -p crabpath-embed -- fetch-model) ||
+        echo "MiniLM weights missing at $model_dir: cargo run -q -p crabpath-embed -- fetch-model" >&2
+        (cd "$ROOT" && cargo run -q -p crabpath-embed -- fetch-model) >&2 ||
             die "could not fetch the MiniLM weights (cargo run -q -p crabpath-embed -- fetch-model)"
     fi
-    onnx_dir=$dir/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx
-    if [[ ! -f "$onnx_dir/model.onnx" || ! -f "$onnx_dir/tokenizer.json" ]]; then
-        "$dir/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" "$model_dir" "$onnx_dir"
+    echo "$model_dir"
+}
+
+# build_minilm VENV OUT: the ONNX all-MiniLM-L6-v2 and its tokenizer files in OUT, built
+# by minilm_onnx.py (with VENV's python, which has onnx, onnxruntime and tokenizers) from
+# this project's weights, then checked against sentence-transformers' vectors.
+build_minilm() {
+    local venv=$1 out=$2
+    if [[ ! -f "$out/model.onnx" || ! -f "$out/tokenizer_config.json" ]]; then
+        "$venv/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" "$(minilm_weights)" "$out"
     fi
-    "$dir/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" --check "$onnx_dir"
+    "$venv/bin/python" "$ROOT/benchmarks/peers/minilm_onnx.py" --check "$out"
 }
 
 install_python() {
-    install_basic_memory
-    install_mcp_memory_service
+    # basic-memory refuses Python < 3.12. It runs keyword search (search_type="text")
+    # either way, so sqlite extension loading is not needed.
+    venv_peer basic-memory 12 0 "Python >= 3.12 with venv and pip" \
+        "basic-memory==$BASIC_MEMORY_VERSION"
+
+    # The sqlite_vec backend loads the sqlite-vec extension into Python's sqlite3. The
+    # service downloads its ONNX MiniLM from a host this project cannot reach, unless
+    # $HOME/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx holds model.onnx and
+    # tokenizer.json; the adapter sets HOME to ${PEERS}/mcp-memory-service/home.
+    venv_peer mcp-memory-service 10 1 \
+        "Python >= 3.10 whose sqlite3 can load extensions (Debian's /usr/bin/python3 can)" \
+        "mcp-memory-service[sqlite]==$MCP_MEMORY_SERVICE_VERSION" "onnx==$ONNX_VERSION"
+    build_minilm "$PEERS/mcp-memory-service" \
+        "$PEERS/mcp-memory-service/home/.cache/mcp_memory/onnx_models/all-MiniLM-L6-v2/onnx"
+
+    # fastembed fetches the model from a hub; with HF_HUB_OFFLINE=1 it loads a local copy
+    # from $FASTEMBED_CACHE_PATH/fast-all-MiniLM-L6-v2 instead (the adapter sets both).
+    venv_peer mcp-server-qdrant 10 0 "Python >= 3.10 with venv and pip" \
+        "mcp-server-qdrant==$MCP_SERVER_QDRANT_VERSION" "onnx==$ONNX_VERSION"
+    build_minilm "$PEERS/mcp-server-qdrant" \
+        "$PEERS/mcp-server-qdrant/fastembed_cache/fast-all-MiniLM-L6-v2"
 }
 
 case "${1:-all}" in
