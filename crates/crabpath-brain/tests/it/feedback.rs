@@ -120,7 +120,7 @@ fn turns_older_than_the_window_are_not_reached() {
 fn a_correction_inhibits_the_path_and_applies_once() {
     // a database (resident and not) and a state file (its log in memory); the paper
     // profile's rule, which the corrected profile keeps as `CorrectionMode::Veto` (its
-    // default is the guardrail of issue 31 item 4, tests/guardrail.rs)
+    // default is the guardrail of issue 31 item 4, tests/it/guardrail.rs)
     let runs = [
         (("db", false), Profile::Paper),
         (("db", true), Profile::Paper),

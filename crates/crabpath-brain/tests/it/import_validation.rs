@@ -1,6 +1,6 @@
 //! `import_state` checks the whole state file (issue 33, item 7): the first problem is
 //! named by its JSON path, and nothing is written then. The command-line cases (the
-//! issue's eight files) are in `crabpath-cli/tests/validation.rs`; these are the other
+//! issue's eight files) are in `crabpath-cli/tests/it/validation.rs`; these are the other
 //! shapes a hand-edited or foreign file takes.
 
 use crate::common;

@@ -99,7 +99,7 @@ fn missing_mpnet_model_names_the_fetch_command() {
 }
 
 #[test]
-#[ignore = "needs the all-mpnet-base-v2 weights (crabpath fetch-model --model mpnet); run with: cargo test -p crabpath-cli --test embed_mpnet -- --ignored"]
+#[ignore = "needs the all-mpnet-base-v2 weights (crabpath fetch-model --model mpnet); run with: cargo test -p crabpath-cli --test it embed_mpnet:: -- --ignored"]
 fn mpnet_brains_work_end_to_end() {
     let model = crabpath_embed::resolve_dir(&crabpath_embed::MPNET, None);
     testdata::external(

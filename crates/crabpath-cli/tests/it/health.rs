@@ -2,7 +2,7 @@
 //! Table 4, each printed with its target range and marked when out of it; `--json`, the
 //! MCP `health` tool and the daemon's `health` return the same object; `--window`; the paper profile keeps the
 //! reference's report (byte for byte: `reference_flow.rs`). The values themselves are
-//! checked by hand computation in `crabpath-brain/tests/health.rs`.
+//! checked by hand computation in `crabpath-brain/tests/it/health.rs`.
 
 use crate::common;
 

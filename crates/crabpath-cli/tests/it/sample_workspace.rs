@@ -10,7 +10,7 @@
 //! ```text
 //! CRABPATH_REFERENCE_CHECKOUT=<checkout of jonathangu/crabpath at 134c676> \
 //! CRABPATH_CLI_SAMPLE=<spec directory>/cli-sample \
-//!     cargo test -p crabpath-cli --test sample_workspace -- --ignored
+//!     cargo test -p crabpath-cli --test it sample_workspace:: -- --ignored
 //! ```
 //!
 //! (`CRABPATH_CLI_SAMPLE` defaults to `../shared/spec/cli-sample` beside the repository.)

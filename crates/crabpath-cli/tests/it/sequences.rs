@@ -809,7 +809,7 @@ impl<'a> Seq<'a> {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "sequence of seed {} failed at step {n}: {}\nreplay: CRABPATH_SEQ_SEED={} CRABPATH_SEQ_CASES=1 CRABPATH_SEQ_STEPS={n} cargo test -p crabpath-cli --test sequences\nsteps (run in {}{}):",
+            "sequence of seed {} failed at step {n}: {}\nreplay: CRABPATH_SEQ_SEED={} CRABPATH_SEQ_CASES=1 CRABPATH_SEQ_STEPS={n} cargo test -p crabpath-cli --test it sequences::\nsteps (run in {}{}):",
             self.seed,
             f.signature,
             self.seed,

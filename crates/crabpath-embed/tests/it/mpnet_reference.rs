@@ -103,7 +103,7 @@ fn check(model: &SentenceEmbedder, note: &str) -> (usize, f64) {
 }
 
 #[test]
-#[ignore = "needs the all-mpnet-base-v2 weights (crabpath fetch-model --model mpnet); run with: cargo test -p crabpath-embed --test mpnet_reference -- --ignored"]
+#[ignore = "needs the all-mpnet-base-v2 weights (crabpath fetch-model --model mpnet); run with: cargo test -p crabpath-embed --test it mpnet_reference:: -- --ignored"]
 fn matches_sentence_transformers() {
     let model = load_model(EmbedderOptions::default());
     for item in reference_items() {
