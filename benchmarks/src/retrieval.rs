@@ -9,7 +9,7 @@
 //! accumulated left to right over the components, `0.0` when either norm is zero; score
 //! descending, ties in node order; the first `k`. Node `d` is stored under the id `d` (decimal),
 //! so insertion order is node order and a hit's id gives its node back. With `hash-v1` this is
-//! bit for bit the reference's ranking (`tests/reference_match.rs`). Queries are searched in
+//! bit for bit the reference's ranking (`tests/it/reference_match.rs`). Queries are searched in
 //! parallel, one scoring buffer per chunk of queries ([`CosineIndex::search_all`]).
 //!
 //! [`Bm25`] is a small exact Okapi BM25 (`k1 = 1.2`, `b = 0.75`) over lower-cased maximal runs

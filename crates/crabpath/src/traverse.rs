@@ -503,7 +503,7 @@ impl Traverser {
     /// growing once warm), the seeding, and per hop the expansion of at most
     /// `beam_width` frontier nodes — so with bounded out-degree the work does not
     /// depend on the graph's size (`BENCHMARKS.md`, "Traversal per query"). No
-    /// allocation once the scratch buffers and `out` have grown (`tests/alloc_free.rs`).
+    /// allocation once the scratch buffers and `out` have grown (`tests/it/alloc_free.rs`).
     pub fn run(
         &mut self,
         graph: &Graph,

@@ -1,7 +1,7 @@
 //! The random "forced-target" graphs of pg_vs_heuristic, noise_robustness,
 //! static_vs_learning and scaling_analysis (reference
 //! `sims/pg_vs_heuristic.py`, `noise_robustness.py`, `static_vs_learning.py`,
-//! `scaling_analysis.py`; fixtures in `tests/learning_sims.rs`),
+//! `scaling_analysis.py`; fixtures in `tests/it/learning_sims.rs`),
 //! and the one random source they draw from.
 //!
 //! For each node in order, its target list starts with the next node of the correct

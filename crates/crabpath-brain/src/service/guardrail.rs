@@ -132,7 +132,7 @@ impl std::str::FromStr for CorrectionMode {
 /// lower edge of seed 000's novelty band (cosine 0.30–0.85: below 0.30 a text is not
 /// related to a node). Under hash-v1 the old rule linked with no floor at all (0.0):
 /// the correction reached `matmul.rst` and `http-client.md`. With the floor, in
-/// `tests/guardrail.rs` the rollback correction links only to rollback notes and an
+/// `tests/it/guardrail.rs` the rollback correction links only to rollback notes and an
 /// unrelated text to nothing; in `bench guard` (hash-v1, `results/bench/guard/`) it
 /// removes 73 of MultiHop-RAG's 375 correction links and 21 of HotPotQA's 393, of which
 /// 1 and 2 reached the corrected question's evidence.

@@ -1,0 +1,193 @@
+//! A conversation as a source of memory (issue 28, item 1): the JSON Lines parser (good
+//! files, and each bad line reported with its number and reason), the graph of a
+//! conversation (a node per turn in order, chain edges within sessions with the core's
+//! sibling weights), and `remember` through the `Brain` service (appended, embedded,
+//! chained to its session's last turn, refused when its id exists, found by a query).
+
+use crate::common;
+
+use std::path::Path;
+
+use crabpath::profile::Profile;
+use crabpath_brain::source::bootstrap::sibling_weight;
+use crabpath_brain::source::conversation::entities::ENTITY_WEIGHT;
+use crabpath_brain::source::conversation::{build_graph, parse_jsonl, read_jsonl, Turn};
+use crabpath_brain::QueryRequest;
+use serde_json::json;
+
+fn fixture() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/fixtures/conversation.jsonl")
+}
+
+fn parse_err(text: &str) -> String {
+    parse_jsonl(text, Path::new("chat.jsonl"))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn the_fixture_parses_in_order_with_integer_sessions_as_text() {
+    let turns = read_jsonl(&fixture()).unwrap();
+    // datasets/fixtures/conversation.jsonl: 6 turns, one blank line skipped
+    assert_eq!(turns.len(), 6);
+    assert_eq!(turns[0].id.as_deref(), Some("S1:1"));
+    assert_eq!(turns[0].session.as_deref(), Some("1"), "the integer 1");
+    assert_eq!(turns[4].id, None);
+    assert_eq!(turns[4].speaker.as_deref(), Some("Maya"));
+    assert_eq!(
+        parse_jsonl("{\"text\": \"only text\"}\n", Path::new("x")).unwrap(),
+        vec![Turn {
+            text: "only text".into(),
+            ..Turn::default()
+        }]
+    );
+}
+
+#[test]
+fn every_bad_line_is_named_with_its_number_and_reason() {
+    let good = r#"{"id": "a", "text": "hi"}"#;
+    let cases = [
+        (format!("{good}\nnot json"), "chat.jsonl:2: not JSON"),
+        (format!("{good}\n[1, 2]"), "chat.jsonl:2: not a JSON object"),
+        (format!("{good}\n\n{{\"speaker\": \"A\"}}"), "chat.jsonl:3: `text` is missing"),
+        (format!("{good}\n{{\"text\": 5}}"), "chat.jsonl:2: `text` must be a non-empty string, got a number"),
+        (format!("{good}\n{{\"text\": \"  \"}}"), "chat.jsonl:2: `text` is blank"),
+        (format!("{good}\n{{\"text\": \"x\", \"session\": [1]}}"), "chat.jsonl:2: `session` must be a string or an integer, got an array"),
+        (format!("{good}\n{{\"text\": \"x\", \"time\": 1700000000}}"), "chat.jsonl:2: `time` must be a string (or absent), got a number"),
+        (format!("{good}\n{{\"text\": \"x\", \"id\": 3}}"), "chat.jsonl:2: `id` must be a string, got a number"),
+        (format!("{good}\n{{\"text\": \"x\", \"speeker\": \"A\"}}"), "chat.jsonl:2: unknown field `speeker` (the fields are: id, session, time, speaker, text; only text is required)"),
+        (format!("{good}\n{{\"text\": \"x\"}}\n{good}"), "chat.jsonl:3: duplicate id `a` (line 1 has it already)"),
+        ("\n  \n".to_string(), "chat.jsonl: no turns: expected JSON Lines"),
+    ];
+    for (text, want) in cases {
+        let got = parse_err(&text);
+        assert!(got.starts_with(want), "{text:?}: {got}");
+        assert!(!got.contains('\n'), "one line: {got}");
+    }
+}
+
+#[test]
+fn a_conversation_graph_is_its_turns_in_order_chained_within_sessions() {
+    let turns = read_jsonl(&fixture()).unwrap();
+    let c = build_graph(&turns).unwrap();
+    let g = &c.graph;
+    assert_eq!(c.sessions, 2);
+    let ids: Vec<&str> = g.nodes().map(|(_, n)| n.id.as_str()).collect();
+    // the fifth turn has no id: the 2nd of session 2
+    assert_eq!(ids, ["S1:1", "S1:2", "S1:3", "S2:1", "turn:2:2", "S2:3"]);
+    let n = g.get_node("S1:2").unwrap();
+    assert_eq!(
+        n.content,
+        "Tom (9:02 am on 3 March, 2024): Nice! Which day do you leave?"
+    );
+    assert_eq!(n.metadata["kind"], json!("conversation"));
+    assert_eq!(n.metadata["session"], json!("1"));
+    assert_eq!(n.metadata["speaker"], json!("Tom"));
+    assert_eq!(n.metadata["time"], json!("9:02 am on 3 March, 2024"));
+    assert_eq!(n.metadata["turn"], json!(1));
+    assert!(
+        n.metadata.get("file").is_none(),
+        "sync never touches a turn"
+    );
+    // two pairs per session, both ways: 8 chain edges; across sessions only the entity
+    // edges of "Lisbon" (S1:1 and S2:1, the one word of 3+ letters both sessions share;
+    // crabpath_brain::source::conversation::entities), both ways: 10
+    assert_eq!(g.edge_count(), 10);
+    let w = |a: &str, b: &str| {
+        let (a, b) = (g.lookup(a).unwrap(), g.lookup(b).unwrap());
+        g.edge(a, b).map(|e| e.weight)
+    };
+    // the core's sibling weights, the session as the "file", k the pair's index
+    assert_eq!(w("S1:1", "S1:2"), Some(sibling_weight("session:1", 0)));
+    assert_eq!(w("S1:3", "S1:2"), Some(sibling_weight("session:1", 1)));
+    assert_eq!(w("turn:2:2", "S2:3"), Some(sibling_weight("session:2", 1)));
+    assert_eq!(w("S1:3", "S2:1"), None);
+    assert_eq!(w("S1:1", "S2:1"), Some(ENTITY_WEIGHT));
+    assert_eq!(w("S2:1", "S1:1"), Some(ENTITY_WEIGHT));
+}
+
+#[test]
+fn a_generated_id_never_takes_a_given_one() {
+    let text = "{\"session\": 1, \"text\": \"a\"}\n{\"id\": \"turn:1:1\", \"session\": 2, \"text\": \"b\"}\n";
+    let turns = parse_jsonl(text, Path::new("x")).unwrap();
+    let g = build_graph(&turns).unwrap().graph;
+    let ids: Vec<&str> = g.nodes().map(|(_, n)| n.id.as_str()).collect();
+    assert_eq!(ids, ["turn:1:1~2", "turn:1:1"]);
+}
+
+fn turn(v: serde_json::Value) -> Turn {
+    Turn::from_object(v.as_object().unwrap()).unwrap()
+}
+
+#[test]
+fn remember_appends_embeds_and_chains_to_the_sessions_last_turn() {
+    for resident in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let turns = read_jsonl(&fixture()).unwrap();
+        let g = build_graph(&turns).unwrap().graph;
+        let db = common::hash_store(dir.path(), &g);
+        let mut b = common::open_hash(&db, Profile::Corrected, resident);
+        let r = b
+            .remember_turn(&turn(json!({"session": 1, "speaker": "Tom", "text": "Send me the talk slides about sourdough."})))
+            .unwrap();
+        // the 4th turn of session 1 (3 in the fixture); the 7th conversation turn
+        assert_eq!(r.node_id, "turn:1:4");
+        assert_eq!(r.turn, 6);
+        let w = sibling_weight("session:1", 2);
+        assert_eq!(
+            r.edges,
+            vec![
+                ("S1:3".to_string(), "turn:1:4".to_string(), w),
+                ("turn:1:4".to_string(), "S1:3".to_string(), w)
+            ]
+        );
+        // a new session starts a chain of its own
+        let r = b
+            .remember_turn(&turn(
+                json!({"id": "S3:1", "session": "3", "text": "New topic."}),
+            ))
+            .unwrap();
+        assert!(r.edges.is_empty());
+        // a taken id is refused, nothing written
+        let e = b
+            .remember_turn(&turn(json!({"id": "S1:1", "text": "again"})))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`S1:1` exists already"), "{e}");
+        assert_eq!(b.node_count().unwrap(), 8, "6 + 2");
+        assert_eq!(b.vector_count().unwrap(), 8);
+        // a query finds the remembered turn
+        let a = b
+            .query(&QueryRequest::new("talk slides sourdough", 4))
+            .unwrap();
+        let fired: Vec<String> = a.fired().iter().map(|s| s.to_string()).collect();
+        assert!(fired.contains(&"turn:1:4".to_string()), "{fired:?}");
+        drop(a);
+        // and another process sees it, with its edges
+        drop(b);
+        let mut b = common::open_hash(&db, Profile::Corrected, false);
+        let (content, edges) = b
+            .read(|g, _| {
+                let n = g.lookup("turn:1:4").unwrap();
+                (
+                    g.get_node("turn:1:4").unwrap().content.clone(),
+                    g.bucket(n).map_or(0, |x| x.iter().count()),
+                )
+            })
+            .unwrap();
+        assert_eq!(content, "Tom: Send me the talk slides about sourdough.");
+        assert_eq!(edges, 1);
+    }
+}
+
+#[test]
+fn remember_is_refused_by_the_paper_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::fixture_brain(dir.path()).1;
+    let mut b = common::open_hash(&db, Profile::Paper, false);
+    let e = b
+        .remember_turn(&turn(json!({"text": "x"})))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("corrected profile"), "{e}");
+}

@@ -1,0 +1,198 @@
+//! The daemon: end of input, signals, the write-ahead log and the timing field, paper
+//! (the reference's behaviour) against corrected. The paper transcript itself is
+//! checked against the reference by `reference_flow.rs`.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout};
+use std::time::{Duration, Instant};
+
+use crabpath_brain::reference::statefile::load_state;
+
+fn brain(dir: &Path) {
+    common::fixture_brain(dir, "paper");
+}
+
+fn spawn(dir: &Path, profile: &str, interval: &str) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let mut c = common::spawn_piped(
+        dir,
+        profile,
+        &[
+            "daemon",
+            "--state",
+            "brain/state.json",
+            "--auto-save-interval",
+            interval,
+        ],
+    );
+    let stdin = c.stdin.take().unwrap();
+    let stdout = BufReader::new(c.stdout.take().unwrap());
+    (c, stdin, stdout)
+}
+
+fn learn_line(i: usize, a: &str, b: &str) -> String {
+    format!("{{\"id\": {i}, \"method\": \"learn\", \"params\": {{\"fired_nodes\": [\"{a}\", \"{b}\"], \"outcome\": 1.0}}}}\n")
+}
+
+fn weight(dir: &Path, a: &str, b: &str) -> Option<f64> {
+    let st = load_state(dir.join("brain/state.json")).unwrap();
+    let (s, t) = (st.graph.lookup(a)?, st.graph.lookup(b)?);
+    st.graph.weight(s, t)
+}
+
+const PAIRS: [(&str, &str); 3] = [
+    ("README.md::0", "README.md::1"),
+    ("notes.txt::0", "notes.txt::1"),
+    ("docs/a.md::0", "docs/a.md::1"),
+];
+
+/// Three learns with auto-save every 2 writes, then end of input.
+fn three_learns_then_eof(profile: &str) -> Vec<bool> {
+    let dir = tempfile::tempdir().unwrap();
+    brain(dir.path());
+    let before: Vec<Option<f64>> = PAIRS
+        .iter()
+        .map(|(a, b)| weight(dir.path(), a, b))
+        .collect();
+    let (mut c, mut stdin, mut out) = spawn(dir.path(), profile, "2");
+    for (i, (a, b)) in PAIRS.iter().enumerate() {
+        stdin.write_all(learn_line(i, a, b).as_bytes()).unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert!(line.contains("\"edges_updated\": 1"), "{line}");
+    }
+    drop(stdin);
+    assert!(c.wait().unwrap().success());
+    PAIRS
+        .iter()
+        .zip(before)
+        .map(|((a, b), w)| weight(dir.path(), a, b) != w)
+        .collect()
+}
+
+#[test]
+fn end_of_input_loses_unsaved_writes_only_in_the_paper_profile() {
+    // reference: the third learn is lost (auto-save after the second)
+    assert_eq!(three_learns_then_eof("paper"), [true, true, false]);
+    assert_eq!(three_learns_then_eof("corrected"), [true, true, true]);
+}
+
+#[test]
+fn sigterm_saves_at_once_when_corrected() {
+    for profile in ["paper", "corrected"] {
+        let dir = tempfile::tempdir().unwrap();
+        brain(dir.path());
+        let (a, b) = PAIRS[0];
+        let old = weight(dir.path(), a, b);
+        let (mut c, mut stdin, mut out) = spawn(dir.path(), profile, "0");
+        stdin.write_all(learn_line(1, a, b).as_bytes()).unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        unsafe {
+            libc::kill(c.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let t = Instant::now();
+        let exited = loop {
+            if let Some(s) = c.try_wait().unwrap() {
+                break Some(s);
+            }
+            if t.elapsed() > Duration::from_secs(3) {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if profile == "corrected" {
+            let s = exited.expect("the corrected daemon did not exit on SIGTERM");
+            assert!(s.success());
+        } else {
+            // reference: still blocked reading; the next line stops it unanswered
+            assert!(
+                exited.is_none(),
+                "the paper daemon exited before the next line"
+            );
+            stdin
+                .write_all(b"{\"id\": 9, \"method\": \"info\"}\n")
+                .unwrap();
+            assert!(c.wait().unwrap().success());
+            let mut rest = String::new();
+            std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+            assert_eq!(rest, "", "the line after the signal was answered");
+        }
+        assert_ne!(
+            weight(dir.path(), a, b),
+            old,
+            "{profile}: the learn was not saved"
+        );
+    }
+}
+
+#[test]
+fn an_acknowledged_write_survives_kill_9_when_corrected() {
+    for profile in ["paper", "corrected"] {
+        let dir = tempfile::tempdir().unwrap();
+        brain(dir.path());
+        let (a, b) = PAIRS[1];
+        let old = weight(dir.path(), a, b);
+        let (mut c, mut stdin, mut out) = spawn(dir.path(), profile, "0");
+        stdin.write_all(learn_line(1, a, b).as_bytes()).unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert!(line.contains("edges_updated"), "{line}");
+        unsafe {
+            libc::kill(c.id() as libc::pid_t, libc::SIGKILL);
+        }
+        c.wait().unwrap();
+        assert_eq!(
+            weight(dir.path(), a, b),
+            old,
+            "nothing is saved before the restart"
+        );
+        // a new daemon, with no input
+        let (mut c2, stdin2, _out2) = spawn(dir.path(), profile, "0");
+        drop(stdin2);
+        let status = c2.wait().unwrap();
+        assert!(status.success());
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut c2.stderr.take().unwrap(), &mut err).unwrap();
+        if profile == "corrected" {
+            assert!(err.contains("replayed 1"), "{err}");
+            assert_ne!(
+                weight(dir.path(), a, b),
+                old,
+                "the acknowledged learn was lost"
+            );
+        } else {
+            assert_eq!(weight(dir.path(), a, b), old);
+        }
+    }
+}
+
+#[test]
+fn corrected_answers_carry_their_time() {
+    let dir = tempfile::tempdir().unwrap();
+    brain(dir.path());
+    let input =
+        "{\"id\": 1, \"method\": \"health\"}\nnot json\n{\"id\": 2, \"method\": \"shutdown\"}\n";
+    let o = common::run(
+        dir.path(),
+        "corrected",
+        &["daemon", "--state", "brain/state.json"],
+        input,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert!(v["elapsed_ms"].as_f64().is_some_and(|x| x >= 0.0), "{l}");
+    }
+    let o = common::run(
+        dir.path(),
+        "paper",
+        &["daemon", "--state", "brain/state.json"],
+        input,
+    );
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("elapsed_ms"));
+}

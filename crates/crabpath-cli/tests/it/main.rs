@@ -1,0 +1,39 @@
+//! The integration tests of `crabpath-cli`, one test binary (`cargo test -p crabpath-cli --test it`):
+//! each module is one former `tests/<topic>.rs` file, so a test's full name is
+//! `<topic>::<test>` (filter with `cargo test -p crabpath-cli --test it <topic>::`). One binary
+//! links the dependency graph once instead of once per file (CI time, stop 38). Tests
+//! here share a process: none sets environment variables, changes the current directory
+//! or keeps process-wide state that another test reads.
+//!
+//! A new topic: `tests/it/<topic>.rs` and a `mod <topic>;` line below (alphabetical).
+
+mod common;
+// what `reembed` keeps, shared with crabpath-brain's tests (`reembed`)
+mod autotune;
+mod conversation;
+mod corrected;
+mod daemon;
+mod daemon_v12;
+mod doctor;
+mod embed_mpnet;
+mod guardrail;
+mod health;
+#[path = "../../../crabpath-brain/tests/it/common/kept.rs"]
+mod kept;
+mod maintain_neurogenesis;
+mod maintain_safety;
+mod mcp;
+mod mcp_stdio_errors;
+mod neurogenesis;
+mod outputs;
+mod query_limit;
+mod reembed;
+mod reference_flow;
+mod reliability;
+mod replace_safety;
+mod safety;
+mod sample_workspace;
+mod sequences;
+mod sync_safety;
+mod used_ids;
+mod validation;

@@ -1,0 +1,14 @@
+//! The integration tests of `crabpath-embed`, one test binary (`cargo test -p crabpath-embed --test it`):
+//! each module is one former `tests/<topic>.rs` file, so a test's full name is
+//! `<topic>::<test>` (filter with `cargo test -p crabpath-embed --test it <topic>::`). One binary
+//! links the dependency graph once instead of once per file (CI time, stop 38). Tests
+//! here share a process: none sets environment variables, changes the current directory
+//! or keeps process-wide state that another test reads.
+//!
+//! A new topic: `tests/it/<topic>.rs` and a `mod <topic>;` line below (alphabetical).
+
+mod cache;
+mod common;
+mod fetch;
+mod mpnet_reference;
+mod reference;

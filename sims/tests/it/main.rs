@@ -1,0 +1,15 @@
+//! The integration tests of `sims`, one test binary (`cargo test -p sims --test it`):
+//! each module is one former `tests/<topic>.rs` file, so a test's full name is
+//! `<topic>::<test>` (filter with `cargo test -p sims --test it <topic>::`). One binary
+//! links the dependency graph once instead of once per file (CI time, stop 38). Tests
+//! here share a process: none sets environment variables, changes the current directory
+//! or keeps process-wide state that another test reads.
+//!
+//! A new topic: `tests/it/<topic>.rs` and a `mod <topic>;` line below (alphabetical).
+
+mod autotune_study;
+mod cli;
+mod learning_sims;
+mod multiseed;
+mod reference;
+mod v2;
