@@ -17,6 +17,7 @@ mod locomo;
 mod locomo_product;
 mod minilm;
 mod official;
+mod peers;
 mod reference_match;
 mod repo_bench;
 mod staged;

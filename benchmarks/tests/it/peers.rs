@@ -3,7 +3,7 @@
 //! CrabPath's and the MCP reference memory server's real servers, with the scored numbers
 //! checked by hand below.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
