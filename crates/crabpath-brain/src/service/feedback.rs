@@ -480,7 +480,7 @@ impl Brain {
             for c in credited.iter_mut() {
                 if let Some(t) = log.iter().find(|t| t.turn == c.turn) {
                     let steps = super::guardrail::question_steps(&node_id, &similar, c.weight);
-                    c.edges_updated = self.question_edges(t, &steps, None)?;
+                    c.edges_updated = self.question_edges(t, &steps, None, false)?;
                 }
             }
         }

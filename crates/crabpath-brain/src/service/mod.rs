@@ -27,6 +27,7 @@ mod feedback;
 mod feedback_report;
 mod guardrail;
 pub mod health;
+pub mod judged;
 pub mod lead;
 mod neurogenesis;
 mod neurogenesis_report;

@@ -18,7 +18,9 @@
 //!   the one computed before the birth: a node joins from the next turn on.
 //! * **Credit** ([`Brain::credit_question`], from [`Brain::feedback`]). A credited
 //!   turn's question node gets `outcome · weight · `[`CREDIT_STEP`] on its edge to each
-//!   node the agent used (`used_ids`), or without them to each node the turn fired;
+//!   node the agent used (`used_ids`), or without them to each node the turn fired of
+//!   the documents the answer showed in its first five places, the places the outcome
+//!   judged ([`super::judged`]; a query stores them in the node's `auto.judged`);
 //!   below zero an edge is inhibitory. A turn whose question has no node gets one now
 //!   (seed 000 §5.1's gap trigger: feedback says what the question needed), if the
 //!   question passes the gate's quality rules. Each auto node the turn fired, and its
@@ -40,8 +42,9 @@
 //!
 //! State: the node's metadata `auto` (`state` `probation`/`permanent`, `credits`,
 //! `asked`, `born_seq`, `last_seq`: journal positions, whose query entries are the turn
-//! clock); the switch is the brain setting [`NEUROGENESIS_KEY`] in `meta` (`on`, the
-//! default, or `off`) or a request's own. Every birth, refresh, promotion, demotion,
+//! clock; `judged`: the newest answer's first documents); the switch is the brain
+//! setting [`NEUROGENESIS_KEY`] in `meta` (`on`, the default, or `off`) or a request's
+//! own. Every birth, refresh, promotion, demotion,
 //! death and merge is journaled (`"type": "neurogenesis"`, `"event"`, `"node"`).
 
 use crabpath::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
@@ -55,6 +58,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Value};
 
 use super::engine::{Backend, Brain, Scope};
+use super::judged::{is_judged, judged_documents};
 use crate::error::Result;
 use crate::service::turns::Turn;
 use crate::store::lexical::query_terms;
@@ -134,6 +138,9 @@ struct AutoState {
     asked: u64,
     born_seq: i64,
     last_seq: i64,
+    /// The documents the newest answer showed in its first places
+    /// ([`super::judged`]); `None` for a node born by a feedback.
+    judged: Option<Vec<String>>,
 }
 
 impl AutoState {
@@ -145,20 +152,27 @@ impl AutoState {
             asked: a.get("asked").and_then(Value::as_u64).unwrap_or(1),
             born_seq: a.get("born_seq").and_then(Value::as_i64).unwrap_or(0),
             last_seq: a.get("last_seq").and_then(Value::as_i64).unwrap_or(0),
+            judged: a.get("judged").and_then(Value::as_array).map(|v| {
+                v.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            }),
         })
     }
 
     fn store(&self, node: &mut Node) {
-        node.metadata.insert(
-            "auto".into(),
-            json!({
-                "state": if self.permanent { "permanent" } else { "probation" },
-                "credits": self.credits,
-                "asked": self.asked,
-                "born_seq": self.born_seq,
-                "last_seq": self.last_seq,
-            }),
-        );
+        let mut v = json!({
+            "state": if self.permanent { "permanent" } else { "probation" },
+            "credits": self.credits,
+            "asked": self.asked,
+            "born_seq": self.born_seq,
+            "last_seq": self.last_seq,
+        });
+        if let Some(j) = &self.judged {
+            v["judged"] = json!(j);
+        }
+        node.metadata.insert("auto".into(), v);
     }
 }
 
@@ -307,6 +321,8 @@ pub(super) struct Growth {
     pub vector: Option<Vec<f64>>,
     pub seeds: Vec<String>,
     pub chat_id: Option<String>,
+    /// The documents of the answer's first places ([`judged_documents`]).
+    pub judged: Vec<String>,
 }
 
 /// The largest journal position (the turn clock's now).
@@ -388,7 +404,7 @@ impl Brain {
         let id = auto_id(&g.text);
         let gate = NoveltyConfig::corrected();
         if self.has_node(&id)? {
-            return self.touch(&id, now);
+            return self.touch(&id, now, g.judged);
         }
         if assess_novelty(&g.text, Some(1.0), &gate).blocked {
             return Ok(());
@@ -421,12 +437,22 @@ impl Brain {
             ("top1", PyValue::Float(verdict.top_score)),
         ];
         self.write(Scope::Nodes(&scope), |w| {
-            birth(w, &id, &g.text, &vector, &g.seeds, &prior, now, &extra)
+            birth(
+                w,
+                &id,
+                &g.text,
+                &vector,
+                &g.seeds,
+                &prior,
+                now,
+                &extra,
+                Some(g.judged.clone()),
+            )
         })
     }
 
     /// A question asked again: its node's `asked` and turn clock move on.
-    fn touch(&mut self, id: &str, now: i64) -> Result<()> {
+    fn touch(&mut self, id: &str, now: i64, judged: Vec<String>) -> Result<()> {
         let scope = vec![id.to_string()];
         self.write(Scope::Nodes(&scope), |w| {
             let Some(n) = w.graph.lookup(id) else {
@@ -443,6 +469,7 @@ impl Brain {
             };
             st.asked += 1;
             st.last_seq = now;
+            st.judged = Some(judged);
             st.store(node);
             w.journal(event(
                 "refreshed",
@@ -464,15 +491,17 @@ impl Brain {
         if !self.neurogenesis_enabled(None)? || outcome == 0.0 || !outcome.is_finite() {
             return Ok(());
         }
-        let targets: Vec<String> = match used {
-            Some(u) if !u.is_empty() => u.to_vec(),
-            _ => turn.fired.clone(),
+        // without used_ids the outcome judges the answer's first documents only
+        let (targets, judged) = match used {
+            Some(u) if !u.is_empty() => (u.to_vec(), false),
+            _ => (turn.fired.clone(), true),
         };
         let steps: Vec<(String, f64)> = targets
             .into_iter()
             .map(|t| (t, CREDIT_STEP * outcome))
             .collect();
-        self.question_edges(turn, &steps, Some(outcome)).map(|_| ())
+        self.question_edges(turn, &steps, Some(outcome), judged)
+            .map(|_| ())
     }
 
     /// Moves the edges of a turn's question node (born now if it has none and the
@@ -480,13 +509,16 @@ impl Brain {
     /// (from [`SEED_EDGE_WEIGHT`] for a new edge, clamped to [−1, 1]; below zero the
     /// edge is inhibitory), and with `probation` counts that outcome toward the
     /// probation of the node and of the auto nodes the turn fired. Auto targets and
-    /// targets that are not nodes are left out. Returns how many edges it wrote (0: the
-    /// question has no node).
+    /// targets that are not nodes are left out; with `judged`, so are targets outside
+    /// the documents the turn's answer showed first ([`super::judged`]: those the node
+    /// stored, else the first of the turn's fired order). Returns how many edges it
+    /// wrote (0: the question has no node).
     pub(super) fn question_edges(
         &mut self,
         turn: &Turn,
         steps: &[(String, f64)],
         probation: Option<f64>,
+        judged: bool,
     ) -> Result<usize> {
         let Backend::Store(s) = &self.backend else {
             return Ok(0);
@@ -519,17 +551,29 @@ impl Brain {
         self.write(Scope::Nodes(&scope), |w| {
             if let Some(v) = &vector {
                 let extra = [("reason", PyValue::Str("feedback".into()))];
-                birth(w, &id, &turn.query, v, &turn.fired, &[], now, &extra)?;
+                birth(w, &id, &turn.query, v, &turn.fired, &[], now, &extra, None)?;
             }
             let Some(me) = w.graph.lookup(&id).filter(|&n| w.graph.has_node(n)) else {
                 w.discard();
                 return Ok(0);
             };
+            let judged = judged.then(|| {
+                w.graph
+                    .node(me)
+                    .and_then(AutoState::of)
+                    .and_then(|a| a.judged)
+                    .unwrap_or_else(|| {
+                        judged_documents(w.graph, turn.fired.iter().map(String::as_str))
+                    })
+            });
             let mut written = 0;
             for (t, step) in &targets {
                 let Some(tn) = w.graph.lookup(t).filter(|&n| w.graph.has_node(n)) else {
                     continue;
                 };
+                if judged.as_ref().is_some_and(|j| !is_judged(w.graph, j, t)) {
+                    continue;
+                }
                 let base = w.graph.weight(me, tn).unwrap_or(SEED_EDGE_WEIGHT);
                 let weight = (base + step).clamp(-1.0, 1.0);
                 let kind = if weight < 0.0 {
@@ -643,6 +687,7 @@ fn birth(
     prior: &[String],
     now: i64,
     extra: &[(&str, PyValue)],
+    judged: Option<Vec<String>>,
 ) -> Result<()> {
     if w.graph.get_node(id).is_some() {
         return Ok(());
@@ -658,6 +703,7 @@ fn birth(
         asked: 1,
         born_seq: now,
         last_seq: now,
+        judged,
     }
     .store(&mut node);
     let me = w.graph.add_node(node);

@@ -672,6 +672,7 @@ impl Brain {
             .map(str::to_string)
             .collect();
         let growth = (neuro && at != GraphAt::Json).then(|| Growth {
+            judged: super::judged::judged_documents(graph, ranking.iter().map(String::as_str)),
             text: text.to_string(),
             vector: vector.clone(),
             seeds: seeds

@@ -334,8 +334,9 @@ fn outcome_only_feedback_moves_a_wrong_answer_down() {
     b.record_turn("c1", rec).unwrap();
     feedback(&mut b, "c1", -1.0, None);
     let (again, _) = ask(&mut b);
-    // the question now inhibits every node its wrong answer fired: they follow every
-    // node it did not fire (−1 · CREDIT_STEP takes a 0.15 edge to −0.10)
+    // the question now inhibits every node its wrong answer fired (they all belong to
+    // its first five pages, the places the outcome judged, service::judged): they
+    // follow every node it did not fire (−1 · CREDIT_STEP takes a 0.15 edge to −0.10)
     let last_other = again.iter().rposition(|id| !fired.contains(id)).unwrap();
     let first_fired = again.iter().position(|id| fired.contains(id)).unwrap();
     assert!(

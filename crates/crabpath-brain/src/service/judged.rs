@@ -1,0 +1,121 @@
+//! What an outcome without `used_ids` judges (issue 31 item 5, "outcome only (+1 / −1
+//! for the turn): wrong answers move down, and right ones move up").
+//!
+//! An outcome-only feedback says whether the answer's first places held what the agent
+//! needed: the rounds of `bench folder-rounds` and `bench locomo-rounds` give +1 when a
+//! right page (an evidence turn) is among the first five, −1 otherwise. It says nothing
+//! about what the answer ranked below them. So the question's node
+//! ([`super::neurogenesis`]) credits the outcome only to the nodes the turn fired that
+//! belong to the answer's first [`JUDGED_PLACES`] *documents*: a node's document is its
+//! `file` (a folder's page, as an agent opens it and as the folder benchmarks score by
+//! page), or the node itself when it has none (a conversation's turn).
+//!
+//! Why not every node the turn fired, as before: on LoCoMo (hash-v1, top 6, 841
+//! questions asked in 5 rounds) a −1 to everything fired sent evidence the answer ranked
+//! 6th to 10th to the end with the wrong first five, and outcome-only success@5 fell
+//! after round 1 (0.630 → 0.587 … 0.602). With the −1 scoped alone, a +1 to everything
+//! fired still promoted nodes the outcome did not judge, and 4 of the first 6
+//! conversations fell at round 4 or 5 (scoping both, 1 of 6 fell once, at round 2); the
+//! likely cause: the next answer orders promoted nodes by the seeding's list, and the
+//! fifth place a conversation brain gives the traversal's best addition
+//! ([`super::lead`]) is lost. Why documents, not the first five nodes: a folder's first five
+//! pages span more than five chunks, and inhibiting five chunks left a wrong page's
+//! other chunks to take the places again (tldr-pages outcome-only round 5 0.875 →
+//! 0.852 with the first five nodes).
+//!
+//! Measured (`results/bench/learn/locomo-rounds-hash-v1.md`,
+//! `results/bench/folder/rounds-tldr-08e345f.json`): LoCoMo outcome-only success@5
+//! 0.642 / 0.694 / 0.712 / 0.747 / 0.765 by round (held-out questions lost at 5: 67 →
+//! 49; agent-confirmed unchanged); tldr-pages 0.761 / 0.830 / 0.841 / 0.864 / 0.875
+//! (round 3 was 0.852, one question; paraphrases after 0.930 → 0.907, one; unrelated 0
+//! lost, as before).
+//!
+//! The documents are those the answer *showed*, in its ranked order
+//! ([`super::query`]'s rule, lead and steering included): each query that grows or
+//! refreshes its question node stores them in the node's `auto.judged`. A question
+//! whose node is born by the feedback itself has none stored; its turn's fired order
+//! stands in for the answer's (the seeds first, as the answer puts them, apart from a
+//! conversation brain's fifth place).
+
+use crabpath::graph::{Graph, Node};
+
+/// The places of an answer an outcome judges: the first five, success@5 of the rounds'
+/// outcome-only protocol (issue 31 item 5), the places an agent reads first.
+pub const JUDGED_PLACES: usize = 5;
+
+/// The document of node `id` in `graph`: its `file`, else its id.
+pub fn document<'a>(graph: &'a Graph, id: &'a str) -> &'a str {
+    graph.get_node(id).and_then(Node::file).unwrap_or(id)
+}
+
+/// The first [`JUDGED_PLACES`] documents of `ranked` (ids best first), each once. An
+/// answer's ranking and a turn's fired list hold no auto node (a question takes no
+/// place, [`super::neurogenesis`]), so none is looked for. Cost: O(`JUDGED_PLACES` ·
+/// places read).
+pub fn judged_documents<'a>(
+    graph: &'a Graph,
+    ranked: impl IntoIterator<Item = &'a str>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(JUDGED_PLACES);
+    for id in ranked {
+        if out.len() >= JUDGED_PLACES {
+            break;
+        }
+        let d = document(graph, id);
+        if !out.iter().any(|x| x == d) {
+            out.push(d.to_string());
+        }
+    }
+    out
+}
+
+/// Whether node `id` belongs to one of the `judged` documents.
+pub fn is_judged(graph: &Graph, judged: &[String], id: &str) -> bool {
+    let d = document(graph, id);
+    judged.iter().any(|x| x == d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph() -> Graph {
+        let mut g = Graph::new();
+        for (id, file) in [
+            ("a.md::0", Some("a.md")),
+            ("a.md::1", Some("a.md")),
+            ("b.md::0", Some("b.md")),
+            ("t1", None),
+            ("t2", None),
+            ("t3", None),
+            ("t4", None),
+        ] {
+            let n = Node::new(id, "x");
+            g.add_node(match file {
+                Some(f) => n.with_meta("file", f),
+                None => n,
+            });
+        }
+        g
+    }
+
+    #[test]
+    fn documents_are_files_or_the_nodes_themselves() {
+        let g = graph();
+        assert_eq!(document(&g, "a.md::1"), "a.md");
+        assert_eq!(document(&g, "t1"), "t1");
+        // not a node: itself
+        assert_eq!(document(&g, "nowhere"), "nowhere");
+    }
+
+    #[test]
+    fn the_first_five_documents_may_span_more_nodes() {
+        let g = graph();
+        // a.md's two chunks are one document: t4 is the sixth
+        let ranked = ["a.md::0", "a.md::1", "b.md::0", "t1", "t2", "t3", "t4"];
+        let j = judged_documents(&g, ranked);
+        assert_eq!(j, ["a.md", "b.md", "t1", "t2", "t3"]);
+        assert!(is_judged(&g, &j, "a.md::1"));
+        assert!(!is_judged(&g, &j, "t4"));
+    }
+}

@@ -1,0 +1,136 @@
+//! Outcome-only feedback judges what the answer showed (issue 31 item 5, "wrong answers
+//! move down"): a −1 without `used_ids` inhibits, from the question's node, the nodes of
+//! the answer's first five documents (a folder's pages; a conversation's turns are each
+//! their own), the places the outcome judged, and leaves what the answer fired beyond
+//! them as it was. So a wrong page moves down with all of its chunks, and a node the
+//! answer ranked sixth or later, which may be the right one, comes up.
+
+mod common;
+
+use crabpath::embed::{Embedder, HashEmbedder};
+use crabpath::graph::{Graph, Node};
+use crabpath::neurogenesis::auto_id;
+use crabpath::profile::Profile;
+use crabpath_brain::service::turns::Window;
+use crabpath_brain::service::{FeedbackRequest, Seeding};
+use crabpath_brain::{Brain, QueryRequest};
+
+/// Ten chunks of nine pages, of disjoint words; `a.md` has two chunks.
+const CHUNKS: [(&str, &str, &str); 10] = [
+    ("a.md::0", "a.md", "apricot avocado almond"),
+    ("a.md::1", "a.md", "anchor antelope anvil"),
+    ("b.md::0", "b.md", "banana basil barley"),
+    ("c.md::0", "c.md", "cherry cumin cabbage"),
+    ("d.md::0", "d.md", "dill daikon dumpling"),
+    ("e.md::0", "e.md", "elderberry endive eggplant"),
+    ("f.md::0", "f.md", "fig fennel farro"),
+    ("g.md::0", "g.md", "grape ginger garlic"),
+    ("h.md::0", "h.md", "hazelnut hops hickory"),
+    ("i.md::0", "i.md", "iris ivy indigo"),
+];
+
+/// The question's weight on each chunk's (unit) vector: the first eight 0.1 apart (the
+/// words' hash-v1 buckets collide a little, and steps of 0.05 let two swap), so the
+/// dense seeding ranks them a0, a1, b, c, d, e, f, g; h and i are not asked for.
+const WEIGHTS: [f64; 10] = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.0, 0.0];
+
+const QUESTION: &str = "which page lists the pantry items we need";
+
+fn brain(dir: &std::path::Path) -> Brain {
+    let mut g = Graph::new();
+    for (id, file, text) in CHUNKS {
+        g.add_node(Node::new(id, text).with_meta("file", file));
+    }
+    let db = common::hash_store(dir, &g);
+    common::open_hash(&db, Profile::Corrected, false)
+}
+
+/// `Σ wᵢ · v̂ᵢ` over the chunks' hash-v1 vectors.
+fn question_vector() -> Vec<f64> {
+    let e = HashEmbedder::new();
+    let mut q: Vec<f64> = Vec::new();
+    for ((_, _, text), w) in CHUNKS.iter().zip(WEIGHTS) {
+        let v = e.embed(text).unwrap();
+        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        q.resize(v.len(), 0.0);
+        for (qi, vi) in q.iter_mut().zip(&v) {
+            *qi += w * vi / n;
+        }
+    }
+    q
+}
+
+/// Asks [`QUESTION`] (8 dense seeds, limit 10) as conversation `c1`'s turn; returns the
+/// answer's ids and what it fired.
+fn ask(b: &mut Brain) -> (Vec<String>, Vec<String>) {
+    let mut req = QueryRequest::new(QUESTION, 8);
+    req.vector = Some(question_vector());
+    req.seeding = Some(Seeding::Dense);
+    req.limit = Some(10);
+    let a = b.query(&req).unwrap();
+    let ranked: Vec<String> = a.ranked().iter().map(|s| s.to_string()).collect();
+    let rec = a.turn_record(QUESTION);
+    drop(a);
+    let fired = rec.fired.clone();
+    b.record_turn("c1", rec).unwrap();
+    (ranked, fired)
+}
+
+fn feedback(b: &mut Brain, outcome: f64) {
+    b.feedback(&FeedbackRequest {
+        outcome,
+        chat_id: Some("c1"),
+        fired_ids: None,
+        turns_ago: Some(0),
+        window: Window::default(),
+        used_ids: None,
+    })
+    .unwrap();
+}
+
+/// The weight of the question node's edge to `id` (`None`: no edge).
+fn question_edge(b: &mut Brain, id: &str) -> Option<f64> {
+    let q = auto_id(QUESTION);
+    b.read(|g, _| {
+        let s = g.lookup(&q)?;
+        let t = g.lookup(id)?;
+        g.weight(s, t)
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_wrong_answer_moves_down_by_its_first_five_pages_and_the_sixth_comes_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = brain(dir.path());
+    let (first, fired) = ask(&mut b);
+    // the precondition: eight seeds in the weights' order, all fired (beam 8, no edges)
+    let expected: Vec<&str> = CHUNKS[..8].iter().map(|c| c.0).collect();
+    assert_eq!(&first[..8], &expected[..], "{first:?}");
+    assert_eq!(fired, expected);
+    // none of the first five pages (a, b, c, d, e: six chunks) is right
+    feedback(&mut b, -1.0);
+    // the judged chunks: the question's node had a provisional edge of 0.15 to each seed
+    // (its birth, SEED_EDGE_WEIGHT); −1 · CREDIT_STEP 0.25 takes it to −0.10
+    for id in [
+        "a.md::0", "a.md::1", "b.md::0", "c.md::0", "d.md::0", "e.md::0",
+    ] {
+        let w = question_edge(&mut b, id).unwrap();
+        assert!((w + 0.10).abs() < 1e-9, "{id}: {w}");
+    }
+    // the sixth and seventh pages were not judged: their edges stay 0.15
+    for id in ["f.md::0", "g.md::0"] {
+        let w = question_edge(&mut b, id).unwrap();
+        assert!((w - 0.15).abs() < 1e-9, "{id}: {w}");
+    }
+    let (again, _) = ask(&mut b);
+    // f and g now lead; the judged pages, a.md's second chunk (sixth place, beyond the
+    // first five nodes) included, follow everything else
+    assert_eq!(&again[..2], ["f.md::0", "g.md::0"], "{again:?}");
+    let judged = [
+        "a.md::0", "a.md::1", "b.md::0", "c.md::0", "d.md::0", "e.md::0",
+    ];
+    let first_judged = again.iter().position(|id| judged.contains(&id.as_str()));
+    let last_other = again.iter().rposition(|id| !judged.contains(&id.as_str()));
+    assert!(first_judged > last_other, "{again:?}");
+}
