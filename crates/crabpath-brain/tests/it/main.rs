@@ -19,6 +19,7 @@ mod guardrail;
 mod guardrail_context;
 mod health;
 mod import_validation;
+mod judged_feedback;
 mod lexical;
 mod maintain_safety;
 mod maintain_snapshot;

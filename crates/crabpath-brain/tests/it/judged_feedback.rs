@@ -5,7 +5,7 @@
 //! them as it was. So a wrong page moves down with all of its chunks, and a node the
 //! answer ranked sixth or later, which may be the right one, comes up.
 
-mod common;
+use crate::common;
 
 use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::{Graph, Node};
