@@ -29,16 +29,15 @@ use std::time::Instant;
 
 use indexmap::IndexMap;
 use indicatif::ProgressBar;
-use results::bench::{
-    Configuration, Files, Manifest, PairedTests, Provenance, Report, Sections, Seeds,
-};
+use results::bench::{Configuration, Files, PairedTests, Report, Sections, Seeds};
 use results::locomo_product::{PaperTable, Product, ProductDesign, ProductTuning};
 use results::Slot;
 
 use super::data::{load, Category, Locomo};
+use super::manifest::{manifest, provenance, ReadFile, ScoredIds};
 use super::paper::{self, KS};
 use super::product::{self, available, ProductArm, ARMS, LIMIT};
-use super::protocol::{finish, input_name, release_manifest, release_provenance};
+use super::protocol::{finish, input_name};
 use super::splits::{Role, TUNING_CONVERSATIONS};
 use crate::catalog::{self, Dataset, KnownFile};
 use crate::data::locate::resolve_input;
@@ -47,7 +46,7 @@ use crate::engine::file_and_content_sha256;
 use crate::error::{Error, Result};
 use crate::plan::{ProtocolArg, RunArgs, COMMAND_PREFIX, DEFAULT_OUT_DIR, RUNS_DIR};
 use crate::protocol::{Env, Protocol};
-use crate::report::{self, lines_sha256, Sidecar, Written};
+use crate::report::{Sidecar, Written};
 use crate::retrieval::{reciprocal_rank_fusion, Bm25, CosineIndex, RRF_K};
 use crate::significance::{summarize, test_all_pairs, tests_block};
 use crate::trec;
@@ -125,6 +124,18 @@ pub struct HeadlineInputs {
     pub minilm: Option<TextEmbedder>,
     /// Every turn's text and every question, conversation by conversation.
     pub texts: Vec<ConversationTexts>,
+}
+
+impl HeadlineInputs {
+    /// The file read, as its report records it ([`super::manifest`]).
+    pub fn read_file(&self) -> ReadFile<'_> {
+        ReadFile {
+            recognised: self.recognised,
+            path: &self.path,
+            file_sha: &self.file_sha,
+            content_sha: &self.content_sha,
+        }
+    }
 }
 
 /// One conversation's texts.
@@ -458,7 +469,7 @@ impl Protocol for HeadlineProtocol {
             .iter()
             .flat_map(|t| t.turn_ids.iter().map(|d| paper::docid(&t.sample_id, d)))
             .collect();
-        let (program, git_commit, git_dirty) = report::program_provenance();
+        let file = inputs.read_file();
         let run_e = inputs.run_embedder();
         let traversal = crabpath_brain::service::command::query::traversal_config(
             crabpath::Profile::Corrected,
@@ -498,40 +509,26 @@ impl Protocol for HeadlineProtocol {
                 .zip(ex.notes.iter().cloned())
                 .collect(),
             files,
-            manifest: Manifest {
-                about: Some(
-                    "queries: every question of the ten conversations (ids \
-                     <sample_id>:q<qa index>:c<category>); documents: every turn \
-                     (<sample_id>:<dia_id>)"
-                        .into(),
-                ),
-                dataset_file: release_manifest(inputs.recognised).0,
-                dataset_sha256: release_manifest(inputs.recognised).1,
-                queries: qids.len(),
-                query_ids_file: None,
-                query_ids_sha256: lines_sha256(qids.iter().map(String::as_str)),
-                scored_query_ids_sha256: None,
-                tested_query_ids_sha256: None,
-                documents: doc_ids.len(),
-                document_ids_sha256: lines_sha256(doc_ids.iter().map(String::as_str)),
-            },
-            provenance: Provenance {
-                program,
-                git_commit,
-                git_dirty,
-                dataset: release_provenance(
-                    inputs.recognised,
-                    &inputs.path,
-                    &inputs.file_sha,
-                    &inputs.content_sha,
-                ),
-                embedder: run_e.id()?,
-                seeds: Some(Seeds {
+            manifest: manifest(
+                file,
+                ScoredIds {
+                    about: "queries: every question of the ten conversations (ids \
+                            <sample_id>:q<qa index>:c<category>); documents: every turn \
+                            (<sample_id>:<dia_id>)",
+                    queries: &qids,
+                    scored: None,
+                    documents: &doc_ids,
+                },
+            ),
+            provenance: provenance(
+                file,
+                run_e.id()?,
+                Seeds {
                     bootstrap: plan.args.bootstrap_seed,
                     splits: None,
                     dev: None,
-                }),
-            },
+                },
+            ),
             timings_s: None,
             embedding_stats: None,
         };
