@@ -33,16 +33,14 @@ use results::bench::{Configuration, Files, PairedTests, Report, Sections, Seeds}
 use results::locomo_product::{PaperTable, Product, ProductDesign, ProductTuning};
 use results::Slot;
 
-use super::data::{load, Category, Locomo};
+use super::data::{Category, Locomo};
 use super::manifest::{manifest, provenance, ReadFile, ScoredIds};
 use super::paper::{self, KS};
 use super::product::{self, available, ProductArm, ARMS, LIMIT};
 use super::protocol::{finish, input_name};
 use super::splits::{Role, TUNING_CONVERSATIONS};
 use crate::catalog::{self, Dataset, KnownFile};
-use crate::data::locate::resolve_input;
 use crate::embed::{EmbedderArg, TextEmbedder};
-use crate::engine::file_and_content_sha256;
 use crate::error::{Error, Result};
 use crate::plan::{ProtocolArg, RunArgs, COMMAND_PREFIX, DEFAULT_OUT_DIR, RUNS_DIR};
 use crate::protocol::{Env, Protocol};
@@ -110,13 +108,7 @@ pub struct HeadlineInputs {
     /// The conversations.
     pub data: Locomo,
     /// The file read.
-    pub path: PathBuf,
-    /// SHA-256 of its bytes.
-    pub file_sha: String,
-    /// SHA-256 of its content.
-    pub content_sha: String,
-    /// The known file it is, if any.
-    pub recognised: Option<&'static KnownFile>,
+    pub file: ReadFile,
     /// hash-v1 (a baseline in every run, the product's embedder in a hash-v1 run).
     pub hash: TextEmbedder,
     /// The sentence model of the run (all-MiniLM-L6-v2 with `--embedder minilm`,
@@ -124,18 +116,6 @@ pub struct HeadlineInputs {
     pub minilm: Option<TextEmbedder>,
     /// Every turn's text and every question, conversation by conversation.
     pub texts: Vec<ConversationTexts>,
-}
-
-impl HeadlineInputs {
-    /// The file read, as its report records it ([`super::manifest`]).
-    pub fn read_file(&self) -> ReadFile<'_> {
-        ReadFile {
-            recognised: self.recognised,
-            path: &self.path,
-            file_sha: &self.file_sha,
-            content_sha: &self.content_sha,
-        }
-    }
 }
 
 /// One conversation's texts.
@@ -310,18 +290,11 @@ impl Protocol for HeadlineProtocol {
             model => Some(TextEmbedder::open(model, &plan.args.model)?),
         };
         env.timings.tick("embedder_load", t);
-        let t = Instant::now();
-        let path = resolve_input(plan.args.data.input.as_deref(), env.data_dir, plan.file)?;
-        let (file_sha, content_sha) = file_and_content_sha256(&path)?;
-        let data = load(&path)?;
-        env.timings.tick("load", t);
+        let (file, data) = ReadFile::read(plan.args.data.input.as_deref(), plan.file, env)?;
         Ok(HeadlineInputs {
-            recognised: catalog::by_sha256(&content_sha),
             texts: texts_of(&data)?,
             data,
-            path,
-            file_sha,
-            content_sha,
+            file,
             hash,
             minilm,
         })
@@ -460,7 +433,12 @@ impl Protocol for HeadlineProtocol {
     ) -> Result<Written<Report<Sections>>> {
         let t = Instant::now();
         let out = plan.report_path();
-        let input_name = input_name(&plan.args, inputs.recognised, plan.file, &inputs.path);
+        let input_name = input_name(
+            &plan.args,
+            inputs.file.recognised,
+            plan.file,
+            &inputs.file.path,
+        );
         let sections = Sections::Product(Box::new(sections(plan, inputs, &ex)?));
         let (files, sidecars) = run_files(plan, inputs, &ex, &out)?;
         let qids = all_qids(inputs);
@@ -469,7 +447,6 @@ impl Protocol for HeadlineProtocol {
             .iter()
             .flat_map(|t| t.turn_ids.iter().map(|d| paper::docid(&t.sample_id, d)))
             .collect();
-        let file = inputs.read_file();
         let run_e = inputs.run_embedder();
         let traversal = crabpath_brain::service::command::query::traversal_config(
             crabpath::Profile::Corrected,
@@ -510,7 +487,7 @@ impl Protocol for HeadlineProtocol {
                 .collect(),
             files,
             manifest: manifest(
-                file,
+                &inputs.file,
                 ScoredIds {
                     about: "queries: every question of the ten conversations (ids \
                             <sample_id>:q<qa index>:c<category>); documents: every turn \
@@ -521,7 +498,7 @@ impl Protocol for HeadlineProtocol {
                 },
             ),
             provenance: provenance(
-                file,
+                &inputs.file,
                 run_e.id()?,
                 Seeds {
                     bootstrap: plan.args.bootstrap_seed,

@@ -4,25 +4,54 @@
 //! name the release file, hash the query and document ids and record the program and
 //! its seeds one way (`duplicates` found the two filled by hand alike).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use results::bench::{DatasetFile, EmbedderId, Manifest, Provenance, Seeds};
 use results::Slot;
 
-use crate::catalog::KnownFile;
+use super::data::{load, Locomo};
+use crate::catalog::{self, KnownFile};
+use crate::data::locate::resolve_input;
+use crate::engine::file_and_content_sha256;
+use crate::error::Result;
+use crate::protocol::Env;
 use crate::report::{self, lines_sha256};
 
-/// The LoCoMo file a run read (the fields both protocols' inputs hold).
-#[derive(Debug, Clone, Copy)]
-pub struct ReadFile<'a> {
-    /// The known release file it is, if any.
-    pub recognised: Option<&'a KnownFile>,
+/// The LoCoMo file a run read, as both protocols' inputs hold it.
+#[derive(Debug, Clone)]
+pub struct ReadFile {
+    /// The known release file it is (by content), if any.
+    pub recognised: Option<&'static KnownFile>,
     /// The file read.
-    pub path: &'a Path,
+    pub path: PathBuf,
     /// SHA-256 of its bytes.
-    pub file_sha: &'a str,
+    pub file_sha: String,
     /// SHA-256 of its content.
-    pub content_sha: &'a str,
+    pub content_sha: String,
+}
+
+impl ReadFile {
+    /// Reads the LoCoMo file of a run (`--input`, or `file` in the data directory):
+    /// its hashes, the release file it is, its conversations; timed as `load`.
+    pub fn read(
+        input: Option<&Path>,
+        file: &KnownFile,
+        env: &mut Env,
+    ) -> Result<(ReadFile, Locomo)> {
+        let t = Instant::now();
+        let path = resolve_input(input, env.data_dir, file)?;
+        let (file_sha, content_sha) = file_and_content_sha256(&path)?;
+        let data = load(&path)?;
+        env.timings.tick("load", t);
+        let read = ReadFile {
+            recognised: catalog::by_sha256(&content_sha),
+            path,
+            file_sha,
+            content_sha,
+        };
+        Ok((read, data))
+    }
 }
 
 /// The ids a report scored: every query, those scored (when not all), every document.
@@ -40,7 +69,7 @@ pub struct ScoredIds<'a, Q: AsRef<str>> {
 
 /// The report's `manifest`: the release file as `datasets/SHA256SUMS` names it, and
 /// the SHA-256 of the query, scored and document ids ([`lines_sha256`]).
-pub fn manifest<Q: AsRef<str>>(file: ReadFile<'_>, ids: ScoredIds<'_, Q>) -> Manifest {
+pub fn manifest<Q: AsRef<str>>(file: &ReadFile, ids: ScoredIds<'_, Q>) -> Manifest {
     let sha = |q: &[Q]| lines_sha256(q.iter().map(AsRef::as_ref));
     Manifest {
         about: Some(ids.about.to_string()),
@@ -58,7 +87,7 @@ pub fn manifest<Q: AsRef<str>>(file: ReadFile<'_>, ids: ScoredIds<'_, Q>) -> Man
 
 /// The report's `provenance`: this program and its commit, the file read, the
 /// embedder, the seeds.
-pub fn provenance(file: ReadFile<'_>, embedder: EmbedderId, seeds: Seeds) -> Provenance {
+pub fn provenance(file: &ReadFile, embedder: EmbedderId, seeds: Seeds) -> Provenance {
     let (program, git_commit, git_dirty) = report::program_provenance();
     Provenance {
         program,
@@ -66,9 +95,9 @@ pub fn provenance(file: ReadFile<'_>, embedder: EmbedderId, seeds: Seeds) -> Pro
         git_dirty,
         dataset: DatasetFile {
             known_file: file.recognised.map(|f| f.key.to_string()),
-            file: file_name(file.path),
-            file_sha256: file.file_sha.to_string(),
-            content_sha256: file.content_sha.to_string(),
+            file: file_name(&file.path),
+            file_sha256: file.file_sha.clone(),
+            content_sha256: file.content_sha.clone(),
         },
         embedder,
         seeds: Some(seeds),

@@ -36,16 +36,14 @@ use super::arms::Arm;
 use super::brain::corpora;
 use super::compare::{against_best_baseline, Draws, Slice};
 use super::context::LIST_DEPTH;
-use super::data::{load, Category};
+use super::data::Category;
 use super::manifest::{manifest, provenance, ReadFile, ScoredIds};
 use super::metrics::LOCOMO_METRICS;
 use super::run::{execute, LocomoRun, Options};
 use super::splits::{WithinSplits, TUNING_CONVERSATIONS};
 use super::tuning::{base_knobs, Grid, BUDGET_TURNS, GRID};
 use crate::catalog::{self, Dataset, KnownFile};
-use crate::data::locate::resolve_input;
 use crate::embed::{EmbedStats, EmbedderArg, TextEmbedder};
-use crate::engine::file_and_content_sha256;
 use crate::error::{Error, Result};
 use crate::plan::{RunArgs, COMMAND_PREFIX, DEFAULT_OUT_DIR, PG_CALL, RUNS_DIR};
 use crate::protocol::{Env, Protocol};
@@ -217,31 +215,13 @@ pub struct LocomoInputs {
     /// The conversations.
     pub data: super::data::Locomo,
     /// The file read.
-    pub path: PathBuf,
-    /// SHA-256 of its bytes.
-    pub file_sha: String,
-    /// SHA-256 of its content.
-    pub content_sha: String,
-    /// The known file it is, if any.
-    pub recognised: Option<&'static KnownFile>,
+    pub file: ReadFile,
     /// Their corpora (file order).
     pub corpora: Vec<super::brain::ConversationCorpus>,
     /// hash-v1.
     pub hash: TextEmbedder,
     /// all-MiniLM-L6-v2 (with `--embedder minilm`).
     pub minilm: Option<TextEmbedder>,
-}
-
-impl LocomoInputs {
-    /// The file read, as its report records it ([`super::manifest`]).
-    pub fn read_file(&self) -> ReadFile<'_> {
-        ReadFile {
-            recognised: self.recognised,
-            path: &self.path,
-            file_sha: &self.file_sha,
-            content_sha: &self.content_sha,
-        }
-    }
 }
 
 impl Protocol for LocomoProtocol {
@@ -299,18 +279,11 @@ impl Protocol for LocomoProtocol {
             false => None,
         };
         env.timings.tick("embedder_load", t);
-        let t = Instant::now();
-        let path = resolve_input(plan.args.data.input.as_deref(), env.data_dir, plan.file)?;
-        let (file_sha, content_sha) = file_and_content_sha256(&path)?;
-        let data = load(&path)?;
+        let (file, data) = ReadFile::read(plan.args.data.input.as_deref(), plan.file, env)?;
         let corpora = corpora(&data)?;
-        env.timings.tick("load", t);
         Ok(LocomoInputs {
-            recognised: catalog::by_sha256(&content_sha),
             data,
-            path,
-            file_sha,
-            content_sha,
+            file,
             corpora,
             hash,
             minilm,
@@ -352,7 +325,12 @@ impl Protocol for LocomoProtocol {
     ) -> Result<Written<Report<Sections>>> {
         let t = Instant::now();
         let out = plan.report_path();
-        let input_name = input_name(&plan.args, inputs.recognised, plan.file, &inputs.path);
+        let input_name = input_name(
+            &plan.args,
+            inputs.file.recognised,
+            plan.file,
+            &inputs.file.path,
+        );
         let sections = sections(plan, inputs, &ex)?;
         let (files, sidecars) = run_files(plan, &ex, &out)?;
         let cold = ex.tuned.cold;
@@ -398,7 +376,6 @@ impl Protocol for LocomoProtocol {
                     .map(|g| g.edge_count())
             })
             .sum::<Result<usize>>()?;
-        let file = inputs.read_file();
         let mut metric_notes = IndexMap::new();
         for m in &LOCOMO_METRICS {
             let mut note = format!("{}: {}", m.label, m.definition());
@@ -471,7 +448,7 @@ impl Protocol for LocomoProtocol {
                 .collect(),
             files,
             manifest: manifest(
-                file,
+                &inputs.file,
                 ScoredIds {
                     about: "queries: every question with an evidence turn, of all ten \
                             conversations (ids <sample_id>:q<qa index>); scored: those of \
@@ -483,7 +460,7 @@ impl Protocol for LocomoProtocol {
                 },
             ),
             provenance: provenance(
-                file,
+                &inputs.file,
                 traversal_embedder.id()?,
                 Seeds {
                     bootstrap: plan.args.bootstrap_seed,
