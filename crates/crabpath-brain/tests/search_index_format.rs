@@ -12,15 +12,7 @@ use crabpath_brain::store::search::{index_path, IndexFault, PostingsFile, Search
 use crabpath_brain::store::Store;
 
 fn load(db: &Path) -> Searcher {
-    let store = Store::open(db, false).unwrap();
-    Searcher::load(
-        store.conn(),
-        &store.dir(),
-        store.layout(),
-        store.dim(),
-        store.nonce(),
-    )
-    .unwrap()
+    common::load_searcher(db)
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
