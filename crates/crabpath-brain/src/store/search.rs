@@ -140,10 +140,11 @@ impl std::fmt::Display for IndexFault {
 ///
 /// **Checked on open** ([`PostingsFile::open`]): the length is exactly what the header
 /// says, the checksum matches, the starts begin at 0, never decrease and end at
-/// `nbytes`, and every list decodes to whole entries within it whose rows are below
-/// the number of rows, so that no later read of the map can go out of range, whatever
-/// the bytes. Cost of the check: one CRC-32 pass over the file and one pass over the
-/// starts and the entries. Measured by
+/// `nbytes`; a search reads a list's entries only while they are whole and name rows
+/// below the number of rows, so that no read of the map can go out of range, whatever
+/// the bytes. (`CPSIDX02` checked every entry's row on open; walking the LEB128 gaps
+/// there cost a query from a new process 30 ms on the 79,118-chunk brain.) Cost of the
+/// check: one CRC-32 pass over the file and one pass over the starts. Measured by
 /// `examples/index_check.rs` (release build, page cache warm, best of 15) on a
 /// generated index the size of the 79,118-chunk brain's in `BENCHMARKS.md` (79,118 rows,
 /// 9.24 M entries, dimension 1,024: 75.2 MB): 5.0–5.4 ms per open at load average 6–7
@@ -221,66 +222,35 @@ fn put_gap(out: &mut [u8], mut gap: u32) -> usize {
     n + 1
 }
 
-/// The entries of one posting list: (row, value) pairs, decoded from its bytes; `None`
-/// as the item where the bytes stop being a whole entry (a gap of more than 5 bytes or
-/// past `u32`, a value cut short, a row past `u32`), after which it ends.
-struct ListEntries<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    row: Option<u32>,
-    failed: bool,
+/// The entry at byte `at` of a posting list: its row gap, its value and the byte after
+/// it; `None` where the bytes stop being a whole entry (a gap of more than 5 bytes or
+/// past `u32`, a value cut short). A one-byte gap (most of them) is read first.
+#[inline(always)]
+fn read_entry(bytes: &[u8], at: usize) -> Option<(u32, f32, usize)> {
+    let (gap, at) = match *bytes.get(at)? {
+        b if b < 0x80 => (u32::from(b), at + 1),
+        _ => read_long_gap(bytes, at)?,
+    };
+    let v = bytes.get(at..at + VALUE_LEN)?;
+    Some((
+        gap,
+        f32::from_le_bytes([v[0], v[1], v[2], v[3]]),
+        at + VALUE_LEN,
+    ))
 }
 
-impl<'a> ListEntries<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
-        ListEntries {
-            bytes,
-            at: 0,
-            row: None,
-            failed: false,
+/// A gap of more than one byte at `at` (see [`read_entry`]).
+fn read_long_gap(bytes: &[u8], mut at: usize) -> Option<(u32, usize)> {
+    let mut gap = 0u64;
+    for shift in (0..35).step_by(7) {
+        let b = *bytes.get(at)?;
+        at += 1;
+        gap |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some((u32::try_from(gap).ok()?, at));
         }
     }
-}
-
-impl Iterator for ListEntries<'_> {
-    type Item = Option<(u32, f32)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.at >= self.bytes.len() {
-            return None;
-        }
-        let mut gap = 0u64;
-        let mut shift = 0;
-        loop {
-            let Some(&b) = self.bytes.get(self.at) else {
-                self.failed = true;
-                return Some(None);
-            };
-            self.at += 1;
-            gap |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-            if shift >= 35 {
-                self.failed = true;
-                return Some(None);
-            }
-        }
-        let row = self
-            .row
-            .map_or(Some(gap), |r| u64::from(r).checked_add(gap));
-        let (Some(row), Some(v)) = (
-            row.and_then(|r| u32::try_from(r).ok()),
-            self.bytes.get(self.at..self.at + VALUE_LEN),
-        ) else {
-            self.failed = true;
-            return Some(None);
-        };
-        self.at += VALUE_LEN;
-        self.row = Some(row);
-        Some(Some((row, f32::from_le_bytes([v[0], v[1], v[2], v[3]]))))
-    }
+    None
 }
 
 /// What [`check`] found in a sound index file.
@@ -341,22 +311,6 @@ fn check(b: &[u8], dim: usize) -> std::result::Result<Checked, String> {
     }
     if prev != nbytes as u64 {
         return Err("posting lists do not end at the entries' length".into());
-    }
-    let entries = &b[entries_at..];
-    for j in 0..dim {
-        let (a, z) = (
-            u64_at(b, starts_at + j * 8),
-            u64_at(b, starts_at + (j + 1) * 8),
-        );
-        for e in ListEntries::new(&entries[a as usize..z as usize]) {
-            match e {
-                None => return Err(format!("posting list {j} ends inside an entry")),
-                Some((row, _)) if row as usize >= rows => {
-                    return Err("an entry names a row past the end".into())
-                }
-                Some(_) => {}
-            }
-        }
     }
     let stamp = |at: usize| u64_at(b, at) as i64;
     Ok(Checked {
@@ -446,8 +400,16 @@ impl PostingsFile {
         }
         let (a, b) = (self.start(j), self.start(j + 1));
         let bytes = &self.map[self.entries_at + a..self.entries_at + b];
-        for (row, x) in ListEntries::new(bytes).map_while(|e| e) {
-            s.add(row as usize, qj * x);
+        // the query's inner loop: a list that stops being whole entries, or names a row
+        // past the end (bytes forged behind a valid checksum), ends there
+        let (mut at, mut row) = (0usize, 0usize);
+        while let Some((gap, x, next)) = read_entry(bytes, at) {
+            row = row.saturating_add(gap as usize);
+            if row >= self.rows {
+                break;
+            }
+            at = next;
+            s.add(row, qj * x);
         }
     }
 }
