@@ -29,25 +29,22 @@ use std::time::Instant;
 
 use indexmap::IndexMap;
 use indicatif::ProgressBar;
-use results::bench::{
-    Configuration, Files, Manifest, PairedTests, Provenance, Report, Sections, Seeds,
-};
+use results::bench::{Configuration, Files, PairedTests, Report, Sections, Seeds};
 use results::locomo_product::{PaperTable, Product, ProductDesign, ProductTuning};
 use results::Slot;
 
-use super::data::{load, Category, Locomo};
+use super::data::{Category, Locomo};
+use super::manifest::{manifest, provenance, ReadFile, ScoredIds};
 use super::paper::{self, KS};
 use super::product::{self, available, ProductArm, ARMS, LIMIT};
-use super::protocol::{finish, input_name, release_manifest, release_provenance};
+use super::protocol::{finish, input_name};
 use super::splits::{Role, TUNING_CONVERSATIONS};
 use crate::catalog::{self, Dataset, KnownFile};
-use crate::data::locate::resolve_input;
 use crate::embed::{EmbedderArg, TextEmbedder};
-use crate::engine::file_and_content_sha256;
 use crate::error::{Error, Result};
 use crate::plan::{ProtocolArg, RunArgs, COMMAND_PREFIX, DEFAULT_OUT_DIR, RUNS_DIR};
 use crate::protocol::{Env, Protocol};
-use crate::report::{self, lines_sha256, Sidecar, Written};
+use crate::report::{Sidecar, Written};
 use crate::retrieval::{reciprocal_rank_fusion, Bm25, CosineIndex, RRF_K};
 use crate::significance::{summarize, test_all_pairs, tests_block};
 use crate::trec;
@@ -111,13 +108,7 @@ pub struct HeadlineInputs {
     /// The conversations.
     pub data: Locomo,
     /// The file read.
-    pub path: PathBuf,
-    /// SHA-256 of its bytes.
-    pub file_sha: String,
-    /// SHA-256 of its content.
-    pub content_sha: String,
-    /// The known file it is, if any.
-    pub recognised: Option<&'static KnownFile>,
+    pub file: ReadFile,
     /// hash-v1 (a baseline in every run, the product's embedder in a hash-v1 run).
     pub hash: TextEmbedder,
     /// The sentence model of the run (all-MiniLM-L6-v2 with `--embedder minilm`,
@@ -299,18 +290,11 @@ impl Protocol for HeadlineProtocol {
             model => Some(TextEmbedder::open(model, &plan.args.model)?),
         };
         env.timings.tick("embedder_load", t);
-        let t = Instant::now();
-        let path = resolve_input(plan.args.data.input.as_deref(), env.data_dir, plan.file)?;
-        let (file_sha, content_sha) = file_and_content_sha256(&path)?;
-        let data = load(&path)?;
-        env.timings.tick("load", t);
+        let (file, data) = ReadFile::read(plan.args.data.input.as_deref(), plan.file, env)?;
         Ok(HeadlineInputs {
-            recognised: catalog::by_sha256(&content_sha),
             texts: texts_of(&data)?,
             data,
-            path,
-            file_sha,
-            content_sha,
+            file,
             hash,
             minilm,
         })
@@ -449,7 +433,12 @@ impl Protocol for HeadlineProtocol {
     ) -> Result<Written<Report<Sections>>> {
         let t = Instant::now();
         let out = plan.report_path();
-        let input_name = input_name(&plan.args, inputs.recognised, plan.file, &inputs.path);
+        let input_name = input_name(
+            &plan.args,
+            inputs.file.recognised,
+            plan.file,
+            &inputs.file.path,
+        );
         let sections = Sections::Product(Box::new(sections(plan, inputs, &ex)?));
         let (files, sidecars) = run_files(plan, inputs, &ex, &out)?;
         let qids = all_qids(inputs);
@@ -458,7 +447,6 @@ impl Protocol for HeadlineProtocol {
             .iter()
             .flat_map(|t| t.turn_ids.iter().map(|d| paper::docid(&t.sample_id, d)))
             .collect();
-        let (program, git_commit, git_dirty) = report::program_provenance();
         let run_e = inputs.run_embedder();
         let traversal = crabpath_brain::service::command::query::traversal_config(
             crabpath::Profile::Corrected,
@@ -498,40 +486,26 @@ impl Protocol for HeadlineProtocol {
                 .zip(ex.notes.iter().cloned())
                 .collect(),
             files,
-            manifest: Manifest {
-                about: Some(
-                    "queries: every question of the ten conversations (ids \
-                     <sample_id>:q<qa index>:c<category>); documents: every turn \
-                     (<sample_id>:<dia_id>)"
-                        .into(),
-                ),
-                dataset_file: release_manifest(inputs.recognised).0,
-                dataset_sha256: release_manifest(inputs.recognised).1,
-                queries: qids.len(),
-                query_ids_file: None,
-                query_ids_sha256: lines_sha256(qids.iter().map(String::as_str)),
-                scored_query_ids_sha256: None,
-                tested_query_ids_sha256: None,
-                documents: doc_ids.len(),
-                document_ids_sha256: lines_sha256(doc_ids.iter().map(String::as_str)),
-            },
-            provenance: Provenance {
-                program,
-                git_commit,
-                git_dirty,
-                dataset: release_provenance(
-                    inputs.recognised,
-                    &inputs.path,
-                    &inputs.file_sha,
-                    &inputs.content_sha,
-                ),
-                embedder: run_e.id()?,
-                seeds: Some(Seeds {
+            manifest: manifest(
+                &inputs.file,
+                ScoredIds {
+                    about: "queries: every question of the ten conversations (ids \
+                            <sample_id>:q<qa index>:c<category>); documents: every turn \
+                            (<sample_id>:<dia_id>)",
+                    queries: &qids,
+                    scored: None,
+                    documents: &doc_ids,
+                },
+            ),
+            provenance: provenance(
+                &inputs.file,
+                run_e.id()?,
+                Seeds {
                     bootstrap: plan.args.bootstrap_seed,
                     splits: None,
                     dev: None,
-                }),
-            },
+                },
+            ),
             timings_s: None,
             embedding_stats: None,
         };

@@ -35,6 +35,8 @@
 //!   through the product's path (issue 28);
 //! * [`protocol`]: `bench run --dataset locomo`, the [`crate::protocol::Protocol`] that
 //!   plans, opens, executes and reports it through the one report writer;
+//! * [`manifest`]: what a LoCoMo report records of the file it read and the ids it
+//!   scored (shared by [`protocol`] and [`headline`]);
 //! * [`rounds`]: `bench locomo-rounds`, each test conversation's questions asked again in
 //!   rounds with feedback through the product's path (issue 31 item 5).
 
@@ -48,6 +50,7 @@ pub mod embedding;
 pub mod engine;
 pub mod evidence;
 pub mod headline;
+pub mod manifest;
 pub mod metrics;
 pub mod paper;
 pub mod product;

@@ -25,10 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indexmap::IndexMap;
-use results::bench::{
-    DatasetFile, EmbeddingStats, Files, Manifest, MethodMeans, Parameters, PgCall, Provenance,
-    Report, Seeds,
-};
+use results::bench::{EmbeddingStats, Files, MethodMeans, Parameters, PgCall, Report, Seeds};
 use results::locomo::{
     ArmKnobs, ByCategory, ByConversation, Cell, ConversationRow, Design, Family, Grid as GridDoc,
     Locomo as Sections, RouterKnobs, Row, Transfer, TransferFold, Tuning, Walk, Within,
@@ -39,19 +36,18 @@ use super::arms::Arm;
 use super::brain::corpora;
 use super::compare::{against_best_baseline, Draws, Slice};
 use super::context::LIST_DEPTH;
-use super::data::{load, Category};
+use super::data::Category;
+use super::manifest::{manifest, provenance, ReadFile, ScoredIds};
 use super::metrics::LOCOMO_METRICS;
 use super::run::{execute, LocomoRun, Options};
 use super::splits::{WithinSplits, TUNING_CONVERSATIONS};
 use super::tuning::{base_knobs, Grid, BUDGET_TURNS, GRID};
 use crate::catalog::{self, Dataset, KnownFile};
-use crate::data::locate::resolve_input;
 use crate::embed::{EmbedStats, EmbedderArg, TextEmbedder};
-use crate::engine::file_and_content_sha256;
 use crate::error::{Error, Result};
 use crate::plan::{RunArgs, COMMAND_PREFIX, DEFAULT_OUT_DIR, PG_CALL, RUNS_DIR};
 use crate::protocol::{Env, Protocol};
-use crate::report::{self, lines_sha256, Format, Sidecar, Written};
+use crate::report::{self, Format, Sidecar, Written};
 use crate::trec;
 
 /// The LoCoMo protocol (see the module docs).
@@ -219,13 +215,7 @@ pub struct LocomoInputs {
     /// The conversations.
     pub data: super::data::Locomo,
     /// The file read.
-    pub path: PathBuf,
-    /// SHA-256 of its bytes.
-    pub file_sha: String,
-    /// SHA-256 of its content.
-    pub content_sha: String,
-    /// The known file it is, if any.
-    pub recognised: Option<&'static KnownFile>,
+    pub file: ReadFile,
     /// Their corpora (file order).
     pub corpora: Vec<super::brain::ConversationCorpus>,
     /// hash-v1.
@@ -289,18 +279,11 @@ impl Protocol for LocomoProtocol {
             false => None,
         };
         env.timings.tick("embedder_load", t);
-        let t = Instant::now();
-        let path = resolve_input(plan.args.data.input.as_deref(), env.data_dir, plan.file)?;
-        let (file_sha, content_sha) = file_and_content_sha256(&path)?;
-        let data = load(&path)?;
+        let (file, data) = ReadFile::read(plan.args.data.input.as_deref(), plan.file, env)?;
         let corpora = corpora(&data)?;
-        env.timings.tick("load", t);
         Ok(LocomoInputs {
-            recognised: catalog::by_sha256(&content_sha),
             data,
-            path,
-            file_sha,
-            content_sha,
+            file,
             corpora,
             hash,
             minilm,
@@ -342,7 +325,12 @@ impl Protocol for LocomoProtocol {
     ) -> Result<Written<Report<Sections>>> {
         let t = Instant::now();
         let out = plan.report_path();
-        let input_name = input_name(&plan.args, inputs.recognised, plan.file, &inputs.path);
+        let input_name = input_name(
+            &plan.args,
+            inputs.file.recognised,
+            plan.file,
+            &inputs.file.path,
+        );
         let sections = sections(plan, inputs, &ex)?;
         let (files, sidecars) = run_files(plan, &ex, &out)?;
         let cold = ex.tuned.cold;
@@ -388,7 +376,6 @@ impl Protocol for LocomoProtocol {
                     .map(|g| g.edge_count())
             })
             .sum::<Result<usize>>()?;
-        let (program, git_commit, git_dirty) = report::program_provenance();
         let mut metric_notes = IndexMap::new();
         for m in &LOCOMO_METRICS {
             let mut note = format!("{}: {}", m.label, m.definition());
@@ -460,40 +447,27 @@ impl Protocol for LocomoProtocol {
                 .map(|a| (a.name.clone(), arm_note(a)))
                 .collect(),
             files,
-            manifest: Manifest {
-                about: Some(
-                    "queries: every question with an evidence turn, of all ten conversations \
-                     (ids <sample_id>:q<qa index>); scored: those of the eight test \
-                     conversations; documents: every turn (<sample_id>:<dia_id>)"
-                        .into(),
-                ),
-                dataset_file: release_manifest(inputs.recognised).0,
-                dataset_sha256: release_manifest(inputs.recognised).1,
-                queries: all_qids.len(),
-                query_ids_file: None,
-                query_ids_sha256: lines_sha256(all_qids.iter().copied()),
-                scored_query_ids_sha256: Some(lines_sha256(test_qids.iter().copied())),
-                tested_query_ids_sha256: None,
-                documents: doc_ids.len(),
-                document_ids_sha256: lines_sha256(doc_ids.iter().map(String::as_str)),
-            },
-            provenance: Provenance {
-                program,
-                git_commit,
-                git_dirty,
-                dataset: release_provenance(
-                    inputs.recognised,
-                    &inputs.path,
-                    &inputs.file_sha,
-                    &inputs.content_sha,
-                ),
-                embedder: traversal_embedder.id()?,
-                seeds: Some(Seeds {
+            manifest: manifest(
+                &inputs.file,
+                ScoredIds {
+                    about: "queries: every question with an evidence turn, of all ten \
+                            conversations (ids <sample_id>:q<qa index>); scored: those of \
+                            the eight test conversations; documents: every turn \
+                            (<sample_id>:<dia_id>)",
+                    queries: &all_qids,
+                    scored: Some(&test_qids),
+                    documents: &doc_ids,
+                },
+            ),
+            provenance: provenance(
+                &inputs.file,
+                traversal_embedder.id()?,
+                Seeds {
                     bootstrap: plan.args.bootstrap_seed,
                     splits: Some(plan.args.split_seed),
                     dev: None,
-                }),
-            },
+                },
+            ),
             timings_s: None,
             embedding_stats: match (plan.args.no_timings, stats) {
                 (false, Some(s)) => Some(EmbeddingStats {
@@ -527,35 +501,7 @@ pub fn input_name(
         .input
         .as_ref()
         .filter(|_| recognised.is_none_or(|f| f.key != file.key))
-        .map(|_| file_name(path))
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
-}
-
-/// The manifest's `dataset_file` and `dataset_sha256` of the release file read.
-pub fn release_manifest(recognised: Option<&KnownFile>) -> (Slot<String>, Slot<String>) {
-    (
-        Slot::written(recognised.map(|f| f.rel_path.to_string())),
-        Slot::written(recognised.and_then(|f| f.sha256()).map(str::to_string)),
-    )
-}
-
-/// The provenance's `dataset` of the release file read.
-pub fn release_provenance(
-    recognised: Option<&KnownFile>,
-    path: &Path,
-    file_sha: &str,
-    content_sha: &str,
-) -> DatasetFile {
-    DatasetFile {
-        known_file: recognised.map(|f| f.key.to_string()),
-        file: file_name(path),
-        file_sha256: file_sha.to_string(),
-        content_sha256: content_sha.to_string(),
-    }
+        .map(|_| super::manifest::file_name(path))
 }
 
 /// A LoCoMo report handed to the writer: its timings closed (`t`: when reporting began),

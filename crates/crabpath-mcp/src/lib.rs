@@ -14,7 +14,7 @@
 //! | `teach` | adds new knowledge as a node, connected as `inject` connects it | [`Brain::teach`](crabpath_brain::Brain::teach) |
 //! | `health` | the eight Table-4 metrics with their ranges, node and edge counts | [`Brain::health_report`](crabpath_brain::Brain::health_report) |
 //! | `sync` | re-reads the workspace folder (a conversation brain has none: refused, saying so) | [`Brain::sync`](crabpath_brain::Brain::sync) |
-//! | `remember` | adds a turn of a conversation (`text`; `speaker`, `time`, `session`, `id`), chained to the previous turn of its session | [`Brain::remember_turn`](crabpath_brain::Brain::remember_turn) |
+//! | `remember` | adds a turn of a conversation (`text`; `speaker`, `time`, `session`, `id`), chained to the previous turn of its session and linked to earlier turns sharing its rare words | [`Brain::remember_turn`](crabpath_brain::Brain::remember_turn) |
 //!
 //! Nodes are resources: `crabpath://node/{id}` (a resource template; the list of
 //! resources is empty, a brain of 79,000 chunks being no list to show a model).

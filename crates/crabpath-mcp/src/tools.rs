@@ -178,7 +178,8 @@ pub fn list() -> Vec<Tool> {
             "remember",
             "Add one turn of a conversation to the memory, as it happens, so that later \
              queries can find it. It becomes a node `speaker (time): text`, linked to the \
-             previous turn of the same session. Only text is required; give session, \
+             previous turn of the same session and to earlier turns of other sessions \
+             that mention the same rare words (names, places). Only text is required; give session, \
              speaker and time when you know them (the time is shown to whoever reads \
              the turn, so questions about when can be answered). A turn's id must be \
              new; leave it out to have one generated.",
@@ -486,6 +487,7 @@ fn remember(brain: &mut Brain, args: &Map<String, Value>) -> Result<Value> {
         "node_id": r.node_id,
         "turn": r.turn,
         "edges": r.edges.iter().map(|(a, b, w)| json!([a, b, w])).collect::<Vec<_>>(),
+        "removed": r.removed.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
     }))
 }
 

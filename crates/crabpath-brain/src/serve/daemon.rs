@@ -25,7 +25,7 @@
 //! | `reload` | – | `{"reloaded": true}` (unsaved changes dropped) |
 //! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
 //!
-//! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`Brain::remember_turn`]) | `node_id`, `turn`, `edges` |
+//! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`Brain::remember_turn`]) | `node_id`, `turn`, `edges`, `removed` |
 //!
 //! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
 //! state file, every `auto_save_interval`-th write saves it.

@@ -3,26 +3,35 @@
 //! conversation file is ([`crate::source::conversation::Turn::from_object`]), becomes the node
 //! a conversation `init` would make of it ([`crate::source::conversation::turn_node`]),
 //! embedded with the brain's embedder, and is chained to the last turn of its session
-//! with the chain weight of `init` ([`crate::source::conversation::chain_weight`]): one write
-//! transaction through [`Brain::write`].
+//! with the chain weight of `init` ([`crate::source::conversation::chain_weight`]). Its
+//! entity edges (issue 28 item 5) are kept as `init` makes them: the links of the
+//! brain's turns with the new one against those without it
+//! ([`crate::source::conversation::entities::link_change`]), new links added and gone
+//! ones removed ([`crate::source::conversation::entities::link`] / `unlink`), so a
+//! conversation remembered turn by turn has the edges `init --conversation` gives it.
+//! One write transaction through [`Brain::write`].
 //!
-//! The last turn of a session is the conversation node (`metadata.kind` =
-//! `conversation`) of that `metadata.session` with the highest `metadata.turn`, found
-//! in the database (`json_extract`, a scan of the nodes: linear in the brain) before
-//! the write. Two processes remembering into the same session at the same instant may
+//! The brain's conversation turns (nodes with `metadata.kind` = `conversation`, in
+//! `metadata.turn` order, read back by
+//! [`crate::source::conversation::turn_of_node`]) are read from the database before
+//! the write (`json_extract`, a scan of the nodes: linear in the brain, plus the
+//! entity links, linear in the conversation's text). The last turn of a session is its
+//! last there. Two processes remembering into the same session at the same instant may
 //! both chain to the same previous turn; a duplicate id is refused inside the write
 //! either way.
 //!
 //! Any database brain of the corrected profile remembers (a folder brain can keep a
 //! conversation too); a state file is refused.
 
-use crabpath::graph::Edge;
+use crabpath::graph::{Edge, Metadata};
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
-use rusqlite::OptionalExtension;
 
 use super::engine::{Backend, Brain, Scope};
 use crate::error::{Error, Result};
-use crate::source::conversation::{chain_weight, generated_id, turn_node, Turn, CONVERSATION};
+use crate::source::conversation::entities::{link, link_change, unlink, ENTITY_WEIGHT};
+use crate::source::conversation::{
+    chain_weight, generated_id, turn_node, turn_of_node, Turn, CONVERSATION,
+};
 use crate::store::sql_error;
 
 /// What `remember` did.
@@ -32,35 +41,48 @@ pub struct RememberReport {
     pub node_id: String,
     /// Its position among the brain's conversation turns (0-based; `metadata.turn`).
     pub turn: usize,
-    /// The chain edges added, `(from, to, weight)`: to and from the previous turn of the
-    /// session, or none for a session's first turn.
+    /// The edges added, `(from, to, weight)`: first the chain edges to and from the
+    /// previous turn of the session (none for a session's first turn), then the entity
+    /// edges of the links the turn made (each pair's two ways, in pair order).
     pub edges: Vec<(String, String, f64)>,
+    /// The entity edges removed, `(from, to)`: links between earlier turns that the new
+    /// turn undid (see the module docs).
+    pub removed: Vec<(String, String)>,
 }
 
-/// The brain's conversation turns: how many, how many of `session`, and the id of the
-/// last of `session`.
-fn conversation_tail(
-    conn: &rusqlite::Connection,
-    session: Option<&str>,
-) -> rusqlite::Result<(usize, usize, Option<String>)> {
-    let all: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL AND json_extract(metadata, '$.kind') = ?1",
-        [CONVERSATION],
-        |r| r.get(0),
-    )?;
-    let of_session: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL AND json_extract(metadata, '$.kind') = ?1 AND json_extract(metadata, '$.session') IS ?2",
-        rusqlite::params![CONVERSATION, session],
-        |r| r.get(0),
-    )?;
-    let last: Option<String> = conn
-        .query_row(
-            "SELECT id FROM nodes WHERE node_seq IS NOT NULL AND json_extract(metadata, '$.kind') = ?1 AND json_extract(metadata, '$.session') IS ?2 ORDER BY json_extract(metadata, '$.turn') DESC, node_seq DESC LIMIT 1",
-            rusqlite::params![CONVERSATION, session],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok((all as usize, of_session as usize, last))
+/// The brain's conversation turns, in `metadata.turn` order (ties: node order).
+fn conversation_turns(conn: &rusqlite::Connection, path: &std::path::Path) -> Result<Vec<Turn>> {
+    let sql = sql_error(path);
+    let mut st = conn.prepare(
+        "SELECT id, content, metadata FROM nodes WHERE node_seq IS NOT NULL AND json_extract(metadata, '$.kind') = ?1 ORDER BY json_extract(metadata, '$.turn'), node_seq",
+    ).map_err(&sql)?;
+    let rows = st
+        .query_map([CONVERSATION], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
+        })
+        .map_err(&sql)?;
+    let mut turns = Vec::new();
+    for row in rows {
+        let (id, content, metadata) = row.map_err(&sql)?;
+        let metadata: Metadata = match metadata.as_deref() {
+            Some(m) => serde_json::from_str(m).map_err(|e| {
+                Error::Invalid(format!(
+                    "remember: node `{id}` has unreadable metadata: {e}"
+                ))
+            })?,
+            None => Metadata::new(),
+        };
+        turns.extend(turn_of_node(
+            &id,
+            content.as_deref().unwrap_or(""),
+            &metadata,
+        ));
+    }
+    Ok(turns)
 }
 
 fn duplicate(id: &str) -> Error {
@@ -82,9 +104,8 @@ impl Brain {
         }
         self.catch_up()?;
         let session = turn.session.as_deref();
-        let (all, of_session, last) = match &self.backend {
-            Backend::Store(s) => conversation_tail(s.store.conn(), session)
-                .map_err(sql_error(s.store.path()))?,
+        let mut turns = match &self.backend {
+            Backend::Store(s) => conversation_turns(s.store.conn(), s.store.path())?,
             Backend::Json(_) => {
                 return Err(Error::Invalid(format!(
                     "remember: {} is a state file: remember works on a brain database (crabpath import makes one)",
@@ -92,6 +113,16 @@ impl Brain {
                 )))
             }
         };
+        let all = turns.len();
+        let of_session = turns
+            .iter()
+            .filter(|t| t.session.as_deref() == session)
+            .count();
+        let last = turns
+            .iter()
+            .rev()
+            .find(|t| t.session.as_deref() == session)
+            .and_then(|t| t.id.clone());
         let id = match &turn.id {
             Some(id) => {
                 if self.has_node(id)? {
@@ -119,8 +150,23 @@ impl Brain {
             .embedder()?
             .embed(&crate::source::embedtext::embedded_text(&node))?;
         let weight = chain_weight(session, of_session.saturating_sub(1));
+        turns.push(Turn {
+            id: Some(id.clone()),
+            ..turn.clone()
+        });
+        let change = link_change(&turns);
+        let pair_ids = |pairs: &[(usize, usize)]| -> Vec<(String, String)> {
+            let id_of = |i: usize| turns[i].id.clone().unwrap_or_default();
+            pairs.iter().map(|&(i, j)| (id_of(i), id_of(j))).collect()
+        };
+        let (linked, unlinked) = (pair_ids(&change.added), pair_ids(&change.removed));
         let mut scope = vec![id.clone()];
         scope.extend(last.clone());
+        for (a, b) in linked.iter().chain(&unlinked) {
+            scope.extend([a.clone(), b.clone()]);
+        }
+        scope.sort_unstable();
+        scope.dedup();
         self.write(Scope::Nodes(&scope), |w| {
             if w.graph.get_node(&id).is_some() {
                 return Err(duplicate(&id));
@@ -134,6 +180,28 @@ impl Brain {
                     w.graph.add_edge(n, p, Edge::new(weight))?;
                     edges.push((prev.to_string(), id.clone(), weight));
                     edges.push((id.clone(), prev.to_string(), weight));
+                }
+            }
+            // the pair (a, b) of ids as graph nodes of this write, when both are there
+            let ends = |g: &crabpath::graph::Graph, a: &str, b: &str| {
+                let (x, y) = (g.lookup(a)?, g.lookup(b)?);
+                (g.has_node(x) && g.has_node(y)).then_some((x, y))
+            };
+            let mut removed = Vec::new();
+            for (a, b) in &unlinked {
+                if let Some((x, y)) = ends(w.graph, a, b) {
+                    for (from, _) in unlink(w.graph, x, y) {
+                        let (f, t) = if from == x { (a, b) } else { (b, a) };
+                        removed.push((f.clone(), t.clone()));
+                    }
+                }
+            }
+            for (a, b) in &linked {
+                if let Some((x, y)) = ends(w.graph, a, b) {
+                    for (from, _) in link(w.graph, x, y)? {
+                        let (f, t) = if from == x { (a, b) } else { (b, a) };
+                        edges.push((f.clone(), t.clone(), ENTITY_WEIGHT));
+                    }
                 }
             }
             let mut e = PyDict::new();
@@ -152,6 +220,7 @@ impl Brain {
                 node_id: id.clone(),
                 turn: all,
                 edges,
+                removed,
             })
         })
     }

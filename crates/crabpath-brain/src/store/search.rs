@@ -46,7 +46,7 @@ pub const INDEX_FILE: &str = "search.idx";
 /// Vectors added since the index was built, past which the next writer rebuilds it.
 pub const REBUILD_AFTER: usize = 4096;
 
-const MAGIC: &[u8; 8] = b"CPSIDX02";
+const MAGIC: &[u8; 8] = b"CPSIDX03";
 const HEADER: usize = 64;
 
 /// The derived index's path for a brain directory.
@@ -125,18 +125,26 @@ impl std::fmt::Display for IndexFault {
 
 /// The memory-mapped derived index (see the module docs).
 ///
-/// **File layout** (little-endian `u64`s unless said): the magic `CPSIDX02`; the
+/// **File layout** (little-endian `u64`s unless said): the magic `CPSIDX03`; the
 /// database's nonce, the vector epoch, the revision covered, the dimension `dim`, the
-/// number of rows, the number of entries `nnz`; the checksum: the CRC-32 of every
-/// other byte of the file (the 56 header bytes before it, then everything after it);
-/// per row its `sym`; per row its `seq`; `dim + 1` list starts (entries before
-/// component `j`'s list); `nnz` entries of (row `u32`, value `f32`).
+/// number of rows, the length in bytes of the entries `nbytes`; the checksum: the
+/// CRC-32 of every other byte of the file (the 56 header bytes before it, then
+/// everything after it); per row its `sym`; per row its `seq`; `dim + 1` list starts
+/// (bytes of the entries before component `j`'s list); the entries, each list's rows
+/// ascending: the row as the gap from the list's previous row (the row itself for the
+/// first) in LEB128 (7 bits a byte, low first, at most 5 bytes), then the value `f32`.
+/// `CPSIDX02` held each row as a `u32` (8 bytes an entry); the gaps of a list are
+/// small (on the 79,118 tldr-pages chunks most fit one byte), so an entry takes about 5
+/// bytes: the file shrank from 150.1 to 95.0 MB there (`BENCHMARKS.md`, "Brain size").
+/// An index of the older format is rebuilt from the database as a damaged one is.
 ///
 /// **Checked on open** ([`PostingsFile::open`]): the length is exactly what the header
-/// says, the checksum matches, the starts begin at 0, never decrease and end at `nnz`,
-/// and every entry's row is below the number of rows, so that no later read of the map
-/// can go out of range, whatever the bytes. Cost of the check: one CRC-32 pass over
-/// the file and one pass over the starts and the entries' rows. Measured by
+/// says, the checksum matches, the starts begin at 0, never decrease and end at
+/// `nbytes`; a search reads a list's entries only while they are whole and name rows
+/// below the number of rows, so that no read of the map can go out of range, whatever
+/// the bytes. (`CPSIDX02` checked every entry's row on open; walking the LEB128 gaps
+/// there cost a query from a new process 30 ms on the 79,118-chunk brain.) Cost of the
+/// check: one CRC-32 pass over the file and one pass over the starts. Measured by
 /// `examples/index_check.rs` (release build, page cache warm, best of 15) on a
 /// generated index the size of the 79,118-chunk brain's in `BENCHMARKS.md` (79,118 rows,
 /// 9.24 M entries, dimension 1,024: 75.2 MB): 5.0–5.4 ms per open at load average 6–7
@@ -176,14 +184,73 @@ fn checksum(bytes: &[u8]) -> [u8; SUM_LEN] {
     u64::from(h.finalize()).to_le_bytes()
 }
 
-/// The section offsets of an index of `rows` rows, `dim` components and `nnz` entries:
-/// (`seqs_at`, `starts_at`, `entries_at`, total length); `None` when they overflow.
-fn layout_of(rows: usize, dim: usize, nnz: usize) -> Option<(usize, usize, usize, usize)> {
+/// The section offsets of an index of `rows` rows, `dim` components and `nbytes`
+/// bytes of entries: (`seqs_at`, `starts_at`, `entries_at`, total length); `None` when
+/// they overflow.
+fn layout_of(rows: usize, dim: usize, nbytes: usize) -> Option<(usize, usize, usize, usize)> {
     let seqs_at = HEADER.checked_add(rows.checked_mul(8)?)?;
     let starts_at = seqs_at.checked_add(rows.checked_mul(8)?)?;
     let entries_at = starts_at.checked_add(dim.checked_add(1)?.checked_mul(8)?)?;
-    let len = entries_at.checked_add(nnz.checked_mul(8)?)?;
+    let len = entries_at.checked_add(nbytes)?;
     Some((seqs_at, starts_at, entries_at, len))
+}
+
+/// Bytes of an entry's value.
+const VALUE_LEN: usize = 4;
+
+/// Bytes of `gap` in LEB128.
+fn gap_len(gap: u32) -> usize {
+    match gap {
+        0..=0x7f => 1,
+        0x80..=0x3fff => 2,
+        0x4000..=0x1f_ffff => 3,
+        0x20_0000..=0x0fff_ffff => 4,
+        _ => 5,
+    }
+}
+
+/// Writes `gap` in LEB128 at the start of `out`; returns the bytes written (`out` has
+/// room: [`gap_len`]).
+fn put_gap(out: &mut [u8], mut gap: u32) -> usize {
+    let mut n = 0;
+    while gap >= 0x80 {
+        out[n] = (gap as u8 & 0x7f) | 0x80;
+        gap >>= 7;
+        n += 1;
+    }
+    out[n] = gap as u8;
+    n + 1
+}
+
+/// The entry at byte `at` of a posting list: its row gap, its value and the byte after
+/// it; `None` where the bytes stop being a whole entry (a gap of more than 5 bytes or
+/// past `u32`, a value cut short). A one-byte gap (most of them) is read first.
+#[inline(always)]
+fn read_entry(bytes: &[u8], at: usize) -> Option<(u32, f32, usize)> {
+    let (gap, at) = match *bytes.get(at)? {
+        b if b < 0x80 => (u32::from(b), at + 1),
+        _ => read_long_gap(bytes, at)?,
+    };
+    let v = bytes.get(at..at + VALUE_LEN)?;
+    Some((
+        gap,
+        f32::from_le_bytes([v[0], v[1], v[2], v[3]]),
+        at + VALUE_LEN,
+    ))
+}
+
+/// A gap of more than one byte at `at` (see [`read_entry`]).
+fn read_long_gap(bytes: &[u8], mut at: usize) -> Option<(u32, usize)> {
+    let mut gap = 0u64;
+    for shift in (0..35).step_by(7) {
+        let b = *bytes.get(at)?;
+        at += 1;
+        gap |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some((u32::try_from(gap).ok()?, at));
+        }
+    }
+    None
 }
 
 /// What [`check`] found in a sound index file.
@@ -211,18 +278,18 @@ fn check(b: &[u8], dim: usize) -> std::result::Result<Checked, String> {
     }
     let fdim = u64_at(b, 32);
     let rows = u64_at(b, 40);
-    let nnz = u64_at(b, 48);
+    let nbytes = u64_at(b, 48);
     if fdim != dim as u64 {
         return Err(format!("of dimension {fdim}, the brain's is {dim}"));
     }
     let size = |x: u64| usize::try_from(x).ok();
-    let (Some(rows), Some(nnz)) = (size(rows), size(nnz)) else {
+    let (Some(rows), Some(nbytes)) = (size(rows), size(nbytes)) else {
         return Err("header sizes out of range".into());
     };
     if rows > u32::MAX as usize {
         return Err(format!("{rows} rows: more than an entry can name"));
     }
-    let Some((seqs_at, starts_at, entries_at, len)) = layout_of(rows, dim, nnz) else {
+    let Some((seqs_at, starts_at, entries_at, len)) = layout_of(rows, dim, nbytes) else {
         return Err("header sizes out of range".into());
     };
     if b.len() != len {
@@ -237,18 +304,13 @@ fn check(b: &[u8], dim: usize) -> std::result::Result<Checked, String> {
     let mut prev = 0u64;
     for j in 0..=dim {
         let s = u64_at(b, starts_at + j * 8);
-        if (j == 0 && s != 0) || s < prev || s > nnz as u64 {
+        if (j == 0 && s != 0) || s < prev || s > nbytes as u64 {
             return Err(format!("posting list {j} starts out of order"));
         }
         prev = s;
     }
-    if prev != nnz as u64 {
-        return Err("posting lists do not end at the entry count".into());
-    }
-    for e in b[entries_at..].chunks_exact(8) {
-        if u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as usize >= rows {
-            return Err("an entry names a row past the end".into());
-        }
+    if prev != nbytes as u64 {
+        return Err("posting lists do not end at the entries' length".into());
     }
     let stamp = |at: usize| u64_at(b, at) as i64;
     Ok(Checked {
@@ -300,8 +362,8 @@ impl PostingsFile {
             return None;
         }
         let rows = usize::try_from(u64_at(&h, 40)).ok()?;
-        let nnz = usize::try_from(u64_at(&h, 48)).ok()?;
-        let (_, _, _, want) = layout_of(rows, dim, nnz)?;
+        let nbytes = usize::try_from(u64_at(&h, 48)).ok()?;
+        let (_, _, _, want) = layout_of(rows, dim, nbytes)?;
         (want as u64 == len).then(|| {
             (
                 u64_at(&h, 8) as i64,
@@ -337,10 +399,16 @@ impl PostingsFile {
             return;
         }
         let (a, b) = (self.start(j), self.start(j + 1));
-        let bytes = &self.map[self.entries_at + a * 8..self.entries_at + b * 8];
-        for e in bytes.chunks_exact(8) {
-            let row = u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as usize;
-            let x = f32::from_le_bytes([e[4], e[5], e[6], e[7]]);
+        let bytes = &self.map[self.entries_at + a..self.entries_at + b];
+        // the query's inner loop: a list that stops being whole entries, or names a row
+        // past the end (bytes forged behind a valid checksum), ends there
+        let (mut at, mut row) = (0usize, 0usize);
+        while let Some((gap, x, next)) = read_entry(bytes, at) {
+            row = row.saturating_add(gap as usize);
+            if row >= self.rows {
+                break;
+            }
+            at = next;
             s.add(row, qj * x);
         }
     }
@@ -412,33 +480,38 @@ fn postings_in_passes<E>(
     clock: Clock,
     mut pass: impl FnMut(&mut Visit<'_>) -> std::result::Result<(), E>,
 ) -> std::result::Result<(Vec<u8>, usize), E> {
+    // counts[j + 1]: the bytes of component j's list (then, summed, the starts)
     let mut counts = vec![0u64; dim + 1];
+    let mut last: Vec<Option<u32>> = vec![None; dim];
     let mut syms: Vec<i64> = Vec::new();
     let mut seqs: Vec<i64> = Vec::new();
     pass(&mut |seq, sym, entries| {
+        let row = syms.len() as u32;
         syms.push(sym);
         seqs.push(seq);
         for (i, _) in entries {
-            if let Some(c) = counts.get_mut(i as usize + 1) {
-                *c += 1;
+            let i = i as usize;
+            if let (Some(c), Some(l)) = (counts.get_mut(i + 1), last.get_mut(i)) {
+                *c += (gap_len(row - l.unwrap_or(0)) + VALUE_LEN) as u64;
+                *l = Some(row);
             }
         }
     })?;
     for j in 0..dim {
         counts[j + 1] += counts[j];
     }
-    let nnz = counts[dim] as usize;
+    let nbytes = counts[dim] as usize;
     let rows = syms.len();
     // the entries are placed straight into the output (a separate buffer copied in at
     // the end held the index's largest section twice at init's peak)
-    let mut out = Vec::with_capacity(HEADER + rows * 16 + counts.len() * 8 + nnz * 8);
+    let mut out = Vec::with_capacity(HEADER + rows * 16 + counts.len() * 8 + nbytes);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(nonce as u64).to_le_bytes());
     out.extend_from_slice(&(clock.vectors as u64).to_le_bytes());
     out.extend_from_slice(&(clock.rev as u64).to_le_bytes());
     out.extend_from_slice(&(dim as u64).to_le_bytes());
     out.extend_from_slice(&(rows as u64).to_le_bytes());
-    out.extend_from_slice(&(nnz as u64).to_le_bytes());
+    out.extend_from_slice(&(nbytes as u64).to_le_bytes());
     out.extend_from_slice(&[0u8; SUM_LEN]);
     for s in syms {
         out.extend_from_slice(&(s as u64).to_le_bytes());
@@ -450,21 +523,27 @@ fn postings_in_passes<E>(
         out.extend_from_slice(&c.to_le_bytes());
     }
     let entries_at = out.len();
-    out.resize(entries_at + nnz * 8, 0);
+    out.resize(entries_at + nbytes, 0);
     let entries = &mut out[entries_at..];
     let mut next = counts.clone();
+    let mut last: Vec<Option<u32>> = vec![None; dim];
     let mut row = 0usize;
     pass(&mut |_, _, e| {
         if row < rows {
             for (i, x) in e {
                 let i = i as usize;
-                if i >= dim || next[i] >= counts[i + 1] {
+                if i >= dim {
                     continue;
                 }
-                let at = next[i] as usize * 8;
-                next[i] += 1;
-                entries[at..at + 4].copy_from_slice(&(row as u32).to_le_bytes());
-                entries[at + 4..at + 8].copy_from_slice(&x.to_le_bytes());
+                let gap = row as u32 - last[i].unwrap_or(0);
+                let (at, end) = (next[i] as usize, counts[i + 1] as usize);
+                if at + gap_len(gap) + VALUE_LEN > end {
+                    continue;
+                }
+                let at = at + put_gap(&mut entries[at..], gap);
+                entries[at..at + VALUE_LEN].copy_from_slice(&x.to_le_bytes());
+                next[i] = (at + VALUE_LEN) as u64;
+                last[i] = Some(row as u32);
             }
         }
         row += 1;

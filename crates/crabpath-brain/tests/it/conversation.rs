@@ -133,12 +133,17 @@ fn remember_appends_embeds_and_chains_to_the_sessions_last_turn() {
         // the 4th turn of session 1 (3 in the fixture); the 7th conversation turn
         assert_eq!(r.node_id, "turn:1:4");
         assert_eq!(r.turn, 6);
+        // the chain edges, then the entity edges to the session-2 turn that shares its
+        // rare words ("talk", "sourdough")
         let w = sibling_weight("session:1", 2);
+        let e = ENTITY_WEIGHT;
         assert_eq!(
             r.edges,
             vec![
                 ("S1:3".to_string(), "turn:1:4".to_string(), w),
-                ("turn:1:4".to_string(), "S1:3".to_string(), w)
+                ("turn:1:4".to_string(), "S1:3".to_string(), w),
+                ("turn:2:2".to_string(), "turn:1:4".to_string(), e),
+                ("turn:1:4".to_string(), "turn:2:2".to_string(), e)
             ]
         );
         // a new session starts a chain of its own
@@ -176,7 +181,7 @@ fn remember_appends_embeds_and_chains_to_the_sessions_last_turn() {
             })
             .unwrap();
         assert_eq!(content, "Tom: Send me the talk slides about sourdough.");
-        assert_eq!(edges, 1);
+        assert_eq!(edges, 2, "to S1:3 and turn:2:2");
     }
 }
 

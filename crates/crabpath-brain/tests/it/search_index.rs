@@ -35,15 +35,7 @@ struct Fixture {
 const TOP: usize = 10;
 
 fn load(db: &Path) -> Searcher {
-    let store = Store::open(db, false).unwrap();
-    Searcher::load(
-        store.conn(),
-        &store.dir(),
-        store.layout(),
-        store.dim(),
-        store.nonce(),
-    )
-    .unwrap()
+    common::load_searcher(db)
 }
 
 fn fixture() -> Fixture {

@@ -2,8 +2,9 @@
 //! (`id`, `session`, `time`, `speaker`, `text`; only `text` is required), checked as a
 //! line of a conversation file is ([`crate::source::conversation::Turn::from_object`]); the turn
 //! is appended to its session's chain ([`crate::service::Brain::remember_turn`]). The
-//! result: `node_id`, `turn` (its position among the brain's conversation turns) and
-//! `edges` (`[from, to, weight]` each).
+//! result: `node_id`, `turn` (its position among the brain's conversation turns),
+//! `edges` (the edges added, `[from, to, weight]` each: chain, then entity edges) and
+//! `removed` (entity edges the turn undid, `[from, to]` each).
 
 use pyformat::pyjson::{PyDict, PyValue};
 
@@ -29,6 +30,15 @@ impl Daemon {
                     .map(|(a, b, w)| {
                         PyValue::List(vec![PyValue::Str(a), PyValue::Str(b), PyValue::Float(w)])
                     })
+                    .collect(),
+            ),
+        );
+        d.insert(
+            "removed".into(),
+            PyValue::List(
+                r.removed
+                    .into_iter()
+                    .map(|(a, b)| PyValue::List(vec![PyValue::Str(a), PyValue::Str(b)]))
                     .collect(),
             ),
         );

@@ -18,9 +18,16 @@
 //! edges both ways with weight [`ENTITY_WEIGHT`] (an edge already there, a chain's, is
 //! kept as it is).
 //!
-//! They are made by `crabpath init --conversation` ([`super::build_graph`]); a turn
-//! added later by `remember` gets its chain edges only (its rare words' other turns are
-//! not known without a scan of the brain).
+//! They are made by `crabpath init --conversation` ([`super::build_graph`]) and kept by
+//! `remember` ([`crate::service::Brain::remember_turn`]): a turn added later changes
+//! the links by [`link_change`], the difference between [`entity_links`] of the turns
+//! before it and of the turns with it. The links are global (N, the document
+//! frequencies, the speakers' names and each turn's best partners are the whole
+//! conversation's), so a new turn can also unlink two earlier turns (a word now in
+//! more than [`MAX_DF`] turns, a partner outscored); `remember` removes those edges
+//! while they are still the entity weight (learning has not moved them). A
+//! conversation remembered turn by turn therefore has the edges `init` gives the same
+//! turns (test `tests/conversation_entities.rs`).
 //!
 //! **Measured** (LoCoMo through the product, hash-v1, `results/bench/LOCOMO.md` and
 //! `benchmarks/README.md`, "Conversation features"): neutral. Below the chain weight
@@ -35,7 +42,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crabpath::graph::{Edge, Graph, NodeId};
+
 use super::turn::Turn;
+use crate::error::Result;
 use crate::store::lexical::{alnum_runs, is_stop_word};
 
 /// Shortest word that can link two turns (shorter ones are mostly particles: "ok",
@@ -54,6 +64,39 @@ pub const PARTNERS: usize = 2;
 /// below a chain edge's (≈ 0.5, [`super::chain_weight`]), so the traversal takes a
 /// turn's neighbours in its session before its namesakes in other sessions.
 pub const ENTITY_WEIGHT: f64 = 0.45;
+
+/// Links turns `a` and `b` of `graph`: an entity edge ([`ENTITY_WEIGHT`]) each way
+/// where there is no edge yet (a chain's or a learned one is kept as it is). Returns
+/// the edges added, `(from, to)`. The one rule of both `init` ([`super::build_graph`])
+/// and `remember`.
+pub fn link(graph: &mut Graph, a: NodeId, b: NodeId) -> Result<Vec<(NodeId, NodeId)>> {
+    let mut added = Vec::new();
+    for (from, to) in [(a, b), (b, a)] {
+        if graph.edge(from, to).is_none() {
+            graph.add_edge(from, to, Edge::new(ENTITY_WEIGHT))?;
+            added.push((from, to));
+        }
+    }
+    Ok(added)
+}
+
+/// Unlinks turns `a` and `b` of `graph` (a pair [`link_change`] removed): each way, the
+/// edge is removed while it is still the one [`link`] made (weight [`ENTITY_WEIGHT`],
+/// kind sibling, no metadata); an edge learning has moved is kept. Returns the edges
+/// removed, `(from, to)`.
+pub fn unlink(graph: &mut Graph, a: NodeId, b: NodeId) -> Vec<(NodeId, NodeId)> {
+    let mut removed = Vec::new();
+    for (from, to) in [(a, b), (b, a)] {
+        if graph
+            .edge(from, to)
+            .is_some_and(|e| *e == Edge::new(ENTITY_WEIGHT))
+        {
+            graph.remove_edge(from, to);
+            removed.push((from, to));
+        }
+    }
+    removed
+}
 
 /// The words of `text` that may link turns (see the module docs), each once.
 pub fn link_words(text: &str, names: &HashSet<String>) -> Vec<String> {
@@ -122,6 +165,41 @@ pub fn entity_links(turns: &[Turn]) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// What adding one turn does to the entity links ([`link_change`]): pairs `(i, j)` of
+/// turn positions, `i < j`, in increasing order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkChange {
+    /// Pairs linked with the new turn and not before it.
+    pub added: Vec<(usize, usize)>,
+    /// Pairs linked before the new turn and not with it.
+    pub removed: Vec<(usize, usize)>,
+}
+
+/// How the entity links change when the last of `turns` is added to the ones before
+/// it: [`entity_links`] of `turns` against [`entity_links`] of all but the last (see
+/// the module docs). Empty `turns`: no change.
+///
+/// Cost: two [`entity_links`], linear in the text.
+pub fn link_change(turns: &[Turn]) -> LinkChange {
+    let Some((_, before)) = turns.split_last() else {
+        return LinkChange::default();
+    };
+    let old = entity_links(before);
+    let new = entity_links(turns);
+    LinkChange {
+        added: new
+            .iter()
+            .filter(|p| old.binary_search(p).is_err())
+            .copied()
+            .collect(),
+        removed: old
+            .iter()
+            .filter(|p| new.binary_search(p).is_err())
+            .copied()
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +235,22 @@ mod tests {
             t("3", "Bo", "today I slept"),
         ];
         assert_eq!(entity_links(&turns), [(0, 2)]);
+    }
+
+    #[test]
+    fn a_turn_that_makes_a_word_common_unlinks_its_turns() {
+        // "greyhound" in 4 turns of 4 sessions: each turn links to its 2 best partners
+        // (all tie at ln(4/4) = 0: the earlier ones), so 0-1, 0-2, 1-2, 0-3 … ; a fifth
+        // turn makes it common (5 > MAX_DF): every link goes, none comes
+        let mut turns: Vec<Turn> = (1..=4)
+            .map(|k| t(&k.to_string(), "Ann", "a greyhound"))
+            .collect();
+        let before = entity_links(&turns);
+        assert!(!before.is_empty());
+        turns.push(t("5", "Bo", "my greyhound"));
+        let c = link_change(&turns);
+        assert!(c.added.is_empty());
+        assert_eq!(c.removed, before);
     }
 
     #[test]

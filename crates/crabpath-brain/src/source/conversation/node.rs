@@ -106,6 +106,28 @@ pub fn turn_node(t: &Turn, id: String, position: usize) -> Node {
     }
 }
 
+/// The turn node `id` with `content` and `metadata` was made from ([`turn_node`] read
+/// back): `None` unless `metadata.kind` is [`CONVERSATION`]. The text is the content
+/// without the `speaker (time): ` prefix [`turn_content`] gave it (the whole content
+/// if it no longer starts with it).
+pub fn turn_of_node(id: &str, content: &str, metadata: &Metadata) -> Option<Turn> {
+    if metadata.get("kind").and_then(Value::as_str) != Some(CONVERSATION) {
+        return None;
+    }
+    let field = |key: &str| metadata.get(key).and_then(Value::as_str).map(String::from);
+    let mut t = Turn {
+        id: Some(id.to_string()),
+        session: field("session"),
+        time: field("time"),
+        speaker: field("speaker"),
+        text: String::new(),
+    };
+    // the prefix is what turn_content puts before an empty text
+    let prefix = turn_content(&t);
+    t.text = content.strip_prefix(&prefix).unwrap_or(content).to_string();
+    Some(t)
+}
+
 /// The graph of a conversation.
 #[derive(Debug, Clone, Default)]
 pub struct Chained {
@@ -149,12 +171,7 @@ pub fn build_graph(turns: &[Turn]) -> Result<Chained> {
         last.insert(session, (seen + 1, n));
     }
     for (i, j) in super::entities::entity_links(turns) {
-        let (a, b) = (nodes[i], nodes[j]);
-        for (from, to) in [(a, b), (b, a)] {
-            if graph.edge(from, to).is_none() {
-                graph.add_edge(from, to, Edge::new(super::entities::ENTITY_WEIGHT))?;
-            }
-        }
+        super::entities::link(&mut graph, nodes[i], nodes[j])?;
     }
     Ok(Chained {
         graph,

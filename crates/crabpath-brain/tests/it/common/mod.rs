@@ -57,8 +57,6 @@ pub fn hash_store_meta(dir: &Path, graph: &Graph, extra: Metadata) -> PathBuf {
     dir.join("brain.db")
 }
 
-pub mod kept;
-
 /// The fixture workspace's graph with every edge "dead" (0.01) but one at 0.5: the
 /// dormant share is above 0.65 and the habitual share below 0.2, so the reference's
 /// rules 1 and 3 fire (half-life +10 in the corrected direction, fix 12 of
@@ -77,3 +75,19 @@ pub fn dead_brain(dir: &Path) -> (PathBuf, (String, String)) {
     let db = hash_store(&dir.join("brain"), &g);
     (db, live)
 }
+
+/// The search over the vectors of the brain database `db` ([`Searcher::load`]: its
+/// derived index when sound, rebuilt when not).
+pub fn load_searcher(db: &Path) -> crabpath_brain::store::search::Searcher {
+    let store = crabpath_brain::store::Store::open(db, false).unwrap();
+    crabpath_brain::store::search::Searcher::load(
+        store.conn(),
+        &store.dir(),
+        store.layout(),
+        store.dim(),
+        store.nonce(),
+    )
+    .unwrap()
+}
+
+pub mod kept;
