@@ -27,7 +27,7 @@
 //! more than [`MAX_DF`] turns, a partner outscored); `remember` removes those edges
 //! while they are still the entity weight (learning has not moved them). A
 //! conversation remembered turn by turn therefore has the edges `init` gives the same
-//! turns (test `tests/conversation_entities.rs`).
+//! turns (test `tests/it/conversation_entities.rs`).
 //!
 //! **Measured** (LoCoMo through the product, hash-v1, `results/bench/LOCOMO.md` and
 //! `benchmarks/README.md`, "Conversation features"): neutral. Below the chain weight

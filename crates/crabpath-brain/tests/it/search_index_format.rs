@@ -4,7 +4,7 @@
 //! as "of an older format", rebuilt from the database in the new format, and every
 //! search answers exactly as before — and the new file is smaller.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

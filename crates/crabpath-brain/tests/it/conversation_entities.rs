@@ -5,7 +5,7 @@
 //! as turns arrive: "pixel" is rare (≤ `MAX_DF` = 4 turns) until the eighth turn makes
 //! it common (5 turns), which undoes the links it made.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
