@@ -327,7 +327,7 @@ pub struct InitArgs {
     /// node `speaker (time): text` with its id; consecutive turns of a session are
     /// linked both ways. Every line is checked first: a bad one is reported with its
     /// line number and nothing is written. Agents add turns later with `remember`
-    /// (daemon, MCP).
+    /// (daemon, MCP); an empty FILE starts an empty conversation brain for them.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["workspace", "sessions"])]
     pub conversation: Option<String>,
     /// The directory to write the brain into (created; a path ending in `.json`
