@@ -135,7 +135,7 @@ impl std::fmt::Display for IndexFault {
 /// first) in LEB128 (7 bits a byte, low first, at most 5 bytes), then the value `f32`.
 /// `CPSIDX02` held each row as a `u32` (8 bytes an entry); the gaps of a list are
 /// small (on the 79,118 tldr-pages chunks most fit one byte), so an entry takes about 5
-/// bytes: the file shrank from 150.1 to 95.0 MB there (`BENCHMARKS.md`, "Brain size").
+/// bytes: the file shrank by 37% there (`BENCHMARKS.md`, "Brain size", has the sizes).
 /// An index of the older format is rebuilt from the database as a damaged one is.
 ///
 /// **Checked on open** ([`PostingsFile::open`]): the length is exactly what the header

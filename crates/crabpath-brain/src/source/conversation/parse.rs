@@ -16,10 +16,10 @@ const EXAMPLE: &str = r#"{"id": "D1:3", "session": "1", "time": "1:56 pm on 8 Ma
 
 /// Reads the turns of `text` (the contents of `source`, named in errors), in order.
 ///
-/// Errors ([`Error::Line`] with the 1-based line number): a line that is not JSON, not a JSON object, or not a turn
-/// ([`Turn::from_object`]); an id given on an earlier line (naming that line). A file
-/// without any turn (empty, or blank lines only) gives no turns: the start of a
-/// conversation brain that agents fill with `remember`.
+/// Errors ([`Error::Line`] with the 1-based line number): a line that is not JSON, not
+/// a JSON object, or not a turn ([`Turn::from_object`]); an id given on an earlier line
+/// (naming that line). A file without any turn (empty, or blank lines only) gives no
+/// turns: the start of a conversation brain that agents fill with `remember`.
 pub fn parse_jsonl(text: &str, source: &Path) -> Result<Vec<Turn>> {
     let mut turns = Vec::new();
     let mut first_line: HashMap<String, usize> = HashMap::new();
