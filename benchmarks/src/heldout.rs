@@ -452,9 +452,9 @@ impl Protocol for HeldoutProtocol {
             router_alpha: Some(a.router_alpha),
             router_top_k: Some(a.router_top_k),
             confidence_temperature: Some(a.confidence_temperature),
-            bootstrap: a.bootstrap,
-            bootstrap_seed: a.bootstrap_seed,
-            permutations: a.permutations,
+            bootstrap: a.stats.bootstrap,
+            bootstrap_seed: a.stats.bootstrap_seed,
+            permutations: a.stats.permutations,
         });
         doc.configuration.pg_call = Some(PgCall {
             baseline: plan.pg.baseline,
@@ -595,7 +595,12 @@ fn sections(plan: &Plan, inputs: &Inputs, h: &HeldoutRun) -> Result<results::ben
         .iter()
         .map(|r| r.per_query.iter().map(|q| q[k]).collect())
         .collect();
-    let tests = test_all_pairs(&values, a.permutations, a.bootstrap, a.bootstrap_seed);
+    let tests = test_all_pairs(
+        &values,
+        a.stats.permutations,
+        a.stats.bootstrap,
+        a.stats.bootstrap_seed,
+    );
     let name = |i: usize| h.results[i].method.name;
     let mean_of = |i: usize| values[i].iter().sum::<f64>() / values[i].len().max(1) as f64;
     // every pair is tested (and Holm-corrected) but only the comparisons the questions
@@ -624,7 +629,12 @@ fn sections(plan: &Plan, inputs: &Inputs, h: &HeldoutRun) -> Result<results::ben
             let Some(first) = &r.first_ask else { continue };
             let re: Vec<f64> = r.per_query.iter().map(|q| q[k]).collect();
             let fa: Vec<f64> = first.iter().map(|q| q[k]).collect();
-            let t = test_all_pairs(&[re, fa], a.permutations, a.bootstrap, a.bootstrap_seed);
+            let t = test_all_pairs(
+                &[re, fa],
+                a.stats.permutations,
+                a.stats.bootstrap,
+                a.stats.bootstrap_seed,
+            );
             let first_means = metrics::mean_rows(first, metric_list.len());
             let mut fm = IndexMap::new();
             for name in CURVE_METRICS {
@@ -722,7 +732,11 @@ fn sections(plan: &Plan, inputs: &Inputs, h: &HeldoutRun) -> Result<results::ben
              only each method against each static baseline and each learned method against the \
              cold traversal with the same router",
             Some(tests.len()),
-            (a.permutations, a.bootstrap, a.bootstrap_seed),
+            (
+                a.stats.permutations,
+                a.stats.bootstrap,
+                a.stats.bootstrap_seed,
+            ),
             pairs,
         ),
         repeat,

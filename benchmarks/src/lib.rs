@@ -67,6 +67,7 @@ pub mod served;
 pub mod significance;
 pub mod splits;
 pub mod standard;
+pub mod stat_args;
 pub mod trec;
 
 pub use error::{Error, Result};

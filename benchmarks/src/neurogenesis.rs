@@ -141,15 +141,9 @@ pub struct NeuroArgs {
     /// (0: all), for a quick check; the splits are drawn over those.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub max_questions: usize,
-    /// Rounds of each paired randomization test.
-    #[arg(long, value_name = "N", default_value_t = significance::DEFAULT_PERMUTATIONS)]
-    pub permutations: usize,
-    /// Resamples of each paired bootstrap interval.
-    #[arg(long, value_name = "N", default_value_t = 1000)]
-    pub bootstrap: usize,
-    /// Seed of the randomization tests and the bootstrap.
-    #[arg(long, value_name = "SEED", default_value_t = 0)]
-    pub bootstrap_seed: u64,
+    /// `--bootstrap`, `--bootstrap-seed`, `--permutations`.
+    #[command(flatten)]
+    pub stats: crate::stat_args::StatArgs,
 }
 
 /// One question: its pairing key, its text, its evidence node ids (distinct).
@@ -526,9 +520,9 @@ fn paired(on: &[(String, f64)], off: &[(String, f64)], a: &NeuroArgs) -> Result<
     let y: Vec<f64> = off.iter().map(|v| v.1).collect();
     let t = test_all_pairs(
         &[x.clone(), y.clone()],
-        a.permutations,
-        a.bootstrap,
-        a.bootstrap_seed,
+        a.stats.permutations,
+        a.stats.bootstrap,
+        a.stats.bootstrap_seed,
     );
     let t = t
         .first()
@@ -791,9 +785,9 @@ pub fn cmd_neurogenesis(data_dir: &DataDir, a: &NeuroArgs) -> Result<String> {
                 FeedbackRule::Confirmed => "confirmed",
             },
             a.max_questions,
-            a.permutations,
-            a.bootstrap,
-            a.bootstrap_seed
+            a.stats.permutations,
+            a.stats.bootstrap,
+            a.stats.bootstrap_seed
         ),
         embedder: "hash-v1",
         profile: "corrected",

@@ -319,18 +319,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "F")]
     pub split: Option<f64>,
 
-    /// Paired bootstrap resamples for the 95% intervals (0 = none).
-    #[arg(long, value_name = "B", default_value_t = 1000)]
-    pub bootstrap: usize,
-
-    /// Seed of the ChaCha8 generators of the bootstrap and of the permutation tests.
-    #[arg(long, value_name = "SEED", default_value_t = 0)]
-    pub bootstrap_seed: u64,
-
-    /// Rounds of the paired randomization (sign-flip) test between every pair of methods
-    /// (0 = no test; p-values then read 1).
-    #[arg(long, value_name = "R", default_value_t = crate::significance::DEFAULT_PERMUTATIONS)]
-    pub permutations: usize,
+    /// `--bootstrap`, `--bootstrap-seed`, `--permutations`.
+    #[command(flatten)]
+    pub stats: crate::stat_args::StatArgs,
 
     /// Output JSON path; xz-compressed TREC run files and qrels go to `runs/` beside it,
     /// named by what shapes them, so runs that share a method's output share its file
@@ -821,9 +812,9 @@ impl Plan {
             }
             opt("dev-fraction", h.dev_fraction.to_string());
         }
-        opt("bootstrap", a.bootstrap.to_string());
-        opt("bootstrap-seed", a.bootstrap_seed.to_string());
-        opt("permutations", a.permutations.to_string());
+        opt("bootstrap", a.stats.bootstrap.to_string());
+        opt("bootstrap-seed", a.stats.bootstrap_seed.to_string());
+        opt("permutations", a.stats.permutations.to_string());
         if a.shared_edge_state {
             c.push("--shared-edge-state".into());
         }

@@ -303,7 +303,7 @@ impl Frame<'_> {
     /// The report's seeds: the bootstrap's, and the held-out designs'.
     pub fn seeds(&self, splits: Option<u64>, dev: Option<u64>) -> Option<Seeds> {
         Some(Seeds {
-            bootstrap: self.plan.args.bootstrap_seed,
+            bootstrap: self.plan.args.stats.bootstrap_seed,
             splits,
             dev,
         })

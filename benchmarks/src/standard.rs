@@ -293,9 +293,9 @@ impl Protocol for Standard {
             router_alpha: None,
             router_top_k: None,
             confidence_temperature: None,
-            bootstrap: a.bootstrap,
-            bootstrap_seed: a.bootstrap_seed,
-            permutations: a.permutations,
+            bootstrap: a.stats.bootstrap,
+            bootstrap_seed: a.stats.bootstrap_seed,
+            permutations: a.stats.permutations,
         });
         doc.configuration.dense_search = Some(plan.dense_search.as_str().to_string());
         doc.configuration.pg_call = Some(PgCall {
@@ -365,8 +365,12 @@ fn paired_tests(
         .map(|r| r.iter().map(|q| q[k]).collect())
         .collect();
     let a = &plan.args;
-    let tests =
-        significance::test_all_pairs(&values, a.permutations, a.bootstrap, a.bootstrap_seed);
+    let tests = significance::test_all_pairs(
+        &values,
+        a.stats.permutations,
+        a.stats.bootstrap,
+        a.stats.bootstrap_seed,
+    );
     let name = |i: usize| ex.runs[i].method.name;
     let mean = |i: usize| metrics::mean_rows(&rows[i], metric_list.len())[k];
     let pairs = tests.iter().map(|t| t.written(name, mean)).collect();
@@ -376,7 +380,11 @@ fn paired_tests(
         "mean(a) - mean(b), paired over the scored queries",
         "Holm step-down across every pair of this run",
         None,
-        (a.permutations, a.bootstrap, a.bootstrap_seed),
+        (
+            a.stats.permutations,
+            a.stats.bootstrap,
+            a.stats.bootstrap_seed,
+        ),
         pairs,
     ))
 }
@@ -409,7 +417,7 @@ fn comparison(
         .map(|(x, y)| (x.as_slice(), y.as_slice()))
         .collect();
     let a = &plan.args;
-    let cis = metrics::paired_bootstrap(&series, a.bootstrap, a.bootstrap_seed);
+    let cis = metrics::paired_bootstrap(&series, a.stats.bootstrap, a.stats.bootstrap_seed);
     let mut methods: IndexMap<String, IndexMap<String, Ci>> = IndexMap::new();
     for ((mi, metric), ci) in keys.into_iter().zip(cis) {
         methods
@@ -425,8 +433,8 @@ fn comparison(
             );
     }
     Ok(Comparison {
-        resamples: a.bootstrap,
-        seed: a.bootstrap_seed,
+        resamples: a.stats.bootstrap,
+        seed: a.stats.bootstrap_seed,
         statistic: BASELINE_STATISTIC.to_string(),
         methods,
     })

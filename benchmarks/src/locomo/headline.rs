@@ -92,9 +92,9 @@ impl HeadlinePlan {
         }
         c.push("--protocol product".into());
         c.push(format!("--embedder {}", a.embedder.slug()));
-        c.push(format!("--bootstrap {}", a.bootstrap));
-        c.push(format!("--bootstrap-seed {}", a.bootstrap_seed));
-        c.push(format!("--permutations {}", a.permutations));
+        c.push(format!("--bootstrap {}", a.stats.bootstrap));
+        c.push(format!("--bootstrap-seed {}", a.stats.bootstrap_seed));
+        c.push(format!("--permutations {}", a.stats.permutations));
         if a.no_run_files {
             c.push("--no-run-files".into());
         }
@@ -501,7 +501,7 @@ impl Protocol for HeadlineProtocol {
                 &inputs.file,
                 run_e.id()?,
                 Seeds {
-                    bootstrap: plan.args.bootstrap_seed,
+                    bootstrap: plan.args.stats.bootstrap_seed,
                     splits: None,
                     dev: None,
                 },
@@ -597,7 +597,12 @@ fn sections(
         test_r10.push(test_rows.iter().map(|r| r.1[1]).collect());
     }
     let a = &plan.args;
-    let tests = test_all_pairs(&test_r10, a.permutations, a.bootstrap, a.bootstrap_seed);
+    let tests = test_all_pairs(
+        &test_r10,
+        a.stats.permutations,
+        a.stats.bootstrap,
+        a.stats.bootstrap_seed,
+    );
     let means: Vec<f64> = test_r10.iter().map(|v| mean(v.iter().copied())).collect();
     let pairs = tests
         .iter()
@@ -659,7 +664,11 @@ fn sections(
             "per-question recall@10 (paper definition) of a minus that of b, test conversations",
             "Holm across every pair of arms",
             None,
-            (a.permutations, a.bootstrap, a.bootstrap_seed),
+            (
+                a.stats.permutations,
+                a.stats.bootstrap,
+                a.stats.bootstrap_seed,
+            ),
             pairs,
         ),
         test_mdd80: mdd,

@@ -111,8 +111,8 @@ impl LocomoPlan {
         if a.train_fraction != d.train_fraction {
             s.push_str(&format!("-learn{}", a.train_fraction));
         }
-        if a.bootstrap_seed != d.bootstrap_seed {
-            s.push_str(&format!("-bseed{}", a.bootstrap_seed));
+        if a.stats.bootstrap_seed != d.stats.bootstrap_seed {
+            s.push_str(&format!("-bseed{}", a.stats.bootstrap_seed));
         }
         s
     }
@@ -134,9 +134,9 @@ impl LocomoPlan {
         c.push(format!("--splits {}", a.splits));
         c.push(format!("--split-seed {}", a.split_seed));
         c.push(format!("--train-fraction {}", a.train_fraction));
-        c.push(format!("--bootstrap {}", a.bootstrap));
-        c.push(format!("--bootstrap-seed {}", a.bootstrap_seed));
-        c.push(format!("--permutations {}", a.permutations));
+        c.push(format!("--bootstrap {}", a.stats.bootstrap));
+        c.push(format!("--bootstrap-seed {}", a.stats.bootstrap_seed));
+        c.push(format!("--permutations {}", a.stats.permutations));
         if a.no_run_files {
             c.push("--no-run-files".into());
         }
@@ -264,9 +264,9 @@ impl Protocol for LocomoProtocol {
                 base,
             },
             draws: Draws {
-                permutations: args.permutations,
-                resamples: args.bootstrap,
-                seed: args.bootstrap_seed,
+                permutations: args.stats.permutations,
+                resamples: args.stats.bootstrap,
+                seed: args.stats.bootstrap_seed,
             },
         })
     }
@@ -424,9 +424,9 @@ impl Protocol for LocomoProtocol {
                 router_alpha: None,
                 router_top_k: None,
                 confidence_temperature: Some(cold.router.confidence_temperature),
-                bootstrap: plan.args.bootstrap,
-                bootstrap_seed: plan.args.bootstrap_seed,
-                permutations: plan.args.permutations,
+                bootstrap: plan.args.stats.bootstrap,
+                bootstrap_seed: plan.args.stats.bootstrap_seed,
+                permutations: plan.args.stats.permutations,
             }),
             configuration: results::bench::Configuration {
                 command: plan.command_line(input_name.as_deref()),
@@ -463,7 +463,7 @@ impl Protocol for LocomoProtocol {
                 &inputs.file,
                 traversal_embedder.id()?,
                 Seeds {
-                    bootstrap: plan.args.bootstrap_seed,
+                    bootstrap: plan.args.stats.bootstrap_seed,
                     splits: Some(plan.args.split_seed),
                     dev: None,
                 },

@@ -89,17 +89,9 @@ pub struct PeersArgs {
     #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT)]
     pub out: PathBuf,
 
-    /// Paired bootstrap resamples of the 95% intervals.
-    #[arg(long, value_name = "B", default_value_t = 1000)]
-    pub bootstrap: usize,
-
-    /// Seed of the bootstrap and permutation generators.
-    #[arg(long, value_name = "SEED", default_value_t = 0)]
-    pub bootstrap_seed: u64,
-
-    /// Rounds of the paired randomization test.
-    #[arg(long, value_name = "R", default_value_t = crate::significance::DEFAULT_PERMUTATIONS)]
-    pub permutations: usize,
+    /// `--bootstrap`, `--bootstrap-seed`, `--permutations`.
+    #[command(flatten)]
+    pub stats: crate::stat_args::StatArgs,
 }
 
 /// The adapter files: `given`, else every `*.toml` of `dir`, `crabpath.toml` first, then
@@ -190,13 +182,17 @@ pub fn cmd_peers(data_dir: &DataDir, a: &PeersArgs) -> Result<String> {
     }
     command.push(format!(
         "--bootstrap {} --bootstrap-seed {} --permutations {}",
-        a.bootstrap, a.bootstrap_seed, a.permutations
+        a.stats.bootstrap, a.stats.bootstrap_seed, a.stats.permutations
     ));
     let meta = report::Meta {
         command: command.join(" "),
         input: (file_name(&path), file_sha),
         limit: a.limit,
-        tests: (a.permutations, a.bootstrap, a.bootstrap_seed),
+        tests: (
+            a.stats.permutations,
+            a.stats.bootstrap,
+            a.stats.bootstrap_seed,
+        ),
     };
     let (json, md) = report::render(&data, &runs, &meta);
     std::fs::create_dir_all(&a.out).map_err(|e| Error::io(&a.out, e))?;

@@ -144,12 +144,10 @@ impl std::fmt::Display for IndexFault {
 /// below the number of rows, so that no read of the map can go out of range, whatever
 /// the bytes. (`CPSIDX02` checked every entry's row on open; walking the LEB128 gaps
 /// there cost a query from a new process 30 ms on the 79,118-chunk brain.) Cost of the
-/// check: one CRC-32 pass over the file and one pass over the starts. Measured by
-/// `examples/index_check.rs` (release build, page cache warm, best of 15) on a
-/// generated index the size of the 79,118-chunk brain's in `BENCHMARKS.md` (79,118 rows,
-/// 9.24 M entries, dimension 1,024: 75.2 MB): 5.0–5.4 ms per open at load average 6–7
-/// on 2 cores, 7.6–9.8 ms at 10–13 (the CRC-32 is about half: 21–28 GB/s; SHA-256 of
-/// the same bytes took 47–80 ms). A resident brain (daemon, MCP) pays it once.
+/// check: one CRC-32 pass over the file and one pass over the starts, measured per
+/// open by `examples/index_check.rs` on a generated index the size of the 79,118-chunk
+/// brain's (`BENCHMARKS.md`, "The search index's checksum", has the times and why not
+/// SHA-256). A resident brain (daemon, MCP) pays it once.
 pub struct PostingsFile {
     map: Mmap,
     dim: usize,

@@ -15,6 +15,7 @@ mod conversation_entities;
 mod conversation_features;
 mod conversation_lead;
 mod embed_text;
+mod entity_link_change;
 mod feedback;
 mod guardrail;
 mod guardrail_context;

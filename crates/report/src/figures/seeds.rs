@@ -227,7 +227,8 @@ fn interval_panel(g: &Group, threshold: Option<&(f64, String)>) -> IntervalChart
     let first = &g.members[0].1;
     let mut c = IntervalChart::new(&pretty(&g.quantity), &first.condition, &first.label);
     c.x_col = if g.arms { "arm" } else { "condition" }.into();
-    // The panel column names the quantity; one set of value columns for all panels.
+    // The CSV file is named for the quantity (the panel title); its value column is
+    // `mean` in every panel.
     c.y_col = "mean".into();
     for (i, (cat, s)) in g.members.iter().enumerate() {
         c.items.push(Interval {

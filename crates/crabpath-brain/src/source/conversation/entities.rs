@@ -40,7 +40,9 @@
 //! Cost: linear in the text, plus for each rare word the pairs of its turns
 //! (at most [`MAX_DF`]² per word).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 
 use crabpath::graph::{Edge, Graph, NodeId};
 
@@ -117,14 +119,34 @@ pub fn link_words(text: &str, names: &HashSet<String>) -> Vec<String> {
 /// The entity links of `turns`: pairs `(i, j)` of turn positions, `i < j`, each once,
 /// in increasing order (see the module docs).
 pub fn entity_links(turns: &[Turn]) -> Vec<(usize, usize)> {
-    let names: HashSet<String> = turns
+    let words = turn_words(turns, &speaker_names(turns));
+    links_of(turns, &words)
+}
+
+/// The speakers' names of `turns`: the lowercased letter-and-digit runs of every
+/// speaker (see the module docs, "Words").
+fn speaker_names(turns: &[Turn]) -> HashSet<String> {
+    turns
         .iter()
         .filter_map(|t| t.speaker.as_deref())
         .flat_map(alnum_runs)
         .map(str::to_lowercase)
-        .collect();
-    let words: Vec<Vec<String>> = turns.iter().map(|t| link_words(&t.text, &names)).collect();
-    let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+        .collect()
+}
+
+/// [`link_words`] of each turn's text.
+fn turn_words(turns: &[Turn], names: &HashSet<String>) -> Vec<Vec<String>> {
+    turns.iter().map(|t| link_words(&t.text, names)).collect()
+}
+
+/// The links of `turns` given each turn's link words (`words[i]` of `turns[i]`):
+/// postings, idf sums over the rare words, each turn's [`PARTNERS`] best.
+///
+/// The maps hash with `FxHash` (a third of the call's time went to SipHash): the
+/// result does not depend on their order, since the rare words are summed in sorted
+/// order and the partners ranked by a total order.
+fn links_of(turns: &[Turn], words: &[Vec<String>]) -> Vec<(usize, usize)> {
+    let mut postings: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
     for (i, ws) in words.iter().enumerate() {
         for w in ws {
             postings.entry(w.as_str()).or_default().push(i);
@@ -132,7 +154,7 @@ pub fn entity_links(turns: &[Turn]) -> Vec<(usize, usize)> {
     }
     let n = turns.len() as f64;
     // score[i]: partner → Σ idf of the shared rare words
-    let mut score: Vec<HashMap<usize, f64>> = vec![HashMap::new(); turns.len()];
+    let mut score: Vec<FxHashMap<usize, f64>> = vec![FxHashMap::default(); turns.len()];
     // words in a fixed order, so that the sums are the same on every run
     let mut rare: Vec<(&str, &Vec<usize>)> = postings
         .iter()
@@ -179,13 +201,37 @@ pub struct LinkChange {
 /// it: [`entity_links`] of `turns` against [`entity_links`] of all but the last (see
 /// the module docs). Empty `turns`: no change.
 ///
-/// Cost: two [`entity_links`], linear in the text.
+/// The earlier turns' texts are split into words once, for both sides: with the new
+/// turn, the words are the same except those that the new turn's speaker makes a name,
+/// which are dropped ([`link_words`] keeps each word's first place, so dropping a word
+/// afterwards gives what splitting with the larger set of names gives).
+///
+/// Cost: one split of every turn's text into words, then the postings, idf sums and
+/// rankings twice (each linear in the turns plus, per rare word, its pairs: at most
+/// [`MAX_DF`]² per word). Not less: every idf is ln(N / df) with N the number of
+/// turns, so one more turn can reorder the partners of turns that share no word with
+/// it (a partner sharing one word of df 2 against one sharing two words of df 4:
+/// ln(N/2) against 2·ln(N/4), which swap at N = 8), and the rankings of every turn
+/// are recomputed.
 pub fn link_change(turns: &[Turn]) -> LinkChange {
-    let Some((_, before)) = turns.split_last() else {
+    let Some((last, before)) = turns.split_last() else {
         return LinkChange::default();
     };
-    let old = entity_links(before);
-    let new = entity_links(turns);
+    let mut names = speaker_names(before);
+    let mut words = turn_words(before, &names);
+    let old = links_of(before, &words);
+    let new_names: Vec<String> = speaker_names(std::slice::from_ref(last))
+        .into_iter()
+        .filter(|n| !names.contains(n))
+        .collect();
+    if !new_names.is_empty() {
+        for ws in &mut words {
+            ws.retain(|w| !new_names.contains(w));
+        }
+        names.extend(new_names);
+    }
+    words.push(link_words(&last.text, &names));
+    let new = links_of(turns, &words);
     LinkChange {
         added: new
             .iter()
