@@ -110,7 +110,12 @@ pub struct Results {
     pub v2_study: Option<Doc>,
     /// Brain-death recovery with the autotuner applied (`sims/`[`sims::autotune_study::FILE`]).
     pub autotune_study: Option<Doc>,
+    /// The peer memories on LoCoMo (`bench/`[`PEERS_FILE`], `bench peers`, issue 29).
+    pub peers: Option<Doc>,
 }
+
+/// The `bench peers` report, relative to the results directory.
+pub const PEERS_FILE: &str = "bench/peers/peers.json";
 
 impl Results {
     /// Reads every known file; absent or unreadable files become notes.
@@ -163,6 +168,13 @@ impl Results {
             )),
         }
         out.load_v2(root, notes);
+        match read_json(&root.join(PEERS_FILE)) {
+            Ok(Some(v)) => out.peers = Some(Doc::new(PEERS_FILE.to_string(), v)),
+            Ok(None) => notes.push(format!(
+                "{PEERS_FILE}: not found; the peers figure skipped (run `bench peers`)"
+            )),
+            Err(e) => notes.push(format!("{PEERS_FILE}: {e:#}; the peers figure skipped")),
+        }
         let rel = Path::new("sims").join(sims::autotune_study::FILE);
         match sims::runner::read_json(&root.join(&rel)) {
             Ok(v) => out.autotune_study = Some(Doc::new(rel.display().to_string(), v)),

@@ -12,6 +12,7 @@
 //! * [`bench`] — the report of `bench run` (configuration, manifest, evaluation, methods,
 //!   paired tests, provenance), one type with a section per protocol;
 //! * [`locomo`] — the sections of a LoCoMo report (one brain per conversation);
+//! * [`peers`] — the part of a `bench peers` report that the report crate draws;
 //! * [`repo`] — the report of `bench repo` (seed 002 Tables 24/25 and the fair protocol)
 //!   and its workspace graph;
 //! * [`scaling`] — the scaling study (`sims scaling`);
@@ -27,6 +28,7 @@ pub mod bench;
 pub mod expected;
 pub mod locomo;
 pub mod locomo_product;
+pub mod peers;
 pub mod repo;
 pub mod scaling;
 pub mod sims;

@@ -25,6 +25,7 @@ pub mod locomo;
 pub mod merge_compression;
 pub mod negation;
 pub mod noise_robustness;
+pub mod peers;
 pub mod pg_vs_heuristic;
 pub mod prune_health;
 pub mod repo;
@@ -135,6 +136,12 @@ pub fn render_all(results: &Results, out: &Path, notes: &mut Notes) -> Result<Ve
         match locomo::figure(report, name).and_then(|f| f.artifacts(out, "bench")) {
             Ok(a) => arts.extend(a),
             Err(e) => notes.push(format!("figure bench/{name}-by-category skipped: {e:#}")),
+        }
+    }
+    if let Some(doc) = &results.peers {
+        match peers::figure(doc).and_then(|f| f.artifacts(out, "bench")) {
+            Ok(a) => arts.extend(a),
+            Err(e) => notes.push(format!("figure bench/{} skipped: {e:#}", peers::STEM)),
         }
     }
     for fig in bench::protocol_comparisons(&results.bench, notes) {
