@@ -30,9 +30,11 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod auth;
 pub mod error;
 pub mod server;
 pub mod stdio;
+pub mod tokens;
 pub mod tools;
 pub mod transport;
 
