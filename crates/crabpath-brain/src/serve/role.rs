@@ -53,6 +53,8 @@ mod tests {
         for r in Role::ALL {
             assert_eq!(Role::parse(r.as_str()), Ok(r));
         }
-        assert!(Role::parse("root").unwrap_err().contains("read, write or admin"));
+        assert!(Role::parse("root")
+            .unwrap_err()
+            .contains("read, write or admin"));
     }
 }
