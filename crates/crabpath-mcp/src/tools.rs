@@ -491,7 +491,7 @@ fn feedback(brain: &mut Brain, _ctx: &Context<'_>, a: &Args<'_>) -> Result<Value
             "feedback: `used_ids` needs the `chat_id` of the turn they answered".into(),
         ));
     }
-    let turns_ago = turns_ago(&a)?;
+    let turns_ago = turns_ago(a)?;
     match (chat_id, &fired_ids) {
         (None, None) => {
             return Err(Error::Argument(
@@ -539,7 +539,7 @@ fn feedback(brain: &mut Brain, _ctx: &Context<'_>, a: &Args<'_>) -> Result<Value
 fn correct(brain: &mut Brain, _ctx: &Context<'_>, a: &Args<'_>) -> Result<Value> {
     let content = a.text("content")?;
     let chat_id = a.opt_text("chat_id")?.map(str::trim);
-    let turns_ago = turns_ago(&a)?;
+    let turns_ago = turns_ago(a)?;
     if turns_ago.is_some() && chat_id.is_none() {
         return Err(Error::Argument(
             "correct: `turns_ago` needs a `chat_id`".into(),
