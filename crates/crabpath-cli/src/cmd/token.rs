@@ -11,24 +11,9 @@ fn fail(e: impl std::fmt::Display) -> CliError {
     CliError::Other(anyhow::anyhow!("{e}"))
 }
 
-/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (UTC; days to civil date, Hinnant's algorithm).
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SS+00:00` (UTC).
 fn utc(secs: i64) -> String {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    pyformat::pytime::isoformat_utc(secs, 0)
 }
 
 /// Runs `token`.
@@ -104,8 +89,10 @@ pub fn run(a: &TokenArgs) -> CliResult {
 mod tests {
     #[test]
     fn utc_dates() {
-        // 0 is the epoch; 1_764_288_000 = 2025-11-28T00:00:00Z (20,420 days after it)
-        assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::utc(1_764_288_000 + 3_661), "2025-11-28T01:01:01Z");
+        // 1_764_288_000 = 2025-11-28T00:00:00Z (20,420 days of 86,400 s after the epoch)
+        assert_eq!(
+            super::utc(1_764_288_000 + 3_661),
+            "2025-11-28T01:01:01+00:00"
+        );
     }
 }
