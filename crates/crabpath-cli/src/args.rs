@@ -251,6 +251,57 @@ pub enum Command {
     /// [0.1, 1.0]) and save them in the brain; a snapshot is taken first, so `rollback`
     /// undoes it. `maintain` runs the same step after its health task.
     Autotune(AutotuneArgs),
+    /// Manage the access tokens of a served directory of brains (`mcp --brains DIR
+    /// --http ADDR`): add one (its secret is printed once; only its SHA-256 is kept in
+    /// DIR/tokens.db), list them, revoke one.
+    Token(TokenArgs),
+}
+
+/// `token`.
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: TokenAction,
+}
+
+/// `token add | list | revoke`.
+#[derive(Debug, Subcommand)]
+pub enum TokenAction {
+    /// Make a token for one brain and print it once (keep it: it cannot be shown
+    /// again); prints its public id on stderr.
+    Add {
+        /// The served directory (its brains are DIR/<name>/; tokens go in
+        /// DIR/tokens.db, made if missing).
+        #[arg(long, value_name = "DIR")]
+        brains: String,
+        /// The brain the token opens: the name of a directory DIR/<name>/ (letters,
+        /// digits, -, _ and .).
+        #[arg(long, value_name = "NAME")]
+        brain: String,
+        /// What the token may do: read (query, health, node resources), write (read,
+        /// and feedback, correct, teach, remember, sync) or admin (write, and forget).
+        #[arg(long, value_name = "ROLE", value_parser = ["read", "write", "admin"])]
+        role: String,
+    },
+    /// List the tokens: public id, brain, role, created (UTC); never the secrets.
+    List {
+        /// The served directory whose DIR/tokens.db to read.
+        #[arg(long, value_name = "DIR")]
+        brains: String,
+        /// Print JSON (a list of objects id, brain, role, created).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a token by its public id (from `token list`): it is refused (401) from
+    /// the next request on.
+    Revoke {
+        /// The served directory whose DIR/tokens.db to change.
+        #[arg(long, value_name = "DIR")]
+        brains: String,
+        /// The token's public id.
+        id: String,
+    },
 }
 
 /// `autotune`.
@@ -293,8 +344,14 @@ impl RouteArgs {
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// The brain: its directory (made by `init`), or a file in it.
-    #[arg(long)]
-    pub state: String,
+    #[arg(long, required_unless_present = "brains", conflicts_with = "brains")]
+    pub state: Option<String>,
+    /// Serve every brain DIR/<name>/ (a directory with brain.db) instead of one, over
+    /// --http only: each request needs `Authorization: Bearer <token>` of a token made
+    /// by `crabpath token add --brains DIR`, and reaches that token's brain only.
+    /// Brains open at their first request.
+    #[arg(long, value_name = "DIR", requires = "http")]
+    pub brains: Option<String>,
     /// Serve streamable HTTP at this address (e.g. 127.0.0.1:8765; the endpoint is
     /// /mcp) instead of stdio. Addresses other than loopback need --allow-remote.
     #[arg(long, value_name = "ADDR")]
@@ -304,8 +361,8 @@ pub struct McpArgs {
     /// other than that one is refused (use `crabpath sync --rebase`).
     #[arg(long)]
     pub workspace: Option<String>,
-    /// Accept --http addresses that are not loopback (the server has no
-    /// authentication: only do this behind something that has).
+    /// Accept --http addresses that are not loopback; only with --brains, whose
+    /// requests need tokens (one brain with --state has no authentication: refused).
     #[arg(long)]
     pub allow_remote: bool,
     #[command(flatten)]

@@ -31,6 +31,17 @@ impl<'a> Args<'a> {
         Ok(Args { tool, map })
     }
 
+    /// The arguments of `tool` without the check of their names (a handler that checks
+    /// them itself, see [`crate::tools::ToolDef::own_check`]).
+    pub fn unchecked(tool: &'a str, map: &'a Map<String, Value>) -> Self {
+        Args { tool, map }
+    }
+
+    /// The arguments as the client sent them.
+    pub fn map(&self) -> &'a Map<String, Value> {
+        self.map
+    }
+
     fn bad(&self, key: &str, want: &str, got: &Value) -> Error {
         Error::Argument(format!(
             "{}: `{key}` must be {want}, got {}",

@@ -16,6 +16,11 @@
 //! | `sync` | re-reads the workspace folder (a conversation brain has none: refused, saying so) | [`Brain::sync`](crabpath_brain::Brain::sync) |
 //! | `remember` | adds a turn of a conversation (`text`; `speaker`, `time`, `session`, `id`), chained to the previous turn of its session and linked to earlier turns sharing its rare words | [`Brain::remember_turn`](crabpath_brain::Brain::remember_turn) |
 //!
+//! Each tool is defined once, in [`tools::TOOLS`] (name, role, arguments, schema,
+//! handler). Served as a directory of brains (`crabpath mcp --brains DIR --http ADDR`),
+//! every HTTP request needs a bearer token of [`tokens`]; [`auth`] answers 401/403
+//! before rmcp sees the request and sends it to the token's brain only.
+//!
 //! Nodes are resources: `crabpath://node/{id}` (a resource template; the list of
 //! resources is empty, a brain of 79,000 chunks being no list to show a model).
 //!
@@ -30,9 +35,11 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod auth;
 pub mod error;
 pub mod server;
 pub mod stdio;
+pub mod tokens;
 pub mod tools;
 pub mod transport;
 

@@ -118,13 +118,9 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // an unknown tool is the client's protocol error (MCP: -32602), not the tool's
-        if !tools::NAMES.contains(&request.name.as_ref()) {
+        if tools::find(&request.name).is_none() {
             return Err(ErrorData::invalid_params(
-                format!(
-                    "unknown tool `{}` (tools: {})",
-                    request.name,
-                    tools::NAMES.join(", ")
-                ),
+                tools::unknown_tool(&request.name),
                 None,
             ));
         }

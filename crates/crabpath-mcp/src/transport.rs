@@ -5,11 +5,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 
+use crate::auth::{Front, Served};
 use crate::error::{Error, Result};
 use crate::server::Server;
 use crate::stdio::{LineTransport, MAX_LINE_BYTES};
@@ -34,7 +34,7 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
 /// until the process ends. `ready` is told the bound address (port 0 picks one).
 /// Only loopback `Host` headers are accepted unless `remote`.
 pub async fn serve_http(
-    server: Server,
+    served: Served,
     addr: SocketAddr,
     remote: bool,
     ready: impl FnOnce(SocketAddr),
@@ -51,11 +51,15 @@ pub async fn serve_http(
     if remote {
         config = config.disable_allowed_hosts();
     }
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    // tokens and the brain a request reaches: auth.rs (issue 30)
+    let make = move |server: Server| {
+        StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config.clone(),
+        )
+    };
+    let front = Arc::new(Front::new(served, Box::new(make))?);
     ready(bound);
     loop {
         let (stream, _) = match listener.accept().await {
@@ -67,7 +71,8 @@ pub async fn serve_http(
         };
         // answers are small: send them at once (no Nagle delay)
         let _ = stream.set_nodelay(true);
-        let svc = TowerToHyperService::new(service.clone());
+        let f = front.clone();
+        let svc = hyper::service::service_fn(move |req| f.clone().handle(req));
         tokio::spawn(async move {
             let conn = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), svc);

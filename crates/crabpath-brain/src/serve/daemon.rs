@@ -54,30 +54,77 @@ mod v12;
 /// This protocol's version: 1 for the v11 methods, 2 with upstream v12's.
 pub const PROTOCOL_VERSION: i64 = 2;
 
+/// One daemon method, defined once (issue 30 item 1): its name (`protocol` lists
+/// them in this order), the role it needs and what runs it. Dispatch reads this table;
+/// `forget` (issue 30 item 3, role admin) is one more entry at the end.
+pub struct MethodDef {
+    /// The method's name, as requests spell it.
+    pub name: &'static str,
+    /// The least role it needs (the daemon serves its own user on stdio: recorded for
+    /// adapters that check roles, as the MCP server's tokens do).
+    pub role: Role,
+    /// After answering, the daemon exits (`shutdown`).
+    pub stops: bool,
+    run: fn(&mut Daemon, &PyDict) -> Result<PyValue, Failure>,
+}
+
 /// Every method, in the order of the module docs of this module and [`v12`]
 /// (`remember` last).
-pub const METHODS: [&str; 15] = [
-    "query",
-    "learn",
-    "maintain",
-    "health",
-    "info",
-    "save",
-    "reload",
-    "shutdown",
-    "inject",
-    "correction",
-    "last_fired",
-    "learn_by_chat_id",
-    "capture_feedback",
-    "protocol",
-    "remember",
+pub const METHODS: &[MethodDef] = &[
+    method("query", Role::Read, |d, p| d.query(p)),
+    method("learn", Role::Write, |d, p| d.learn(p, true)),
+    method("maintain", Role::Write, |d, p| d.maintain(p, true)),
+    method("health", Role::Read, |d, p| d.health(p)),
+    method("info", Role::Read, |d, _| d.info()),
+    method("save", Role::Write, |d, _| {
+        d.save().map(|()| flag("saved")).map_err(Failure::from)
+    }),
+    method("reload", Role::Write, |d, _| {
+        d.reload().map(|()| flag("reloaded"))
+    }),
+    MethodDef {
+        name: "shutdown",
+        role: Role::Admin,
+        stops: true,
+        run: |d, _| {
+            if d.write_count > 0 {
+                d.save().map_err(|e| Failure(e.to_string()))?;
+            }
+            Ok(flag("shutdown"))
+        },
+    },
+    method("inject", Role::Write, |d, p| d.inject(p)),
+    method("correction", Role::Write, |d, p| d.correction(p)),
+    method("last_fired", Role::Read, |d, p| d.last_fired(p)),
+    method("learn_by_chat_id", Role::Write, |d, p| {
+        d.learn_by_chat_id(p)
+    }),
+    method("capture_feedback", Role::Write, |d, p| {
+        d.capture_feedback(p)
+    }),
+    method("protocol", Role::Read, |d, _| Ok(d.protocol())),
+    method("remember", Role::Write, |d, p| d.remember(p)),
 ];
+
+/// A method that answers and goes on.
+const fn method(
+    name: &'static str,
+    role: Role,
+    run: fn(&mut Daemon, &PyDict) -> Result<PyValue, Failure>,
+) -> MethodDef {
+    MethodDef {
+        name,
+        role,
+        stops: false,
+        run,
+    }
+}
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::serve::role::Role;
 use crate::service::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
 use crate::service::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crate::service::command::HealthPayload;
@@ -336,28 +383,12 @@ impl Daemon {
         let Some(method) = request.get("method").and_then(PyValue::as_str) else {
             return Err(fail("method must be a string".into()));
         };
-        let method = method.to_string();
-        let result = match method.as_str() {
-            "query" => self.query(&params),
-            "learn" => self.learn(&params, true),
-            "maintain" => self.maintain(&params, true),
-            "health" => self.health(&params),
-            "info" => self.info(),
-            "remember" => self.remember(&params),
-            "save" => self.save().map(|()| flag("saved")).map_err(Failure::from),
-            "reload" => self.reload().map(|()| flag("reloaded")),
-            "shutdown" => {
-                if self.write_count > 0 {
-                    self.save().map_err(|e| fail(e.to_string()))?;
-                }
-                return Ok((flag("shutdown"), true));
-            }
-            other => match self.v12(other, &params) {
-                Some(r) => r,
-                None => return Err((-32601, format!("unknown method: {other}"))),
-            },
+        let Some(def) = METHODS.iter().find(|m| m.name == method) else {
+            return Err((-32601, format!("unknown method: {method}")));
         };
-        result.map(|p| (p, false)).map_err(|Failure(m)| fail(m))
+        (def.run)(self, &params)
+            .map(|p| (p, def.stops))
+            .map_err(|Failure(m)| fail(m))
     }
 
     fn info(&mut self) -> Result<PyValue, Failure> {

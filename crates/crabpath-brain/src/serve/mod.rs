@@ -9,3 +9,4 @@
 //! | the daemon's upstream v12 methods (`inject`, `correction`, `last_fired`, `learn_by_chat_id`, `capture_feedback`, `route_mode`) | [`daemon`] | `openclawbrain/daemon.py`, `protocol.py` (12.2.6) |
 
 pub mod daemon;
+pub mod role;

@@ -23,6 +23,7 @@ pub mod reembed;
 pub mod replay;
 pub mod snapshot;
 pub mod sync;
+pub mod token;
 
 use crate::args::Command;
 use crate::context::Ctx;
@@ -56,5 +57,6 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Reembed(a) => reembed::run(ctx, a),
         Command::FetchModel(a) => fetch_model::run(a),
         Command::Autotune(a) => autotune::run(ctx, a),
+        Command::Token(a) => token::run(a),
     }
 }

@@ -35,5 +35,6 @@ mod safety;
 mod sample_workspace;
 mod sequences;
 mod sync_safety;
+mod team;
 mod used_ids;
 mod validation;

@@ -93,30 +93,12 @@ fn fired_union(r: &FeedbackReport) -> Vec<String> {
 }
 
 impl Daemon {
-    /// The v12 methods and `protocol`; `None` for another method.
-    pub(super) fn v12(
-        &mut self,
-        method: &str,
-        params: &PyDict,
-    ) -> Option<Result<PyValue, Failure>> {
-        let r = match method {
-            "inject" => self.inject(params),
-            "correction" => self.correction(params),
-            "last_fired" => self.last_fired(params),
-            "learn_by_chat_id" => self.learn_by_chat_id(params),
-            "capture_feedback" => self.capture_feedback(params),
-            "protocol" => Ok(self.protocol()),
-            _ => return None,
-        };
-        Some(r)
-    }
-
-    fn protocol(&self) -> PyValue {
+    pub(super) fn protocol(&self) -> PyValue {
         let mut d = PyDict::new();
         d.insert("protocol_version".into(), count(PROTOCOL_VERSION as usize));
         d.insert(
             "methods".into(),
-            PyValue::List(METHODS.iter().map(|m| s(m)).collect()),
+            PyValue::List(METHODS.iter().map(|m| s(m.name)).collect()),
         );
         d.insert(
             "route_modes".into(),
@@ -146,7 +128,7 @@ impl Daemon {
         }
     }
 
-    fn inject(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+    pub(super) fn inject(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
         let id = text_param(params, "id")?;
         let content = text_param(params, "content")?;
         let kind = match params.get("type").and_then(PyValue::as_str) {
@@ -186,7 +168,7 @@ impl Daemon {
         Ok(PyValue::Dict(d))
     }
 
-    fn last_fired(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+    pub(super) fn last_fired(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
         let chat_id = chat_id_param(params)?;
         let lookback = int_param(params, "lookback", Some(1))? as usize;
         let log = self.brain.recent_turns(&chat_id, lookback)?;
@@ -200,7 +182,7 @@ impl Daemon {
         Ok(PyValue::Dict(d))
     }
 
-    fn learn_by_chat_id(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+    pub(super) fn learn_by_chat_id(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
         let chat_id = chat_id_param(params)?;
         let outcome = float_param(params, "outcome")?;
         let window = window(params)?;
@@ -227,7 +209,7 @@ impl Daemon {
         Ok(PyValue::Dict(d))
     }
 
-    fn correction(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+    pub(super) fn correction(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
         let chat_id = chat_id_param(params)?;
         let outcome = float_param(params, "outcome")?;
         let window = window(params)?;
@@ -281,7 +263,7 @@ impl Daemon {
         Ok(PyValue::Dict(d))
     }
 
-    fn capture_feedback(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
+    pub(super) fn capture_feedback(&mut self, params: &PyDict) -> Result<PyValue, Failure> {
         let chat_id = chat_id_param(params)?;
         let window = window(params)?;
         let kind = match params.get("kind").and_then(PyValue::as_str) {

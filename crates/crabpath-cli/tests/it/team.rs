@@ -1,0 +1,408 @@
+//! Issue 30 items 1 and 2 against the real server binary over HTTP: `crabpath token`
+//! (add, list without the secret, revoke), 401 and 403 (logged without the secret),
+//! `--allow-remote` refused without tokens, and `mcp --brains DIR`: a token of brain A
+//! never reads or changes brain B, through any tool or the node resource.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::Child;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+/// A served directory `dir/served` with brains `alpha` and `beta` (the fixture
+/// workspace, `crabpath init`).
+fn served(dir: &Path) {
+    common::copy_tree(&common::fixtures().join("workspace"), &dir.join("ws"));
+    for b in ["alpha", "beta"] {
+        let out = format!("served/{b}");
+        let (rc, _, err) = common::run_text(
+            dir,
+            "corrected",
+            &["init", "--workspace", "ws", "--output", &out],
+        );
+        assert_eq!(rc, 0, "{err}");
+    }
+}
+
+/// `crabpath token add`: the secret (stdout) and the public id (stderr).
+fn add_token(dir: &Path, brain: &str, role: &str) -> (String, String) {
+    let out = common::run(
+        dir,
+        "corrected",
+        &[
+            "token", "add", "--brains", "served", "--brain", brain, "--role", role,
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let secret = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let id = err
+        .split("added ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    (secret, id.to_string())
+}
+
+/// The running server, its address and everything it wrote on stderr so far.
+struct Running {
+    child: Child,
+    addr: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(dir: &Path) -> Running {
+    let mut child = common::spawn_piped(
+        dir,
+        "corrected",
+        &["mcp", "--brains", "served", "--http", "127.0.0.1:0"],
+    );
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut addr = None;
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        if let Some(u) = l.split("http://").nth(1) {
+            addr = Some(u.trim_end_matches("/mcp").to_string());
+            break;
+        }
+    }
+    let log = Arc::new(Mutex::new(String::new()));
+    let l2 = log.clone();
+    std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            l2.lock().unwrap().push_str(&(l + "\n"));
+        }
+    });
+    Running {
+        child,
+        addr: addr.expect("the server's address"),
+        log,
+    }
+}
+
+/// One HTTP answer: status, headers (lower-case names), body.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+    /// The JSON-RPC message: the body, or its event stream's data line.
+    fn json(&self) -> Value {
+        let data = self
+            .body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .find(|l| l.starts_with('{'));
+        serde_json::from_str(data.unwrap_or(&self.body)).unwrap_or(Value::Null)
+    }
+}
+
+/// POSTs a JSON-RPC message to /mcp (one connection per request).
+fn post(addr: &str, token: Option<&str>, session: Option<&str>, msg: &Value) -> Answer {
+    let body = msg.to_string();
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(t) = token {
+        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    if let Some(s) = session {
+        req.push_str(&format!("Mcp-Session-Id: {s}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(&body);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, rest) = raw.split_once("\r\n\r\n").unwrap();
+    let mut hl = head.lines();
+    let status = hl
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = hl
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_string()
+    };
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((n, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(n.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
+
+/// An MCP session of `token`: initialize, initialized; its session id.
+fn session(addr: &str, token: &str) -> String {
+    let a = post(
+        addr,
+        Some(token),
+        None,
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "team-test", "version": "0"}}}),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let sid = a
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let a = post(
+        addr,
+        Some(token),
+        Some(&sid),
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    assert!(a.status < 300, "{} {}", a.status, a.body);
+    sid
+}
+
+fn call(addr: &str, token: &str, sid: &str, tool: &str, args: Value) -> Answer {
+    post(
+        addr,
+        Some(token),
+        Some(sid),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": args}}),
+    )
+}
+
+fn read_node(addr: &str, token: &str, sid: &str, id: &str) -> Answer {
+    post(
+        addr,
+        Some(token),
+        Some(sid),
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                "params": {"uri": format!("crabpath://node/{id}")}}),
+    )
+}
+
+/// The structured result of a successful tool call.
+fn result(a: &Answer) -> Value {
+    assert_eq!(a.status, 200, "{}", a.body);
+    let v = a.json();
+    assert_eq!(v["result"]["isError"], json!(false), "{}", a.body);
+    v["result"]["structuredContent"].clone()
+}
+
+#[test]
+fn tokens_401_403_and_logs_without_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    served(d);
+    let (read, read_id) = add_token(d, "alpha", "read");
+    let (write, _) = add_token(d, "alpha", "write");
+    // list: ids, brain and role, never a secret
+    let (rc, out, _) = common::run_text(d, "corrected", &["token", "list", "--brains", "served"]);
+    assert_eq!(rc, 0);
+    assert!(
+        out.contains(&read_id) && out.contains("alpha\tread"),
+        "{out}"
+    );
+    assert!(!out.contains(&read) && !out.contains(&write), "{out}");
+    let s = start(d);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}});
+    // no token, a wrong one: 401 with the challenge
+    for t in [None, Some("cpt_0000")] {
+        let a = post(&s.addr, t, None, &init);
+        assert_eq!(a.status, 401, "{}", a.body);
+        assert_eq!(a.header("www-authenticate"), Some("Bearer"));
+    }
+    // a read token may query, not teach (403, a JSON-RPC error saying forbidden)
+    let sid = session(&s.addr, &read);
+    result(&call(
+        &s.addr,
+        &read,
+        &sid,
+        "query",
+        json!({"query": "deploy"}),
+    ));
+    let a = call(&s.addr, &read, &sid, "teach", json!({"content": "x"}));
+    assert_eq!(a.status, 403, "{}", a.body);
+    let msg = a.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.starts_with("forbidden:") && msg.contains("needs write"),
+        "{msg}"
+    );
+    let wsid = session(&s.addr, &write);
+    result(&call(
+        &s.addr,
+        &write,
+        &wsid,
+        "teach",
+        json!({"content": "written by the write token"}),
+    ));
+    // revoked: 401 from the next request on, on the running server
+    let (rc, _, e) = common::run_text(
+        d,
+        "corrected",
+        &["token", "revoke", "--brains", "served", &read_id],
+    );
+    assert_eq!(rc, 0, "{e}");
+    let (_, out, _) = common::run_text(d, "corrected", &["token", "list", "--brains", "served"]);
+    assert!(!out.contains(&read_id), "{out}");
+    let a = call(&s.addr, &read, &sid, "query", json!({"query": "deploy"}));
+    assert_eq!(a.status, 401, "{}", a.body);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let log = s.log.lock().unwrap().clone();
+    assert!(log.contains("401 no bearer token"), "{log}");
+    assert!(log.contains(&format!("403 token {read_id}")), "{log}");
+    assert!(
+        !log.contains(&read[4..]) && !log.contains(&write[4..]),
+        "{log}"
+    );
+}
+
+#[test]
+fn allow_remote_needs_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    common::fixture_brain(dir.path(), "corrected");
+    let (rc, _, e) = common::run_text(
+        dir.path(),
+        "corrected",
+        &[
+            "mcp",
+            "--state",
+            "brain",
+            "--http",
+            "0.0.0.0:0",
+            "--allow-remote",
+        ],
+    );
+    assert_eq!(rc, 1);
+    assert!(e.contains("--allow-remote: refused without tokens"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+}
+
+/// Every tool and the node resource through brain A's tokens, with a node only brain B
+/// has: nothing of B comes back, and B's counts do not move.
+#[test]
+fn a_token_of_one_brain_never_reaches_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    served(d);
+    let (a_admin, _) = add_token(d, "alpha", "admin");
+    let (b_write, _) = add_token(d, "beta", "write");
+    let s = start(d);
+    let bs = session(&s.addr, &b_write);
+    let secret = "the beta vault code is zebra-4217";
+    let taught = result(&call(
+        &s.addr,
+        &b_write,
+        &bs,
+        "teach",
+        json!({"content": secret}),
+    ));
+    let b_node = taught["node_id"]
+        .as_str()
+        .expect("teach's node_id")
+        .to_string();
+    result(&call(
+        &s.addr,
+        &b_write,
+        &bs,
+        "query",
+        json!({"query": "vault code", "chat_id": "b-chat"}),
+    ));
+    let health = |s: &Running| {
+        let h = result(&call(&s.addr, &b_write, &bs, "health", json!({})));
+        (h["nodes"].clone(), h["edges"].clone())
+    };
+    let before = health(&s);
+    // B's node is there for B
+    assert_eq!(read_node(&s.addr, &b_write, &bs, &b_node).status, 200);
+    let asid = session(&s.addr, &a_admin);
+    let calls = [
+        (
+            "query",
+            json!({"query": "beta vault code zebra", "chat_id": "b-chat"}),
+        ),
+        ("feedback", json!({"outcome": 1, "chat_id": "b-chat"})),
+        ("feedback", json!({"outcome": -1, "fired_ids": [b_node]})),
+        (
+            "correct",
+            json!({"content": "alpha correction", "chat_id": "b-chat"}),
+        ),
+        ("teach", json!({"content": "alpha teaching"})),
+        ("remember", json!({"text": "alpha turn"})),
+        ("sync", json!({})),
+        ("health", json!({})),
+    ];
+    for (tool, args) in calls {
+        let a = call(&s.addr, &a_admin, &asid, tool, args);
+        assert!(!a.body.contains("zebra"), "{tool}: {}", a.body);
+    }
+    // B's node through A's token: not found, nothing of it
+    let a = read_node(&s.addr, &a_admin, &asid, &b_node);
+    assert!(a.json()["error"].is_object(), "{}", a.body);
+    assert!(!a.body.contains("zebra"), "{}", a.body);
+    // B's session through A's token reaches A's service, where it is unknown
+    let a = call(&s.addr, &a_admin, &bs, "query", json!({"query": "vault"}));
+    assert_ne!(a.status, 200, "{}", a.body);
+    assert!(!a.body.contains("zebra"), "{}", a.body);
+    // B did not change: same node and edge counts, none of A's texts
+    assert_eq!(health(&s), before);
+    let q = call(
+        &s.addr,
+        &b_write,
+        &bs,
+        "query",
+        json!({"query": "alpha teaching correction turn"}),
+    );
+    assert!(
+        !q.body.contains("alpha teaching") && !q.body.contains("alpha turn"),
+        "{}",
+        q.body
+    );
+}

@@ -1,0 +1,324 @@
+//! The HTTP layer in front of rmcp's streamable HTTP service (issue 30 items 1 and 2):
+//! bearer tokens, the role check, and one server for many brains.
+//!
+//! Served one brain (`--state`), a request goes straight to that brain's service, as
+//! before (no tokens: loopback only). Served a directory (`--brains DIR`), every
+//! request must carry `Authorization: Bearer <token>` of `DIR/tokens.db`
+//! ([`crate::tokens`]):
+//!
+//! | case | answer | logged (stderr, never the secret) |
+//! |---|---|---|
+//! | no bearer token, or one no row has (unknown, revoked) | 401, `WWW-Authenticate: Bearer` | `401 <why>` |
+//! | the token's role is below what the body's JSON-RPC message needs (a tool's role from [`crate::tools::TOOLS`]; everything else, resources included, needs `read`) | 403, a JSON-RPC error "forbidden: …" | `403 token <id> …` |
+//! | the token's brain has no `DIR/<brain>/brain.db` | 404 | `404 token <id> …` |
+//! | otherwise | the token's brain's own rmcp service | |
+//!
+//! The token alone decides the brain: each brain has its own rmcp service with its own
+//! session manager, so a session id of brain A sent with a token of brain B is unknown
+//! there, and nothing of A is reachable. A brain opens at its first request (lazily)
+//! and has its own mutex: writes to one never wait for another's lock. Bodies are read
+//! whole before the check, up to [`MAX_BODY_BYTES`] (413 above).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use crabpath_brain::serve::role::Role;
+use crabpath_brain::Brain;
+use http::{header, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::server::{Options, Server};
+use crate::tokens::{TokenInfo, Tokens};
+use crate::tools;
+
+/// Largest request body the token layer reads (the stdio line limit, 4 MiB).
+pub const MAX_BODY_BYTES: usize = crate::stdio::MAX_LINE_BYTES;
+
+/// rmcp's streamable HTTP service over one brain's [`Server`].
+pub type HttpService = StreamableHttpService<Server, LocalSessionManager>;
+
+/// The answer type of the HTTP layer (rmcp's).
+pub type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
+
+/// Opens a brain directory for serving (resident, with its embedder): the CLI's.
+pub type Opener = Arc<dyn Fn(&Path) -> std::result::Result<Brain, String> + Send + Sync>;
+
+/// Makes rmcp's service for a server (the transport's configuration).
+pub type MakeService = Box<dyn Fn(Server) -> HttpService + Send + Sync>;
+
+/// What an HTTP server serves.
+pub enum Served {
+    /// One brain, no tokens (loopback only).
+    One(Server),
+    /// Every brain `DIR/<name>/` with a `brain.db`, reached by tokens of `DIR/tokens.db`.
+    Dir {
+        /// The served directory.
+        dir: PathBuf,
+        /// Opens one brain of it.
+        open: Opener,
+        /// How every brain serves.
+        options: Options,
+    },
+}
+
+/// The front of the HTTP server: the token check and the brain a request reaches.
+pub struct Front {
+    inner: Inner,
+    make: MakeService,
+}
+
+enum Inner {
+    One(HttpService),
+    Dir {
+        dir: PathBuf,
+        open: Opener,
+        options: Options,
+        tokens: Mutex<Tokens>,
+        brains: Mutex<HashMap<String, HttpService>>,
+    },
+}
+
+impl Front {
+    /// The front of `served`, making rmcp services with `make`.
+    ///
+    /// # Failure
+    /// A served directory without a token file or without any token (a directory is
+    /// only ever served with tokens).
+    pub fn new(served: Served, make: MakeService) -> Result<Front> {
+        let inner = match served {
+            Served::One(server) => Inner::One(make(server)),
+            Served::Dir { dir, open, options } => {
+                let tokens = Tokens::open(&dir, false)?;
+                if !tokens.any()? {
+                    return Err(Error::Argument(format!(
+                        "{}: no tokens (add one with `crabpath token add --brains {} --brain NAME --role read`)",
+                        Tokens::path(&dir).display(),
+                        dir.display()
+                    )));
+                }
+                Inner::Dir {
+                    dir,
+                    open,
+                    options,
+                    tokens: Mutex::new(tokens),
+                    brains: Mutex::new(HashMap::new()),
+                }
+            }
+        };
+        Ok(Front { inner, make })
+    }
+
+    /// Answers one HTTP request (never fails: every refusal is an HTTP answer).
+    pub async fn handle(
+        self: Arc<Self>,
+        req: Request<Incoming>,
+    ) -> std::result::Result<HttpResponse, Infallible> {
+        let (dir, open, options, tokens, brains) = match &self.inner {
+            Inner::One(service) => return Ok(service.handle(req).await),
+            Inner::Dir {
+                dir,
+                open,
+                options,
+                tokens,
+                brains,
+            } => (dir, open, options, tokens, brains),
+        };
+        let Some(secret) = bearer(&req) else {
+            eprintln!(
+                "crabpath mcp: 401 no bearer token ({} {})",
+                req.method(),
+                req.uri().path()
+            );
+            return Ok(unauthorized("a bearer token is required"));
+        };
+        let checked = lock(tokens).check(&secret);
+        let token = match checked {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                eprintln!(
+                    "crabpath mcp: 401 unknown or revoked token ({} {})",
+                    req.method(),
+                    req.uri().path()
+                );
+                return Ok(unauthorized("unknown or revoked token"));
+            }
+            Err(e) => {
+                eprintln!("crabpath mcp: 500 {e}");
+                return Ok(answer(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    rpc_error(&Value::Null, -32603, &e.to_string()),
+                ));
+            }
+        };
+        let (parts, body) = req.into_parts();
+        let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+            Ok(c) => c.to_bytes(),
+            Err(_) => {
+                let m = format!("the request body is over {MAX_BODY_BYTES} bytes");
+                return Ok(answer(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    rpc_error(&Value::Null, -32600, &m),
+                ));
+            }
+        };
+        if let Some((id, need, what)) = needed(&bytes) {
+            if !token.role.allows(need) {
+                eprintln!(
+                    "crabpath mcp: 403 token {} (brain {}, role {}): {what} needs {}",
+                    token.id,
+                    token.brain,
+                    token.role.as_str(),
+                    need.as_str()
+                );
+                let m = format!(
+                    "forbidden: this token's role is {}; {what} needs {}",
+                    token.role.as_str(),
+                    need.as_str()
+                );
+                return Ok(answer(StatusCode::FORBIDDEN, rpc_error(&id, -32003, &m)));
+            }
+        }
+        let service = match self.brain(dir, open, options, brains, &token) {
+            Ok(s) => s,
+            Err(m) => {
+                eprintln!("crabpath mcp: 404 token {}: {m}", token.id);
+                return Ok(answer(
+                    StatusCode::NOT_FOUND,
+                    rpc_error(&Value::Null, -32002, &m),
+                ));
+            }
+        };
+        Ok(service
+            .handle(Request::from_parts(parts, Full::new(bytes)))
+            .await)
+    }
+
+    /// The service of the token's brain, opened at its first request.
+    fn brain(
+        &self,
+        dir: &Path,
+        open: &Opener,
+        options: &Options,
+        brains: &Mutex<HashMap<String, HttpService>>,
+        token: &TokenInfo,
+    ) -> std::result::Result<HttpService, String> {
+        if let Some(s) = lock(brains).get(&token.brain) {
+            return Ok(s.clone());
+        }
+        let path = dir.join(&token.brain);
+        if !path.join("brain.db").is_file() {
+            return Err(format!(
+                "brain `{}` has no brain.db in {}",
+                token.brain,
+                dir.display()
+            ));
+        }
+        let brain = open(&path).map_err(|m| format!("brain `{}`: {m}", token.brain))?;
+        let service = (self.make)(Server::new(brain, options.clone()));
+        Ok(lock(brains)
+            .entry(token.brain.clone())
+            .or_insert(service)
+            .clone())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The secret of `Authorization: Bearer <secret>` (scheme case-insensitive).
+fn bearer<B>(req: &Request<B>) -> Option<String> {
+    let v = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, secret) = v.trim().split_once(' ')?;
+    let secret = secret.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !secret.is_empty()).then(|| secret.to_string())
+}
+
+/// The strongest role the body's JSON-RPC message(s) need, with the first such
+/// message's id and what it asks (for the message); `None` when the body is not
+/// JSON (rmcp answers it).
+fn needed(body: &[u8]) -> Option<(Value, Role, String)> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    let msgs = match &v {
+        Value::Array(a) => a.iter().collect(),
+        _ => vec![&v],
+    };
+    let mut out: Option<(Value, Role, String)> = None;
+    for m in msgs {
+        let method = m.get("method").and_then(Value::as_str).unwrap_or("");
+        let (role, what) = if method == "tools/call" {
+            let name = m
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            match tools::find(name) {
+                Some(t) => (t.role, format!("tool `{}`", t.name)),
+                None => (Role::Read, format!("tool `{name}`")),
+            }
+        } else {
+            (Role::Read, format!("`{method}`"))
+        };
+        if out.as_ref().is_none_or(|(_, r, _)| role > *r) {
+            let id = m.get("id").cloned().unwrap_or(Value::Null);
+            out = Some((id, role, what));
+        }
+    }
+    out
+}
+
+fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn answer(status: StatusCode, body: Value) -> HttpResponse {
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn unauthorized(why: &str) -> HttpResponse {
+    let mut r = answer(
+        StatusCode::UNAUTHORIZED,
+        rpc_error(&Value::Null, -32001, &format!("unauthorized: {why}")),
+    );
+    r.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer"),
+    );
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_needed_by_messages() {
+        let need = |s: &str| needed(s.as_bytes()).map(|(_, r, w)| (r, w));
+        assert_eq!(
+            need(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"teach"}}"#),
+            Some((Role::Write, "tool `teach`".into()))
+        );
+        assert_eq!(
+            need(r#"{"jsonrpc":"2.0","id":1,"method":"resources/read"}"#),
+            Some((Role::Read, "`resources/read`".into()))
+        );
+        // a batch needs its strongest message's role
+        let batch = r#"[{"method":"tools/call","params":{"name":"query"}},{"method":"tools/call","params":{"name":"sync"}}]"#;
+        assert_eq!(need(batch).map(|x| x.0), Some(Role::Write));
+        assert_eq!(need("not json"), None);
+    }
+}
