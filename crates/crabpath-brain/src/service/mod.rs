@@ -25,6 +25,7 @@ pub mod command;
 mod engine;
 mod feedback;
 mod feedback_report;
+mod forget;
 mod guardrail;
 pub mod health;
 pub mod judged;
@@ -50,6 +51,7 @@ pub use engine::{
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
+pub use forget::{ForgetCounts, ForgetReport, ForgetTarget};
 pub use guardrail::{is_guardrail, CorrectionMode, GUARDRAIL_MIN_SIM, GUARDRAIL_TOP_K};
 pub use health::HealthReport;
 pub use neurogenesis::{

@@ -16,6 +16,7 @@ mod conversation_features;
 mod conversation_lead;
 mod embed_text;
 mod feedback;
+mod forget;
 mod guardrail;
 mod guardrail_context;
 mod health;
