@@ -251,6 +251,10 @@ pub enum Command {
     /// [0.1, 1.0]) and save them in the brain; a snapshot is taken first, so `rollback`
     /// undoes it. `maintain` runs the same step after its health task.
     Autotune(AutotuneArgs),
+    /// Forget a file, a node or a chat: its content and every trace of it (see
+    /// `crabpath forget --help`).
+    #[command(long_about = crate::cmd::forget::ABOUT)]
+    Forget(crate::cmd::forget::ForgetArgs),
 }
 
 /// `autotune`.

@@ -104,6 +104,31 @@ pub struct ForgetReport {
     pub snapshots: Vec<PathBuf>,
     /// Whether the write-ahead log was checkpointed and truncated.
     pub wal_truncated: bool,
+    /// What was forgotten (the file as resolved against the brain's folder).
+    pub target: ForgetTarget,
+}
+
+impl ForgetReport {
+    /// The report as the command line's `--json`, the daemon's `forget` and the MCP
+    /// tool `forget` give it: `kind`, `target`, the counts (`nodes`, `edges`,
+    /// `vectors`, `turns`, `journal`, `ledger`), `ids`, `snapshots` (paths),
+    /// `wal_truncated`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let c = self.removed;
+        serde_json::json!({
+            "kind": self.target.kind(),
+            "target": self.target.value(),
+            "nodes": c.nodes,
+            "edges": c.edges,
+            "vectors": c.vectors,
+            "turns": c.turns,
+            "journal": c.journal,
+            "ledger": c.ledger,
+            "ids": self.ids,
+            "snapshots": self.snapshots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "wal_truncated": self.wal_truncated,
+        })
+    }
 }
 
 impl Brain {
@@ -154,6 +179,7 @@ impl Brain {
             ids,
             snapshots: rewritten,
             wal_truncated,
+            target,
         })
     }
 }
