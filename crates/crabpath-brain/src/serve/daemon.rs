@@ -26,6 +26,7 @@
 //! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
 //!
 //! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`Brain::remember_turn`]) | `node_id`, `turn`, `edges`, `removed` |
+//! | `forget` | one of `file`, `node`, `chat` (string) ([`Brain::forget`], a database brain only) | [`crate::service::ForgetReport::to_json`] |
 //!
 //! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
 //! state file, every `auto_save_interval`-th write saves it.
@@ -48,6 +49,7 @@
 
 // The v12 methods extend `Daemon` from a child module; the shared helpers and constants
 // live here, so that the child imports its parent and not the other way round.
+mod forget;
 mod remember;
 mod v12;
 
@@ -55,8 +57,8 @@ mod v12;
 pub const PROTOCOL_VERSION: i64 = 2;
 
 /// Every method, in the order of the module docs of this module and [`v12`]
-/// (`remember` last).
-pub const METHODS: [&str; 15] = [
+/// (`remember`, then `forget`, last).
+pub const METHODS: [&str; 16] = [
     "query",
     "learn",
     "maintain",
@@ -72,6 +74,7 @@ pub const METHODS: [&str; 15] = [
     "capture_feedback",
     "protocol",
     "remember",
+    "forget",
 ];
 
 use std::io::Write;
@@ -344,6 +347,7 @@ impl Daemon {
             "health" => self.health(&params),
             "info" => self.info(),
             "remember" => self.remember(&params),
+            "forget" => self.forget(&params),
             "save" => self.save().map(|()| flag("saved")).map_err(Failure::from),
             "reload" => self.reload().map(|()| flag("reloaded")),
             "shutdown" => {

@@ -65,6 +65,29 @@ impl ForgetTarget {
         }
     }
 
+    /// The target named by exactly one of three optional fields (the daemon's and the
+    /// MCP tool's `file`, `node`, `chat`); the error says which rule was broken.
+    pub fn from_fields(
+        file: Option<String>,
+        node: Option<String>,
+        chat: Option<String>,
+    ) -> std::result::Result<ForgetTarget, String> {
+        let given: Vec<ForgetTarget> = [
+            file.map(ForgetTarget::File),
+            node.map(ForgetTarget::Node),
+            chat.map(ForgetTarget::Chat),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        match <[ForgetTarget; 1]>::try_from(given) {
+            Ok([t]) if !t.value().trim().is_empty() => Ok(t),
+            Ok([t]) => Err(format!("{} must not be blank", t.kind())),
+            Err(v) if v.is_empty() => Err("give one of file, node or chat".into()),
+            Err(_) => Err("give only one of file, node or chat".into()),
+        }
+    }
+
     /// The path, id or chat id.
     pub fn value(&self) -> &str {
         match self {

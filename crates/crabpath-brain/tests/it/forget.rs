@@ -87,7 +87,7 @@ fn forgetting_a_file_leaves_none_of_its_bytes() {
     assert!(before.len() >= 2, "{before:?}");
 
     let r = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
-    // b.md splits into 2 chunks (corrected split: one per paragraph under its header)
+    // b.md's chunks (at least its two paragraphs)
     assert!(r.removed.nodes >= 2, "{r:?}");
     assert!(r.removed.journal >= 2, "the query and the learn: {r:?}");
     assert_eq!(r.snapshots.len(), 1);
@@ -139,4 +139,49 @@ fn forgetting_a_node_removes_its_edges_and_keeps_the_rest() {
     assert_eq!(b.node_count().unwrap(), before - 1);
     assert!(!b.has_node("a.md::0").unwrap());
     assert!(b.has_node("a.md::1").unwrap());
+}
+
+/// The daemon's `forget` answers the report's fields, refuses two targets at once, and
+/// the resident brain it serves no longer fires the forgotten file.
+#[test]
+fn the_daemon_forgets_a_file() {
+    use crabpath_brain::serve::daemon::{Daemon, Step};
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let (mut d, _) = Daemon::new(common::open_hash(&db, Profile::Corrected, true), 0).unwrap();
+    let answer = |d: &mut Daemon, line: &str| -> serde_json::Value {
+        match d.handle(line) {
+            Step::Answer(a) => serde_json::from_str(&a).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let two = answer(
+        &mut d,
+        r#"{"id": 1, "method": "forget", "params": {"file": "b.md", "node": "a.md::0"}}"#,
+    );
+    assert_eq!(
+        two["error"]["message"],
+        "forget: give only one of file, node or chat"
+    );
+    let q =
+        format!(r#"{{"id": 2, "method": "query", "params": {{"query": "vault code {MARKER}"}}}}"#);
+    let fired = answer(&mut d, &q)["result"]["fired_nodes"].to_string();
+    assert!(fired.contains("b.md"), "{fired}");
+    let r = answer(
+        &mut d,
+        r#"{"id": 3, "method": "forget", "params": {"file": "b.md"}}"#,
+    );
+    assert_eq!(r["result"]["kind"], "file");
+    // b.md's chunks, counted by the split itself (the ids of its nodes before forget)
+    let ids = r["result"]["ids"].as_array().unwrap().clone();
+    assert!(
+        ids.len() >= 2
+            && ids
+                .iter()
+                .all(|i| i.as_str().unwrap().starts_with("b.md::")),
+        "{ids:?}"
+    );
+    assert_eq!(r["result"]["nodes"], ids.len());
+    let fired = answer(&mut d, &q)["result"]["fired_nodes"].to_string();
+    assert!(!fired.contains("b.md"), "{fired}");
 }
