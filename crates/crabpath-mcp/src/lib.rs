@@ -31,6 +31,7 @@
 
 pub mod args;
 pub mod error;
+pub mod forget;
 pub mod server;
 pub mod stdio;
 pub mod tools;

@@ -30,8 +30,15 @@ pub const MAX_LIMIT: i64 = 200;
 pub const MAX_HEALTH_WINDOW: i64 = 1_000_000;
 
 /// The tools' names, in the order [`list`] gives them.
-pub const NAMES: [&str; 7] = [
-    "query", "feedback", "correct", "teach", "health", "sync", "remember",
+pub const NAMES: [&str; 8] = [
+    "query",
+    "feedback",
+    "correct",
+    "teach",
+    "health",
+    "sync",
+    "remember",
+    crate::forget::NAME,
 ];
 
 /// What a tool needs besides its arguments.
@@ -196,6 +203,7 @@ pub fn list() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         ),
+        crate::forget::tool(),
     ]
 }
 
@@ -214,6 +222,7 @@ pub fn call(
         "health" => health(brain, args),
         "sync" => sync(brain, ctx, args),
         "remember" => remember(brain, args),
+        crate::forget::NAME => crate::forget::call(brain, args),
         other => Err(Error::Argument(format!(
             "unknown tool `{other}` (tools: {})",
             NAMES.join(", ")
