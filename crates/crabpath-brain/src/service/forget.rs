@@ -25,10 +25,14 @@
 //! daemon's `<state>.wal`) is refused: its file is rewritten whole, and it keeps no
 //! turn log; import it into a database first.
 //!
+//! Then the weights are rebuilt without the forgotten events ([`super::unlearn`]: the
+//! init graph of the remaining nodes and the remaining `learn` entries, replayed), when
+//! the brain's history allows an exact replay; otherwise they are kept and the report
+//! says why. The replay is a second write, after the removal committed.
+//!
 //! Limits: a node made by merging a forgotten node with another (`maintain`'s merge)
-//! keeps the merged text under the other's id and file, and is not found; the weights
-//! the forgotten content taught other edges stay (unlearning them by replay is the
-//! next step of issue 30 item 3); a `sync` record of the file in `meta` is kept.
+//! keeps the merged text under the other's id and file, and is not found; a `sync`
+//! record of the file in `meta` is kept.
 //!
 //! Cost: O(n + e + t + j) row reads for n nodes of the target, e edges, t turns and j
 //! journal entries (each entry parsed once), plus a `VACUUM` of the whole database
@@ -40,6 +44,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::engine::{Backend, Brain};
+use super::unlearn::Relearned;
 use crate::error::{Error, Result};
 use crate::store::{sql_error, Store, Write};
 
@@ -129,13 +134,17 @@ pub struct ForgetReport {
     pub wal_truncated: bool,
     /// What was forgotten (the file as resolved against the brain's folder).
     pub target: ForgetTarget,
+    /// Whether the weights were rebuilt without the forgotten events
+    /// ([`super::unlearn`]).
+    pub relearned: Relearned,
 }
 
 impl ForgetReport {
     /// The report as the command line's `--json`, the daemon's `forget` and the MCP
     /// tool `forget` give it: `kind`, `target`, the counts (`nodes`, `edges`,
     /// `vectors`, `turns`, `journal`, `ledger`), `ids`, `snapshots` (paths),
-    /// `wal_truncated`.
+    /// `wal_truncated`, `replayed` (learn events replayed, or null) and `weights_kept`
+    /// (why the weights were kept, or null).
     pub fn to_json(&self) -> serde_json::Value {
         let c = self.removed;
         serde_json::json!({
@@ -150,6 +159,14 @@ impl ForgetReport {
             "ids": self.ids,
             "snapshots": self.snapshots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "wal_truncated": self.wal_truncated,
+            "replayed": match &self.relearned {
+                Relearned::Replayed(n) => Some(*n),
+                Relearned::Kept(_) => None,
+            },
+            "weights_kept": match &self.relearned {
+                Relearned::Replayed(_) => None,
+                Relearned::Kept(why) => Some(why.as_str()),
+            },
         })
     }
 }
@@ -178,6 +195,10 @@ impl Brain {
         if let Some(r) = s.resident.as_mut() {
             r.stale = true;
         }
+        let relearned = self.relearn()?;
+        let Backend::Store(s) = &mut self.backend else {
+            unreachable!("a database, checked above")
+        };
         let wal_truncated = wipe(s.store.conn(), s.store.path())?;
         crate::store::search::rebuild(
             s.store.conn(),
@@ -203,6 +224,7 @@ impl Brain {
             snapshots: rewritten,
             wal_truncated,
             target,
+            relearned,
         })
     }
 }

@@ -39,6 +39,7 @@ mod remember;
 pub mod route;
 mod serving;
 pub mod turns;
+mod unlearn;
 
 pub use admin::{
     brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,
@@ -60,3 +61,4 @@ pub use neurogenesis::{
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;
+pub use unlearn::Relearned;

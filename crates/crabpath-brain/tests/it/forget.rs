@@ -34,6 +34,9 @@ fn brain(dir: &Path) -> PathBuf {
         "# Backups\n\nNightly backups go to the cold storage bucket.\n\nRestore drills run every quarter on a spare host.\n",
     )
     .unwrap();
+    // one chunk each: no edge at init, so a learn from them starts a new bucket
+    std::fs::write(ws.join("d.md"), "Dogs bark at the mail carrier.\n").unwrap();
+    std::fs::write(ws.join("e.md"), "Eels hide under river stones.\n").unwrap();
     let boot = split_workspace(&ws, &SplitOptions::new(Profile::Corrected)).unwrap();
     common::hash_store(&dir.join("brain"), &boot.graph)
 }
@@ -184,4 +187,71 @@ fn the_daemon_forgets_a_file() {
     assert_eq!(r["result"]["nodes"], ids.len());
     let fired = answer(&mut d, &q)["result"]["fired_nodes"].to_string();
     assert!(!fired.contains("b.md"), "{fired}");
+}
+
+/// The learn events of the exactness test, as (fired ids, outcome): within files,
+/// across a and c (new edges), and through b (dropped by forget). The first starts
+/// d's bucket (its outgoing edges) before e's in X only; in Y, e's comes first.
+fn events() -> Vec<(Vec<&'static str>, f64)> {
+    vec![
+        (vec!["d.md::0", "b.md::0"], 1.0),
+        (vec!["e.md::0", "c.md::1"], 1.0),
+        (vec!["d.md::0", "a.md::1"], 1.0),
+        (vec!["a.md::0", "a.md::1"], 1.0),
+        (vec!["b.md::0", "b.md::1"], 1.0),
+        (vec!["a.md::1", "c.md::0"], 1.0),
+        (vec!["c.md::0", "b.md::1", "a.md::0"], -1.0),
+        (vec!["c.md::1", "a.md::0", "c.md::0"], 0.5),
+        (vec!["a.md::1", "c.md::0"], 1.0),
+        (vec!["c.md::0", "c.md::1"], -0.5),
+    ]
+}
+
+/// The brain's export (state.json) as JSON, without `meta.created_at` (the time of init).
+fn exported(b: &mut Brain, dir: &Path) -> serde_json::Value {
+    let out = dir.join("state.json");
+    crabpath_brain::service::export_state(b, &out).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    v["meta"].as_object_mut().unwrap().remove("created_at");
+    v
+}
+
+/// Issue 30 item 3's exactness test: brain X (files a, b, c and the events) forgets b;
+/// brain Y (files a and c, the events that do not touch b) is taught the same rest.
+/// Their exports are equal; without the replay they are not (X lists d's edges before
+/// e's: its bucket was started by the learn through b.md::0).
+#[test]
+fn forget_then_replay_equals_never_having_had_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let x_db = brain(&dir.path().join("x"));
+    // Y: the same folder without b.md
+    let ws_y = dir.path().join("y/ws");
+    std::fs::create_dir_all(&ws_y).unwrap();
+    for f in ["a.md", "c.md", "d.md", "e.md"] {
+        std::fs::copy(dir.path().join("x/ws").join(f), ws_y.join(f)).unwrap();
+    }
+    let boot = split_workspace(&ws_y, &SplitOptions::new(Profile::Corrected)).unwrap();
+    let y_db = common::hash_store(&dir.path().join("y/brain"), &boot.graph);
+
+    let (mut x, mut y) = (open(&x_db), open(&y_db));
+    for (fired, outcome) in events() {
+        let fired: Vec<String> = fired.iter().map(|s| s.to_string()).collect();
+        x.learn(&fired, outcome).unwrap();
+        if !fired.iter().any(|f| f.starts_with("b.md")) {
+            y.learn(&fired, outcome).unwrap();
+        }
+    }
+    let before = exported(&mut x, &dir.path().join("x"));
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // 10 events, 3 through b.md (the 1st, the 5th and the 7th)
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(7));
+    assert_eq!(r.removed.journal, 3);
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_ne!(before["graph"], ey["graph"]);
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
 }

@@ -1,0 +1,129 @@
+//! Unlearning after `forget` (issue 30, item 3): the weights are rebuilt by replaying
+//! the recorded learning events that remain, from the one checkpoint every folder brain
+//! has — the graph `init` builds — so that a brain that forgot a file equals, edge for
+//! edge and weight for weight, a brain built without it and taught the same events
+//! less those that touched it (`forget` has already dropped those journal entries,
+//! [`super::forget`]).
+//!
+//! **Why the init graph is the checkpoint.** `init` of a folder
+//! ([`crate::source::bootstrap`]) adds each file's chunks and links consecutive ones
+//! both ways with [`sibling_weight`]`(file, k)`, a function of the file's own path and
+//! the pair's index: no edge of `init` depends on another file. The init graph of the
+//! remaining files is therefore rebuilt from the remaining nodes alone (grouped by
+//! `file`, in node order), with no need for the folder.
+//!
+//! **The events.** A `learn` (the command, the daemon's and MCP's feedback credit) is
+//! journaled with its inputs ([`crate::reference::journal::learn_event`]: the fired ids
+//! in order and the outcome) and its effect is
+//! [`crate::service::command::learn::learn_ids_tuned`] with the brain's tuning. Replay:
+//! every edge is removed (emptying every bucket, so the buckets come back in the order
+//! a new brain makes them), the init edges are added in init's order, then every
+//! remaining `learn` entry is applied in journal order.
+//!
+//! **Limits** (the replay is skipped, the weights are kept, and the report says why):
+//! a node that `init` of a folder does not make (an injected, corrected, auto-question
+//! or conversation node), and a journal entry other than `query` and `learn`
+//! (`maintain`, `inject`, `sync`, `autotune`, …, whose inputs the journal does not hold
+//! completely: maintenance decays every edge by the time since its last use). The
+//! replay is its own write, after the content's removal committed.
+//!
+//! Cost: O(N + E + Σ|fired|) for N nodes, E edges and the fired ids of the learn
+//! entries, plus a write-back of every edge (the whole graph is in scope).
+
+use crabpath::graph::Edge;
+use pyformat::pyjson::PyValue;
+
+use super::engine::{Brain, Scope};
+use crate::error::Result;
+use crate::source::bootstrap::sibling_weight;
+
+/// What the replay did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Relearned {
+    /// The weights were rebuilt from the init graph and this many learn events.
+    Replayed(usize),
+    /// The weights were kept; the reason (see the module docs' limits).
+    Kept(String),
+}
+
+impl Brain {
+    /// Rebuilds the weights from the init graph of the brain's nodes and the journal's
+    /// remaining `learn` entries (see the module docs). Errors: SQLite or I/O; a learn
+    /// entry the graph refuses (its error).
+    pub fn relearn(&mut self) -> Result<Relearned> {
+        let journal = self.journal_entries()?;
+        let mut events: Vec<(Vec<String>, f64)> = Vec::new();
+        for e in &journal.entries {
+            match e.get("type").and_then(PyValue::as_str) {
+                Some("query") => {}
+                Some("learn") => {
+                    let fired: Vec<String> = e
+                        .get("fired")
+                        .and_then(PyValue::as_list)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect();
+                    let outcome = e.get("outcome").and_then(PyValue::as_number);
+                    match outcome {
+                        Some(o) if !fired.is_empty() => events.push((fired, o)),
+                        _ => return Ok(Relearned::Kept("a learn entry without its inputs".into())),
+                    }
+                }
+                other => {
+                    return Ok(Relearned::Kept(format!(
+                        "the journal holds a `{}` entry, which replay cannot repeat",
+                        other.unwrap_or("?")
+                    )))
+                }
+            }
+        }
+        if !journal.malformed.is_empty() {
+            return Ok(Relearned::Kept("the journal has malformed lines".into()));
+        }
+        let profile = self.profile;
+        let tuning = self.tuning()?;
+        self.write(Scope::All, |w| {
+            // the init graph's edges: per file, consecutive chunks in node order
+            let mut files: Vec<(String, Vec<crabpath::graph::NodeId>)> = Vec::new();
+            let mut slot: std::collections::HashMap<String, usize> = Default::default();
+            let mut foreign = None;
+            for (n, node) in w.graph.nodes() {
+                let file = node.metadata.get("file").and_then(|v| v.as_str());
+                let (Some(file), Some(_)) = (file, node.metadata.get("chunk")) else {
+                    foreign = Some(node.id.clone());
+                    break;
+                };
+                match slot.get(file) {
+                    Some(&i) => files[i].1.push(n),
+                    None => {
+                        slot.insert(file.to_string(), files.len());
+                        files.push((file.to_string(), vec![n]));
+                    }
+                }
+            }
+            if let Some(id) = foreign {
+                w.discard();
+                return Ok(Relearned::Kept(format!(
+                    "node `{id}` was not made by init of a folder"
+                )));
+            }
+            let g = &mut *w.graph;
+            let edges: Vec<_> = g.edges().map(|(s, t, _)| (s, t)).collect();
+            for (s, t) in edges {
+                g.remove_edge(s, t);
+            }
+            for (file, ids) in &files {
+                for (k, pair) in ids.windows(2).enumerate() {
+                    let wgt = sibling_weight(file, k);
+                    g.add_edge(pair[0], pair[1], Edge::new(wgt))?;
+                    g.add_edge(pair[1], pair[0], Edge::new(wgt))?;
+                }
+            }
+            for (fired, outcome) in &events {
+                super::command::learn::learn_ids_tuned(g, fired, *outcome, profile, &tuning)?;
+            }
+            Ok(Relearned::Replayed(events.len()))
+        })
+    }
+}
