@@ -195,7 +195,7 @@ impl Brain {
         if let Some(r) = s.resident.as_mut() {
             r.stale = true;
         }
-        let relearned = self.relearn()?;
+        let relearned = self.relearn(&ids)?;
         let Backend::Store(s) = &mut self.backend else {
             unreachable!("a database, checked above")
         };

@@ -50,7 +50,12 @@ impl Brain {
     /// Rebuilds the weights from the init graph of the brain's nodes and the journal's
     /// remaining `learn` entries (see the module docs). Errors: SQLite or I/O; a learn
     /// entry the graph refuses (its error).
-    pub fn relearn(&mut self) -> Result<Relearned> {
+    ///
+    /// `gone`: the ids just forgotten. A folder chunk among them (`<file>::<chunk>`)
+    /// keeps its place in its file's chain, so the init edges are those of the whole
+    /// file less the pairs it was in (the chunks around it are not linked to each other
+    /// as a file without it would link them).
+    pub fn relearn(&mut self, gone: &[String]) -> Result<Relearned> {
         let journal = self.journal_entries()?;
         let mut events: Vec<(Vec<String>, f64)> = Vec::new();
         for e in &journal.entries {
@@ -84,23 +89,39 @@ impl Brain {
         let profile = self.profile;
         let tuning = self.tuning()?;
         self.write(Scope::All, |w| {
-            // the init graph's edges: per file, consecutive chunks in node order
-            let mut files: Vec<(String, Vec<crabpath::graph::NodeId>)> = Vec::new();
+            // the init graph's edges: per file, consecutive chunks in chunk order (a
+            // forgotten chunk, `None`, holding its place)
+            type Chain = Vec<(u64, Option<crabpath::graph::NodeId>)>;
+            let mut files: Vec<(String, Chain)> = Vec::new();
             let mut slot: std::collections::HashMap<String, usize> = Default::default();
             let mut foreign = None;
             for (n, node) in w.graph.nodes() {
                 let file = node.metadata.get("file").and_then(|v| v.as_str());
-                let (Some(file), Some(_)) = (file, node.metadata.get("chunk")) else {
+                let chunk = node.metadata.get("chunk").and_then(|v| v.as_u64());
+                let (Some(file), Some(chunk)) = (file, chunk) else {
                     foreign = Some(node.id.clone());
                     break;
                 };
                 match slot.get(file) {
-                    Some(&i) => files[i].1.push(n),
+                    Some(&i) => files[i].1.push((chunk, Some(n))),
                     None => {
                         slot.insert(file.to_string(), files.len());
-                        files.push((file.to_string(), vec![n]));
+                        files.push((file.to_string(), vec![(chunk, Some(n))]));
                     }
                 }
+            }
+            for id in gone {
+                let place = id
+                    .rsplit_once("::")
+                    .and_then(|(f, c)| Some((f, c.parse::<u64>().ok()?)));
+                if let Some((file, chunk)) = place {
+                    if let Some(&i) = slot.get(file) {
+                        files[i].1.push((chunk, None));
+                    }
+                }
+            }
+            for (_, chain) in files.iter_mut() {
+                chain.sort_by_key(|&(chunk, _)| chunk);
             }
             if let Some(id) = foreign {
                 w.discard();
@@ -113,11 +134,14 @@ impl Brain {
             for (s, t) in edges {
                 g.remove_edge(s, t);
             }
-            for (file, ids) in &files {
-                for (k, pair) in ids.windows(2).enumerate() {
+            for (file, chain) in &files {
+                for (k, pair) in chain.windows(2).enumerate() {
+                    let (Some(a), Some(b)) = (pair[0].1, pair[1].1) else {
+                        continue;
+                    };
                     let wgt = sibling_weight(file, k);
-                    g.add_edge(pair[0], pair[1], Edge::new(wgt))?;
-                    g.add_edge(pair[1], pair[0], Edge::new(wgt))?;
+                    g.add_edge(a, b, Edge::new(wgt))?;
+                    g.add_edge(b, a, Edge::new(wgt))?;
                 }
             }
             for (fired, outcome) in &events {

@@ -144,6 +144,26 @@ fn forgetting_a_node_removes_its_edges_and_keeps_the_rest() {
     assert!(b.has_node("a.md::1").unwrap());
 }
 
+/// Forgetting the middle chunk of a file leaves its neighbours unlinked: the replay's
+/// init graph is the whole file's chain less the pairs of the forgotten chunk, not a
+/// new chain a.md::0 <-> a.md::2.
+#[test]
+fn forgetting_a_middle_chunk_links_no_new_neighbours() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let mut b = open(&db);
+    let r = b.forget(&ForgetTarget::Node("a.md::1".into())).unwrap();
+    // a fresh brain's journal is empty: the replay runs, with no learn event
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(0));
+    let linked = b
+        .read(|g, _| {
+            let (x, y) = (g.lookup("a.md::0").unwrap(), g.lookup("a.md::2").unwrap());
+            g.edge(x, y).is_some() || g.edge(y, x).is_some()
+        })
+        .unwrap();
+    assert!(!linked);
+}
+
 /// The daemon's `forget` answers the report's fields, refuses two targets at once, and
 /// the resident brain it serves no longer fires the forgotten file.
 #[test]

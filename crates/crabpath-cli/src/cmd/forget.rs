@@ -2,7 +2,7 @@
 //! from a brain database ([`crabpath_brain::Brain::forget`]) and prints what went.
 
 use clap::{ArgGroup, Args};
-use crabpath_brain::service::ForgetTarget;
+use crabpath_brain::service::{ForgetTarget, Relearned};
 
 use crate::context::Ctx;
 use crate::error::CliResult;
@@ -28,14 +28,15 @@ pub struct ForgetArgs {
     /// its queries).
     #[arg(long, value_name = "ID")]
     pub chat: Option<String>,
-    /// Print JSON: target, kind, nodes, edges, vectors, turns, journal, ledger, ids,
-    /// snapshots (the files rewritten), wal_truncated.
+    /// Print JSON: kind, target, nodes, edges, vectors, turns, journal, ledger, ids,
+    /// snapshots (the files rewritten), wal_truncated, replayed (learn events replayed,
+    /// or null), weights_kept (why the weights were kept, or null).
     #[arg(long)]
     pub json: bool,
 }
 
 /// The long help of `forget`: what is removed and where.
-pub const ABOUT: &str = "Forget a file, a node or a chat: remove its nodes, their vectors, lexical postings and edges, the conversation turns and journal entries that fired them (and the question nodes those queries grew), and the ledger rows naming them, in one transaction (an unknown file, node or chat changes nothing). Then no copy stays readable: freed pages are zeroed (secure_delete), the database is rebuilt (VACUUM), the write-ahead log truncated and search.idx rebuilt. Snapshots are rewritten without the content, not deleted, so rollback keeps working and never brings it back. Weights the content taught other edges are kept.";
+pub const ABOUT: &str = "Forget a file, a node or a chat: remove its nodes, their vectors, lexical postings and edges, the conversation turns and journal entries that fired them (and the question nodes those queries grew), and the ledger rows naming them, in one transaction (an unknown file, node or chat changes nothing). Then no copy stays readable: freed pages are zeroed (secure_delete), the database is rebuilt (VACUUM), the write-ahead log truncated and search.idx rebuilt. Snapshots are rewritten without the content, not deleted, so rollback keeps working and never brings it back. Then the weights are unlearned: every edge is rebuilt from the graph init made of the remaining files and the remaining learn events (learn, feedback credit) are replayed in order, so the brain equals one that never had the content. This needs a history replay can repeat: a journal of queries and learns only, and only folder chunks as nodes; otherwise the weights are kept and the report says why.";
 
 pub fn run(ctx: &Ctx, a: &ForgetArgs) -> CliResult {
     let target = match (&a.file, &a.node, &a.chat) {
@@ -52,7 +53,7 @@ pub fn run(ctx: &Ctx, a: &ForgetArgs) -> CliResult {
     } else {
         let c = r.removed;
         out::println(&format!(
-            "Forgot {} `{}`: {} nodes, {} edges, {} vectors, {} turns, {} journal entries, {} ledger rows; {} snapshots rewritten{}",
+            "Forgot {} `{}`: {} nodes, {} edges, {} vectors, {} turns, {} journal entries, {} ledger rows; {} snapshots rewritten; {}{}",
             r.target.kind(),
             r.target.value(),
             c.nodes,
@@ -62,6 +63,10 @@ pub fn run(ctx: &Ctx, a: &ForgetArgs) -> CliResult {
             c.journal,
             c.ledger,
             r.snapshots.len(),
+            match &r.relearned {
+                Relearned::Replayed(n) => format!("weights rebuilt from init and {n} learn events"),
+                Relearned::Kept(why) => format!("weights kept ({why})"),
+            },
             if r.wal_truncated {
                 ""
             } else {
