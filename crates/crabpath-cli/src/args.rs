@@ -203,8 +203,8 @@ pub enum Command {
     /// Serve the brain over stdin/stdout: one JSON request per line, one response per
     /// line (methods query, learn, maintain, health, info, save, reload, shutdown, and
     /// upstream v12's inject, correction, last_fired, learn_by_chat_id,
-    /// capture_feedback, and remember, which adds a conversation turn; protocol names
-    /// them).
+    /// capture_feedback, remember, which adds a conversation turn, and forget; protocol
+    /// names them).
     Daemon(DaemonArgs),
     /// Add a node (a teaching, directive or correction) connected to the most similar
     /// existing nodes.
@@ -234,7 +234,7 @@ pub enum Command {
     Import(ImportArgs),
     /// Serve the brain to agents over the Model Context Protocol (stdio, or streamable
     /// HTTP with --http): tools query, feedback, correct, teach, health, sync,
-    /// remember; nodes as resources.
+    /// remember, forget; nodes as resources.
     Mcp(McpArgs),
     /// Change a brain's embedder and keep what it learned: every node is embedded again
     /// with the new embedder, in place (the brain answers with its old embedder until

@@ -439,13 +439,16 @@ fn target_nodes(
     Ok(out.into_iter().unzip())
 }
 
+/// A turn's key: (`chat_id`, `turn`).
+type TurnKey = (String, i64);
+
 /// The turns (`chat_id`, `turn`) that fired a node of `ids`, and every turn of `chat`;
 /// with their queries.
 fn matching_turns(
     conn: &Connection,
     ids: &[String],
     chat: Option<&str>,
-) -> rusqlite::Result<(Vec<(String, i64)>, Vec<String>)> {
+) -> rusqlite::Result<(Vec<TurnKey>, Vec<String>)> {
     let gone: HashSet<&str> = ids.iter().map(String::as_str).collect();
     let (mut keys, mut queries) = (Vec::new(), Vec::new());
     let mut stmt = conn.prepare("SELECT chat_id, turn, fired, query FROM turns")?;

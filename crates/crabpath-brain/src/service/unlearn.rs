@@ -48,8 +48,9 @@ pub enum Relearned {
 
 impl Brain {
     /// Rebuilds the weights from the init graph of the brain's nodes and the journal's
-    /// remaining `learn` entries (see the module docs). Errors: SQLite or I/O; a learn
-    /// entry the graph refuses (its error).
+    /// remaining `learn` entries (see the module docs). A learn entry the graph refuses
+    /// (an id no longer there) leaves the weights as they were ([`Relearned::Kept`],
+    /// naming it). Errors: SQLite or I/O.
     ///
     /// `gone`: the ids just forgotten. A folder chunk among them (`<file>::<chunk>`)
     /// keeps its place in its file's chain, so the init edges are those of the whole
@@ -144,8 +145,17 @@ impl Brain {
                     g.add_edge(b, a, Edge::new(wgt))?;
                 }
             }
-            for (fired, outcome) in &events {
-                super::command::learn::learn_ids_tuned(g, fired, *outcome, profile, &tuning)?;
+            for (i, (fired, outcome)) in events.iter().enumerate() {
+                if let Err(e) =
+                    super::command::learn::learn_ids_tuned(g, fired, *outcome, profile, &tuning)
+                {
+                    w.discard();
+                    return Ok(Relearned::Kept(format!(
+                        "learn event {} of {} cannot be replayed: {e}",
+                        i + 1,
+                        events.len()
+                    )));
+                }
             }
             Ok(Relearned::Replayed(events.len()))
         })
