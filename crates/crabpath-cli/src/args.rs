@@ -251,10 +251,21 @@ pub enum Command {
     /// [0.1, 1.0]) and save them in the brain; a snapshot is taken first, so `rollback`
     /// undoes it. `maintain` runs the same step after its health task.
     Autotune(AutotuneArgs),
-    /// Forget a file, a node or a chat: its content and every trace of it (see
-    /// `crabpath forget --help`).
-    #[command(long_about = crate::cmd::forget::ABOUT)]
-    Forget(crate::cmd::forget::ForgetArgs),
+    /// Forget a file, a node or a chat: its content and every trace of it.
+    ///
+    /// Removes its nodes, their vectors, lexical postings and edges, the conversation
+    /// turns and journal entries that fired them (and the question nodes those queries
+    /// grew), and the ledger rows naming them, in one transaction (an unknown file, node
+    /// or chat changes nothing). Then no copy stays readable: freed pages are zeroed
+    /// (secure_delete), the database is rebuilt (VACUUM), the write-ahead log truncated
+    /// and search.idx rebuilt. Snapshots are rewritten without the content, not deleted,
+    /// so rollback keeps working and never brings it back. Then the weights are
+    /// unlearned: every edge is rebuilt from the graph init made of the remaining files
+    /// and the remaining learn events (learn, feedback credit) are replayed in order, so
+    /// the brain equals one that never had the content. This needs a history replay can
+    /// repeat (a journal of queries and learns only, and only folder chunks as nodes);
+    /// otherwise the weights are kept and the report says why.
+    Forget(ForgetArgs),
 }
 
 /// `autotune`.
@@ -840,4 +851,31 @@ pub struct FetchModelArgs {
     /// all: files are unpacked beside it and renamed into place once every SHA-256 matches.
     #[arg(long, value_name = "D")]
     pub dir: Option<std::path::PathBuf>,
+}
+
+/// `forget`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["file", "node", "chat"])))]
+pub struct ForgetArgs {
+    /// The brain: its directory (made by `init`), or its brain.db. A state file is
+    /// refused (import it first).
+    #[arg(long)]
+    pub state: String,
+    /// Forget every node of this file: its path as the brain records it (relative to
+    /// the brain's folder), or a path to it inside that folder.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+    /// Forget this node (by id).
+    #[arg(long, value_name = "ID")]
+    pub node: Option<String>,
+    /// Forget this conversation: every turn logged under the chat id and the nodes it
+    /// created (its corrections, teachings and directives, and the question nodes of
+    /// its queries).
+    #[arg(long, value_name = "ID")]
+    pub chat: Option<String>,
+    /// Print JSON: kind, target, nodes, edges, vectors, turns, journal, ledger, ids,
+    /// snapshots (the files rewritten), wal_truncated, replayed (learn events replayed,
+    /// or null), weights_kept (why the weights were kept, or null).
+    #[arg(long)]
+    pub json: bool,
 }

@@ -284,7 +284,7 @@ pub fn scrub(
         _ => None,
     };
     // the turns and entries that found the content, and the questions they asked: an
-    // auto question node ([`super::AUTO_PREFIX`]) holding one of them goes too
+    // auto question node ([`super::neurogenesis::AUTO_PREFIX`]) holding one of them goes too
     let (turns, mut queries) = matching_turns(tx, &ids, chat).map_err(&err)?;
     let (_, asked) = matching_journal(tx, &ids, chat).map_err(&err)?;
     queries.extend(asked);
@@ -383,7 +383,7 @@ fn auto_nodes(conn: &Connection, queries: &[String]) -> rusqlite::Result<Vec<(i6
         "SELECT sym, id FROM nodes WHERE content = ?1 AND substr(id, 1, length(?2)) = ?2 ORDER BY sym",
     )?;
     for q in queries {
-        let rows = stmt.query_map(params![q, super::AUTO_PREFIX], |r| {
+        let rows = stmt.query_map(params![q, super::neurogenesis::AUTO_PREFIX], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?;
         for row in rows {
