@@ -131,8 +131,10 @@ impl Brain {
                 )));
             }
             let g = &mut *w.graph;
+            // removed last first: each removal then takes the end of its bucket and of
+            // the bucket list, not a shift of everything after it
             let edges: Vec<_> = g.edges().map(|(s, t, _)| (s, t)).collect();
-            for (s, t) in edges {
+            for &(s, t) in edges.iter().rev() {
                 g.remove_edge(s, t);
             }
             for (file, chain) in &files {
