@@ -203,8 +203,8 @@ pub enum Command {
     /// Serve the brain over stdin/stdout: one JSON request per line, one response per
     /// line (methods query, learn, maintain, health, info, save, reload, shutdown, and
     /// upstream v12's inject, correction, last_fired, learn_by_chat_id,
-    /// capture_feedback, and remember, which adds a conversation turn; protocol names
-    /// them).
+    /// capture_feedback, remember, which adds a conversation turn, and forget; protocol
+    /// names them).
     Daemon(DaemonArgs),
     /// Add a node (a teaching, directive or correction) connected to the most similar
     /// existing nodes.
@@ -234,7 +234,7 @@ pub enum Command {
     Import(ImportArgs),
     /// Serve the brain to agents over the Model Context Protocol (stdio, or streamable
     /// HTTP with --http): tools query, feedback, correct, teach, health, sync,
-    /// remember; nodes as resources.
+    /// remember, forget; nodes as resources.
     Mcp(McpArgs),
     /// Change a brain's embedder and keep what it learned: every node is embedded again
     /// with the new embedder, in place (the brain answers with its old embedder until
@@ -255,6 +255,21 @@ pub enum Command {
     /// --http ADDR`): add one (its secret is printed once; only its SHA-256 is kept in
     /// DIR/tokens.db), list them, revoke one.
     Token(TokenArgs),
+    /// Forget a file, a node or a chat: its content and every trace of it.
+    ///
+    /// Removes its nodes, their vectors, lexical postings and edges, the conversation
+    /// turns and journal entries that fired them (and the question nodes those queries
+    /// grew), and the ledger rows naming them, in one transaction (an unknown file, node
+    /// or chat changes nothing). Then no copy stays readable: freed pages are zeroed
+    /// (secure_delete), the database is rebuilt (VACUUM), the write-ahead log truncated
+    /// and search.idx rebuilt. Snapshots are rewritten without the content, not deleted,
+    /// so rollback keeps working and never brings it back. Then the weights are
+    /// unlearned: every edge is rebuilt from the graph init made of the remaining files
+    /// and the remaining learn events (learn, feedback credit) are replayed in order, so
+    /// the brain equals one that never had the content. This needs a history replay can
+    /// repeat (a journal of queries and learns only, and only folder chunks as nodes);
+    /// otherwise the weights are kept and the report says why.
+    Forget(ForgetArgs),
 }
 
 /// `token`.
@@ -893,4 +908,31 @@ pub struct FetchModelArgs {
     /// all: files are unpacked beside it and renamed into place once every SHA-256 matches.
     #[arg(long, value_name = "D")]
     pub dir: Option<std::path::PathBuf>,
+}
+
+/// `forget`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["file", "node", "chat"])))]
+pub struct ForgetArgs {
+    /// The brain: its directory (made by `init`), or its brain.db. A state file is
+    /// refused (import it first).
+    #[arg(long)]
+    pub state: String,
+    /// Forget every node of this file: its path as the brain records it (relative to
+    /// the brain's folder), or a path to it inside that folder.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+    /// Forget this node (by id).
+    #[arg(long, value_name = "ID")]
+    pub node: Option<String>,
+    /// Forget this conversation: every turn logged under the chat id and the nodes it
+    /// created (its corrections, teachings and directives, and the question nodes of
+    /// its queries).
+    #[arg(long, value_name = "ID")]
+    pub chat: Option<String>,
+    /// Print JSON: kind, target, nodes, edges, vectors, turns, journal, ledger, ids,
+    /// snapshots (the files rewritten), wal_truncated, replayed (learn events replayed,
+    /// or null), weights_kept (why the weights were kept, or null).
+    #[arg(long)]
+    pub json: bool,
 }

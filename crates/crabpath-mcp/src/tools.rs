@@ -9,7 +9,9 @@ use crabpath_brain::service::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crabpath_brain::service::health::DEFAULT_WINDOW;
 use crabpath_brain::service::route::RouteMode;
 use crabpath_brain::service::turns::Window;
-use crabpath_brain::service::{CorrectRequest, FeedbackReport, FeedbackRequest, TurnCredit};
+use crabpath_brain::service::{
+    CorrectRequest, FeedbackReport, FeedbackRequest, ForgetTarget, TurnCredit,
+};
 use crabpath_brain::{Brain, QueryRequest};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{json, Map, Value};
@@ -169,6 +171,27 @@ fn teach_schema() -> Value {
     })
 }
 
+fn forget_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "file": {"type": "string", "minLength": 1, "description": "A file of the memory's folder (its path relative to the folder): every chunk of it."},
+            "node": {"type": "string", "minLength": 1, "description": "One node, by id."},
+            "chat": {"type": "string", "minLength": 1, "description": "A conversation (chat_id): its logged turns and the nodes it created."}
+        },
+        "additionalProperties": false
+    })
+}
+
+fn forget_annotations() -> Option<ToolAnnotations> {
+    Some(
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(true)
+            .idempotent(true),
+    )
+}
+
 fn health_schema() -> Value {
     json!({
         "type": "object",
@@ -207,7 +230,7 @@ fn remember_schema() -> Value {
 /// Every tool, in the order a client lists them: the one definition of each that
 /// [`list`], [`call`], the argument check and the HTTP role check read (issue 30 item 1;
 /// STYLE.md, ripgrep's `FLAGS`). A new tool is one entry here and its handler; the
-/// `forget` tool (issue 30 item 3) goes at the end with `role: Role::Admin`.
+/// `forget` tool (issue 30 item 3) is the last, with role admin.
 pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "query",
@@ -320,7 +343,19 @@ pub const TOOLS: &[ToolDef] = &[
         annotations: no_annotations,
         run: remember,
     },
-    // forget (issue 30 item 3, role admin) is added here by the `forget` part
+    ToolDef {
+        name: "forget",
+        role: Role::Admin,
+        known: &["file", "node", "chat"],
+        own_check: false,
+        description: "Delete a file, a node or a conversation from the memory for good: its chunks, \
+         their links, the logged turns and journal entries that found them. Snapshots \
+         are rewritten without it. Give exactly one of file, node or chat. It cannot be \
+         undone.",
+        schema: forget_schema,
+        annotations: forget_annotations,
+        run: forget,
+    },
 ];
 
 /// The tools, in the order a client lists them (read from [`TOOLS`]).
@@ -581,6 +616,15 @@ fn teach(brain: &mut Brain, _ctx: &Context<'_>, a: &Args<'_>) -> Result<Value> {
         "injected": r.injected,
         "connected_to": r.connected_to,
     }))
+}
+
+/// Forgets a file, a node or a chat (issue 30 item 3): [`Brain::forget`], answered
+/// with the fields of `crabpath forget --json` and the daemon's `forget`.
+fn forget(brain: &mut Brain, _ctx: &Context<'_>, a: &Args<'_>) -> Result<Value> {
+    let field = |k: &str| a.opt_str(k).map(|s| s.map(str::to_string));
+    let target = ForgetTarget::from_fields(field("file")?, field("node")?, field("chat")?)
+        .map_err(|m| Error::Argument(format!("forget: {m}")))?;
+    Ok(brain.forget(&target)?.to_json())
 }
 
 fn remember(brain: &mut Brain, _ctx: &Context<'_>, a: &Args<'_>) -> Result<Value> {

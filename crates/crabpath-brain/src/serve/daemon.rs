@@ -26,6 +26,7 @@
 //! | `shutdown` | – | `{"shutdown": true}`, after saving unsaved changes |
 //!
 //! | `remember` | a turn: `text`, and optionally `id`, `session`, `time`, `speaker` ([`Brain::remember_turn`]) | `node_id`, `turn`, `edges`, `removed` |
+//! | `forget` | one of `file`, `node`, `chat` (string) ([`Brain::forget`], a database brain only) | [`crate::service::ForgetReport::to_json`] |
 //!
 //! `learn` and a non-dry-run `maintain` with a mutating task count as writes; on a
 //! state file, every `auto_save_interval`-th write saves it.
@@ -48,6 +49,7 @@
 
 // The v12 methods extend `Daemon` from a child module; the shared helpers and constants
 // live here, so that the child imports its parent and not the other way round.
+mod forget;
 mod remember;
 mod v12;
 
@@ -69,7 +71,7 @@ pub struct MethodDef {
 }
 
 /// Every method, in the order of the module docs of this module and [`v12`]
-/// (`remember` last).
+/// (`remember`, then `forget`, last).
 pub const METHODS: &[MethodDef] = &[
     method("query", Role::Read, |d, p| d.query(p)),
     method("learn", Role::Write, |d, p| d.learn(p, true)),
@@ -104,6 +106,7 @@ pub const METHODS: &[MethodDef] = &[
     }),
     method("protocol", Role::Read, |d, _| Ok(d.protocol())),
     method("remember", Role::Write, |d, p| d.remember(p)),
+    method("forget", Role::Admin, |d, p| d.forget(p)),
 ];
 
 /// A method that answers and goes on.

@@ -25,6 +25,7 @@ pub mod command;
 mod engine;
 mod feedback;
 mod feedback_report;
+mod forget;
 mod guardrail;
 pub mod health;
 pub mod judged;
@@ -38,6 +39,7 @@ mod remember;
 pub mod route;
 mod serving;
 pub mod turns;
+mod unlearn;
 
 pub use admin::{
     brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,
@@ -50,6 +52,7 @@ pub use engine::{
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
+pub use forget::{ForgetCounts, ForgetReport, ForgetTarget};
 pub use guardrail::{is_guardrail, CorrectionMode, GUARDRAIL_MIN_SIM, GUARDRAIL_TOP_K};
 pub use health::HealthReport;
 pub use neurogenesis::{
@@ -58,3 +61,4 @@ pub use neurogenesis::{
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;
+pub use unlearn::Relearned;

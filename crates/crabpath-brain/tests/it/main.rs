@@ -17,6 +17,7 @@ mod conversation_lead;
 mod embed_text;
 mod entity_link_change;
 mod feedback;
+mod forget;
 mod guardrail;
 mod guardrail_context;
 mod health;

@@ -8,6 +8,7 @@ pub mod daemon;
 pub mod doctor;
 pub mod exchange;
 pub mod fetch_model;
+pub mod forget;
 pub mod health;
 pub mod info;
 pub mod init;
@@ -58,5 +59,6 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::FetchModel(a) => fetch_model::run(a),
         Command::Autotune(a) => autotune::run(ctx, a),
         Command::Token(a) => token::run(a),
+        Command::Forget(a) => forget::run(ctx, a),
     }
 }

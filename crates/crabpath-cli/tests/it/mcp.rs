@@ -52,7 +52,7 @@ fn tools_answer_and_refuse_bad_arguments() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["query", "feedback", "correct", "teach", "health", "sync", "remember"]
+        ["query", "feedback", "correct", "teach", "health", "sync", "remember", "forget"]
     );
     for t in &tools {
         assert!(
@@ -127,7 +127,7 @@ fn tools_answer_and_refuse_bad_arguments() {
         ("health", json!({"x": 1}), "health: unknown argument `x` (expected: window)"),
         ("health", json!({"window": 0}), "health: `window` must be an integer from 1 to 1000000, got 0"),
         ("sync", json!({"workspace": "/no/such/folder"}), "sync: unknown argument `workspace` (it takes no arguments)"),
-        ("forget", json!({}), "unknown tool `forget` (tools: query, feedback, correct, teach, health, sync, remember)"),
+        ("erase", json!({}), "unknown tool `erase` (tools: query, feedback, correct, teach, health, sync, remember, forget)"),
     ];
     for (tool, a, want) in cases {
         assert_eq!(err(&s, tool, a.clone()), want, "{tool} {a}");

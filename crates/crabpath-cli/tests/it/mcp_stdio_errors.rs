@@ -246,10 +246,10 @@ fn every_bad_line_is_answered_and_the_server_keeps_serving() {
     // an unknown tool is still the handler's -32602, an unknown method its -32601
     s.refused(
         "an unknown tool",
-        br#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"forget"}}"#,
+        br#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"erase"}}"#,
         -32602,
         json!(10),
-        "unknown tool `forget`",
+        "unknown tool `erase`",
     );
     s.refused(
         "an unknown method",

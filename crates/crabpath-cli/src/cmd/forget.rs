@@ -1,0 +1,48 @@
+//! `crabpath forget` (issue 30, item 3): removes a file's, a node's or a chat's content
+//! from a brain database ([`crabpath_brain::Brain::forget`]) and prints what went.
+
+use crabpath_brain::service::{ForgetTarget, Relearned};
+
+use crate::args::ForgetArgs;
+use crate::context::Ctx;
+use crate::error::CliResult;
+use crate::out;
+
+pub fn run(ctx: &Ctx, a: &ForgetArgs) -> CliResult {
+    let target = match (&a.file, &a.node, &a.chat) {
+        (Some(f), _, _) => ForgetTarget::File(f.clone()),
+        (_, Some(n), _) => ForgetTarget::Node(n.clone()),
+        (_, _, Some(c)) => ForgetTarget::Chat(c.clone()),
+        _ => unreachable!("clap requires one of --file, --node, --chat"),
+    };
+    let path = ctx.state_path(&a.state, true);
+    let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
+    let r = brain.forget(&target)?;
+    if a.json {
+        out::println(&out::compact(&r.to_json()));
+    } else {
+        let c = r.removed;
+        out::println(&format!(
+            "Forgot {} `{}`: {} nodes, {} edges, {} vectors, {} turns, {} journal entries, {} ledger rows; {} snapshots rewritten; {}{}",
+            r.target.kind(),
+            r.target.value(),
+            c.nodes,
+            c.edges,
+            c.vectors,
+            c.turns,
+            c.journal,
+            c.ledger,
+            r.snapshots.len(),
+            match &r.relearned {
+                Relearned::Replayed(n) => format!("weights rebuilt from init and {n} learn events"),
+                Relearned::Kept(why) => format!("weights kept ({why})"),
+            },
+            if r.wal_truncated {
+                ""
+            } else {
+                " (the write-ahead log is held by another process: it is truncated at its next checkpoint)"
+            }
+        ));
+    }
+    Ok(0)
+}
