@@ -23,6 +23,7 @@ mod kept;
 mod maintain_neurogenesis;
 mod maintain_safety;
 mod mcp;
+mod mcp_http_guard;
 mod mcp_stdio_errors;
 mod neurogenesis;
 mod outputs;
