@@ -47,8 +47,12 @@ pub fn run(ctx: &Ctx, a: &McpArgs) -> CliResult {
         match addr {
             None => crabpath_mcp::serve_stdio(server).await,
             Some(addr) => {
-                let remote = a.allow_remote;
-                crabpath_mcp::serve_http(server, addr, remote, |bound| {
+                let options = crabpath_mcp::HttpOptions {
+                    remote: a.allow_remote,
+                    allow_origins: a.allow_origin.clone(),
+                    ..crabpath_mcp::HttpOptions::default()
+                };
+                crabpath_mcp::serve_http_with(server, addr, options, |bound| {
                     // one line a script (or a test) can wait for
                     eprintln!("crabpath mcp: serving http://{bound}/mcp");
                 })
