@@ -380,6 +380,13 @@ pub struct McpArgs {
     /// requests need tokens (one brain with --state has no authentication: refused).
     #[arg(long)]
     pub allow_remote: bool,
+    /// With --http: also accept requests whose Origin header is ORIGIN (e.g.
+    /// https://app.example.com:443; `:*` for any port). Browser pages on this
+    /// machine (http(s)://localhost, 127.0.0.1, [::1]) are always accepted; other
+    /// origins get 403 (the MCP specification's guard against DNS rebinding).
+    /// Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
     #[command(flatten)]
     pub route: RouteArgs,
 }

@@ -28,26 +28,23 @@ use bytes::Bytes;
 use crabpath_brain::serve::role::Role;
 use crabpath_brain::Brain;
 use http::{header, Request, Response, StatusCode};
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::StreamableHttpService;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
+use crate::http_guard::{Guard, HttpResponse};
 use crate::server::{Options, Server};
+use crate::sessions::SessionKey;
 use crate::tokens::{TokenInfo, Tokens};
 use crate::tools;
 
 /// Largest request body the token layer reads (the stdio line limit, 4 MiB).
 pub const MAX_BODY_BYTES: usize = crate::stdio::MAX_LINE_BYTES;
 
-/// rmcp's streamable HTTP service over one brain's [`Server`].
-pub type HttpService = StreamableHttpService<Server, LocalSessionManager>;
-
-/// The answer type of the HTTP layer (rmcp's).
-pub type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
+/// One brain's HTTP service: rmcp's streamable HTTP service over its [`Server`],
+/// behind the checks of [`Guard`] (sessions capped per token).
+pub type HttpService = Guard;
 
 /// Opens a brain directory for serving (resident, with its embedder): the CLI's.
 pub type Opener = Arc<dyn Fn(&Path) -> std::result::Result<Brain, String> + Send + Sync>;
@@ -159,10 +156,21 @@ impl Front {
                 ));
             }
         };
-        let (parts, body) = req.into_parts();
-        let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
-            Ok(c) => c.to_bytes(),
+        let (mut parts, body) = req.into_parts();
+        // the session cap counts per token (sessions.rs)
+        parts.extensions.insert(SessionKey(token.id.clone()));
+        // the token is good: its body within the guard's time cap too (http_guard.rs)
+        let read = Limited::new(body, MAX_BODY_BYTES).collect();
+        let bytes = match tokio::time::timeout(crate::http_limits::BODY_TIMEOUT, read).await {
+            Ok(Ok(c)) => c.to_bytes(),
             Err(_) => {
+                let m = "the request body did not arrive in time";
+                return Ok(answer(
+                    StatusCode::REQUEST_TIMEOUT,
+                    rpc_error(&Value::Null, -32600, m),
+                ));
+            }
+            Ok(Err(_)) => {
                 let m = format!("the request body is over {MAX_BODY_BYTES} bytes");
                 return Ok(answer(
                     StatusCode::PAYLOAD_TOO_LARGE,

@@ -30,19 +30,26 @@
 //! `-32700`, one that is not a JSON-RPC request `-32600`, a standard request whose
 //! params do not fit `-32602`, each with the reason, and a line over
 //! [`stdio::MAX_LINE_BYTES`] (4 MiB) `-32600`, skipped without being held. Requests
-//! are served one at a time on the brain (a mutex): every tool is a few milliseconds.
+//! are served one at a time on the brain (a mutex), each on the runtime's blocking pool,
+//! so a long one (`sync`) holds up other tools but not the protocol (`initialize`,
+//! `ping`, `tools/list`) nor other connections. Over HTTP, [`http_limits`] lists the
+//! caps and timeouts and [`http_guard`] the answers `rmcp` alone would get wrong.
 
 #![warn(missing_docs)]
 
 pub mod args;
 pub mod auth;
 pub mod error;
+pub mod http_guard;
+pub mod http_limits;
 pub mod server;
+pub mod sessions;
 pub mod stdio;
 pub mod tokens;
 pub mod tools;
 pub mod transport;
 
 pub use error::{Error, Result};
+pub use http_limits::HttpOptions;
 pub use server::{Options, Server};
-pub use transport::{serve_http, serve_stdio};
+pub use transport::{serve_http, serve_http_with, serve_stdio};

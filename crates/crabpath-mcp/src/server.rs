@@ -125,7 +125,13 @@ impl ServerHandler for Server {
             ));
         }
         let args = request.arguments.unwrap_or_default();
-        Ok(self.call_tool_now(&request.name, &args).into())
+        // on the blocking pool: a long tool must not stall the runtime that serves the
+        // protocol and every other connection (issue 30 item 4)
+        let me = self.clone();
+        let name = request.name.to_string();
+        tokio::task::spawn_blocking(move || me.call_tool_now(&name, &args).into())
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))
     }
 
     async fn list_resources(
@@ -165,7 +171,14 @@ impl ServerHandler for Server {
             ));
         };
         let id = percent_decode(id);
-        match self.read_node(&id) {
+        let me = self.clone();
+        let read = {
+            let id = id.clone();
+            tokio::task::spawn_blocking(move || me.read_node(&id))
+                .await
+                .map_err(|e| ErrorData::internal_error(format!("reading failed: {e}"), None))?
+        };
+        match read {
             Ok(Some((text, meta))) => Ok(ReadResourceResult::new(vec![
                 ResourceContents::text(text, request.uri.clone()),
                 ResourceContents::TextResourceContents {

@@ -348,7 +348,8 @@ pub const TOOLS: &[ToolDef] = &[
         role: Role::Admin,
         known: &["file", "node", "chat"],
         own_check: false,
-        description: "Delete a file, a node or a conversation from the memory for good: its chunks, \
+        description:
+            "Delete a file, a node or a conversation from the memory for good: its chunks, \
          their links, the logged turns and journal entries that found them. Snapshots \
          are rewritten without it. Give exactly one of file, node or chat. It cannot be \
          undone.",

@@ -1,17 +1,21 @@
 //! The transports: stdio (what MCP clients launch) and streamable HTTP on a TCP
-//! address, both on a current-thread tokio runtime.
+//! address, both on a current-thread tokio runtime (tools run on its blocking pool).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use hyper_util::rt::TokioIo;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 
 use crate::auth::{Front, Served};
 use crate::error::{Error, Result};
+use crate::http_guard::Guard;
+use crate::http_limits::HttpOptions;
 use crate::server::Server;
+use crate::sessions::CappedSessions;
 use crate::stdio::{LineTransport, MAX_LINE_BYTES};
 
 /// Serves on stdin/stdout until the client closes them: newline-delimited JSON-RPC
@@ -32,11 +36,29 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
 
 /// Serves streamable HTTP on `addr` (endpoint `/mcp`; every path is served the same)
 /// until the process ends. `ready` is told the bound address (port 0 picks one).
-/// Only loopback `Host` headers are accepted unless `remote`.
+/// Only loopback `Host` headers are accepted unless `remote`. The limits are
+/// [`HttpOptions::default`]'s; [`serve_http_with`] takes others.
 pub async fn serve_http(
     served: Served,
     addr: SocketAddr,
     remote: bool,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<()> {
+    let options = HttpOptions {
+        remote,
+        ..HttpOptions::default()
+    };
+    serve_http_with(served, addr, options, ready).await
+}
+
+/// [`serve_http`] with its limits spelled out (issue 30 item 4): headers within
+/// `header_timeout`, bodies within `body_timeout` and `max_body_bytes`, at most
+/// `max_connections` connections (one more is answered 503 and closed), sessions capped
+/// per key, foreign `Origin`s refused (403), and the checks of [`Guard`].
+pub async fn serve_http_with(
+    served: Served,
+    addr: SocketAddr,
+    options: HttpOptions,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
@@ -47,40 +69,64 @@ pub async fn serve_http(
         .map_err(|e| Error::Transport(format!("{addr}: {e}")))?;
     // plain JSON answers where the protocol version allows (no event stream to set up
     // for a request that has one answer)
-    let mut config = StreamableHttpServerConfig::default().with_json_response(true);
-    if remote {
+    let mut config = StreamableHttpServerConfig::default()
+        .with_json_response(true)
+        .with_allowed_origins(options.origins())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(options.max_body_bytes);
+    if options.remote {
         config = config.disable_allowed_hosts();
     }
-    // tokens and the brain a request reaches: auth.rs (issue 30)
+    // tokens and the brain a request reaches: auth.rs (issue 30 item 2); each brain's
+    // rmcp service behind its own guard and session cap (item 4)
+    let options = Arc::new(options);
+    let per_brain = options.clone();
     let make = move |server: Server| {
-        StreamableHttpService::new(
+        let sessions = Arc::new(CappedSessions::new(per_brain.sessions));
+        let service = StreamableHttpService::new(
             move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
+            sessions.clone(),
             config.clone(),
-        )
+        );
+        Guard::new(service, sessions, per_brain.clone())
     };
     let front = Arc::new(Front::new(served, Box::new(make))?);
+    let slots = Arc::new(tokio::sync::Semaphore::new(options.max_connections));
     ready(bound);
     loop {
         let (stream, _) = match listener.accept().await {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("crabpath mcp: accept failed: {e}");
+                // out of descriptors: let some connection end before accepting again
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
         };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            // full: say so without waiting on the client, and close
+            let _ = stream.try_write(TOO_MANY);
+            continue;
+        };
         // answers are small: send them at once (no Nagle delay)
         let _ = stream.set_nodelay(true);
-        let f = front.clone();
-        let svc = hyper::service::service_fn(move |req| f.clone().handle(req));
+        let front = front.clone();
+        let header_timeout = options.header_timeout;
         tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |req| front.clone().handle(req));
             let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(stream), svc);
             if let Err(e) = conn.await {
-                if !e.is_incomplete_message() {
+                if !e.is_incomplete_message() && !e.is_timeout() {
                     eprintln!("crabpath mcp: connection: {e}");
                 }
             }
+            drop(slot);
         });
     }
 }
+
+/// The answer to a connection over [`HttpOptions::max_connections`].
+const TOO_MANY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 57\r\n\r\nService Unavailable: too many connections, try again soon";

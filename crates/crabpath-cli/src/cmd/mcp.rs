@@ -72,8 +72,12 @@ pub fn run(ctx: &Ctx, a: &McpArgs) -> CliResult {
                 "--brains: needs --http".into(),
             )),
             (Some(addr), served) => {
-                let remote = a.allow_remote;
-                crabpath_mcp::serve_http(served, addr, remote, |bound| {
+                let options = crabpath_mcp::HttpOptions {
+                    remote: a.allow_remote,
+                    allow_origins: a.allow_origin.clone(),
+                    ..crabpath_mcp::HttpOptions::default()
+                };
+                crabpath_mcp::serve_http_with(served, addr, options, |bound| {
                     // one line a script (or a test) can wait for
                     eprintln!("crabpath mcp: serving http://{bound}/mcp");
                 })
