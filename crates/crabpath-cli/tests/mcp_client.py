@@ -51,7 +51,7 @@ async def session_checks(session):
     tools = await session.list_tools()
     names = sorted(t.name for t in tools.tools)
     seen["tools"] = names
-    want = sorted(["query", "feedback", "correct", "teach", "health", "sync", "remember"])
+    want = sorted(["query", "feedback", "correct", "teach", "health", "sync", "remember", "forget"])
     if names != want:
         fail(f"tools {names}, expected {want}")
     for t in tools.tools:
