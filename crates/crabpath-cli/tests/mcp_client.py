@@ -133,7 +133,7 @@ async def session_checks(session):
     seen["remembered"] = [r1["node_id"], r2["node_id"]]
 
     try:
-        await session.call_tool("forget", {})
+        await session.call_tool("erase", {})
         fail("an unknown tool was not refused")
     except MCPError as e:
         if "unknown tool" not in str(e):
