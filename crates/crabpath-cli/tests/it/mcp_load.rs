@@ -5,28 +5,12 @@
 //! `team`'s.
 
 use crate::common;
+use crate::reliability::Rng;
 use crate::team::{add_token, call, read_node, result, served, start, try_post, try_session};
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-
-/// A small seeded generator (SplitMix64): the op mix and the kill moments are the same
-/// every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// The p-th percentile (nearest rank) of sorted latencies, in ms.
 fn pct(sorted: &[Duration], p: usize) -> f64 {
