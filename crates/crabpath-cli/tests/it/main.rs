@@ -25,6 +25,7 @@ mod maintain_safety;
 mod mcp;
 mod mcp_forget;
 mod mcp_http_guard;
+mod mcp_load;
 mod mcp_stdio_errors;
 mod neurogenesis;
 mod outputs;

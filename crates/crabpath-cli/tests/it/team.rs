@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 /// A served directory `dir/served` with brains `alpha` and `beta` (the fixture
 /// workspace, `crabpath init`).
-fn served(dir: &Path) {
+pub(crate) fn served(dir: &Path) {
     common::copy_tree(&common::fixtures().join("workspace"), &dir.join("ws"));
     for b in ["alpha", "beta"] {
         let out = format!("served/{b}");
@@ -29,7 +29,7 @@ fn served(dir: &Path) {
 }
 
 /// `crabpath token add`: the secret (stdout) and the public id (stderr).
-fn add_token(dir: &Path, brain: &str, role: &str) -> (String, String) {
+pub(crate) fn add_token(dir: &Path, brain: &str, role: &str) -> (String, String) {
     let out = common::run(
         dir,
         "corrected",
@@ -52,9 +52,9 @@ fn add_token(dir: &Path, brain: &str, role: &str) -> (String, String) {
 }
 
 /// The running server, its address and everything it wrote on stderr so far.
-struct Running {
-    child: Child,
-    addr: String,
+pub(crate) struct Running {
+    pub(crate) child: Child,
+    pub(crate) addr: String,
     log: Arc<Mutex<String>>,
 }
 
@@ -65,7 +65,7 @@ impl Drop for Running {
     }
 }
 
-fn start(dir: &Path) -> Running {
+pub(crate) fn start(dir: &Path) -> Running {
     let mut child = common::spawn_piped(
         dir,
         "corrected",
@@ -95,10 +95,10 @@ fn start(dir: &Path) -> Running {
 }
 
 /// One HTTP answer: status, headers (lower-case names), body.
-struct Answer {
-    status: u16,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Answer {
@@ -109,7 +109,7 @@ impl Answer {
             .map(|(_, v)| v.as_str())
     }
     /// The JSON-RPC message: the body, or its event stream's data line.
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         let data = self
             .body
             .lines()
@@ -121,6 +121,17 @@ impl Answer {
 
 /// POSTs a JSON-RPC message to /mcp (one connection per request).
 fn post(addr: &str, token: Option<&str>, session: Option<&str>, msg: &Value) -> Answer {
+    try_post(addr, token, session, msg).expect("an HTTP answer from the server")
+}
+
+/// [`post`], or `None` when the connection fails or the answer is cut short (the
+/// server killed mid-request, `mcp_load`).
+pub(crate) fn try_post(
+    addr: &str,
+    token: Option<&str>,
+    session: Option<&str>,
+    msg: &Value,
+) -> Option<Answer> {
     let body = msg.to_string();
     let mut req = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -134,21 +145,14 @@ fn post(addr: &str, token: Option<&str>, session: Option<&str>, msg: &Value) -> 
     }
     req.push_str("\r\n");
     req.push_str(&body);
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(req.as_bytes()).unwrap();
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.write_all(req.as_bytes()).ok()?;
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
+    s.read_to_end(&mut raw).ok()?;
     let raw = String::from_utf8_lossy(&raw).into_owned();
-    let (head, rest) = raw.split_once("\r\n\r\n").unwrap();
+    let (head, rest) = raw.split_once("\r\n\r\n")?;
     let mut hl = head.lines();
-    let status = hl
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let status = hl.next()?.split(' ').nth(1)?.parse().ok()?;
     let headers: Vec<(String, String)> = hl
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
@@ -157,56 +161,60 @@ fn post(addr: &str, token: Option<&str>, session: Option<&str>, msg: &Value) -> 
         .iter()
         .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
     let body = if chunked {
-        dechunk(rest)
+        dechunk(rest)?
     } else {
         rest.to_string()
     };
-    Answer {
+    Some(Answer {
         status,
         headers,
         body,
-    }
+    })
 }
 
-fn dechunk(mut s: &str) -> String {
+/// The body of a chunked answer; `None` when it is cut short.
+fn dechunk(mut s: &str) -> Option<String> {
     let mut out = String::new();
     while let Some((n, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(n.trim(), 16).unwrap_or(0);
+        let n = usize::from_str_radix(n.trim(), 16).ok()?;
         if n == 0 {
-            break;
+            return Some(out);
         }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
+        out.push_str(rest.get(..n)?);
+        s = rest.get(n + 2..)?;
     }
-    out
+    None
 }
 
 /// An MCP session of `token`: initialize, initialized; its session id.
-fn session(addr: &str, token: &str) -> String {
-    let a = post(
+pub(crate) fn session(addr: &str, token: &str) -> String {
+    try_session(addr, token).expect("an MCP session")
+}
+
+/// [`session`], or `None` when the server does not answer both steps.
+pub(crate) fn try_session(addr: &str, token: &str) -> Option<String> {
+    let a = try_post(
         addr,
         Some(token),
         None,
         &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "team-test", "version": "0"}}}),
-    );
-    assert_eq!(a.status, 200, "{}", a.body);
-    let sid = a
-        .header("mcp-session-id")
-        .expect("a session id")
-        .to_string();
-    let a = post(
+    )?;
+    if a.status != 200 {
+        return None;
+    }
+    let sid = a.header("mcp-session-id")?.to_string();
+    let a = try_post(
         addr,
         Some(token),
         Some(&sid),
         &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
-    assert!(a.status < 300, "{} {}", a.status, a.body);
-    sid
+    )?;
+    (a.status < 300).then_some(sid)
 }
 
-fn call(addr: &str, token: &str, sid: &str, tool: &str, args: Value) -> Answer {
+pub(crate) fn call(addr: &str, token: &str, sid: &str, tool: &str, args: Value) -> Answer {
     post(
         addr,
         Some(token),
@@ -216,7 +224,7 @@ fn call(addr: &str, token: &str, sid: &str, tool: &str, args: Value) -> Answer {
     )
 }
 
-fn read_node(addr: &str, token: &str, sid: &str, id: &str) -> Answer {
+pub(crate) fn read_node(addr: &str, token: &str, sid: &str, id: &str) -> Answer {
     post(
         addr,
         Some(token),
@@ -227,7 +235,7 @@ fn read_node(addr: &str, token: &str, sid: &str, id: &str) -> Answer {
 }
 
 /// The structured result of a successful tool call.
-fn result(a: &Answer) -> Value {
+pub(crate) fn result(a: &Answer) -> Value {
     assert_eq!(a.status, 200, "{}", a.body);
     let v = a.json();
     assert_eq!(v["result"]["isError"], json!(false), "{}", a.body);
