@@ -17,7 +17,8 @@
 //! session manager, so a session id of brain A sent with a token of brain B is unknown
 //! there, and nothing of A is reachable. A brain opens at its first request (lazily)
 //! and has its own mutex: writes to one never wait for another's lock. Bodies are read
-//! whole before the check, up to [`MAX_BODY_BYTES`] (413 above).
+//! whole before the check, within the server's body caps ([`HttpOptions::max_body_bytes`]
+//! and [`HttpOptions::body_timeout`]: 413 and 408 above them).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -34,13 +35,11 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 use crate::http_guard::{Guard, HttpResponse};
+use crate::http_limits::HttpOptions;
 use crate::server::{Options, Server};
 use crate::sessions::SessionKey;
 use crate::tokens::{TokenInfo, Tokens};
 use crate::tools;
-
-/// Largest request body the token layer reads (the stdio line limit, 4 MiB).
-pub const MAX_BODY_BYTES: usize = crate::stdio::MAX_LINE_BYTES;
 
 /// One brain's HTTP service: rmcp's streamable HTTP service over its [`Server`],
 /// behind the checks of [`Guard`] (sessions capped per token).
@@ -71,6 +70,8 @@ pub enum Served {
 pub struct Front {
     inner: Inner,
     make: MakeService,
+    /// The server's limits: a body is read within their caps.
+    limits: Arc<HttpOptions>,
 }
 
 enum Inner {
@@ -90,7 +91,7 @@ impl Front {
     /// # Failure
     /// A served directory without a token file or without any token (a directory is
     /// only ever served with tokens).
-    pub fn new(served: Served, make: MakeService) -> Result<Front> {
+    pub fn new(served: Served, make: MakeService, limits: Arc<HttpOptions>) -> Result<Front> {
         let inner = match served {
             Served::One(server) => Inner::One(make(server)),
             Served::Dir { dir, open, options } => {
@@ -111,7 +112,11 @@ impl Front {
                 }
             }
         };
-        Ok(Front { inner, make })
+        Ok(Front {
+            inner,
+            make,
+            limits,
+        })
     }
 
     /// Answers one HTTP request (never fails: every refusal is an HTTP answer).
@@ -160,8 +165,9 @@ impl Front {
         // the session cap counts per token (sessions.rs)
         parts.extensions.insert(SessionKey(token.id.clone()));
         // the token is good: its body within the guard's time cap too (http_guard.rs)
-        let read = Limited::new(body, MAX_BODY_BYTES).collect();
-        let bytes = match tokio::time::timeout(crate::http_limits::BODY_TIMEOUT, read).await {
+        let cap = self.limits.max_body_bytes;
+        let read = Limited::new(body, cap).collect();
+        let bytes = match tokio::time::timeout(self.limits.body_timeout, read).await {
             Ok(Ok(c)) => c.to_bytes(),
             Err(_) => {
                 let m = "the request body did not arrive in time";
@@ -171,7 +177,7 @@ impl Front {
                 ));
             }
             Ok(Err(_)) => {
-                let m = format!("the request body is over {MAX_BODY_BYTES} bytes");
+                let m = format!("the request body is over {cap} bytes");
                 return Ok(answer(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     rpc_error(&Value::Null, -32600, &m),

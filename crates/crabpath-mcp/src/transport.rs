@@ -90,7 +90,7 @@ pub async fn serve_http_with(
         );
         Guard::new(service, sessions, per_brain.clone())
     };
-    let front = Arc::new(Front::new(served, Box::new(make))?);
+    let front = Arc::new(Front::new(served, Box::new(make), options.clone())?);
     let slots = Arc::new(tokio::sync::Semaphore::new(options.max_connections));
     ready(bound);
     loop {
