@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use crabpath_brain::serve::role::Role;
 use crabpath_brain::Brain;
-use http::{header, Request, Response, StatusCode};
+use http::{header, Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use serde_json::{json, Value};
@@ -294,13 +294,7 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
 }
 
 fn answer(status: StatusCode, body: Value) -> HttpResponse {
-    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
-    r
+    crate::http_guard::json(status, Bytes::from(body.to_string()))
 }
 
 fn unauthorized(why: &str) -> HttpResponse {

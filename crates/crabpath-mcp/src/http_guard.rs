@@ -175,7 +175,8 @@ fn refuse_body(body: &[u8]) -> Option<HttpResponse> {
     Some(json(status, Bytes::from(refusal.to_line())))
 }
 
-fn json(status: StatusCode, body: Bytes) -> HttpResponse {
+/// A JSON answer with `status` (the token layer's refusals too, [`crate::auth`]).
+pub(crate) fn json(status: StatusCode, body: Bytes) -> HttpResponse {
     let mut r = Response::new(Full::new(body).boxed());
     *r.status_mut() = status;
     r.headers_mut().insert(
