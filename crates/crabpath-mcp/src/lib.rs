@@ -41,9 +41,11 @@
 
 pub mod args;
 pub mod auth;
+pub mod client;
 pub mod error;
 pub mod http_guard;
 pub mod http_limits;
+pub mod load;
 pub mod server;
 pub mod sessions;
 pub mod stdio;
