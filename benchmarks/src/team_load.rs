@@ -57,13 +57,21 @@ pub struct TeamLoadArgs {
     /// The crabpath binary. Default: `crabpath` beside this bench binary.
     #[arg(long, value_name = "FILE")]
     pub crabpath: Option<PathBuf>,
+    /// Also open this many idle connections after the mixed load and time a client's
+    /// queries while they are held (0: not run).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub idle: usize,
+    /// Also run the full-disk fault on the small filesystem mounted at DIR (e.g. `mount
+    /// -t tmpfs -o size=64m tmpfs DIR`; --workspace must fit in it about 3 times).
+    #[arg(long, value_name = "DIR")]
+    pub full_disk: Option<PathBuf>,
     /// Where the brains are built (default: a temporary directory, removed after).
     #[arg(long, value_name = "DIR")]
     pub work: Option<PathBuf>,
 }
 
 /// Runs `crabpath args` in `dir`; its stdout, or an error with its stderr.
-fn run(bin: &Path, dir: &Path, args: &[&str]) -> Result<String> {
+pub(crate) fn run(bin: &Path, dir: &Path, args: &[&str]) -> Result<String> {
     let out = Command::new(bin)
         .args(args)
         .current_dir(dir)
@@ -85,7 +93,7 @@ fn run(bin: &Path, dir: &Path, args: &[&str]) -> Result<String> {
 
 /// Starts `crabpath mcp --brains served --http 127.0.0.1:0` in `dir`: the child and
 /// its address (from its "serving http://ADDR/mcp" line); its stderr is drained after.
-fn start(bin: &Path, dir: &Path) -> Result<(Child, String)> {
+pub(crate) fn start(bin: &Path, dir: &Path) -> Result<(Child, String)> {
     let mut child = Command::new(bin)
         .args(["mcp", "--brains", "served", "--http", "127.0.0.1:0"])
         .current_dir(dir)
@@ -122,7 +130,7 @@ fn start(bin: &Path, dir: &Path) -> Result<(Child, String)> {
 }
 
 /// SIGKILL (`Child::kill` on unix) and wait.
-fn kill(mut child: Child) {
+pub(crate) fn kill(mut child: Child) {
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -178,6 +186,7 @@ pub fn cmd_team_load(a: &TeamLoadArgs) -> Result<String> {
         a.seed,
     );
     let (lost, leaked) = load::misplaced(&addr, &tokens, &m.written);
+    let idle = (a.idle > 0).then(|| crate::team_faults::idle(&addr, &tokens[0], a.idle));
     kill(child);
     report.push_str(&format!(
         "mixed load: {} clients on {} brains for {} s: {}; lost {}, leaked {}\n",
@@ -191,6 +200,8 @@ pub fn cmd_team_load(a: &TeamLoadArgs) -> Result<String> {
     for e in m.errors.iter().take(3) {
         report.push_str(&format!("  error: {e}\n"));
     }
+
+    report.push_str(&idle.unwrap_or_default());
 
     if a.kills > 0 {
         let mut failed = None;
@@ -232,6 +243,9 @@ pub fn cmd_team_load(a: &TeamLoadArgs) -> Result<String> {
             lost.len(),
             doctor.join(", ")
         ));
+    }
+    if let Some(d) = &a.full_disk {
+        report.push_str(&crate::team_faults::full_disk(&bin, &ws, d)?);
     }
     Ok(report)
 }

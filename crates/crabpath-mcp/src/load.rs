@@ -57,14 +57,9 @@ pub struct Mixed {
 }
 
 impl Mixed {
-    /// The `p`-th percentile (nearest rank) of the latencies, in ms (0 without calls).
+    /// The `p`-th percentile of the latencies ([`percentile`]).
     pub fn percentile(&self, p: usize) -> f64 {
-        let l = &self.latencies;
-        if l.is_empty() {
-            return 0.0;
-        }
-        let i = (l.len() * p).div_ceil(100).max(1) - 1;
-        l[i.min(l.len() - 1)].as_secs_f64() * 1e3
+        percentile(&self.latencies, p)
     }
 
     /// Calls per second.
@@ -86,6 +81,15 @@ impl Mixed {
             self.errors.len()
         )
     }
+}
+
+/// The `p`-th percentile (nearest rank) of sorted latencies, in ms (0 when empty).
+pub fn percentile(sorted: &[Duration], p: usize) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = (sorted.len() * p).div_ceil(100).max(1) - 1;
+    sorted[i.min(sorted.len() - 1)].as_secs_f64() * 1e3
 }
 
 /// The arguments of call `n` of client `c` for tool `MIX[op]`, with its unique marker.
