@@ -70,6 +70,7 @@ pub mod standard;
 pub mod stat_args;
 pub mod team_faults;
 pub mod team_load;
+pub mod team_proc;
 pub mod trec;
 
 pub use error::{Error, Result};

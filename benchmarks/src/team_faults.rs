@@ -19,7 +19,7 @@ use crabpath_mcp::{client, load};
 use serde_json::json;
 
 use crate::error::{Error, Result};
-use crate::team_load::{kill, run, start};
+use crate::team_proc::{kill, run, start};
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |e| Error::Io {
