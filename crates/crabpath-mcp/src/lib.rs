@@ -48,6 +48,7 @@ pub mod http_limits;
 pub mod load;
 pub mod server;
 pub mod sessions;
+pub mod silent;
 pub mod stdio;
 pub mod tokens;
 pub mod tools;
