@@ -68,6 +68,9 @@ pub mod significance;
 pub mod splits;
 pub mod standard;
 pub mod stat_args;
+pub mod team_faults;
+pub mod team_load;
+pub mod team_proc;
 pub mod trec;
 
 pub use error::{Error, Result};

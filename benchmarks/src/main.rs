@@ -147,6 +147,12 @@ enum Command {
     /// ingest turns/s, query p50/p95, peak RSS, version; CrabPath against each peer on
     /// recall@10). Install the peers first: benchmarks/peers/install.sh.
     Peers(Box<bench::peers::PeersArgs>),
+    /// The team server under load and faults (issue 30 item 4): brains built from
+    /// --workspace served by one `crabpath mcp --brains --http` on loopback; concurrent
+    /// HTTP MCP clients with a mixed query/feedback/teach/remember load (throughput,
+    /// p50/p99, errors, acknowledged writes lost); then kill -9 of the server at seeded
+    /// moments under a teaching load, restarted each time (writes lost, `doctor`).
+    TeamLoad(bench::team_load::TeamLoadArgs),
 }
 
 #[derive(Debug, Args)]
@@ -357,6 +363,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Neurogenesis(a) => {
             print!("{}", bench::neurogenesis::cmd_neurogenesis(&data_dir, &a)?);
+            Ok(())
+        }
+        Command::TeamLoad(a) => {
+            print!("{}", bench::team_load::cmd_team_load(&a)?);
             Ok(())
         }
     }

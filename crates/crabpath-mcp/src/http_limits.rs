@@ -17,11 +17,13 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// body is answered 408 and dropped.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// At most 512 connections are served at once; one more is answered 503 and closed at
-/// once (it holds no file descriptor past that). 512 is far above what a team's MCP
-/// clients keep open (one or two each) and far below the 1,024 descriptors a default
-/// `ulimit -n` allows, which the brain's database files also need. Idle connections
-/// free their place within [`HEADER_TIMEOUT`].
+/// At most 512 connections are served at once. When all are taken, the oldest one that
+/// has not sent a byte is closed to make room ([`crate::silent`]); when every one has
+/// spoken, one more is answered 503 and closed at once (it holds no file descriptor past
+/// that). 512 is far above what a team's MCP clients keep open (one or two each) and
+/// far below the 1,024 descriptors a default `ulimit -n` allows, which the brain's
+/// database files also need. Idle connections free their place within
+/// [`HEADER_TIMEOUT`].
 pub const MAX_CONNECTIONS: usize = 512;
 
 /// The origins a browser page may call the server from without `--allow-origin`:

@@ -31,19 +31,24 @@
 //! params do not fit `-32602`, each with the reason, and a line over
 //! [`stdio::MAX_LINE_BYTES`] (4 MiB) `-32600`, skipped without being held. Requests
 //! are served one at a time on the brain (a mutex), each on the runtime's blocking pool,
-//! so a long one (`sync`) holds up other tools but not the protocol (`initialize`,
-//! `ping`, `tools/list`) nor other connections. Over HTTP, [`http_limits`] lists the
+//! so a long one (`sync`) holds up other writing tools but not the protocol
+//! (`initialize`, `ping`, `tools/list`), other connections, nor the read-only `health`
+//! and node resource, which a database brain answers from a second, read-only
+//! connection ([`crabpath_brain::Brain::reader`]). Over HTTP, [`http_limits`] lists the
 //! caps and timeouts and [`http_guard`] the answers `rmcp` alone would get wrong.
 
 #![warn(missing_docs)]
 
 pub mod args;
 pub mod auth;
+pub mod client;
 pub mod error;
 pub mod http_guard;
 pub mod http_limits;
+pub mod load;
 pub mod server;
 pub mod sessions;
+pub mod silent;
 pub mod stdio;
 pub mod tokens;
 pub mod tools;

@@ -31,20 +31,39 @@ pub struct Options {
 }
 
 /// The server: cheap to clone (every HTTP session gets a clone), one brain behind a
-/// mutex.
+/// mutex, and beside it a read-only handle for the tools that only read.
 #[derive(Clone)]
 pub struct Server {
     brain: Arc<Mutex<Brain>>,
+    /// A second, read-only connection to a database brain ([`Brain::reader`]): the
+    /// read-only tools (`health`, annotated `readOnlyHint`) and the node resource use
+    /// it, so they never wait for the writer's mutex while a long write (`sync`) holds
+    /// it (issue 30 item 4, finding c). `None` for a state file: reads take the writer.
+    reader: Option<Arc<Mutex<Brain>>>,
     options: Arc<Options>,
 }
 
 impl Server {
     /// A server over `brain` (opened resident and for writing, with its embedder).
     pub fn new(brain: Brain, options: Options) -> Server {
+        // a database that cannot be opened a second time keeps its reads on the writer
+        let reader = brain.reader().ok().flatten();
         Server {
             brain: Arc::new(Mutex::new(brain)),
+            reader: reader.map(|r| Arc::new(Mutex::new(r))),
             options: Arc::new(options),
         }
+    }
+
+    /// The handle a call runs on: the reader for a read-only one (when there is a
+    /// reader), else the writer.
+    fn handle(&self, read_only: bool) -> std::sync::MutexGuard<'_, Brain> {
+        let m = match &self.reader {
+            Some(r) if read_only => r,
+            _ => &self.brain,
+        };
+        // a panic in an earlier request must not take the server down with it
+        m.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Runs a tool; its errors become tool errors (`isError`), never a crash.
@@ -57,14 +76,8 @@ impl Server {
             route_mode: self.options.route_mode,
             workspace: self.options.workspace.as_ref(),
         };
-        let outcome = match self.brain.lock() {
-            Ok(mut b) => tools::call(&mut b, &ctx, name, args),
-            Err(poisoned) => {
-                // a panic in an earlier request must not take the server down with it
-                let mut b = poisoned.into_inner();
-                tools::call(&mut b, &ctx, name, args)
-            }
-        };
+        let read_only = tools::find(name).is_some_and(tools::ToolDef::reads_only);
+        let outcome = tools::call(&mut self.handle(read_only), &ctx, name, args);
         match outcome {
             Ok(v) => {
                 let text = serde_json::to_string(&v).unwrap_or_default();
@@ -77,11 +90,7 @@ impl Server {
     }
 
     fn read_node(&self, id: &str) -> crate::error::Result<Option<(String, Value)>> {
-        let mut b = match self.brain.lock() {
-            Ok(b) => b,
-            Err(p) => p.into_inner(),
-        };
-        tools::read_node(&mut b, id)
+        tools::read_node(&mut self.handle(true), id)
     }
 }
 

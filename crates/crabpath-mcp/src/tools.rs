@@ -56,6 +56,13 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// Whether the tool only reads (its annotations' `readOnlyHint`: `health`; not
+    /// `query`, which journals): the server runs it on its read-only handle, beside
+    /// a write in progress (issue 30 item 4, finding c).
+    pub fn reads_only(&self) -> bool {
+        (self.annotations)().and_then(|a| a.read_only_hint) == Some(true)
+    }
+
     /// The tool as `tools/list` shows it.
     pub fn tool(&self) -> Tool {
         let t = Tool::new(self.name, self.description, schema((self.schema)()));
@@ -703,14 +710,12 @@ fn sync(brain: &mut Brain, ctx: &Context<'_>, _a: &Args<'_>) -> Result<Value> {
 /// The text of a node resource `crabpath://node/{id}`: its content, then its
 /// metadata as JSON.
 pub fn read_node(brain: &mut Brain, id: &str) -> Result<Option<(String, Value)>> {
-    Ok(brain.read(|g, _| {
-        g.get_node(id).map(|n| {
-            let meta = serde_json::to_value(&n.metadata).unwrap_or(Value::Null);
-            (
-                n.content.clone(),
-                json!({"id": id, "summary": n.summary, "metadata": meta}),
-            )
-        })
+    Ok(brain.read_node(id, |n| {
+        let meta = serde_json::to_value(&n.metadata).unwrap_or(Value::Null);
+        (
+            n.content.clone(),
+            json!({"id": id, "summary": n.summary, "metadata": meta}),
+        )
     })?)
 }
 

@@ -16,6 +16,7 @@ use crate::http_guard::Guard;
 use crate::http_limits::HttpOptions;
 use crate::server::Server;
 use crate::sessions::CappedSessions;
+use crate::silent::Silent;
 use crate::stdio::{LineTransport, MAX_LINE_BYTES};
 
 /// Serves on stdin/stdout until the client closes them: newline-delimited JSON-RPC
@@ -53,7 +54,8 @@ pub async fn serve_http(
 
 /// [`serve_http`] with its limits spelled out (issue 30 item 4): headers within
 /// `header_timeout`, bodies within `body_timeout` and `max_body_bytes`, at most
-/// `max_connections` connections (one more is answered 503 and closed), sessions capped
+/// `max_connections` connections (when full, the oldest connection that has not sent a
+/// byte is closed to make room; with none, one more is answered 503), sessions capped
 /// per key, foreign `Origin`s refused (403), and the checks of [`Guard`].
 pub async fn serve_http_with(
     served: Served,
@@ -92,6 +94,7 @@ pub async fn serve_http_with(
     };
     let front = Arc::new(Front::new(served, Box::new(make), options.clone())?);
     let slots = Arc::new(tokio::sync::Semaphore::new(options.max_connections));
+    let silent = Arc::new(Silent::default());
     ready(bound);
     loop {
         let (stream, _) = match listener.accept().await {
@@ -103,8 +106,19 @@ pub async fn serve_http_with(
                 continue;
             }
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            // full: say so without waiting on the client, and close
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(s) => Some(s),
+            // full: the oldest connection that never spoke makes room (silent.rs)
+            Err(_) if silent.evict_oldest() => {
+                tokio::time::timeout(EVICT_WAIT, slots.clone().acquire_owned())
+                    .await
+                    .ok()
+                    .and_then(|s| s.ok())
+            }
+            Err(_) => None,
+        };
+        let Some(slot) = slot else {
+            // full of speaking connections: say so without waiting on the client, and close
             let _ = stream.try_write(TOO_MANY);
             continue;
         };
@@ -112,7 +126,20 @@ pub async fn serve_http_with(
         let _ = stream.set_nodelay(true);
         let front = front.clone();
         let header_timeout = options.header_timeout;
+        let (id, evicted) = silent.add();
+        let silent = silent.clone();
         tokio::spawn(async move {
+            // silent until its first byte (or its end); closed if evicted before that,
+            // or when the header timeout passes first
+            let mut first = [0u8; 1];
+            tokio::select! {
+                _ = stream.peek(&mut first) => silent.remove(id),
+                _ = evicted.notified() => return,
+                _ = tokio::time::sleep(header_timeout) => {
+                    silent.remove(id);
+                    return;
+                }
+            }
             let svc = hyper::service::service_fn(move |req| front.clone().handle(req));
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -127,6 +154,9 @@ pub async fn serve_http_with(
         });
     }
 }
+
+/// How long a new connection waits for the place of an evicted silent one.
+const EVICT_WAIT: Duration = Duration::from_millis(200);
 
 /// The answer to a connection over [`HttpOptions::max_connections`].
 const TOO_MANY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 57\r\n\r\nService Unavailable: too many connections, try again soon";

@@ -34,6 +34,7 @@ mod neurogenesis;
 mod neurogenesis_report;
 mod ops;
 mod query;
+mod reader;
 mod reembed;
 mod remember;
 pub mod route;

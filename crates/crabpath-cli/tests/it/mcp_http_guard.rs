@@ -190,8 +190,15 @@ fn a_slow_body_is_answered_408() {
 #[test]
 fn connections_over_the_cap_are_answered_503_and_the_rest_served() {
     let addr = start(small());
-    // the cap is 4: 4 idle connections fill it
-    let idle: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    // the cap is 4: 4 connections that began a request fill it (silent ones would make
+    // room: the next test)
+    let idle: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut c = TcpStream::connect(addr).unwrap();
+            c.write_all(b"POST /mcp HTTP/1.1\r\n").unwrap();
+            c
+        })
+        .collect();
     std::thread::sleep(Duration::from_millis(50));
     let (status, _, body) = send(addr, "GET", &[], b"");
     assert_eq!(status, 503, "{body}");
@@ -200,6 +207,38 @@ fn connections_over_the_cap_are_answered_503_and_the_rest_served() {
     std::thread::sleep(Duration::from_millis(100));
     let id = session(addr);
     assert_eq!(ping(addr, &id), 200);
+}
+
+/// Issue 30 item 4, "10,000 open idle connections": connections that never send a
+/// byte fill the cap, yet a client that speaks is served at once (well within the
+/// 300 ms header timeout that would otherwise free a place), and the oldest silent
+/// connection is the one closed. Before `silent.rs` this client got 503.
+#[test]
+fn silent_connections_at_the_cap_make_room_for_a_client() {
+    let addr = start(small());
+    let mut idle: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(50));
+    let t = std::time::Instant::now();
+    let (status, _, body) = send(addr, "GET", &[], b"");
+    assert_ne!(status, 503, "{body}");
+    assert!(
+        t.elapsed() < Duration::from_millis(250),
+        "{:?}",
+        t.elapsed()
+    );
+    // the oldest was closed (end of stream), the newest is still open
+    let mut b = [0u8; 1];
+    idle[0]
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    assert_eq!(idle[0].read(&mut b).unwrap_or(1), 0);
+    idle[3]
+        .set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    assert!(
+        idle[3].read(&mut b).is_err(),
+        "the newest silent connection is kept"
+    );
 }
 
 #[test]

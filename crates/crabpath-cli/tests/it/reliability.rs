@@ -212,11 +212,11 @@ fn kill9(child: &std::process::Child) {
     }
 }
 
-/// SplitMix64: the seeded moments of the kills (here and in `mcp_load`).
-pub(crate) struct Rng(pub(crate) u64);
+/// SplitMix64: the seeded moments of the kills.
+struct Rng(u64);
 
 impl Rng {
-    pub(crate) fn next(&mut self) -> u64 {
+    fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -226,10 +226,6 @@ impl Rng {
     /// Uniform in [0, d].
     fn within(&mut self, d: Duration) -> Duration {
         d.mul_f64((self.next() % 10_001) as f64 / 10_000.0)
-    }
-    /// Uniform in [0, n).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
     }
 }
 

@@ -5,12 +5,12 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Child;
 use std::sync::{Arc, Mutex};
 
+use crabpath_mcp::client;
 use serde_json::{json, Value};
 
 /// A served directory `dir/served` with brains `alpha` and `beta` (the fixture
@@ -94,144 +94,27 @@ pub(crate) fn start(dir: &Path) -> Running {
     }
 }
 
-/// One HTTP answer: status, headers (lower-case names), body.
-pub(crate) struct Answer {
-    pub(crate) status: u16,
-    headers: Vec<(String, String)>,
-    pub(crate) body: String,
-}
+pub(crate) use crabpath_mcp::client::Answer;
 
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-    /// The JSON-RPC message: the body, or its event stream's data line.
-    pub(crate) fn json(&self) -> Value {
-        let data = self
-            .body
-            .lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .find(|l| l.starts_with('{'));
-        serde_json::from_str(data.unwrap_or(&self.body)).unwrap_or(Value::Null)
-    }
-}
-
-/// POSTs a JSON-RPC message to /mcp (one connection per request).
+/// POSTs a JSON-RPC message to /mcp ([`crabpath_mcp::client::post`]), which must
+/// answer.
 fn post(addr: &str, token: Option<&str>, session: Option<&str>, msg: &Value) -> Answer {
-    try_post(addr, token, session, msg).expect("an HTTP answer from the server")
+    client::post(addr, token, session, msg).expect("an HTTP answer from the server")
 }
 
-/// [`post`], or `None` when the connection fails or the answer is cut short (the
-/// server killed mid-request, `mcp_load`).
-pub(crate) fn try_post(
-    addr: &str,
-    token: Option<&str>,
-    session: Option<&str>,
-    msg: &Value,
-) -> Option<Answer> {
-    let body = msg.to_string();
-    let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if let Some(t) = token {
-        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
-    }
-    if let Some(s) = session {
-        req.push_str(&format!("Mcp-Session-Id: {s}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(&body);
-    let mut s = TcpStream::connect(addr).ok()?;
-    s.write_all(req.as_bytes()).ok()?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).ok()?;
-    let raw = String::from_utf8_lossy(&raw).into_owned();
-    let (head, rest) = raw.split_once("\r\n\r\n")?;
-    let mut hl = head.lines();
-    let status = hl.next()?.split(' ').nth(1)?.parse().ok()?;
-    let headers: Vec<(String, String)> = hl
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(rest)?
-    } else {
-        rest.to_string()
-    };
-    Some(Answer {
-        status,
-        headers,
-        body,
-    })
-}
-
-/// The body of a chunked answer; `None` when it is cut short.
-fn dechunk(mut s: &str) -> Option<String> {
-    let mut out = String::new();
-    while let Some((n, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(n.trim(), 16).ok()?;
-        if n == 0 {
-            return Some(out);
-        }
-        out.push_str(rest.get(..n)?);
-        s = rest.get(n + 2..)?;
-    }
-    None
-}
-
-/// An MCP session of `token`: initialize, initialized; its session id.
+/// An MCP session of `token` ([`crabpath_mcp::client::session`]), which must open.
 pub(crate) fn session(addr: &str, token: &str) -> String {
-    try_session(addr, token).expect("an MCP session")
+    client::session(addr, token).expect("an MCP session")
 }
 
-/// [`session`], or `None` when the server does not answer both steps.
-pub(crate) fn try_session(addr: &str, token: &str) -> Option<String> {
-    let a = try_post(
-        addr,
-        Some(token),
-        None,
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "team-test", "version": "0"}}}),
-    )?;
-    if a.status != 200 {
-        return None;
-    }
-    let sid = a.header("mcp-session-id")?.to_string();
-    let a = try_post(
-        addr,
-        Some(token),
-        Some(&sid),
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )?;
-    (a.status < 300).then_some(sid)
-}
-
+/// A tool call, which must be answered.
 pub(crate) fn call(addr: &str, token: &str, sid: &str, tool: &str, args: Value) -> Answer {
-    post(
-        addr,
-        Some(token),
-        Some(sid),
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": tool, "arguments": args}}),
-    )
+    client::call(addr, token, sid, tool, args).expect("an HTTP answer from the server")
 }
 
+/// A node resource read, which must be answered.
 pub(crate) fn read_node(addr: &str, token: &str, sid: &str, id: &str) -> Answer {
-    post(
-        addr,
-        Some(token),
-        Some(sid),
-        &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
-                "params": {"uri": format!("crabpath://node/{id}")}}),
-    )
+    client::read_node(addr, token, sid, id).expect("an HTTP answer from the server")
 }
 
 /// The structured result of a successful tool call.
