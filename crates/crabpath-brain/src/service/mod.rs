@@ -36,6 +36,7 @@ mod ops;
 mod query;
 mod reembed;
 mod remember;
+pub mod rerank;
 pub mod route;
 mod serving;
 pub mod turns;

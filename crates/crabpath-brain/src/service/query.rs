@@ -93,6 +93,9 @@ pub struct QueryRequest<'q> {
     /// the brain's setting (on unless `meta.neurogenesis` is `off`); `Some(false)`
     /// answers exactly as a brain without neurogenesis does and grows nothing.
     pub neurogenesis: Option<bool>,
+    /// Whether a conversation brain's answer is re-ordered by [`super::rerank`] (default
+    /// `true`; `false` gives the order before it, to measure it). Other brains ignore it.
+    pub rerank: bool,
 }
 
 /// Which search seeds the traversal (issue 28, item 3).
@@ -174,6 +177,7 @@ impl<'q> QueryRequest<'q> {
             seeding: None,
             traverse: true,
             neurogenesis: None,
+            rerank: true,
         }
     }
 }
@@ -201,6 +205,10 @@ pub struct Answer<'b> {
     /// guardrails and never in [`Answer::ranking`] (corrected profile; the `paper`
     /// profile ranks them as content). Issue 31 item 4, seed 003 §1.3.
     pub guardrails: Vec<String>,
+    /// A re-ordered answer's candidates in the order before [`super::rerank`], each with
+    /// its features (what the ranker's weights are fitted on); empty when the answer was
+    /// not re-ordered.
+    pub reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
 }
 
 impl Answer<'_> {
@@ -344,6 +352,7 @@ impl Brain {
             traverse_ms: parts.traverse_ms,
             ranking: parts.ranking,
             guardrails: parts.guardrails,
+            reordered: parts.reordered,
         })
     }
 
@@ -413,249 +422,275 @@ impl Brain {
         } = self;
         let route = req.route.as_ref();
         let text = req.text;
-        let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
-            Backend::Json(j) => {
-                if j.state.is_none() {
-                    j.state = Some(super::engine::read_json(j)?);
-                }
-                let st = j.state.as_ref().expect("read above");
-                let graph = &st.graph;
-                let mut found: Vec<(String, f64)> = match &vector {
-                    Some(v) => {
-                        if profile.fixes_bugs() {
-                            if let Some(d) = st.index.dim() {
-                                if d != v.len() {
-                                    return Err(Error::Invalid(format!(
-                                        "the query vector has {} dimensions, the index {d}",
-                                        v.len()
-                                    )));
+        // a conversation brain's answer is re-ordered (super::rerank): the coverage of
+        // the question's terms, per node read
+        let rerank = conversation && req.rerank;
+        let (graph, hits, seeds, result, list, at, cover): (&Graph, _, _, _, Vec<_>, _, _) =
+            match backend {
+                Backend::Json(j) => {
+                    if j.state.is_none() {
+                        j.state = Some(super::engine::read_json(j)?);
+                    }
+                    let st = j.state.as_ref().expect("read above");
+                    let graph = &st.graph;
+                    let mut found: Vec<(String, f64)> = match &vector {
+                        Some(v) => {
+                            if profile.fixes_bugs() {
+                                if let Some(d) = st.index.dim() {
+                                    if d != v.len() {
+                                        return Err(Error::Invalid(format!(
+                                            "the query vector has {} dimensions, the index {d}",
+                                            v.len()
+                                        )));
+                                    }
                                 }
                             }
-                        }
-                        match &j.postings {
-                            Some(p) => {
-                                let mut scratch = crabpath::postings::Scratch::default();
-                                p.search(&st.index, v, depth, &mut scratch)
+                            match &j.postings {
+                                Some(p) => {
+                                    let mut scratch = crabpath::postings::Scratch::default();
+                                    p.search(&st.index, v, depth, &mut scratch)
+                                }
+                                None => st.index.search(v, depth),
                             }
-                            None => st.index.search(v, depth),
                         }
-                    }
-                    None => keyword_ranking(graph, req.text, depth)
-                        .into_iter()
-                        .map(|(n, s)| (graph.name(n).to_string(), s))
-                        .collect(),
-                };
-                let list: Vec<String> = found
-                    .iter()
-                    .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                let n = match profile.fixes_bugs() {
-                    true => seed_prefix(found.len(), req.top, |i| {
-                        graph
-                            .lookup(&found[i].0)
-                            .is_some_and(|n| is_guardrail(graph, n))
-                    }),
-                    false => req.top,
-                };
-                found.truncate(n);
-                let hits = found;
-                let seeds: Vec<(NodeId, f64)> = hits
-                    .iter()
-                    .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
-                    .collect();
-                let result = if req.traverse {
-                    let vectors = crate::service::route::IndexVectors::new(graph, &st.index);
-                    let routing = Routing {
-                        config: route,
-                        vectors: Some(&vectors),
-                        query: vector.as_deref(),
-                        text,
+                        None => keyword_ranking(graph, req.text, depth)
+                            .into_iter()
+                            .map(|(n, s)| (graph.name(n).to_string(), s))
+                            .collect(),
                     };
-                    crate::service::route::traverse(traverser, graph, &seeds, &config, routing)?
-                } else {
-                    seeds_alone(graph, &seeds)
-                };
-                let entry = query_entry(req, &result, graph, graph.node_count());
-                crate::reference::journal::append_entries(&j.journal, &[entry])?;
-                (graph, hits, seeds, result, list, GraphAt::Json)
-            }
-            Backend::Store(s) => {
-                let v = vector.as_deref().unwrap_or(&[]);
-                let dim = s.store.dim();
-                if dim > 0 && vector.is_some() && v.len() != dim {
-                    return Err(Error::Invalid(format!(
-                        "{}: the query vector has {} dimensions, the brain's vectors {dim}",
-                        s.store.path().display(),
-                        v.len()
-                    )));
-                }
-                let path = s.store.path().to_path_buf();
-                let err = sql_error(&path);
-                // a version-2 brain opened for reading has no lexical index
-                let seeding = if s.store.has_lexical() {
-                    seeding
-                } else {
-                    Seeding::Dense
-                };
-                if let Some(r) = &s.resident {
-                    let graph = &r.loaded.graph;
-                    let ranked = seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
-                        .map_err(&err)?;
-                    let (ranked, autos) =
-                        super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
-                            .map_err(&err)?;
+                    let list: Vec<String> = found
+                        .iter()
+                        .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
+                        .map(|(id, _)| id.clone())
+                        .collect();
                     let n = match profile.fixes_bugs() {
-                        true => seed_prefix(ranked.len(), req.top, |i| {
-                            r.loaded
-                                .by_sym
-                                .get(&ranked[i].0)
-                                .is_some_and(|&n| is_guardrail(graph, n))
+                        true => seed_prefix(found.len(), req.top, |i| {
+                            graph
+                                .lookup(&found[i].0)
+                                .is_some_and(|n| is_guardrail(graph, n))
                         }),
                         false => req.top,
                     };
-                    let found = with_autos(&ranked, n, &autos);
-                    let found = &found[..];
-                    let mut hits = Vec::with_capacity(found.len());
-                    let mut seeds = Vec::with_capacity(found.len());
-                    for &(sym, score) in found {
-                        if let Some(&n) = r.loaded.by_sym.get(&sym) {
-                            hits.push((graph.name(n).to_string(), score));
-                            if graph.has_node(n) {
-                                seeds.push((n, score));
-                            }
-                        }
-                    }
-                    let list: Vec<String> = ranked
+                    found.truncate(n);
+                    let hits = found;
+                    let seeds: Vec<(NodeId, f64)> = hits
                         .iter()
-                        .filter_map(|(sym, _)| r.loaded.by_sym.get(sym))
-                        .filter(|&&n| graph.has_node(n))
-                        .map(|&n| graph.name(n).to_string())
+                        .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
                         .collect();
-                    let result = if !req.traverse {
-                        seeds_alone(graph, &seeds)
-                    } else if route.is_some() {
-                        let stamp =
-                            crate::service::route::vector_stamp(s.store.conn()).map_err(&err)?;
-                        serving.vectors.validate(stamp);
-                        let sym_of = |n: NodeId| r.loaded.sym(n);
-                        let vectors = crate::service::route::StoreVectors::new(
-                            s.store.conn(),
-                            s.store.layout(),
-                            dim,
-                            &sym_of,
-                            &serving.vectors,
-                        );
+                    let result = if req.traverse {
+                        let vectors = crate::service::route::IndexVectors::new(graph, &st.index);
                         let routing = Routing {
                             config: route,
                             vectors: Some(&vectors),
-                            query: Some(v),
+                            query: vector.as_deref(),
                             text,
                         };
                         crate::service::route::traverse(traverser, graph, &seeds, &config, routing)?
                     } else {
-                        traverser.traverse(graph, &seeds, &config)?
+                        seeds_alone(graph, &seeds)
                     };
-                    let mut result = result;
-                    strip_autos(&mut result, graph);
                     let entry = query_entry(req, &result, graph, graph.node_count());
-                    store_journal(&s.store, &entry)?;
-                    (graph, hits, seeds, result, list, GraphAt::Resident)
-                } else {
-                    let (layout, nonce) = (s.store.layout(), s.store.nonce());
-                    let dir = s.dir.clone();
-                    let tx = s.store.read()?;
-                    let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
-                    let ranked =
-                        seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
-                    let (ranked, autos) =
-                        super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
-                    let n = match profile.fixes_bugs() {
-                        true => {
-                            let mut stmt = tx
-                                .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
-                                .map_err(&err)?;
-                            seed_prefix(ranked.len(), req.top, |i| {
-                                stmt.query_row([ranked[i].0], |r| r.get::<_, Option<String>>(0))
-                                    .ok()
-                                    .flatten()
-                                    .is_some_and(|m| metadata_is_guardrail(&m))
-                            })
-                        }
-                        false => req.top,
-                    };
-                    let found = with_autos(&ranked, n, &autos);
-                    let found = &found[..];
-                    // with a limit, the ranked nodes are read too (with their edges,
-                    // which only adds true edges to the part: the traversal follows
-                    // edges of fired nodes only), so that the answer has their texts
-                    let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
-                    if let Some(k) = req.limit {
-                        sources.extend(ranked.iter().take(k).map(|f| f.0));
-                        sources.sort_unstable();
-                        sources.dedup();
-                    }
-                    let cache = crate::service::route::VectorCache::default();
-                    let (loaded, result) = loop {
-                        let loaded = load_part(&tx, &sources).map_err(&err)?;
-                        let seeds = seeds_in(&loaded, found);
-                        if !req.traverse {
-                            let result = seeds_alone(&loaded.graph, &seeds);
-                            break (loaded, result);
-                        }
-                        let sym_of = |n: NodeId| loaded.sym(n);
-                        let vectors = crate::service::route::StoreVectors::new(
-                            &tx, layout, dim, &sym_of, &cache,
-                        );
-                        let routing = Routing {
-                            config: route,
-                            vectors: Some(&vectors),
-                            query: Some(v),
-                            text,
-                        };
-                        let result = crate::service::route::traverse(
-                            traverser,
-                            &loaded.graph,
-                            &seeds,
-                            &config,
-                            routing,
-                        )?;
-                        let missing: Vec<i64> = result
-                            .fired
-                            .iter()
-                            .chain(Steer::targets(&loaded.graph, &seeds).iter())
-                            .filter(|n| !loaded.bucket_loaded[n.index()])
-                            .filter_map(|&n| loaded.sym(n))
-                            .collect();
-                        if missing.is_empty() {
-                            break (loaded, result);
-                        }
-                        sources.extend(missing);
-                        sources.sort_unstable();
-                        sources.dedup();
-                    };
-                    let mut result = result;
-                    strip_autos(&mut result, &loaded.graph);
-                    let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
-                    let nodes: i64 = tx
-                        .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
-                        .map_err(&err)?;
-                    tx.commit().map_err(&err)?;
-                    let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
-                    store_journal(&s.store, &entry)?;
-                    *scratch = loaded;
-                    let graph = &scratch.graph;
-                    let mut hits = Vec::with_capacity(found.len());
-                    for (sym, score) in found {
-                        if let Some(&n) = scratch.by_sym.get(sym) {
-                            hits.push((graph.name(n).to_string(), *score));
-                        }
-                    }
-                    let seeds = seeds_in(scratch, found);
-                    (graph, hits, seeds, result, list, GraphAt::Scratch)
+                    crate::reference::journal::append_entries(&j.journal, &[entry])?;
+                    (
+                        graph,
+                        hits,
+                        seeds,
+                        result,
+                        list,
+                        GraphAt::Json,
+                        Default::default(),
+                    )
                 }
-            }
-        };
+                Backend::Store(s) => {
+                    let v = vector.as_deref().unwrap_or(&[]);
+                    let dim = s.store.dim();
+                    if dim > 0 && vector.is_some() && v.len() != dim {
+                        return Err(Error::Invalid(format!(
+                            "{}: the query vector has {} dimensions, the brain's vectors {dim}",
+                            s.store.path().display(),
+                            v.len()
+                        )));
+                    }
+                    let path = s.store.path().to_path_buf();
+                    let err = sql_error(&path);
+                    // a version-2 brain opened for reading has no lexical index
+                    let seeding = if s.store.has_lexical() {
+                        seeding
+                    } else {
+                        Seeding::Dense
+                    };
+                    if let Some(r) = &s.resident {
+                        let graph = &r.loaded.graph;
+                        let ranked =
+                            seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
+                                .map_err(&err)?;
+                        let (ranked, autos) =
+                            super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
+                                .map_err(&err)?;
+                        let n = match profile.fixes_bugs() {
+                            true => seed_prefix(ranked.len(), req.top, |i| {
+                                r.loaded
+                                    .by_sym
+                                    .get(&ranked[i].0)
+                                    .is_some_and(|&n| is_guardrail(graph, n))
+                            }),
+                            false => req.top,
+                        };
+                        let found = with_autos(&ranked, n, &autos);
+                        let found = &found[..];
+                        let mut hits = Vec::with_capacity(found.len());
+                        let mut seeds = Vec::with_capacity(found.len());
+                        for &(sym, score) in found {
+                            if let Some(&n) = r.loaded.by_sym.get(&sym) {
+                                hits.push((graph.name(n).to_string(), score));
+                                if graph.has_node(n) {
+                                    seeds.push((n, score));
+                                }
+                            }
+                        }
+                        let list: Vec<String> = ranked
+                            .iter()
+                            .filter_map(|(sym, _)| r.loaded.by_sym.get(sym))
+                            .filter(|&&n| graph.has_node(n))
+                            .map(|&n| graph.name(n).to_string())
+                            .collect();
+                        let result = if !req.traverse {
+                            seeds_alone(graph, &seeds)
+                        } else if route.is_some() {
+                            let stamp = crate::service::route::vector_stamp(s.store.conn())
+                                .map_err(&err)?;
+                            serving.vectors.validate(stamp);
+                            let sym_of = |n: NodeId| r.loaded.sym(n);
+                            let vectors = crate::service::route::StoreVectors::new(
+                                s.store.conn(),
+                                s.store.layout(),
+                                dim,
+                                &sym_of,
+                                &serving.vectors,
+                            );
+                            let routing = Routing {
+                                config: route,
+                                vectors: Some(&vectors),
+                                query: Some(v),
+                                text,
+                            };
+                            crate::service::route::traverse(
+                                traverser, graph, &seeds, &config, routing,
+                            )?
+                        } else {
+                            traverser.traverse(graph, &seeds, &config)?
+                        };
+                        let mut result = result;
+                        strip_autos(&mut result, graph);
+                        let entry = query_entry(req, &result, graph, graph.node_count());
+                        store_journal(&s.store, &entry)?;
+                        let cover = match rerank {
+                            true => super::rerank::coverage(s.store.conn(), text, &r.loaded)
+                                .map_err(&err)?,
+                            false => Default::default(),
+                        };
+                        (graph, hits, seeds, result, list, GraphAt::Resident, cover)
+                    } else {
+                        let (layout, nonce) = (s.store.layout(), s.store.nonce());
+                        let dir = s.dir.clone();
+                        let tx = s.store.read()?;
+                        let searcher =
+                            Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
+                        let ranked =
+                            seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
+                        let (ranked, autos) =
+                            super::neurogenesis::split_autos(&tx, ranked, text, neuro)
+                                .map_err(&err)?;
+                        let n = match profile.fixes_bugs() {
+                            true => {
+                                let mut stmt = tx
+                                    .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
+                                    .map_err(&err)?;
+                                seed_prefix(ranked.len(), req.top, |i| {
+                                    stmt.query_row([ranked[i].0], |r| r.get::<_, Option<String>>(0))
+                                        .ok()
+                                        .flatten()
+                                        .is_some_and(|m| metadata_is_guardrail(&m))
+                                })
+                            }
+                            false => req.top,
+                        };
+                        let found = with_autos(&ranked, n, &autos);
+                        let found = &found[..];
+                        // with a limit, the ranked nodes are read too (with their edges,
+                        // which only adds true edges to the part: the traversal follows
+                        // edges of fired nodes only), so that the answer has their texts
+                        let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
+                        if let Some(k) = req.limit {
+                            sources.extend(ranked.iter().take(k).map(|f| f.0));
+                            sources.sort_unstable();
+                            sources.dedup();
+                        }
+                        let cache = crate::service::route::VectorCache::default();
+                        let (loaded, result) = loop {
+                            let loaded = load_part(&tx, &sources).map_err(&err)?;
+                            let seeds = seeds_in(&loaded, found);
+                            if !req.traverse {
+                                let result = seeds_alone(&loaded.graph, &seeds);
+                                break (loaded, result);
+                            }
+                            let sym_of = |n: NodeId| loaded.sym(n);
+                            let vectors = crate::service::route::StoreVectors::new(
+                                &tx, layout, dim, &sym_of, &cache,
+                            );
+                            let routing = Routing {
+                                config: route,
+                                vectors: Some(&vectors),
+                                query: Some(v),
+                                text,
+                            };
+                            let result = crate::service::route::traverse(
+                                traverser,
+                                &loaded.graph,
+                                &seeds,
+                                &config,
+                                routing,
+                            )?;
+                            let missing: Vec<i64> = result
+                                .fired
+                                .iter()
+                                .chain(Steer::targets(&loaded.graph, &seeds).iter())
+                                .filter(|n| !loaded.bucket_loaded[n.index()])
+                                .filter_map(|&n| loaded.sym(n))
+                                .collect();
+                            if missing.is_empty() {
+                                break (loaded, result);
+                            }
+                            sources.extend(missing);
+                            sources.sort_unstable();
+                            sources.dedup();
+                        };
+                        let mut result = result;
+                        strip_autos(&mut result, &loaded.graph);
+                        let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
+                        let cover = match rerank {
+                            true => super::rerank::coverage(&tx, text, &loaded).map_err(&err)?,
+                            false => Default::default(),
+                        };
+                        let nodes: i64 = tx
+                            .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
+                            .map_err(&err)?;
+                        tx.commit().map_err(&err)?;
+                        let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
+                        store_journal(&s.store, &entry)?;
+                        *scratch = loaded;
+                        let graph = &scratch.graph;
+                        let mut hits = Vec::with_capacity(found.len());
+                        for (sym, score) in found {
+                            if let Some(&n) = scratch.by_sym.get(sym) {
+                                hits.push((graph.name(n).to_string(), *score));
+                            }
+                        }
+                        let seeds = seeds_in(scratch, found);
+                        (graph, hits, seeds, result, list, GraphAt::Scratch, cover)
+                    }
+                }
+            };
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
         let steer = Steer::of(graph, &seeds, &list);
@@ -665,7 +700,29 @@ impl Brain {
             guard: profile.fixes_bugs(),
             conversation,
         };
-        let (ranking, guardrails) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
+        let mut reordered = Vec::new();
+        let (ranking, guardrails) = match rerank {
+            false => rank(graph, &seeds, &result, &list, req.limit, &adjust),
+            true => {
+                let depth = req
+                    .limit
+                    .map_or(usize::MAX, |k| k.max(super::rerank::DEPTH));
+                let (base, guards) = rank(graph, &seeds, &result, &list, Some(depth), &adjust);
+                let ids: Vec<&str> = base.iter().map(String::as_str).collect();
+                let n = ids
+                    .len()
+                    .min(depth)
+                    .min(super::rerank::DEPTH.max(req.limit.unwrap_or(0)));
+                let feats =
+                    super::rerank::features(graph, &seeds, &result, &list, &ids[..n], &cover);
+                reordered = ids[..n]
+                    .iter()
+                    .map(|id| id.to_string())
+                    .zip(feats.iter().copied())
+                    .collect();
+                (super::rerank::reorder(base, &feats, req.limit), guards)
+            }
+        };
         let fired_names: Vec<String> = result
             .fired_names(graph)
             .into_iter()
@@ -701,6 +758,7 @@ impl Brain {
             growth,
             fired_names,
             guardrails,
+            reordered,
         })
     }
 }
@@ -726,6 +784,7 @@ struct Parts {
     traverse_ms: f64,
     ranking: Vec<String>,
     guardrails: Vec<String>,
+    reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,

@@ -38,6 +38,8 @@ fn ranked(dir: &Path, conversation: bool) -> Vec<String> {
     let mut req = QueryRequest::new("which kayak", 6);
     req.limit = Some(8);
     req.seeding = Some(Seeding::Lexical);
+    // the order of the lead rule, before the ranker re-orders it (service::rerank)
+    req.rerank = false;
     let a = b.query(&req).unwrap();
     a.ranked().into_iter().map(str::to_string).collect()
 }
