@@ -26,7 +26,8 @@
 //! what the traversal added, each once, at most `limit`: traversal may add nodes after
 //! the seeds but never displaces one of the first `top` seeds, and displaces the
 //! seeding's later ranks by a bounded number of places. In a conversation brain the
-//! best addition comes fifth, before the fifth seed ([`super::lead`]).
+//! best addition comes fifth, before the fifth seed ([`super::lead`]), and then the first
+//! [`super::rerank::DEPTH`] are re-ordered by a small linear ranker ([`super::rerank`]).
 //!
 //! Corrections (issue 31 item 4, corrected profile; [`crate::service::CorrectionMode`]):
 //! a CORRECTION node is a guardrail, returned in [`Answer::guardrails`] beside the
@@ -425,272 +426,257 @@ impl Brain {
         // a conversation brain's answer is re-ordered (super::rerank): the coverage of
         // the question's terms, per node read
         let rerank = conversation && req.rerank;
-        let (graph, hits, seeds, result, list, at, cover): (&Graph, _, _, _, Vec<_>, _, _) =
-            match backend {
-                Backend::Json(j) => {
-                    if j.state.is_none() {
-                        j.state = Some(super::engine::read_json(j)?);
-                    }
-                    let st = j.state.as_ref().expect("read above");
-                    let graph = &st.graph;
-                    let mut found: Vec<(String, f64)> = match &vector {
-                        Some(v) => {
-                            if profile.fixes_bugs() {
-                                if let Some(d) = st.index.dim() {
-                                    if d != v.len() {
-                                        return Err(Error::Invalid(format!(
-                                            "the query vector has {} dimensions, the index {d}",
-                                            v.len()
-                                        )));
-                                    }
+        let mut cover = rustc_hash::FxHashMap::default();
+        let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
+            Backend::Json(j) => {
+                if j.state.is_none() {
+                    j.state = Some(super::engine::read_json(j)?);
+                }
+                let st = j.state.as_ref().expect("read above");
+                let graph = &st.graph;
+                let mut found: Vec<(String, f64)> = match &vector {
+                    Some(v) => {
+                        if profile.fixes_bugs() {
+                            if let Some(d) = st.index.dim() {
+                                if d != v.len() {
+                                    return Err(Error::Invalid(format!(
+                                        "the query vector has {} dimensions, the index {d}",
+                                        v.len()
+                                    )));
                                 }
-                            }
-                            match &j.postings {
-                                Some(p) => {
-                                    let mut scratch = crabpath::postings::Scratch::default();
-                                    p.search(&st.index, v, depth, &mut scratch)
-                                }
-                                None => st.index.search(v, depth),
                             }
                         }
-                        None => keyword_ranking(graph, req.text, depth)
-                            .into_iter()
-                            .map(|(n, s)| (graph.name(n).to_string(), s))
-                            .collect(),
+                        match &j.postings {
+                            Some(p) => {
+                                let mut scratch = crabpath::postings::Scratch::default();
+                                p.search(&st.index, v, depth, &mut scratch)
+                            }
+                            None => st.index.search(v, depth),
+                        }
+                    }
+                    None => keyword_ranking(graph, req.text, depth)
+                        .into_iter()
+                        .map(|(n, s)| (graph.name(n).to_string(), s))
+                        .collect(),
+                };
+                let list: Vec<String> = found
+                    .iter()
+                    .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                let n = match profile.fixes_bugs() {
+                    true => seed_prefix(found.len(), req.top, |i| {
+                        graph
+                            .lookup(&found[i].0)
+                            .is_some_and(|n| is_guardrail(graph, n))
+                    }),
+                    false => req.top,
+                };
+                found.truncate(n);
+                let hits = found;
+                let seeds: Vec<(NodeId, f64)> = hits
+                    .iter()
+                    .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
+                    .collect();
+                let result = if req.traverse {
+                    let vectors = crate::service::route::IndexVectors::new(graph, &st.index);
+                    let routing = Routing {
+                        config: route,
+                        vectors: Some(&vectors),
+                        query: vector.as_deref(),
+                        text,
                     };
-                    let list: Vec<String> = found
-                        .iter()
-                        .filter(|(id, _)| graph.lookup(id).is_some_and(|n| graph.has_node(n)))
-                        .map(|(id, _)| id.clone())
-                        .collect();
+                    crate::service::route::traverse(traverser, graph, &seeds, &config, routing)?
+                } else {
+                    seeds_alone(graph, &seeds)
+                };
+                let entry = query_entry(req, &result, graph, graph.node_count());
+                crate::reference::journal::append_entries(&j.journal, &[entry])?;
+                (graph, hits, seeds, result, list, GraphAt::Json)
+            }
+            Backend::Store(s) => {
+                let v = vector.as_deref().unwrap_or(&[]);
+                let dim = s.store.dim();
+                if dim > 0 && vector.is_some() && v.len() != dim {
+                    return Err(Error::Invalid(format!(
+                        "{}: the query vector has {} dimensions, the brain's vectors {dim}",
+                        s.store.path().display(),
+                        v.len()
+                    )));
+                }
+                let path = s.store.path().to_path_buf();
+                let err = sql_error(&path);
+                // a version-2 brain opened for reading has no lexical index
+                let seeding = if s.store.has_lexical() {
+                    seeding
+                } else {
+                    Seeding::Dense
+                };
+                if let Some(r) = &s.resident {
+                    let graph = &r.loaded.graph;
+                    let ranked = seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
+                        .map_err(&err)?;
+                    let (ranked, autos) =
+                        super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
+                            .map_err(&err)?;
                     let n = match profile.fixes_bugs() {
-                        true => seed_prefix(found.len(), req.top, |i| {
-                            graph
-                                .lookup(&found[i].0)
-                                .is_some_and(|n| is_guardrail(graph, n))
+                        true => seed_prefix(ranked.len(), req.top, |i| {
+                            r.loaded
+                                .by_sym
+                                .get(&ranked[i].0)
+                                .is_some_and(|&n| is_guardrail(graph, n))
                         }),
                         false => req.top,
                     };
-                    found.truncate(n);
-                    let hits = found;
-                    let seeds: Vec<(NodeId, f64)> = hits
+                    let found = with_autos(&ranked, n, &autos);
+                    let found = &found[..];
+                    let mut hits = Vec::with_capacity(found.len());
+                    let mut seeds = Vec::with_capacity(found.len());
+                    for &(sym, score) in found {
+                        if let Some(&n) = r.loaded.by_sym.get(&sym) {
+                            hits.push((graph.name(n).to_string(), score));
+                            if graph.has_node(n) {
+                                seeds.push((n, score));
+                            }
+                        }
+                    }
+                    let list: Vec<String> = ranked
                         .iter()
-                        .filter_map(|(id, s)| graph.lookup(id).map(|n| (n, *s)))
+                        .filter_map(|(sym, _)| r.loaded.by_sym.get(sym))
+                        .filter(|&&n| graph.has_node(n))
+                        .map(|&n| graph.name(n).to_string())
                         .collect();
-                    let result = if req.traverse {
-                        let vectors = crate::service::route::IndexVectors::new(graph, &st.index);
+                    let result = if !req.traverse {
+                        seeds_alone(graph, &seeds)
+                    } else if route.is_some() {
+                        let stamp =
+                            crate::service::route::vector_stamp(s.store.conn()).map_err(&err)?;
+                        serving.vectors.validate(stamp);
+                        let sym_of = |n: NodeId| r.loaded.sym(n);
+                        let vectors = crate::service::route::StoreVectors::new(
+                            s.store.conn(),
+                            s.store.layout(),
+                            dim,
+                            &sym_of,
+                            &serving.vectors,
+                        );
                         let routing = Routing {
                             config: route,
                             vectors: Some(&vectors),
-                            query: vector.as_deref(),
+                            query: Some(v),
                             text,
                         };
                         crate::service::route::traverse(traverser, graph, &seeds, &config, routing)?
                     } else {
-                        seeds_alone(graph, &seeds)
+                        traverser.traverse(graph, &seeds, &config)?
                     };
+                    let mut result = result;
+                    strip_autos(&mut result, graph);
                     let entry = query_entry(req, &result, graph, graph.node_count());
-                    crate::reference::journal::append_entries(&j.journal, &[entry])?;
-                    (
-                        graph,
-                        hits,
-                        seeds,
-                        result,
-                        list,
-                        GraphAt::Json,
-                        Default::default(),
-                    )
-                }
-                Backend::Store(s) => {
-                    let v = vector.as_deref().unwrap_or(&[]);
-                    let dim = s.store.dim();
-                    if dim > 0 && vector.is_some() && v.len() != dim {
-                        return Err(Error::Invalid(format!(
-                            "{}: the query vector has {} dimensions, the brain's vectors {dim}",
-                            s.store.path().display(),
-                            v.len()
-                        )));
-                    }
-                    let path = s.store.path().to_path_buf();
-                    let err = sql_error(&path);
-                    // a version-2 brain opened for reading has no lexical index
-                    let seeding = if s.store.has_lexical() {
-                        seeding
-                    } else {
-                        Seeding::Dense
-                    };
-                    if let Some(r) = &s.resident {
-                        let graph = &r.loaded.graph;
-                        let ranked =
-                            seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
-                                .map_err(&err)?;
-                        let (ranked, autos) =
-                            super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
-                                .map_err(&err)?;
-                        let n = match profile.fixes_bugs() {
-                            true => seed_prefix(ranked.len(), req.top, |i| {
-                                r.loaded
-                                    .by_sym
-                                    .get(&ranked[i].0)
-                                    .is_some_and(|&n| is_guardrail(graph, n))
-                            }),
-                            false => req.top,
-                        };
-                        let found = with_autos(&ranked, n, &autos);
-                        let found = &found[..];
-                        let mut hits = Vec::with_capacity(found.len());
-                        let mut seeds = Vec::with_capacity(found.len());
-                        for &(sym, score) in found {
-                            if let Some(&n) = r.loaded.by_sym.get(&sym) {
-                                hits.push((graph.name(n).to_string(), score));
-                                if graph.has_node(n) {
-                                    seeds.push((n, score));
-                                }
-                            }
-                        }
-                        let list: Vec<String> = ranked
-                            .iter()
-                            .filter_map(|(sym, _)| r.loaded.by_sym.get(sym))
-                            .filter(|&&n| graph.has_node(n))
-                            .map(|&n| graph.name(n).to_string())
-                            .collect();
-                        let result = if !req.traverse {
-                            seeds_alone(graph, &seeds)
-                        } else if route.is_some() {
-                            let stamp = crate::service::route::vector_stamp(s.store.conn())
-                                .map_err(&err)?;
-                            serving.vectors.validate(stamp);
-                            let sym_of = |n: NodeId| r.loaded.sym(n);
-                            let vectors = crate::service::route::StoreVectors::new(
-                                s.store.conn(),
-                                s.store.layout(),
-                                dim,
-                                &sym_of,
-                                &serving.vectors,
-                            );
-                            let routing = Routing {
-                                config: route,
-                                vectors: Some(&vectors),
-                                query: Some(v),
-                                text,
-                            };
-                            crate::service::route::traverse(
-                                traverser, graph, &seeds, &config, routing,
-                            )?
-                        } else {
-                            traverser.traverse(graph, &seeds, &config)?
-                        };
-                        let mut result = result;
-                        strip_autos(&mut result, graph);
-                        let entry = query_entry(req, &result, graph, graph.node_count());
-                        store_journal(&s.store, &entry)?;
-                        let cover = match rerank {
-                            true => super::rerank::coverage(s.store.conn(), text, &r.loaded)
-                                .map_err(&err)?,
-                            false => Default::default(),
-                        };
-                        (graph, hits, seeds, result, list, GraphAt::Resident, cover)
-                    } else {
-                        let (layout, nonce) = (s.store.layout(), s.store.nonce());
-                        let dir = s.dir.clone();
-                        let tx = s.store.read()?;
-                        let searcher =
-                            Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
-                        let ranked =
-                            seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
-                        let (ranked, autos) =
-                            super::neurogenesis::split_autos(&tx, ranked, text, neuro)
-                                .map_err(&err)?;
-                        let n = match profile.fixes_bugs() {
-                            true => {
-                                let mut stmt = tx
-                                    .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
-                                    .map_err(&err)?;
-                                seed_prefix(ranked.len(), req.top, |i| {
-                                    stmt.query_row([ranked[i].0], |r| r.get::<_, Option<String>>(0))
-                                        .ok()
-                                        .flatten()
-                                        .is_some_and(|m| metadata_is_guardrail(&m))
-                                })
-                            }
-                            false => req.top,
-                        };
-                        let found = with_autos(&ranked, n, &autos);
-                        let found = &found[..];
-                        // with a limit, the ranked nodes are read too (with their edges,
-                        // which only adds true edges to the part: the traversal follows
-                        // edges of fired nodes only), so that the answer has their texts
-                        let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
-                        if let Some(k) = req.limit {
-                            sources.extend(ranked.iter().take(k).map(|f| f.0));
-                            sources.sort_unstable();
-                            sources.dedup();
-                        }
-                        let cache = crate::service::route::VectorCache::default();
-                        let (loaded, result) = loop {
-                            let loaded = load_part(&tx, &sources).map_err(&err)?;
-                            let seeds = seeds_in(&loaded, found);
-                            if !req.traverse {
-                                let result = seeds_alone(&loaded.graph, &seeds);
-                                break (loaded, result);
-                            }
-                            let sym_of = |n: NodeId| loaded.sym(n);
-                            let vectors = crate::service::route::StoreVectors::new(
-                                &tx, layout, dim, &sym_of, &cache,
-                            );
-                            let routing = Routing {
-                                config: route,
-                                vectors: Some(&vectors),
-                                query: Some(v),
-                                text,
-                            };
-                            let result = crate::service::route::traverse(
-                                traverser,
-                                &loaded.graph,
-                                &seeds,
-                                &config,
-                                routing,
-                            )?;
-                            let missing: Vec<i64> = result
-                                .fired
-                                .iter()
-                                .chain(Steer::targets(&loaded.graph, &seeds).iter())
-                                .filter(|n| !loaded.bucket_loaded[n.index()])
-                                .filter_map(|&n| loaded.sym(n))
-                                .collect();
-                            if missing.is_empty() {
-                                break (loaded, result);
-                            }
-                            sources.extend(missing);
-                            sources.sort_unstable();
-                            sources.dedup();
-                        };
-                        let mut result = result;
-                        strip_autos(&mut result, &loaded.graph);
-                        let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
-                        let cover = match rerank {
-                            true => super::rerank::coverage(&tx, text, &loaded).map_err(&err)?,
-                            false => Default::default(),
-                        };
-                        let nodes: i64 = tx
-                            .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
+                    store_journal(&s.store, &entry)?;
+                    if rerank {
+                        cover = super::rerank::coverage(s.store.conn(), text, &r.loaded)
                             .map_err(&err)?;
-                        tx.commit().map_err(&err)?;
-                        let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
-                        store_journal(&s.store, &entry)?;
-                        *scratch = loaded;
-                        let graph = &scratch.graph;
-                        let mut hits = Vec::with_capacity(found.len());
-                        for (sym, score) in found {
-                            if let Some(&n) = scratch.by_sym.get(sym) {
-                                hits.push((graph.name(n).to_string(), *score));
-                            }
-                        }
-                        let seeds = seeds_in(scratch, found);
-                        (graph, hits, seeds, result, list, GraphAt::Scratch, cover)
                     }
+                    (graph, hits, seeds, result, list, GraphAt::Resident)
+                } else {
+                    let (layout, nonce) = (s.store.layout(), s.store.nonce());
+                    let dir = s.dir.clone();
+                    let tx = s.store.read()?;
+                    let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
+                    let ranked =
+                        seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
+                    let (ranked, autos) =
+                        super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
+                    let n = match profile.fixes_bugs() {
+                        true => {
+                            let mut stmt = tx
+                                .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
+                                .map_err(&err)?;
+                            seed_prefix(ranked.len(), req.top, |i| {
+                                stmt.query_row([ranked[i].0], |r| r.get::<_, Option<String>>(0))
+                                    .ok()
+                                    .flatten()
+                                    .is_some_and(|m| metadata_is_guardrail(&m))
+                            })
+                        }
+                        false => req.top,
+                    };
+                    let found = with_autos(&ranked, n, &autos);
+                    let found = &found[..];
+                    // with a limit, the ranked nodes are read too (with their edges,
+                    // which only adds true edges to the part: the traversal follows
+                    // edges of fired nodes only), so that the answer has their texts
+                    let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
+                    if let Some(k) = req.limit {
+                        sources.extend(ranked.iter().take(k).map(|f| f.0));
+                        sources.sort_unstable();
+                        sources.dedup();
+                    }
+                    let cache = crate::service::route::VectorCache::default();
+                    let (loaded, result) = loop {
+                        let loaded = load_part(&tx, &sources).map_err(&err)?;
+                        let seeds = seeds_in(&loaded, found);
+                        if !req.traverse {
+                            let result = seeds_alone(&loaded.graph, &seeds);
+                            break (loaded, result);
+                        }
+                        let sym_of = |n: NodeId| loaded.sym(n);
+                        let vectors = crate::service::route::StoreVectors::new(
+                            &tx, layout, dim, &sym_of, &cache,
+                        );
+                        let routing = Routing {
+                            config: route,
+                            vectors: Some(&vectors),
+                            query: Some(v),
+                            text,
+                        };
+                        let result = crate::service::route::traverse(
+                            traverser,
+                            &loaded.graph,
+                            &seeds,
+                            &config,
+                            routing,
+                        )?;
+                        let missing: Vec<i64> = result
+                            .fired
+                            .iter()
+                            .chain(Steer::targets(&loaded.graph, &seeds).iter())
+                            .filter(|n| !loaded.bucket_loaded[n.index()])
+                            .filter_map(|&n| loaded.sym(n))
+                            .collect();
+                        if missing.is_empty() {
+                            break (loaded, result);
+                        }
+                        sources.extend(missing);
+                        sources.sort_unstable();
+                        sources.dedup();
+                    };
+                    let mut result = result;
+                    strip_autos(&mut result, &loaded.graph);
+                    let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
+                    if rerank {
+                        cover = super::rerank::coverage(&tx, text, &loaded).map_err(&err)?;
+                    }
+                    let nodes: i64 = tx
+                        .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
+                        .map_err(&err)?;
+                    tx.commit().map_err(&err)?;
+                    let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
+                    store_journal(&s.store, &entry)?;
+                    *scratch = loaded;
+                    let graph = &scratch.graph;
+                    let mut hits = Vec::with_capacity(found.len());
+                    for (sym, score) in found {
+                        if let Some(&n) = scratch.by_sym.get(sym) {
+                            hits.push((graph.name(n).to_string(), *score));
+                        }
+                    }
+                    let seeds = seeds_in(scratch, found);
+                    (graph, hits, seeds, result, list, GraphAt::Scratch)
                 }
-            };
+            }
+        };
         let traverse_ms = ms(start);
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
         let steer = Steer::of(graph, &seeds, &list);
@@ -700,27 +686,21 @@ impl Brain {
             guard: profile.fixes_bugs(),
             conversation,
         };
-        let mut reordered = Vec::new();
-        let (ranking, guardrails) = match rerank {
-            false => rank(graph, &seeds, &result, &list, req.limit, &adjust),
+        let (ranking, guardrails, reordered) = match rerank {
+            false => {
+                let (r, g) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
+                (r, g, Vec::new())
+            }
             true => {
-                let depth = req
-                    .limit
-                    .map_or(usize::MAX, |k| k.max(super::rerank::DEPTH));
-                let (base, guards) = rank(graph, &seeds, &result, &list, Some(depth), &adjust);
-                let ids: Vec<&str> = base.iter().map(String::as_str).collect();
-                let n = ids
-                    .len()
-                    .min(depth)
-                    .min(super::rerank::DEPTH.max(req.limit.unwrap_or(0)));
-                let feats =
-                    super::rerank::features(graph, &seeds, &result, &list, &ids[..n], &cover);
-                reordered = ids[..n]
-                    .iter()
-                    .map(|id| id.to_string())
-                    .zip(feats.iter().copied())
-                    .collect();
-                (super::rerank::reorder(base, &feats, req.limit), guards)
+                // the base order's first rerank::DEPTH (at least `limit`), re-ordered
+                let depth = super::rerank::DEPTH.max(req.limit.unwrap_or(0));
+                let wide = req.limit.map(|_| depth);
+                let (base, g) = rank(graph, &seeds, &result, &list, wide, &adjust);
+                let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
+                let f = super::rerank::features(graph, &seeds, &result, &list, &ids, &cover);
+                let before = ids.iter().map(|id| id.to_string()).zip(f.iter().copied());
+                let before = before.collect();
+                (super::rerank::reorder(base, &f, req.limit), g, before)
             }
         };
         let fired_names: Vec<String> = result
