@@ -8,10 +8,7 @@ use crate::common;
 
 use std::path::Path;
 
-use crabpath::graph::Metadata;
-use crabpath::profile::Profile;
 use crabpath_brain::service::Seeding;
-use crabpath_brain::source::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::QueryRequest;
 
 /// The short turns L1–L3 each repeat two of the question's three words, so BM25 ranks
@@ -29,14 +26,7 @@ const CHAT: &str = r#"{"id": "L1", "session": 1, "speaker": "Bo", "text": "lante
 const QUESTION: &str = "Which lantern at the harbour festival?";
 
 fn ranked(dir: &Path, conversation: bool, rerank: bool) -> Vec<String> {
-    let turns = parse_jsonl(CHAT, Path::new("chat.jsonl")).unwrap();
-    let graph = build_graph(&turns).unwrap().graph;
-    let mut extra = Metadata::new();
-    if conversation {
-        extra.insert(SOURCE_KEY.into(), CONVERSATION.into());
-    }
-    let db = common::hash_store_meta(dir, &graph, extra);
-    let mut b = common::open_hash(&db, Profile::Corrected, false);
+    let mut b = common::chat_brain(dir, CHAT, conversation);
     let mut req = QueryRequest::new(QUESTION, 6);
     req.limit = Some(8);
     req.seeding = Some(Seeding::Lexical);
