@@ -37,6 +37,7 @@ mod query;
 mod reader;
 mod reembed;
 mod remember;
+pub mod rerank;
 pub mod route;
 mod serving;
 pub mod turns;

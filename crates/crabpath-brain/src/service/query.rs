@@ -26,7 +26,8 @@
 //! what the traversal added, each once, at most `limit`: traversal may add nodes after
 //! the seeds but never displaces one of the first `top` seeds, and displaces the
 //! seeding's later ranks by a bounded number of places. In a conversation brain the
-//! best addition comes fifth, before the fifth seed ([`super::lead`]).
+//! best addition comes fifth, before the fifth seed ([`super::lead`]), and then the first
+//! [`super::rerank::DEPTH`] are re-ordered by a small linear ranker ([`super::rerank`]).
 //!
 //! Corrections (issue 31 item 4, corrected profile; [`crate::service::CorrectionMode`]):
 //! a CORRECTION node is a guardrail, returned in [`Answer::guardrails`] beside the
@@ -93,6 +94,9 @@ pub struct QueryRequest<'q> {
     /// the brain's setting (on unless `meta.neurogenesis` is `off`); `Some(false)`
     /// answers exactly as a brain without neurogenesis does and grows nothing.
     pub neurogenesis: Option<bool>,
+    /// Whether a conversation brain's answer is re-ordered by [`super::rerank`] (default
+    /// `true`; `false` gives the order before it, to measure it). Other brains ignore it.
+    pub rerank: bool,
 }
 
 /// Which search seeds the traversal (issue 28, item 3).
@@ -174,6 +178,7 @@ impl<'q> QueryRequest<'q> {
             seeding: None,
             traverse: true,
             neurogenesis: None,
+            rerank: true,
         }
     }
 }
@@ -201,6 +206,10 @@ pub struct Answer<'b> {
     /// guardrails and never in [`Answer::ranking`] (corrected profile; the `paper`
     /// profile ranks them as content). Issue 31 item 4, seed 003 §1.3.
     pub guardrails: Vec<String>,
+    /// A re-ordered answer's candidates in the order before [`super::rerank`], each with
+    /// its features (what the ranker's weights are fitted on); empty when the answer was
+    /// not re-ordered.
+    pub reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
 }
 
 impl Answer<'_> {
@@ -344,6 +353,7 @@ impl Brain {
             traverse_ms: parts.traverse_ms,
             ranking: parts.ranking,
             guardrails: parts.guardrails,
+            reordered: parts.reordered,
         })
     }
 
@@ -413,6 +423,10 @@ impl Brain {
         } = self;
         let route = req.route.as_ref();
         let text = req.text;
+        // a conversation brain's answer is re-ordered (super::rerank): the coverage of
+        // the question's terms, per node read
+        let rerank = conversation && req.rerank;
+        let mut cover = rustc_hash::FxHashMap::default();
         let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
             Backend::Json(j) => {
                 if j.state.is_none() {
@@ -560,6 +574,10 @@ impl Brain {
                     strip_autos(&mut result, graph);
                     let entry = query_entry(req, &result, graph, graph.node_count());
                     store_journal(&s.store, &entry)?;
+                    if rerank {
+                        cover = super::rerank::coverage(s.store.conn(), text, &r.loaded)
+                            .map_err(&err)?;
+                    }
                     (graph, hits, seeds, result, list, GraphAt::Resident)
                 } else {
                     let (layout, nonce) = (s.store.layout(), s.store.nonce());
@@ -637,6 +655,9 @@ impl Brain {
                     let mut result = result;
                     strip_autos(&mut result, &loaded.graph);
                     let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
+                    if rerank {
+                        cover = super::rerank::coverage(&tx, text, &loaded).map_err(&err)?;
+                    }
                     let nodes: i64 = tx
                         .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
                         .map_err(&err)?;
@@ -665,7 +686,23 @@ impl Brain {
             guard: profile.fixes_bugs(),
             conversation,
         };
-        let (ranking, guardrails) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
+        let (ranking, guardrails, reordered) = match rerank {
+            false => {
+                let (r, g) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
+                (r, g, Vec::new())
+            }
+            true => {
+                // the base order's first rerank::DEPTH (at least `limit`), re-ordered
+                let depth = super::rerank::DEPTH.max(req.limit.unwrap_or(0));
+                let wide = req.limit.map(|_| depth);
+                let (base, g) = rank(graph, &seeds, &result, &list, wide, &adjust);
+                let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
+                let f = super::rerank::features(graph, &seeds, &result, &list, &ids, &cover);
+                let before = ids.iter().map(|id| id.to_string()).zip(f.iter().copied());
+                let before = before.collect();
+                (super::rerank::reorder(base, &f, req.limit), g, before)
+            }
+        };
         let fired_names: Vec<String> = result
             .fired_names(graph)
             .into_iter()
@@ -701,6 +738,7 @@ impl Brain {
             growth,
             fired_names,
             guardrails,
+            reordered,
         })
     }
 }
@@ -726,6 +764,7 @@ struct Parts {
     traverse_ms: f64,
     ranking: Vec<String>,
     guardrails: Vec<String>,
+    reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,

@@ -6,11 +6,8 @@ use crate::common;
 
 use std::path::Path;
 
-use crabpath::graph::Metadata;
-use crabpath::profile::Profile;
 use crabpath_brain::service::lead::LEAD_SEEDS;
 use crabpath_brain::service::Seeding;
-use crabpath_brain::source::conversation::{build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY};
 use crabpath_brain::QueryRequest;
 
 /// Six turns name the kayak (K1–K6, equal length, so BM25 ranks them in insertion
@@ -27,17 +24,12 @@ const CHAT: &str = r#"{"id": "K1", "session": 1, "speaker": "Ann", "text": "my k
 "#;
 
 fn ranked(dir: &Path, conversation: bool) -> Vec<String> {
-    let turns = parse_jsonl(CHAT, Path::new("chat.jsonl")).unwrap();
-    let graph = build_graph(&turns).unwrap().graph;
-    let mut extra = Metadata::new();
-    if conversation {
-        extra.insert(SOURCE_KEY.into(), CONVERSATION.into());
-    }
-    let db = common::hash_store_meta(dir, &graph, extra);
-    let mut b = common::open_hash(&db, Profile::Corrected, false);
+    let mut b = common::chat_brain(dir, CHAT, conversation);
     let mut req = QueryRequest::new("which kayak", 6);
     req.limit = Some(8);
     req.seeding = Some(Seeding::Lexical);
+    // the order of the lead rule, before the ranker re-orders it (service::rerank)
+    req.rerank = false;
     let a = b.query(&req).unwrap();
     a.ranked().into_iter().map(str::to_string).collect()
 }

@@ -14,6 +14,7 @@ mod conversation;
 mod conversation_entities;
 mod conversation_features;
 mod conversation_lead;
+mod conversation_rerank;
 mod embed_text;
 mod entity_link_change;
 mod feedback;

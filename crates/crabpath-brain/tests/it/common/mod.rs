@@ -57,6 +57,23 @@ pub fn hash_store_meta(dir: &Path, graph: &Graph, extra: Metadata) -> PathBuf {
     dir.join("brain.db")
 }
 
+/// A hash-v1 brain (corrected profile, not resident) of the JSON Lines turns `chat`, as
+/// `crabpath init --conversation` builds it; marked a conversation (`meta.source`) only
+/// when `conversation`, else a folder brain of the same graph.
+pub fn chat_brain(dir: &Path, chat: &str, conversation: bool) -> Brain {
+    use crabpath_brain::source::conversation::{
+        build_graph, parse_jsonl, CONVERSATION, SOURCE_KEY,
+    };
+    let turns = parse_jsonl(chat, Path::new("chat.jsonl")).unwrap();
+    let graph = build_graph(&turns).unwrap().graph;
+    let mut extra = Metadata::new();
+    if conversation {
+        extra.insert(SOURCE_KEY.into(), CONVERSATION.into());
+    }
+    let db = hash_store_meta(dir, &graph, extra);
+    open_hash(&db, Profile::Corrected, false)
+}
+
 /// The fixture workspace's graph with every edge "dead" (0.01) but one at 0.5: the
 /// dormant share is above 0.65 and the habitual share below 0.2, so the reference's
 /// rules 1 and 3 fire (half-life +10 in the corrected direction, fix 12 of
