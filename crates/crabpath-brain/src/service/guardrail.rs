@@ -35,10 +35,12 @@
 //! MultiHop-RAG, 28 of 1,104 on LoCoMo, mostly to a correction that seeded them or that
 //! their traversal reached, which pulled the corrected question's evidence into their
 //! answer. Scoped, LoCoMo loses 10 and the corrected questions gain far more (recall@10
-//! 0.133 → 0.842 against 0.179), but MultiHop-RAG loses 24, 11 of them only under this
-//! rule, for a cause not found yet: a stricter paraphrase match for question nodes that
-//! carry a correction leaves the same 24 (issue 31's target, no related loss, is not met
-//! yet; `results/bench/README.md`). Inhibiting
+//! 0.133 → 0.842 against 0.179). MultiHop-RAG lost 24 until the seeding's list counted
+//! its depth in content ([`super::content_depth`]): the corrections and the corrected
+//! questions' nodes filled the lexical search's 50 places before they were set aside,
+//! so 17 of the 19 losses not seen with nothing corrected had fewer content seeds or a
+//! short answer. It now loses 3, each lost with nothing corrected too (drift), and its
+//! corrected questions go 0.473 → 0.772 (`results/bench/README.md`). Inhibiting
 //! the wrong answer's nodes from the question node was tried too: it also demotes the
 //! evidence the wrong answer did find (HotPotQA dev: corrected recall@10 0.500 → 0.515,
 //! against 0.956 without it).

@@ -22,6 +22,7 @@
 mod admin;
 mod autotune;
 pub mod command;
+mod content_depth;
 mod engine;
 mod feedback;
 mod feedback_report;

@@ -50,6 +50,7 @@ use crabpath::traverse::{TraversalConfig, TraversalResult};
 use pyformat::pyjson::PyValue;
 use rusqlite::OptionalExtension;
 
+use super::content_depth::deepen;
 use super::engine::{Backend, Brain};
 use super::guardrail::{is_guardrail, metadata_is_guardrail, seed_prefix};
 use super::neurogenesis::{strip_autos, Growth, Steer};
@@ -514,8 +515,18 @@ impl Brain {
                 };
                 if let Some(r) = &s.resident {
                     let graph = &r.loaded.graph;
-                    let ranked = seeding_list(&r.searcher, s.store.conn(), v, text, seeding, depth)
-                        .map_err(&err)?;
+                    // corrected profile: `depth` content results (super::content_depth)
+                    let search = |d| seeding_list(&r.searcher, s.store.conn(), v, text, seeding, d);
+                    let ranked = match profile.fixes_bugs() {
+                        true => deepen(depth, search, |sym| {
+                            Ok(r.loaded.by_sym.get(&sym).is_some_and(|&n| {
+                                super::neurogenesis::is_auto(graph.name(n))
+                                    || is_guardrail(graph, n)
+                            }))
+                        }),
+                        false => search(depth),
+                    }
+                    .map_err(&err)?;
                     let (ranked, autos) =
                         super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
                             .map_err(&err)?;
@@ -584,24 +595,51 @@ impl Brain {
                     let dir = s.dir.clone();
                     let tx = s.store.read()?;
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
-                    let ranked =
-                        seeding_list(&searcher, &tx, v, text, seeding, depth).map_err(&err)?;
+                    // corrected profile: `depth` content results (super::content_depth)
+                    let search = |d| seeding_list(&searcher, &tx, v, text, seeding, d);
+                    let ranked = match profile.fixes_bugs() {
+                        true => tx
+                            .prepare("SELECT id, metadata FROM nodes WHERE sym = ?1")
+                            .and_then(|mut stmt| {
+                                deepen(depth, search, |sym| {
+                                    let row = stmt
+                                        .query_row([sym], |r| {
+                                            Ok((
+                                                r.get::<_, String>(0)?,
+                                                r.get::<_, Option<String>>(1)?,
+                                            ))
+                                        })
+                                        .optional()?;
+                                    Ok(row.is_some_and(|(id, m)| {
+                                        super::neurogenesis::is_auto(&id)
+                                            || m.is_some_and(|m| metadata_is_guardrail(&m))
+                                    }))
+                                })
+                            }),
+                        false => search(depth),
+                    }
+                    .map_err(&err)?;
                     let (ranked, autos) =
                         super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
-                    let n = match profile.fixes_bugs() {
+                    // which ranked results are corrections (the paper profile has none)
+                    let guards: Vec<bool> = match profile.fixes_bugs() {
                         true => {
                             let mut stmt = tx
                                 .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
                                 .map_err(&err)?;
-                            seed_prefix(ranked.len(), req.top, |i| {
-                                stmt.query_row([ranked[i].0], |r| r.get::<_, Option<String>>(0))
-                                    .ok()
-                                    .flatten()
-                                    .is_some_and(|m| metadata_is_guardrail(&m))
-                            })
+                            ranked
+                                .iter()
+                                .map(|r| {
+                                    stmt.query_row([r.0], |r| r.get::<_, Option<String>>(0))
+                                        .ok()
+                                        .flatten()
+                                        .is_some_and(|m| metadata_is_guardrail(&m))
+                                })
+                                .collect()
                         }
-                        false => req.top,
+                        false => vec![false; ranked.len()],
                     };
+                    let n = seed_prefix(ranked.len(), req.top, |i| guards[i]);
                     let found = with_autos(&ranked, n, &autos);
                     let found = &found[..];
                     // with a limit, the ranked nodes are read too (with their edges,
@@ -609,7 +647,9 @@ impl Brain {
                     // edges of fired nodes only), so that the answer has their texts
                     let mut sources: Vec<i64> = found.iter().map(|f| f.0).collect();
                     if let Some(k) = req.limit {
-                        sources.extend(ranked.iter().take(k).map(|f| f.0));
+                        // corrections take no place: the first k content results
+                        let m = seed_prefix(ranked.len(), k, |i| guards[i]);
+                        sources.extend(ranked.iter().take(m).map(|f| f.0));
                         sources.sort_unstable();
                         sources.dedup();
                     }

@@ -21,6 +21,7 @@ mod feedback;
 mod forget;
 mod guardrail;
 mod guardrail_context;
+mod guardrail_depth;
 mod health;
 mod import_validation;
 mod judged_feedback;
