@@ -31,7 +31,7 @@ LAYERS = 6
 EPS = 1e-12  # config.json layer_norm_eps
 MAX_TOKENS = 256  # sentence_bert_config.json max_seq_length
 
-# sentence-transformers 6.2.0 (torch 2.15 CPU) on /work/models/all-MiniLM-L6-v2, the
+# sentence-transformers 6.2.0 (torch 2.15 CPU) on a local all-MiniLM-L6-v2 copy, the
 # first 6 components of each normalised vector; --check wants the ONNX graph within 2e-5
 # of each (cosine over all 384 components was >= 0.99999 when this was written).
 REFERENCE = {
