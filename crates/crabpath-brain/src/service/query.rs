@@ -595,13 +595,19 @@ impl Brain {
                     let dir = s.dir.clone();
                     let tx = s.store.read()?;
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
-                    // corrected profile: `depth` content results (super::content_depth)
+                    // corrected profile: `depth` content results (super::content_depth);
+                    // each result's row is read once, and its kind (question node,
+                    // correction) serves both the depth and the places below
                     let search = |d| seeding_list(&searcher, &tx, v, text, seeding, d);
+                    let mut kinds: rustc_hash::FxHashMap<i64, (bool, bool)> = Default::default();
                     let ranked = match profile.fixes_bugs() {
                         true => tx
                             .prepare("SELECT id, metadata FROM nodes WHERE sym = ?1")
                             .and_then(|mut stmt| {
                                 deepen(depth, search, |sym| {
+                                    if let Some(&(auto, guard)) = kinds.get(&sym) {
+                                        return Ok(auto || guard);
+                                    }
                                     let row = stmt
                                         .query_row([sym], |r| {
                                             Ok((
@@ -610,10 +616,14 @@ impl Brain {
                                             ))
                                         })
                                         .optional()?;
-                                    Ok(row.is_some_and(|(id, m)| {
-                                        super::neurogenesis::is_auto(&id)
-                                            || m.is_some_and(|m| metadata_is_guardrail(&m))
-                                    }))
+                                    let (auto, guard) = row.map_or((false, false), |(id, m)| {
+                                        (
+                                            super::neurogenesis::is_auto(&id),
+                                            m.is_some_and(|m| metadata_is_guardrail(&m)),
+                                        )
+                                    });
+                                    kinds.insert(sym, (auto, guard));
+                                    Ok(auto || guard)
                                 })
                             }),
                         false => search(depth),
@@ -621,24 +631,12 @@ impl Brain {
                     .map_err(&err)?;
                     let (ranked, autos) =
                         super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
-                    // which ranked results are corrections (the paper profile has none)
-                    let guards: Vec<bool> = match profile.fixes_bugs() {
-                        true => {
-                            let mut stmt = tx
-                                .prepare("SELECT metadata FROM nodes WHERE sym = ?1")
-                                .map_err(&err)?;
-                            ranked
-                                .iter()
-                                .map(|r| {
-                                    stmt.query_row([r.0], |r| r.get::<_, Option<String>>(0))
-                                        .ok()
-                                        .flatten()
-                                        .is_some_and(|m| metadata_is_guardrail(&m))
-                                })
-                                .collect()
-                        }
-                        false => vec![false; ranked.len()],
-                    };
+                    // which ranked results are corrections (the paper profile has none):
+                    // deepen read the kind of every result it kept
+                    let guards: Vec<bool> = ranked
+                        .iter()
+                        .map(|r| kinds.get(&r.0).is_some_and(|k| k.1))
+                        .collect();
                     let n = seed_prefix(ranked.len(), req.top, |i| guards[i]);
                     let found = with_autos(&ranked, n, &autos);
                     let found = &found[..];
