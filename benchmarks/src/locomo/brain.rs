@@ -23,8 +23,8 @@
 //! * [`Structure::SessionChainsKnn`]: session chains plus, from every turn, edges to its `k`
 //!   most similar turns of *other* sessions (cosine of the run's embedder, weight
 //!   [`KNN_EDGE_WEIGHT`], the habitual tier). Multi-hop questions need evidence from
-//!   several sessions (`datasets/README.md`): chains never leave a session, so this is the
-//!   label-free structure that lets a walk from one session's evidence reach another's.
+//!   several dialogues (`datasets/README.md`): chains never leave a dialogue, so this is
+//!   the label-free structure that lets a walk from one dialogue's evidence reach another's.
 //!   Links inside a session are left to the chain.
 //! * [`Structure::NoEdges`]: the control: a traversal fires its seeds and nothing else.
 //!

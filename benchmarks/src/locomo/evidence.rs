@@ -256,7 +256,7 @@ mod tests {
         TurnRef { session, turn }
     }
 
-    /// Sessions 1–30 with turns 1–25 exist, except turn 19 of session 10.
+    /// Dialogues D1–D30 with turns 1–25 exist, except turn 19 of dialogue D10.
     fn exists(r: TurnRef) -> bool {
         (1..=30).contains(&r.session) && (1..=25).contains(&r.turn) && r != t(10, 19)
     }
@@ -311,7 +311,7 @@ mod tests {
 
         let mut kept = Vec::new();
         let i = read("D:11:26", &mut kept).unwrap();
-        // session 11 has no turn 26 in this fixture: read, then dropped as missing
+        // dialogue D11 has no turn 26 in this fixture: read, then dropped as missing
         assert_eq!(
             i.parts,
             [PartAction::NoSuchTurn {

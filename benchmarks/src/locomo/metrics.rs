@@ -226,7 +226,7 @@ mod tests {
         // 8 turns in sessions 1,1,1,2,2,3,3,3 of 100 characters each except turn 0 (250).
         let sessions = [1, 1, 1, 2, 2, 3, 3, 3];
         let chars = [250, 100, 100, 100, 100, 100, 100, 100];
-        // evidence: turn 1 (session 1), turn 3 (session 2), turn 6 (session 3)
+        // evidence: turn 1 (dialogue 1), turn 3 (dialogue 2), turn 6 (dialogue 3)
         let relevant = [1, 3, 6];
         let list = [0, 2, 3, 5, 7, 1, 4, 6];
         let s = scored(&list, &relevant, &sessions, &chars, 500);
@@ -245,7 +245,7 @@ mod tests {
         let s = scored(&list, &relevant, &sessions, &chars, 200);
         assert!(s.within_budget().is_empty());
         assert_eq!(row(&s)[5], 0.0);
-        // sessions counted once: two evidence turns of session 1, list reaches only session 2
+        // dialogues counted once: two evidence turns of dialogue 1, list reaches only dialogue 2
         let s = scored(&[3, 4], &[0, 1], &sessions, &chars, 500);
         assert_eq!(s.session_recall(5), 0.0);
         let s = scored(&[2], &[0, 1, 3], &sessions, &chars, 500);
