@@ -49,6 +49,7 @@ fn main() -> anyhow::Result<()> {
             req.vector = Some(e.embed(&q.question)?);
             req.limit = Some(product::LIMIT);
             req.neurogenesis = Some(false);
+            req.keep_candidates = true;
             let order = if i % 2 == 0 {
                 [true, false]
             } else {

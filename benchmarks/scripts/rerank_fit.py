@@ -6,7 +6,12 @@ ascent on recall@10 + 0.5 recall@5 over the tuning conversations only (conv-26, 
 the first weight (base place) fixed at 1; then prints recall@5/10/25/50 (all questions and
 multi-hop) on the tuning, test and all conversations. Needs python3 and numpy.
 
-    python3 benchmarks/scripts/rerank_fit.py OUT.jsonl
+    python3 benchmarks/scripts/rerank_fit.py OUT.jsonl [START]
+
+Coordinate ascent stops at a local optimum, so it starts twice: from the base order alone
+(weights 1, 0, 0, ...) and from START (comma-separated weights, e.g. the previous fit's,
+padded with zeros for features added since); the start with the higher tuning objective
+wins. Both starts see the tuning conversations only.
 """
 import json
 import sys
@@ -51,21 +56,28 @@ def main():
     qs = questions(sys.argv[1])
     n = next(q["x"].shape[1] for q in qs if q["ids"])
     tune = [q for q in qs if q["conv"] in TUNE]
-    w = np.zeros(n)
-    w[0] = 1.0
+    starts = [np.eye(n)[0]]
+    if len(sys.argv) > 2:
+        given = [float(x) for x in sys.argv[2].split(",")]
+        starts.append(np.array((given + [0.0] * n)[:n]))
 
     def obj(w):
         return mean_recall(tune, w, 10) + 0.5 * mean_recall(tune, w, 5)
 
-    best = obj(w)
-    for _ in range(3):
-        for j in range(1, n):
-            for g in GRID:
-                w2 = w.copy()
-                w2[j] = g
-                o = obj(w2)
-                if o > best + 1e-12:
-                    best, w = o, w2
+    fits = []
+    for w in starts:
+        best = obj(w)
+        for _ in range(3):
+            for j in range(1, n):
+                for g in GRID:
+                    w2 = w.copy()
+                    w2[j] = g
+                    o = obj(w2)
+                    if o > best + 1e-12:
+                        best, w = o, w2
+        print("start", [float(x) for x in starts[len(fits)]], "tuning objective", round(best, 4))
+        fits.append((best, w))
+    w = max(fits, key=lambda f: f[0])[1]
     print("weights", [float(x) for x in w])
     for name, sel in [("tuning", lambda q: q["conv"] in TUNE),
                       ("test", lambda q: q["conv"] not in TUNE), ("all", lambda q: True)]:

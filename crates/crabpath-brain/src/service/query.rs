@@ -98,6 +98,10 @@ pub struct QueryRequest<'q> {
     /// Whether a conversation brain's answer is re-ordered by [`super::rerank`] (default
     /// `true`; `false` gives the order before it, to measure it). Other brains ignore it.
     pub rerank: bool,
+    /// Whether the answer keeps the ranker's candidates with their features
+    /// ([`Answer::reordered`]; default `false`): what the ranker's weights are fitted on
+    /// (`benchmarks/examples/rerank_dump.rs`), not needed to answer.
+    pub keep_candidates: bool,
 }
 
 /// Which search seeds the traversal (issue 28, item 3).
@@ -180,6 +184,7 @@ impl<'q> QueryRequest<'q> {
             traverse: true,
             neurogenesis: None,
             rerank: true,
+            keep_candidates: false,
         }
     }
 }
@@ -208,8 +213,8 @@ pub struct Answer<'b> {
     /// profile ranks them as content). Issue 31 item 4, seed 003 §1.3.
     pub guardrails: Vec<String>,
     /// A re-ordered answer's candidates in the order before [`super::rerank`], each with
-    /// its features (what the ranker's weights are fitted on); empty when the answer was
-    /// not re-ordered.
+    /// its features (what the ranker's weights are fitted on); empty unless the request
+    /// asked for them ([`QueryRequest::keep_candidates`]) and the answer was re-ordered.
     pub reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
 }
 
@@ -586,8 +591,10 @@ impl Brain {
                     let entry = query_entry(req, &result, graph, graph.node_count());
                     store_journal(&s.store, &entry)?;
                     if rerank {
-                        cover = super::rerank::coverage(s.store.conn(), text, &r.loaded)
-                            .map_err(&err)?;
+                        let conn = s.store.conn();
+                        let nodes = brain_nodes(conn).map_err(&err)?;
+                        cover =
+                            super::rerank::coverage(conn, text, &r.loaded, nodes).map_err(&err)?;
                     }
                     (graph, hits, seeds, result, list, GraphAt::Resident)
                 } else {
@@ -693,14 +700,12 @@ impl Brain {
                     let mut result = result;
                     strip_autos(&mut result, &loaded.graph);
                     let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
+                    let nodes = brain_nodes(&tx).map_err(&err)?;
                     if rerank {
-                        cover = super::rerank::coverage(&tx, text, &loaded).map_err(&err)?;
+                        cover = super::rerank::coverage(&tx, text, &loaded, nodes).map_err(&err)?;
                     }
-                    let nodes: i64 = tx
-                        .query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))
-                        .map_err(&err)?;
                     tx.commit().map_err(&err)?;
-                    let entry = query_entry(req, &result, &loaded.graph, nodes as usize);
+                    let entry = query_entry(req, &result, &loaded.graph, nodes);
                     store_journal(&s.store, &entry)?;
                     *scratch = loaded;
                     let graph = &scratch.graph;
@@ -736,8 +741,14 @@ impl Brain {
                 let (base, g) = rank(graph, &seeds, &result, &list, wide, &adjust);
                 let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
                 let f = super::rerank::features(graph, &seeds, &result, &list, &ids, &cover);
-                let before = ids.iter().map(|id| id.to_string()).zip(f.iter().copied());
-                let before = before.collect();
+                let before = match req.keep_candidates {
+                    true => ids
+                        .iter()
+                        .map(|id| id.to_string())
+                        .zip(f.iter().copied())
+                        .collect(),
+                    false => Vec::new(),
+                };
                 (super::rerank::reorder(base, &f, req.limit), g, before)
             }
         };
@@ -806,6 +817,13 @@ struct Parts {
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,
+}
+
+/// The brain's node count as its database records it (`brain.nodes`). Cost: one
+/// primary-key read.
+fn brain_nodes(conn: &rusqlite::Connection) -> rusqlite::Result<usize> {
+    let n: i64 = conn.query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))?;
+    Ok(usize::try_from(n).unwrap_or(0))
 }
 
 /// The seeds of a database brain: the first `top` of the seeding's list, then the auto

@@ -14,24 +14,34 @@
 //! | reached by the traversal, not a seed | 0 or 1 |
 //! | a neighbour of the base order's first id (an edge from it) | 0 or 1 |
 //! | idf-weighted share of the question's terms the candidate contains | in [0, 1] |
+//! | in the same dialogue (`session` metadata) as the base order's first id | 0 or 1 |
+//! | share of the base order's first [`DIALOGUE_WINDOW`] in the candidate's dialogue | in [0, 1] |
+//! | length: ln(1 + characters of its content) / [`LENGTH_SCALE`] | about 0–1 |
 //!
-//! The last is read from the lexical index itself (SQLite FTS5, the tokenizer of the
+//! The coverage feature is read from the lexical index itself (SQLite FTS5, the tokenizer of the
 //! BM25 search, stemming included): for each term of [`lexical::query_terms`], the rows
 //! containing it give its document frequency `df` and the candidates that contain it; a
 //! term weighs ln(1 + N / (1 + df)), N the brain's node count. Unlike BM25 it ignores
 //! term frequency and length, so a short turn naming one rare word does not outrank a
-//! turn naming every word of the question.
+//! turn naming every word of the question. The dialogue features say that a question's
+//! evidence comes in runs: the turns of one conversation's dialogue that the first
+//! ten already crowd into are where the rest of the answer tends to be. The length
+//! feature prefers a turn with content over a short reply ("Wow, thanks!") that happens
+//! to share a word.
 //!
 //! **Fitted** ([`WEIGHTS`]) by coordinate ascent on recall@10 + ½ recall@5 of the default
 //! query over the tuning conversations only (conv-26 and conv-30, 304 questions;
 //! the issue's rule "knobs are tuned on conv-26 and conv-30 only"), hash-v1, the base
-//! place's weight fixed at 1, each other weight from a grid of -0.5..1. Refit with
+//! place's weight fixed at 1, each other weight from a grid of -0.5..1, started from
+//! the base order alone and from the previous fit's weights (the better start on the
+//! tuning objective wins). Refit with
 //! `cargo run --release -p bench --example rerank_dump -- OUT.jsonl` then
-//! `python3 benchmarks/scripts/rerank_fit.py OUT.jsonl`. Tuning recall@10 0.727 → 0.762;
-//! all 1,986 questions recall@5 / 10 0.584 / 0.700 → 0.616 / 0.724, multi-hop recall@10
-//! 0.344 → 0.395; the eight test conversations alone 0.584 / 0.696 → 0.614 / 0.717
-//! (`benchmarks/README.md`, "Conversation features"; with all-MiniLM-L6-v2 recall@10
-//! 0.641 → 0.738).
+//! `python3 benchmarks/scripts/rerank_fit.py OUT.jsonl 1,-0.3,0.05,0.1,0.5` (the
+//! previous weights). Tuning recall@10 0.727 → 0.773 (the five first features alone:
+//! 0.762); all 1,986 questions recall@5 / 10 0.584 / 0.700 → 0.622 / 0.740 (five
+//! features: 0.616 / 0.724), multi-hop recall@10 0.344 → 0.400 (0.395); the eight test
+//! conversations alone 0.584 / 0.696 → 0.618 / 0.734 (`benchmarks/README.md`,
+//! "Conversation features").
 //!
 //! Only conversation brains of the corrected profile are re-ordered (as
 //! [`super::lead`]): a folder brain's answer, the paper profile and their committed
@@ -55,11 +65,18 @@ pub const DEPTH: usize = 50;
 pub const ABSENT: usize = 200;
 
 /// Number of features ([`features`]).
-pub const FEATURES: usize = 5;
+pub const FEATURES: usize = 8;
+
+/// How many of the base order's first ids the dialogue-share feature counts.
+pub const DIALOGUE_WINDOW: usize = 10;
+
+/// The length feature is ln(1 + characters) / this: about 1 for a turn of 1,100
+/// characters.
+pub const LENGTH_SCALE: f64 = 7.0;
 
 /// The weights of the features, in [`features`]' order (see the module docs: fitted on
 /// conv-26 and conv-30, hash-v1).
-pub const WEIGHTS: [f64; FEATURES] = [1.0, -0.3, 0.05, 0.1, 0.5];
+pub const WEIGHTS: [f64; FEATURES] = [1.0, -0.3, 0.05, 0.1, 0.5, 0.02, 0.1, 0.1];
 
 /// English function words a question's coverage leaves out besides
 /// [`lexical::query_terms`]' stop words (pronouns and auxiliaries: "What did she say to
@@ -72,12 +89,14 @@ pub const FUNCTION_WORDS: &[&str] = &[
 
 /// Per node id of `loaded` (the part of the graph read for the query), the
 /// idf-weighted share of the question's terms it contains (see the module docs); nodes
-/// containing no term, or not in `loaded`, are absent. Cost: one FTS5 query per query
-/// term (at most [`lexical::MAX_QUERY_TERMS`]), each reading all the term's rows.
+/// containing no term, or not in `loaded`, are absent. `nodes` is the brain's node
+/// count N. Cost: one FTS5 posting-list read per query term (at most
+/// [`lexical::MAX_QUERY_TERMS`]), unranked ([`lexical::matching`]).
 pub fn coverage(
     conn: &Connection,
     question: &str,
     loaded: &Loaded,
+    nodes: usize,
 ) -> rusqlite::Result<FxHashMap<String, f64>> {
     let terms: Vec<String> = lexical::query_terms(question)
         .into_iter()
@@ -87,21 +106,21 @@ pub fn coverage(
     if terms.is_empty() {
         return Ok(out);
     }
-    let n: i64 = conn.query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))?;
+    let n = nodes as f64;
     let mut rows = Vec::with_capacity(terms.len());
     for t in &terms {
-        rows.push(lexical::search(conn, t, n.max(1) as usize)?);
+        rows.push(lexical::matching(conn, t)?);
     }
     let idf: Vec<f64> = rows
         .iter()
-        .map(|r| (1.0 + n as f64 / (1.0 + r.len() as f64)).ln())
+        .map(|r| (1.0 + n / (1.0 + r.len() as f64)).ln())
         .collect();
     let total: f64 = idf.iter().sum();
     if total <= 0.0 {
         return Ok(out);
     }
     for (w, r) in idf.iter().zip(&rows) {
-        for (sym, _) in r {
+        for sym in r {
             if let Some(&node) = loaded.by_sym.get(sym) {
                 *out.entry(loaded.graph.name(node).to_string())
                     .or_insert(0.0) += w / total;
@@ -111,9 +130,20 @@ pub fn coverage(
     Ok(out)
 }
 
+/// The dialogue (`session` metadata, [`crate::source::conversation`]) of node `n`, if
+/// it has one.
+fn dialogue(graph: &Graph, n: Option<NodeId>) -> Option<&str> {
+    graph
+        .node(n?)?
+        .metadata
+        .get("session")
+        .and_then(|v| v.as_str())
+}
+
 /// The features of each of `base` (the base order, best first; see the module docs):
 /// `seeds` and `result` are the query's seeds and traversal, `list` the seeding's ranked
-/// list, `cover` [`coverage`]'s answer.
+/// list, `cover` [`coverage`]'s answer. Cost: O(|base| + |list|) lookups, and one pass
+/// over each candidate's content for its length.
 pub fn features(
     graph: &Graph,
     seeds: &[(NodeId, f64)],
@@ -130,23 +160,41 @@ pub fn features(
         .collect();
     let seed: FxHashSet<NodeId> = seeds.iter().map(|s| s.0).collect();
     let fired: FxHashSet<NodeId> = result.fired.iter().copied().collect();
-    let first = base.first().and_then(|id| graph.lookup(id));
+    let nodes: Vec<Option<NodeId>> = base.iter().map(|id| graph.lookup(id)).collect();
+    let dialogues: Vec<Option<&str>> = nodes.iter().map(|&n| dialogue(graph, n)).collect();
+    let first = nodes.first().copied().flatten();
+    let first_dialogue = dialogues.first().copied().flatten();
+    let window = &dialogues[..dialogues.len().min(DIALOGUE_WINDOW)];
     base.iter()
         .enumerate()
         .map(|(p, &id)| {
-            let n = graph.lookup(id);
+            let n = nodes[p];
             let r = place.get(id).copied().unwrap_or(ABSENT);
             let added = n.is_some_and(|n| fired.contains(&n) && !seed.contains(&n));
             let adjacent = match (first, n) {
                 (Some(f), Some(n)) => f != n && graph.edge(f, n).is_some(),
                 _ => false,
             };
+            let d = dialogues[p];
+            let same_first = d.is_some() && d == first_dialogue;
+            let share = match d {
+                Some(d) => {
+                    window.iter().filter(|w| **w == Some(d)).count() as f64 / DIALOGUE_WINDOW as f64
+                }
+                None => 0.0,
+            };
+            let chars = n
+                .and_then(|n| graph.node(n))
+                .map_or(0, |x| x.content.chars().count());
             [
                 1.0 / (1.0 + p as f64),
                 1.0 / (5.0 + r as f64),
                 f64::from(u8::from(added)),
                 f64::from(u8::from(adjacent)),
                 cover.get(id).copied().unwrap_or(0.0),
+                f64::from(u8::from(same_first)),
+                share,
+                (1.0 + chars as f64).ln() / LENGTH_SCALE,
             ]
         })
         .collect()
@@ -177,17 +225,54 @@ mod tests {
     #[test]
     fn a_candidate_covering_the_question_moves_up_within_the_depth_only() {
         let base: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
-        // WEIGHTS [1, -0.3, 0.05, 0.1, 0.5]; c: base place 2 (1/3), absent from the list,
-        // covers the whole question: 1/3 - 0.3/205 + 0.5 = 0.832 > b's 1/2 - 0.3/6 = 0.45,
-        // < a's 1 - 0.3/5 = 0.94
+        // WEIGHTS [1, -0.3, 0.05, 0.1, 0.5, 0.02, 0.1, 0.1]; c: base place 2 (1/3),
+        // absent from the list, covers the whole question: 1/3 - 0.3/205 + 0.5 = 0.832
+        // > b's 1/2 - 0.3/6 = 0.45, < a's 1 - 0.3/5 = 0.94
         let f = [
-            [1.0, 1.0 / 5.0, 0.0, 0.0, 0.0],
-            [0.5, 1.0 / 6.0, 0.0, 0.0, 0.0],
-            [1.0 / 3.0, 1.0 / 205.0, 0.0, 0.0, 1.0],
+            [1.0, 1.0 / 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [0.5, 1.0 / 6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [1.0 / 3.0, 1.0 / 205.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
         ];
         assert_eq!(reorder(base.clone(), &f, None), ["a", "c", "b"]);
         assert_eq!(reorder(base.clone(), &f, Some(2)), ["a", "c"]);
         // only the first two are re-ordered: c stays last
         assert_eq!(reorder(base, &f[..2], None), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn dialogue_features_count_the_first_ids_dialogues_and_length_reads_the_content() {
+        use crabpath::graph::Node;
+        let mut g = Graph::new();
+        for (id, session, text) in [
+            ("a", Some("1"), "x".repeat(10)),
+            ("b", Some("2"), "y".repeat(100)),
+            ("c", Some("1"), String::new()),
+            ("d", None, "z".to_string()),
+        ] {
+            let mut n = Node::new(id, &text);
+            if let Some(s) = session {
+                n.metadata.insert("session".into(), s.into());
+            }
+            g.add_node(n);
+        }
+        let base = ["a", "b", "c", "d"];
+        let f = features(
+            &g,
+            &[],
+            &TraversalResult::default(),
+            &[],
+            &base,
+            &FxHashMap::default(),
+        );
+        // same dialogue as the first id ("a", dialogue 1): a and c; d has none
+        let same: Vec<f64> = f.iter().map(|x| x[5]).collect();
+        assert_eq!(same, [1.0, 0.0, 1.0, 0.0]);
+        // of the first DIALOGUE_WINDOW (10) ids, 2 are in dialogue 1, 1 in dialogue 2
+        let share: Vec<f64> = f.iter().map(|x| x[6]).collect();
+        assert_eq!(share, [0.2, 0.1, 0.2, 0.0]);
+        // ln(1 + 10) / 7, ln(1 + 100) / 7, ln(1) / 7 = 0
+        assert!((f[0][7] - 11f64.ln() / 7.0).abs() < 1e-12);
+        assert!((f[1][7] - 101f64.ln() / 7.0).abs() < 1e-12);
+        assert_eq!(f[2][7], 0.0);
     }
 }

@@ -103,6 +103,20 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
     rows.collect()
 }
 
+/// The syms of every node containing `term` (one word of [`query_terms`]), in rowid
+/// order, unranked: what a feature needs that only asks which nodes hold a word and how
+/// many do (its document frequency), without BM25's scoring and sort.
+///
+/// Cost: one FTS5 posting-list read of the term.
+pub fn matching(conn: &Connection, term: &str) -> rusqlite::Result<Vec<i64>> {
+    let table = schema::LEXICAL_TABLE;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid"
+    ))?;
+    let rows = stmt.query_map([match_expression(&[term.to_string()])], |r| r.get(0))?;
+    rows.collect()
+}
+
 /// Reciprocal rank fusion of ranked lists of syms (see the module docs): each sym once,
 /// best first, with a score in (0, 1]: its fused score divided by the best one possible
 /// (first in every list), so the seeds the traversal starts from keep a scale like a
