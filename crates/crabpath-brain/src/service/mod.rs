@@ -42,6 +42,7 @@ pub mod rerank;
 pub mod route;
 mod serving;
 pub mod turns;
+mod unjournaled;
 mod unlearn;
 
 pub use admin::{
@@ -64,4 +65,5 @@ pub use neurogenesis::{
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;
+pub use unjournaled::Unjournaled;
 pub use unlearn::Relearned;

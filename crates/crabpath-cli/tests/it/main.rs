@@ -24,6 +24,7 @@ mod maintain_neurogenesis;
 mod maintain_safety;
 mod mcp;
 mod mcp_forget;
+mod mcp_full_disk;
 mod mcp_http_guard;
 mod mcp_load;
 mod mcp_reader;
