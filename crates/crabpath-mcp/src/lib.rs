@@ -45,6 +45,7 @@ pub mod client;
 pub mod error;
 pub mod http_guard;
 pub mod http_limits;
+pub mod idle;
 pub mod load;
 pub mod server;
 pub mod sessions;

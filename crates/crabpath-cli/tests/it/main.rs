@@ -26,6 +26,7 @@ mod mcp;
 mod mcp_forget;
 mod mcp_full_disk;
 mod mcp_http_guard;
+mod mcp_idle;
 mod mcp_load;
 mod mcp_reader;
 mod mcp_stdio_errors;
