@@ -33,9 +33,9 @@ use crabpath_brain::Brain;
 use http::{header, Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{rpc_error, Error, Result};
 use crate::http_guard::{Guard, HttpResponse};
 use crate::http_limits::HttpOptions;
 use crate::server::{Options, Server};
@@ -328,10 +328,6 @@ fn needed(body: &[u8]) -> Option<(Value, Role, String)> {
         }
     }
     out
-}
-
-fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 fn answer(status: StatusCode, body: Value) -> HttpResponse {
