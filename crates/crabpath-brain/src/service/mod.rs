@@ -26,6 +26,7 @@ mod content_depth;
 mod engine;
 mod feedback;
 mod feedback_report;
+mod fill_hook;
 mod forget;
 mod guardrail;
 pub mod health;
