@@ -18,13 +18,7 @@ fn call(s: &crabpath_mcp::Server, tool: &str, a: Value) -> (bool, Value) {
 fn an_mcp_query_on_a_full_database_is_answered_unjournaled() {
     let dir = tempfile::tempdir().unwrap();
     crate::common::fixture_brain(dir.path(), "corrected");
-    let mut o = crabpath_brain::OpenOptions::new(crabpath::Profile::Corrected);
-    o.resident = true;
-    o.embedder = Some(std::sync::Arc::new(|| {
-        Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
-    }));
-    let mut b =
-        crabpath_brain::Brain::open(crabpath_brain::locate(&dir.path().join("brain")), o).unwrap();
+    let mut b = crate::common::mcp_brain(dir.path());
     let page = b.fill_database_for_test().unwrap();
     let s = crabpath_mcp::Server::new(
         b,
