@@ -60,3 +60,39 @@ fn an_idle_brain_is_closed_and_opens_again_with_its_writes() {
     ));
     assert!(q.to_string().contains(&id), "{q}");
 }
+
+/// The closer never closes a brain a request holds, closes it once released, and the
+/// next request opens it again through the opener ([`crabpath_mcp::idle::Slots`]).
+#[test]
+fn a_held_brain_is_not_closed_and_a_closed_one_reopens() {
+    use crabpath_mcp::idle::{Idle, Slots};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::fixture_brain(dir.path(), "corrected");
+    let reopened = Arc::new(AtomicUsize::new(0));
+    let (d, n) = (dir.path().to_path_buf(), reopened.clone());
+    let idle = Arc::new(Idle::new(
+        "b",
+        Arc::new(move || {
+            n.fetch_add(1, Ordering::Relaxed);
+            Ok(crate::common::mcp_brain(&d))
+        }),
+    ));
+    let slots = Slots::new(crate::common::mcp_brain(dir.path()), Some(idle.clone()));
+    let held = slots.hold(false).unwrap();
+    assert!(!slots.close_if_idle(Duration::ZERO), "closed while held");
+    drop(held);
+    let reader = slots.hold(true).unwrap();
+    assert!(!slots.close_if_idle(Duration::ZERO), "closed while read");
+    drop(reader);
+    assert!(slots.close_if_idle(Duration::ZERO));
+    assert_eq!((idle.closes(), reopened.load(Ordering::Relaxed)), (1, 0));
+    // a read of a closed brain opens it again (on the writer, which reopens the reader)
+    let mut b = slots.hold(true).unwrap();
+    assert!(b.read_node("a.md::0", |_| ()).is_ok());
+    drop(b);
+    assert_eq!(reopened.load(Ordering::Relaxed), 1);
+    // not idle long enough: kept
+    assert!(!slots.close_if_idle(Duration::from_secs(3600)));
+}
