@@ -132,17 +132,33 @@ pub fn full_disk(bin: &Path, ws: &str, dir: &Path) -> Result<String> {
             &m,
         ));
     }
+    // a query is answered unjournaled (journaled: false and a warning, issue 30 item 4)
     let queries: Vec<String> = (0..5)
         .map(|i| {
-            outcome(client::call(
+            let a = client::call(
                 &addr,
                 &token,
                 &sid,
                 "query",
                 json!({"query": format!("extract a tar archive {i}"), "chat_id": "full"}),
-            ))
+            );
+            match a.as_ref().and_then(client::Answer::tool_result) {
+                Some(v) if v["journaled"] == json!(false) => format!(
+                    "answered ({} fired), not journaled: {}",
+                    v["fired"].as_array().map_or(0, Vec::len),
+                    v["warning"].as_str().unwrap_or("")
+                ),
+                _ => outcome(a),
+            }
         })
         .collect();
+    let feedback = outcome(client::call(
+        &addr,
+        &token,
+        &sid,
+        "feedback",
+        json!({"chat_id": "full", "outcome": 1}),
+    ));
     let health = outcome(client::call(&addr, &token, &sid, "health", json!({})));
     let node = match acked.first() {
         None => "nothing to read",
@@ -165,7 +181,7 @@ pub fn full_disk(bin: &Path, ws: &str, dir: &Path) -> Result<String> {
     let (lost, _) = load::misplaced(&addr, &tokens, &acked);
     kill(child);
     Ok(format!(
-        "full disk ({}): teach before: {before}; filler {filled} bytes; 5 teaches while full: {}; 5 queries: {}; health: {health}; node read: {node}; teach after freeing: {after}; doctor: {doctor}; {} acknowledged teaches, {} lost after a restart\n",
+        "full disk ({}): teach before: {before}; filler {filled} bytes; 5 teaches while full: {}; 5 queries: {}; feedback for their chat: {feedback}; health: {health}; node read: {node}; teach after freeing: {after}; doctor: {doctor}; {} acknowledged teaches, {} lost after a restart\n",
         dir.display(),
         tally(&teaches),
         tally(&queries),

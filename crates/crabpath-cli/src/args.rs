@@ -387,6 +387,12 @@ pub struct McpArgs {
     /// Repeatable.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    /// With --brains: close a brain nobody has asked for SECS seconds (its database
+    /// connections and in-memory graph are dropped; the next request opens it again,
+    /// in the same sessions). A brain is never closed while a request runs on it. 0:
+    /// never close.
+    #[arg(long, value_name = "SECS", default_value_t = crabpath_mcp::idle::DEFAULT_IDLE_CLOSE_SECS, requires = "brains")]
+    pub idle_close: u64,
     #[command(flatten)]
     pub route: RouteArgs,
 }

@@ -15,8 +15,10 @@
 //!
 //! The token alone decides the brain: each brain has its own rmcp service with its own
 //! session manager, so a session id of brain A sent with a token of brain B is unknown
-//! there, and nothing of A is reachable. A brain opens at its first request (lazily)
-//! and has its own mutex: writes to one never wait for another's lock. Bodies are read
+//! there, and nothing of A is reachable. A brain opens at its first request (lazily),
+//! closes when idle for `Served::Dir`'s `idle_close` and opens again at the next
+//! request ([`crate::idle`]), and has its own mutex: writes to one never wait for
+//! another's lock. Bodies are read
 //! whole before the check, within the server's body caps ([`HttpOptions::max_body_bytes`]
 //! and [`HttpOptions::body_timeout`]: 413 and 408 above them).
 
@@ -31,9 +33,9 @@ use crabpath_brain::Brain;
 use http::{header, Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{rpc_error, Error, Result};
 use crate::http_guard::{Guard, HttpResponse};
 use crate::http_limits::HttpOptions;
 use crate::server::{Options, Server};
@@ -63,6 +65,8 @@ pub enum Served {
         open: Opener,
         /// How every brain serves.
         options: Options,
+        /// A brain unused this long is closed ([`crate::idle`]); `None`: never.
+        idle_close: Option<std::time::Duration>,
     },
 }
 
@@ -81,8 +85,29 @@ enum Inner {
         open: Opener,
         options: Options,
         tokens: Mutex<Tokens>,
-        brains: Mutex<HashMap<String, HttpService>>,
+        brains: Arc<Brains>,
     },
+}
+
+/// The brains of a served directory opened so far: each one's HTTP service and the
+/// server inside it (which [`crate::idle`] closes when idle).
+type Brains = Mutex<HashMap<String, (HttpService, Server)>>;
+
+/// Closes the idle brains of `brains` every [`crate::idle::check_every`] until the
+/// front is dropped.
+fn spawn_closer(brains: &Arc<Brains>, after: std::time::Duration) {
+    let weak = Arc::downgrade(brains);
+    let every = crate::idle::check_every(after);
+    std::thread::spawn(move || loop {
+        std::thread::sleep(every);
+        let Some(brains) = weak.upgrade() else {
+            return;
+        };
+        let servers: Vec<Server> = lock(&brains).values().map(|(_, s)| s.clone()).collect();
+        for s in servers {
+            s.close_if_idle(after);
+        }
+    });
 }
 
 impl Front {
@@ -94,7 +119,12 @@ impl Front {
     pub fn new(served: Served, make: MakeService, limits: Arc<HttpOptions>) -> Result<Front> {
         let inner = match served {
             Served::One(server) => Inner::One(make(server)),
-            Served::Dir { dir, open, options } => {
+            Served::Dir {
+                dir,
+                open,
+                options,
+                idle_close,
+            } => {
                 let tokens = Tokens::open(&dir, false)?;
                 if !tokens.any()? {
                     return Err(Error::Argument(format!(
@@ -103,12 +133,16 @@ impl Front {
                         dir.display()
                     )));
                 }
+                let brains = Arc::new(Mutex::new(HashMap::new()));
+                if let Some(after) = idle_close {
+                    spawn_closer(&brains, after);
+                }
                 Inner::Dir {
                     dir,
                     open,
                     options,
                     tokens: Mutex::new(tokens),
-                    brains: Mutex::new(HashMap::new()),
+                    brains,
                 }
             }
         };
@@ -222,10 +256,10 @@ impl Front {
         dir: &Path,
         open: &Opener,
         options: &Options,
-        brains: &Mutex<HashMap<String, HttpService>>,
+        brains: &Brains,
         token: &TokenInfo,
     ) -> std::result::Result<HttpService, String> {
-        if let Some(s) = lock(brains).get(&token.brain) {
+        if let Some((s, _)) = lock(brains).get(&token.brain) {
             return Ok(s.clone());
         }
         let path = dir.join(&token.brain);
@@ -237,10 +271,17 @@ impl Front {
             ));
         }
         let brain = open(&path).map_err(|m| format!("brain `{}`: {m}", token.brain))?;
-        let service = (self.make)(Server::new(brain, options.clone()));
+        let reopen = {
+            let open = open.clone();
+            Arc::new(move || open(&path)) as crate::idle::Reopen
+        };
+        let idle = Arc::new(crate::idle::Idle::new(&token.brain, reopen));
+        let server = Server::closable(brain, options.clone(), idle);
+        let service = (self.make)(server.clone());
         Ok(lock(brains)
             .entry(token.brain.clone())
-            .or_insert(service)
+            .or_insert((service, server))
+            .0
             .clone())
     }
 }
@@ -287,10 +328,6 @@ fn needed(body: &[u8]) -> Option<(Value, Role, String)> {
         }
     }
     out
-}
-
-fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 fn answer(status: StatusCode, body: Value) -> HttpResponse {

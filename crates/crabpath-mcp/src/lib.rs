@@ -8,7 +8,7 @@
 //!
 //! | tool | what it does | `Brain` method |
 //! |---|---|---|
-//! | `query` | retrieves the memory's chunks for a question: the fired nodes with text, score and the path that reached them; with a `chat_id` the turn is logged for later feedback | [`Brain::query`](crabpath_brain::Brain::query), [`Brain::record_turn`](crabpath_brain::Brain::record_turn) |
+//! | `query` | retrieves the memory's chunks for a question: the fired nodes with text, score and the path that reached them; with a `chat_id` the turn is logged for later feedback; on a full database the answer carries `journaled: false` and a `warning`, and no turn is logged | [`Brain::query`](crabpath_brain::Brain::query), [`Brain::record_turn`](crabpath_brain::Brain::record_turn) |
 //! | `feedback` | teaches an outcome in [−1, 1] to a conversation's recent turns (window of 10 turns or 900 s, weight exp(−Δ/5), each turn once) or to explicit fired ids | [`Brain::feedback`](crabpath_brain::Brain::feedback) |
 //! | `correct` | adds a CORRECTION node; with a `chat_id` it inhibits the path that conversation's recent answers took | [`Brain::correct`](crabpath_brain::Brain::correct) |
 //! | `teach` | adds new knowledge as a node, connected as `inject` connects it | [`Brain::teach`](crabpath_brain::Brain::teach) |
@@ -45,6 +45,7 @@ pub mod client;
 pub mod error;
 pub mod http_guard;
 pub mod http_limits;
+pub mod idle;
 pub mod load;
 pub mod server;
 pub mod sessions;

@@ -2,7 +2,7 @@
 //! brain shared by every session.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crabpath_brain::service::route::RouteMode;
 use crabpath_brain::Brain;
@@ -16,6 +16,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::idle::{Idle, Slots};
 use crate::tools;
 
 /// The prefix of node resource URIs.
@@ -34,36 +35,38 @@ pub struct Options {
 /// mutex, and beside it a read-only handle for the tools that only read.
 #[derive(Clone)]
 pub struct Server {
-    brain: Arc<Mutex<Brain>>,
-    /// A second, read-only connection to a database brain ([`Brain::reader`]): the
-    /// read-only tools (`health`, annotated `readOnlyHint`) and the node resource use
-    /// it, so they never wait for the writer's mutex while a long write (`sync`) holds
-    /// it (issue 30 item 4, finding c). `None` for a state file: reads take the writer.
-    reader: Option<Arc<Mutex<Brain>>>,
+    /// The brain's writer and its second, read-only connection to a database brain
+    /// ([`Brain::reader`]): the read-only tools (`health`, annotated `readOnlyHint`)
+    /// and the node resource use it, so they never wait for the writer's mutex while a
+    /// long write (`sync`) holds it (issue 30 item 4, finding c). A state file has no
+    /// reader: reads take the writer. In `--brains` mode the brain closes when idle
+    /// ([`crate::idle`]).
+    slots: Arc<Slots>,
     options: Arc<Options>,
 }
 
 impl Server {
     /// A server over `brain` (opened resident and for writing, with its embedder).
     pub fn new(brain: Brain, options: Options) -> Server {
-        // a database that cannot be opened a second time keeps its reads on the writer
-        let reader = brain.reader().ok().flatten();
         Server {
-            brain: Arc::new(Mutex::new(brain)),
-            reader: reader.map(|r| Arc::new(Mutex::new(r))),
+            slots: Arc::new(Slots::new(brain, None)),
             options: Arc::new(options),
         }
     }
 
-    /// The handle a call runs on: the reader for a read-only one (when there is a
-    /// reader), else the writer.
-    fn handle(&self, read_only: bool) -> std::sync::MutexGuard<'_, Brain> {
-        let m = match &self.reader {
-            Some(r) if read_only => r,
-            _ => &self.brain,
-        };
-        // a panic in an earlier request must not take the server down with it
-        m.lock().unwrap_or_else(|p| p.into_inner())
+    /// A server over `brain` that [`Server::close_if_idle`] may close, opened again by
+    /// `idle`'s opener at the next request (`crabpath mcp --brains`, issue 30 item 2).
+    pub fn closable(brain: Brain, options: Options, idle: Arc<Idle>) -> Server {
+        Server {
+            slots: Arc::new(Slots::new(brain, Some(idle))),
+            options: Arc::new(options),
+        }
+    }
+
+    /// Closes the brain if it has been idle for `after` and no request holds it
+    /// ([`Slots::close_if_idle`]); whether it closed.
+    pub fn close_if_idle(&self, after: std::time::Duration) -> bool {
+        self.slots.close_if_idle(after)
     }
 
     /// Runs a tool; its errors become tool errors (`isError`), never a crash.
@@ -77,7 +80,10 @@ impl Server {
             workspace: self.options.workspace.as_ref(),
         };
         let read_only = tools::find(name).is_some_and(tools::ToolDef::reads_only);
-        let outcome = tools::call(&mut self.handle(read_only), &ctx, name, args);
+        let outcome = self
+            .slots
+            .hold(read_only)
+            .and_then(|mut b| tools::call(&mut b, &ctx, name, args));
         match outcome {
             Ok(v) => {
                 let text = serde_json::to_string(&v).unwrap_or_default();
@@ -90,7 +96,7 @@ impl Server {
     }
 
     fn read_node(&self, id: &str) -> crate::error::Result<Option<(String, Value)>> {
-        tools::read_node(&mut self.handle(true), id)
+        tools::read_node(&mut *self.slots.hold(true)?, id)
     }
 }
 

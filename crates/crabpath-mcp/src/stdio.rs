@@ -77,11 +77,7 @@ impl Refusal {
 
     /// The answer's line (with its newline).
     pub fn to_line(&self) -> Vec<u8> {
-        let v = serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": self.id,
-            "error": {"code": self.code, "message": self.message},
-        });
+        let v = crate::error::rpc_error(&self.id, self.code.into(), &self.message);
         let mut line = v.to_string().into_bytes();
         line.push(b'\n');
         line

@@ -487,7 +487,14 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, a: &Args<'_>) -> Result<Value> {
     if explain {
         out["explanation"] = Value::String(answer.explanation().render(g));
     }
-    let record = chat_id.map(|_| answer.turn_record(text));
+    // an unjournaled answer (full disk) logs no turn (Brain::query's `unjournaled`)
+    if let Some(u) = &answer.unjournaled {
+        out["journaled"] = json!(false);
+        out["warning"] = json!(u.warning());
+    }
+    let record = chat_id
+        .filter(|_| answer.journaled())
+        .map(|_| answer.turn_record(text));
     drop(answer);
     if let (Some(c), Some(rec)) = (chat_id, record) {
         let turn = brain.record_turn(c, rec)?;

@@ -16,7 +16,7 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id`, `limit` (integer ≥ 1), `seeding` (`dense`, `lexical` or `hybrid`) | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms`; with `limit`, `ranked`: at most `limit` node ids, best first ([`crate::service::Answer::ranked`]) |
+//! | `query` | `query` (non-blank string), `top_k` (integer ≥ 1, default 4), `chat_id`, `limit` (integer ≥ 1), `seeding` (`dense`, `lexical` or `hybrid`) | `fired_nodes`, `context`, `seeds`, `embed_query_ms`, `traverse_ms`, `total_ms`; with `limit`, `ranked`: at most `limit` node ids, best first ([`crate::service::Answer::ranked`]); on a full database, `journaled: false` and `warning` ([`crate::service::Unjournaled`]) |
 //! | `learn` | `fired_nodes` (non-empty list of non-blank strings), `outcome` (number) | `edges_updated` |
 //! | `maintain` | `tasks` (list or comma-separated string), `dry_run`, `max_merges` (≥ 1), `prune_below` | the maintenance report ([`crate::service::command::maintain`]); corrected: with `neurogenesis`, the auto nodes that died and merged (counts and ids) |
 //! | `health` | corrected: `window` (integer ≥ 1, default 1000) | paper: the reference's health payload; corrected: the eight metrics of seed 002 Table 4 with their ranges ([`crate::service::HealthReport::to_json`]) |
@@ -514,7 +514,11 @@ impl Daemon {
         };
         let answer = self.brain.query(&req)?;
         let traverse_ms = answer.traverse_ms;
-        let record = chat_id.as_ref().map(|_| answer.turn_record(&text));
+        // an unjournaled answer (full disk) logs no turn (service::unjournaled)
+        let record = chat_id
+            .as_ref()
+            .filter(|_| answer.journaled())
+            .map(|_| answer.turn_record(&text));
         let mut d = PyDict::new();
         d.insert(
             "fired_nodes".into(),
@@ -555,6 +559,10 @@ impl Daemon {
         d.insert("embed_query_ms".into(), PyValue::Float(embed_ms));
         d.insert("traverse_ms".into(), PyValue::Float(traverse_ms));
         d.insert("total_ms".into(), PyValue::Float(ms(total)));
+        if let Some(u) = &answer.unjournaled {
+            d.insert("journaled".into(), PyValue::Bool(false));
+            d.insert("warning".into(), PyValue::Str(u.warning()));
+        }
         if let (Some(c), Some(rec)) = (&chat_id, record) {
             let turn = self.brain.record_turn(c, rec)?;
             if self.profile.fixes_bugs() {

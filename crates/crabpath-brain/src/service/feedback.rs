@@ -243,6 +243,9 @@ impl Brain {
         window: &Window,
         turns_ago: Option<usize>,
     ) -> Result<(Attribution, Vec<Turn>)> {
+        if let Some(u) = self.serving.unjournaled.get(chat_id) {
+            return Err(u.feedback_error(chat_id));
+        }
         let log = self.recent_turns(chat_id, window.turns.max(1))?;
         let mut a = turns::attribute(&log, turns::now(), window, turns_ago);
         let wanted: Vec<i64> = a.credits.iter().map(|c| c.turn).collect();

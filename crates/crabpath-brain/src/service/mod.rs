@@ -26,6 +26,7 @@ mod content_depth;
 mod engine;
 mod feedback;
 mod feedback_report;
+mod fill_hook;
 mod forget;
 mod guardrail;
 pub mod health;
@@ -42,6 +43,7 @@ pub mod rerank;
 pub mod route;
 mod serving;
 pub mod turns;
+mod unjournaled;
 mod unlearn;
 
 pub use admin::{
@@ -64,4 +66,5 @@ pub use neurogenesis::{
 pub use ops::{InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;
+pub use unjournaled::Unjournaled;
 pub use unlearn::Relearned;

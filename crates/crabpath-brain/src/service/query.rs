@@ -216,9 +216,19 @@ pub struct Answer<'b> {
     /// its features (what the ranker's weights are fitted on); empty unless the request
     /// asked for them ([`QueryRequest::keep_candidates`]) and the answer was re-ordered.
     pub reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
+    /// Set when the database could not take the query's journal entry (full disk,
+    /// read-only underneath): the answer stands, unjournaled (issue 30 item 4,
+    /// [`super::unjournaled`]).
+    pub unjournaled: Option<super::unjournaled::Unjournaled>,
 }
 
 impl Answer<'_> {
+    /// Whether the query was journaled (every interface's `journaled`; see
+    /// [`Answer::unjournaled`]).
+    pub fn journaled(&self) -> bool {
+        self.unjournaled.is_none()
+    }
+
     /// The node ids best first, at most the request's `limit` (without one: as many as
     /// the answer has), in the order the product puts them in an agent's context:
     /// recall@k is read from the first k (issue 28, items 2 and 6).
@@ -330,6 +340,12 @@ impl Brain {
         self.catch_up()?;
         let neuro = self.neurogenesis_enabled(req.neurogenesis)?;
         let mut parts = self.query_parts(req, neuro)?;
+        if let Some(chat) = super::unjournaled::chat_of(&req.journal_metadata) {
+            match &parts.unjournaled {
+                Some(u) => self.serving.unjournaled.insert(&chat, u),
+                None => self.serving.unjournaled.remove(&chat),
+            }
+        }
         if let Some(g) = parts.growth.take() {
             let fired = parts.fired_names.clone();
             self.grow(g)?;
@@ -360,6 +376,7 @@ impl Brain {
             ranking: parts.ranking,
             guardrails: parts.guardrails,
             reordered: parts.reordered,
+            unjournaled: parts.unjournaled,
         })
     }
 
@@ -433,6 +450,7 @@ impl Brain {
         // the question's terms, per node read
         let rerank = conversation && req.rerank;
         let mut cover = rustc_hash::FxHashMap::default();
+        let mut unjournaled = None;
         let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
             Backend::Json(j) => {
                 if j.state.is_none() {
@@ -589,7 +607,7 @@ impl Brain {
                     let mut result = result;
                     strip_autos(&mut result, graph);
                     let entry = query_entry(req, &result, graph, graph.node_count());
-                    store_journal(&s.store, &entry)?;
+                    unjournaled = super::unjournaled::store_journal(&s.store, &entry)?;
                     if rerank {
                         let conn = s.store.conn();
                         let nodes = brain_nodes(conn).map_err(&err)?;
@@ -706,7 +724,7 @@ impl Brain {
                     }
                     tx.commit().map_err(&err)?;
                     let entry = query_entry(req, &result, &loaded.graph, nodes);
-                    store_journal(&s.store, &entry)?;
+                    unjournaled = super::unjournaled::store_journal(&s.store, &entry)?;
                     *scratch = loaded;
                     let graph = &scratch.graph;
                     let mut hits = Vec::with_capacity(found.len());
@@ -757,7 +775,8 @@ impl Brain {
             .into_iter()
             .map(str::to_string)
             .collect();
-        let growth = (neuro && at != GraphAt::Json).then(|| Growth {
+        // an unjournaled query grows nothing: the growth is a write too
+        let growth = (neuro && at != GraphAt::Json && unjournaled.is_none()).then(|| Growth {
             judged: super::judged::judged_documents(graph, ranking.iter().map(String::as_str)),
             text: text.to_string(),
             vector: vector.clone(),
@@ -767,13 +786,7 @@ impl Brain {
                 .filter(|n| !super::neurogenesis::is_auto(n))
                 .map(str::to_string)
                 .collect(),
-            chat_id: req
-                .journal_metadata
-                .as_dict()
-                .and_then(|d| match d.get("chat_id") {
-                    Some(PyValue::Str(c)) => Some(c.clone()),
-                    _ => None,
-                }),
+            chat_id: super::unjournaled::chat_of(&req.journal_metadata),
         });
         Ok(Parts {
             result,
@@ -788,6 +801,7 @@ impl Brain {
             fired_names,
             guardrails,
             reordered,
+            unjournaled,
         })
     }
 }
@@ -814,6 +828,7 @@ struct Parts {
     ranking: Vec<String>,
     guardrails: Vec<String>,
     reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
+    unjournaled: Option<super::unjournaled::Unjournaled>,
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,
@@ -1101,14 +1116,4 @@ fn query_entry(
     let fired = result.fired_names(graph);
     let event = query_event(req.text, &fired, node_count, req.journal_metadata.clone());
     crate::reference::journal::stamp(event, pyformat::pytime::time_time())
-}
-
-/// Appends a journal entry to a database opened for writing (a read-only brain
-/// answers queries without journaling them).
-fn store_journal(store: &crate::store::Store, entry: &pyformat::pyjson::PyDict) -> Result<()> {
-    if store.writable() {
-        let text = crate::store::rows::journal_text(entry)?;
-        crate::store::rows::append_journal(store.conn(), &text).map_err(sql_error(store.path()))?;
-    }
-    Ok(())
 }

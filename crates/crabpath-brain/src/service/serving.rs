@@ -10,4 +10,6 @@ pub(crate) struct Serving {
     pub(crate) vectors: crate::service::route::VectorCache,
     /// A state file's conversation log and ledger.
     pub(crate) turns: crate::service::turns::MemoryLog,
+    /// The chats whose newest query was answered but not journaled (issue 30 item 4).
+    pub(crate) unjournaled: crate::service::unjournaled::UnjournaledChats,
 }

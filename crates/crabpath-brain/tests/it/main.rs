@@ -19,6 +19,7 @@ mod embed_text;
 mod entity_link_change;
 mod feedback;
 mod forget;
+mod full_disk;
 mod guardrail;
 mod guardrail_context;
 mod guardrail_depth;

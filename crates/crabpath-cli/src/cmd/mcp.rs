@@ -52,6 +52,8 @@ pub fn run(ctx: &Ctx, a: &McpArgs) -> CliResult {
                     open_serving(&ctx, &path.to_string_lossy()).map_err(|e| e.line())
                 }),
                 options,
+                idle_close: (a.idle_close > 0)
+                    .then(|| std::time::Duration::from_secs(a.idle_close)),
             }
         }
         (None, Some(state)) => Served::One(Server::new(open_serving(ctx, state)?, options)),

@@ -51,7 +51,13 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
         );
     }
     let answer = brain.query(&req)?;
-    let turn = chat.map(|c| (c, answer.turn_record(&a.text)));
+    // a full disk: answered, not journaled, no turn logged (issue 30 item 4)
+    if let Some(u) = &answer.unjournaled {
+        eprintln!("crabpath: warning: {}", u.warning());
+    }
+    let turn = chat
+        .filter(|_| answer.journaled())
+        .map(|c| (c, answer.turn_record(&a.text)));
     let graph = answer.graph;
     let result = &answer.result;
     let config = &answer.config;
@@ -125,6 +131,10 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
         }
         if ctx.fixes() {
             payload.insert("guardrails".into(), answer.guardrails_json());
+        }
+        if let Some(u) = &answer.unjournaled {
+            payload.insert("journaled".into(), PyValue::Bool(false));
+            payload.insert("warning".into(), out::s(&u.warning()));
         }
         out::println(&out::compact(&payload));
     } else {

@@ -58,6 +58,13 @@ pub(crate) struct Running {
     log: Arc<Mutex<String>>,
 }
 
+impl Running {
+    /// Everything the server wrote on stderr so far (after its address line).
+    pub(crate) fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -66,11 +73,14 @@ impl Drop for Running {
 }
 
 pub(crate) fn start(dir: &Path) -> Running {
-    let mut child = common::spawn_piped(
-        dir,
-        "corrected",
-        &["mcp", "--brains", "served", "--http", "127.0.0.1:0"],
-    );
+    start_with(dir, &[])
+}
+
+/// [`start`] with `extra` arguments of `crabpath mcp`.
+pub(crate) fn start_with(dir: &Path, extra: &[&str]) -> Running {
+    let mut args = vec!["mcp", "--brains", "served", "--http", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    let mut child = common::spawn_piped(dir, "corrected", &args);
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let mut addr = None;
     for l in lines.by_ref() {

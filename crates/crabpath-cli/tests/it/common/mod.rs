@@ -282,12 +282,7 @@ pub fn command(dir: &Path, profile: &str, args: &[&str]) -> Command {
 /// brain `dir/brain`, resident, hash-v1 embedder, `edge+sim` routing; `workspace` is
 /// its `--workspace`.
 pub fn mcp_server(dir: &Path, workspace: Option<PathBuf>) -> crabpath_mcp::Server {
-    let mut o = crabpath_brain::OpenOptions::new(crabpath::Profile::Corrected);
-    o.resident = true;
-    o.embedder = Some(std::sync::Arc::new(|| {
-        Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
-    }));
-    let b = crabpath_brain::Brain::open(crabpath_brain::locate(&dir.join("brain")), o).unwrap();
+    let b = mcp_brain(dir);
     crabpath_mcp::Server::new(
         b,
         crabpath_mcp::Options {
@@ -295,6 +290,16 @@ pub fn mcp_server(dir: &Path, workspace: Option<PathBuf>) -> crabpath_mcp::Serve
             workspace,
         },
     )
+}
+
+/// The brain [`mcp_server`] serves: `dir/brain`, corrected, resident, hash-v1.
+pub fn mcp_brain(dir: &Path) -> crabpath_brain::Brain {
+    let mut o = crabpath_brain::OpenOptions::new(crabpath::Profile::Corrected);
+    o.resident = true;
+    o.embedder = Some(std::sync::Arc::new(|| {
+        Ok(Box::new(crabpath::HashEmbedder::new()) as Box<dyn crabpath::Embedder>)
+    }));
+    crabpath_brain::Brain::open(crabpath_brain::locate(&dir.join("brain")), o).unwrap()
 }
 
 /// Starts `crabpath <args>` in `dir` with the given profile, stdin, stdout and stderr
