@@ -37,16 +37,37 @@ use rusqlite::Result;
 /// bound on the work of a query whose words only corrections and questions share.
 pub const MAX_DEPTH_FACTOR: usize = 16;
 
+/// How much deeper than `depth` the first search goes when the seeding's first `d`
+/// results never depend on `d` ([`first_depth`]).
+pub const FIRST_DEPTH_FACTOR: usize = 2;
+
+/// The depth of [`deepen`]'s first search: `depth`, or [`FIRST_DEPTH_FACTOR`] ×
+/// `depth` when `prefix_stable` (the seeding's first `d` results are the same whatever
+/// depth it is asked: a folder brain's lexical or dense search, not a fusion of two
+/// lists nor a conversation's speaker preference, whose order depends on the depth).
+///
+/// Why: a question asked again finds its own question node among its results, so
+/// searching `depth` first and again deeper read the index twice for most repeated
+/// questions. The search's cost is mostly scoring every match, not the depth kept, so
+/// one deeper search costs about one search. The list returned is the same.
+pub(super) fn first_depth(depth: usize, prefix_stable: bool) -> usize {
+    match prefix_stable {
+        true => depth.saturating_mul(FIRST_DEPTH_FACTOR),
+        false => depth,
+    }
+}
+
 /// The seeding's list holding `depth` content results (module docs): `search(d)`
 /// gives the first `d` results, best first; `no_place(sym)` tells a question node or a
-/// correction.
+/// correction. The first search asks `first` (at least `depth`; [`first_depth`]).
 pub(super) fn deepen(
     depth: usize,
+    first: usize,
     mut search: impl FnMut(usize) -> Result<Vec<(i64, f64)>>,
     mut no_place: impl FnMut(i64) -> Result<bool>,
 ) -> Result<Vec<(i64, f64)>> {
     let limit = depth.saturating_mul(MAX_DEPTH_FACTOR);
-    let mut d = depth;
+    let mut d = first.max(depth).min(limit.max(depth));
     loop {
         let mut found = search(d)?;
         let mut content = 0;
@@ -74,9 +95,15 @@ mod tests {
 
     /// A search over syms 0..n with scores falling, and the depths it was asked.
     fn run(n: i64, depth: usize, free: &[i64]) -> (Vec<i64>, Vec<usize>) {
+        run_from(n, depth, depth, free)
+    }
+
+    /// [`run`] with the first search at `first`.
+    fn run_from(n: i64, depth: usize, first: usize, free: &[i64]) -> (Vec<i64>, Vec<usize>) {
         let mut asked = Vec::new();
         let out = deepen(
             depth,
+            first,
             |d| {
                 asked.push(d);
                 Ok((0..n.min(d as i64)).map(|s| (s, -(s as f64))).collect())
@@ -100,5 +127,16 @@ mod tests {
         let (out, asked) = run(100, 1, &(0..100).collect::<Vec<_>>());
         assert_eq!(asked, vec![1, 2, 4, 8, 16]);
         assert_eq!(out.len(), 16);
+    }
+
+    #[test]
+    fn a_deeper_first_search_returns_the_same_list_in_one_search() {
+        // depth 3, syms 1 and 2 take no place: the first search at 6 finds the three
+        // content results (0, 3, 4) at once, and the list is the one two searches gave
+        assert_eq!(run_from(100, 3, 6, &[1, 2]), (vec![0, 1, 2, 3, 4], vec![6]));
+        // nothing takes no place: cut at the depth, as a search of 3 gives
+        assert_eq!(run_from(100, 3, 6, &[]), (vec![0, 1, 2], vec![6]));
+        assert_eq!(first_depth(50, true), 100);
+        assert_eq!(first_depth(50, false), 50);
     }
 }

@@ -50,7 +50,7 @@ use crabpath::traverse::{TraversalConfig, TraversalResult};
 use pyformat::pyjson::PyValue;
 use rusqlite::OptionalExtension;
 
-use super::content_depth::deepen;
+use super::content_depth::{deepen, first_depth};
 use super::engine::{Backend, Brain};
 use super::guardrail::{is_guardrail, metadata_is_guardrail, seed_prefix};
 use super::neurogenesis::{strip_autos, Growth, Steer};
@@ -540,8 +540,9 @@ impl Brain {
                     let graph = &r.loaded.graph;
                     // corrected profile: `depth` content results (super::content_depth)
                     let search = |d| seeding_list(&r.searcher, s.store.conn(), v, text, seeding, d);
+                    let first = first_depth(depth, !conversation && seeding != Seeding::Hybrid);
                     let ranked = match profile.fixes_bugs() {
-                        true => deepen(depth, search, |sym| {
+                        true => deepen(depth, first, search, |sym| {
                             Ok(r.loaded.by_sym.get(&sym).is_some_and(|&n| {
                                 super::neurogenesis::is_auto(graph.name(n))
                                     || is_guardrail(graph, n)
@@ -624,12 +625,13 @@ impl Brain {
                     // each result's row is read once, and its kind (question node,
                     // correction) serves both the depth and the places below
                     let search = |d| seeding_list(&searcher, &tx, v, text, seeding, d);
+                    let first = first_depth(depth, !conversation && seeding != Seeding::Hybrid);
                     let mut kinds: rustc_hash::FxHashMap<i64, (bool, bool)> = Default::default();
                     let ranked = match profile.fixes_bugs() {
                         true => tx
                             .prepare("SELECT id, metadata FROM nodes WHERE sym = ?1")
                             .and_then(|mut stmt| {
-                                deepen(depth, search, |sym| {
+                                deepen(depth, first, search, |sym| {
                                     if let Some(&(auto, guard)) = kinds.get(&sym) {
                                         return Ok(auto || guard);
                                     }
