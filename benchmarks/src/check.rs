@@ -270,7 +270,8 @@ pub fn cmd_check(
     set_threads(a.threads);
     let only = globs(&a.only)?;
     let files = reports(&a.results, &only)?;
-    if files.is_empty() {
+    let peers = peers_report(&a.results, &only);
+    if files.is_empty() && peers.is_none() {
         return Err(Error::Usage(format!(
             "no report in {} matches{}",
             a.results.display(),
@@ -340,6 +341,18 @@ pub fn cmd_check(
         print(&c);
         summary.checked.push(c);
     }
+    if let Some(path) = &peers {
+        let t = Instant::now();
+        let c = Checked {
+            name: PEERS_REPORT.to_string(),
+            verdict: check_peers(path)?,
+            updated: false,
+            seconds: t.elapsed().as_secs_f64(),
+            expectation_failures: Vec::new(),
+        };
+        print(&c);
+        summary.checked.push(c);
+    }
     let complete = only.is_none()
         && !summary
             .checked
@@ -349,6 +362,39 @@ pub fn cmd_check(
         summary.removed = remove_unreferenced(&a.results, &files)?;
     }
     Ok(summary)
+}
+
+/// `bench peers`' report, relative to the results directory (issue 29).
+pub const PEERS_REPORT: &str = "peers/peers.json";
+
+/// `<results>/peers/peers.json` when it exists and `only` selects it (by that path or
+/// `peers.json`).
+fn peers_report(results: &Path, only: &Option<GlobSet>) -> Option<PathBuf> {
+    let p = results.join(PEERS_REPORT);
+    let selected = only
+        .as_ref()
+        .is_none_or(|g| g.is_match(PEERS_REPORT) || g.is_match("peers.json"));
+    (selected && p.is_file()).then_some(p)
+}
+
+/// `peers.json` is not re-run (an hour of servers): every number that derives from
+/// per-question results is recomputed from the record beside it
+/// ([`crate::peers::record::rederive`]) and compared exactly; the environment's numbers
+/// only for shape. `--update` does not apply.
+pub fn check_peers(path: &Path) -> Result<Verdict> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let stored: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Usage(format!("{}: not JSON: {e}", path.display())))?;
+    let r = crate::peers::record::rederive(path, &stored)?;
+    let mut diffs = r.problems;
+    for (p, s, f) in &r.pairs {
+        compare_json(p, s, f, &mut diffs);
+    }
+    Ok(if diffs.is_empty() {
+        Verdict::Ok
+    } else {
+        Verdict::Differs(diffs)
+    })
 }
 
 /// The run files, qrels and query-id list a report names (paths relative to its

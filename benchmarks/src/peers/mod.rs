@@ -7,11 +7,14 @@
 //! * [`client`]: a server's setup commands, its process, the MCP session, tool calls with a
 //!   timeout, its peak RSS;
 //! * [`run`]: one system through every conversation (fresh `${WORK}` and server each);
+//! * [`record`]: the per-question record beside `peers.json`, from which its numbers are
+//!   derived and `bench check` re-derives them;
 //! * [`report`]: the paper's recall by category, characters, throughput, latency, RSS, and
 //!   CrabPath against each peer on recall@10, as `peers.json` and `PEERS.md`.
 
 pub mod adapter;
 pub mod client;
+pub mod record;
 pub mod report;
 pub mod run;
 
@@ -85,7 +88,8 @@ pub struct PeersArgs {
     #[arg(long, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
 
-    /// Directory of peers.json and PEERS.md (created).
+    /// Directory of peers.json, PEERS.md and the per-question record peers-questions.txt.xz
+    /// (created).
     #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT)]
     pub out: PathBuf,
 
@@ -194,8 +198,10 @@ pub fn cmd_peers(data_dir: &DataDir, a: &PeersArgs) -> Result<String> {
             a.stats.bootstrap_seed,
         ),
     };
-    let (json, md) = report::render(&data, &runs, &meta);
+    let rec = record::Record::from_runs(&data, &runs)?;
+    let (json, md) = report::render(&data, &runs, &rec, &meta);
     std::fs::create_dir_all(&a.out).map_err(|e| Error::io(&a.out, e))?;
+    rec.write(&a.out.join(record::RECORD_FILE))?;
     let jp = a.out.join("peers.json");
     let text = serde_json::to_string_pretty(&json)
         .map_err(|e| Error::Internal(format!("peers.json: {e}")))?;

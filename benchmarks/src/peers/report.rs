@@ -8,29 +8,20 @@
 //! ([`crate::significance::test_all_pairs`]: paired randomization test, Holm, bootstrap
 //! interval), on the systems that finished every conversation.
 
-use indexmap::IndexMap;
 use serde_json::{json, Value};
 
-use super::run::{questions, SystemRun};
-use crate::locomo::data::{Category, Locomo};
-use crate::locomo::paper::{recall_row, slices, table, DEFINITION, KS};
+use super::record::{r1, Record, Scores, CRABPATH};
+use super::run::SystemRun;
+use crate::locomo::data::Locomo;
+use crate::locomo::paper::{slices, DEFINITION, KS};
 use crate::repo::metrics::percentile;
-use crate::significance::{test_all_pairs, tests_block, TEST_METRIC};
 
-/// The name of the row the others are tested against.
-pub const CRABPATH: &str = "crabpath";
-
-/// One system's numbers.
+/// One system's numbers: those derived from its per-question results (the record's),
+/// and those of the run's environment.
 #[derive(Debug, Clone)]
 pub struct Row {
-    /// Slice → recall at [`KS`].
-    pub recall: IndexMap<String, Vec<f64>>,
-    /// Slice → questions.
-    pub counts: IndexMap<String, usize>,
-    /// recall@10 per question (the paired tests' series).
-    pub r10: Vec<f64>,
-    /// Mean characters of the search results' text per question.
-    pub mean_chars: f64,
+    /// Recall, questions, the recall@10 series, mean characters ([`Record::scores`]).
+    pub scores: Scores,
     /// Turns stored per second of store calls.
     pub turns_per_s: f64,
     /// Search round trip, median and 95th percentile, ms.
@@ -39,23 +30,11 @@ pub struct Row {
     pub p95_ms: f64,
 }
 
-/// The numbers of `run` over the conversations it finished.
-pub fn row(data: &Locomo, run: &SystemRun) -> Row {
-    let qs = questions(data, run.answers.len());
-    let answers: Vec<_> = run.answers.iter().flatten().collect();
-    let rows: Vec<(Category, [f64; 4])> = qs
-        .iter()
-        .zip(&answers)
-        .map(|((c, ev), a)| (*c, recall_row(ev, &a.ids)))
-        .collect();
-    let (recall, counts) = table(&rows);
-    let n = answers.len().max(1) as f64;
-    let ms: Vec<f64> = answers.iter().map(|a| a.ms).collect();
+/// The numbers of `run`, system `s` of `rec`, over the conversations it finished.
+pub fn row(rec: &Record, s: usize, run: &SystemRun) -> Row {
+    let ms: Vec<f64> = run.answers.iter().flatten().map(|a| a.ms).collect();
     Row {
-        recall,
-        counts,
-        r10: rows.iter().map(|(_, r)| r[1]).collect(),
-        mean_chars: answers.iter().map(|a| a.chars as f64).sum::<f64>() / n + 0.0,
+        scores: rec.scores(s),
         turns_per_s: if run.stored.1 > 0.0 {
             run.stored.0 as f64 / run.stored.1
         } else {
@@ -77,14 +56,6 @@ pub struct Meta {
     pub limit: usize,
     /// `(permutations, resamples, seed)` of the paired tests.
     pub tests: (usize, usize, u64),
-}
-
-fn r3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
-fn r1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
 }
 
 /// One line about how a system ran (errors, failure).
@@ -111,12 +82,17 @@ fn status(run: &SystemRun, conversations: usize) -> String {
     s.join("; ")
 }
 
-/// `peers.json` and `PEERS.md` of `runs` on `data`.
-pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String) {
+/// `peers.json` and `PEERS.md` of `runs` on `data`; `rec` is their record
+/// ([`Record::from_runs`]), from which every per-question number is derived.
+pub fn render(data: &Locomo, runs: &[SystemRun], rec: &Record, meta: &Meta) -> (Value, String) {
     let conversations = data.conversations.len();
-    let total: usize = data.conversations.iter().map(|c| c.questions.len()).sum();
-    let rows: Vec<Row> = runs.iter().map(|r| row(data, r)).collect();
-    // CrabPath against each peer that finished, on recall@10
+    let total = rec.questions();
+    let rows: Vec<Row> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| row(rec, i, r))
+        .collect();
+    let scores: Vec<Scores> = rows.iter().map(|r| r.scores.clone()).collect();
     let complete: Vec<usize> = (0..runs.len())
         .filter(|&i| runs[i].complete(conversations))
         .collect();
@@ -124,31 +100,14 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
         .iter()
         .copied()
         .find(|&i| runs[i].adapter.name == CRABPATH);
-    let mut tests = Vec::new();
-    if let Some(b) = base {
-        let order: Vec<usize> = std::iter::once(b)
-            .chain(complete.iter().copied().filter(|&i| i != b))
-            .collect();
-        let series: Vec<Vec<f64>> = order.iter().map(|&i| rows[i].r10.clone()).collect();
-        let (perm, res, seed) = meta.tests;
-        let all = test_all_pairs(&series, perm, res, seed);
-        let against: Vec<_> = all.into_iter().filter(|t| t.a == 0).collect();
-        let written: Vec<_> = against
-            .iter()
-            .map(|t| {
-                t.written(
-                    |i| runs[order[i]].adapter.name.as_str(),
-                    |i| rows[order[i]].recall["all"][1],
-                )
-            })
-            .collect();
-        tests = written;
-    }
+    let tests = rec.paired_tests(&scores, meta.tests);
     let systems: Vec<Value> = runs
         .iter()
         .zip(&rows)
-        .map(|(r, row)| {
+        .enumerate()
+        .map(|(i, (r, row))| {
             let a = &r.adapter;
+            let derived = rec.system_json(i, &row.scores);
             json!({
                 "name": a.name,
                 "version": a.version,
@@ -165,13 +124,13 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
                     "search": {"tool": a.search.tool, "arguments": Value::Object(super::adapter::render(&a.search.arguments, &|_| None))},
                     "results": {"format": a.results.format, "items": a.results.items, "id": a.results.id, "id_regex": a.results.id_regex},
                 },
-                "complete": r.complete(conversations),
-                "conversations_finished": r.answers.len(),
+                "complete": derived["complete"],
+                "conversations_finished": derived["conversations_finished"],
                 "status": status(r, conversations),
-                "questions": row.r10.len(),
-                "recall": row.recall.iter().map(|(k, v)| (k.clone(), json!(v.iter().map(|x| r3(*x)).collect::<Vec<_>>()))).collect::<serde_json::Map<_, _>>(),
-                "questions_per_slice": row.counts,
-                "mean_chars_per_question": r1(row.mean_chars),
+                "questions": derived["questions"],
+                "recall": derived["recall"],
+                "questions_per_slice": derived["questions_per_slice"],
+                "mean_chars_per_question": derived["mean_chars_per_question"],
                 "ingest_turns_per_s": r1(row.turns_per_s),
                 "query_ms_p50": r1(row.p50_ms),
                 "query_ms_p95": r1(row.p95_ms),
@@ -180,15 +139,6 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
             })
         })
         .collect();
-    let block = tests_block(
-        TEST_METRIC,
-        total,
-        "mean over questions of recall@10 (CrabPath) - recall@10 (peer)",
-        "Holm over every pair of the systems that finished (only CrabPath's pairs written)",
-        None,
-        meta.tests,
-        tests.clone(),
-    );
     let doc = json!({
         "command": meta.command,
         "definition": DEFINITION,
@@ -196,7 +146,7 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
         "limit": meta.limit,
         "ks": KS,
         "systems": systems,
-        "paired_tests": serde_json::to_value(&block).unwrap_or(Value::Null),
+        "paired_tests": rec.tests_json(tests.clone(), meta.tests),
     });
     // the Markdown
     let mut md = String::new();
@@ -215,7 +165,8 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
     md.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (r, row) in runs.iter().zip(&rows) {
         let rec = |i: usize| {
-            row.recall
+            row.scores
+                .recall
                 .get("all")
                 .map_or("–".to_string(), |v| format!("{:.3}", v[i]))
         };
@@ -225,7 +176,7 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
             format!("{} (FAILED)", r.adapter.name)
         };
         let measured = |x: f64, digits: usize| {
-            if row.r10.is_empty() {
+            if row.scores.r10.is_empty() {
                 "–".to_string()
             } else {
                 format!("{x:.digits$}")
@@ -238,7 +189,7 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
             rec(1),
             rec(2),
             rec(3),
-            measured(row.mean_chars, 0),
+            measured(row.scores.mean_chars, 0),
             measured(row.turns_per_s, 1),
             measured(row.p50_ms, 1),
             measured(row.p95_ms, 1),
@@ -250,7 +201,7 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
     for s in &sl {
         let n = rows
             .first()
-            .and_then(|r| r.counts.get(*s))
+            .and_then(|r| r.scores.counts.get(*s))
             .copied()
             .unwrap_or(0);
         md.push_str(&format!(" {s} ({n}) |"));
@@ -262,7 +213,8 @@ pub fn render(data: &Locomo, runs: &[SystemRun], meta: &Meta) -> (Value, String)
         md.push_str(&format!("| {} |", r.adapter.name));
         for s in &sl {
             md.push_str(
-                &row.recall
+                &row.scores
+                    .recall
                     .get(*s)
                     .map_or(" – |".to_string(), |v| format!(" {:.3} |", v[1])),
             );

@@ -18,6 +18,7 @@ mod locomo_product;
 mod minilm;
 mod official;
 mod peers;
+mod peers_check;
 mod reference_match;
 mod repo_bench;
 mod staged;

@@ -190,7 +190,8 @@ fn fixture_through_crabpath_and_the_reference_memory_server() {
     )
     .unwrap();
     let exits = fake(dir.path(), "exits", r#"["sh", "-c", "exit 3"]"#);
-    let out = dir.path().join("out");
+    // <results>/peers/, where `bench check --results <results>` looks
+    let out = dir.path().join("results").join("peers");
     let o = peers(
         &[
             adapter("crabpath.toml"),
@@ -279,4 +280,32 @@ fn fixture_through_crabpath_and_the_reference_memory_server() {
     assert_eq!(pairs[0]["b"], "mcp-server-memory");
     // 0.769 - 0.077 on the same 13 questions: (10 - 1) / 13
     assert!((pairs[0]["diff"].as_f64().unwrap() - 9.0 / 13.0).abs() < 1e-9);
+
+    // `bench check` re-derives this run's numbers from the record written beside it
+    // (issue 29: "`bench check` covers the committed JSON"), and fails on one altered number
+    let check = || {
+        let mut c = common::bench_cmd();
+        c.args(["check", "--results"])
+            .arg(dir.path().join("results"))
+            .args(["--only", "peers.json"]);
+        c.output().expect("bench runs")
+    };
+    let o = check();
+    let said = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(said.contains("ok: peers/peers.json"), "{said}");
+    let jp = out.join("peers.json");
+    let text = std::fs::read_to_string(&jp).unwrap();
+    std::fs::write(&jp, text.replacen("0.769", "0.770", 1)).unwrap();
+    let o = check();
+    let said = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(!o.status.success(), "{said}");
+    assert!(
+        said.contains("differs: peers/peers.json: systems[0].recall.all[1]: 0.77 → 0.769"),
+        "{said}"
+    );
 }
