@@ -26,6 +26,7 @@ mod content_depth;
 mod engine;
 mod feedback;
 mod feedback_report;
+pub mod folder_rank;
 mod forget;
 mod guardrail;
 pub mod health;

@@ -211,6 +211,9 @@ pub struct Answer<'b> {
     /// its features (what the ranker's weights are fitted on); empty when the answer was
     /// not re-ordered.
     pub reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
+    /// A folder brain's candidates in the order before [`super::folder_rank`], each with
+    /// its features; empty when the answer was not re-ordered by it.
+    pub folder_reordered: Vec<(String, [f64; super::folder_rank::FEATURES])>,
 }
 
 impl Answer<'_> {
@@ -355,6 +358,7 @@ impl Brain {
             ranking: parts.ranking,
             guardrails: parts.guardrails,
             reordered: parts.reordered,
+            folder_reordered: parts.folder_reordered,
         })
     }
 
@@ -427,6 +431,8 @@ impl Brain {
         // a conversation brain's answer is re-ordered (super::rerank): the coverage of
         // the question's terms, per node read
         let rerank = conversation && req.rerank;
+        // a folder brain's answer is re-ordered (super::folder_rank)
+        let folder = !conversation && database && profile.fixes_bugs() && req.rerank;
         let mut cover = rustc_hash::FxHashMap::default();
         let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
             Backend::Json(j) => {
@@ -724,7 +730,31 @@ impl Brain {
             guard: profile.fixes_bugs(),
             conversation,
         };
+        let mut folder_reordered = Vec::new();
         let (ranking, guardrails, reordered) = match rerank {
+            false if folder => {
+                let depth = super::rerank::DEPTH.max(req.limit.unwrap_or(0));
+                let (base, g) = rank(
+                    graph,
+                    &seeds,
+                    &result,
+                    &list,
+                    req.limit.map(|_| depth),
+                    &adjust,
+                );
+                let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
+                let f = super::folder_rank::features(graph, &ids, text);
+                folder_reordered = ids
+                    .iter()
+                    .map(|id| id.to_string())
+                    .zip(f.iter().copied())
+                    .collect();
+                (
+                    super::folder_rank::reorder(base, &f, req.limit),
+                    g,
+                    Vec::new(),
+                )
+            }
             false => {
                 let (r, g) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
                 (r, g, Vec::new())
@@ -777,6 +807,7 @@ impl Brain {
             fired_names,
             guardrails,
             reordered,
+            folder_reordered,
         })
     }
 }
@@ -803,6 +834,7 @@ struct Parts {
     ranking: Vec<String>,
     guardrails: Vec<String>,
     reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
+    folder_reordered: Vec<(String, [f64; super::folder_rank::FEATURES])>,
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,
