@@ -110,3 +110,24 @@ pub fn reorder(base: Vec<String>, feats: &[[f64; FEATURES]], limit: Option<usize
     out.truncate(limit.unwrap_or(usize::MAX));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_name_is_its_last_component_without_extension() {
+        assert_eq!(name_words("common/git-commit.md"), ["git", "commit"]);
+        assert_eq!(name_words("tar"), ["tar"]);
+    }
+
+    #[test]
+    fn a_page_named_by_the_question_moves_up_within_the_depth() {
+        let base: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        // WEIGHTS [1, -0.05, 1]: c at place 2 (1/3) with its whole name said scores
+        // 1/3 - 0.05 + 1 = 1.283 > a's 1 > b's 1/2
+        let f = [[1.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0 / 3.0, 1.0, 1.0]];
+        assert_eq!(reorder(base.clone(), &f, None), ["c", "a", "b"]);
+        assert_eq!(reorder(base, &f, Some(1)), ["c"]);
+    }
+}

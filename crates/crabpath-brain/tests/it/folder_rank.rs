@@ -10,19 +10,19 @@ use crabpath::profile::Profile;
 use crabpath_brain::service::Seeding;
 use crabpath_brain::QueryRequest;
 
-/// `unp.md` and `ark.md` repeat "extract" and "archive", so BM25 ranks them above
+/// `unp.md` and `ark.md` repeat every word of the question, so BM25 ranks them above
 /// `tar.md`, which says "tar" once; the question names `tar` (every word of its name).
 fn graph() -> Graph {
     let mut g = Graph::new();
     for (id, text, file) in [
         (
             "unp.md::0",
-            "extract archive extract archive files",
+            "extract a tar archive: unp extracts any tar archive, extract archive",
             "unp.md",
         ),
         (
             "ark.md::0",
-            "extract an archive, extract every archive",
+            "extract an archive, tar or zip: extract every tar archive",
             "ark.md",
         ),
         (
