@@ -196,7 +196,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// The loader of `kind` for a brain's queries (the product's: hash-v1, or MiniLM as
 /// `crabpath` loads it, behind the embedding cache unless `--no-cache`).
-pub(crate) fn loader(kind: EmbedderArg, model: &ModelOpts) -> EmbedderLoader {
+pub fn loader(kind: EmbedderArg, model: &ModelOpts) -> EmbedderLoader {
     let model = model.clone();
     std::sync::Arc::new(move || -> crabpath_brain::Result<Box<dyn Embedder>> {
         match kind {
@@ -238,7 +238,7 @@ fn info_of(e: &TextEmbedder) -> EmbedderInfo {
 
 /// Builds a brain of `graph` in `dir` with `kind` ([`init_store`], as `crabpath init`
 /// does); returns the seconds it took.
-pub(super) fn build_brain(
+pub fn build_brain(
     dir: &Path,
     graph: &Graph,
     kind: EmbedderArg,

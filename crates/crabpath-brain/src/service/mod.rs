@@ -27,6 +27,7 @@ mod engine;
 mod feedback;
 mod feedback_report;
 mod fill_hook;
+pub mod folder_rank;
 mod forget;
 mod guardrail;
 pub mod health;

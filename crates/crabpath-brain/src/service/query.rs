@@ -220,6 +220,10 @@ pub struct Answer<'b> {
     /// read-only underneath): the answer stands, unjournaled (issue 30 item 4,
     /// [`super::unjournaled`]).
     pub unjournaled: Option<super::unjournaled::Unjournaled>,
+    /// A folder brain's candidates in the order before [`super::folder_rank`], each with
+    /// its features; empty unless the request asked for them
+    /// ([`QueryRequest::keep_candidates`]) and the answer was re-ordered by it.
+    pub folder_reordered: Vec<(String, [f64; super::folder_rank::FEATURES])>,
 }
 
 impl Answer<'_> {
@@ -377,6 +381,7 @@ impl Brain {
             guardrails: parts.guardrails,
             reordered: parts.reordered,
             unjournaled: parts.unjournaled,
+            folder_reordered: parts.folder_reordered,
         })
     }
 
@@ -449,6 +454,10 @@ impl Brain {
         // a conversation brain's answer is re-ordered (super::rerank): the coverage of
         // the question's terms, per node read
         let rerank = conversation && req.rerank;
+        // a hash-v1 folder brain's answer is re-ordered (super::folder_rank; its weights
+        // were fitted on hash-v1 and cost a MiniLM brain its first page)
+        let folder =
+            !conversation && database && hash_vectors && profile.fixes_bugs() && req.rerank;
         let mut cover = rustc_hash::FxHashMap::default();
         let mut unjournaled = None;
         let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
@@ -749,7 +758,33 @@ impl Brain {
             guard: profile.fixes_bugs(),
             conversation,
         };
+        let mut folder_reordered = Vec::new();
         let (ranking, guardrails, reordered) = match rerank {
+            false if folder => {
+                let depth = super::rerank::DEPTH.max(req.limit.unwrap_or(0));
+                let (base, g) = rank(
+                    graph,
+                    &seeds,
+                    &result,
+                    &list,
+                    req.limit.map(|_| depth),
+                    &adjust,
+                );
+                let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
+                let f = super::folder_rank::features(graph, &ids, text);
+                if req.keep_candidates {
+                    folder_reordered = ids
+                        .iter()
+                        .map(|id| id.to_string())
+                        .zip(f.iter().copied())
+                        .collect();
+                }
+                (
+                    super::folder_rank::reorder(base, &f, req.limit),
+                    g,
+                    Vec::new(),
+                )
+            }
             false => {
                 let (r, g) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
                 (r, g, Vec::new())
@@ -804,6 +839,7 @@ impl Brain {
             guardrails,
             reordered,
             unjournaled,
+            folder_reordered,
         })
     }
 }
@@ -831,6 +867,7 @@ struct Parts {
     guardrails: Vec<String>,
     reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
     unjournaled: Option<super::unjournaled::Unjournaled>,
+    folder_reordered: Vec<(String, [f64; super::folder_rank::FEATURES])>,
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,

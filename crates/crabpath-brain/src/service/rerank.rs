@@ -209,9 +209,18 @@ pub fn score(f: &[f64; FEATURES]) -> f64 {
 /// first (a tie keeps the base order), the rest after them as they were; at most
 /// `limit` ids.
 pub fn reorder(base: Vec<String>, feats: &[[f64; FEATURES]], limit: Option<usize>) -> Vec<String> {
-    let depth = feats.len().min(base.len());
+    let scores: Vec<f64> = feats.iter().map(score).collect();
+    reorder_by(base, &scores, limit)
+}
+
+/// `base` with its first `scores.len()` ids re-ordered by their score, best first (a
+/// tie keeps the base order), the rest after them as they were; at most `limit` ids.
+/// The one re-ordering of every ranker ([`reorder`], [`super::folder_rank::reorder`]).
+/// Cost: one sort of the scored ids.
+pub fn reorder_by(base: Vec<String>, scores: &[f64], limit: Option<usize>) -> Vec<String> {
+    let depth = scores.len().min(base.len());
     let mut idx: Vec<usize> = (0..depth).collect();
-    idx.sort_by(|&a, &b| score(&feats[b]).total_cmp(&score(&feats[a])));
+    idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
     let mut out: Vec<String> = idx.iter().map(|&i| base[i].clone()).collect();
     out.extend(base.into_iter().skip(depth));
     out.truncate(limit.unwrap_or(usize::MAX));

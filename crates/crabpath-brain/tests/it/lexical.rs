@@ -67,6 +67,8 @@ fn ranked(db: &Path, resident: bool, text: &str, seeding: Seeding, limit: usize)
     let mut req = QueryRequest::new(text, 3);
     req.seeding = Some(seeding);
     req.limit = Some(limit);
+    // the seeding's own order, before the folder ranker (tested in folder_rank.rs)
+    req.rerank = false;
     let a = b.query(&req).unwrap();
     a.ranked().iter().map(|s| s.to_string()).collect()
 }
@@ -332,6 +334,8 @@ fn limit_bounds_the_ranking_and_keeps_the_seeds_first() {
                 req.limit = Some(limit);
                 // the same question asked again would grow and seed its `auto:` node
                 req.neurogenesis = Some(false);
+                // the base order's rule, before the folder ranker (folder_rank.rs)
+                req.rerank = false;
                 let a = b.query(&req).unwrap();
                 let r = a.ranked();
                 assert!(r.len() <= limit, "{seeding} {limit}: {r:?}");

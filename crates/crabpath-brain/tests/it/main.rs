@@ -18,6 +18,7 @@ mod conversation_rerank;
 mod embed_text;
 mod entity_link_change;
 mod feedback;
+mod folder_rank;
 mod forget;
 mod full_disk;
 mod guardrail;
