@@ -16,6 +16,8 @@ import sys
 
 import numpy as np
 
+from rerank_fit import ascend
+
 GRID = [-1, -0.5, -0.3, -0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2]
 
 
@@ -61,15 +63,7 @@ def main():
         s = scores(tune, w)
         return s[1] + s[0] + s[3]
 
-    best = obj(w)
-    for _ in range(3):
-        for j in free:
-            for g in GRID:
-                w2 = w.copy()
-                w2[j] = g
-                o = obj(w2)
-                if o > best + 1e-12:
-                    best, w = o, w2
+    _, w = ascend(obj, w, free, GRID)
     print("weights", [float(x) for x in w])
     for name, sel in [("tuning", lambda q: q["i"] % 2 == 0),
                       ("held-out", lambda q: q["i"] % 2 == 1), ("all", lambda q: True)]:

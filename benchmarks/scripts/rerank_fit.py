@@ -52,6 +52,22 @@ def mean_recall(qs, w, k):
     return float(np.mean(r)) if r else 0.0
 
 
+def ascend(obj, w, free, grid, sweeps=3):
+    """Coordinate ascent: `sweeps` passes over the weights `free`, each set to the value
+    of `grid` that raises `obj` most (strictly); returns (objective, weights). The one
+    fitting loop of both rankers' scripts (this one and folder_rank_fit.py)."""
+    best = obj(w)
+    for _ in range(sweeps):
+        for j in free:
+            for g in grid:
+                w2 = w.copy()
+                w2[j] = g
+                o = obj(w2)
+                if o > best + 1e-12:
+                    best, w = o, w2
+    return best, w
+
+
 def main():
     qs = questions(sys.argv[1])
     n = next(q["x"].shape[1] for q in qs if q["ids"])
@@ -66,15 +82,7 @@ def main():
 
     fits = []
     for w in starts:
-        best = obj(w)
-        for _ in range(3):
-            for j in range(1, n):
-                for g in GRID:
-                    w2 = w.copy()
-                    w2[j] = g
-                    o = obj(w2)
-                    if o > best + 1e-12:
-                        best, w = o, w2
+        best, w = ascend(obj, w, range(1, n), GRID)
         print("start", [float(x) for x in starts[len(fits)]], "tuning objective", round(best, 4))
         fits.append((best, w))
     w = max(fits, key=lambda f: f[0])[1]
