@@ -21,8 +21,8 @@
 //!
 //! Layout of the outputs (`--out`, default `figures`): `paper/`, `corrected/`,
 //! `bench/`, `scaling/`, `repo/` and `v2/` hold one PNG and one SVG (gzip-compressed,
-//! `.svgz`) per figure; `csv/` holds every figure's series (one CSV per panel of a
-//! multi-panel figure, `<figure>/<panel>.csv`)
+//! `.svgz`) per figure; `csv/` holds every figure's series, gzip-compressed (one
+//! `.csv.gz` per panel of a multi-panel figure, `<figure>/<panel>.csv.gz`)
 //! and every table as CSV (a corrected-profile series identical to the paper profile's is
 //! stored once, under `csv/paper/`). The Markdown tables go to `<results>/sims/TABLES.md` (the
 //! bench runs' paired tests to `<results>/bench/PAIRED.md`, their held-out and router tables
