@@ -49,7 +49,7 @@ fn main() -> anyhow::Result<()> {
         req.keep_candidates = true;
         let a = brain.query(&req)?;
         let cand: Vec<_> = a
-            .folder_reordered
+            .candidates
             .iter()
             .map(|(id, x)| (page.get(id).cloned().unwrap_or_default(), x))
             .collect();

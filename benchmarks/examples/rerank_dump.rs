@@ -68,7 +68,7 @@ fn main() -> anyhow::Result<()> {
                 "cat": q.category.code(),
                 "ev": q.released_evidence,
                 "ranked": a.ranking,
-                "cand": a.reordered,
+                "cand": a.candidates,
             }));
         }
         writeln!(f, "{}", serde_json::json!({"conv": c.sample_id, "qs": qs}))?;

@@ -6,7 +6,7 @@
 //! among the first 50 ids' pages for 0.824 of them, in the first 5 pages for 0.716), and
 //! within those ids a page whose name the question says is often ranked below pages
 //! BM25 prefers for a repeated word ("how do I unpack a .tar.gz file" and `tar.md`).
-//! This module re-orders the first [`DEPTH`] ids of the answer (the base order) by a
+//! This module re-orders the first [`super::rerank::DEPTH`] ids of the answer (the base order) by a
 //! linear score of three features, none of them specific to a folder:
 //!
 //! | feature | value |
@@ -15,7 +15,7 @@
 //! | share of the words of the node's file name (last component, extension dropped) that are question terms | in [0, 1] |
 //! | every word of the file name is a question term | 0 or 1 |
 //!
-//! Question terms are [`lexical::query_terms`] without [`FUNCTION_WORDS`]; a word
+//! Question terms are [`super::rerank::question_terms`]; a word
 //! matches exactly (lowercase). A node without `file` metadata scores its place alone.
 //!
 //! **Fitted** ([`WEIGHTS`]) by coordinate ascent on success@5 + success@1 + MRR by page
@@ -46,7 +46,7 @@
 
 use crabpath::graph::Graph;
 
-use super::rerank::{DEPTH, FUNCTION_WORDS};
+use super::rerank::question_terms;
 use crate::store::lexical;
 
 /// Number of features ([`features`]).
@@ -68,10 +68,7 @@ fn name_words(file: &str) -> Vec<String> {
 /// its place, and how much of its file's name the question's words `question` name.
 /// A node without a `file` has no name words.
 pub fn features(graph: &Graph, base: &[&str], question: &str) -> Vec<[f64; FEATURES]> {
-    let terms: Vec<String> = lexical::query_terms(question)
-        .into_iter()
-        .filter(|t| !FUNCTION_WORDS.contains(&t.as_str()))
-        .collect();
+    let terms = question_terms(question);
     base.iter()
         .enumerate()
         .map(|(p, &id)| {
@@ -99,18 +96,10 @@ pub fn score(f: &[f64; FEATURES]) -> f64 {
     f.iter().zip(&WEIGHTS).map(|(x, w)| x * w).sum()
 }
 
-/// `base` with its first `feats.len()` ids re-ordered by [`score`], best first (a tie
-/// keeps the base order), the rest after them as they were; at most `limit` ids. The
-/// depth is [`DEPTH`] (at least `limit`), as the conversation ranker's.
-pub fn reorder(base: Vec<String>, feats: &[[f64; FEATURES]], limit: Option<usize>) -> Vec<String> {
-    let depth = DEPTH.max(limit.unwrap_or(0));
-    let scores: Vec<f64> = feats.iter().take(depth).map(score).collect();
-    super::rerank::reorder_by(base, &scores, limit)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::rerank::reorder_by;
 
     #[test]
     fn a_file_name_is_its_last_component_without_extension() {
@@ -124,7 +113,8 @@ mod tests {
         // WEIGHTS [1, -0.05, 1]: c at place 2 (1/3) with its whole name said scores
         // 1/3 - 0.05 + 1 = 1.283 > a's 1 > b's 1/2
         let f = [[1.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0 / 3.0, 1.0, 1.0]];
-        assert_eq!(reorder(base.clone(), &f, None), ["c", "a", "b"]);
-        assert_eq!(reorder(base, &f, Some(1)), ["c"]);
+        let scores: Vec<f64> = f.iter().map(score).collect();
+        assert_eq!(reorder_by(base.clone(), &scores, None), ["c", "a", "b"]);
+        assert_eq!(reorder_by(base, &scores, Some(1)), ["c"]);
     }
 }

@@ -212,18 +212,16 @@ pub struct Answer<'b> {
     /// guardrails and never in [`Answer::ranking`] (corrected profile; the `paper`
     /// profile ranks them as content). Issue 31 item 4, seed 003 §1.3.
     pub guardrails: Vec<String>,
-    /// A re-ordered answer's candidates in the order before [`super::rerank`], each with
-    /// its features (what the ranker's weights are fitted on); empty unless the request
-    /// asked for them ([`QueryRequest::keep_candidates`]) and the answer was re-ordered.
-    pub reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
+    /// A re-ordered answer's candidates in the order before re-ranking, each with its
+    /// features ([`super::rerank::features`] in a conversation brain,
+    /// [`super::folder_rank::features`] in a hash-v1 folder brain): what the rankers'
+    /// weights are fitted on. Empty unless the request asked for them
+    /// ([`QueryRequest::keep_candidates`]) and the answer was re-ordered.
+    pub candidates: Vec<(String, Vec<f64>)>,
     /// Set when the database could not take the query's journal entry (full disk,
     /// read-only underneath): the answer stands, unjournaled (issue 30 item 4,
     /// [`super::unjournaled`]).
     pub unjournaled: Option<super::unjournaled::Unjournaled>,
-    /// A folder brain's candidates in the order before [`super::folder_rank`], each with
-    /// its features; empty unless the request asked for them
-    /// ([`QueryRequest::keep_candidates`]) and the answer was re-ordered by it.
-    pub folder_reordered: Vec<(String, [f64; super::folder_rank::FEATURES])>,
 }
 
 impl Answer<'_> {
@@ -379,9 +377,8 @@ impl Brain {
             traverse_ms: parts.traverse_ms,
             ranking: parts.ranking,
             guardrails: parts.guardrails,
-            reordered: parts.reordered,
+            candidates: parts.candidates,
             unjournaled: parts.unjournaled,
-            folder_reordered: parts.folder_reordered,
         })
     }
 
@@ -458,6 +455,11 @@ impl Brain {
         // were fitted on hash-v1 and cost a MiniLM brain its first page)
         let folder =
             !conversation && database && hash_vectors && profile.fixes_bugs() && req.rerank;
+        let ranker = match (rerank, folder) {
+            (true, _) => Some(Ranker::Conversation),
+            (false, true) => Some(Ranker::Folder),
+            (false, false) => None,
+        };
         let mut cover = rustc_hash::FxHashMap::default();
         let mut unjournaled = None;
         let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
@@ -545,11 +547,12 @@ impl Brain {
                 } else {
                     Seeding::Dense
                 };
+                // the content depth's first search (super::content_depth::first_depth)
+                let first = first_depth(depth, !conversation && seeding != Seeding::Hybrid);
                 if let Some(r) = &s.resident {
                     let graph = &r.loaded.graph;
                     // corrected profile: `depth` content results (super::content_depth)
                     let search = |d| seeding_list(&r.searcher, s.store.conn(), v, text, seeding, d);
-                    let first = first_depth(depth, !conversation && seeding != Seeding::Hybrid);
                     let ranked = match profile.fixes_bugs() {
                         true => deepen(depth, first, search, |sym| {
                             Ok(r.loaded.by_sym.get(&sym).is_some_and(|&n| {
@@ -634,7 +637,6 @@ impl Brain {
                     // each result's row is read once, and its kind (question node,
                     // correction) serves both the depth and the places below
                     let search = |d| seeding_list(&searcher, &tx, v, text, seeding, d);
-                    let first = first_depth(depth, !conversation && seeding != Seeding::Hybrid);
                     let mut kinds: rustc_hash::FxHashMap<i64, (bool, bool)> = Default::default();
                     let ranked = match profile.fixes_bugs() {
                         true => tx
@@ -758,53 +760,40 @@ impl Brain {
             guard: profile.fixes_bugs(),
             conversation,
         };
-        let mut folder_reordered = Vec::new();
-        let (ranking, guardrails, reordered) = match rerank {
-            false if folder => {
-                let depth = super::rerank::DEPTH.max(req.limit.unwrap_or(0));
-                let (base, g) = rank(
-                    graph,
-                    &seeds,
-                    &result,
-                    &list,
-                    req.limit.map(|_| depth),
-                    &adjust,
-                );
-                let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
-                let f = super::folder_rank::features(graph, &ids, text);
-                if req.keep_candidates {
-                    folder_reordered = ids
-                        .iter()
-                        .map(|id| id.to_string())
-                        .zip(f.iter().copied())
-                        .collect();
-                }
-                (
-                    super::folder_rank::reorder(base, &f, req.limit),
-                    g,
-                    Vec::new(),
-                )
-            }
-            false => {
+        let (ranking, guardrails, candidates) = match ranker {
+            None => {
                 let (r, g) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
                 (r, g, Vec::new())
             }
-            true => {
+            Some(ranker) => {
                 // the base order's first rerank::DEPTH (at least `limit`), re-ordered
                 let depth = super::rerank::DEPTH.max(req.limit.unwrap_or(0));
                 let wide = req.limit.map(|_| depth);
                 let (base, g) = rank(graph, &seeds, &result, &list, wide, &adjust);
                 let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
-                let f = super::rerank::features(graph, &seeds, &result, &list, &ids, &cover);
-                let before = match req.keep_candidates {
-                    true => ids
+                let keep = |f: &[f64]| req.keep_candidates.then(|| f.to_vec());
+                let (scores, feats): (Vec<f64>, Vec<Option<Vec<f64>>>) = match ranker {
+                    Ranker::Conversation => {
+                        super::rerank::features(graph, &seeds, &result, &list, &ids, &cover)
+                            .iter()
+                            .map(|f| (super::rerank::score(f), keep(f)))
+                            .unzip()
+                    }
+                    Ranker::Folder => super::folder_rank::features(graph, &ids, text)
                         .iter()
-                        .map(|id| id.to_string())
-                        .zip(f.iter().copied())
-                        .collect(),
-                    false => Vec::new(),
+                        .map(|f| (super::folder_rank::score(f), keep(f)))
+                        .unzip(),
                 };
-                (super::rerank::reorder(base, &f, req.limit), g, before)
+                let candidates = ids
+                    .iter()
+                    .zip(feats)
+                    .filter_map(|(id, f)| Some((id.to_string(), f?)))
+                    .collect();
+                (
+                    super::rerank::reorder_by(base, &scores, req.limit),
+                    g,
+                    candidates,
+                )
             }
         };
         let fired_names: Vec<String> = result
@@ -837,11 +826,19 @@ impl Brain {
             growth,
             fired_names,
             guardrails,
-            reordered,
+            candidates,
             unjournaled,
-            folder_reordered,
         })
     }
+}
+
+/// Which ranker re-orders an answer's first [`super::rerank::DEPTH`] ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ranker {
+    /// A conversation brain's ([`super::rerank`]).
+    Conversation,
+    /// A hash-v1 folder brain's ([`super::folder_rank`]).
+    Folder,
 }
 
 /// Which of the brain's graphs a query ran on.
@@ -865,9 +862,8 @@ struct Parts {
     traverse_ms: f64,
     ranking: Vec<String>,
     guardrails: Vec<String>,
-    reordered: Vec<(String, [f64; super::rerank::FEATURES])>,
+    candidates: Vec<(String, Vec<f64>)>,
     unjournaled: Option<super::unjournaled::Unjournaled>,
-    folder_reordered: Vec<(String, [f64; super::folder_rank::FEATURES])>,
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,

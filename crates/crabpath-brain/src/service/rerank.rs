@@ -87,6 +87,15 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "not", "whom",
 ];
 
+/// The question's words both rankers read: [`lexical::query_terms`] without
+/// [`FUNCTION_WORDS`] (this module's coverage, [`super::folder_rank`]'s file names).
+pub fn question_terms(question: &str) -> Vec<String> {
+    lexical::query_terms(question)
+        .into_iter()
+        .filter(|t| !FUNCTION_WORDS.contains(&t.as_str()))
+        .collect()
+}
+
 /// Per node id of `loaded` (the part of the graph read for the query), the
 /// idf-weighted share of the question's terms it contains (see the module docs); nodes
 /// containing no term, or not in `loaded`, are absent. `nodes` is the brain's node
@@ -98,10 +107,7 @@ pub fn coverage(
     loaded: &Loaded,
     nodes: usize,
 ) -> rusqlite::Result<FxHashMap<String, f64>> {
-    let terms: Vec<String> = lexical::query_terms(question)
-        .into_iter()
-        .filter(|t| !FUNCTION_WORDS.contains(&t.as_str()))
-        .collect();
+    let terms = question_terms(question);
     let mut out = FxHashMap::default();
     if terms.is_empty() {
         return Ok(out);
@@ -205,17 +211,10 @@ pub fn score(f: &[f64; FEATURES]) -> f64 {
     f.iter().zip(&WEIGHTS).map(|(x, w)| x * w).sum()
 }
 
-/// `base` with its first [`DEPTH`] (at least `limit`) ids re-ordered by [`score`], best
-/// first (a tie keeps the base order), the rest after them as they were; at most
-/// `limit` ids.
-pub fn reorder(base: Vec<String>, feats: &[[f64; FEATURES]], limit: Option<usize>) -> Vec<String> {
-    let scores: Vec<f64> = feats.iter().map(score).collect();
-    reorder_by(base, &scores, limit)
-}
-
 /// `base` with its first `scores.len()` ids re-ordered by their score, best first (a
 /// tie keeps the base order), the rest after them as they were; at most `limit` ids.
-/// The one re-ordering of every ranker ([`reorder`], [`super::folder_rank::reorder`]).
+/// The one re-ordering of both rankers (this module's [`score`], and
+/// [`super::folder_rank::score`]; the hook is [`super::query`]'s).
 /// Cost: one sort of the scored ids.
 pub fn reorder_by(base: Vec<String>, scores: &[f64], limit: Option<usize>) -> Vec<String> {
     let depth = scores.len().min(base.len());
@@ -242,10 +241,11 @@ mod tests {
             [0.5, 1.0 / 6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
             [1.0 / 3.0, 1.0 / 205.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
         ];
-        assert_eq!(reorder(base.clone(), &f, None), ["a", "c", "b"]);
-        assert_eq!(reorder(base.clone(), &f, Some(2)), ["a", "c"]);
+        let scores: Vec<f64> = f.iter().map(score).collect();
+        assert_eq!(reorder_by(base.clone(), &scores, None), ["a", "c", "b"]);
+        assert_eq!(reorder_by(base.clone(), &scores, Some(2)), ["a", "c"]);
         // only the first two are re-ordered: c stays last
-        assert_eq!(reorder(base, &f[..2], None), ["a", "b", "c"]);
+        assert_eq!(reorder_by(base, &scores[..2], None), ["a", "b", "c"]);
     }
 
     #[test]
