@@ -38,6 +38,7 @@ use serde_json::Value;
 use crate::error::{rpc_error, Error, Result};
 use crate::http_guard::{Guard, HttpResponse};
 use crate::http_limits::HttpOptions;
+use crate::poison::lock;
 use crate::server::{Options, Server};
 use crate::sessions::SessionKey;
 use crate::tokens::{TokenInfo, Tokens};
@@ -284,10 +285,6 @@ impl Front {
             .0
             .clone())
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The secret of `Authorization: Bearer <secret>` (scheme case-insensitive).

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use crabpath_brain::Brain;
 
 use crate::error::{Error, Result};
+use crate::poison::lock;
 
 /// The default of `--idle-close`, in seconds: a brain unused for 10 minutes is closed
 /// (a team's brains are asked in bursts; reopening a 79k-chunk resident brain takes
@@ -207,9 +208,4 @@ pub fn open_reader(brain: &Brain) -> Option<Brain> {
 /// of it, between 50 ms and 5 s.
 pub fn check_every(after: Duration) -> Duration {
     (after / 4).clamp(Duration::from_millis(50), Duration::from_secs(5))
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // a panic in an earlier request must not take the server down with it
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

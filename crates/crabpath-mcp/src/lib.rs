@@ -47,6 +47,7 @@ pub mod http_guard;
 pub mod http_limits;
 pub mod idle;
 pub mod load;
+mod poison;
 pub mod server;
 pub mod sessions;
 pub mod silent;

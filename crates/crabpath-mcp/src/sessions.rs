@@ -102,7 +102,7 @@ impl CappedSessions {
 
     fn seen(&self) -> MutexGuard<'_, HashMap<SessionId, Seen>> {
         // the map stays consistent whatever panicked while holding it
-        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+        crate::poison::lock(&self.seen)
     }
 
     fn touch(&self, id: &SessionId) {

@@ -22,7 +22,7 @@ pub struct Silent {
 
 impl Silent {
     fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        crate::poison::lock(&self.inner)
     }
 
     /// Registers a new connection as silent: its id, and what [`Silent::evict_oldest`]

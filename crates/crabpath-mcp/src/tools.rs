@@ -487,14 +487,11 @@ fn query(brain: &mut Brain, ctx: &Context<'_>, a: &Args<'_>) -> Result<Value> {
     if explain {
         out["explanation"] = Value::String(answer.explanation().render(g));
     }
-    // an unjournaled answer (full disk) logs no turn (Brain::query's `unjournaled`)
     if let Some(u) = &answer.unjournaled {
         out["journaled"] = json!(false);
         out["warning"] = json!(u.warning());
     }
-    let record = chat_id
-        .filter(|_| answer.journaled())
-        .map(|_| answer.turn_record(text));
+    let record = chat_id.and_then(|_| answer.journaled_turn(text));
     drop(answer);
     if let (Some(c), Some(rec)) = (chat_id, record) {
         let turn = brain.record_turn(c, rec)?;

@@ -514,11 +514,7 @@ impl Daemon {
         };
         let answer = self.brain.query(&req)?;
         let traverse_ms = answer.traverse_ms;
-        // an unjournaled answer (full disk) logs no turn (service::unjournaled)
-        let record = chat_id
-            .as_ref()
-            .filter(|_| answer.journaled())
-            .map(|_| answer.turn_record(&text));
+        let record = chat_id.as_ref().and_then(|_| answer.journaled_turn(&text));
         let mut d = PyDict::new();
         d.insert(
             "fired_nodes".into(),

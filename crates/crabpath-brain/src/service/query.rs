@@ -298,6 +298,13 @@ impl Answer<'_> {
             .context(self.graph, self.config.max_context_chars)
     }
 
+    /// [`Answer::turn_record`] when the query was journaled; `None` when it was not (a
+    /// full disk: such a query logs no turn, [`super::unjournaled`]). What every
+    /// interface logs for a chat's query.
+    pub fn journaled_turn(&self, query: &str) -> Option<crate::service::turns::TurnRecord> {
+        self.journaled().then(|| self.turn_record(query))
+    }
+
     /// The record of this answer in a conversation's log ([`crate::service::turns`]): the
     /// query, the fired ids in order with their scores, the traversed path.
     pub fn turn_record(&self, query: &str) -> crate::service::turns::TurnRecord {

@@ -55,9 +55,7 @@ pub fn run(ctx: &Ctx, a: &QueryArgs) -> CliResult {
     if let Some(u) = &answer.unjournaled {
         eprintln!("crabpath: warning: {}", u.warning());
     }
-    let turn = chat
-        .filter(|_| answer.journaled())
-        .map(|c| (c, answer.turn_record(&a.text)));
+    let turn = chat.and_then(|c| Some((c, answer.journaled_turn(&a.text)?)));
     let graph = answer.graph;
     let result = &answer.result;
     let config = &answer.config;
