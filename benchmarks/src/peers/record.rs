@@ -170,8 +170,9 @@ impl Record {
         }
     }
 
-    /// The systems that finished, CrabPath first (when it finished; else no test).
-    fn tested(&self) -> Vec<usize> {
+    /// The systems that finished, CrabPath first (when it finished; else none): the
+    /// paired tests' order, and the rows [`super::report`]'s targets compare.
+    pub fn tested(&self) -> Vec<usize> {
         let complete: Vec<usize> = (0..self.systems.len())
             .filter(|&i| self.systems[i].complete)
             .collect();

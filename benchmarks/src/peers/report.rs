@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::record::{r1, Record, Scores, CRABPATH};
+use super::record::{r1, Record, Scores};
 use super::run::SystemRun;
 use crate::locomo::data::Locomo;
 use crate::locomo::paper::{slices, DEFINITION, KS};
@@ -93,13 +93,8 @@ pub fn render(data: &Locomo, runs: &[SystemRun], rec: &Record, meta: &Meta) -> (
         .map(|(i, r)| row(rec, i, r))
         .collect();
     let scores: Vec<Scores> = rows.iter().map(|r| r.scores.clone()).collect();
-    let complete: Vec<usize> = (0..runs.len())
-        .filter(|&i| runs[i].complete(conversations))
-        .collect();
-    let base = complete
-        .iter()
-        .copied()
-        .find(|&i| runs[i].adapter.name == CRABPATH);
+    // CrabPath (when it finished) first, then the peers that finished
+    let tested = rec.tested();
     let tests = rec.paired_tests(&scores, meta.tests);
     let systems: Vec<Value> = runs
         .iter()
@@ -241,13 +236,10 @@ pub fn render(data: &Locomo, runs: &[SystemRun], rec: &Record, meta: &Meta) -> (
             }
         ));
     }
-    if let Some(b) = base {
+    if let Some((&b, peers)) = tested.split_first() {
         let cr = &rows[b];
         let ahead = tests.iter().all(|t| t.diff > 0.0);
-        let faster = complete
-            .iter()
-            .filter(|&&i| i != b)
-            .all(|&i| cr.p50_ms <= rows[i].p50_ms);
+        let faster = peers.iter().all(|&i| cr.p50_ms <= rows[i].p50_ms);
         md.push_str(&format!(
             "\nTargets: CrabPath leads every peer on recall@10: {}; at least as fast at p50: {}.\n",
             if ahead { "met" } else { "NOT met" },
