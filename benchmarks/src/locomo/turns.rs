@@ -22,7 +22,7 @@ pub struct TurnLine {
     pub id: String,
     /// The session number, as a string.
     pub session: String,
-    /// The session's `session_N_date_time`, as released.
+    /// The dialogue's date and time (LoCoMo's `session_N_date_time`), as released.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
     /// Who speaks.

@@ -24,7 +24,8 @@
 //!   to each of those similar nodes ([`question_steps`]): that question, and its
 //!   paraphrases (the only questions its node seeds), get the corrected content first,
 //!   ahead of the answer that was wrong, and the correction beside it. The correction
-//!   is mapped to the session's fired nodes (seed 003 §3.3) through that node only.
+//!   is mapped to the fired nodes of that conversation (seed 003 §3.3) through that node
+//!   only.
 //!
 //! Why, measured (`bench guard`, `results/bench/guard/GUARD.md`; the rule was chosen on
 //! the dev pools of HotPotQA and MultiHop-RAG and LoCoMo's tuning conversations): the

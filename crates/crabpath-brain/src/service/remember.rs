@@ -42,8 +42,9 @@ pub struct RememberReport {
     /// Its position among the brain's conversation turns (0-based; `metadata.turn`).
     pub turn: usize,
     /// The edges added, `(from, to, weight)`: first the chain edges to and from the
-    /// previous turn of the session (none for a session's first turn), then the entity
-    /// edges of the links the turn made (each pair's two ways, in pair order).
+    /// previous turn with the same `session` value (none for the first such turn), then
+    /// the entity edges of the links the turn made (each pair's two ways, in pair
+    /// order).
     pub edges: Vec<(String, String, f64)>,
     /// The entity edges removed, `(from, to)`: links between earlier turns that the new
     /// turn undid (see the module docs).

@@ -2,7 +2,8 @@
 //! files, and each bad line reported with its number and reason), the graph of a
 //! conversation (a node per turn in order, chain edges within sessions with the core's
 //! sibling weights), and `remember` through the `Brain` service (appended, embedded,
-//! chained to its session's last turn, refused when its id exists, found by a query).
+//! chained to the last turn with its `session` value, refused when its id exists, found
+//! by a query).
 
 use crate::common;
 

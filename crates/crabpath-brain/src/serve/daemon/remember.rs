@@ -1,7 +1,8 @@
 //! The daemon method `remember` (issue 28, item 1): `params` are the fields of a turn
 //! (`id`, `session`, `time`, `speaker`, `text`; only `text` is required), checked as a
 //! line of a conversation file is ([`crate::source::conversation::Turn::from_object`]); the turn
-//! is appended to its session's chain ([`crate::service::Brain::remember_turn`]). The
+//! is appended to the chain of the turns with its `session` value
+//! ([`crate::service::Brain::remember_turn`]). The
 //! result: `node_id`, `turn` (its position among the brain's conversation turns),
 //! `edges` (the edges added, `[from, to, weight]` each: chain, then entity edges) and
 //! `removed` (entity edges the turn undid, `[from, to]` each).
