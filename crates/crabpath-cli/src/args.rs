@@ -232,6 +232,9 @@ pub enum Command {
     /// Make a brain (a database) from a reference state.json, with the journal.jsonl
     /// beside it.
     Import(ImportArgs),
+    /// Copy a brain between its SQLite database and PostgreSQL (one schema per brain),
+    /// in one transaction each way; `export` of the copy back equals the original's.
+    Migrate(MigrateArgs),
     /// Serve the brain to agents over the Model Context Protocol (stdio, or streamable
     /// HTTP with --http): tools query, feedback, correct, teach, health, sync,
     /// remember, forget; nodes as resources.
@@ -862,6 +865,31 @@ pub struct ImportArgs {
     #[arg(long)]
     pub output: String,
     /// Print `{"brain", "nodes", "edges"}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `migrate` (issue 32, item 3).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  crabpath migrate --from sqlite:~/brain --to postgres://me@localhost/team --brain notes\n  crabpath migrate --from postgres://me@localhost/team --brain notes --to sqlite:~/brain-copy\n\nThe PostgreSQL side is the schema brain_<name>: its tables are the brain database's (crabpath-pg, schema.rs). Nothing is overwritten: a schema or a directory that exists is refused, and a copy that fails writes nothing."
+)]
+pub struct MigrateArgs {
+    /// Where the brain is: `sqlite:PATH` (a brain directory made by `init`, or its
+    /// brain.db), or a PostgreSQL address (`postgres://user@host:port/db`, or
+    /// `postgresql://…`) with `--brain` naming the brain there.
+    #[arg(long, value_name = "STORE")]
+    pub from: String,
+    /// Where to copy it: `sqlite:DIR` (a new brain directory, which must not exist), or a
+    /// PostgreSQL address, where `--brain` names the new schema (which must not exist).
+    #[arg(long, value_name = "STORE")]
+    pub to: String,
+    /// The brain's name on the PostgreSQL side: 1 to 40 of a-z, 0-9 and _ (its schema is
+    /// brain_<name>). Default when copying from SQLite: the brain directory's name,
+    /// lowercased, other characters as _.
+    #[arg(long, value_name = "NAME")]
+    pub brain: Option<String>,
+    /// Print `{"schema", "tables": {"<table>": rows, …}}`.
     #[arg(long)]
     pub json: bool,
 }

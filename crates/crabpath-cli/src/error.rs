@@ -58,6 +58,15 @@ impl From<crabpath_brain::Error> for CliError {
     }
 }
 
+impl From<crabpath_pg::Error> for CliError {
+    fn from(e: crabpath_pg::Error) -> Self {
+        match e {
+            crabpath_pg::Error::Brain(b) => b.into(),
+            other => CliError::Other(other.into()),
+        }
+    }
+}
+
 impl From<crabpath::Error> for CliError {
     fn from(e: crabpath::Error) -> Self {
         CliError::Other(e.into())

@@ -68,7 +68,8 @@ impl Layout {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    /// The layout a column value names (`sparse`, `dense`), `None` for any other.
+    pub fn parse(s: &str) -> Option<Self> {
         match s {
             "sparse" => Some(Layout::Sparse),
             "dense" => Some(Layout::Dense),

@@ -19,6 +19,7 @@ pub mod learn_chat;
 pub mod maintain;
 pub mod mcp;
 pub mod merge;
+pub mod migrate;
 pub mod query;
 pub mod reembed;
 pub mod replay;
@@ -54,6 +55,7 @@ pub fn dispatch(ctx: &Ctx, command: &Command) -> CliResult {
         Command::Rollback(a) => snapshot::run_rollback(ctx, a),
         Command::Export(a) => exchange::run_export(ctx, a),
         Command::Import(a) => exchange::run_import(ctx, a),
+        Command::Migrate(a) => migrate::run(ctx, a),
         Command::Mcp(a) => mcp::run(ctx, a),
         Command::Reembed(a) => reembed::run(ctx, a),
         Command::FetchModel(a) => fetch_model::run(a),

@@ -30,6 +30,7 @@ mod mcp_idle;
 mod mcp_load;
 mod mcp_reader;
 mod mcp_stdio_errors;
+mod migrate;
 mod neurogenesis;
 mod outputs;
 mod query_limit;
