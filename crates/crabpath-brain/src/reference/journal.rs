@@ -17,6 +17,13 @@
 //! | `sync` | type, state_path, workspace_dir, nodes_added, nodes_updated, nodes_removed, nodes_unchanged, embeddings_computed, authority_set |
 //! | `compact_daily_notes` | type, files_scanned, files_compacted, files_skipped, nodes_injected, lines_before, lines_after, dry_run |
 //!
+//! The corrected profile also writes `inject`, `correct` and `maintain` entries, and
+//! names the conversation and the correction in a feedback `learn`'s `metadata`: the
+//! inputs the unlearning replay of `forget` needs (issue 30 item 3,
+//! [`crate::service::Relearned`]). The journal's statistics (reference
+//! `journal_stats`, [`crate::service::command::journal::stats`]) count only `query` and
+//! `learn` entries, and are unchanged by them.
+//!
 //! Appends are a single `write` of the whole line to a file opened in append mode, so
 //! concurrent writers never interleave within a line.
 
