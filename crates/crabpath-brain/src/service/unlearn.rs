@@ -24,7 +24,7 @@
 //! | `correct` (mode, unlinked ids, path steps, shares; [`super::feedback::correct_event`]) | `correct` | the guardrail's [`unlink_outgoing`], or the veto rule ([`super::feedback::veto`]) |
 //! | `maintain` (tasks, `max_merges`, `prune_below`, flavor; [`maintain::maintain_event`]) | `maintain` (command line and daemon) | [`maintain::run`] again: health and the autotuner, decay with the tuning of that moment, prune, merge, connect |
 //! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
-//! | `query`, `health`, `maintenance`, dry-run `autotune` | reports | nothing |
+//! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
 //!
 //! The tuning the replay starts from is the `before` of the journal's first `autotune`
 //! entry (when the brain has one at all): the tuning the brain had before the
@@ -36,15 +36,15 @@
 //!   injection of the `paper` profile or of a brain made before these entries);
 //! * an entry of another type: `sync` (it re-splits changed files: nodes change),
 //!   `remember`, `neurogenesis` (auto nodes), `replay` (it learns from session logs
-//!   the journal does not hold), `compact_daily_notes`, and a `maintenance` entry of a
-//!   run made before `maintain` entries were written (its inputs are not recorded);
+//!   the journal does not hold), `compact_daily_notes`, and a `maintenance` or
+//!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
+//!   entries were written (its inputs are not recorded), or a health check of the
+//!   `paper` profile, which cannot be told from it;
 //! * a replayed maintenance that would merge nodes (merges rewrite node texts), and an
 //!   event the rebuilt graph refuses (an injection or learn naming a node no longer
 //!   there, e.g. pruned later).
 //!
-//! A daemon maintenance run made before `maintain` entries were written leaves only
-//! `health` entries, which `crabpath health` writes too: it is not seen, and its decay
-//! is not replayed. An injection linked to a forgotten node keeps its other links
+//! An injection linked to a forgotten node keeps its other links
 //! (`forget` removes the forgotten neighbour from its entry, [`super::forget`]); the
 //! search is not redone, so a brain that never had the node may have linked the next
 //! nearest one instead. The replay is its own write, after the content's removal
@@ -105,6 +105,8 @@ enum Event {
         flavor: Flavor,
     },
     Autotune,
+    /// A dry maintenance run: nothing to replay, its entries skipped.
+    DryMaintain,
 }
 
 impl Event {
@@ -113,7 +115,7 @@ impl Event {
             Event::Learn(..) => "learn",
             Event::Inject { .. } => INJECT_EVENT,
             Event::Correct { .. } => CORRECT_EVENT,
-            Event::Maintain { .. } => maintain::MAINTAIN_EVENT,
+            Event::Maintain { .. } | Event::DryMaintain => maintain::MAINTAIN_EVENT,
             Event::Autotune => "autotune",
         }
     }
@@ -140,7 +142,16 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
     let ty = e.get("type").and_then(PyValue::as_str).unwrap_or("?");
     let incomplete = || format!("a `{ty}` entry without its inputs");
     let ev = match ty {
-        "query" | "health" => return Ok(None),
+        "query" => return Ok(None),
+        "health" => {
+            return match e.get("check") {
+                Some(PyValue::Bool(true)) => Ok(None),
+                _ => Err(
+                    "a `health` entry of a maintenance run journaled without its inputs (before `maintain` entries were written), or of the paper profile's health check"
+                        .into(),
+                ),
+            }
+        }
         "learn" => {
             let fired = strings(e.get("fired")).unwrap_or_default();
             match e.get("outcome").and_then(PyValue::as_number) {
@@ -213,6 +224,10 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
                 .and_then(PyValue::as_number)
                 .filter(|n| n.fract() == 0.0)
                 .ok_or_else(incomplete)?;
+            if matches!(e.get("dry_run"), Some(PyValue::Bool(true))) {
+                // changed nothing: its entries are skipped with it (`events_of`)
+                return Ok(Some(Event::DryMaintain));
+            }
             Event::Maintain {
                 tasks: strings(e.get("tasks")).ok_or_else(incomplete)?,
                 max_merges: max_merges as i64,
@@ -262,13 +277,15 @@ fn events_of(
             continue;
         }
         if let Some(ev) = event_of(e)? {
-            if let Event::Maintain { .. } = ev {
+            if let Event::Maintain { .. } | Event::DryMaintain = ev {
                 skip = e
                     .get("entries")
                     .and_then(PyValue::as_number)
                     .map_or(0, |n| n as usize);
             }
-            events.push(ev);
+            if !matches!(ev, Event::DryMaintain) {
+                events.push(ev);
+            }
         }
     }
     Ok((events, first_tuning))
@@ -377,6 +394,7 @@ fn replay(
             }
             *tuning = tuning_of(w.meta, profile)?;
         }
+        Event::DryMaintain => {}
         Event::Autotune => {
             let tuning_before = w.meta.get(TUNING_META_KEY).cloned();
             let moved = apply(w, profile)?.is_some_and(|s| s.changes());

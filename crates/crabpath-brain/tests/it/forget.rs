@@ -291,6 +291,11 @@ enum Step {
     Correct(&'static str, crabpath_brain::service::CorrectionMode),
     /// `maintain` (daemon flavour) with these tasks.
     Maintain(&'static str),
+    /// A dry run of `maintain` (command-line flavour) with these tasks: journaled,
+    /// nothing changed.
+    MaintainDry(&'static str),
+    /// `autotune` on its own.
+    Autotune,
 }
 
 impl Step {
@@ -303,7 +308,7 @@ impl Step {
                 "CORRECTION",
                 text,
             )],
-            Step::Maintain(_) => Vec::new(),
+            Step::Maintain(_) | Step::MaintainDry(_) | Step::Autotune => Vec::new(),
         }
     }
 
@@ -361,17 +366,21 @@ impl Step {
                 )
                 .unwrap();
             }
-            Step::Maintain(tasks) => {
+            Step::Maintain(tasks) | Step::MaintainDry(tasks) => {
+                let dry_run = matches!(self, Step::MaintainDry(_));
                 b.maintain(&MaintainOptions {
                     requested: tasks.split(',').map(str::to_string).collect(),
-                    dry_run: false,
+                    dry_run,
                     max_merges: 5,
                     prune_below: 0.01,
-                    flavor: Flavor::Daemon,
+                    flavor: if dry_run { Flavor::Cli } else { Flavor::Daemon },
                     journal: true,
                     embedder: None,
                 })
                 .unwrap();
+            }
+            Step::Autotune => {
+                b.autotune(false).unwrap();
             }
         }
     }
@@ -379,8 +388,8 @@ impl Step {
 
 /// A history of every kind of learning event, interleaved: learns (some through
 /// b.md), two injections, a veto correction of a turn (its credit learned, its path
-/// inhibited), a guardrail correction, and maintenance runs (health and the
-/// autotuner, decay, prune, merge).
+/// inhibited), a guardrail correction, maintenance runs (health and the autotuner,
+/// decay, prune, merge; one of them dry) and the autotuner on its own.
 fn history() -> Vec<Step> {
     use crabpath_brain::service::CorrectionMode::{Guardrail, Veto};
     vec![
@@ -407,6 +416,8 @@ fn history() -> Vec<Step> {
         Step::Learn(vec!["e.md::0", "teaching::eels", "c.md::1"], 0.5),
         Step::Maintain("health,decay,merge,prune"),
         Step::Learn(vec!["a.md::1", "c.md::0"], 1.0),
+        Step::MaintainDry("health,decay,prune"),
+        Step::Autotune,
         Step::Maintain("decay"),
         Step::Learn(vec!["c.md::0", "c.md::1"], -0.5),
     ]
@@ -475,12 +486,13 @@ fn forget_replays_injections_corrections_and_maintenance() {
         exported(&mut x, &dir.path().join("x")),
         exported(&mut y, &dir.path().join("y")),
     );
-    // 16 steps, 3 of them learns through b; the rest record 6 learns (one of them the
+    // 18 steps, 3 of them learns through b; the rest record 6 learns (one of them the
     // veto correction's credit), 4 injections (two teachings, two correction nodes),
-    // 2 corrections and 3 maintenance runs (the turn records none)
+    // 2 corrections, 3 maintenance runs and 1 autotuner run (the turn and the dry run
+    // record none)
     assert_eq!(
         r.relearned,
-        crabpath_brain::service::Relearned::Replayed(15)
+        crabpath_brain::service::Relearned::Replayed(16)
     );
     assert_ne!(before["graph"], ey["graph"]);
     assert_eq!(ex["graph"], ey["graph"]);
