@@ -602,3 +602,76 @@ fn an_injection_linked_to_a_forgotten_node_keeps_its_other_links() {
     want.sort();
     assert_eq!(links, want);
 }
+
+/// Forgetting a conversation drops its learning too: the credit of its feedback and
+/// its teaching (their journal entries carry its chat id, or name the node it made),
+/// while another conversation's feedback and the learns stay. X equals Y, which never
+/// heard the forgotten conversation. Before, the teaching's node stopped the replay
+/// (`Relearned::Kept`), and the feedback's credit, journaled without its chat, stayed.
+#[test]
+fn forgetting_a_chat_drops_its_feedback_and_teachings() {
+    use crabpath_brain::service::turns::{TurnRecord, Window};
+    use crabpath_brain::service::FeedbackRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), None);
+    let turn = |b: &mut Brain, chat: &str, fired: &[&str]| {
+        let fired: Vec<String> = fired.iter().map(|s| s.to_string()).collect();
+        let path = fired
+            .windows(2)
+            .map(|p| (p[0].clone(), p[1].clone()))
+            .collect();
+        let scores = vec![0.5; fired.len()];
+        b.record_turn(
+            chat,
+            TurnRecord {
+                query: format!("what did {chat} ask"),
+                fired,
+                scores,
+                path,
+            },
+        )
+        .unwrap();
+    };
+    let feedback = |b: &mut Brain, chat: &str, outcome: f64| {
+        b.feedback(&FeedbackRequest {
+            outcome,
+            chat_id: Some(chat),
+            fired_ids: None,
+            turns_ago: None,
+            window: Window::default(),
+            used_ids: None,
+        })
+        .unwrap();
+    };
+    for (b, heard) in [(&mut x, true), (&mut y, false)] {
+        // the question nodes of neurogenesis are not replayed (see unlearn's limits)
+        b.set_neurogenesis(false).unwrap();
+        b.learn(&["a.md::0".into(), "c.md::1".into()], 1.0).unwrap();
+        if heard {
+            turn(b, "chat-a", &["d.md::0", "a.md::1", "c.md::0"]);
+            feedback(b, "chat-a", 1.0);
+            b.teach(
+                "Deploy the build only after the nightly backup.",
+                "TEACHING",
+                Some("chat-a"),
+                "test",
+            )
+            .unwrap();
+        }
+        turn(b, "chat-b", &["e.md::0", "c.md::1"]);
+        feedback(b, "chat-b", -1.0);
+        b.learn(&["a.md::1".into(), "c.md::0".into()], 1.0).unwrap();
+    }
+    let r = x.forget(&ForgetTarget::Chat("chat-a".into())).unwrap();
+    // the teaching's node; the feedback's learn and the injection's entry
+    assert_eq!(r.removed.nodes, 1, "{r:?}");
+    assert_eq!(r.removed.journal, 2, "{r:?}");
+    // 2 learns and chat-b's credit
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(3));
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
+}
