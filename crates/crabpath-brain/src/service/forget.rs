@@ -11,7 +11,7 @@
 //! | `edges` | every edge from or to them; edge endpoints left without any edge |
 //! | `vectors` | theirs (with `vector_gone` rows for readers holding an index) |
 //! | `turns` | the turns that fired one of them (their `query` is what found the content), and every turn of the chat |
-//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours (rewritten, not deleted) |
+//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes (rewritten, not deleted) |
 //! | `ledger` | rows naming a forgotten node, or the chat |
 //!
 //! Then nothing of it may stay in a file of the brain directory: the transaction runs
@@ -486,8 +486,8 @@ struct JournalMatch {
     seqs: Vec<i64>,
     /// The `query` texts they hold.
     queries: Vec<String>,
-    /// The `inject` entries of nodes that stay, linked to a forgotten node: their
-    /// new text, without it ([`inject_without`]).
+    /// The `inject` and `correct` entries of nodes that stay, linked to a forgotten
+    /// node: their new text, without it ([`without_links`]).
     rewrites: Vec<(i64, String)>,
 }
 
@@ -512,7 +512,7 @@ fn matching_journal(
         let of_chat = chat.is_some_and(|c| has_chat(&v, c));
         if of_chat || names_any(&v, &gone) || mentions_as_text(&v, &gone) {
             if !of_chat {
-                if let Some(text) = inject_without(&entry, &gone) {
+                if let Some(text) = without_links(&entry, &gone) {
                     rewrites.push((seq, text));
                     continue;
                 }
@@ -530,33 +530,40 @@ fn matching_journal(
     })
 }
 
-/// The text of an `inject` entry ([`super::ops::inject_event`]) whose node is not in
-/// `gone`, without its neighbours in `gone` (the links the forgotten nodes caused);
-/// `None` for any other entry, or one naming a forgotten id elsewhere.
-fn inject_without(text: &str, gone: &HashSet<&str>) -> Option<String> {
+/// The text of an entry of a node that stays whose list of linked nodes named a
+/// forgotten one, without it (the link the forgotten node caused): an `inject` entry's
+/// `neighbours` ([`super::ops::inject_event`]) or a `correct` entry's `unlinked`
+/// ([`super::feedback::correct_event`]). `None` for any other entry, for one of a
+/// forgotten node, and for one naming a forgotten id elsewhere (a correction of a path
+/// through it: the whole event goes).
+fn without_links(text: &str, gone: &HashSet<&str>) -> Option<String> {
     let PyValue::Dict(mut e) = pyjson::loads(text).ok()? else {
         return None;
     };
-    if e.get("type").and_then(PyValue::as_str) != Some(super::ops::INJECT_EVENT)
-        || e.get("id")
-            .and_then(PyValue::as_str)
-            .is_none_or(|id| gone.contains(id))
+    let field = match e.get("type").and_then(PyValue::as_str)? {
+        super::ops::INJECT_EVENT => "neighbours",
+        super::feedback::CORRECT_EVENT => "unlinked",
+        _ => return None,
+    };
+    if e.get("id")
+        .and_then(PyValue::as_str)
+        .is_none_or(|id| gone.contains(id))
     {
         return None;
     }
+    // a neighbour is `[id, score]`, an unlinked node its id
+    let linked = |v: &PyValue| match v {
+        PyValue::List(p) => p.first().and_then(PyValue::as_str).map(str::to_string),
+        other => other.as_str().map(str::to_string),
+    };
     let kept: Vec<PyValue> = e
-        .get("neighbours")?
+        .get(field)?
         .as_list()?
         .iter()
-        .filter(|n| {
-            n.as_list()
-                .and_then(|p| p.first())
-                .and_then(PyValue::as_str)
-                .is_none_or(|id| !gone.contains(id))
-        })
+        .filter(|n| linked(n).is_none_or(|id| !gone.contains(id.as_str())))
         .cloned()
         .collect();
-    e.insert("neighbours".into(), PyValue::List(kept));
+    e.insert(field.into(), PyValue::List(kept));
     let out = crate::store::rows::journal_text(&e).ok()?;
     // nothing else of it may name a forgotten node
     let v: serde_json::Value = serde_json::from_str(&out).ok()?;

@@ -40,14 +40,16 @@
 //!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
 //!   entries were written (its inputs are not recorded), or a health check of the
 //!   `paper` profile, which cannot be told from it;
-//! * a replayed maintenance that would merge nodes (merges rewrite node texts), and an
-//!   event the rebuilt graph refuses (an injection or learn naming a node no longer
-//!   there, e.g. pruned later).
+//! * a replayed maintenance that would merge nodes (merges rewrite node texts) or
+//!   prune a node the brain kept (an injected node whose only links were to the
+//!   forgotten nodes), and an event the rebuilt graph refuses (an injection or learn
+//!   naming a node no longer there, e.g. pruned later).
 //!
 //! An injection linked to a forgotten node keeps its other links
-//! (`forget` removes the forgotten neighbour from its entry, [`super::forget`]); the
-//! search is not redone, so a brain that never had the node may have linked the next
-//! nearest one instead. The replay is its own write, after the content's removal
+//! (`forget` removes the forgotten neighbour from its entry, and a guardrail
+//! correction's unlinked node from its own, [`super::forget`]); the search is not
+//! redone, so a brain that never had the node may have linked the next nearest one
+//! instead. The replay is its own write, after the content's removal
 //! committed.
 //!
 //! Cost: O(N + E + Σ|event|) for N nodes, E edges and the recorded inputs, plus each
@@ -472,6 +474,8 @@ impl Brain {
                     "node `{id}` was made neither by init of a folder nor by a journaled injection"
                 )));
             }
+            // every node here stays: a replay that removes one is not this brain's
+            let present: Vec<String> = w.graph.nodes().map(|(_, n)| n.id.clone()).collect();
             for id in gone {
                 let place = id
                     .rsplit_once("::")
@@ -529,6 +533,12 @@ impl Brain {
                         events.len()
                     )));
                 }
+            }
+            if let Some(id) = present.iter().find(|id| node(w.graph, id).is_none()) {
+                w.discard();
+                return Ok(Relearned::Kept(format!(
+                    "the replay would remove node `{id}`, which the brain kept (pruned once the links to the forgotten nodes were gone)"
+                )));
             }
             Ok(Relearned::Replayed(events.len()))
         })

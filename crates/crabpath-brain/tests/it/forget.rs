@@ -675,3 +675,87 @@ fn forgetting_a_chat_drops_its_feedback_and_teachings() {
     assert_eq!(ex["graph"], ey["graph"]);
     assert_eq!(ex, ey);
 }
+
+/// A teaching linked only to the forgotten file would be orphaned in the replay, and
+/// the replayed prune would remove it: the brain keeps its weights instead (and the
+/// teaching), and says why.
+#[test]
+fn a_replay_that_would_prune_a_kept_node_keeps_the_weights() {
+    use crabpath_brain::service::InjectRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let mut b = open(&db);
+    let r = b
+        .inject(&InjectRequest {
+            id: "teaching::vault".into(),
+            content: "Rotate the vault code every month; only ops may read it.".into(),
+            node_type: "TEACHING".into(),
+            summary: None,
+            vector: None,
+            connect_top_k: 2,
+            connect_min_sim: 0.05,
+            source: "test".into(),
+        })
+        .unwrap();
+    assert!(
+        !r.connected_to.is_empty() && r.connected_to.iter().all(|id| id.starts_with("b.md")),
+        "{r:?}"
+    );
+    Step::Maintain("prune").apply(&mut b);
+    assert!(b.has_node("teaching::vault").unwrap());
+    let f = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    match &f.relearned {
+        crabpath_brain::service::Relearned::Kept(why) => {
+            assert!(why.contains("would remove node `teaching::vault`"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(b.has_node("teaching::vault").unwrap());
+}
+
+/// A guardrail correction similar to the forgotten file and to another: its entry
+/// loses only the forgotten node, so the replay still removes its edge to the other
+/// (the guardrail's rule) and it has no content edge of its own afterwards.
+#[test]
+fn a_guardrail_correction_linked_to_a_forgotten_node_keeps_its_rule() {
+    use crabpath_brain::service::turns::Window;
+    use crabpath_brain::service::{CorrectRequest, CorrectionMode};
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let mut b = open(&db);
+    let r = b
+        .correct_with(
+            &CorrectRequest {
+                content: "The vault code rotates every month; promote the build to production after the checks pass.",
+                chat_id: None,
+                turns_ago: None,
+                outcome: -1.0,
+                window: Window::default(),
+                source: "test",
+            },
+            CorrectionMode::Guardrail,
+        )
+        .unwrap();
+    let similar = r.connected_to.clone();
+    assert!(
+        similar.iter().any(|id| id.starts_with("b.md"))
+            && similar.iter().any(|id| !id.starts_with("b.md")),
+        "{r:?}"
+    );
+    let outgoing = |b: &mut Brain| -> Vec<String> {
+        let me = r.node_id.clone();
+        b.read(|g, _| {
+            let m = g.lookup(&me).unwrap();
+            g.edges()
+                .filter(|(s, _, _)| *s == m)
+                .map(|(_, t, _)| g.name(t).to_string())
+                .collect()
+        })
+        .unwrap()
+    };
+    assert!(outgoing(&mut b).is_empty());
+    let f = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // its injection and its own entry
+    assert_eq!(f.relearned, crabpath_brain::service::Relearned::Replayed(2));
+    assert!(outgoing(&mut b).is_empty(), "{:?}", outgoing(&mut b));
+}
