@@ -194,7 +194,10 @@ pub fn read_journal(path: &Path, profile: Profile) -> Result<Journal> {
             continue;
         }
         match pyjson::loads(pystr::strip(line)) {
-            Ok(PyValue::Dict(d)) => out.entries.push(d),
+            Ok(PyValue::Dict(d)) => {
+                out.entries.push(d);
+                out.positions.push(n as i64 + 1);
+            }
             other => {
                 if profile.fixes_bugs() {
                     out.malformed.push(n + 1);
@@ -220,6 +223,10 @@ pub fn read_journal(path: &Path, profile: Profile) -> Result<Journal> {
 pub struct Journal {
     /// Entries in file order.
     pub entries: Vec<PyDict>,
+    /// Each entry's position: its line number in a file, its row's `seq` in a brain
+    /// database (increasing; a `rollback` entry names the position it returns to,
+    /// issue 30 item 3).
+    pub positions: Vec<i64>,
     /// Line numbers skipped as malformed (corrected profile only).
     pub malformed: Vec<usize>,
 }

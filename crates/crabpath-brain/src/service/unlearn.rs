@@ -20,10 +20,11 @@
 //! | entry | written by | replay |
 //! |---|---|---|
 //! | `learn` (fired ids, outcome) | `learn`, feedback credit, a veto correction's credit | [`learn_ids_tuned`] with the tuning the brain had then |
-//! | `inject` (id, neighbours with scores, inhibit; [`super::ops::inject_event`]) | `inject`, `teach`, a correction's node | [`link_neighbours`], then [`inhibit_neighbours`] for a correction; the node itself stays |
+//! | `inject` (id, neighbours with scores, inhibit; [`super::ops::inject_event`]) | `inject`, `teach`, a correction's node | the node, taken out of the graph before the replay so that no earlier event sees it, comes back; then [`link_neighbours`], and [`inhibit_neighbours`] for a correction |
 //! | `correct` (mode, unlinked ids, path steps, shares; [`super::feedback::correct_event`]) | `correct` | the guardrail's [`unlink_outgoing`], or the veto rule ([`super::feedback::veto`]) |
 //! | `maintain` (tasks, `max_merges`, `prune_below`, flavor; [`maintain::maintain_event`]) | `maintain` (command line and daemon) | [`maintain::run`] again: health and the autotuner, decay with the tuning of that moment, prune, merge, connect |
 //! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
+//! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
 //!
 //! The tuning the replay starts from is the `before` of the journal's first `autotune`
@@ -40,6 +41,10 @@
 //!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
 //!   entries were written (its inputs are not recorded), or a health check of the
 //!   `paper` profile, which cannot be told from it;
+//! * a `learn` or `inject` entry of an event a rollback undid, when the rollback was
+//!   made before rollbacks were journaled (or in the `paper` profile): its injected
+//!   node is gone and stops the replay; its learns cannot be told apart and would be
+//!   replayed, which is why the corrected profile journals every rollback;
 //! * a replayed maintenance that would merge nodes (merges rewrite node texts) or
 //!   prune a node the brain kept (an injected node whose only links were to the
 //!   forgotten nodes), and an event the rebuilt graph refuses (an injection or learn
@@ -63,6 +68,7 @@ use crabpath::inject::{inhibit_neighbours, link_neighbours, CorrectionOptions, I
 use crabpath::tuning::{Tuning, TUNING_META_KEY};
 use pyformat::pyjson::{PyDict, PyValue};
 
+use super::admin::ROLLBACK_EVENT;
 use super::engine::{Brain, Scope};
 use super::feedback::{veto, CORRECT_EVENT};
 use super::guardrail::{unlink_outgoing, CorrectionMode};
@@ -260,25 +266,44 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
     Ok(Some(ev))
 }
 
-/// The journal's learning events in order (see the module docs), and the tuning
-/// before the first autotuner run (its first `autotune` entry's `before`);
-/// `Err(why)` when one cannot be replayed.
+/// The journal's learning events in order (see the module docs), less those a
+/// `rollback` undid, and the tuning before the first autotuner run (its first
+/// `autotune` entry's `before`); `Err(why)` when one cannot be replayed. `positions`:
+/// each entry's journal position ([`crate::reference::journal::Journal::positions`]).
+///
+/// The history is a tree: each event points to the one before it, and a rollback to
+/// position `to` takes the history back to where it stood after the last entry at or
+/// before `to` (whatever rollbacks came in between). Cost: O(n log n) in the entries.
 fn events_of(
     entries: &[PyDict],
+    positions: &[i64],
 ) -> std::result::Result<(Vec<Event>, Option<serde_json::Value>), String> {
-    let mut events = Vec::new();
+    // (event, the event before it)
+    let mut tree: Vec<(Event, Option<usize>)> = Vec::new();
+    let mut head: Option<usize> = None;
+    // the history's head after each entry, by position
+    let mut after: Vec<(i64, Option<usize>)> = Vec::with_capacity(entries.len());
     let mut first_tuning = None;
     let mut skip = 0usize;
-    for e in entries {
-        if first_tuning.is_none() && e.get("type").and_then(PyValue::as_str) == Some("autotune") {
+    for (e, &pos) in entries.iter().zip(positions) {
+        let ty = e.get("type").and_then(PyValue::as_str);
+        if first_tuning.is_none() && ty == Some("autotune") {
             first_tuning = e.get("before").and_then(PyValue::to_json);
         }
         if skip > 0 {
             // an entry of the maintenance run just read: the run replays it
             skip -= 1;
-            continue;
-        }
-        if let Some(ev) = event_of(e)? {
+        } else if ty == Some(ROLLBACK_EVENT) {
+            let to = e
+                .get("to")
+                .and_then(PyValue::as_number)
+                .ok_or("a `rollback` entry without its position")?;
+            let k = after.partition_point(|&(p, _)| (p as f64) <= to);
+            head = match k {
+                0 => None,
+                k => after[k - 1].1,
+            };
+        } else if let Some(ev) = event_of(e)? {
             if let Event::Maintain { .. } | Event::DryMaintain = ev {
                 skip = e
                     .get("entries")
@@ -286,10 +311,23 @@ fn events_of(
                     .map_or(0, |n| n as usize);
             }
             if !matches!(ev, Event::DryMaintain) {
-                events.push(ev);
+                tree.push((ev, head));
+                head = Some(tree.len() - 1);
             }
         }
+        after.push((pos, head));
     }
+    let mut order = Vec::new();
+    while let Some(i) = head {
+        order.push(i);
+        head = tree[i].1;
+    }
+    let mut slots: Vec<Option<Event>> = tree.into_iter().map(|(e, _)| Some(e)).collect();
+    let events = order
+        .into_iter()
+        .rev()
+        .filter_map(|i| slots[i].take())
+        .collect();
     Ok((events, first_tuning))
 }
 
@@ -437,7 +475,7 @@ impl Brain {
         if !journal.malformed.is_empty() {
             return Ok(Relearned::Kept("the journal has malformed lines".into()));
         }
-        let (events, first_tuning) = match events_of(&journal.entries) {
+        let (events, first_tuning) = match events_of(&journal.entries, &journal.positions) {
             Ok(x) => x,
             Err(why) => return Ok(Relearned::Kept(why)),
         };

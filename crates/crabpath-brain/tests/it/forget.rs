@@ -759,3 +759,64 @@ fn a_guardrail_correction_linked_to_a_forgotten_node_keeps_its_rule() {
     assert_eq!(f.relearned, crabpath_brain::service::Relearned::Replayed(2));
     assert!(outgoing(&mut b).is_empty(), "{:?}", outgoing(&mut b));
 }
+
+/// Events a rollback undid are left out of the replay: the rollback journals the
+/// snapshot's last journal position, and the entries between it and the rollback are
+/// skipped. X (a, b, c; learns and an injection, a snapshot, more learns and an
+/// injection, rollback, learns) forgets b and equals Y (no b, the learns before the
+/// snapshot and after the rollback). Before, the rollback left no trace and the undone
+/// learns were replayed.
+#[test]
+fn a_rollback_leaves_its_undone_events_out_of_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let before = [
+        Step::Learn(vec!["a.md::0", "c.md::1"], 1.0),
+        Step::Learn(vec!["d.md::0", "b.md::0"], 1.0),
+        Step::Inject(
+            "teaching::ship",
+            "Deploy to staging first, then production; nightly backups before a deploy.",
+        ),
+    ];
+    let undone = [
+        Step::Learn(vec!["a.md::1", "c.md::0"], 1.0),
+        Step::Inject(
+            "teaching::eels",
+            "Eels and dogs: the river stones and the mail carrier.",
+        ),
+        Step::Maintain("decay"),
+    ];
+    let after = [
+        Step::Learn(vec!["e.md::0", "a.md::0"], 1.0),
+        Step::Learn(vec!["c.md::0", "b.md::1"], -1.0),
+        Step::Learn(vec!["a.md::1", "c.md::0"], 0.5),
+    ];
+    let keep = |s: &Step| !s.names().iter().any(|id| id.starts_with("b.md"));
+    for s in &before {
+        s.apply(&mut x);
+        if keep(s) {
+            s.apply(&mut y);
+        }
+    }
+    x.snapshot("s1").unwrap();
+    for s in &undone {
+        s.apply(&mut x);
+    }
+    x.rollback(Some("s1")).unwrap();
+    assert!(!x.has_node("teaching::eels").unwrap());
+    for s in &after {
+        s.apply(&mut x);
+        if keep(s) {
+            s.apply(&mut y);
+        }
+    }
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // the learn and the injection before the snapshot, two learns after the rollback
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(4));
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
+}
