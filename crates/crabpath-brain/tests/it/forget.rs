@@ -497,6 +497,15 @@ fn forget_replays_injections_corrections_and_maintenance() {
     assert_ne!(before["graph"], ey["graph"]);
     assert_eq!(ex["graph"], ey["graph"]);
     assert_eq!(ex, ey);
+    // and they answer alike: the nodes that came back have their vectors and lexical
+    // postings
+    for q in [
+        "deploy to staging then production",
+        "eels river stones mail carrier",
+        "cold storage backups nightly",
+    ] {
+        assert_eq!(ask(&mut x, q), ask(&mut y, q), "{q}");
+    }
 }
 
 /// Forgetting an injected node or a correction drops the events that touched it (its
