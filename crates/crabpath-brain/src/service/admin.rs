@@ -569,12 +569,12 @@ impl Brain {
         Ok(out.into_iter().map(|(_, s)| s).collect())
     }
 
-    /// Restores a snapshot (default: the latest). In the corrected profile a database
-    /// journals it ([`rollback_event`]), the journal itself being kept. A state file keeps the previous
+    /// Restores a snapshot (default: the latest). A state file keeps the previous
     /// state as `.bak` ([`crate::reference::snapshot::restore`]); a database first takes a
     /// snapshot of its current state (`before-rollback-<time>`), then replaces every
-    /// table but the journal by the snapshot's in one transaction. Returns the restored
-    /// snapshot and where the previous state was kept.
+    /// table but the journal by the snapshot's in one transaction, in which the
+    /// corrected profile journals the rollback ([`rollback_event`]). Returns the
+    /// restored snapshot and where the previous state was kept.
     pub fn rollback(&mut self, name: Option<&str>) -> Result<(Snapshot, PathBuf)> {
         if self.snapshot_dir().is_none() {
             let path = self.path().to_path_buf();

@@ -399,8 +399,9 @@ pub const MAINTAIN_EVENT: &str = "maintain";
 /// order], "max_merges", "prune_below", "flavor": "cli" | "daemon", "dry_run",
 /// "entries": n}`, `n` being the number of entries of the run that follow it (its
 /// `health`, `maintenance` and `autotune` entries, which the replay does not repeat
-/// on their own; a dry run's are skipped with it). The decay's half-life is the brain's tuning at that moment,
-/// which the replay follows (the autotuner runs again in the health task).
+/// on their own; a dry run's are skipped with it). The decay's half-life is the
+/// brain's tuning at that moment, which the replay follows (the autotuner runs again
+/// in the health task).
 pub fn maintain_event(options: &MaintainOptions<'_>, tasks: &[&str], entries: usize) -> PyDict {
     let mut e = PyDict::new();
     e.insert("type".into(), PyValue::Str(MAINTAIN_EVENT.into()));
