@@ -268,9 +268,10 @@ pub enum Command {
     /// and search.idx rebuilt. Snapshots are rewritten without the content, not deleted,
     /// so rollback keeps working and never brings it back. Then the weights are
     /// unlearned: every edge is rebuilt from the graph init made of the remaining files
-    /// and the remaining learn events (learn, feedback credit) are replayed in order, so
-    /// the brain equals one that never had the content. This needs a history replay can
-    /// repeat (a journal of queries and learns only, and only folder chunks as nodes);
+    /// and the remaining learning events (learn, feedback credit, inject, teach,
+    /// correct, maintain, autotune) are replayed in order, so the brain equals one that
+    /// never had the content. This needs a history replay can repeat (its nodes made by
+    /// init or a journaled injection; no sync, remember or neurogenesis entries);
     /// otherwise the weights are kept and the report says why.
     Forget(ForgetArgs),
 }
@@ -972,8 +973,8 @@ pub struct ForgetArgs {
     #[arg(long, value_name = "ID")]
     pub chat: Option<String>,
     /// Print JSON: kind, target, nodes, edges, vectors, turns, journal, ledger, ids,
-    /// snapshots (the files rewritten), wal_truncated, replayed (learn events replayed,
-    /// or null), weights_kept (why the weights were kept, or null).
+    /// snapshots (the files rewritten), wal_truncated, replayed (learning events
+    /// replayed, or null), weights_kept (why the weights were kept, or null).
     #[arg(long)]
     pub json: bool,
 }

@@ -90,12 +90,26 @@ enum Inner {
     },
 }
 
-/// The brains of a served directory opened so far: each one's HTTP service and the
-/// server inside it (which [`crate::idle`] closes when idle).
-type Brains = Mutex<HashMap<String, (HttpService, Server)>>;
+/// One opened brain of a served directory: its HTTP service, the server inside it
+/// (which [`crate::idle`] closes when idle), and how many holders the server's brain
+/// had when it opened (this entry's and the service's own, [`Server::holders`]).
+struct Entry {
+    service: HttpService,
+    server: Server,
+    holders: usize,
+}
+
+/// The brains of a served directory opened so far.
+type Brains = Mutex<HashMap<String, Entry>>;
 
 /// Closes the idle brains of `brains` every [`crate::idle::check_every`] until the
-/// front is dropped.
+/// front is dropped; a closed brain that no MCP session and no request holds any more
+/// (its holders back to those it opened with) then leaves the map, its service with
+/// it, so that a directory of many brains keeps nothing of the ones nobody uses. A
+/// session holds its brain until it ends (a `DELETE`, or its idle timeout), so that
+/// the same session reopens it; a request that took the service just before it left
+/// finishes on it (the brain opens again for it, then is dropped with it), and the next
+/// one opens the brain anew.
 fn spawn_closer(brains: &Arc<Brains>, after: std::time::Duration) {
     let weak = Arc::downgrade(brains);
     let every = crate::idle::check_every(after);
@@ -104,10 +118,18 @@ fn spawn_closer(brains: &Arc<Brains>, after: std::time::Duration) {
         let Some(brains) = weak.upgrade() else {
             return;
         };
-        let servers: Vec<Server> = lock(&brains).values().map(|(_, s)| s.clone()).collect();
-        for s in servers {
+        let servers: Vec<Server> = lock(&brains).values().map(|e| e.server.clone()).collect();
+        for s in &servers {
             s.close_if_idle(after);
         }
+        drop(servers);
+        lock(&brains).retain(|name, e| {
+            let release = e.server.is_closed() && e.server.holders() == e.holders;
+            if release {
+                eprintln!("crabpath mcp: brain `{name}` released (closed, no session holds it)");
+            }
+            !release
+        });
     });
 }
 
@@ -260,8 +282,8 @@ impl Front {
         brains: &Brains,
         token: &TokenInfo,
     ) -> std::result::Result<HttpService, String> {
-        if let Some((s, _)) = lock(brains).get(&token.brain) {
-            return Ok(s.clone());
+        if let Some(e) = lock(brains).get(&token.brain) {
+            return Ok(e.service.clone());
         }
         let path = dir.join(&token.brain);
         if !path.join("brain.db").is_file() {
@@ -279,10 +301,15 @@ impl Front {
         let idle = Arc::new(crate::idle::Idle::new(&token.brain, reopen));
         let server = Server::closable(brain, options.clone(), idle);
         let service = (self.make)(server.clone());
+        let holders = server.holders();
         Ok(lock(brains)
             .entry(token.brain.clone())
-            .or_insert((service, server))
-            .0
+            .or_insert(Entry {
+                service,
+                server,
+                holders,
+            })
+            .service
             .clone())
     }
 }

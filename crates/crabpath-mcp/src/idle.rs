@@ -5,7 +5,9 @@
 //! ([`crate::auth`]) with a writer connection, a read-only reader and a resident graph.
 //! A brain nobody asked for `--idle-close` seconds is closed: both connections and
 //! every cache are dropped ([`Slots::close_if_idle`]), and the next request opens it
-//! again ([`Slots::hold`]), within the same MCP sessions. A brain is never closed
+//! again ([`Slots::hold`]), within the same MCP sessions. Once no session holds a
+//! closed brain any more, the served directory drops what it kept of it, its HTTP
+//! service and session manager included ([`crate::auth`]). A brain is never closed
 //! while a request runs on it: a tool holds the brain's mutex for its whole run, and
 //! the closer only *tries* that mutex (and the reader's), skipping the brain when
 //! either is held. Each close is logged on stderr in one line (`crabpath mcp: brain
@@ -154,6 +156,11 @@ impl Slots {
             *g = Some(brain);
         }
         Ok(Held { guard: g, idle })
+    }
+
+    /// Whether the brain is closed now (false while a request holds it).
+    pub fn is_closed(&self) -> bool {
+        self.brain.try_lock().is_ok_and(|g| g.is_none())
     }
 
     /// Closes the brain (drops its connections and caches) when it has been idle for

@@ -69,6 +69,18 @@ impl Server {
         self.slots.close_if_idle(after)
     }
 
+    /// Whether the brain is closed ([`Slots::is_closed`]).
+    pub fn is_closed(&self) -> bool {
+        self.slots.is_closed()
+    }
+
+    /// How many servers share this one's brain: this one, its clones in the HTTP
+    /// service's factory and in every open MCP session (the served directory drops a
+    /// closed brain no session holds, [`crate::auth`]).
+    pub fn holders(&self) -> usize {
+        Arc::strong_count(&self.slots)
+    }
+
     /// Runs a tool; its errors become tool errors (`isError`), never a crash.
     pub fn call_tool_now(
         &self,

@@ -188,6 +188,26 @@ fn inject_inner(
         let Some(other) = graph.lookup(&cid).filter(|&o| graph.has_node(o)) else {
             continue;
         };
+        report.connected_to.push(cid);
+        report.similarities.push(score);
+        connected.push((other, score));
+    }
+    report.edges_added = link_neighbours(graph, me, &connected)?;
+    Ok((report, connected))
+}
+
+/// Connects an injected node `me` to its neighbours, in order, both ways (node →
+/// neighbour, then neighbour → node; kind `cross_file`, metadata `{source: "inject",
+/// score}`, weight `clamp(score, 0, 1)`); returns the edges added. [`inject_node`]'s
+/// edges, and what the unlearning replay of a recorded injection adds again (issue 30
+/// item 3).
+pub fn link_neighbours(
+    graph: &mut Graph,
+    me: NodeId,
+    neighbours: &[(NodeId, f64)],
+) -> Result<usize> {
+    let mut added = 0;
+    for &(other, score) in neighbours {
         let weight = score.clamp(0.0, 1.0);
         let edge = || {
             let mut metadata = Metadata::new();
@@ -199,12 +219,9 @@ fn inject_inner(
         };
         graph.add_edge(me, other, edge())?;
         graph.add_edge(other, me, edge())?;
-        report.edges_added += 2;
-        report.connected_to.push(cid);
-        report.similarities.push(score);
-        connected.push((other, score));
+        added += 2;
     }
-    Ok((report, connected))
+    Ok(added)
 }
 
 /// Injects a node (reference `crabpath/inject.py`): no-op (`skipped`) if the id exists. The
@@ -239,11 +256,12 @@ pub fn inject_correction(
     correction: &CorrectionOptions,
     config: &InjectConfig,
 ) -> Result<InjectReport> {
-    let strength = finite(
+    // checked before anything changes
+    finite(
         || "inhibition_strength".into(),
         correction.inhibition_strength,
     )?;
-    let lr = finite(|| "inhibition_lr".into(), correction.inhibition_lr)?;
+    finite(|| "inhibition_lr".into(), correction.inhibition_lr)?;
     options
         .metadata
         .entry("type")
@@ -253,7 +271,28 @@ pub fn inject_correction(
         return Ok(report);
     }
     let me = graph.require(id)?;
-    for (target, similarity) in connected {
+    report.inhibitory_edges = inhibit_neighbours(graph, me, &connected, correction, config)?;
+    Ok(report)
+}
+
+/// Makes a correction's edges to its neighbours (`me` → neighbour, just linked by
+/// [`link_neighbours`]) inhibitory, with the weight rule of
+/// [`InjectConfig::correction_negative`]; returns how many were not inhibitory before.
+/// [`inject_correction`]'s second step, and the unlearning replay's (issue 30 item 3).
+pub fn inhibit_neighbours(
+    graph: &mut Graph,
+    me: NodeId,
+    neighbours: &[(NodeId, f64)],
+    correction: &CorrectionOptions,
+    config: &InjectConfig,
+) -> Result<usize> {
+    let strength = finite(
+        || "inhibition_strength".into(),
+        correction.inhibition_strength,
+    )?;
+    let lr = finite(|| "inhibition_lr".into(), correction.inhibition_lr)?;
+    let mut made = 0;
+    for &(target, similarity) in neighbours {
         let weight = if config.correction_negative {
             strength * similarity
         } else {
@@ -268,7 +307,7 @@ pub fn inject_correction(
         match graph.edge_mut(me, target) {
             Some(e) => {
                 if e.kind != EdgeKind::Inhibitory {
-                    report.inhibitory_edges += 1;
+                    made += 1;
                 }
                 e.weight = weight;
                 e.kind = EdgeKind::Inhibitory;
@@ -286,11 +325,11 @@ pub fn inject_correction(
                         .with_kind(EdgeKind::Inhibitory)
                         .with_metadata(metadata),
                 )?;
-                report.inhibitory_edges += 1;
+                made += 1;
             }
         }
     }
-    Ok(report)
+    Ok(made)
 }
 
 /// One item of [`inject_batch`].

@@ -17,6 +17,13 @@
 //! | `sync` | type, state_path, workspace_dir, nodes_added, nodes_updated, nodes_removed, nodes_unchanged, embeddings_computed, authority_set |
 //! | `compact_daily_notes` | type, files_scanned, files_compacted, files_skipped, nodes_injected, lines_before, lines_after, dry_run |
 //!
+//! The corrected profile also writes `inject`, `correct` and `maintain` entries, and
+//! names the conversation and the correction in a feedback `learn`'s `metadata`: the
+//! inputs the unlearning replay of `forget` needs (issue 30 item 3,
+//! [`crate::service::Relearned`]). The journal's statistics (reference
+//! `journal_stats`, [`crate::service::command::journal::stats`]) count only `query` and
+//! `learn` entries, and are unchanged by them.
+//!
 //! Appends are a single `write` of the whole line to a file opened in append mode, so
 //! concurrent writers never interleave within a line.
 
@@ -187,7 +194,10 @@ pub fn read_journal(path: &Path, profile: Profile) -> Result<Journal> {
             continue;
         }
         match pyjson::loads(pystr::strip(line)) {
-            Ok(PyValue::Dict(d)) => out.entries.push(d),
+            Ok(PyValue::Dict(d)) => {
+                out.entries.push(d);
+                out.positions.push(n as i64 + 1);
+            }
             other => {
                 if profile.fixes_bugs() {
                     out.malformed.push(n + 1);
@@ -213,6 +223,10 @@ pub fn read_journal(path: &Path, profile: Profile) -> Result<Journal> {
 pub struct Journal {
     /// Entries in file order.
     pub entries: Vec<PyDict>,
+    /// Each entry's position: its line number in a file, its row's `seq` in a brain
+    /// database (increasing; a `rollback` entry names the position it returns to,
+    /// issue 30 item 3).
+    pub positions: Vec<i64>,
     /// Line numbers skipped as malformed (corrected profile only).
     pub malformed: Vec<usize>,
 }

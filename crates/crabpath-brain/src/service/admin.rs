@@ -572,8 +572,9 @@ impl Brain {
     /// Restores a snapshot (default: the latest). A state file keeps the previous
     /// state as `.bak` ([`crate::reference::snapshot::restore`]); a database first takes a
     /// snapshot of its current state (`before-rollback-<time>`), then replaces every
-    /// table but the journal by the snapshot's in one transaction. Returns the restored
-    /// snapshot and where the previous state was kept.
+    /// table but the journal by the snapshot's in one transaction, in which the
+    /// corrected profile journals the rollback ([`rollback_event`]). Returns the
+    /// restored snapshot and where the previous state was kept.
     pub fn rollback(&mut self, name: Option<&str>) -> Result<(Snapshot, PathBuf)> {
         if self.snapshot_dir().is_none() {
             let path = self.path().to_path_buf();
@@ -619,11 +620,13 @@ impl Brain {
             .find(|n| !dir.join(format!("{n}.db")).exists())
             .expect("an unused name");
         let kept = self.snapshot(&keep_name)?.path;
+        let profile = self.profile;
         let Backend::Store(s) = &mut self.backend else {
             unreachable!("a database")
         };
         let (layout, dim, nonce) = (s.store.layout(), s.store.dim(), s.store.nonce());
         let dir_b = s.dir.clone();
+        let journal_it = profile.fixes_bugs();
         let snap_text = snap.path.to_string_lossy().into_owned();
         s.store
             .conn()
@@ -652,6 +655,18 @@ impl Brain {
             // everything after this structural change, so revisions need no care)
             let _ = rev;
             while w.next_seq() < seq {}
+            if journal_it {
+                // where the journal's history returns to (issue 30 item 3: the
+                // unlearning replay leaves out what the rollback undid)
+                let to: i64 = w
+                    .tx()
+                    .query_row("SELECT COALESCE(MAX(seq), 0) FROM snap.journal", [], |r| {
+                        r.get(0)
+                    })
+                    .map_err(w.err())?;
+                let text = crate::store::rows::journal_text(&rollback_event(&snap.name, to))?;
+                crate::store::rows::append_journal(w.tx(), &text).map_err(w.err())?;
+            }
             w.tx()
                 .execute(
                     "UPDATE brain SET nodes = (SELECT COUNT(*) FROM nodes WHERE node_seq IS NOT NULL) WHERE id = 1",
@@ -708,4 +723,21 @@ impl Location {
             _ => PathBuf::from("."),
         }
     }
+}
+
+/// The `type` of [`rollback_event`].
+pub const ROLLBACK_EVENT: &str = "rollback";
+
+/// The journal entry of a database's rollback (corrected profile; issue 30 item 3):
+/// `{"type": "rollback", "snapshot": name, "to": seq}`, `seq` being the last journal
+/// position the snapshot holds. The rollback keeps the journal, so the entries between
+/// that position and this entry are of events it undid: the unlearning replay of
+/// `forget` leaves them out ([`crate::service::Relearned`]).
+pub fn rollback_event(snapshot: &str, to: i64) -> pyformat::pyjson::PyDict {
+    use pyformat::pyjson::{PyDict, PyInt, PyValue};
+    let mut e = PyDict::new();
+    e.insert("type".into(), PyValue::Str(ROLLBACK_EVENT.into()));
+    e.insert("snapshot".into(), PyValue::Str(snapshot.into()));
+    e.insert("to".into(), PyValue::Int(PyInt::from(to)));
+    crate::reference::journal::stamp(e, pyformat::pytime::time_time())
 }

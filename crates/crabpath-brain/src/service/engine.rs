@@ -850,12 +850,15 @@ impl Brain {
         match &self.backend {
             Backend::Json(j) => crate::reference::journal::read_journal(&j.journal, self.profile),
             Backend::Store(s) => {
-                let lines = crate::store::rows::journal_lines(s.store.conn())
+                let rows = crate::store::rows::journal_rows(s.store.conn())
                     .map_err(sql_error(s.store.path()))?;
                 let mut out = crate::reference::journal::Journal::default();
-                for (i, l) in lines.iter().enumerate() {
+                for (i, (seq, l)) in rows.iter().enumerate() {
                     match pyformat::pyjson::loads(l) {
-                        Ok(pyformat::pyjson::PyValue::Dict(d)) => out.entries.push(d),
+                        Ok(pyformat::pyjson::PyValue::Dict(d)) => {
+                            out.entries.push(d);
+                            out.positions.push(*seq);
+                        }
                         _ => out.malformed.push(i + 1),
                     }
                 }

@@ -312,7 +312,7 @@ impl Brain {
                     let s = learn_ids_tuned(w.graph, &c.fired, c.outcome, profile, &tuning)?;
                     c.edges_updated = s.edges_updated;
                     let refs: Vec<&str> = c.fired.iter().map(String::as_str).collect();
-                    w.journal(learn_event(&refs, c.outcome));
+                    w.journal(credit_event(&refs, c.outcome, profile, Some(chat_id), None));
                 }
                 Ok(out)
             })?;
@@ -444,32 +444,28 @@ impl Brain {
                     let s = learn_ids_tuned(w.graph, &c.fired, c.outcome, profile, &tuning)?;
                     c.edges_updated = s.edges_updated;
                     let refs: Vec<&str> = c.fired.iter().map(String::as_str).collect();
-                    w.journal(learn_event(&refs, c.outcome));
+                    w.journal(credit_event(
+                        &refs,
+                        c.outcome,
+                        profile,
+                        req.chat_id,
+                        Some(&me),
+                    ));
                 }
-                let mut edges = Vec::new();
-                for (from, to, weight) in &steps {
-                    let target = DEFAULT_INHIBITION_STRENGTH * weight;
-                    let changed = match mode {
-                        CorrectionMode::Veto => inhibit(w.graph, from, to, target, &me)?,
-                        CorrectionMode::GuardrailShared | CorrectionMode::Guardrail => false,
-                    };
-                    if changed {
-                        edges.push((from.clone(), to.clone()));
+                let shares: Vec<(f64, Vec<String>)> = credited
+                    .iter()
+                    .map(|c| (c.weight, c.fired.clone()))
+                    .collect();
+                let (edges, nodes) = match mode {
+                    CorrectionMode::Veto => veto(w.graph, &me, &steps, &shares)?,
+                    CorrectionMode::GuardrailShared | CorrectionMode::Guardrail => {
+                        (Vec::new(), Vec::new())
                     }
-                }
-                let mut nodes = Vec::new();
-                if !guardrail && w.graph.get_node(&me).is_some() {
-                    for c in &credited {
-                        let target = DEFAULT_INHIBITION_STRENGTH * c.weight;
-                        for id in &c.fired {
-                            if id != &me
-                                && !nodes.contains(id)
-                                && inhibit(w.graph, &me, id, target, &me)?
-                            {
-                                nodes.push(id.clone());
-                            }
-                        }
-                    }
+                };
+                if profile.fixes_bugs() {
+                    // the inputs the unlearning replay needs (issue 30 item 3)
+                    let unlinked: &[String] = if scoped { &similar } else { &[] };
+                    w.journal(correct_event(&me, mode, unlinked, &steps, &shares));
                 }
                 let learned = !scoped && credited.iter().any(|c| !c.fired.is_empty());
                 let unlinked = scoped && !similar.is_empty();
@@ -578,6 +574,123 @@ impl Brain {
             crabpath::inject::DEFAULT_CONNECT_MIN_SIM
         })
     }
+}
+
+/// The `learn` entry of a turn's credit: the reference's entry, whose `metadata`
+/// names, in the corrected profile, the conversation (`chat_id`) and the correction it
+/// came from (`correction`), so that `forget` of either drops it with the rest of
+/// their learning (issue 30 item 3, [`super::forget`]).
+fn credit_event(
+    fired: &[&str],
+    outcome: f64,
+    profile: crabpath::profile::Profile,
+    chat_id: Option<&str>,
+    correction: Option<&str>,
+) -> pyformat::pyjson::PyDict {
+    use pyformat::pyjson::{PyDict, PyValue};
+    let mut e = learn_event(fired, outcome);
+    if profile.fixes_bugs() {
+        let mut m = PyDict::new();
+        if let Some(c) = chat_id {
+            m.insert("chat_id".into(), PyValue::Str(c.into()));
+        }
+        if let Some(c) = correction {
+            m.insert("correction".into(), PyValue::Str(c.into()));
+        }
+        if !m.is_empty() {
+            e.insert("metadata".into(), PyValue::Dict(m));
+        }
+    }
+    e
+}
+
+/// What [`veto`] changed: the path edges `(from, to)` and the nodes the correction
+/// now inhibits.
+pub(super) type Vetoed = (Vec<(String, String)>, Vec<String>);
+
+/// The veto rule's inhibitions ([`CorrectionMode::Veto`], see the module docs), in
+/// order: each path step `(from, to, weight)` of the credited turns becomes inhibitory
+/// (at most `−0.5 · weight`), then the correction `me` gets an inhibitory edge to each
+/// node the credited turns fired (`shares`: each turn's attribution weight and fired
+/// ids). Returns the path edges and the nodes that changed. [`Brain::correct_with`]'s
+/// rule, and what the unlearning replay repeats ([`super::unlearn`]).
+pub(super) fn veto(
+    graph: &mut crabpath::graph::Graph,
+    me: &str,
+    steps: &[(String, String, f64)],
+    shares: &[(f64, Vec<String>)],
+) -> Result<Vetoed> {
+    let mut edges = Vec::new();
+    for (from, to, weight) in steps {
+        let target = DEFAULT_INHIBITION_STRENGTH * weight;
+        if inhibit(graph, from, to, target, me)? {
+            edges.push((from.clone(), to.clone()));
+        }
+    }
+    let mut nodes = Vec::new();
+    if graph.get_node(me).is_some() {
+        for (weight, fired) in shares {
+            let target = DEFAULT_INHIBITION_STRENGTH * weight;
+            for id in fired {
+                if id != me && !nodes.contains(id) && inhibit(graph, me, id, target, me)? {
+                    nodes.push(id.clone());
+                }
+            }
+        }
+    }
+    Ok((edges, nodes))
+}
+
+/// The `type` of [`correct_event`].
+pub const CORRECT_EVENT: &str = "correct";
+
+/// The journal entry of a correction's own graph writes (corrected profile; issue 30
+/// item 3), after the `inject` entry of its node and the `learn` entries of its
+/// credited turns: `{"type": "correct", "id", "mode", "unlinked": [ids], "steps":
+/// [[from, to, weight], ...], "shares": [[weight, [fired ids]], ...]}` — the
+/// guardrail's removed edges from the correction to its similar nodes
+/// ([`super::guardrail::unlink_outgoing`]) and the veto rule's inputs ([`veto`]).
+pub fn correct_event(
+    id: &str,
+    mode: CorrectionMode,
+    unlinked: &[String],
+    steps: &[(String, String, f64)],
+    shares: &[(f64, Vec<String>)],
+) -> pyformat::pyjson::PyDict {
+    use pyformat::pyjson::{PyDict, PyValue};
+    let s = |x: &str| PyValue::Str(x.to_string());
+    let mut e = PyDict::new();
+    e.insert("type".into(), s(CORRECT_EVENT));
+    e.insert("id".into(), s(id));
+    e.insert("mode".into(), s(mode.as_str()));
+    e.insert(
+        "unlinked".into(),
+        PyValue::List(unlinked.iter().map(|x| s(x)).collect()),
+    );
+    e.insert(
+        "steps".into(),
+        PyValue::List(
+            steps
+                .iter()
+                .map(|(f, t, w)| PyValue::List(vec![s(f), s(t), PyValue::Float(*w)]))
+                .collect(),
+        ),
+    );
+    e.insert(
+        "shares".into(),
+        PyValue::List(
+            shares
+                .iter()
+                .map(|(w, fired)| {
+                    PyValue::List(vec![
+                        PyValue::Float(*w),
+                        PyValue::List(fired.iter().map(|x| s(x)).collect()),
+                    ])
+                })
+                .collect(),
+        ),
+    );
+    e
 }
 
 /// Makes the edge `from → to` inhibitory with weight at most `target` (added if

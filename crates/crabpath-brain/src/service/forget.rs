@@ -11,7 +11,7 @@
 //! | `edges` | every edge from or to them; edge endpoints left without any edge |
 //! | `vectors` | theirs (with `vector_gone` rows for readers holding an index) |
 //! | `turns` | the turns that fired one of them (their `query` is what found the content), and every turn of the chat |
-//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id` |
+//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes (rewritten, not deleted) |
 //! | `ledger` | rows naming a forgotten node, or the chat |
 //!
 //! Then nothing of it may stay in a file of the brain directory: the transaction runs
@@ -26,7 +26,8 @@
 //! turn log; import it into a database first.
 //!
 //! Then the weights are rebuilt without the forgotten events ([`super::unlearn`]: the
-//! init graph of the remaining nodes and the remaining `learn` entries, replayed), when
+//! init graph of the remaining nodes and the remaining learning events — learns,
+//! injections, corrections, maintenance and autotuner runs — replayed), when
 //! the brain's history allows an exact replay; otherwise they are kept and the report
 //! says why. The replay is a second write, after the removal committed.
 //!
@@ -41,6 +42,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use pyformat::pyjson::{self, PyValue};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::engine::{Backend, Brain};
@@ -143,7 +145,7 @@ impl ForgetReport {
     /// The report as the command line's `--json`, the daemon's `forget` and the MCP
     /// tool `forget` give it: `kind`, `target`, the counts (`nodes`, `edges`,
     /// `vectors`, `turns`, `journal`, `ledger`), `ids`, `snapshots` (paths),
-    /// `wal_truncated`, `replayed` (learn events replayed, or null) and `weights_kept`
+    /// `wal_truncated`, `replayed` (learning events replayed, or null) and `weights_kept`
     /// (why the weights were kept, or null).
     pub fn to_json(&self) -> serde_json::Value {
         let c = self.removed;
@@ -287,8 +289,7 @@ pub fn scrub(
     // the turns and entries that found the content, and the questions they asked: an
     // auto question node ([`super::neurogenesis::AUTO_PREFIX`]) holding one of them goes too
     let (turns, mut queries) = matching_turns(tx, &ids, chat).map_err(&err)?;
-    let (_, asked) = matching_journal(tx, &ids, chat).map_err(&err)?;
-    queries.extend(asked);
+    queries.extend(matching_journal(tx, &ids, chat).map_err(&err)?.queries);
     if strict && syms.is_empty() && turns.is_empty() && chat.is_some() {
         return Err(Error::Invalid(format!(
             "forget: no chat `{}` in {} (no turn and no node of it)",
@@ -350,11 +351,18 @@ pub fn scrub(
             )
             .map_err(&err)?;
     }
-    let (entries, _) = matching_journal(tx, &ids, chat).map_err(&err)?;
-    for seq in &entries {
+    let found = matching_journal(tx, &ids, chat).map_err(&err)?;
+    for seq in &found.seqs {
         c.journal += tx
             .execute("DELETE FROM journal WHERE seq = ?1", [seq])
             .map_err(&err)?;
+    }
+    for (seq, text) in &found.rewrites {
+        tx.execute(
+            "UPDATE journal SET entry = ?1 WHERE seq = ?2",
+            params![text, seq],
+        )
+        .map_err(&err)?;
     }
     for id in &ids {
         c.ledger += tx
@@ -472,15 +480,26 @@ fn matching_turns(
     Ok((keys, queries))
 }
 
+/// What [`matching_journal`] found.
+struct JournalMatch {
+    /// The entries to delete.
+    seqs: Vec<i64>,
+    /// The `query` texts they hold.
+    queries: Vec<String>,
+    /// The `inject` and `correct` entries of nodes that stay, linked to a forgotten
+    /// node: their new text, without it ([`without_links`]).
+    rewrites: Vec<(i64, String)>,
+}
+
 /// The journal entries (`seq`) naming a node of `ids` or carrying `chat_id` = `chat`;
-/// with the `query` texts they hold.
+/// with the `query` texts they hold, and the injections to rewrite rather than delete.
 fn matching_journal(
     conn: &Connection,
     ids: &[String],
     chat: Option<&str>,
-) -> rusqlite::Result<(Vec<i64>, Vec<String>)> {
+) -> rusqlite::Result<JournalMatch> {
     let gone: HashSet<&str> = ids.iter().map(String::as_str).collect();
-    let (mut seqs, mut queries) = (Vec::new(), Vec::new());
+    let (mut seqs, mut queries, mut rewrites) = (Vec::new(), Vec::new(), Vec::new());
     let mut stmt = conn.prepare("SELECT seq, entry FROM journal")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
     for row in rows {
@@ -492,13 +511,63 @@ fn matching_journal(
         };
         let of_chat = chat.is_some_and(|c| has_chat(&v, c));
         if of_chat || names_any(&v, &gone) || mentions_as_text(&v, &gone) {
+            if !of_chat {
+                if let Some(text) = without_links(&entry, &gone) {
+                    rewrites.push((seq, text));
+                    continue;
+                }
+            }
             seqs.push(seq);
             if let Some(q) = v.get("query").and_then(|q| q.as_str()) {
                 queries.push(q.to_string());
             }
         }
     }
-    Ok((seqs, queries))
+    Ok(JournalMatch {
+        seqs,
+        queries,
+        rewrites,
+    })
+}
+
+/// The text of an entry of a node that stays whose list of linked nodes named a
+/// forgotten one, without it (the link the forgotten node caused): an `inject` entry's
+/// `neighbours` ([`super::ops::inject_event`]) or a `correct` entry's `unlinked`
+/// ([`super::feedback::correct_event`]). `None` for any other entry, for one of a
+/// forgotten node, and for one naming a forgotten id elsewhere (a correction of a path
+/// through it: the whole event goes).
+fn without_links(text: &str, gone: &HashSet<&str>) -> Option<String> {
+    let PyValue::Dict(mut e) = pyjson::loads(text).ok()? else {
+        return None;
+    };
+    let field = match e.get("type").and_then(PyValue::as_str)? {
+        super::ops::INJECT_EVENT => "neighbours",
+        super::feedback::CORRECT_EVENT => "unlinked",
+        _ => return None,
+    };
+    if e.get("id")
+        .and_then(PyValue::as_str)
+        .is_none_or(|id| gone.contains(id))
+    {
+        return None;
+    }
+    // a neighbour is `[id, score]`, an unlinked node its id
+    let linked = |v: &PyValue| match v {
+        PyValue::List(p) => p.first().and_then(PyValue::as_str).map(str::to_string),
+        other => other.as_str().map(str::to_string),
+    };
+    let kept: Vec<PyValue> = e
+        .get(field)?
+        .as_list()?
+        .iter()
+        .filter(|n| linked(n).is_none_or(|id| !gone.contains(id.as_str())))
+        .cloned()
+        .collect();
+    e.insert(field.into(), PyValue::List(kept));
+    let out = crate::store::rows::journal_text(&e).ok()?;
+    // nothing else of it may name a forgotten node
+    let v: serde_json::Value = serde_json::from_str(&out).ok()?;
+    (!names_any(&v, gone)).then_some(out)
 }
 
 /// Whether any string in `v` equals an id of `gone`.

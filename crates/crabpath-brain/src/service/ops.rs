@@ -56,6 +56,33 @@ pub struct InjectRequest {
     pub source: String,
 }
 
+/// The journal entry of an injection (corrected profile; issue 30 item 3), with what
+/// the unlearning replay ([`super::unlearn`]) needs to make its edges again:
+/// `{"type": "inject", "id", "inhibit", "neighbours": [[id, score], ...]}` — the node,
+/// whether its edges to its neighbours were made inhibitory (a correction's rule,
+/// [`crabpath::inject::inhibit_neighbours`] with the default strength), and the
+/// neighbours it was linked to in search order with their similarities
+/// ([`crabpath::inject::link_neighbours`]). The reference journals no injection; its
+/// readers skip unknown types.
+pub fn inject_event(report: &InjectReport, inhibit: bool) -> PyDict {
+    use pyformat::pyjson::PyValue;
+    let mut e = PyDict::new();
+    e.insert("type".into(), PyValue::Str(INJECT_EVENT.into()));
+    e.insert("id".into(), PyValue::Str(report.node_id.clone()));
+    e.insert("inhibit".into(), PyValue::Bool(inhibit));
+    let neighbours = report
+        .connected_to
+        .iter()
+        .zip(&report.similarities)
+        .map(|(id, score)| PyValue::List(vec![PyValue::Str(id.clone()), PyValue::Float(*score)]))
+        .collect();
+    e.insert("neighbours".into(), PyValue::List(neighbours));
+    e
+}
+
+/// The `type` of [`inject_event`].
+pub const INJECT_EVENT: &str = "inject";
+
 impl Brain {
     /// Whether a node with this id exists.
     pub fn has_node(&mut self, id: &str) -> Result<bool> {
@@ -183,6 +210,10 @@ impl Brain {
             };
             if report.skipped && profile.fixes_bugs() {
                 w.discard();
+            }
+            if !report.skipped && profile.fixes_bugs() {
+                // the inputs the unlearning replay needs (issue 30 item 3)
+                w.journal(inject_event(&report, correction));
             }
             Ok(report)
         })

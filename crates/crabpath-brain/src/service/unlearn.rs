@@ -12,45 +12,459 @@
 //! remaining files is therefore rebuilt from the remaining nodes alone (grouped by
 //! `file`, in node order), with no need for the folder.
 //!
-//! **The events.** A `learn` (the command, the daemon's and MCP's feedback credit) is
-//! journaled with its inputs ([`crate::reference::journal::learn_event`]: the fired ids
-//! in order and the outcome) and its effect is
-//! [`crate::service::command::learn::learn_ids_tuned`] with the brain's tuning. Replay:
-//! every edge is removed (emptying every bucket, so the buckets come back in the order
-//! a new brain makes them), the init edges are added in init's order, then every
-//! remaining `learn` entry is applied in journal order.
+//! **The events**, each journaled with the inputs its replay needs, and replayed in
+//! journal order after every edge was removed (emptying every bucket, so the buckets
+//! come back in the order a new brain makes them) and the init edges added in init's
+//! order:
+//!
+//! | entry | written by | replay |
+//! |---|---|---|
+//! | `learn` (fired ids, outcome) | `learn`, feedback credit, a veto correction's credit | [`learn_ids_tuned`] with the tuning the brain had then |
+//! | `inject` (id, neighbours with scores, inhibit; [`super::ops::inject_event`]) | `inject`, `teach`, a correction's node | the node, taken out of the graph before the replay so that no earlier event sees it, comes back; then [`link_neighbours`], and [`inhibit_neighbours`] for a correction |
+//! | `correct` (mode, unlinked ids, path steps, shares; [`super::feedback::correct_event`]) | `correct` | the guardrail's [`unlink_outgoing`], or the veto rule ([`super::feedback::veto`]) |
+//! | `maintain` (tasks, `max_merges`, `prune_below`, flavor; [`maintain::maintain_event`]) | `maintain` (command line and daemon) | [`maintain::run`] again: health and the autotuner, decay with the tuning of that moment, prune, merge, connect |
+//! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
+//! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
+//! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
+//!
+//! The tuning the replay starts from is the `before` of the journal's first `autotune`
+//! entry (when the brain has one at all): the tuning the brain had before the
+//! autotuner first ran, which the replayed runs move again as they moved it then.
 //!
 //! **Limits** (the replay is skipped, the weights are kept, and the report says why):
-//! a node that `init` of a folder does not make (an injected, corrected, auto-question
-//! or conversation node), and a journal entry other than `query` and `learn`
-//! (`maintain`, `inject`, `sync`, `autotune`, …, whose inputs the journal does not hold
-//! completely: maintenance decays every edge by the time since its last use). The
-//! replay is its own write, after the content's removal committed.
+//! * a node that neither `init` of a folder nor a journaled injection makes (an
+//!   auto-question node, a conversation node, a `learning::` node, a merged node, an
+//!   injection of the `paper` profile or of a brain made before these entries);
+//! * an entry of another type: `sync` (it re-splits changed files: nodes change),
+//!   `remember`, `neurogenesis` (auto nodes), `replay` (it learns from session logs
+//!   the journal does not hold), `compact_daily_notes`, and a `maintenance` or
+//!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
+//!   entries were written (its inputs are not recorded), or a health check of the
+//!   `paper` profile, which cannot be told from it;
+//! * a `learn` or `inject` entry of an event a rollback undid, when the rollback was
+//!   made before rollbacks were journaled (or in the `paper` profile): its injected
+//!   node is gone and stops the replay; its learns cannot be told apart and would be
+//!   replayed, which is why the corrected profile journals every rollback;
+//! * a replayed maintenance that would merge nodes (merges rewrite node texts) or
+//!   prune a node the brain kept (an injected node whose only links were to the
+//!   forgotten nodes), and an event the rebuilt graph refuses (an injection or learn
+//!   naming a node no longer there, e.g. pruned later).
 //!
-//! Cost: O(N + E + Σ|fired|) for N nodes, E edges and the fired ids of the learn
-//! entries, plus a write-back of every edge (the whole graph is in scope).
+//! An injection linked to a forgotten node keeps its other links
+//! (`forget` removes the forgotten neighbour from its entry, and a guardrail
+//! correction's unlinked node from its own, [`super::forget`]); the search is not
+//! redone, so a brain that never had the node may have linked the next nearest one
+//! instead. The replay is its own write, after the content's removal
+//! committed.
+//!
+//! Cost: O(N + E + Σ|event|) for N nodes, E edges and the recorded inputs, plus each
+//! replayed maintenance (a pass over the graph per task) and a write-back of every edge
+//! (the whole graph is in scope).
 
-use crabpath::graph::Edge;
-use pyformat::pyjson::PyValue;
+use std::collections::{HashMap, HashSet};
 
+use crabpath::graph::{Edge, Graph, Node, NodeId};
+use crabpath::inject::{inhibit_neighbours, link_neighbours, CorrectionOptions, InjectConfig};
+use crabpath::tuning::{Tuning, TUNING_META_KEY};
+use pyformat::pyjson::{PyDict, PyValue};
+
+use super::admin::ROLLBACK_EVENT;
 use super::engine::{Brain, Scope};
+use super::feedback::{veto, CORRECT_EVENT};
+use super::guardrail::{unlink_outgoing, CorrectionMode};
+use super::ops::INJECT_EVENT;
 use crate::error::Result;
+use crate::service::command::autotune::{apply, tuning_of};
+use crate::service::command::learn::learn_ids_tuned;
+use crate::service::command::maintain::{self, Flavor, MaintainOptions};
 use crate::source::bootstrap::sibling_weight;
+use crate::store::working::Working;
 
 /// What the replay did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Relearned {
-    /// The weights were rebuilt from the init graph and this many learn events.
+    /// The weights were rebuilt from the init graph and this many recorded learning
+    /// events (learns, injections, corrections, maintenance and autotuner runs).
     Replayed(usize),
     /// The weights were kept; the reason (see the module docs' limits).
     Kept(String),
 }
 
+/// One recorded learning event, as read from its journal entry.
+#[derive(Debug, Clone)]
+enum Event {
+    Learn(Vec<String>, f64),
+    Inject {
+        id: String,
+        inhibit: bool,
+        neighbours: Vec<(String, f64)>,
+    },
+    Correct {
+        id: String,
+        mode: CorrectionMode,
+        unlinked: Vec<String>,
+        steps: Vec<(String, String, f64)>,
+        shares: Vec<(f64, Vec<String>)>,
+    },
+    Maintain {
+        tasks: Vec<String>,
+        max_merges: i64,
+        prune_below: f64,
+        flavor: Flavor,
+    },
+    Autotune,
+    /// A dry maintenance run: nothing to replay, its entries skipped.
+    DryMaintain,
+}
+
+impl Event {
+    fn name(&self) -> &'static str {
+        match self {
+            Event::Learn(..) => "learn",
+            Event::Inject { .. } => INJECT_EVENT,
+            Event::Correct { .. } => CORRECT_EVENT,
+            Event::Maintain { .. } | Event::DryMaintain => maintain::MAINTAIN_EVENT,
+            Event::Autotune => "autotune",
+        }
+    }
+}
+
+fn strings(v: Option<&PyValue>) -> Option<Vec<String>> {
+    v?.as_list()?
+        .iter()
+        .map(|x| x.as_str().map(str::to_string))
+        .collect()
+}
+
+/// A `[string, number]` pair.
+fn pair(v: &PyValue) -> Option<(String, f64)> {
+    match v.as_list()? {
+        [a, b] => Some((a.as_str()?.to_string(), b.as_number()?)),
+        _ => None,
+    }
+}
+
+/// The event of one entry: `Ok(None)` for a report (nothing to replay), `Err(why)`
+/// for an entry the replay cannot repeat.
+fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
+    let ty = e.get("type").and_then(PyValue::as_str).unwrap_or("?");
+    let incomplete = || format!("a `{ty}` entry without its inputs");
+    let ev = match ty {
+        "query" => return Ok(None),
+        "health" => {
+            return match e.get("check") {
+                Some(PyValue::Bool(true)) => Ok(None),
+                _ => Err(
+                    "a `health` entry of a maintenance run journaled without its inputs (before `maintain` entries were written), or of the paper profile's health check"
+                        .into(),
+                ),
+            }
+        }
+        "learn" => {
+            let fired = strings(e.get("fired")).unwrap_or_default();
+            match e.get("outcome").and_then(PyValue::as_number) {
+                Some(o) if !fired.is_empty() => Event::Learn(fired, o),
+                _ => return Err(incomplete()),
+            }
+        }
+        INJECT_EVENT => {
+            let id = e.get("id").and_then(PyValue::as_str).ok_or_else(incomplete)?;
+            let inhibit = matches!(e.get("inhibit"), Some(PyValue::Bool(true)));
+            let neighbours: Option<Vec<(String, f64)>> = e
+                .get("neighbours")
+                .and_then(PyValue::as_list)
+                .and_then(|l| l.iter().map(pair).collect());
+            Event::Inject {
+                id: id.to_string(),
+                inhibit,
+                neighbours: neighbours.ok_or_else(incomplete)?,
+            }
+        }
+        CORRECT_EVENT => {
+            let id = e.get("id").and_then(PyValue::as_str).ok_or_else(incomplete)?;
+            let mode: CorrectionMode = e
+                .get("mode")
+                .and_then(PyValue::as_str)
+                .and_then(|m| m.parse().ok())
+                .ok_or_else(incomplete)?;
+            let steps: Option<Vec<(String, String, f64)>> = e
+                .get("steps")
+                .and_then(PyValue::as_list)
+                .and_then(|l| {
+                    l.iter()
+                        .map(|s| match s.as_list()? {
+                            [f, t, w] => Some((
+                                f.as_str()?.to_string(),
+                                t.as_str()?.to_string(),
+                                w.as_number()?,
+                            )),
+                            _ => None,
+                        })
+                        .collect()
+                });
+            let shares: Option<Vec<(f64, Vec<String>)>> = e
+                .get("shares")
+                .and_then(PyValue::as_list)
+                .and_then(|l| {
+                    l.iter()
+                        .map(|s| match s.as_list()? {
+                            [w, fired] => Some((w.as_number()?, strings(Some(fired))?)),
+                            _ => None,
+                        })
+                        .collect()
+                });
+            Event::Correct {
+                id: id.to_string(),
+                mode,
+                unlinked: strings(e.get("unlinked")).ok_or_else(incomplete)?,
+                steps: steps.ok_or_else(incomplete)?,
+                shares: shares.ok_or_else(incomplete)?,
+            }
+        }
+        maintain::MAINTAIN_EVENT => {
+            let flavor = match e.get("flavor").and_then(PyValue::as_str) {
+                Some("cli") => Flavor::Cli,
+                Some("daemon") => Flavor::Daemon,
+                _ => return Err(incomplete()),
+            };
+            let max_merges = e
+                .get("max_merges")
+                .and_then(PyValue::as_number)
+                .filter(|n| n.fract() == 0.0)
+                .ok_or_else(incomplete)?;
+            if matches!(e.get("dry_run"), Some(PyValue::Bool(true))) {
+                // changed nothing: its entries are skipped with it (`events_of`)
+                return Ok(Some(Event::DryMaintain));
+            }
+            Event::Maintain {
+                tasks: strings(e.get("tasks")).ok_or_else(incomplete)?,
+                max_merges: max_merges as i64,
+                prune_below: e
+                    .get("prune_below")
+                    .and_then(PyValue::as_number)
+                    .ok_or_else(incomplete)?,
+                flavor,
+            }
+        }
+        "autotune" => match e.get("dry_run") {
+            Some(PyValue::Bool(false)) => Event::Autotune,
+            Some(PyValue::Bool(true)) => return Ok(None),
+            _ => return Err(incomplete()),
+        },
+        "maintenance" => {
+            return Err(
+                "a `maintenance` entry of a run journaled without its inputs (before `maintain` entries were written)"
+                    .into(),
+            )
+        }
+        other => {
+            return Err(format!(
+                "the journal holds a `{other}` entry, which replay cannot repeat"
+            ))
+        }
+    };
+    Ok(Some(ev))
+}
+
+/// The journal's learning events in order (see the module docs), less those a
+/// `rollback` undid, and the tuning before the first autotuner run (its first
+/// `autotune` entry's `before`); `Err(why)` when one cannot be replayed. `positions`:
+/// each entry's journal position ([`crate::reference::journal::Journal::positions`]).
+///
+/// The history is a tree: each event points to the one before it, and a rollback to
+/// position `to` takes the history back to where it stood after the last entry at or
+/// before `to` (whatever rollbacks came in between). Cost: O(n log n) in the entries.
+fn events_of(
+    entries: &[PyDict],
+    positions: &[i64],
+) -> std::result::Result<(Vec<Event>, Option<serde_json::Value>), String> {
+    // (event, the event before it)
+    let mut tree: Vec<(Event, Option<usize>)> = Vec::new();
+    let mut head: Option<usize> = None;
+    // the history's head after each entry, by position
+    let mut after: Vec<(i64, Option<usize>)> = Vec::with_capacity(entries.len());
+    let mut first_tuning = None;
+    let mut skip = 0usize;
+    for (e, &pos) in entries.iter().zip(positions) {
+        let ty = e.get("type").and_then(PyValue::as_str);
+        if first_tuning.is_none() && ty == Some("autotune") {
+            first_tuning = e.get("before").and_then(PyValue::to_json);
+        }
+        if skip > 0 {
+            // an entry of the maintenance run just read: the run replays it
+            skip -= 1;
+        } else if ty == Some(ROLLBACK_EVENT) {
+            let to = e
+                .get("to")
+                .and_then(PyValue::as_number)
+                .ok_or("a `rollback` entry without its position")?;
+            let k = after.partition_point(|&(p, _)| (p as f64) <= to);
+            head = match k {
+                0 => None,
+                k => after[k - 1].1,
+            };
+        } else if let Some(ev) = event_of(e)? {
+            if let Event::Maintain { .. } | Event::DryMaintain = ev {
+                skip = e
+                    .get("entries")
+                    .and_then(PyValue::as_number)
+                    .map_or(0, |n| n as usize);
+            }
+            if !matches!(ev, Event::DryMaintain) {
+                tree.push((ev, head));
+                head = Some(tree.len() - 1);
+            }
+        }
+        after.push((pos, head));
+    }
+    let mut order = Vec::new();
+    while let Some(i) = head {
+        order.push(i);
+        head = tree[i].1;
+    }
+    let mut slots: Vec<Option<Event>> = tree.into_iter().map(|(e, _)| Some(e)).collect();
+    let events = order
+        .into_iter()
+        .rev()
+        .filter_map(|i| slots[i].take())
+        .collect();
+    Ok((events, first_tuning))
+}
+
+/// The ids the journal's `inject` entries made.
+fn injected_ids(events: &[Event]) -> HashSet<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Inject { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A node of `graph` by id (`None` if it is not a node).
+fn node(graph: &Graph, id: &str) -> Option<NodeId> {
+    graph.lookup(id).filter(|&n| graph.has_node(n))
+}
+
+/// Replays one event on `w` (see the module docs); `Err(why)` when the graph refuses
+/// it.
+/// `tuning` is the brain's tuning at that point of the replay; a maintenance or
+/// autotuner run sets it anew. `stash`: the injected nodes not yet made again (taken
+/// out of the graph before the replay, so that no event before their injection sees
+/// them).
+fn replay(
+    w: &mut Working<'_>,
+    ev: &Event,
+    profile: crabpath::profile::Profile,
+    tuning: &mut Tuning,
+    stash: &mut HashMap<String, Node>,
+) -> Result<std::result::Result<(), String>> {
+    match ev {
+        Event::Learn(fired, outcome) => {
+            if let Err(e) = learn_ids_tuned(w.graph, fired, *outcome, profile, tuning) {
+                return Ok(Err(e.to_string()));
+            }
+        }
+        Event::Inject {
+            id,
+            inhibit,
+            neighbours,
+        } => {
+            let g = &mut *w.graph;
+            // the node comes back where its injection made it
+            let Some(n) = stash.remove(id.as_str()) else {
+                return Ok(Err(format!("node `{id}` is no longer in the brain")));
+            };
+            let me = g.add_node(n);
+            let mut linked = Vec::with_capacity(neighbours.len());
+            for (n, score) in neighbours {
+                match node(g, n) {
+                    Some(other) => linked.push((other, *score)),
+                    None => return Ok(Err(format!("neighbour `{n}` is no longer in the brain"))),
+                }
+            }
+            link_neighbours(g, me, &linked)?;
+            if *inhibit {
+                inhibit_neighbours(
+                    g,
+                    me,
+                    &linked,
+                    &CorrectionOptions::default(),
+                    &InjectConfig::for_profile(profile),
+                )?;
+            }
+        }
+        Event::Correct {
+            id,
+            mode,
+            unlinked,
+            steps,
+            shares,
+        } => match mode {
+            CorrectionMode::Guardrail => unlink_outgoing(w.graph, id, unlinked),
+            CorrectionMode::Veto => {
+                veto(w.graph, id, steps, shares)?;
+            }
+            CorrectionMode::GuardrailShared => {}
+        },
+        Event::Maintain {
+            tasks,
+            max_merges,
+            prune_below,
+            flavor,
+        } => {
+            let tuning_before = w.meta.get(TUNING_META_KEY).cloned();
+            let options = MaintainOptions {
+                requested: tasks.clone(),
+                dry_run: false,
+                max_merges: *max_merges,
+                prune_below: *prune_below,
+                flavor: *flavor,
+                journal: false,
+                embedder: None,
+            };
+            let r = maintain::run(w, &options, profile)?;
+            if r.merges_applied > 0 {
+                return Ok(Err("its maintenance would merge nodes".into()));
+            }
+            if !r.should_save {
+                // the run was not saved then (`Brain::maintain`): nothing of it stays
+                restore(w, tuning_before);
+            }
+            *tuning = tuning_of(w.meta, profile)?;
+        }
+        Event::DryMaintain => {}
+        Event::Autotune => {
+            let tuning_before = w.meta.get(TUNING_META_KEY).cloned();
+            let moved = apply(w, profile)?.is_some_and(|s| s.changes());
+            if !moved {
+                // `Brain::autotune` saves only a run that moves a knob
+                restore(w, tuning_before);
+            }
+            *tuning = tuning_of(w.meta, profile)?;
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Puts the tuning entry of `meta` back as it was.
+fn restore(w: &mut Working<'_>, tuning: Option<serde_json::Value>) {
+    match tuning {
+        Some(v) => {
+            w.meta.insert(TUNING_META_KEY.into(), v);
+        }
+        None => {
+            w.meta.shift_remove(TUNING_META_KEY);
+        }
+    }
+}
+
 impl Brain {
     /// Rebuilds the weights from the init graph of the brain's nodes and the journal's
-    /// remaining `learn` entries (see the module docs). A learn entry the graph refuses
-    /// (an id no longer there) leaves the weights as they were ([`Relearned::Kept`],
-    /// naming it). Errors: SQLite or I/O.
+    /// remaining learning events (see the module docs). An event the graph refuses
+    /// leaves the weights as they were ([`Relearned::Kept`], naming it). Errors: SQLite
+    /// or I/O.
     ///
     /// `gone`: the ids just forgotten. A folder chunk among them (`<file>::<chunk>`)
     /// keeps its place in its file's chain, so the init edges are those of the whole
@@ -58,50 +472,31 @@ impl Brain {
     /// as a file without it would link them).
     pub fn relearn(&mut self, gone: &[String]) -> Result<Relearned> {
         let journal = self.journal_entries()?;
-        let mut events: Vec<(Vec<String>, f64)> = Vec::new();
-        for e in &journal.entries {
-            match e.get("type").and_then(PyValue::as_str) {
-                Some("query") => {}
-                Some("learn") => {
-                    let fired: Vec<String> = e
-                        .get("fired")
-                        .and_then(PyValue::as_list)
-                        .unwrap_or_default()
-                        .iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect();
-                    let outcome = e.get("outcome").and_then(PyValue::as_number);
-                    match outcome {
-                        Some(o) if !fired.is_empty() => events.push((fired, o)),
-                        _ => return Ok(Relearned::Kept("a learn entry without its inputs".into())),
-                    }
-                }
-                other => {
-                    return Ok(Relearned::Kept(format!(
-                        "the journal holds a `{}` entry, which replay cannot repeat",
-                        other.unwrap_or("?")
-                    )))
-                }
-            }
-        }
         if !journal.malformed.is_empty() {
             return Ok(Relearned::Kept("the journal has malformed lines".into()));
         }
+        let (events, first_tuning) = match events_of(&journal.entries, &journal.positions) {
+            Ok(x) => x,
+            Err(why) => return Ok(Relearned::Kept(why)),
+        };
         let profile = self.profile;
-        let tuning = self.tuning()?;
         self.write(Scope::All, |w| {
+            let injected = injected_ids(&events);
             // the init graph's edges: per file, consecutive chunks in chunk order (a
             // forgotten chunk, `None`, holding its place)
-            type Chain = Vec<(u64, Option<crabpath::graph::NodeId>)>;
+            type Chain = Vec<(u64, Option<NodeId>)>;
             let mut files: Vec<(String, Chain)> = Vec::new();
-            let mut slot: std::collections::HashMap<String, usize> = Default::default();
+            let mut slot: HashMap<String, usize> = HashMap::new();
             let mut foreign = None;
             for (n, node) in w.graph.nodes() {
                 let file = node.metadata.get("file").and_then(|v| v.as_str());
                 let chunk = node.metadata.get("chunk").and_then(|v| v.as_u64());
                 let (Some(file), Some(chunk)) = (file, chunk) else {
-                    foreign = Some(node.id.clone());
-                    break;
+                    if !injected.contains(node.id.as_str()) {
+                        foreign = Some(node.id.clone());
+                        break;
+                    }
+                    continue;
                 };
                 match slot.get(file) {
                     Some(&i) => files[i].1.push((chunk, Some(n))),
@@ -111,6 +506,14 @@ impl Brain {
                     }
                 }
             }
+            if let Some(id) = foreign {
+                w.discard();
+                return Ok(Relearned::Kept(format!(
+                    "node `{id}` was made neither by init of a folder nor by a journaled injection"
+                )));
+            }
+            // every node here stays: a replay that removes one is not this brain's
+            let present: Vec<String> = w.graph.nodes().map(|(_, n)| n.id.clone()).collect();
             for id in gone {
                 let place = id
                     .rsplit_once("::")
@@ -123,12 +526,6 @@ impl Brain {
             }
             for (_, chain) in files.iter_mut() {
                 chain.sort_by_key(|&(chunk, _)| chunk);
-            }
-            if let Some(id) = foreign {
-                w.discard();
-                return Ok(Relearned::Kept(format!(
-                    "node `{id}` was not made by init of a folder"
-                )));
             }
             let g = &mut *w.graph;
             // removed last first: each removal then takes the end of its bucket and of
@@ -147,17 +544,39 @@ impl Brain {
                     g.add_edge(b, a, Edge::new(wgt))?;
                 }
             }
-            for (i, (fired, outcome)) in events.iter().enumerate() {
-                if let Err(e) =
-                    super::command::learn::learn_ids_tuned(g, fired, *outcome, profile, &tuning)
-                {
+            // the injected nodes leave until their injection is replayed
+            let mut stash: HashMap<String, Node> = HashMap::new();
+            for ev in &events {
+                if let Event::Inject { id, .. } = ev {
+                    if let Some(n) = node(g, id) {
+                        if let Some(removed) = g.remove_node(n) {
+                            stash.insert(id.clone(), removed);
+                        }
+                    }
+                }
+            }
+            // the tuning before the autotuner first ran (a brain whose tuning was
+            // never saved keeps none)
+            if let (Some(t), true) = (first_tuning, w.meta.contains_key(TUNING_META_KEY)) {
+                w.meta.insert(TUNING_META_KEY.into(), t);
+            }
+            let mut tuning = tuning_of(w.meta, profile)?;
+            for (i, ev) in events.iter().enumerate() {
+                if let Err(why) = replay(w, ev, profile, &mut tuning, &mut stash)? {
                     w.discard();
                     return Ok(Relearned::Kept(format!(
-                        "learn event {} of {} cannot be replayed: {e}",
+                        "{} event {} of {} cannot be replayed: {why}",
+                        ev.name(),
                         i + 1,
                         events.len()
                     )));
                 }
+            }
+            if let Some(id) = present.iter().find(|id| node(w.graph, id).is_none()) {
+                w.discard();
+                return Ok(Relearned::Kept(format!(
+                    "the replay would remove node `{id}`, which the brain kept (pruned once the links to the forgotten nodes were gone)"
+                )));
             }
             Ok(Relearned::Replayed(events.len()))
         })

@@ -289,10 +289,10 @@ pub fn append_journal(conn: &Connection, text: &str) -> SqlResult<()> {
         .map(|_| ())
 }
 
-/// The journal's entries in order, as JSON lines.
-pub fn journal_lines(conn: &Connection) -> SqlResult<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT entry FROM journal ORDER BY seq")?;
-    let rows = stmt.query_map([], |r| r.get(0))?;
+/// The journal's entries in order with their `seq`, as JSON lines.
+pub fn journal_rows(conn: &Connection) -> SqlResult<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare("SELECT seq, entry FROM journal ORDER BY seq")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
 }
 

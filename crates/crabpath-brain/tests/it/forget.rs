@@ -275,3 +275,557 @@ fn forget_then_replay_equals_never_having_had_the_file() {
     assert_eq!(ex["graph"], ey["graph"]);
     assert_eq!(ex, ey);
 }
+
+/// One step of a brain's history in the tests below (issue 30 item 3: every kind of
+/// learning event a folder brain records).
+#[derive(Debug, Clone)]
+enum Step {
+    Learn(Vec<&'static str>, f64),
+    /// A TEACHING node: id, text (connected to its 2 nearest nodes scoring ≥ 0.05).
+    Inject(&'static str, &'static str),
+    /// A turn of the conversation `chat` that fired these ids along this path.
+    Turn(Vec<&'static str>),
+    /// A correction with the given rule: a veto of the newest turn of `chat-1`, a
+    /// guardrail of no conversation (a second correction of the same turn would find
+    /// its credit consumed by the first in X and not in a Y without the first).
+    Correct(&'static str, crabpath_brain::service::CorrectionMode),
+    /// `maintain` (daemon flavour) with these tasks.
+    Maintain(&'static str),
+    /// A dry run of `maintain` (command-line flavour) with these tasks: journaled,
+    /// nothing changed.
+    MaintainDry(&'static str),
+    /// `autotune` on its own.
+    Autotune,
+}
+
+impl Step {
+    /// The ids the step names (a correction: its node's id, which only `apply` knows).
+    fn names(&self) -> Vec<String> {
+        match self {
+            Step::Learn(ids, _) | Step::Turn(ids) => ids.iter().map(|s| s.to_string()).collect(),
+            Step::Inject(id, _) => vec![id.to_string()],
+            Step::Correct(text, _) => vec![crabpath_brain::service::turns::feedback_node_id(
+                "CORRECTION",
+                text,
+            )],
+            Step::Maintain(_) | Step::MaintainDry(_) | Step::Autotune => Vec::new(),
+        }
+    }
+
+    fn apply(&self, b: &mut Brain) {
+        use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
+        use crabpath_brain::service::turns::{TurnRecord, Window};
+        use crabpath_brain::service::{CorrectRequest, CorrectionMode, InjectRequest};
+        let owned = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        match self {
+            Step::Learn(ids, outcome) => {
+                b.learn(&owned(ids), *outcome).unwrap();
+            }
+            Step::Inject(id, text) => {
+                b.inject(&InjectRequest {
+                    id: id.to_string(),
+                    content: text.to_string(),
+                    node_type: "TEACHING".into(),
+                    summary: None,
+                    vector: None,
+                    connect_top_k: 2,
+                    connect_min_sim: 0.05,
+                    source: "test".into(),
+                })
+                .unwrap();
+            }
+            Step::Turn(ids) => {
+                let fired = owned(ids);
+                let path = fired
+                    .windows(2)
+                    .map(|p| (p[0].clone(), p[1].clone()))
+                    .collect();
+                let scores = vec![0.5; fired.len()];
+                b.record_turn(
+                    "chat-1",
+                    TurnRecord {
+                        query: "how do we ship".into(),
+                        fired,
+                        scores,
+                        path,
+                    },
+                )
+                .unwrap();
+            }
+            Step::Correct(text, mode) => {
+                b.correct_with(
+                    &CorrectRequest {
+                        content: text,
+                        chat_id: (*mode == CorrectionMode::Veto).then_some("chat-1"),
+                        turns_ago: None,
+                        outcome: -1.0,
+                        window: Window::default(),
+                        source: "test",
+                    },
+                    *mode,
+                )
+                .unwrap();
+            }
+            Step::Maintain(tasks) | Step::MaintainDry(tasks) => {
+                let dry_run = matches!(self, Step::MaintainDry(_));
+                b.maintain(&MaintainOptions {
+                    requested: tasks.split(',').map(str::to_string).collect(),
+                    dry_run,
+                    max_merges: 5,
+                    prune_below: 0.01,
+                    flavor: if dry_run { Flavor::Cli } else { Flavor::Daemon },
+                    journal: true,
+                    embedder: None,
+                })
+                .unwrap();
+            }
+            Step::Autotune => {
+                b.autotune(false).unwrap();
+            }
+        }
+    }
+}
+
+/// A history of every kind of learning event, interleaved: learns (some through
+/// b.md), two injections, a veto correction of a turn (its credit learned, its path
+/// inhibited), a guardrail correction, maintenance runs (health and the autotuner,
+/// decay, prune, merge; one of them dry) and the autotuner on its own.
+fn history() -> Vec<Step> {
+    use crabpath_brain::service::CorrectionMode::{Guardrail, Veto};
+    vec![
+        Step::Learn(vec!["d.md::0", "b.md::0"], 1.0),
+        Step::Learn(vec!["a.md::0", "a.md::1", "c.md::0"], 1.0),
+        Step::Inject(
+            "teaching::ship",
+            "Deploy to staging first, then production; nightly backups before a deploy.",
+        ),
+        Step::Learn(vec!["teaching::ship", "a.md::1"], 1.0),
+        Step::Maintain("health,decay,prune"),
+        Step::Learn(vec!["b.md::0", "b.md::1"], 1.0),
+        Step::Turn(vec!["a.md::0", "a.md::1", "c.md::1"]),
+        Step::Correct(
+            "Production promotion needs the backups restore drill first.",
+            Veto,
+        ),
+        Step::Learn(vec!["c.md::0", "b.md::1", "a.md::0"], -1.0),
+        Step::Inject(
+            "teaching::eels",
+            "Eels and dogs: the river stones and the mail carrier.",
+        ),
+        Step::Correct("Cold storage backups run nightly, not weekly.", Guardrail),
+        Step::Learn(vec!["e.md::0", "teaching::eels", "c.md::1"], 0.5),
+        Step::Maintain("health,decay,merge,prune"),
+        Step::Learn(vec!["a.md::1", "c.md::0"], 1.0),
+        Step::MaintainDry("health,decay,prune"),
+        Step::Autotune,
+        Step::Maintain("decay"),
+        Step::Learn(vec!["c.md::0", "c.md::1"], -0.5),
+    ]
+}
+
+/// X and Y: the folder of [`brain`] (X) and, in Y, the same folder without `without`
+/// (a file name), each with its database; both open.
+fn two_brains(dir: &Path, without: Option<&str>) -> (Brain, Brain) {
+    let x_db = brain(&dir.join("x"));
+    let ws_y = dir.join("y/ws");
+    std::fs::create_dir_all(&ws_y).unwrap();
+    for e in std::fs::read_dir(dir.join("x/ws")).unwrap().flatten() {
+        if Some(e.file_name().to_string_lossy().as_ref()) != without {
+            std::fs::copy(e.path(), ws_y.join(e.file_name())).unwrap();
+        }
+    }
+    let boot = split_workspace(&ws_y, &SplitOptions::new(Profile::Corrected)).unwrap();
+    let y_db = common::hash_store(&dir.join("y/brain"), &boot.graph);
+    (open(&x_db), open(&y_db))
+}
+
+/// The connections of the injected and correction nodes of `b`, by id: what the
+/// exactness tests rely on (none may reach b.md, whose absence in Y would change the
+/// search).
+fn inject_links(b: &mut Brain) -> Vec<(String, String)> {
+    b.read(|g, _| {
+        g.edges()
+            .filter_map(|(s, t, e)| {
+                let (s, t) = (g.name(s).to_string(), g.name(t).to_string());
+                let of_inject = e.metadata.get("source").and_then(|v| v.as_str()) == Some("inject");
+                of_inject.then_some((s, t))
+            })
+            .collect()
+    })
+    .unwrap()
+}
+
+/// Issue 30 item 3's exactness test with every kind of learning event: X (files a, b,
+/// c, d, e and [`history`]) forgets b; Y (no b, the history less the steps naming b)
+/// is the same brain, export for export. Before injections, corrections and
+/// maintenance were journaled with their inputs, the replay could not repeat them and
+/// the weights were kept (`Relearned::Kept`).
+#[test]
+fn forget_replays_injections_corrections_and_maintenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    for step in history() {
+        step.apply(&mut x);
+        if !step.names().iter().any(|id| id.starts_with("b.md")) {
+            step.apply(&mut y);
+        }
+    }
+    // the injections and corrections found their neighbours in a, c, d and e: the same
+    // search in Y, which never had b
+    let links = inject_links(&mut x);
+    assert!(links.len() >= 4, "{links:?}");
+    assert!(
+        !links
+            .iter()
+            .any(|(s, t)| s.starts_with("b.md") || t.starts_with("b.md")),
+        "{links:?}"
+    );
+    let before = exported(&mut x, &dir.path().join("x"));
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    // 18 steps, 3 of them learns through b; the rest record 6 learns (one of them the
+    // veto correction's credit), 4 injections (two teachings, two correction nodes),
+    // 2 corrections, 3 maintenance runs and 1 autotuner run (the turn and the dry run
+    // record none)
+    assert_eq!(
+        r.relearned,
+        crabpath_brain::service::Relearned::Replayed(16)
+    );
+    assert_ne!(before["graph"], ey["graph"]);
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
+    // and they answer alike: the nodes that came back have their vectors and lexical
+    // postings
+    for q in [
+        "deploy to staging then production",
+        "eels river stones mail carrier",
+        "cold storage backups nightly",
+    ] {
+        assert_eq!(ask(&mut x, q), ask(&mut y, q), "{q}");
+    }
+}
+
+/// Forgetting an injected node or a correction drops the events that touched it (its
+/// injection, the correction's own entry, the learns through it) and replays the rest:
+/// the brain equals one that never had it. Before, the injected nodes left in the
+/// brain stopped the replay (`Relearned::Kept`).
+#[test]
+fn forgetting_an_injected_or_correction_node_drops_its_events() {
+    let correction = "Production promotion needs the backups restore drill first.";
+    let correction_id = crabpath_brain::service::turns::feedback_node_id("CORRECTION", correction);
+    for target in ["teaching::eels".to_string(), correction_id] {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut x, mut y) = two_brains(dir.path(), None);
+        let steps: Vec<Step> = history()
+            .into_iter()
+            .filter(|s| !s.names().iter().any(|id| id.starts_with("b.md")))
+            .collect();
+        for step in &steps {
+            step.apply(&mut x);
+            if !step.names().contains(&target) {
+                step.apply(&mut y);
+            }
+        }
+        assert!(x.has_node(&target).unwrap() && !y.has_node(&target).unwrap());
+        // no later injection found it among its neighbours: the same search in Y
+        let made = steps
+            .iter()
+            .position(|s| s.names().contains(&target))
+            .unwrap();
+        let later: Vec<String> = steps[made + 1..]
+            .iter()
+            .filter(|s| matches!(s, Step::Inject(..) | Step::Correct(..)))
+            .flat_map(Step::names)
+            .collect();
+        let links = inject_links(&mut x);
+        assert!(
+            !links
+                .iter()
+                .any(|(s, t)| (s == &target && later.contains(t))
+                    || (t == &target && later.contains(s))),
+            "{target}: {links:?}"
+        );
+        let r = x.forget(&ForgetTarget::Node(target.clone())).unwrap();
+        assert!(r.removed.journal >= 2, "{target}: {r:?}");
+        assert!(
+            matches!(r.relearned, crabpath_brain::service::Relearned::Replayed(_)),
+            "{target}: {r:?}"
+        );
+        let (ex, ey) = (
+            exported(&mut x, &dir.path().join("x")),
+            exported(&mut y, &dir.path().join("y")),
+        );
+        assert_eq!(ex["graph"], ey["graph"], "{target}");
+        assert_eq!(ex, ey, "{target}");
+    }
+}
+
+/// An injection linked to a forgotten node keeps its node and its other links: its
+/// journal entry loses only the forgotten neighbour (rewritten, not deleted), and the
+/// replay links the rest again.
+#[test]
+fn an_injection_linked_to_a_forgotten_node_keeps_its_other_links() {
+    use crabpath_brain::service::InjectRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let mut b = open(&db);
+    let r = b
+        .inject(&InjectRequest {
+            id: "teaching::vault".into(),
+            content: "Rotate the vault code every month; only ops may read it. Staging host."
+                .into(),
+            node_type: "TEACHING".into(),
+            summary: None,
+            vector: None,
+            connect_top_k: 5,
+            connect_min_sim: 0.05,
+            source: "test".into(),
+        })
+        .unwrap();
+    let (gone, kept): (Vec<String>, Vec<String>) = r
+        .connected_to
+        .iter()
+        .cloned()
+        .partition(|id| id.starts_with("b.md"));
+    assert!(!gone.is_empty() && !kept.is_empty(), "{r:?}");
+    let f = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    assert_eq!(f.relearned, crabpath_brain::service::Relearned::Replayed(1));
+    let journal = b.journal_entries().unwrap();
+    let text: Vec<String> = journal
+        .entries
+        .iter()
+        .map(crabpath_brain::reference::journal::entry_line)
+        .collect();
+    assert_eq!(text.len(), 1, "{text:?}");
+    assert!(!text[0].contains("b.md"), "{text:?}");
+    let mut links: Vec<String> = inject_links(&mut b)
+        .into_iter()
+        .filter(|(s, _)| s == "teaching::vault")
+        .map(|(_, t)| t)
+        .collect();
+    links.sort();
+    let mut want = kept.clone();
+    want.sort();
+    assert_eq!(links, want);
+}
+
+/// Forgetting a conversation drops its learning too: the credit of its feedback and
+/// its teaching (their journal entries carry its chat id, or name the node it made),
+/// while another conversation's feedback and the learns stay. X equals Y, which never
+/// heard the forgotten conversation. Before, the teaching's node stopped the replay
+/// (`Relearned::Kept`), and the feedback's credit, journaled without its chat, stayed.
+#[test]
+fn forgetting_a_chat_drops_its_feedback_and_teachings() {
+    use crabpath_brain::service::turns::{TurnRecord, Window};
+    use crabpath_brain::service::FeedbackRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), None);
+    let turn = |b: &mut Brain, chat: &str, fired: &[&str]| {
+        let fired: Vec<String> = fired.iter().map(|s| s.to_string()).collect();
+        let path = fired
+            .windows(2)
+            .map(|p| (p[0].clone(), p[1].clone()))
+            .collect();
+        let scores = vec![0.5; fired.len()];
+        b.record_turn(
+            chat,
+            TurnRecord {
+                query: format!("what did {chat} ask"),
+                fired,
+                scores,
+                path,
+            },
+        )
+        .unwrap();
+    };
+    let feedback = |b: &mut Brain, chat: &str, outcome: f64| {
+        b.feedback(&FeedbackRequest {
+            outcome,
+            chat_id: Some(chat),
+            fired_ids: None,
+            turns_ago: None,
+            window: Window::default(),
+            used_ids: None,
+        })
+        .unwrap();
+    };
+    for (b, heard) in [(&mut x, true), (&mut y, false)] {
+        // the question nodes of neurogenesis are not replayed (see unlearn's limits)
+        b.set_neurogenesis(false).unwrap();
+        b.learn(&["a.md::0".into(), "c.md::1".into()], 1.0).unwrap();
+        if heard {
+            turn(b, "chat-a", &["d.md::0", "a.md::1", "c.md::0"]);
+            feedback(b, "chat-a", 1.0);
+            b.teach(
+                "Deploy the build only after the nightly backup.",
+                "TEACHING",
+                Some("chat-a"),
+                "test",
+            )
+            .unwrap();
+        }
+        turn(b, "chat-b", &["e.md::0", "c.md::1"]);
+        feedback(b, "chat-b", -1.0);
+        b.learn(&["a.md::1".into(), "c.md::0".into()], 1.0).unwrap();
+    }
+    let r = x.forget(&ForgetTarget::Chat("chat-a".into())).unwrap();
+    // the teaching's node; the feedback's learn and the injection's entry
+    assert_eq!(r.removed.nodes, 1, "{r:?}");
+    assert_eq!(r.removed.journal, 2, "{r:?}");
+    // 2 learns and chat-b's credit
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(3));
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
+}
+
+/// A teaching linked only to the forgotten file would be orphaned in the replay, and
+/// the replayed prune would remove it: the brain keeps its weights instead (and the
+/// teaching), and says why.
+#[test]
+fn a_replay_that_would_prune_a_kept_node_keeps_the_weights() {
+    use crabpath_brain::service::InjectRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let mut b = open(&db);
+    let r = b
+        .inject(&InjectRequest {
+            id: "teaching::vault".into(),
+            content: "Rotate the vault code every month; only ops may read it.".into(),
+            node_type: "TEACHING".into(),
+            summary: None,
+            vector: None,
+            connect_top_k: 2,
+            connect_min_sim: 0.05,
+            source: "test".into(),
+        })
+        .unwrap();
+    assert!(
+        !r.connected_to.is_empty() && r.connected_to.iter().all(|id| id.starts_with("b.md")),
+        "{r:?}"
+    );
+    Step::Maintain("prune").apply(&mut b);
+    assert!(b.has_node("teaching::vault").unwrap());
+    let f = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    match &f.relearned {
+        crabpath_brain::service::Relearned::Kept(why) => {
+            assert!(why.contains("would remove node `teaching::vault`"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(b.has_node("teaching::vault").unwrap());
+}
+
+/// A guardrail correction similar to the forgotten file and to another: its entry
+/// loses only the forgotten node, so the replay still removes its edge to the other
+/// (the guardrail's rule) and it has no content edge of its own afterwards.
+#[test]
+fn a_guardrail_correction_linked_to_a_forgotten_node_keeps_its_rule() {
+    use crabpath_brain::service::turns::Window;
+    use crabpath_brain::service::{CorrectRequest, CorrectionMode};
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let mut b = open(&db);
+    let r = b
+        .correct_with(
+            &CorrectRequest {
+                content: "The vault code rotates every month; promote the build to production after the checks pass.",
+                chat_id: None,
+                turns_ago: None,
+                outcome: -1.0,
+                window: Window::default(),
+                source: "test",
+            },
+            CorrectionMode::Guardrail,
+        )
+        .unwrap();
+    let similar = r.connected_to.clone();
+    assert!(
+        similar.iter().any(|id| id.starts_with("b.md"))
+            && similar.iter().any(|id| !id.starts_with("b.md")),
+        "{r:?}"
+    );
+    let outgoing = |b: &mut Brain| -> Vec<String> {
+        let me = r.node_id.clone();
+        b.read(|g, _| {
+            let m = g.lookup(&me).unwrap();
+            g.edges()
+                .filter(|(s, _, _)| *s == m)
+                .map(|(_, t, _)| g.name(t).to_string())
+                .collect()
+        })
+        .unwrap()
+    };
+    assert!(outgoing(&mut b).is_empty());
+    let f = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // its injection and its own entry
+    assert_eq!(f.relearned, crabpath_brain::service::Relearned::Replayed(2));
+    assert!(outgoing(&mut b).is_empty(), "{:?}", outgoing(&mut b));
+}
+
+/// Events a rollback undid are left out of the replay: the rollback journals the
+/// snapshot's last journal position, and the entries between it and the rollback are
+/// skipped. X (a, b, c; learns and an injection, a snapshot, more learns and an
+/// injection, rollback, learns) forgets b and equals Y (no b, the learns before the
+/// snapshot and after the rollback). Before, the rollback left no trace and the undone
+/// learns were replayed.
+#[test]
+fn a_rollback_leaves_its_undone_events_out_of_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let before = [
+        Step::Learn(vec!["a.md::0", "c.md::1"], 1.0),
+        Step::Learn(vec!["d.md::0", "b.md::0"], 1.0),
+        Step::Inject(
+            "teaching::ship",
+            "Deploy to staging first, then production; nightly backups before a deploy.",
+        ),
+    ];
+    let undone = [
+        Step::Learn(vec!["a.md::1", "c.md::0"], 1.0),
+        Step::Inject(
+            "teaching::eels",
+            "Eels and dogs: the river stones and the mail carrier.",
+        ),
+        Step::Maintain("decay"),
+    ];
+    let after = [
+        Step::Learn(vec!["e.md::0", "a.md::0"], 1.0),
+        Step::Learn(vec!["c.md::0", "b.md::1"], -1.0),
+        Step::Learn(vec!["a.md::1", "c.md::0"], 0.5),
+    ];
+    let keep = |s: &Step| !s.names().iter().any(|id| id.starts_with("b.md"));
+    for s in &before {
+        s.apply(&mut x);
+        if keep(s) {
+            s.apply(&mut y);
+        }
+    }
+    x.snapshot("s1").unwrap();
+    for s in &undone {
+        s.apply(&mut x);
+    }
+    x.rollback(Some("s1")).unwrap();
+    assert!(!x.has_node("teaching::eels").unwrap());
+    for s in &after {
+        s.apply(&mut x);
+        if keep(s) {
+            s.apply(&mut y);
+        }
+    }
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // the learn and the injection before the snapshot, two learns after the rollback
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(4));
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
+}

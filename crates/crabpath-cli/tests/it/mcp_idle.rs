@@ -96,3 +96,47 @@ fn a_held_brain_is_not_closed_and_a_closed_one_reopens() {
     // not idle long enough: kept
     assert!(!slots.close_if_idle(Duration::from_secs(3600)));
 }
+
+/// A closed brain whose last session ended leaves the server's map (logged as
+/// released), and the next session opens it anew with its writes. Before, the entry
+/// (the brain's HTTP service, session manager and server) stayed for the server's life.
+#[test]
+fn a_closed_brain_without_sessions_is_released_and_opens_anew() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    served(d);
+    let (write, _) = add_token(d, "alpha", "write");
+    let s = start_with(d, &["--idle-close", "1"]);
+    let sid = session(&s.addr, &write);
+    let taught = result(&call(
+        &s.addr,
+        &write,
+        &sid,
+        "teach",
+        json!({"content": "the released marker wombat-902"}),
+    ));
+    let id = taught["node_id"].as_str().unwrap().to_string();
+    let closed = || s.log().contains("brain `alpha` closed after");
+    assert!(wait_for(Duration::from_secs(5), closed), "{}", s.log());
+    // the session still holds the brain: closed, not released
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(!s.log().contains("brain `alpha` released"), "{}", s.log());
+    // the client ends its session
+    let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+    write!(
+        c,
+        "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {write}\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\n\r\n",
+        s.addr
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 2"), "{answer}");
+    let released = || s.log().contains("brain `alpha` released");
+    assert!(wait_for(Duration::from_secs(5), released), "{}", s.log());
+    // a new session opens it anew, with the write
+    let sid = session(&s.addr, &write);
+    let node = read_node(&s.addr, &write, &sid, &id);
+    assert!(node.body.contains("wombat-902"), "{}", node.body);
+}

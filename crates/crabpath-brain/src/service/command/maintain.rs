@@ -380,10 +380,48 @@ pub fn run_after_snapshot(
     if cli || !dry {
         log(report.health_after.event())?;
     }
+    if options.journal && profile.fixes_bugs() {
+        // the inputs the unlearning replay needs, before the run's own entries
+        w.journal(maintain_event(options, &selected, entries.len()));
+    }
     for e in entries {
         w.journal(e);
     }
     Ok(report)
+}
+
+/// The `type` of [`maintain_event`].
+pub const MAINTAIN_EVENT: &str = "maintain";
+
+/// The journal entry a maintenance run (corrected profile) writes before its own
+/// entries, with what the unlearning replay needs to run it again (issue 30 item 3,
+/// [`crate::service::Relearned`]): `{"type": "maintain", "tasks": [the tasks run, in
+/// order], "max_merges", "prune_below", "flavor": "cli" | "daemon", "dry_run",
+/// "entries": n}`, `n` being the number of entries of the run that follow it (its
+/// `health`, `maintenance` and `autotune` entries, which the replay does not repeat
+/// on their own; a dry run's are skipped with it). The decay's half-life is the
+/// brain's tuning at that moment, which the replay follows (the autotuner runs again
+/// in the health task).
+pub fn maintain_event(options: &MaintainOptions<'_>, tasks: &[&str], entries: usize) -> PyDict {
+    let mut e = PyDict::new();
+    e.insert("type".into(), PyValue::Str(MAINTAIN_EVENT.into()));
+    e.insert(
+        "tasks".into(),
+        PyValue::List(tasks.iter().map(|t| PyValue::Str((*t).into())).collect()),
+    );
+    e.insert(
+        "max_merges".into(),
+        PyValue::Int(PyInt::from(options.max_merges)),
+    );
+    e.insert("prune_below".into(), PyValue::Float(options.prune_below));
+    let flavor = match options.flavor {
+        Flavor::Cli => "cli",
+        Flavor::Daemon => "daemon",
+    };
+    e.insert("flavor".into(), PyValue::Str(flavor.into()));
+    e.insert("dry_run".into(), PyValue::Bool(options.dry_run));
+    e.insert("entries".into(), int(entries));
+    e
 }
 
 fn connect_task(

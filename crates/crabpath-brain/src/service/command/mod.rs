@@ -88,4 +88,15 @@ impl HealthPayload {
         e.extend(self.to_dict());
         e
     }
+
+    /// The `health` event of a health check on its own (`crabpath health`, corrected
+    /// profile): [`Self::event`] with `"check": true`, which tells the unlearning
+    /// replay it is a report (issue 30 item 3, [`crate::service::Relearned`]): the
+    /// same event without it is a maintenance run's, which a journal written before
+    /// `maintain` entries holds without the run's inputs.
+    pub fn check_event(&self) -> PyDict {
+        let mut e = self.event();
+        e.insert("check".into(), PyValue::Bool(true));
+        e
+    }
 }
