@@ -112,6 +112,26 @@ pub fn data_required() -> bool {
     std::env::var(REQUIRE_DATA_ENV).is_ok_and(|v| v == "1")
 }
 
+/// The PostgreSQL server a test talks to (issue 32, "A real server in the tests"):
+/// `CRABPATH_POSTGRES`, an address `crabpath_pg::connect` takes, which `.ci/postgres`
+/// sets after starting a throwaway cluster. `None` when instead
+/// `CRABPATH_SKIP_POSTGRES` gives the reason the test cannot run (printed: never a silent
+/// skip). Panics, saying how to start a server, when neither is set.
+pub fn postgres() -> Option<String> {
+    if let Some(a) = std::env::var_os("CRABPATH_POSTGRES").filter(|a| !a.is_empty()) {
+        return Some(a.to_string_lossy().into_owned());
+    }
+    if let Some(why) = std::env::var_os("CRABPATH_SKIP_POSTGRES").filter(|w| !w.is_empty()) {
+        eprintln!("not run: CRABPATH_SKIP_POSTGRES={}", why.to_string_lossy());
+        return None;
+    }
+    panic!(
+        "this test needs a PostgreSQL server: set CRABPATH_POSTGRES to its address \
+         (`source .ci/postgres` starts a throwaway one and sets it; README, \"Tests\"), \
+         or CRABPATH_SKIP_POSTGRES to the reason it cannot run"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

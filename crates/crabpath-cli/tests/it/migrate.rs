@@ -10,27 +10,6 @@ use rusqlite::types::Value;
 
 use crate::common;
 
-/// The server's address; without one the test fails, unless CRABPATH_SKIP_POSTGRES
-/// says why it is not run.
-fn server() -> Option<String> {
-    if let Ok(a) = std::env::var("CRABPATH_POSTGRES") {
-        if !a.is_empty() {
-            return Some(a);
-        }
-    }
-    if let Ok(why) = std::env::var("CRABPATH_SKIP_POSTGRES") {
-        if !why.is_empty() {
-            eprintln!("not run: CRABPATH_SKIP_POSTGRES={why}");
-            return None;
-        }
-    }
-    panic!(
-        "this test needs a PostgreSQL server: set CRABPATH_POSTGRES (e.g. \
-         postgres://crabpath@%2Ftmp%2Fpg/postgres; .ci/run starts one), or \
-         CRABPATH_SKIP_POSTGRES to the reason it cannot run"
-    )
-}
-
 fn ok(dir: &Path, args: &[&str]) -> String {
     let (rc, out, err) = common::run_text(dir, "corrected", args);
     assert_eq!(rc, 0, "{args:?}: {err}");
@@ -66,7 +45,9 @@ fn tables(db: &Path) -> Vec<(String, Vec<Vec<Value>>)> {
 #[test]
 #[ignore = "needs a PostgreSQL server (CRABPATH_POSTGRES; .ci/run starts one)"]
 fn a_used_brain_round_trips_through_postgres_equal_in_every_table() {
-    let Some(pg) = server() else { return };
+    let Some(pg) = testdata::postgres() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     common::fixture_brain(d, "corrected");

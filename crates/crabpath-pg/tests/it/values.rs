@@ -25,7 +25,7 @@ fn brain_with_text_weight(dir: &std::path::Path) -> std::path::PathBuf {
 #[test]
 #[ignore = "needs a PostgreSQL server (CRABPATH_POSTGRES; .ci/run starts one)"]
 fn a_value_of_another_class_is_named_and_nothing_is_written() {
-    let Some(addr) = server::address() else {
+    let Some(addr) = testdata::postgres() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -53,7 +53,7 @@ fn a_value_of_another_class_is_named_and_nothing_is_written() {
 #[test]
 #[ignore = "needs a PostgreSQL server (CRABPATH_POSTGRES; .ci/run starts one)"]
 fn a_brain_name_in_use_is_refused_and_kept() {
-    let Some(addr) = server::address() else {
+    let Some(addr) = testdata::postgres() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
