@@ -88,17 +88,26 @@ EOF
 
 # venv_peer NAME MIN_MINOR NEED_EXTENSIONS WHY PACKAGE...: a venv at ${PEERS}/NAME, made by
 # the first Python that fits (see pick_python; WHY says what the peer needs), with
-# PACKAGE... installed under the pins of python/NAME.txt.
+# PACKAGE... installed under the pins of python/NAME.txt. A venv whose stamp file
+# (.crabpath-installed: the packages and the pin file's SHA-256, written after pip succeeded)
+# matches is left as it is, without asking the package index (a warm re-run, e.g. CI's).
 venv_peer() {
-    local name=$1 min=$2 ext=$3 why=$4 py dir=$PEERS/$1
+    local name=$1 min=$2 ext=$3 why=$4 py dir=$PEERS/$1 want
     shift 4
+    want="$* constraints-sha256=$(sha256sum <"$PIN_DIR/$name.txt" | cut -d' ' -f1)"
+    if [[ -x "$dir/bin/python" && "$(cat "$dir/.crabpath-installed" 2>/dev/null)" == "$want" ]]; then
+        echo "$name: already in $dir: $*"
+        return
+    fi
     py=$(pick_python "$min" "$ext") || die "$name needs $why; none found (set CRABPATH_PEERS_PYTHON)"
     echo "$name: venv $dir with $py: $*"
     if [[ ! -x "$dir/bin/python" ]]; then
         "$py" -m venv "$dir" || die "could not make a venv at $dir with $py"
     fi
-    "$dir/bin/python" -m pip install -q --upgrade pip
-    "$dir/bin/pip" install -q -c "$PIN_DIR/$name.txt" "$@"
+    rm -f "$dir/.crabpath-installed"
+    "$dir/bin/python" -m pip install -q --upgrade pip || die "pip could not upgrade itself in $dir"
+    "$dir/bin/pip" install -q -c "$PIN_DIR/$name.txt" "$@" || die "pip install $* failed in $dir"
+    echo "$want" >"$dir/.crabpath-installed"
 }
 
 # minilm_weights: prints the folder of the MiniLM weights this project fetches
