@@ -118,6 +118,20 @@ fn cell(kind: Kind, v: Value) -> std::result::Result<Cell, String> {
     })
 }
 
+/// Whether the PostgreSQL schema `schema` exists (a brain of that name is there), asked
+/// through `client` (a connection or a transaction). Cost: one catalogue lookup.
+pub fn schema_exists(
+    client: &mut impl postgres::GenericClient,
+    schema: &str,
+) -> std::result::Result<bool, postgres::Error> {
+    Ok(client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
+            &[&schema],
+        )?
+        .get(0))
+}
+
 fn pg_error(target: &str) -> impl Fn(postgres::Error) -> Error + '_ {
     move |source| Error::Postgres {
         target: target.to_string(),
@@ -131,19 +145,11 @@ fn read_sqlite(tx: &rusqlite::Connection, path: &Path, t: &Table) -> Result<Vec<
         path: path.to_path_buf(),
         source,
     };
-    let cols: Vec<&str> = t.columns.iter().map(|c| c.name).collect();
-    let mut stmt = tx
-        .prepare(&format!(
-            "SELECT {} FROM {} ORDER BY {}",
-            cols.join(", "),
-            t.name,
-            t.order().join(", ")
-        ))
-        .map_err(sql_err)?;
+    let mut stmt = tx.prepare(&t.select_sql(t.name)).map_err(sql_err)?;
     let mut rows = stmt.query([]).map_err(sql_err)?;
     let mut out = Vec::new();
     while let Some(r) = rows.next().map_err(sql_err)? {
-        let mut cells = Vec::with_capacity(cols.len());
+        let mut cells = Vec::with_capacity(t.columns.len());
         let mut bad = None;
         for (i, c) in t.columns.iter().enumerate() {
             let v: Value = r.get(i).map_err(sql_err)?;
@@ -186,13 +192,7 @@ pub fn sqlite_to_postgres(db: &Path, client: &mut Client, brain: &str) -> Result
     let tables = tables()?;
     let target = format!("schema {schema}");
     let err = pg_error(&target);
-    let exists: bool = client
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
-            &[&schema],
-        )
-        .map_err(&err)?
-        .get(0);
+    let exists = schema_exists(client, &schema).map_err(&err)?;
     if exists {
         return Err(Error::Invalid(format!(
             "PostgreSQL schema {schema} exists already: a brain named {brain:?} is there; choose another name (nothing was written)"
@@ -200,25 +200,13 @@ pub fn sqlite_to_postgres(db: &Path, client: &mut Client, brain: &str) -> Result
     }
     let tx_sqlite = store.read()?;
     let mut pg = client.transaction().map_err(&err)?;
-    pg.batch_execute(&create_sql(
-        &schema,
-        &tables,
-        APPLICATION_ID,
-        SCHEMA_VERSION,
-    ))
-    .map_err(&err)?;
+    pg.batch_execute(&create_sql(&schema, tables, APPLICATION_ID, SCHEMA_VERSION))
+        .map_err(&err)?;
     let mut counts = Vec::new();
-    for t in &tables {
+    for t in tables {
         let rows = read_sqlite(&tx_sqlite, db, t)?;
-        let cols: Vec<&str> = t.columns.iter().map(|c| c.name).collect();
-        let marks: Vec<String> = (1..=cols.len()).map(|i| format!("${i}")).collect();
         let insert = pg
-            .prepare(&format!(
-                "INSERT INTO {schema}.{}({}) VALUES ({})",
-                t.name,
-                cols.join(", "),
-                marks.join(", ")
-            ))
+            .prepare(&t.insert_sql(&format!("{schema}.{}", t.name), '$'))
             .map_err(&err)?;
         for r in &rows {
             let params: Vec<&(dyn ToSql + Sync)> = r.iter().map(Cell::param).collect();
@@ -242,21 +230,12 @@ fn read_postgres(
     target: &str,
 ) -> Result<Vec<Vec<Cell>>> {
     let err = pg_error(target);
-    let cols: Vec<&str> = t.columns.iter().map(|c| c.name).collect();
     let rows = pg
-        .query(
-            &format!(
-                "SELECT {} FROM {schema}.{} ORDER BY {}",
-                cols.join(", "),
-                t.name,
-                t.order().join(", ")
-            ),
-            &[],
-        )
+        .query(&t.select_sql(&format!("{schema}.{}", t.name)), &[])
         .map_err(&err)?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let mut cells = Vec::with_capacity(cols.len());
+        let mut cells = Vec::with_capacity(t.columns.len());
         for (i, c) in t.columns.iter().enumerate() {
             cells.push(match c.kind {
                 Kind::Int => Cell::Int(r.try_get(i).map_err(&err)?),
@@ -309,13 +288,7 @@ pub fn postgres_to_sqlite(client: &mut Client, brain: &str, dir: &Path) -> Resul
         .read_only(true)
         .start()
         .map_err(&err)?;
-    let exists: bool = pg
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
-            &[&schema],
-        )
-        .map_err(&err)?
-        .get(0);
+    let exists = schema_exists(&mut pg, &schema).map_err(&err)?;
     if !exists {
         return Err(Error::Invalid(format!(
             "PostgreSQL has no brain named {brain:?} (no schema {schema})"
@@ -334,7 +307,7 @@ pub fn postgres_to_sqlite(client: &mut Client, brain: &str, dir: &Path) -> Resul
         )));
     }
     let mut data = Vec::with_capacity(tables.len());
-    for t in &tables {
+    for t in tables {
         data.push(read_postgres(&mut pg, &schema, t, &target)?);
     }
     pg.commit().map_err(&err)?;
@@ -389,16 +362,7 @@ pub fn postgres_to_sqlite(client: &mut Client, brain: &str, dir: &Path) -> Resul
     conn.execute("DELETE FROM brain", []).map_err(sql_err)?;
     let mut counts = Vec::new();
     for (t, rows) in tables.iter().zip(&data) {
-        let cols: Vec<&str> = t.columns.iter().map(|c| c.name).collect();
-        let marks: Vec<String> = (1..=cols.len()).map(|i| format!("?{i}")).collect();
-        let mut stmt = conn
-            .prepare(&format!(
-                "INSERT INTO {}({}) VALUES ({})",
-                t.name,
-                cols.join(", "),
-                marks.join(", ")
-            ))
-            .map_err(sql_err)?;
+        let mut stmt = conn.prepare(&t.insert_sql(t.name, '?')).map_err(sql_err)?;
         for r in rows {
             let values: Vec<Value> = r.iter().map(Cell::sqlite).collect();
             stmt.execute(rusqlite::params_from_iter(values))

@@ -105,20 +105,60 @@ impl Table {
             self.key.clone()
         }
     }
+
+    /// `SELECT <every column> FROM <qualified> ORDER BY <order>`: the one statement both
+    /// engines read a table with (`qualified`: `nodes`, or `brain_x.nodes`).
+    pub fn select_sql(&self, qualified: &str) -> String {
+        format!(
+            "SELECT {} FROM {qualified} ORDER BY {}",
+            self.column_list(),
+            self.order().join(", ")
+        )
+    }
+
+    /// `INSERT INTO <qualified>(<every column>) VALUES (<marks>)`, the i-th value's mark
+    /// (1-based) written by `mark` (`$1` for PostgreSQL, `?1` for SQLite).
+    pub fn insert_sql(&self, qualified: &str, mark: char) -> String {
+        let marks: Vec<String> = (1..=self.columns.len())
+            .map(|i| format!("{mark}{i}"))
+            .collect();
+        format!(
+            "INSERT INTO {qualified}({}) VALUES ({})",
+            self.column_list(),
+            marks.join(", ")
+        )
+    }
+
+    fn column_list(&self) -> String {
+        self.columns
+            .iter()
+            .map(|c| c.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// Leaks a name read from SQLite's catalogue: the schema is read once per process
-/// ([`tables`] is called once per copy) and its few dozen names live as long as it.
+/// ([`tables`] keeps what it read) and its few dozen names live as long as it.
 fn name(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-/// The tables of the current brain schema and the schema version, read from a new
-/// in-memory database made by [`create_current`] (the lexical index left out: see the
-/// module docs). Errors: a column of a declared type other than `INTEGER`, `REAL`,
-/// `TEXT`, `BLOB` (a schema this crate does not know how to copy). Cost: one in-memory
-/// schema creation, a few milliseconds.
-pub fn tables() -> Result<Vec<Table>> {
+/// The tables of the current brain schema, read from a new in-memory database made by
+/// [`create_current`] (the lexical index left out: see the module docs) at the first
+/// call, and kept for the process. Errors: a column of a declared type other than
+/// `INTEGER`, `REAL`, `TEXT`, `BLOB` (a schema this crate does not know how to copy).
+/// Cost: one in-memory schema creation, a few milliseconds, once.
+pub fn tables() -> Result<&'static [Table]> {
+    static TABLES: std::sync::OnceLock<std::result::Result<Vec<Table>, String>> =
+        std::sync::OnceLock::new();
+    TABLES
+        .get_or_init(|| read_tables().map_err(|e| e.to_string()))
+        .as_deref()
+        .map_err(|e| Error::Invalid(e.clone()))
+}
+
+fn read_tables() -> Result<Vec<Table>> {
     let sql = |e: rusqlite::Error| Error::Invalid(format!("the brain schema: {e}"));
     let conn = rusqlite::Connection::open_in_memory().map_err(sql)?;
     create_current(&conn).map_err(sql)?;
@@ -266,7 +306,7 @@ mod tests {
             "an INTEGER PRIMARY KEY is never null"
         );
         assert!(!nodes.columns[4].not_null, "content may be null");
-        let sql = create_sql("brain_x", &t, 1, 3);
+        let sql = create_sql("brain_x", t, 1, 3);
         assert!(sql.contains("CREATE TABLE brain_x.vectors(seq BIGINT NOT NULL, sym BIGINT NOT NULL, v BYTEA NOT NULL, rev BIGINT NOT NULL, PRIMARY KEY (seq));"), "{sql}");
     }
 

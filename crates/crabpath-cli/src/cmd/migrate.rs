@@ -61,7 +61,7 @@ fn default_name(path: &Path) -> String {
 }
 
 pub fn run(ctx: &Ctx, a: &MigrateArgs) -> CliResult {
-    let copied = match (side("--from", &a.from)?, side("--to", &a.to)?) {
+    let (copied, direction) = match (side("--from", &a.from)?, side("--to", &a.to)?) {
         (Side::Sqlite(from), Side::Postgres(url)) => {
             let path = ctx.state_path(&from.to_string_lossy(), true);
             let db = match crabpath_brain::locate(&path) {
@@ -76,7 +76,10 @@ pub fn run(ctx: &Ctx, a: &MigrateArgs) -> CliResult {
             let name = a.brain.clone().unwrap_or_else(|| default_name(&path));
             crabpath_pg::schema::schema_name(&name)?;
             let mut client = crabpath_pg::connect(&url)?;
-            crabpath_pg::sqlite_to_postgres(&db, &mut client, &name)?
+            (
+                crabpath_pg::sqlite_to_postgres(&db, &mut client, &name)?,
+                "into",
+            )
         }
         (Side::Postgres(url), Side::Sqlite(to)) => {
             let Some(name) = &a.brain else {
@@ -86,11 +89,14 @@ pub fn run(ctx: &Ctx, a: &MigrateArgs) -> CliResult {
             };
             crabpath_pg::schema::schema_name(name)?;
             let mut client = crabpath_pg::connect(&url)?;
-            crabpath_pg::postgres_to_sqlite(
-                &mut client,
-                name,
-                &ctx.state_path(&to.to_string_lossy(), true),
-            )?
+            (
+                crabpath_pg::postgres_to_sqlite(
+                    &mut client,
+                    name,
+                    &ctx.state_path(&to.to_string_lossy(), true),
+                )?,
+                "out of",
+            )
         }
         _ => {
             return Err(CliError::Other(anyhow::anyhow!(
@@ -117,13 +123,8 @@ pub fn run(ctx: &Ctx, a: &MigrateArgs) -> CliResult {
             .map(|(t, n)| format!("{t} {n}"))
             .collect();
         out::println(&format!(
-            "Copied {rows} rows ({}) {} {}",
+            "Copied {rows} rows ({}) {direction} PostgreSQL schema {}",
             detail.join(", "),
-            if matches!(side("--to", &a.to)?, Side::Postgres(_)) {
-                "into PostgreSQL schema"
-            } else {
-                "out of PostgreSQL schema"
-            },
             copied.schema
         ));
     }

@@ -40,13 +40,8 @@ fn a_value_of_another_class_is_named_and_nothing_is_written() {
         "edges, row src=1, tgt=2, column weight: expected a real, found a text"
     );
     // the transaction was rolled back: not even the schema exists
-    let exists: bool = client
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
-            &[&format!("brain_{name}")],
-        )
-        .unwrap()
-        .get(0);
+    let exists =
+        crabpath_pg::migrate::schema_exists(&mut client, &format!("brain_{name}")).unwrap();
     assert!(!exists);
 }
 
