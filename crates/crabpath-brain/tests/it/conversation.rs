@@ -87,7 +87,7 @@ fn a_conversation_graph_is_its_turns_in_order_chained_within_sessions() {
     let g = &c.graph;
     assert_eq!(c.sessions, 2);
     let ids: Vec<&str> = g.nodes().map(|(_, n)| n.id.as_str()).collect();
-    // the fifth turn has no id: the 2nd of session 2
+    // the fifth turn has no id: the 2nd with `session` 2
     assert_eq!(ids, ["S1:1", "S1:2", "S1:3", "S2:1", "turn:2:2", "S2:3"]);
     let n = g.get_node("S1:2").unwrap();
     assert_eq!(
@@ -144,7 +144,7 @@ fn remember_appends_embeds_and_chains_to_the_sessions_last_turn() {
         let r = b
             .remember_turn(&turn(json!({"session": 1, "speaker": "Tom", "text": "Send me the talk slides about sourdough."})))
             .unwrap();
-        // the 4th turn of session 1 (3 in the fixture); the 7th conversation turn
+        // the 4th turn with `session` 1 (3 in the fixture); the 7th conversation turn
         assert_eq!(r.node_id, "turn:1:4");
         assert_eq!(r.turn, 6);
         // the chain edges, then the entity edges to the session-2 turn that shares its

@@ -39,14 +39,14 @@ fn a_rare_word_links_sessions_and_a_common_word_does_not() {
         g.edge(g.lookup(a).unwrap(), g.lookup(b).unwrap())
             .map(|e| e.weight)
     };
-    // "marathon": A2 (session 1) and A3 (session 2), both ways
+    // "marathon": A2 (`session` 1) and A3 (`session` 2), both ways
     assert_eq!(w("A2", "A3"), Some(ENTITY_WEIGHT));
     assert_eq!(w("A3", "A2"), Some(ENTITY_WEIGHT));
     // "weekend" is in 5 of 6 turns (more than entities::MAX_DF = 4): no link between
     // B1 and B2, which share only it
     assert_eq!(w("B1", "B2"), None);
     assert_eq!(w("A1", "B2"), None);
-    // chains: 2 pairs in session 1, 2 in session 2, both ways = 8; entity: 2
+    // chains: 2 pairs with `session` 1, 2 with `session` 2, both ways = 8; entity: 2
     assert_eq!(g.edge_count(), 10);
 }
 

@@ -96,7 +96,7 @@ fn init_conversation_builds_turns_in_order_chained_within_sessions() {
     assert_eq!(
         s2_edges,
         ["S2:1", "S2:3"],
-        "its neighbours in session 2 only"
+        "its neighbours are the turns with `session` 2 only"
     );
     assert_eq!(source, Some(json!("conversation")));
 
