@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::team::{add_token, call, read_node, result, served, session, start_with};
+use crate::team::{add_token, call, read_node, result, served, session, start_with, Running};
 
 /// Waits up to `limit` for `done`; whether it came.
 fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
@@ -22,13 +22,12 @@ fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     done()
 }
 
-#[test]
-fn an_idle_brain_is_closed_and_opens_again_with_its_writes() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+/// A served brain `alpha` behind a server closing brains idle 1 s (the closer looks
+/// every 250 ms, idle::check_every), taught `marker` through a write token's session:
+/// the server, the token, the session id and the taught node's id.
+fn taught(d: &std::path::Path, marker: &str) -> (Running, String, String, String) {
     served(d);
     let (write, _) = add_token(d, "alpha", "write");
-    // 1 s: the closer looks every 250 ms (idle::check_every)
     let s = start_with(d, &["--idle-close", "1"]);
     let sid = session(&s.addr, &write);
     let taught = result(&call(
@@ -36,9 +35,17 @@ fn an_idle_brain_is_closed_and_opens_again_with_its_writes() {
         &write,
         &sid,
         "teach",
-        json!({"content": "the idle marker quokka-417"}),
+        json!({"content": marker}),
     ));
     let id = taught["node_id"].as_str().unwrap().to_string();
+    (s, write, sid, id)
+}
+
+#[test]
+fn an_idle_brain_is_closed_and_opens_again_with_its_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (s, write, sid, id) = taught(d, "the idle marker quokka-417");
     let wal = d.join("served/alpha/brain.db-wal");
     assert!(wal.exists(), "the open brain has its WAL file");
     let closed = || s.log().contains("brain `alpha` closed after");
@@ -105,18 +112,7 @@ fn a_closed_brain_without_sessions_is_released_and_opens_anew() {
     use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    served(d);
-    let (write, _) = add_token(d, "alpha", "write");
-    let s = start_with(d, &["--idle-close", "1"]);
-    let sid = session(&s.addr, &write);
-    let taught = result(&call(
-        &s.addr,
-        &write,
-        &sid,
-        "teach",
-        json!({"content": "the released marker wombat-902"}),
-    ));
-    let id = taught["node_id"].as_str().unwrap().to_string();
+    let (s, write, sid, id) = taught(d, "the released marker wombat-902");
     let closed = || s.log().contains("brain `alpha` closed after");
     assert!(wait_for(Duration::from_secs(5), closed), "{}", s.log());
     // the session still holds the brain: closed, not released
