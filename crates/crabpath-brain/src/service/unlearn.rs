@@ -96,7 +96,11 @@
 //!   replay), and an event the rebuilt graph refuses (an injection or learn naming a
 //!   node no longer there, e.g. pruned later).
 //!
-//! An injection linked to a forgotten node keeps its other links
+//! A question node linked to a forgotten node (an edge of its birth to what the
+//! conversation's previous turn fired: that turn is forgotten with the node, the
+//! question asked after it stays) keeps its other edges, and a brain that never had
+//! the node would have linked it to what that turn fired instead. An injection linked
+//! to a forgotten node keeps its other links
 //! (`forget` removes the forgotten neighbour from its entry, and a guardrail
 //! correction's unlinked node from its own, [`super::forget`]); the search is not
 //! redone, so a brain that never had the node may have linked the next nearest one

@@ -1095,3 +1095,41 @@ fn an_autotuner_run_after_a_question_node_keeps_the_weights() {
         "{r}"
     );
 }
+
+/// The other case the question layer keeps the weights for: a `learn` given a question
+/// node by hand (answers leave question nodes out of what fired, so no feedback does
+/// this): its learn moves edges to and from the question node along its path, which
+/// the replay, with the layer set aside, cannot move.
+#[test]
+fn a_learn_naming_a_question_node_keeps_the_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let mut d = daemon(&db);
+    let q = "nightly backups to the cold storage bucket";
+    chat_query(&mut d, "c2", q);
+    chat_feedback(&mut d, "c2", -1.0);
+    let auto = crabpath::neurogenesis::auto_id(q);
+    assert_eq!(born(&db), std::slice::from_ref(&auto));
+    let line = serde_json::json!({"id": 6, "method": "learn",
+        "params": {"fired_nodes": [&auto, "c.md::0"], "outcome": 1.0}});
+    send(&mut d, &line.to_string());
+    chat_query(
+        &mut d,
+        "c1",
+        "when does the staging deploy promote to production",
+    );
+    chat_feedback(&mut d, "c1", 1.0);
+    let r = send(
+        &mut d,
+        r#"{"id": 4, "method": "forget", "params": {"chat": "c1"}}"#,
+    );
+    assert_eq!(r["replayed"], serde_json::Value::Null, "{r}");
+    // c2's credit is the 1st learning event, the learn by hand the 2nd
+    assert_eq!(
+        r["weights_kept"],
+        format!(
+            "learn event 2 of 2 cannot be replayed: it names the question node `{auto}`, which the replay leaves out"
+        ),
+        "{r}"
+    );
+}
