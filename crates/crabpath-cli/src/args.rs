@@ -270,9 +270,11 @@ pub enum Command {
     /// unlearned: every edge is rebuilt from the graph init made of the remaining files
     /// and the remaining learning events (learn, feedback credit, inject, teach,
     /// correct, maintain, autotune) are replayed in order, so the brain equals one that
-    /// never had the content. This needs a history replay can repeat (its nodes made by
-    /// init or a journaled injection; no sync, remember or neurogenesis entries);
-    /// otherwise the weights are kept and the report says why.
+    /// never had the content. The question nodes neurogenesis grew are set aside during
+    /// the replay and put back as they are. This needs a history replay can repeat (its
+    /// nodes made by init, a journaled injection or neurogenesis; no sync or remember
+    /// entries; no autotuner run, such as maintain's health task, after a question node
+    /// was born); otherwise the weights are kept and the report says why.
     Forget(ForgetArgs),
 }
 

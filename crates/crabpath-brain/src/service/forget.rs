@@ -27,7 +27,8 @@
 //!
 //! Then the weights are rebuilt without the forgotten events ([`super::unlearn`]: the
 //! init graph of the remaining nodes and the remaining learning events — learns,
-//! injections, corrections, maintenance and autotuner runs — replayed), when
+//! injections, corrections, maintenance and autotuner runs — replayed, the remaining
+//! question nodes of neurogenesis set aside and put back as they are), when
 //! the brain's history allows an exact replay; otherwise they are kept and the report
 //! says why. The replay is a second write, after the removal committed.
 //!

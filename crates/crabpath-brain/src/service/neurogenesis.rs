@@ -68,6 +68,11 @@ use crate::store::working::Working;
 /// The `meta` key of the brain's neurogenesis setting: `"on"` (the default) or `"off"`.
 pub const NEUROGENESIS_KEY: &str = "neurogenesis";
 
+/// The `type` of neurogenesis journal entries (births, refreshes, promotions,
+/// demotions, deaths and merges of auto nodes), which the unlearning replay reads
+/// ([`super::unlearn`], issue 30 item 3).
+pub const NEUROGENESIS_EVENT: &str = "neurogenesis";
+
 /// The prefix of an auto node's id (seed 001 §2.7: `auto:` + 12 hex digits of SHA-1).
 pub const AUTO_PREFIX: &str = "auto:";
 
@@ -179,7 +184,7 @@ impl AutoState {
 /// A neurogenesis journal entry.
 fn event(kind: &str, node: &str, extra: &[(&str, PyValue)]) -> PyDict {
     let mut e = PyDict::new();
-    e.insert("type".into(), PyValue::Str("neurogenesis".into()));
+    e.insert("type".into(), PyValue::Str(NEUROGENESIS_EVENT.into()));
     e.insert("event".into(), PyValue::Str(kind.into()));
     e.insert("node".into(), PyValue::Str(node.into()));
     for (k, v) in extra {

@@ -25,18 +25,63 @@
 //! | `maintain` (tasks, `max_merges`, `prune_below`, flavor; [`maintain::maintain_event`]) | `maintain` (command line and daemon) | [`maintain::run`] again: health and the autotuner, decay with the tuning of that moment, prune, merge, connect |
 //! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
 //! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
+//! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below); a birth marks where an autotuner run stops being replayable (limits) |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
+//!
+//! **The question layer** (the `auto:` nodes neurogenesis grows, on by default) is an
+//! overlay, set aside before the replay and put back after it as it is now (after
+//! `forget` removed the forgotten content and the forgotten chat's question nodes):
+//! its nodes with their vectors and metadata, and every edge from or to one (an edge
+//! to a node no longer there left out). This is exact for the content because nothing
+//! of the content's weights depends on that layer, event by event:
+//! * an auto node's edges go only *from* it to content (its birth's links to the
+//!   turn's seeds and the prior turn's fired nodes, a feedback's credit,
+//!   [`super::neurogenesis`]; a merge of two moves the loser's outgoing edges), and
+//!   neurogenesis writes no edge between two content nodes;
+//! * a `learn` entry's fired list holds no auto node (answers leave them out,
+//!   `strip_autos`), so a learn moves only content edges;
+//! * an injection can find an auto node among its nearest vectors and link to it both
+//!   ways ([`link_neighbours`]; [`inhibit_neighbours`] for a correction): each
+//!   neighbour's edges are made alone, so the replay links the content neighbours and
+//!   the two edges with the auto node come back with the layer;
+//! * a veto's path steps can start at an auto node (the steps keep them): each step is
+//!   one edge, and an edge of the layer is the layer's;
+//! * maintenance: decay and prune treat each edge alone (decay scales it by its
+//!   source's authority; prune compares it with `prune_below` and its endpoints'
+//!   authority), so the content edges decay and prune as they did; the layer's edges
+//!   had the same decays and prunes then, and come back as they are now, carrying
+//!   them. A merge candidate needs edges both ways of at least 0.8: an auto node is
+//!   one only with an injection linked to it that closely, and any merge the brain
+//!   applied left a merged node, which stops the replay (a limit below); `connect`
+//!   needs `learning::` nodes (a limit too).
+//!
+//! The auto nodes' metadata `born_seq` and `last_seq` are journal positions: a brain
+//! that never had the forgotten chat holds the same nodes and edges at other
+//! positions. The layer's nodes, their edge lists and an edge to an auto node come
+//! back after the rest (last in node order, bucket order and their source's edge
+//! list), not where a brain built without the forgotten content has them; weights,
+//! kinds and metadata are the same.
 //!
 //! The tuning the replay starts from is the `before` of the journal's first `autotune`
 //! entry (when the brain has one at all): the tuning the brain had before the
 //! autotuner first ran, which the replayed runs move again as they moved it then.
 //!
 //! **Limits** (the replay is skipped, the weights are kept, and the report says why):
-//! * a node that neither `init` of a folder nor a journaled injection makes (an
-//!   auto-question node, a conversation node, a `learning::` node, a merged node, an
-//!   injection of the `paper` profile or of a brain made before these entries);
+//! * a node that neither `init` of a folder nor a journaled injection makes, other
+//!   than an auto question node (a conversation node, a `learning::` node, a merged
+//!   node, an injection of the `paper` profile or of a brain made before these
+//!   entries);
+//! * an autotuner run (a `maintain` with the health task, or an `autotune`) after a
+//!   question node's birth, or in a brain holding a question node whose birth the
+//!   journal does not hold: the autotuner reads the health of the whole graph
+//!   ([`crabpath::health::measure_health`]: the share of edges in each weight band,
+//!   orphan nodes, the node count), question nodes and their edges included, and the
+//!   journal does not hold what the layer was at that moment (deaths are not counted
+//!   back: a dry `maintain` journals deaths that did not happen);
+//! * a `learn` entry naming an auto node (a `learn` given it by hand: answers never
+//!   do);
 //! * an entry of another type: `sync` (it re-splits changed files: nodes change),
-//!   `remember`, `neurogenesis` (auto nodes), `replay` (it learns from session logs
+//!   `remember`, `replay` (it learns from session logs
 //!   the journal does not hold), `compact_daily_notes`, and a `maintenance` or
 //!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
 //!   entries were written (its inputs are not recorded), or a health check of the
@@ -47,17 +92,23 @@
 //!   replayed, which is why the corrected profile journals every rollback;
 //! * a replayed maintenance that would merge nodes (merges rewrite node texts) or
 //!   prune a node the brain kept (an injected node whose only links were to the
-//!   forgotten nodes), and an event the rebuilt graph refuses (an injection or learn
-//!   naming a node no longer there, e.g. pruned later).
+//!   forgotten nodes, or to question nodes, which are out of the graph during the
+//!   replay), and an event the rebuilt graph refuses (an injection or learn naming a
+//!   node no longer there, e.g. pruned later).
 //!
-//! An injection linked to a forgotten node keeps its other links
+//! A question node linked to a forgotten node (an edge of its birth to what the
+//! conversation's previous turn fired: that turn is forgotten with the node, the
+//! question asked after it stays) keeps its other edges, and a brain that never had
+//! the node would have linked it to what that turn fired instead. An injection linked
+//! to a forgotten node keeps its other links
 //! (`forget` removes the forgotten neighbour from its entry, and a guardrail
 //! correction's unlinked node from its own, [`super::forget`]); the search is not
 //! redone, so a brain that never had the node may have linked the next nearest one
 //! instead. The replay is its own write, after the content's removal
 //! committed.
 //!
-//! Cost: O(N + E + Σ|event|) for N nodes, E edges and the recorded inputs, plus each
+//! Cost: O(N + E + Σ|event|) for N nodes (question nodes included), E edges and the
+//! recorded inputs, plus each
 //! replayed maintenance (a pass over the graph per task) and a write-back of every edge
 //! (the whole graph is in scope).
 
@@ -72,6 +123,7 @@ use super::admin::ROLLBACK_EVENT;
 use super::engine::{Brain, Scope};
 use super::feedback::{veto, CORRECT_EVENT};
 use super::guardrail::{unlink_outgoing, CorrectionMode};
+use super::neurogenesis::{is_auto, NEUROGENESIS_EVENT};
 use super::ops::INJECT_EVENT;
 use crate::error::Result;
 use crate::service::command::autotune::{apply, tuning_of};
@@ -115,6 +167,10 @@ enum Event {
     Autotune,
     /// A dry maintenance run: nothing to replay, its entries skipped.
     DryMaintain,
+    /// A question node's birth (a `neurogenesis` `born` entry): nothing to replay (the
+    /// question layer comes back whole after the replay), but from here on an
+    /// autotuner run read the health of a graph with question nodes.
+    QuestionBorn(String),
 }
 
 impl Event {
@@ -125,6 +181,17 @@ impl Event {
             Event::Correct { .. } => CORRECT_EVENT,
             Event::Maintain { .. } | Event::DryMaintain => maintain::MAINTAIN_EVENT,
             Event::Autotune => "autotune",
+            Event::QuestionBorn(_) => NEUROGENESIS_EVENT,
+        }
+    }
+
+    /// Whether the event runs the autotuner: a maintenance run with the health task,
+    /// or an `autotune` run.
+    fn tunes(&self) -> bool {
+        match self {
+            Event::Maintain { tasks, .. } => tasks.iter().any(|t| t == "health"),
+            Event::Autotune => true,
+            _ => false,
         }
     }
 }
@@ -251,6 +318,16 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
             Some(PyValue::Bool(true)) => return Ok(None),
             _ => return Err(incomplete()),
         },
+        NEUROGENESIS_EVENT => match e.get("event").and_then(PyValue::as_str) {
+            Some("born") => Event::QuestionBorn(
+                e.get("node")
+                    .and_then(PyValue::as_str)
+                    .ok_or_else(incomplete)?
+                    .to_string(),
+            ),
+            // refreshed, promoted, demoted, died, merged: the question layer only
+            _ => return Ok(None),
+        },
         "maintenance" => {
             return Err(
                 "a `maintenance` entry of a run journaled without its inputs (before `maintain` entries were written)"
@@ -362,6 +439,12 @@ fn replay(
 ) -> Result<std::result::Result<(), String>> {
     match ev {
         Event::Learn(fired, outcome) => {
+            if let Some(q) = fired.iter().find(|f| is_auto(f)) {
+                // answers leave question nodes out of what fired: a `learn` given by hand
+                return Ok(Err(format!(
+                    "it names the question node `{q}`, which the replay leaves out"
+                )));
+            }
             if let Err(e) = learn_ids_tuned(w.graph, fired, *outcome, profile, tuning) {
                 return Ok(Err(e.to_string()));
             }
@@ -379,6 +462,12 @@ fn replay(
             let me = g.add_node(n);
             let mut linked = Vec::with_capacity(neighbours.len());
             for (n, score) in neighbours {
+                if is_auto(n) {
+                    // a question node: out of the graph during the replay; the edges
+                    // between it and the injected node come back with the question
+                    // layer (each neighbour's edges are its own, `link_neighbours`)
+                    continue;
+                }
                 match node(g, n) {
                     Some(other) => linked.push((other, *score)),
                     None => return Ok(Err(format!("neighbour `{n}` is no longer in the brain"))),
@@ -434,7 +523,7 @@ fn replay(
             }
             *tuning = tuning_of(w.meta, profile)?;
         }
-        Event::DryMaintain => {}
+        Event::DryMaintain | Event::QuestionBorn(_) => {}
         Event::Autotune => {
             let tuning_before = w.meta.get(TUNING_META_KEY).cloned();
             let moved = apply(w, profile)?.is_some_and(|s| s.changes());
@@ -446,6 +535,59 @@ fn replay(
         }
     }
     Ok(Ok(()))
+}
+
+/// Why an autotuner run after a question node's birth is not replayed: the
+/// autotuner reads the health of the whole graph ([`crabpath::health::measure_health`]:
+/// edge bands, orphans and node count), question nodes and their edges included, and
+/// the journal does not hold what the question layer was at that moment.
+const TUNED_WITH_QUESTIONS: &str = "it runs the autotuner, which read the health of a graph holding question nodes, whose edges at that moment the journal does not hold";
+
+/// The question layer ([`super::neurogenesis`]): the auto nodes, and every edge from
+/// or to one, in graph order, as they are before the replay. An auto node's own
+/// edges go from it to content (birth, credit, merge); an edge *to* one is made only
+/// by an injection that found it among its nearest vectors.
+struct QuestionLayer {
+    /// The auto nodes' ids, in node order.
+    ids: Vec<String>,
+    nodes: Vec<Node>,
+    /// (source id, target id, edge).
+    edges: Vec<(String, String, Edge)>,
+}
+
+impl QuestionLayer {
+    /// The question layer of `g` (left in place).
+    fn take(g: &Graph) -> QuestionLayer {
+        let nodes: Vec<Node> = g
+            .nodes()
+            .filter(|(_, n)| is_auto(&n.id))
+            .map(|(_, n)| n.clone())
+            .collect();
+        let edges = g
+            .edges()
+            .filter(|&(s, t, _)| is_auto(g.name(s)) || is_auto(g.name(t)))
+            .map(|(s, t, e)| (g.name(s).to_string(), g.name(t).to_string(), e.clone()))
+            .collect();
+        QuestionLayer {
+            ids: nodes.iter().map(|n| n.id.clone()).collect(),
+            nodes,
+            edges,
+        }
+    }
+
+    /// Puts the layer back into `g`: its nodes, then its edges (an edge to a node no
+    /// longer there is left out).
+    fn restore(self, g: &mut Graph) -> Result<()> {
+        for n in self.nodes {
+            g.add_node(n);
+        }
+        for (s, t, e) in self.edges {
+            if let (Some(a), Some(b)) = (node(g, &s), node(g, &t)) {
+                g.add_edge(a, b, e)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Puts the tuning entry of `meta` back as it was.
@@ -492,7 +634,8 @@ impl Brain {
                 let file = node.metadata.get("file").and_then(|v| v.as_str());
                 let chunk = node.metadata.get("chunk").and_then(|v| v.as_u64());
                 let (Some(file), Some(chunk)) = (file, chunk) else {
-                    if !injected.contains(node.id.as_str()) {
+                    // a question node is of the layer set aside below
+                    if !injected.contains(node.id.as_str()) && !is_auto(&node.id) {
                         foreign = Some(node.id.clone());
                         break;
                     }
@@ -528,6 +671,9 @@ impl Brain {
                 chain.sort_by_key(|&(chunk, _)| chunk);
             }
             let g = &mut *w.graph;
+            // the question layer, as it is now: its nodes and every edge from or to one
+            // (come back whole after the replay)
+            let questions = QuestionLayer::take(g);
             // removed last first: each removal then takes the end of its bucket and of
             // the bucket list, not a shift of everything after it
             let edges: Vec<_> = g.edges().map(|(s, t, _)| (s, t)).collect();
@@ -555,30 +701,59 @@ impl Brain {
                     }
                 }
             }
+            for id in &questions.ids {
+                if let Some(n) = node(g, id) {
+                    g.remove_node(n);
+                }
+            }
+            // a question node whose birth the journal does not hold was there from the
+            // start, as far as the replay can tell
+            let born: HashSet<&str> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::QuestionBorn(id) => Some(id.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let mut asked = questions.ids.iter().any(|id| !born.contains(id.as_str()));
             // the tuning before the autotuner first ran (a brain whose tuning was
             // never saved keeps none)
             if let (Some(t), true) = (first_tuning, w.meta.contains_key(TUNING_META_KEY)) {
                 w.meta.insert(TUNING_META_KEY.into(), t);
             }
             let mut tuning = tuning_of(w.meta, profile)?;
-            for (i, ev) in events.iter().enumerate() {
-                if let Err(why) = replay(w, ev, profile, &mut tuning, &mut stash)? {
+            let total = events
+                .iter()
+                .filter(|e| !matches!(e, Event::QuestionBorn(_)))
+                .count();
+            let mut i = 0;
+            for ev in &events {
+                if let Event::QuestionBorn(_) = ev {
+                    asked = true;
+                    continue;
+                }
+                i += 1;
+                let done = if asked && ev.tunes() {
+                    Err(TUNED_WITH_QUESTIONS.to_string())
+                } else {
+                    replay(w, ev, profile, &mut tuning, &mut stash)?
+                };
+                if let Err(why) = done {
                     w.discard();
                     return Ok(Relearned::Kept(format!(
-                        "{} event {} of {} cannot be replayed: {why}",
+                        "{} event {i} of {total} cannot be replayed: {why}",
                         ev.name(),
-                        i + 1,
-                        events.len()
                     )));
                 }
             }
+            questions.restore(w.graph)?;
             if let Some(id) = present.iter().find(|id| node(w.graph, id).is_none()) {
                 w.discard();
                 return Ok(Relearned::Kept(format!(
                     "the replay would remove node `{id}`, which the brain kept (pruned once the links to the forgotten nodes were gone)"
                 )));
             }
-            Ok(Relearned::Replayed(events.len()))
+            Ok(Relearned::Replayed(total))
         })
     }
 }
