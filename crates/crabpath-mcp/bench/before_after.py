@@ -4,10 +4,14 @@ stdio, each of two builds, on its own copy of one brain, timed in one run.
 
     python before_after.py OLD_CRABPATH NEW_CRABPATH BRAIN [--rounds 10]
                            [--per-round 100] [--top-k 4] [--work DIR]
+                           [--questions FILE] [--args JSON]
 
 BRAIN (a brain directory) is copied once per server (every query logs its turn, so the
 four servers must not see each other's writes). The MCP servers are driven by plain
-JSON-RPC lines (initialize, initialized, tools/call), no SDK. After 20 warm-up queries
+JSON-RPC lines (initialize, initialized, tools/call), no SDK. The questions are
+rtt_common's 40 tldr-style ones, or FILE's lines (`--questions`); `--args` adds query
+arguments to every query of both servers (e.g. `{"limit": 50, "neurogenesis": "off"}`,
+as `bench peers` asks CrabPath). After 20 warm-up queries
 each, every round sends `per-round` queries to each of the four servers, in an order
 that rotates between rounds, so that a change of load on a shared machine hits all
 alike. Prints one JSON object: per server p50/p90/p99/mean (ms) and CPU per query
@@ -49,11 +53,12 @@ class StdioMcp:
         self.p.stdin.write(json.dumps(msg) + "\n")
         self.p.stdin.flush()
 
-    def query(self, q, top_k):
+    def query(self, q, top_k, args=None):
         self.i += 1
         t0 = time.perf_counter()
+        arguments = {"query": q, "top_k": top_k, "chat_id": "bench-mcp", **(args or {})}
         self.send({"jsonrpc": "2.0", "id": self.i, "method": "tools/call", "params": {
-            "name": "query", "arguments": {"query": q, "top_k": top_k, "chat_id": "bench-mcp"}}})
+            "name": "query", "arguments": arguments}})
         line = self.p.stdout.readline()
         dt = (time.perf_counter() - t0) * 1000.0
         if '"isError":false' not in line.replace(" ", ""):
@@ -74,7 +79,14 @@ def main():
     ap.add_argument("--per-round", type=int, default=100)
     ap.add_argument("--top-k", type=int, default=4)
     ap.add_argument("--work", default=None, help="where the brain copies go (default: a temporary directory)")
+    ap.add_argument("--questions", default=None, help="a file of questions, one a line (default: rtt_common's)")
+    ap.add_argument("--args", default="{}", help="more query arguments, a JSON object")
     a = ap.parse_args()
+    queries = QUERIES
+    if a.questions:
+        with open(a.questions, encoding="utf-8") as f:
+            queries = [line.strip() for line in f if line.strip()]
+    extra = json.loads(a.args)
     work = a.work or tempfile.mkdtemp(prefix="before-after-")
     servers = {}
     for build, binary in [("old", a.old), ("new", a.new)]:
@@ -86,24 +98,24 @@ def main():
     names = list(servers)
     for i in range(20):
         for s in servers.values():
-            s.query(QUERIES[i % len(QUERIES)], a.top_k)
+            s.query(queries[i % len(queries)], a.top_k, extra)
     load_before = os.getloadavg()
     cpu0 = {k: cpu_ms(s.p.pid) for k, s in servers.items()}
     times = {k: [] for k in names}
     k = 0
     for r in range(a.rounds):
-        block = [QUERIES[(k + j) % len(QUERIES)] for j in range(a.per_round)]
+        block = [queries[(k + j) % len(queries)] for j in range(a.per_round)]
         k += a.per_round
         order = names[r % len(names):] + names[: r % len(names)]
         for who in order:
             for q in block:
-                times[who].append(servers[who].query(q, a.top_k))
+                times[who].append(servers[who].query(q, a.top_k, extra))
     n = a.rounds * a.per_round
     cpu = {k: (cpu_ms(s.p.pid) - cpu0[k]) / n for k, s in servers.items()}
     load_after = os.getloadavg()
     for s in servers.values():
         s.close()
-    out = {"brain": a.brain, "top_k": a.top_k, "queries_per_server": n}
+    out = {"brain": a.brain, "top_k": a.top_k, "args": extra, "queries_per_server": n}
     for who in names:
         out[who] = summary(times[who])
         out[who]["server_cpu_ms_per_query"] = round(cpu[who], 3)

@@ -106,9 +106,11 @@ class Daemon:
         )
         self.i = 0
 
-    def query(self, q, top_k):
+    def query(self, q, top_k, args=None):
+        """One `query` round trip in ms; `args`: more query arguments (e.g. `limit`)."""
         self.i += 1
-        req = {"id": self.i, "method": "query", "params": {"query": q, "top_k": top_k, "chat_id": "bench-daemon"}}
+        params = {"query": q, "top_k": top_k, "chat_id": "bench-daemon", **(args or {})}
+        req = {"id": self.i, "method": "query", "params": params}
         t0 = time.perf_counter()
         self.p.stdin.write(json.dumps(req) + "\n")
         self.p.stdin.flush()

@@ -208,15 +208,15 @@ pub(super) fn split_autos(
     text: &str,
     steer: bool,
 ) -> rusqlite::Result<(Ranked, Ranked)> {
-    let any: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM nodes WHERE id >= 'auto:' AND id < 'auto;' AND node_seq IS NOT NULL)",
-        [],
-        |r| r.get(0),
-    )?;
+    let any: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS(SELECT 1 FROM nodes WHERE id >= 'auto:' AND id < 'auto;' AND node_seq IS NOT NULL)",
+        )?
+        .query_row([], |r| r.get(0))?;
     if !any {
         return Ok((ranked, Vec::new()));
     }
-    let mut stmt = conn.prepare("SELECT id, content FROM nodes WHERE sym = ?1")?;
+    let mut stmt = conn.prepare_cached("SELECT id, content FROM nodes WHERE sym = ?1")?;
     let mut content = Vec::with_capacity(ranked.len());
     let mut autos = Vec::new();
     for (sym, score) in ranked {
@@ -236,7 +236,8 @@ pub(super) fn split_autos(
     // fire (and take the next feedback) in place of a wrong answer's
     if !autos.is_empty() {
         let mut inhibited = rustc_hash::FxHashSet::default();
-        let mut stmt = conn.prepare("SELECT tgt FROM edges WHERE src = ?1 AND weight < 0")?;
+        let mut stmt =
+            conn.prepare_cached("SELECT tgt FROM edges WHERE src = ?1 AND weight < 0")?;
         for &(a, _) in &autos {
             for t in stmt.query_map([a], |r| r.get::<_, i64>(0))? {
                 inhibited.insert(t?);
@@ -332,9 +333,8 @@ pub(super) struct Growth {
 
 /// The largest journal position (the turn clock's now).
 fn journal_seq(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM journal", [], |r| {
-        r.get(0)
-    })
+    conn.prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM journal")?
+        .query_row([], |r| r.get(0))
 }
 
 /// The best cosine between `q` and the vectors of `ids` (`None`: none has a vector).

@@ -559,7 +559,17 @@ impl Brain {
                 if let Some(r) = &s.resident {
                     let graph = &r.loaded.graph;
                     // corrected profile: `depth` content results (super::content_depth)
-                    let search = |d| seeding_list(&r.searcher, s.store.conn(), v, text, seeding, d);
+                    let search = |d| {
+                        seeding_list(
+                            &r.searcher,
+                            s.store.conn(),
+                            v,
+                            text,
+                            seeding,
+                            d,
+                            Some(&r.loaded),
+                        )
+                    };
                     let ranked = match profile.fixes_bugs() {
                         true => deepen(depth, first, search, |sym| {
                             Ok(r.loaded.by_sym.get(&sym).is_some_and(|&n| {
@@ -643,11 +653,11 @@ impl Brain {
                     // corrected profile: `depth` content results (super::content_depth);
                     // each result's row is read once, and its kind (question node,
                     // correction) serves both the depth and the places below
-                    let search = |d| seeding_list(&searcher, &tx, v, text, seeding, d);
+                    let search = |d| seeding_list(&searcher, &tx, v, text, seeding, d, None);
                     let mut kinds: rustc_hash::FxHashMap<i64, (bool, bool)> = Default::default();
                     let ranked = match profile.fixes_bugs() {
                         true => tx
-                            .prepare("SELECT id, metadata FROM nodes WHERE sym = ?1")
+                            .prepare_cached("SELECT id, metadata FROM nodes WHERE sym = ?1")
                             .and_then(|mut stmt| {
                                 deepen(depth, first, search, |sym| {
                                     if let Some(&(auto, guard)) = kinds.get(&sym) {
@@ -879,7 +889,9 @@ struct Parts {
 /// The brain's node count as its database records it (`brain.nodes`). Cost: one
 /// primary-key read.
 fn brain_nodes(conn: &rusqlite::Connection) -> rusqlite::Result<usize> {
-    let n: i64 = conn.query_row("SELECT nodes FROM brain WHERE id = 1", [], |r| r.get(0))?;
+    let n: i64 = conn
+        .prepare_cached("SELECT nodes FROM brain WHERE id = 1")?
+        .query_row([], |r| r.get(0))?;
     Ok(usize::try_from(n).unwrap_or(0))
 }
 
@@ -915,6 +927,9 @@ fn seeding_depth(req: &QueryRequest<'_>, seeding: Seeding) -> usize {
 /// * hybrid: [`lexical::fuse`] of the dense results with a positive score and the
 ///   BM25 results; when BM25 finds nothing (no word in common), the dense list alone,
 ///   exactly as dense seeding gives it.
+///
+/// `resident`: the graph of a resident brain, where a conversation's speakers are read
+/// (else from the database, [`speaker::speaker_column`]).
 fn seeding_list(
     searcher: &Searcher,
     conn: &rusqlite::Connection,
@@ -922,6 +937,7 @@ fn seeding_list(
     text: &str,
     seeding: Seeding,
     depth: usize,
+    resident: Option<&Loaded>,
 ) -> rusqlite::Result<Vec<(i64, f64)>> {
     // a conversation brain's lexical search prefers the turns of a speaker the
     // question names (not its dense search: see crate::store::speaker)
@@ -935,7 +951,15 @@ fn seeding_list(
         if !conversation {
             return Ok(found);
         }
-        let mut l = speaker::prefer_named(conn, text, found)?;
+        let mut l = match resident {
+            Some(r) => speaker::prefer_named(text, found, |sym| {
+                Ok(r.by_sym
+                    .get(&sym)
+                    .and_then(|&n| speaker::speaker_in(&r.graph, n))
+                    .map(str::to_string))
+            })?,
+            None => speaker::prefer_named(text, found, speaker::speaker_column(conn)?)?,
+        };
         l.truncate(depth);
         Ok(l)
     };
@@ -978,7 +1002,8 @@ fn list_names(
     ranked: &[(i64, f64)],
 ) -> rusqlite::Result<Vec<String>> {
     let mut out = Vec::with_capacity(ranked.len());
-    let mut stmt = tx.prepare("SELECT id FROM nodes WHERE sym = ?1 AND node_seq IS NOT NULL")?;
+    let mut stmt =
+        tx.prepare_cached("SELECT id FROM nodes WHERE sym = ?1 AND node_seq IS NOT NULL")?;
     for &(sym, _) in ranked {
         match loaded.by_sym.get(&sym) {
             Some(&n) => {

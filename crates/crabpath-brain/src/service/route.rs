@@ -249,8 +249,12 @@ impl VectorCache {
 /// revision of a vector row (any vector written since changes it). Cost: two indexed
 /// lookups.
 pub fn vector_stamp(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
-    let epoch: i64 = conn.query_row("SELECT vectors FROM brain WHERE id = 1", [], |r| r.get(0))?;
-    let rev: Option<i64> = conn.query_row("SELECT MAX(rev) FROM vectors", [], |r| r.get(0))?;
+    let epoch: i64 = conn
+        .prepare_cached("SELECT vectors FROM brain WHERE id = 1")?
+        .query_row([], |r| r.get(0))?;
+    let rev: Option<i64> = conn
+        .prepare_cached("SELECT MAX(rev) FROM vectors")?
+        .query_row([], |r| r.get(0))?;
     Ok((epoch, rev.unwrap_or(0)))
 }
 
@@ -285,7 +289,7 @@ impl<'a> StoreVectors<'a> {
     fn read(&self, sym: i64) -> Option<RowData> {
         let mut stmt = self
             .conn
-            .prepare("SELECT v FROM vectors WHERE sym = ?1")
+            .prepare_cached("SELECT v FROM vectors WHERE sym = ?1")
             .ok()?;
         let blob: Option<Vec<u8>> = stmt.query_row([sym], |r| r.get(0)).optional().ok()?;
         RowData::decode(&blob?, self.layout, self.dim)

@@ -285,41 +285,37 @@ pub mod sql {
         rec: &TurnRecord,
     ) -> rusqlite::Result<i64> {
         let tx = conn.unchecked_transaction()?;
-        let last: Option<i64> = tx.query_row(
-            "SELECT MAX(turn) FROM turns WHERE chat_id = ?1",
-            [chat_id],
-            |r| r.get(0),
-        )?;
+        let last: Option<i64> = tx
+            .prepare_cached("SELECT MAX(turn) FROM turns WHERE chat_id = ?1")?
+            .query_row([chat_id], |r| r.get(0))?;
         let turn = last.unwrap_or(0) + 1;
         let path: Vec<[&str; 2]> = rec
             .path
             .iter()
             .map(|(a, b)| [a.as_str(), b.as_str()])
             .collect();
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO turns(chat_id, turn, ts, query, fired, scores, path, credited) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)",
-            params![
-                chat_id,
-                turn,
-                ts,
-                rec.query,
-                ids_json(&rec.fired),
-                serde_json::to_string(&rec.scores).unwrap_or_else(|_| "[]".into()),
-                serde_json::to_string(&path).unwrap_or_else(|_| "[]".into()),
-            ],
-        )?;
-        tx.execute(
-            "DELETE FROM turns WHERE chat_id = ?1 AND turn <= ?2",
-            params![chat_id, turn - KEEP_PER_CHAT as i64],
-        )?;
+        )?
+        .execute(params![
+            chat_id,
+            turn,
+            ts,
+            rec.query,
+            ids_json(&rec.fired),
+            serde_json::to_string(&rec.scores).unwrap_or_else(|_| "[]".into()),
+            serde_json::to_string(&path).unwrap_or_else(|_| "[]".into()),
+        ])?;
+        tx.prepare_cached("DELETE FROM turns WHERE chat_id = ?1 AND turn <= ?2")?
+            .execute(params![chat_id, turn - KEEP_PER_CHAT as i64])?;
         tx.commit()?;
         Ok(turn)
     }
 
     /// The newest `limit` turns of a conversation, oldest first.
     pub fn recent(conn: &Connection, chat_id: &str, limit: usize) -> rusqlite::Result<Vec<Turn>> {
-        let mut stmt = conn.prepare(
+        let mut stmt = conn.prepare_cached(
             "SELECT turn, ts, query, fired, scores, path, credited FROM turns \
              WHERE chat_id = ?1 ORDER BY turn DESC LIMIT ?2",
         )?;

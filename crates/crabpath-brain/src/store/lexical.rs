@@ -94,7 +94,7 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
         return Ok(Vec::new());
     }
     let table = schema::LEXICAL_TABLE;
-    let mut stmt = conn.prepare(&format!(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?1 ORDER BY s, rowid LIMIT ?2"
     ))?;
     let rows = stmt.query_map(rusqlite::params![match_expression(&terms), k as i64], |r| {
@@ -110,7 +110,7 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
 /// Cost: one FTS5 posting-list read of the term.
 pub fn matching(conn: &Connection, term: &str) -> rusqlite::Result<Vec<i64>> {
     let table = schema::LEXICAL_TABLE;
-    let mut stmt = conn.prepare(&format!(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid"
     ))?;
     let rows = stmt.query_map([match_expression(&[term.to_string()])], |r| r.get(0))?;

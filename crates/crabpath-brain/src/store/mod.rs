@@ -50,6 +50,11 @@ pub const PAGE_SIZE: u32 = 8192;
 /// How long a writer waits for the one before it.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How many prepared statements a brain's connection keeps for reuse
+/// (`prepare_cached`): more than the distinct statements of a served query, its
+/// journal entry and turn log included, so that none is parsed again per query.
+pub const STATEMENT_CACHE: usize = 64;
+
 /// How vectors are encoded and scored (column `brain.layout`, see [`schema`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
@@ -308,6 +313,9 @@ impl Store {
         }
         .map_err(sql_error(path))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql_error(path))?;
+        // a served query runs about twenty statements, each prepared once per
+        // connection from this cache (rusqlite's default holds 16)
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let app: i32 = conn
             .pragma_query_value(None, "application_id", |r| r.get(0))
             .map_err(|e| brain_error(path, format!("not a readable SQLite database: {e}")))?;

@@ -285,7 +285,8 @@ pub fn journal_text(entry: &PyDict) -> Result<String> {
 
 /// Appends a journal entry's text ([`journal_text`]).
 pub fn append_journal(conn: &Connection, text: &str) -> SqlResult<()> {
-    conn.execute("INSERT INTO journal(entry) VALUES (?1)", params![text])
+    conn.prepare_cached("INSERT INTO journal(entry) VALUES (?1)")?
+        .execute(params![text])
         .map(|_| ())
 }
 

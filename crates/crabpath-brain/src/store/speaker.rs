@@ -45,11 +45,8 @@ pub const CANDIDATES: usize = 2;
 /// Whether the brain was built from a conversation (`meta.source`).
 pub fn is_conversation(conn: &Connection) -> rusqlite::Result<bool> {
     let v: Option<String> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = ?1",
-            [crate::source::conversation::SOURCE_KEY],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([crate::source::conversation::SOURCE_KEY], |r| r.get(0))
         .optional()?;
     let want = serde_json::Value::from(crate::source::conversation::CONVERSATION).to_string();
     Ok(v.as_deref() == Some(want.as_str()))
@@ -82,28 +79,24 @@ fn names(question: &[String], speaker: &str) -> bool {
 
 /// `ranked` (`(sym, score)`, best first, scores positive) with the turns of a speaker
 /// named in `question` boosted and re-sorted (see the module docs); unchanged when the
-/// question names no speaker of the ranked nodes.
+/// question names no speaker of the ranked nodes. `speaker_of(sym)` is the speaker of
+/// node `sym` (its `metadata.speaker`): [`speaker_column`] reads it from the database,
+/// a resident brain from its graph.
 ///
-/// Cost: one primary-key lookup per ranked node.
+/// Cost: one `speaker_of` call per ranked node.
 pub fn prefer_named(
-    conn: &Connection,
     question: &str,
     ranked: Vec<(i64, f64)>,
+    mut speaker_of: impl FnMut(i64) -> rusqlite::Result<Option<String>>,
 ) -> rusqlite::Result<Vec<(i64, f64)>> {
     let q = words(question);
     if q.is_empty() || ranked.is_empty() {
         return Ok(ranked);
     }
-    let mut stmt =
-        conn.prepare("SELECT json_extract(metadata, '$.speaker') FROM nodes WHERE sym = ?1")?;
     let mut out = Vec::with_capacity(ranked.len());
     let mut any = false;
     for (sym, score) in ranked {
-        let speaker: Option<String> = stmt
-            .query_row([sym], |r| r.get::<_, Option<String>>(0))
-            .optional()?
-            .flatten();
-        let named = speaker.is_some_and(|s| names(&q, &s));
+        let named = speaker_of(sym)?.is_some_and(|s| names(&q, &s));
         any |= named;
         out.push((sym, boosted(score, named)));
     }
@@ -112,6 +105,31 @@ pub fn prefer_named(
         out.sort_by(|a, b| b.1.total_cmp(&a.1));
     }
     Ok(out)
+}
+
+/// The speaker of node `sym` as the database records it (`metadata.speaker` of its
+/// `nodes` row; none for a node without one or a `sym` without a node), for
+/// [`prefer_named`].
+///
+/// Cost: one primary-key lookup per call (the statement is prepared once, from the
+/// connection's statement cache).
+pub fn speaker_column(
+    conn: &Connection,
+) -> rusqlite::Result<impl FnMut(i64) -> rusqlite::Result<Option<String>> + '_> {
+    let mut stmt = conn
+        .prepare_cached("SELECT json_extract(metadata, '$.speaker') FROM nodes WHERE sym = ?1")?;
+    Ok(move |sym: i64| {
+        Ok(stmt
+            .query_row([sym], |r| r.get::<_, Option<String>>(0))
+            .optional()?
+            .flatten())
+    })
+}
+
+/// The speaker of node `n` of `graph` (its `metadata.speaker`), as [`speaker_column`]
+/// reads it from the database.
+pub fn speaker_in(graph: &Graph, n: NodeId) -> Option<&str> {
+    graph.node(n)?.metadata.get("speaker")?.as_str()
 }
 
 /// The nodes a traversal added (`result`'s fired nodes that are not `seeds`) in
@@ -136,11 +154,7 @@ pub fn added_in_order(
         .filter(|n| !seeds.iter().any(|s| s.0 == *n))
         .map(|n| {
             let s = score.get(&n).copied().unwrap_or(0.0);
-            let named = graph
-                .node(n)
-                .and_then(|x| x.metadata.get("speaker"))
-                .and_then(|v| v.as_str())
-                .is_some_and(|sp| names(&q, sp));
+            let named = speaker_in(graph, n).is_some_and(|sp| names(&q, sp));
             (n, boosted(s, named))
         })
         .collect();
