@@ -362,7 +362,7 @@ fn pypi_peer_on_the_fixture(peer: &str, needs: &[&str]) -> Value {
 ///          came, up): nothing, 0 | film (ada's, favourite, film) [D2:1, D1:2]: 0 | city farm
 ///          (ada, enjoy, city, farm) [D1:3, D1:1, D2:1, D1:2]: no evidence, 1
 /// conv-t1  marathon (marathon, cleo, run) [D1:1, D1:2, D2:3, D2:1]: 1 | sister (cleo's,
-///          sister, live) [D2:1, D2:3, D1:2] and sometimes D1:1 (below): 1 | Dan suggest (dan,
+///          sister, live) [D2:1, D2:3, D1:2] (and D1:1 under another hash seed, below): 1 | Dan suggest (dan,
 ///          suggest, sister's, visit) [D2:1, D1:3, D1:1, D2:2]: D2:2 yes, D2:3 (`She loves
 ///          boats, good idea`) holds none of the words: 0.5 | when (cleo, run, marathon): the
 ///          same four as marathon, 1
@@ -371,15 +371,16 @@ fn pypi_peer_on_the_fixture(peer: &str, needs: &[&str]) -> Value {
 ///          [D1:1, D1:2]: 1 | Finn buy (finn, buy, bakery) [D1:1, D1:2, D1:3, D2:2]: 1
 /// all: 9.5 / 13 = 0.731 at every k.
 ///
-/// Not deterministic: the lines after a note's content come from a Python set, in an order
-/// that changes with each process's hash seed. `cleo's` matches D1:1 (`... marathon,
-/// Cleo?"`) only when the line after it starts with `session` (no other note's content
-/// ends in a name the questions put before `'s`). Of two runs, one returned D1:1, so
-/// "Where does Cleo's sister live?" returned 4 notes (2,041 characters) or 3 (1,562); the
-/// recall is the same either way (D1:1 is not its evidence). Characters per question, from
+/// The lines after a note's content come from a Python set, whose order follows the
+/// process's hash seed; the adapter fixes it (`PYTHONHASHSEED = "0"`). `cleo's` matches
+/// D1:1 (`... marathon, Cleo?"`) only when the line after it starts with `session` (no other
+/// note's content ends in a name the questions put before `'s`). Under seed 0 it does not,
+/// so "Where does Cleo's sister live?" returns 3 notes (1,562 characters; 4 notes and 2,041
+/// under a seed that puts `session` next, as some runs did before the seed was fixed; the
+/// recall is the same either way, D1:1 is not its evidence). Characters per question, from
 /// the runs (a JSON object of the notes found, with their content, score and paths): 1572,
-/// 2056, 95, 1097, 2037 | 2038, 2041 or 1562, 2007, 2038 | 2020, 2025, 1066, 2011; the sum
-/// 22,103 / 13 = 1,700.2 or 21,624 / 13 = 1,663.4, both accepted.
+/// 2056, 95, 1097, 2037 | 2038, 1562, 2007, 2038 | 2020, 2025, 1066, 2011; the sum 21,624 /
+/// 13 = 1,663.4 (three runs alike).
 #[test]
 #[ignore = "needs benchmarks/peers/install.sh python (basic-memory)"]
 fn fixture_through_basic_memory() {
@@ -400,7 +401,7 @@ fn fixture_through_basic_memory() {
         assert_eq!(s["recall"][cat], serde_json::json!([r, r, r, r]), "{cat}");
     }
     let chars = s["mean_chars_per_question"].as_f64().unwrap();
-    assert!(chars == 1663.4 || chars == 1700.2, "{chars}");
+    assert_eq!(chars, 1663.4);
     // the MCP server is FastMCP's, and reports FastMCP's version (fastmcp==4.1.3 in
     // benchmarks/peers/python/basic-memory.txt)
     assert_eq!(s["reported_by_server"], "Basic Memory 4.1.3");
