@@ -136,17 +136,59 @@ pub fn append(path: &Path, event: PyDict) -> Result<PyDict> {
     }
     let mut line = entry_line(&entry);
     line.push('\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io)?;
-    f.write_all(line.as_bytes()).map_err(io)?;
+    append_whole(path, &line).map_err(io)?;
     Ok(entry)
 }
 
+/// Appends `text` (whole lines) to the file at `path`, creating it, so that the file
+/// never keeps part of it: when the write fails (a full disk, a quota), the file is
+/// cut back to its length before the write and the error returned. And when the file
+/// ends in a line without its newline (a torn line an earlier crash left), `text`
+/// starts on a line of its own instead of being glued to it: readers skip the torn
+/// line ([`read_journal`], corrected profile) and keep the new ones.
+///
+/// Both are departures from the reference's `log_event` (a plain append, which a full
+/// disk leaves torn and a later append glues onto) only where the file is already or
+/// about to be damaged: a successful append of a sound file writes the same bytes.
+///
+/// Cost: one `fstat`, one read of the file's last byte, one append.
+pub fn append_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
+    let before = f.metadata()?.len();
+    let mut torn = false;
+    if before > 0 {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::Start(before - 1))?;
+        f.read_exact(&mut last)?;
+        torn = last[0] != b'\n';
+    }
+    let written = match torn {
+        true => f
+            .write_all(b"\n")
+            .and_then(|()| f.write_all(text.as_bytes())),
+        false => f.write_all(text.as_bytes()),
+    };
+    if let Err(e) = written.and_then(|()| f.flush()) {
+        // nothing of this append stays: a torn entry would make the next one unreadable
+        let _ = f.set_len(before);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Whether an append failed for want of room (a full disk or a quota): the write is
+/// refused, nothing else is wrong with the brain.
+pub fn no_room(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::StorageFull || e.kind() == std::io::ErrorKind::QuotaExceeded
+}
+
 /// Appends entries already stamped ([`stamp`]) to the journal file at `path`, one
-/// line each, in one write.
+/// line each, in one write ([`append_whole`]: all of them or none).
 pub fn append_entries(path: &Path, entries: &[PyDict]) -> Result<()> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
@@ -160,12 +202,7 @@ pub fn append_entries(path: &Path, entries: &[PyDict]) -> Result<()> {
         text.push_str(&entry_line(e));
         text.push('\n');
     }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io)?;
-    f.write_all(text.as_bytes()).map_err(io)
+    append_whole(path, &text).map_err(io)
 }
 
 /// The entries of a journal (reference `read_journal`): a missing file reads as empty;
@@ -234,6 +271,39 @@ pub struct Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_append_after_a_torn_line_starts_a_line_of_its_own() {
+        // a crash mid-append left `{"type": "query", "query": "de` without its newline;
+        // glued to it, the next entry would be unreadable too
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let whole = r#"{"type": "learn", "outcome": 1.0}"#;
+        std::fs::write(
+            &path,
+            format!("{whole}\n{{\"type\": \"query\", \"query\": \"de"),
+        )
+        .unwrap();
+        append_whole(&path, &format!("{whole}\n")).unwrap();
+        let j = read_journal(&path, Profile::Corrected).unwrap();
+        assert_eq!(
+            j.entries.len(),
+            2,
+            "the entries before and after the torn line"
+        );
+        assert_eq!(j.malformed, [2], "only the torn line is skipped");
+        // a sound file gets exactly the appended bytes (the reference's append)
+        append_whole(&path, &format!("{whole}\n")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with(&format!("de\n{whole}\n{whole}\n")), "{text}");
+    }
+
+    #[test]
+    fn a_full_device_refuses_the_append_for_want_of_room() {
+        // /dev/full fails every write with ENOSPC, as a full disk does
+        let e = append_whole(Path::new("/dev/full"), "{}\n").unwrap_err();
+        assert!(no_room(&e), "{e}");
+    }
 
     #[test]
     fn lines_match_the_reference() {

@@ -533,7 +533,20 @@ impl Brain {
                     seeds_alone(graph, &seeds)
                 };
                 let entry = query_entry(req, &result, graph, graph.node_count());
-                crate::reference::journal::append_entries(&j.journal, &[entry])?;
+                match crate::reference::journal::append_entries(&j.journal, &[entry]) {
+                    Ok(()) => {}
+                    // corrected profile: the answer stands, marked, as a database's
+                    // (super::unjournaled); the reference fails the query
+                    Err(Error::Io { path, source })
+                        if profile.fixes_bugs() && crate::reference::journal::no_room(&source) =>
+                    {
+                        unjournaled = Some(super::unjournaled::Unjournaled {
+                            path,
+                            reason: source.to_string(),
+                        });
+                    }
+                    Err(e) => return Err(e),
+                }
                 (graph, hits, seeds, result, list, GraphAt::Json)
             }
             Backend::Store(s) => {

@@ -15,6 +15,12 @@
 //! fails with the database's error and changes nothing (SQLite rolls the statement
 //! back).
 //!
+//! A state file's brain does the same in the corrected profile when its `journal.jsonl`
+//! cannot take the entry for want of room ([`crate::reference::journal::no_room`]): the
+//! append leaves nothing of itself in the file
+//! ([`crate::reference::journal::append_whole`]), and the answer is marked with the
+//! journal's path and the system's reason.
+//!
 //! A brain opened for reading on purpose (or by the read-only fallback) journals nothing
 //! and says so its own way; it is not marked here.
 
@@ -29,9 +35,9 @@ use crate::store::{sql_error, Store};
 /// (e.g. `database or disk is full`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unjournaled {
-    /// The database file (`…/brain.db`).
+    /// The database file (`…/brain.db`), or a state file's `journal.jsonl`.
     pub path: PathBuf,
-    /// SQLite's message for the failed append.
+    /// SQLite's (or the system's) message for the failed append.
     pub reason: String,
 }
 

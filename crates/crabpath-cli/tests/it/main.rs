@@ -41,6 +41,7 @@ mod replace_safety;
 mod safety;
 mod sample_workspace;
 mod sequences;
+mod state_full_disk;
 mod sync_safety;
 mod team;
 mod used_ids;
