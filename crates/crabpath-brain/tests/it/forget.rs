@@ -1061,6 +1061,22 @@ fn forgetting_a_chat_with_question_nodes_equals_never_having_heard_it() {
     assert_eq!(ex, ey);
 }
 
+/// Chat c1 asks one question, is credited +1, and is forgotten: the forget's answer.
+fn c1_asked_taught_and_forgotten(
+    d: &mut crabpath_brain::serve::daemon::Daemon,
+) -> serde_json::Value {
+    chat_query(
+        d,
+        "c1",
+        "when does the staging deploy promote to production",
+    );
+    chat_feedback(d, "c1", 1.0);
+    send(
+        d,
+        r#"{"id": 4, "method": "forget", "params": {"chat": "c1"}}"#,
+    )
+}
+
 /// What the replay still cannot repeat with question nodes: an autotuner run (here
 /// `maintain`'s health task) after a question node's birth read the health of the whole
 /// graph, question nodes and their edges included (`measure_health`: edge bands,
@@ -1077,16 +1093,7 @@ fn an_autotuner_run_after_a_question_node_keeps_the_weights() {
         &mut d,
         r#"{"id": 5, "method": "maintain", "params": {"tasks": ["health", "decay"]}}"#,
     );
-    chat_query(
-        &mut d,
-        "c1",
-        "when does the staging deploy promote to production",
-    );
-    chat_feedback(&mut d, "c1", 1.0);
-    let r = send(
-        &mut d,
-        r#"{"id": 4, "method": "forget", "params": {"chat": "c1"}}"#,
-    );
+    let r = c1_asked_taught_and_forgotten(&mut d);
     assert_eq!(r["replayed"], serde_json::Value::Null, "{r}");
     // the credit of c2 is the 1st event, the maintenance the 2nd
     assert_eq!(
@@ -1113,16 +1120,7 @@ fn a_learn_naming_a_question_node_keeps_the_weights() {
     let line = serde_json::json!({"id": 6, "method": "learn",
         "params": {"fired_nodes": [&auto, "c.md::0"], "outcome": 1.0}});
     send(&mut d, &line.to_string());
-    chat_query(
-        &mut d,
-        "c1",
-        "when does the staging deploy promote to production",
-    );
-    chat_feedback(&mut d, "c1", 1.0);
-    let r = send(
-        &mut d,
-        r#"{"id": 4, "method": "forget", "params": {"chat": "c1"}}"#,
-    );
+    let r = c1_asked_taught_and_forgotten(&mut d);
     assert_eq!(r["replayed"], serde_json::Value::Null, "{r}");
     // c2's credit is the 1st learning event, the learn by hand the 2nd
     assert_eq!(
