@@ -444,3 +444,43 @@ fn doctor_and_info_after_a_sync_that_rewrites_and_adds() {
     let (rc, out, err) = cli(d, &["info", "--state", "b"]);
     assert_eq!(rc, 0, "{out}{err}");
 }
+
+/// A state file's journal ending in a torn line (a crash or a full disk mid-append):
+/// readers skip it, and the corrected doctor names it on the journal's line (before:
+/// nothing said; the paper profile's line stays the reference's).
+#[test]
+fn a_torn_journal_line_is_named_by_the_corrected_doctor() {
+    let dir = common::scratch();
+    let d = dir.path();
+    let (rc, _, err) = common::run_text(
+        d,
+        "paper",
+        &[
+            "init",
+            "--workspace",
+            &common::fixtures().join("workspace").to_string_lossy(),
+            "--output",
+            "s",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let (rc, _, err) =
+        common::run_text(d, "paper", &["query", "--state", "s/state.json", "deploy"]);
+    assert_eq!(rc, 0, "{err}");
+    let journal = d.join("s/journal.jsonl");
+    let mut text = std::fs::read_to_string(&journal).unwrap();
+    text.push_str(r#"{"type": "query", "q"#);
+    std::fs::write(&journal, text).unwrap();
+    let (_, out, _) = cli(d, &["doctor", "--state", "s/state.json"]);
+    let (line, _) = check(&out, "journal_writable");
+    assert!(line.starts_with("journal_writable: PASS"), "{out}");
+    assert!(
+        line.contains("readers skip 1 malformed line(s): 2"),
+        "{line}"
+    );
+    let (_, out, _) = common::run_text(d, "paper", &["doctor", "--state", "s/state.json"]);
+    assert!(
+        !check(&out, "journal_writable").0.contains("malformed"),
+        "{out}"
+    );
+}

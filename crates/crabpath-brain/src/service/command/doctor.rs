@@ -12,7 +12,7 @@
 //! 7. `embedder_metadata_present` (`meta.embedder_name` a string, `embedder_dim` an
 //!    integer);
 //! 8. `index_dimension_matches_embedder`;
-//! 9. `journal_writable`.
+//! 9. `journal_writable` (corrected: its detail names the malformed lines readers skip).
 //!
 //! | # | reference (paper) | corrected | before → after |
 //! |---|---|---|---|
@@ -293,10 +293,25 @@ pub fn doctor(
             .append(true)
             .open(journal)
             .is_ok();
+        // corrected profile: name the lines readers skip (a torn append left by a crash
+        // or a full disk; the next append starts on a line of its own, so nothing to do)
+        let mut detail = journal.display().to_string();
+        if fixes {
+            if let Ok(j) = crate::reference::journal::read_journal(journal, Profile::Corrected) {
+                if !j.malformed.is_empty() {
+                    let lines: Vec<String> = j.malformed.iter().map(|l| l.to_string()).collect();
+                    detail.push_str(&format!(
+                        "; readers skip {} malformed line(s): {} (a torn append; nothing to do)",
+                        lines.len(),
+                        lines.join(", ")
+                    ));
+                }
+            }
+        }
         run.check(
             "journal_writable",
             ok,
-            journal.display().to_string(),
+            detail,
             "the journal beside the state cannot be appended to: check its permissions (it must be a file)",
         );
     } else {
