@@ -151,7 +151,7 @@ pub fn append(path: &Path, event: PyDict) -> Result<PyDict> {
 /// disk leaves torn and a later append glues onto) only where the file is already or
 /// about to be damaged: a successful append of a sound file writes the same bytes.
 ///
-/// Cost: one `fstat`, one read of the file's last byte, one append.
+/// Cost: one lock of the file, one `fstat`, one read of its last byte, one append.
 pub fn append_whole(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::OpenOptions::new()
@@ -159,6 +159,9 @@ pub fn append_whole(path: &Path, text: &str) -> std::io::Result<()> {
         .read(true)
         .append(true)
         .open(path)?;
+    // one append at a time (an advisory lock every append of this program takes): the
+    // cut back after a failure must not take another process's lines with it
+    f.lock()?;
     let before = f.metadata()?.len();
     let mut torn = false;
     if before > 0 {

@@ -2,8 +2,11 @@
 //! a clear error for the write, nothing corrupt, and queries keep working"): a 1 MiB
 //! tmpfs, filled, then queried. Before, the append left a torn line in `journal.jsonl`
 //! (the reference's `journal` then failed on the whole file) and the query printed no
-//! answer in either profile.
+//! answer in either profile. The daemon's write-ahead log of a state file likewise
+//! kept a torn line after a refused write, so the next acknowledged write, glued to it,
+//! was unreadable when the log was replayed.
 
+use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::Command;
 
@@ -38,21 +41,7 @@ fn a_full_disk_leaves_the_journal_whole_and_the_corrected_query_answered() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let _fs = Tmpfs::mount(dir);
-    let ws = dir.join("ws");
-    std::fs::create_dir(&ws).unwrap();
-    for i in 1..=3 {
-        std::fs::write(
-            ws.join(format!("f{i}.md")),
-            format!("# T{i}\n\nDeploy tool {i} rolls back.\n"),
-        )
-        .unwrap();
-    }
-    let (code, _, err) = crate::common::run_text(
-        dir,
-        "paper",
-        &["init", "--workspace", "ws", "--output", "b"],
-    );
-    assert_eq!(code, 0, "{err}");
+    small_brain(dir);
     let q = |profile: &str, i: usize| {
         crate::common::run_text(
             dir,
@@ -108,4 +97,77 @@ fn a_full_disk_leaves_the_journal_whole_and_the_corrected_query_answered() {
         crate::common::run_text(dir, "paper", &["journal", "--state", "b/state.json"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("deploy tool roll back"), "{out}");
+}
+
+/// A state-file brain `b/` of three small files in `dir`, made by the paper profile.
+fn small_brain(dir: &Path) {
+    let ws = dir.join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    for i in 1..=3 {
+        std::fs::write(
+            ws.join(format!("f{i}.md")),
+            format!("# T{i}\n\nDeploy tool {i} rolls back.\n"),
+        )
+        .unwrap();
+    }
+    let (code, _, err) = crate::common::run_text(
+        dir,
+        "paper",
+        &["init", "--workspace", "ws", "--output", "b"],
+    );
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+#[ignore = "needs root to mount a tmpfs (.ci/run runs it); run with: cargo test -p crabpath-cli --test it state_full_disk:: -- --ignored"]
+fn a_refused_daemon_write_leaves_its_log_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let _fs = Tmpfs::mount(dir);
+    small_brain(dir);
+    let mut d =
+        crate::common::spawn_piped(dir, "corrected", &["daemon", "--state", "b/state.json"]);
+    let mut input = d.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(d.stdout.take().unwrap());
+    let mut ask = |line: String| {
+        writeln!(input, "{line}").unwrap();
+        input.flush().unwrap();
+        let mut answer = String::new();
+        output.read_line(&mut answer).unwrap();
+        answer
+    };
+    let learn = |i: usize| {
+        // longer than a page of the file system: the log's own write meets the full
+        // disk (a shorter one can still fit the log's last page and fail later)
+        let note = "x".repeat(6000);
+        format!(
+            r#"{{"id": {i}, "method": "learn", "params": {{"fired_nodes": ["f1.md::0", "f1.md::1"], "outcome": 1.0, "metadata": {{"note": "{note}"}}}}}}"#
+        )
+    };
+    assert!(ask(learn(0)).contains("result"), "a learn with room");
+    let _ = std::fs::write(dir.join("fill"), vec![0u8; 2 << 20]);
+    let wal = dir.join("b/state.json.wal");
+    let mut before = std::fs::read(&wal).unwrap();
+    let mut refused = None;
+    for i in 1..400 {
+        let a = ask(learn(i));
+        if a.contains("error") {
+            refused = Some(a);
+            break;
+        }
+        before = std::fs::read(&wal).unwrap();
+    }
+    let a = refused.expect("the full file system refuses a logged write");
+    assert!(a.contains("No space left on device"), "{a}");
+    let after = std::fs::read(&wal).unwrap();
+    assert!(
+        after == before,
+        "nothing of the refused write stays in the log: {} bytes before, {} after, the refusal: {}",
+        before.len(),
+        after.len(),
+        &a[..a.len().min(300)]
+    );
+    assert!(after.last() == Some(&b'\n'), "the log ends on a whole line");
+    drop(input);
+    let _ = d.wait();
 }
