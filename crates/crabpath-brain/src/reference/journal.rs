@@ -170,14 +170,31 @@ pub fn append_whole(path: &Path, text: &str) -> std::io::Result<()> {
         f.read_exact(&mut last)?;
         torn = last[0] != b'\n';
     }
-    let written = match torn {
-        true => f
-            .write_all(b"\n")
-            .and_then(|()| f.write_all(text.as_bytes())),
-        false => f.write_all(text.as_bytes()),
-    };
-    if let Err(e) = written.and_then(|()| f.flush()) {
-        // nothing of this append stays: a torn entry would make the next one unreadable
+    match torn {
+        true => write_or_cut_back(&mut f, before, format!("\n{text}").as_bytes(), false),
+        false => write_or_cut_back(&mut f, before, text.as_bytes(), false),
+    }
+}
+
+/// Writes `bytes` at the end of `f` (a file opened for appending, `before` bytes long)
+/// and, with `sync`, to the disk; when the write or the sync fails, cuts the file back
+/// to `before` and returns the error, so that nothing of the write stays: a torn line
+/// would make the next whole one unreadable. The one home of that rule for the
+/// journal ([`append_whole`]) and the daemon's write-ahead log
+/// ([`crate::serve::daemon`]).
+///
+/// Cost: one write (and one `fdatasync` with `sync`); one truncation on failure.
+pub fn write_or_cut_back(
+    f: &mut std::fs::File,
+    before: u64,
+    bytes: &[u8],
+    sync: bool,
+) -> std::io::Result<()> {
+    let written = f.write_all(bytes).and_then(|()| match sync {
+        true => f.sync_data(),
+        false => f.flush(),
+    });
+    if let Err(e) = written {
         let _ = f.set_len(before);
         return Err(e);
     }

@@ -123,7 +123,6 @@ const fn method(
     }
 }
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -319,16 +318,17 @@ impl Daemon {
         let path = wal.path.clone();
         // a refused write leaves nothing of itself in the log: glued to a torn line, the
         // next acknowledged write would be unreadable when the log is replayed
-        let before = wal.file.metadata().map(|m| m.len());
         wal.file
-            .write_all(line.as_bytes())
-            .and_then(|()| wal.file.sync_data())
-            .map_err(|e| {
-                if let Ok(len) = before {
-                    let _ = wal.file.set_len(len);
-                }
-                Failure(format!("{}: {e}", path.display()))
+            .metadata()
+            .and_then(|m| {
+                crate::reference::journal::write_or_cut_back(
+                    &mut wal.file,
+                    m.len(),
+                    line.as_bytes(),
+                    true,
+                )
             })
+            .map_err(|e| Failure(format!("{}: {e}", path.display())))
     }
 
     /// Saves a state file now and resets the write counter (and the log); nothing to
