@@ -4,9 +4,12 @@ stdio, each of two builds, on its own copy of one brain, timed in one run.
 
     python before_after.py OLD_CRABPATH NEW_CRABPATH BRAIN [--rounds 10]
                            [--per-round 100] [--top-k 4] [--work DIR]
-                           [--questions FILE] [--args JSON]
+                           [--questions FILE] [--args JSON] [--old-brain DIR]
+                           [--kinds daemon,mcp_stdio]
 
-BRAIN (a brain directory) is copied once per server (every query logs its turn, so the
+BRAIN (a brain directory) is copied once per server (`--old-brain`: the old build's
+servers copy DIR instead, a brain that build made from the same source, for a change of
+the on-disk format that the old build cannot read) (every query logs its turn, so the
 four servers must not see each other's writes). The MCP servers are driven by plain
 JSON-RPC lines (initialize, initialized, tools/call), no SDK. The questions are
 rtt_common's 40 tldr-style ones, or FILE's lines (`--questions`); `--args` adds query
@@ -81,6 +84,8 @@ def main():
     ap.add_argument("--work", default=None, help="where the brain copies go (default: a temporary directory)")
     ap.add_argument("--questions", default=None, help="a file of questions, one a line (default: rtt_common's)")
     ap.add_argument("--args", default="{}", help="more query arguments, a JSON object")
+    ap.add_argument("--kinds", default="daemon,mcp_stdio", help="which servers, comma-separated (MCP's query takes no `seeding`: `--kinds daemon` for a daemon-only argument)")
+    ap.add_argument("--old-brain", default=None, help="the old build's brain, when it cannot read BRAIN (default: BRAIN)")
     a = ap.parse_args()
     queries = QUERIES
     if a.questions:
@@ -89,11 +94,13 @@ def main():
     extra = json.loads(a.args)
     work = a.work or tempfile.mkdtemp(prefix="before-after-")
     servers = {}
-    for build, binary in [("old", a.old), ("new", a.new)]:
+    for build, binary, brain in [("old", a.old, a.old_brain or a.brain), ("new", a.new, a.brain)]:
         for kind, cls in [("daemon", Daemon), ("mcp_stdio", StdioMcp)]:
+            if kind not in a.kinds.split(","):
+                continue
             copy = os.path.join(work, f"{build}-{kind}")
             shutil.rmtree(copy, ignore_errors=True)
-            shutil.copytree(a.brain, copy)
+            shutil.copytree(brain, copy)
             servers[f"{kind}_{build}"] = cls(binary, copy, []) if cls is Daemon else cls(binary, copy)
     names = list(servers)
     for i in range(20):
@@ -115,13 +122,13 @@ def main():
     load_after = os.getloadavg()
     for s in servers.values():
         s.close()
-    out = {"brain": a.brain, "top_k": a.top_k, "args": extra, "queries_per_server": n}
+    out = {"brain": a.brain, "old_brain": a.old_brain or a.brain, "top_k": a.top_k, "args": extra, "queries_per_server": n}
     for who in names:
         out[who] = summary(times[who])
         out[who]["server_cpu_ms_per_query"] = round(cpu[who], 3)
     out["ratio_new_over_old"] = {
         kind: {p: round(out[f"{kind}_new"][p] / out[f"{kind}_old"][p], 3) for p in ["p50_ms", "p99_ms", "server_cpu_ms_per_query"]}
-        for kind in ["daemon", "mcp_stdio"]
+        for kind in ["daemon", "mcp_stdio"] if kind in a.kinds.split(",")
     }
     out["load_before"] = [round(x, 2) for x in load_before]
     out["load_after"] = [round(x, 2) for x in load_after]

@@ -24,7 +24,10 @@
 //! Vectors are unit vectors rounded once to `f32` (`crabpath::vectors::normalize_into`),
 //! little-endian. With `layout = 'dense'` a blob holds `dim` floats; with `layout =
 //! 'sparse'` (hash-v1, whose vectors are mostly zero) it holds the `k` non-zero
-//! components as `k` `u16` indices (ascending) followed by their `k` floats.
+//! components: since schema 4 as a table of their distinct values and, per component,
+//! its index gap and its value's place in the table
+//! ([`super::codec::sparse_entries`]); before, as `k` `u16` indices (ascending)
+//! followed by their `k` floats, a form still read.
 //!
 //! `PRAGMA application_id` marks the file as a brain and `PRAGMA user_version` is the
 //! schema version: a file of another application, or of a newer schema than this
@@ -35,7 +38,7 @@
 pub const APPLICATION_ID: i32 = 0x4350_4252;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// The oldest schema version read without migrating it (a brain opened for reading
 /// cannot be migrated): version 3 only adds the lexical index, derived from the nodes,
@@ -109,7 +112,11 @@ CREATE TABLE journal(
 /// Migrations: `MIGRATIONS[i]` takes a database from version `i + 1` to `i + 2`; a new
 /// database is made with [`SCHEMA_V1`] and every migration. A future schema adds its
 /// step here and bumps [`SCHEMA_VERSION`].
-pub const MIGRATIONS: &[&str] = &[SCHEMA_V2_CONVERSATIONS, SCHEMA_V3_LEXICAL];
+pub const MIGRATIONS: &[&str] = &[
+    SCHEMA_V2_CONVERSATIONS,
+    SCHEMA_V3_LEXICAL,
+    SCHEMA_V4_VALUE_TABLES,
+];
 
 /// Version 2: the conversation log and the feedback ledger ([`crate::service::turns`]).
 ///
@@ -224,6 +231,14 @@ INSERT INTO nodes_fts(rowid, text, file) SELECT sym, ",
     " FROM nodes WHERE content IS NOT NULL;
 "
 );
+
+/// Version 4: sparse vector blobs may be written in the value-table form
+/// ([`super::codec::sparse_entries`]: about 2 bytes a component instead of 6 on hash-v1
+/// vectors, the same `f32` bits). No table changes: this program reads blobs of both
+/// forms, and the version bump makes an older program refuse a brain it could not read
+/// (it would skip such vectors as damaged). Blobs written before stay as they are until
+/// their vector is written again.
+pub const SCHEMA_V4_VALUE_TABLES: &str = "-- no table changes: see the doc comment\n";
 
 /// Creates the current schema ([`SCHEMA_V1`] and every migration) in `conn`: a new
 /// brain ([`super::Store::create`]) and the expected schema that `doctor` compares a

@@ -13,7 +13,8 @@
 //!
 //! **The derived index** (`search.idx` beside the database, sparse layout only): the
 //! posting lists of every vector component — for each component, the (row, value)
-//! pairs of the vectors where it is not zero — so that a query reads the lists of its
+//! pairs of the vectors where it is not zero, a value named by its sign and its place
+//! in its row's table of distinct magnitudes — so that a query reads the lists of its
 //! own non-zero components (a few MB on 79,000 hash-v1 chunks) instead of every vector
 //! (58 MB). It is memory-mapped, written atomically (temporary file, `fsync`, rename)
 //! by `init`, `import` and `rollback` and by any writer once more than [`REBUILD_AFTER`]
@@ -36,7 +37,7 @@ use memmap2::Mmap;
 use rusqlite::{params, Connection};
 use rustc_hash::FxHashSet;
 
-use super::codec::sparse_entries;
+use super::codec::{find_code, sparse_entries, value_code};
 use super::{Clock, Layout};
 use crate::error::{io_error, Result};
 
@@ -46,8 +47,8 @@ pub const INDEX_FILE: &str = "search.idx";
 /// Vectors added since the index was built, past which the next writer rebuilds it.
 pub const REBUILD_AFTER: usize = 4096;
 
-const MAGIC: &[u8; 8] = b"CPSIDX03";
-const HEADER: usize = 64;
+const MAGIC: &[u8; 8] = b"CPSIDX04";
+const HEADER: usize = 72;
 
 /// The derived index's path for a brain directory.
 pub fn index_path(dir: &Path) -> PathBuf {
@@ -68,7 +69,7 @@ impl RowData {
     pub fn decode(blob: &[u8], layout: Layout, dim: usize) -> Option<RowData> {
         match layout {
             Layout::Sparse => {
-                let e: Vec<(u16, f32)> = sparse_entries(blob)?.collect();
+                let e = sparse_entries(blob)?;
                 if e.iter().any(|(i, _)| *i as usize >= dim) {
                     return None;
                 }
@@ -125,26 +126,34 @@ impl std::fmt::Display for IndexFault {
 
 /// The memory-mapped derived index (see the module docs).
 ///
-/// **File layout** (little-endian `u64`s unless said): the magic `CPSIDX03`; the
+/// **File layout** (little-endian `u64`s unless said): the magic `CPSIDX04`; the
 /// database's nonce, the vector epoch, the revision covered, the dimension `dim`, the
 /// number of rows, the length in bytes of the entries `nbytes`; the checksum: the
 /// CRC-32 of every other byte of the file (the 56 header bytes before it, then
-/// everything after it); per row its `sym`; per row its `seq`; `dim + 1` list starts
-/// (bytes of the entries before component `j`'s list); the entries, each list's rows
-/// ascending: the row as the gap from the list's previous row (the row itself for the
-/// first) in LEB128 (7 bits a byte, low first, at most 5 bytes), then the value `f32`.
-/// `CPSIDX02` held each row as a `u32` (8 bytes an entry); the gaps of a list are
-/// small (on the 79,118 tldr-pages chunks most fit one byte), so an entry takes about 5
-/// bytes: the file shrank by 37% there (`BENCHMARKS.md`, "Brain size", has the sizes).
-/// An index of the older format is rebuilt from the database as a damaged one is.
+/// everything after it); the number of table values `nvals`; per row its `sym`; per
+/// row its `seq`; `rows + 1` table starts (`u32`: values of the tables before row
+/// `r`'s); the `nvals` values (`f32`; a row's table holds the distinct magnitudes of
+/// its components in component order of first appearance, as the database's blobs
+/// do, [`super::codec::sparse_entries`]); `dim + 1` list starts (bytes of the entries
+/// before component `j`'s list); the entries, each list's rows ascending: the row as
+/// the gap from the list's previous row (the row itself for the first), then the
+/// value's code in the row's table (its magnitude's place times 2, plus 1 when
+/// negative, `super::codec::value_code`), both in LEB128 (7 bits a byte, low first, at
+/// most 5 bytes).
+/// `CPSIDX02` held each row as a `u32` and the value as an `f32` (8 bytes an entry);
+/// `CPSIDX03` the gap in LEB128 and the `f32` (about 5 bytes); a hash-v1 vector has
+/// about 5 distinct magnitudes (feature counts over one norm), so a code fits a byte
+/// and an entry takes about 2 bytes (`BENCHMARKS.md`, "Brain size", has the sizes). An index of an older format is rebuilt from the database as a damaged one is.
 ///
 /// **Checked on open** ([`PostingsFile::open`]): the length is exactly what the header
-/// says, the checksum matches, the starts begin at 0, never decrease and end at
-/// `nbytes`; a search reads a list's entries only while they are whole and name rows
-/// below the number of rows, so that no read of the map can go out of range, whatever
-/// the bytes. (`CPSIDX02` checked every entry's row on open; walking the LEB128 gaps
+/// says, the checksum matches, the list starts begin at 0, never decrease and end at
+/// `nbytes`, the table starts likewise end at `nvals`; a search reads a list's entries
+/// only while they are whole, name rows below the number of rows and codes within the
+/// values, so that no read of the map can go out of range, whatever the
+/// bytes. (`CPSIDX02` checked every entry's row on open; walking the LEB128 gaps
 /// there cost a query from a new process 30 ms on the 79,118-chunk brain.) Cost of the
-/// check: one CRC-32 pass over the file and one pass over the starts, measured per
+/// check: one CRC-32 pass over the file, one pass over the list starts and one over
+/// the table starts (4 bytes a row), measured per
 /// open by `examples/index_check.rs` on a generated index the size of the 79,118-chunk
 /// brain's (`BENCHMARKS.md`, "The search index's checksum", has the times and why not
 /// SHA-256). A resident brain (daemon, MCP) pays it once.
@@ -153,6 +162,10 @@ pub struct PostingsFile {
     dim: usize,
     rows: usize,
     seqs_at: usize,
+    /// The table starts, `rows + 1` of them, and the table values, read once on open
+    /// (4 bytes a row and a value; a query looks one of each up per entry).
+    bases: Vec<u32>,
+    vals: Vec<f32>,
     /// The database it was built from ([`super::Store::nonce`]).
     pub nonce: i64,
     /// The vector epoch it was built at.
@@ -182,19 +195,44 @@ fn checksum(bytes: &[u8]) -> [u8; SUM_LEN] {
     u64::from(h.finalize()).to_le_bytes()
 }
 
-/// The section offsets of an index of `rows` rows, `dim` components and `nbytes`
-/// bytes of entries: (`seqs_at`, `starts_at`, `entries_at`, total length); `None` when
-/// they overflow.
-fn layout_of(rows: usize, dim: usize, nbytes: usize) -> Option<(usize, usize, usize, usize)> {
-    let seqs_at = HEADER.checked_add(rows.checked_mul(8)?)?;
-    let starts_at = seqs_at.checked_add(rows.checked_mul(8)?)?;
-    let entries_at = starts_at.checked_add(dim.checked_add(1)?.checked_mul(8)?)?;
-    let len = entries_at.checked_add(nbytes)?;
-    Some((seqs_at, starts_at, entries_at, len))
+/// Where the number of table values sits in the header.
+const NVALS_AT: usize = 64;
+
+/// The section offsets of an index (see [`PostingsFile`]).
+#[derive(Debug, Clone, Copy)]
+struct Sections {
+    seqs_at: usize,
+    bases_at: usize,
+    vals_at: usize,
+    starts_at: usize,
+    entries_at: usize,
+    len: usize,
 }
 
-/// Bytes of an entry's value.
-const VALUE_LEN: usize = 4;
+/// The section offsets of an index of `rows` rows, `nvals` table values, `dim`
+/// components and `nbytes` bytes of entries; `None` when they overflow.
+fn layout_of(rows: usize, nvals: usize, dim: usize, nbytes: usize) -> Option<Sections> {
+    let seqs_at = HEADER.checked_add(rows.checked_mul(8)?)?;
+    let bases_at = seqs_at.checked_add(rows.checked_mul(8)?)?;
+    let vals_at = bases_at.checked_add(rows.checked_add(1)?.checked_mul(4)?)?;
+    let starts_at = vals_at.checked_add(nvals.checked_mul(4)?)?;
+    let entries_at = starts_at.checked_add(dim.checked_add(1)?.checked_mul(8)?)?;
+    let len = entries_at.checked_add(nbytes)?;
+    Some(Sections {
+        seqs_at,
+        bases_at,
+        vals_at,
+        starts_at,
+        entries_at,
+        len,
+    })
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(a)
+}
 
 /// Bytes of `gap` in LEB128.
 fn gap_len(gap: u32) -> usize {
@@ -220,24 +258,24 @@ fn put_gap(out: &mut [u8], mut gap: u32) -> usize {
     n + 1
 }
 
-/// The entry at byte `at` of a posting list: its row gap, its value and the byte after
-/// it; `None` where the bytes stop being a whole entry (a gap of more than 5 bytes or
-/// past `u32`, a value cut short). A one-byte gap (most of them) is read first.
+/// The entry at byte `at` of a posting list: its row gap, its value's code in the
+/// row's table and the byte after it; `None` where the bytes stop being a whole entry
+/// (a number of more than 5 bytes or past `u32`, cut short). One-byte numbers (most of
+/// them) are read first.
 #[inline(always)]
-fn read_entry(bytes: &[u8], at: usize) -> Option<(u32, f32, usize)> {
+fn read_entry(bytes: &[u8], at: usize) -> Option<(u32, u32, usize)> {
     let (gap, at) = match *bytes.get(at)? {
         b if b < 0x80 => (u32::from(b), at + 1),
         _ => read_long_gap(bytes, at)?,
     };
-    let v = bytes.get(at..at + VALUE_LEN)?;
-    Some((
-        gap,
-        f32::from_le_bytes([v[0], v[1], v[2], v[3]]),
-        at + VALUE_LEN,
-    ))
+    let (code, at) = match *bytes.get(at)? {
+        b if b < 0x80 => (u32::from(b), at + 1),
+        _ => read_long_gap(bytes, at)?,
+    };
+    Some((gap, code, at))
 }
 
-/// A gap of more than one byte at `at` (see [`read_entry`]).
+/// A number of more than one byte at `at` (see [`read_entry`]).
 fn read_long_gap(bytes: &[u8], mut at: usize) -> Option<(u32, usize)> {
     let mut gap = 0u64;
     for shift in (0..35).step_by(7) {
@@ -255,9 +293,7 @@ fn read_long_gap(bytes: &[u8], mut at: usize) -> Option<(u32, usize)> {
 struct Checked {
     stamp: (i64, i64, i64),
     rows: usize,
-    seqs_at: usize,
-    starts_at: usize,
-    entries_at: usize,
+    at: Sections,
 }
 
 /// Checks the bytes of an index file of dimension `dim` (see [`PostingsFile`]):
@@ -277,19 +313,23 @@ fn check(b: &[u8], dim: usize) -> std::result::Result<Checked, String> {
     let fdim = u64_at(b, 32);
     let rows = u64_at(b, 40);
     let nbytes = u64_at(b, 48);
+    let nvals = u64_at(b, NVALS_AT);
     if fdim != dim as u64 {
         return Err(format!("of dimension {fdim}, the brain's is {dim}"));
     }
     let size = |x: u64| usize::try_from(x).ok();
-    let (Some(rows), Some(nbytes)) = (size(rows), size(nbytes)) else {
+    let (Some(rows), Some(nbytes), Some(nvals)) = (size(rows), size(nbytes), size(nvals)) else {
         return Err("header sizes out of range".into());
     };
-    if rows > u32::MAX as usize {
-        return Err(format!("{rows} rows: more than an entry can name"));
+    if rows > u32::MAX as usize || nvals > u32::MAX as usize {
+        return Err(format!(
+            "{rows} rows, {nvals} values: more than an entry can name"
+        ));
     }
-    let Some((seqs_at, starts_at, entries_at, len)) = layout_of(rows, dim, nbytes) else {
+    let Some(at) = layout_of(rows, nvals, dim, nbytes) else {
         return Err("header sizes out of range".into());
     };
+    let len = at.len;
     if b.len() != len {
         return Err(format!(
             "{} bytes where its header says {len} (truncated or extended)",
@@ -301,7 +341,7 @@ fn check(b: &[u8], dim: usize) -> std::result::Result<Checked, String> {
     }
     let mut prev = 0u64;
     for j in 0..=dim {
-        let s = u64_at(b, starts_at + j * 8);
+        let s = u64_at(b, at.starts_at + j * 8);
         if (j == 0 && s != 0) || s < prev || s > nbytes as u64 {
             return Err(format!("posting list {j} starts out of order"));
         }
@@ -310,13 +350,22 @@ fn check(b: &[u8], dim: usize) -> std::result::Result<Checked, String> {
     if prev != nbytes as u64 {
         return Err("posting lists do not end at the entries' length".into());
     }
+    let mut prev = 0u32;
+    for r in 0..=rows {
+        let s = u32_at(b, at.bases_at + r * 4);
+        if (r == 0 && s != 0) || s < prev || s as usize > nvals {
+            return Err(format!("the value table of row {r} starts out of order"));
+        }
+        prev = s;
+    }
+    if prev as usize != nvals {
+        return Err("the value tables do not end at the number of values".into());
+    }
     let stamp = |at: usize| u64_at(b, at) as i64;
     Ok(Checked {
         stamp: (stamp(8), stamp(16), stamp(24)),
         rows,
-        seqs_at,
-        starts_at,
-        entries_at,
+        at,
     })
 }
 
@@ -333,35 +382,46 @@ impl PostingsFile {
             .map_err(|e| IndexFault::Damaged(format!("cannot be mapped: {e}")))?;
         let c = check(&map, dim).map_err(IndexFault::Damaged)?;
         let (nonce, epoch, rev) = c.stamp;
+        let bases = map[c.at.bases_at..c.at.vals_at]
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let vals = map[c.at.vals_at..c.at.starts_at]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         Ok(PostingsFile {
             map,
             dim,
             rows: c.rows,
-            seqs_at: c.seqs_at,
+            seqs_at: c.at.seqs_at,
+            bases,
+            vals,
             nonce,
             epoch,
             rev,
-            starts_at: c.starts_at,
-            entries_at: c.entries_at,
+            starts_at: c.at.starts_at,
+            entries_at: c.at.entries_at,
         })
     }
 
     /// The stamp (nonce, vector epoch, revision) of the index at `path`, read from its
     /// header alone, when its header and length are those of an index of dimension
     /// `dim` (the body is checked when it is opened for a search). Cost: one
-    /// 56-byte read.
+    /// 72-byte read.
     pub fn stamp(path: &Path, dim: usize) -> Option<(i64, i64, i64)> {
         use std::io::Read;
         let mut f = std::fs::File::open(path).ok()?;
         let len = f.metadata().ok()?.len();
-        let mut h = [0u8; SUM_AT];
+        let mut h = [0u8; HEADER];
         f.read_exact(&mut h).ok()?;
         if &h[..8] != MAGIC || u64_at(&h, 32) != dim as u64 {
             return None;
         }
         let rows = usize::try_from(u64_at(&h, 40)).ok()?;
         let nbytes = usize::try_from(u64_at(&h, 48)).ok()?;
-        let (_, _, _, want) = layout_of(rows, dim, nbytes)?;
+        let nvals = usize::try_from(u64_at(&h, NVALS_AT)).ok()?;
+        let want = layout_of(rows, nvals, dim, nbytes)?.len;
         (want as u64 == len).then(|| {
             (
                 u64_at(&h, 8) as i64,
@@ -391,7 +451,8 @@ impl PostingsFile {
     }
 
     /// Adds `qj · value` to the score of every row of component `j`'s list (in range:
-    /// [`PostingsFile::open`] checked the starts and the rows).
+    /// [`PostingsFile::open`] checked the list and table starts; rows and places are
+    /// checked here against the number of rows and of values).
     fn accumulate(&self, j: usize, qj: f32, s: &mut Scratch) {
         if j >= self.dim {
             return;
@@ -399,15 +460,29 @@ impl PostingsFile {
         let (a, b) = (self.start(j), self.start(j + 1));
         let bytes = &self.map[self.entries_at + a..self.entries_at + b];
         // the query's inner loop: a list that stops being whole entries, or names a row
-        // past the end (bytes forged behind a valid checksum), ends there
+        // past the end or a place past the values (bytes forged behind a valid
+        // checksum), ends there; a place past its own row's table but among the values
+        // (forged too) reads another row's value: wrong, but in range
+        let (bases, vals) = (&self.bases[..self.rows], &self.vals[..]);
+        // the buffers as plain slices: the loop then keeps their addresses in registers
+        let Scratch {
+            acc, seen, touched, ..
+        } = s;
+        let (acc, seen) = (&mut acc[..], &mut seen[..]);
         let (mut at, mut row) = (0usize, 0usize);
-        while let Some((gap, x, next)) = read_entry(bytes, at) {
+        while let Some((gap, code, next)) = read_entry(bytes, at) {
             row = row.saturating_add(gap as usize);
-            if row >= self.rows {
+            let Some(&lo) = bases.get(row) else {
                 break;
-            }
+            };
+            let Some(x) = vals
+                .get(lo as usize..)
+                .and_then(|t| super::codec::code_value(t, code))
+            else {
+                break;
+            };
             at = next;
-            s.add(row, qj * x);
+            add_to(acc, seen, touched, row, qj * x);
         }
     }
 }
@@ -438,7 +513,8 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
 /// (all of them, in index order, as [`read_rows`] reads them for `after < 0`), with the
 /// number of rows indexed, built in two passes over the table (see
 /// [`postings_in_passes`]) so that the decoded vectors are never all in memory: the
-/// peak is the index file's bytes plus 16 bytes per row. The caller makes the two reads
+/// peak is the index file's bytes plus 16 bytes per row and the rows' value tables (4 bytes a
+/// distinct value of a row, about 5 of them in a hash-v1 row). The caller makes the two reads
 /// consistent (one transaction).
 pub fn postings_from_db(
     conn: &Connection,
@@ -455,9 +531,10 @@ pub fn postings_from_db(
             let blob = r.get_ref(2)?.as_blob()?;
             // a blob that does not fit the layout (edited by hand) is left out, as
             // `RowData::decode` leaves it out
-            let fits = sparse_entries(blob).is_some_and(|mut e| e.all(|(i, _)| (i as usize) < dim));
-            if let (true, Some(mut e)) = (fits, sparse_entries(blob)) {
-                visit(seq, sym, &mut e);
+            if let Some(e) = sparse_entries(blob) {
+                if e.iter().all(|&(i, _)| (i as usize) < dim) {
+                    visit(seq, sym, &mut e.into_iter());
+                }
             }
         }
         Ok(())
@@ -469,7 +546,8 @@ pub fn postings_from_db(
 /// argument once per row, in index order, with the row's `seq`, `sym` and non-zero
 /// components (index ascending; every index below `dim`), and is called twice, giving
 /// the same rows both times: the first pass counts each component's entries and keeps
-/// each row's `sym` and `seq`, the second places each entry in the output directly.
+/// each row's `sym`, `seq` and table of values, the second places each entry in the
+/// output directly.
 /// Rows or entries the second pass gives beyond the first's are left out (they cannot
 /// occur when both passes read the same rows). Returns the bytes and the number of rows.
 fn postings_in_passes<E>(
@@ -483,17 +561,23 @@ fn postings_in_passes<E>(
     let mut last: Vec<Option<u32>> = vec![None; dim];
     let mut syms: Vec<i64> = Vec::new();
     let mut seqs: Vec<i64> = Vec::new();
+    // the rows' tables of magnitudes (bits), and where each row's starts
+    let mut vals: Vec<u32> = Vec::new();
+    let mut bases: Vec<u32> = vec![0];
     pass(&mut |seq, sym, entries| {
         let row = syms.len() as u32;
         syms.push(sym);
         seqs.push(seq);
-        for (i, _) in entries {
+        let base = vals.len();
+        for (i, x) in entries {
             let i = i as usize;
             if let (Some(c), Some(l)) = (counts.get_mut(i + 1), last.get_mut(i)) {
-                *c += (gap_len(row - l.unwrap_or(0)) + VALUE_LEN) as u64;
+                let code = value_code(&mut vals, base, x);
+                *c += (gap_len(row - l.unwrap_or(0)) + gap_len(code)) as u64;
                 *l = Some(row);
             }
         }
+        bases.push(vals.len() as u32);
     })?;
     for j in 0..dim {
         counts[j + 1] += counts[j];
@@ -502,7 +586,7 @@ fn postings_in_passes<E>(
     let rows = syms.len();
     // the entries are placed straight into the output (a separate buffer copied in at
     // the end held the index's largest section twice at init's peak)
-    let mut out = Vec::with_capacity(HEADER + rows * 16 + counts.len() * 8 + nbytes);
+    let mut out = Vec::with_capacity(layout_of(rows, vals.len(), dim, nbytes).map_or(0, |s| s.len));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(nonce as u64).to_le_bytes());
     out.extend_from_slice(&(clock.vectors as u64).to_le_bytes());
@@ -511,11 +595,18 @@ fn postings_in_passes<E>(
     out.extend_from_slice(&(rows as u64).to_le_bytes());
     out.extend_from_slice(&(nbytes as u64).to_le_bytes());
     out.extend_from_slice(&[0u8; SUM_LEN]);
+    out.extend_from_slice(&(vals.len() as u64).to_le_bytes());
     for s in syms {
         out.extend_from_slice(&(s as u64).to_le_bytes());
     }
     for s in seqs {
         out.extend_from_slice(&(s as u64).to_le_bytes());
+    }
+    for b in &bases {
+        out.extend_from_slice(&b.to_le_bytes());
+    }
+    for v in &vals {
+        out.extend_from_slice(&v.to_le_bytes());
     }
     for c in &counts {
         out.extend_from_slice(&c.to_le_bytes());
@@ -528,19 +619,23 @@ fn postings_in_passes<E>(
     let mut row = 0usize;
     pass(&mut |_, _, e| {
         if row < rows {
+            let (lo, hi) = (bases[row] as usize, bases[row + 1] as usize);
             for (i, x) in e {
                 let i = i as usize;
                 if i >= dim {
                     continue;
                 }
+                let Some(code) = find_code(&vals[lo..hi], x) else {
+                    continue;
+                };
                 let gap = row as u32 - last[i].unwrap_or(0);
                 let (at, end) = (next[i] as usize, counts[i + 1] as usize);
-                if at + gap_len(gap) + VALUE_LEN > end {
+                if at + gap_len(gap) + gap_len(code) > end {
                     continue;
                 }
                 let at = at + put_gap(&mut entries[at..], gap);
-                entries[at..at + VALUE_LEN].copy_from_slice(&x.to_le_bytes());
-                next[i] = (at + VALUE_LEN) as u64;
+                let at = at + put_gap(&mut entries[at..], code);
+                next[i] = at as u64;
                 last[i] = Some(row as u32);
             }
         }
@@ -661,6 +756,18 @@ pub fn needs_rebuild(
     })
 }
 
+/// Adds `x` to the score of `row` in [`Scratch`]'s buffers, marking the row touched
+/// (`acc` and `seen` are sized for every row by [`Scratch::start`]).
+#[inline(always)]
+fn add_to(acc: &mut [f32], seen: &mut [u64], touched: &mut Vec<u32>, row: usize, x: f32) {
+    let (w, bit) = (row >> 6, 1u64 << (row & 63));
+    if seen[w] & bit == 0 {
+        seen[w] |= bit;
+        touched.push(row as u32);
+    }
+    acc[row] += x;
+}
+
 /// Per-query buffers of [`Searcher::search`], kept between queries: a score per row
 /// (zero between queries) and a bit per row saying the query touched it, with the list
 /// of touched rows, so that a query costs what it touches, not the number of rows.
@@ -683,12 +790,7 @@ impl Scratch {
 
     #[inline]
     fn add(&mut self, row: usize, x: f32) {
-        let (w, bit) = (row >> 6, 1u64 << (row & 63));
-        if self.seen[w] & bit == 0 {
-            self.seen[w] |= bit;
-            self.touched.push(row as u32);
-        }
-        self.acc[row] += x;
+        add_to(&mut self.acc, &mut self.seen, &mut self.touched, row, x);
     }
 
     #[inline]

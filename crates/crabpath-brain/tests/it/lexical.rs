@@ -285,7 +285,7 @@ fn a_v2_brain_is_migrated_with_every_row_and_the_index() {
     let v: i32 = c
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v, 3);
+    assert_eq!(v, schema::SCHEMA_VERSION);
     assert!(finds(&db, "extract tar")
         .iter()
         .any(|id| id.starts_with("tar.md")));

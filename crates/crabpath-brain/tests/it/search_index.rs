@@ -155,7 +155,7 @@ fn the_sound_index_opens_and_a_changed_byte_is_refused() {
         let path = index_path(f.db.parent().unwrap());
         let dim = Store::open(&f.db, false).unwrap().dim();
         assert!(PostingsFile::open(&path, dim).is_ok());
-        // one flipped bit in the last entry's value: only the checksum can see it
+        // one flipped bit in the last entry (its value's code): only the checksum can see it
         let mut bytes = f.good.clone();
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
