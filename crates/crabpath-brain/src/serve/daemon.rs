@@ -46,6 +46,7 @@
 //! | N8 | `prune_below` NaN is taken (it prunes nothing) | refused in both profiles: a finite number | |
 //! | N9 | `save` of a database deleted while open answered `{"saved": true}` (the writes went to the deleted file) | in both profiles, an error naming the missing file | |
 //! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
+//! | N10 | (this port, before) a write refused inside the operation dropped the state in memory, read again from the file alone: acknowledged writes not yet saved were lost | a refused write is undone: the resident state is kept (paper, as the reference keeps its memory), or restored from the file and the write-ahead log (corrected); a write is logged before it is applied and cut back out of the log when refused; an auto-save that fails after a logged write answers a `warning`, not an error | `learn`, an invalid `learn`, `save`: the first lost vs. kept |
 
 // The v12 methods extend `Daemon` from a child module; the shared helpers and constants
 // live here, so that the child imports its parent and not the other way round.
@@ -283,6 +284,12 @@ impl Daemon {
         if base.as_ref().and_then(PyValue::as_str) != Some(version.as_str()) {
             return Ok(0); // written before the last save: already in the state
         }
+        Ok(self.replay_lines(lines))
+    }
+
+    /// Applies the logged writes of `lines` (a log's lines after its header) to the
+    /// brain in memory, without journaling them again; returns how many applied.
+    fn replay_lines<'l>(&mut self, lines: impl Iterator<Item = &'l str>) -> usize {
         let mut n = 0;
         for line in lines {
             // a torn last line (the daemon died while appending) was never answered
@@ -302,12 +309,70 @@ impl Daemon {
             };
             n += usize::from(ok);
         }
-        Ok(n)
+        n
     }
 
-    fn log_write(&mut self, method: &str, params: &PyDict) -> Result<(), Failure> {
+    /// After a write that failed (answered with an error), the state in memory again
+    /// as it was before it: the state file as saved, with the writes acknowledged since
+    /// replayed from the write-ahead log (corrected profile, state file). A failed
+    /// operation may have changed the state in memory before it stopped, or an append
+    /// after the change (its journal entry) may have failed: either way the write is
+    /// refused, so nothing of it may stay to be saved later. Before, the state was
+    /// dropped and read again from the file alone, which lost every acknowledged write
+    /// not yet saved (`learn` answered, then an invalid `learn`, then `save`: the first
+    /// was gone). Returns why it could not restore, if so. Cost: reading the state file
+    /// and replaying the log (what a restart after a crash does).
+    fn restore_after_failure(&mut self) -> Option<String> {
+        let path = self.wal.as_ref()?.path.clone();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => return Some(format!("{}: {e}", path.display())),
+        };
+        if let Err(e) = self.brain.reload() {
+            return Some(e.to_string());
+        }
+        self.replay_lines(text.lines().skip(1));
+        None
+    }
+
+    /// Runs a live write: logs it first (corrected profile, state file), then `apply`;
+    /// when `apply` fails, the log is cut back to its length before (and
+    /// [`Daemon::dispatch`] restores the state in memory), so that a refused write is
+    /// neither applied nor replayed after a restart. `logs(&result)` says whether a
+    /// successful write stays in the log (a `maintain` that changed nothing is cut back
+    /// out of it). Before, a write was logged after it was applied: a log that refused
+    /// the line (a full disk) answered an error for a write already applied in memory,
+    /// and saved with the next one.
+    fn logged_write<T>(
+        &mut self,
+        method: &str,
+        params: &PyDict,
+        logs: impl FnOnce(&T) -> bool,
+        apply: impl FnOnce(&mut Daemon) -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        let before = self.log_write(method, params)?;
+        let result = apply(self);
+        let keep = result.as_ref().is_ok_and(logs);
+        if let (false, Some(wal), Some(before)) = (keep, self.wal.as_mut(), before) {
+            if let Err(e) = wal.file.set_len(before).and_then(|()| wal.file.sync_data()) {
+                let why = format!(
+                    "{}: the write could not be cut back out of the log ({e}): it is replayed after a restart",
+                    wal.path.display()
+                );
+                return match result {
+                    Ok(_) => Err(Failure(why)),
+                    Err(Failure(first)) => Err(Failure(format!("{first}; {why}"))),
+                };
+            }
+        }
+        result
+    }
+
+    /// Appends a write to the log before it is applied; returns the log's length before
+    /// it (`None` without a log).
+    fn log_write(&mut self, method: &str, params: &PyDict) -> Result<Option<u64>, Failure> {
         let Some(wal) = self.wal.as_mut() else {
-            return Ok(());
+            return Ok(None);
         };
         let mut req = PyDict::new();
         req.insert("method".into(), PyValue::Str(method.into()));
@@ -327,6 +392,7 @@ impl Daemon {
                     line.as_bytes(),
                     true,
                 )
+                .map(|()| Some(m.len()))
             })
             .map_err(|e| Failure(format!("{}: {e}", path.display())))
     }
@@ -397,9 +463,19 @@ impl Daemon {
         let Some(def) = METHODS.iter().find(|m| m.name == method) else {
             return Err((-32601, format!("unknown method: {method}")));
         };
-        (def.run)(self, &params)
-            .map(|p| (p, def.stops))
-            .map_err(|Failure(m)| fail(m))
+        let result = (def.run)(self, &params);
+        if let Err(Failure(why)) = result {
+            // a refused write leaves nothing of itself in memory (corrected, state file)
+            let why = match def.role != Role::Read && self.profile.fixes_bugs() {
+                true => match self.restore_after_failure() {
+                    Some(also) => format!("{why}; {also}"),
+                    None => why,
+                },
+                false => why,
+            };
+            return Err(fail(why));
+        }
+        result.map(|p| (p, def.stops)).map_err(|Failure(m)| fail(m))
     }
 
     fn info(&mut self) -> Result<PyValue, Failure> {
@@ -592,7 +668,12 @@ impl Daemon {
                 .ok_or_else(|| Failure("outcome must be a number".into()))?,
         };
         let summary = if live {
-            self.brain.learn(&ids, outcome)?
+            self.logged_write(
+                "learn",
+                params,
+                |_| true,
+                |d| d.brain.learn(&ids, outcome).map_err(Failure::from),
+            )?
         } else {
             // a replayed write: its journal entry was written when it was answered
             let profile = self.profile;
@@ -603,12 +684,11 @@ impl Daemon {
                 )
             })?
         };
-        if live {
-            self.log_write("learn", params)?;
-            self.count_write()?;
-        }
         let mut d = PyDict::new();
         d.insert("edges_updated".into(), count(summary.edges_updated));
+        if live {
+            self.count_write_of(&mut d)?;
+        }
         Ok(PyValue::Dict(d))
     }
 
@@ -650,31 +730,57 @@ impl Daemon {
                 .filter(|x| !matches!(v, PyValue::Str(_)) && x.is_finite())
                 .ok_or_else(|| Failure("prune_below must be a finite number".into()))?,
         };
-        let embedder = if self.profile.fixes_bugs() {
-            Some(self.brain.take_embedder()?)
+        let run = move |d: &mut Daemon| -> Result<MaintainReport, Failure> {
+            let embedder = if d.profile.fixes_bugs() {
+                Some(d.brain.take_embedder()?)
+            } else {
+                None
+            };
+            let options = MaintainOptions {
+                requested,
+                dry_run,
+                max_merges,
+                prune_below,
+                flavor: Flavor::Daemon,
+                journal: live,
+                embedder: embedder.as_deref(),
+            };
+            let report = d.brain.maintain(&options);
+            drop(options);
+            if let Some(e) = embedder {
+                d.brain.put_embedder(e);
+            }
+            Ok(report?)
+        };
+        let report = if live {
+            self.logged_write("maintain", params, |r| r.should_save, run)?
         } else {
-            None
+            run(self)?
         };
-        let options = MaintainOptions {
-            requested,
-            dry_run,
-            max_merges,
-            prune_below,
-            flavor: Flavor::Daemon,
-            journal: live,
-            embedder: embedder.as_deref(),
-        };
-        let report = self.brain.maintain(&options);
-        drop(options);
-        if let Some(e) = embedder {
-            self.brain.put_embedder(e);
-        }
-        let report = report?;
+        let mut d = daemon_report(&report);
         if live && report.should_save {
-            self.log_write("maintain", params)?;
-            self.count_write()?;
+            self.count_write_of(&mut d)?;
         }
-        Ok(PyValue::Dict(daemon_report(&report)))
+        Ok(PyValue::Dict(d))
+    }
+
+    /// [`Daemon::count_write`] after a write answered with `answer`: in the corrected
+    /// profile a state file's write is already in the write-ahead log, so a failed
+    /// auto-save does not undo it; the answer says so in `warning` instead of
+    /// answering an error for a write that stands (a retry would apply it twice).
+    fn count_write_of(&mut self, answer: &mut PyDict) -> Result<(), Failure> {
+        match self.count_write() {
+            Err(Failure(why)) if self.profile.fixes_bugs() && self.wal.is_some() => {
+                answer.insert(
+                    "warning".into(),
+                    PyValue::Str(format!(
+                        "applied and in the write-ahead log; the auto-save failed, and is tried again at the next write or save: {why}"
+                    )),
+                );
+                Ok(())
+            }
+            other => other,
+        }
     }
 
     fn count_write(&mut self) -> Result<(), Failure> {

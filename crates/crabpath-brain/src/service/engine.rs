@@ -588,8 +588,15 @@ impl Brain {
         let value = match value {
             Ok(v) => v,
             Err(e) => {
-                if let Backend::Json(j) = &mut self.backend {
-                    j.state = None;
+                // a state read for this write is dropped with whatever the operation
+                // changed; a resident state is kept, as the reference's daemon keeps
+                // its memory: dropping it lost every acknowledged write not yet saved
+                // (the corrected daemon restores it from the file and its write-ahead
+                // log instead, `crate::serve::daemon`)
+                if !resident {
+                    if let Backend::Json(j) = &mut self.backend {
+                        j.state = None;
+                    }
                 }
                 return Err(e);
             }

@@ -196,3 +196,60 @@ fn corrected_answers_carry_their_time() {
     );
     assert!(!String::from_utf8_lossy(&o.stdout).contains("elapsed_ms"));
 }
+
+/// A refused write takes nothing with it (corrected, state file). Before, a learn
+/// refused inside the write (an unknown node id) dropped the state in memory, which
+/// was read again from the file alone: the acknowledged learn before it, not yet
+/// saved, was gone from the next `save`. The refused write also never reaches the
+/// write-ahead log, so a daemon killed afterwards replays the acknowledged learn once.
+#[test]
+fn a_refused_write_keeps_the_acknowledged_ones_and_leaves_the_log_clean() {
+    for kill in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        brain(dir.path());
+        let (a, b) = PAIRS[1];
+        let (mut c, mut stdin, mut out) = spawn(dir.path(), "corrected", "0");
+        let mut ask = |line: String| {
+            stdin.write_all(line.as_bytes()).unwrap();
+            let mut answer = String::new();
+            out.read_line(&mut answer).unwrap();
+            answer
+        };
+        assert!(ask(learn_line(1, a, b)).contains("\"edges_updated\": 1"));
+        let wal = std::fs::read(dir.path().join("brain/state.json.wal")).unwrap();
+        let refused = ask(learn_line(2, a, "no such node"));
+        assert!(refused.contains("unknown node id"), "{refused}");
+        assert_eq!(
+            std::fs::read(dir.path().join("brain/state.json.wal")).unwrap(),
+            wal,
+            "the refused learn is not in the log"
+        );
+        if kill {
+            unsafe {
+                libc::kill(c.id() as libc::pid_t, libc::SIGKILL);
+            }
+            c.wait().unwrap();
+            let (mut c2, stdin2, _out2) = spawn(dir.path(), "corrected", "0");
+            drop(stdin2);
+            assert!(c2.wait().unwrap().success());
+        } else {
+            assert!(ask("{\"id\": 3, \"method\": \"save\"}\n".into()).contains("saved"));
+            drop(stdin);
+            assert!(c.wait().unwrap().success());
+        }
+        // the same weight as one learn alone gives (a daemon that answered only it)
+        let one = tempfile::tempdir().unwrap();
+        brain(one.path());
+        let (mut c1, mut stdin1, mut out1) = spawn(one.path(), "corrected", "0");
+        stdin1.write_all(learn_line(1, a, b).as_bytes()).unwrap();
+        let mut line = String::new();
+        out1.read_line(&mut line).unwrap();
+        drop(stdin1);
+        assert!(c1.wait().unwrap().success());
+        assert_eq!(
+            weight(dir.path(), a, b),
+            weight(one.path(), a, b),
+            "kill {kill}: the acknowledged learn is kept, once"
+        );
+    }
+}

@@ -4,7 +4,9 @@
 //! (the reference's `journal` then failed on the whole file) and the query printed no
 //! answer in either profile. The daemon's write-ahead log of a state file likewise
 //! kept a torn line after a refused write, so the next acknowledged write, glued to it,
-//! was unreadable when the log was replayed.
+//! was unreadable when the log was replayed. And a write the log refused had already been applied in
+//! memory (it was logged after), so the next save kept a write answered with an error;
+//! it is now logged first and applied only once logged.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -152,12 +154,13 @@ fn a_refused_daemon_write_leaves_its_log_whole() {
     for i in 1..400 {
         let a = ask(learn(i));
         if a.contains("error") {
-            refused = Some(a);
+            refused = Some((i, a));
             break;
         }
         before = std::fs::read(&wal).unwrap();
     }
-    let a = refused.expect("the full file system refuses a logged write");
+    // learns 0 to i - 1 were acknowledged
+    let (acknowledged, a) = refused.expect("the full file system refuses a logged write");
     assert!(a.contains("No space left on device"), "{a}");
     let after = std::fs::read(&wal).unwrap();
     assert!(
@@ -168,6 +171,39 @@ fn a_refused_daemon_write_leaves_its_log_whole() {
         &a[..a.len().min(300)]
     );
     assert!(after.last() == Some(&b'\n'), "the log ends on a whole line");
+    // nor is it applied: with room again, the saved state holds the acknowledged
+    // learns alone (before, the refused one was applied in memory and saved later)
+    std::fs::remove_file(dir.join("fill")).unwrap();
+    assert!(ask(r#"{"id": 9, "method": "save"}"#.into()).contains("saved"));
     drop(input);
-    let _ = d.wait();
+    assert!(d.wait().unwrap().success());
+    let other = tempfile::tempdir().unwrap();
+    small_brain(other.path());
+    let mut d2 = crate::common::spawn_piped(
+        other.path(),
+        "corrected",
+        &["daemon", "--state", "b/state.json"],
+    );
+    let mut input2 = d2.stdin.take().unwrap();
+    let mut output2 = std::io::BufReader::new(d2.stdout.take().unwrap());
+    for i in 0..acknowledged {
+        writeln!(input2, "{}", learn(i)).unwrap();
+        let mut answer = String::new();
+        output2.read_line(&mut answer).unwrap();
+        assert!(answer.contains("result"), "{answer}");
+    }
+    drop(input2);
+    assert!(d2.wait().unwrap().success());
+    assert_eq!(
+        edge_weight(&dir.join("b/state.json")),
+        edge_weight(&other.path().join("b/state.json")),
+        "{acknowledged} acknowledged learns, and nothing of the refused one"
+    );
+}
+
+/// The weight of the edge `f1.md::0` → `f1.md::1` of a state file.
+fn edge_weight(state: &Path) -> Option<f64> {
+    let st = crabpath_brain::reference::statefile::load_state(state).unwrap();
+    let (s, t) = (st.graph.lookup("f1.md::0")?, st.graph.lookup("f1.md::1")?);
+    st.graph.weight(s, t)
 }
