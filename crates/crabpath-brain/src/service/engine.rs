@@ -110,6 +110,11 @@ pub struct OpenOptions {
     pub journal: Option<PathBuf>,
     /// Told when a state file's lock is held by another process (before waiting).
     pub on_lock_wait: Option<LockWait>,
+    /// A resident state file saves each write before the write returns (the MCP
+    /// server, which has no write-ahead log: its acknowledged writes lived only in
+    /// memory and were lost when it exited). A database commits each write anyway;
+    /// the daemon saves every N writes and logs them ([`crate::serve::daemon`]).
+    pub save_writes: bool,
 }
 
 impl OpenOptions {
@@ -123,6 +128,7 @@ impl OpenOptions {
             graph_shape: GraphShape::Bare,
             journal: None,
             on_lock_wait: None,
+            save_writes: false,
         }
     }
 }
@@ -603,6 +609,8 @@ impl Brain {
         };
         if keep && !resident {
             self.json_save()?;
+        } else if keep && self.options.save_writes {
+            self.save()?;
         }
         if resident {
             self.refresh_postings();

@@ -42,7 +42,7 @@ fn install_handlers() {
 }
 
 pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
-    let brain = open_serving(ctx, &a.state)?;
+    let brain = open_serving(ctx, &a.state, false)?;
     let wal = crabpath_brain::serve::daemon::wal_path(brain.path());
     let (mut daemon, replayed) =
         Daemon::new(brain, a.auto_save_interval).map_err(|e| CliError::Other(e.into()))?;
@@ -52,11 +52,13 @@ pub fn run(ctx: &Ctx, a: &DaemonArgs) -> CliResult {
 
 /// Opens a brain to serve (the daemon, the MCP server): resident, for writing, with its
 /// embedder loaded (corrected: the one it was built with; paper: hash-v1, as the
-/// reference without OpenAI).
-pub fn open_serving(ctx: &Ctx, state: &str) -> CliResult<Brain> {
+/// reference without OpenAI). `save_writes`: a state file saves each write before it is
+/// answered (the MCP server; see `OpenOptions::save_writes`).
+pub fn open_serving(ctx: &Ctx, state: &str, save_writes: bool) -> CliResult<Brain> {
     let path = expanduser(state);
     let mut options = ctx.options(crabpath_brain::reference::reffiles::GraphShape::Bare);
     options.resident = true;
+    options.save_writes = save_writes;
     let mut brain = Brain::open(crabpath_brain::locate(&path), options)?;
     if ctx.fixes() {
         let meta = brain.embedder_meta()?;

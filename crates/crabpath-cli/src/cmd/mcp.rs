@@ -49,14 +49,14 @@ pub fn run(ctx: &Ctx, a: &McpArgs) -> CliResult {
             Served::Dir {
                 dir: crabpath_brain::source::workspace::expanduser(dir),
                 open: Arc::new(move |path: &std::path::Path| {
-                    open_serving(&ctx, &path.to_string_lossy()).map_err(|e| e.line())
+                    open_serving(&ctx, &path.to_string_lossy(), true).map_err(|e| e.line())
                 }),
                 options,
                 idle_close: (a.idle_close > 0)
                     .then(|| std::time::Duration::from_secs(a.idle_close)),
             }
         }
-        (None, Some(state)) => Served::One(Server::new(open_serving(ctx, state)?, options)),
+        (None, Some(state)) => Served::One(Server::new(open_serving(ctx, state, true)?, options)),
         (None, None) => {
             return Err(CliError::Other(anyhow::anyhow!(
                 "--state or --brains is required"

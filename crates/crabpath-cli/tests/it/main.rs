@@ -29,6 +29,7 @@ mod mcp_http_guard;
 mod mcp_idle;
 mod mcp_load;
 mod mcp_reader;
+mod mcp_state_file;
 mod mcp_stdio_errors;
 mod migrate;
 mod neurogenesis;

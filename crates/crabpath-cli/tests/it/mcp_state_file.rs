@@ -1,0 +1,96 @@
+//! `crabpath mcp` on a state file saves each acknowledged write before answering it.
+//! Before, the server held a state file resident and never saved it: a `feedback`
+//! answered `edges_updated: 5` was in the journal but not in `state.json`, and was gone
+//! when the server exited (end of input or `kill -9`). A database brain commits each
+//! write anyway.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+use crabpath_brain::reference::statefile::load_state;
+use serde_json::{json, Value};
+
+/// Every edge of the state file as (source, target, weight), sorted.
+fn edges(dir: &std::path::Path) -> Vec<(String, String, String)> {
+    let st = load_state(dir.join("brain/state.json")).unwrap();
+    let mut out: Vec<_> = st
+        .graph
+        .edges()
+        .map(|(s, t, e)| {
+            (
+                st.graph.name(s).to_string(),
+                st.graph.name(t).to_string(),
+                format!("{:?}", e.weight),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn an_acknowledged_feedback_survives_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    common::fixture_brain(dir.path(), "paper");
+    let before = edges(dir.path());
+    let mut child = common::command(
+        dir.path(),
+        "corrected",
+        &["mcp", "--state", "brain/state.json"],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawn crabpath mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |msg: Value, answered: bool| -> Value {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        if !answered {
+            return Value::Null;
+        }
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+        true,
+    );
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        false,
+    );
+    let call = |id: u64, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": arguments}})
+    };
+    let q = send(
+        call(
+            1,
+            "query",
+            json!({"query": "deploy rollback", "chat_id": "c1"}),
+        ),
+        true,
+    );
+    assert_eq!(q["result"]["isError"], json!(false), "{q}");
+    let f = send(
+        call(2, "feedback", json!({"chat_id": "c1", "outcome": 1.0})),
+        true,
+    );
+    let updated = f["result"]["structuredContent"]["edges_updated"].as_u64();
+    assert!(updated.is_some_and(|n| n > 0), "{f}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_ne!(
+        edges(dir.path()),
+        before,
+        "the acknowledged feedback ({updated:?} edges) is in state.json"
+    );
+}
