@@ -64,14 +64,14 @@ fn encode_sparse(entries: impl Iterator<Item = (u16, f32)>) -> Vec<u8> {
         .collect();
     let mut out = Vec::with_capacity(4 + table.len() * 4 + entries.len() * 2);
     out.extend_from_slice(&TABLE_MARK);
-    put_leb(&mut out, table.len() as u64);
+    put_leb(&mut out, table.len() as u32);
     for t in &table {
         out.extend_from_slice(&t.to_le_bytes());
     }
     let mut prev = 0u16;
     for ((i, _), code) in entries.iter().zip(codes) {
-        put_leb(&mut out, u64::from(i - prev));
-        put_leb(&mut out, u64::from(code));
+        put_leb(&mut out, u32::from(i - prev));
+        put_leb(&mut out, code);
         prev = *i;
     }
     out
@@ -106,13 +106,36 @@ pub(crate) fn code_value(table: &[f32], code: u32) -> Option<f32> {
     Some(f32::from_bits(m.to_bits() | ((code & 1) << 31)))
 }
 
-/// Appends `n` in LEB128 (7 bits a byte, low first).
-fn put_leb(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
+/// Bytes of `n` in LEB128 (7 bits a byte, low first): the one home of that encoding
+/// for the blobs here and the derived search index (`super::search`).
+pub(crate) fn leb_len(n: u32) -> usize {
+    match n {
+        0..=0x7f => 1,
+        0x80..=0x3fff => 2,
+        0x4000..=0x1f_ffff => 3,
+        0x20_0000..=0x0fff_ffff => 4,
+        _ => 5,
     }
-    out.push(n as u8);
+}
+
+/// Writes `n` in LEB128 at the start of `out`; returns the bytes written (`out` has
+/// room: [`leb_len`]).
+pub(crate) fn put_leb_at(out: &mut [u8], mut n: u32) -> usize {
+    let mut k = 0;
+    while n >= 0x80 {
+        out[k] = (n as u8 & 0x7f) | 0x80;
+        n >>= 7;
+        k += 1;
+    }
+    out[k] = n as u8;
+    k + 1
+}
+
+/// Appends `n` in LEB128.
+fn put_leb(out: &mut Vec<u8>, n: u32) {
+    let mut buf = [0u8; 5];
+    let k = put_leb_at(&mut buf, n);
+    out.extend_from_slice(&buf[..k]);
 }
 
 /// The LEB128 number at `*at` (at most 5 bytes, below 2^32), moving `*at` past it.

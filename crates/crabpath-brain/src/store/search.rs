@@ -37,7 +37,7 @@ use memmap2::Mmap;
 use rusqlite::{params, Connection};
 use rustc_hash::FxHashSet;
 
-use super::codec::{find_code, sparse_entries, value_code};
+use super::codec::{find_code, get_leb, leb_len, put_leb_at, sparse_entries, value_code};
 use super::{Clock, Layout};
 use crate::error::{io_error, Result};
 
@@ -234,59 +234,22 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(a)
 }
 
-/// Bytes of `gap` in LEB128.
-fn gap_len(gap: u32) -> usize {
-    match gap {
-        0..=0x7f => 1,
-        0x80..=0x3fff => 2,
-        0x4000..=0x1f_ffff => 3,
-        0x20_0000..=0x0fff_ffff => 4,
-        _ => 5,
-    }
-}
-
-/// Writes `gap` in LEB128 at the start of `out`; returns the bytes written (`out` has
-/// room: [`gap_len`]).
-fn put_gap(out: &mut [u8], mut gap: u32) -> usize {
-    let mut n = 0;
-    while gap >= 0x80 {
-        out[n] = (gap as u8 & 0x7f) | 0x80;
-        gap >>= 7;
-        n += 1;
-    }
-    out[n] = gap as u8;
-    n + 1
-}
-
 /// The entry at byte `at` of a posting list: its row gap, its value's code in the
 /// row's table and the byte after it; `None` where the bytes stop being a whole entry
 /// (a number of more than 5 bytes or past `u32`, cut short). One-byte numbers (most of
 /// them) are read first.
 #[inline(always)]
 fn read_entry(bytes: &[u8], at: usize) -> Option<(u32, u32, usize)> {
-    let (gap, at) = match *bytes.get(at)? {
-        b if b < 0x80 => (u32::from(b), at + 1),
-        _ => read_long_gap(bytes, at)?,
-    };
-    let (code, at) = match *bytes.get(at)? {
-        b if b < 0x80 => (u32::from(b), at + 1),
-        _ => read_long_gap(bytes, at)?,
-    };
-    Some((gap, code, at))
-}
-
-/// A number of more than one byte at `at` (see [`read_entry`]).
-fn read_long_gap(bytes: &[u8], mut at: usize) -> Option<(u32, usize)> {
-    let mut gap = 0u64;
-    for shift in (0..35).step_by(7) {
-        let b = *bytes.get(at)?;
-        at += 1;
-        gap |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some((u32::try_from(gap).ok()?, at));
+    let mut at = at;
+    let mut next = || match *bytes.get(at)? {
+        b if b < 0x80 => {
+            at += 1;
+            Some(u32::from(b))
         }
-    }
-    None
+        _ => get_leb(bytes, &mut at),
+    };
+    let (gap, code) = (next()?, next()?);
+    Some((gap, code, at))
 }
 
 /// What [`check`] found in a sound index file.
@@ -573,7 +536,7 @@ fn postings_in_passes<E>(
             let i = i as usize;
             if let (Some(c), Some(l)) = (counts.get_mut(i + 1), last.get_mut(i)) {
                 let code = value_code(&mut vals, base, x);
-                *c += (gap_len(row - l.unwrap_or(0)) + gap_len(code)) as u64;
+                *c += (leb_len(row - l.unwrap_or(0)) + leb_len(code)) as u64;
                 *l = Some(row);
             }
         }
@@ -630,11 +593,11 @@ fn postings_in_passes<E>(
                 };
                 let gap = row as u32 - last[i].unwrap_or(0);
                 let (at, end) = (next[i] as usize, counts[i + 1] as usize);
-                if at + gap_len(gap) + gap_len(code) > end {
+                if at + leb_len(gap) + leb_len(code) > end {
                     continue;
                 }
-                let at = at + put_gap(&mut entries[at..], gap);
-                let at = at + put_gap(&mut entries[at..], code);
+                let at = at + put_leb_at(&mut entries[at..], gap);
+                let at = at + put_leb_at(&mut entries[at..], code);
                 next[i] = at as u64;
                 last[i] = Some(row as u32);
             }
