@@ -270,26 +270,26 @@ impl Daemon {
 
     /// Replays the writes of a log that applies to the state file as it is now.
     fn replay_wal(&mut self) -> crate::error::Result<usize> {
-        let state = self.brain.path().to_path_buf();
-        let path = wal_path(&state);
+        let path = wal_path(self.brain.path());
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(0);
         };
+        Ok(self.replay_log(&text))
+    }
+
+    /// Replays the writes of the log `text` when it applies to the state file as it is
+    /// now (its header names the file's version); returns how many applied.
+    fn replay_log(&mut self, text: &str) -> usize {
         let mut lines = text.lines();
-        let version = file_version(&state).unwrap_or_default();
+        let version = file_version(self.brain.path()).unwrap_or_default();
         let base = lines
             .next()
             .and_then(|h| pyjson::loads(h).ok())
             .and_then(|v| v.as_dict().and_then(|d| d.get("base").cloned()));
         if base.as_ref().and_then(PyValue::as_str) != Some(version.as_str()) {
-            return Ok(0); // written before the last save: already in the state
+            return 0; // written before the last save: already in the state
         }
-        Ok(self.replay_lines(lines))
-    }
-
-    /// Applies the logged writes of `lines` (a log's lines after its header) to the
-    /// brain in memory, without journaling them again; returns how many applied.
-    fn replay_lines<'l>(&mut self, lines: impl Iterator<Item = &'l str>) -> usize {
+        // applied to the brain in memory, without journaling them again
         let mut n = 0;
         for line in lines {
             // a torn last line (the daemon died while appending) was never answered
@@ -320,8 +320,10 @@ impl Daemon {
     /// refused, so nothing of it may stay to be saved later. Before, the state was
     /// dropped and read again from the file alone, which lost every acknowledged write
     /// not yet saved (`learn` answered, then an invalid `learn`, then `save`: the first
-    /// was gone). Returns why it could not restore, if so. Cost: reading the state file
-    /// and replaying the log (what a restart after a crash does).
+    /// was gone). The log is replayed only when its header names the state file as it
+    /// is (a `save` that wrote the file but failed to start a new log must not have its
+    /// writes applied twice). Returns why it could not restore, if so. Cost: reading the
+    /// state file and replaying the log (what a restart after a crash does).
     fn restore_after_failure(&mut self) -> Option<String> {
         let path = self.wal.as_ref()?.path.clone();
         let text = match std::fs::read_to_string(&path) {
@@ -331,7 +333,7 @@ impl Daemon {
         if let Err(e) = self.brain.reload() {
             return Some(e.to_string());
         }
-        self.replay_lines(text.lines().skip(1));
+        self.replay_log(&text);
         None
     }
 
