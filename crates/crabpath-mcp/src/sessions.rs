@@ -79,7 +79,7 @@ pub struct CappedSessions {
 
 impl CappedSessions {
     /// A manager with `limits`; `rmcp`'s own idle timer is set to `limits.idle` too,
-    /// so an idle session's worker ends even when no new session comes to reap it.
+    /// so an idle client's worker ends even when no new client comes to reap it.
     pub fn new(limits: SessionLimits) -> CappedSessions {
         let mut inner = LocalSessionManager::default();
         inner.session_config.keep_alive = Some(limits.idle);

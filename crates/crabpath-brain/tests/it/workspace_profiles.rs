@@ -44,7 +44,6 @@ fn walking_rules_on_the_fixture() {
         "logo.png",
         "data.bin",
         "build/out.md",
-        "node_modules/pkg/readme.md",
         "__pycache__/x.py",
         "venv/lib.py",
         "env/settings.md",
@@ -80,6 +79,20 @@ fn walking_rules_on_the_fixture() {
     assert_eq!(top, sorted);
     assert_eq!(top[0], "README.md");
     assert_eq!(top[1], "UP.MD");
+}
+
+/// A dependency folder is skipped in both profiles. It is made here rather than kept in
+/// the committed fixture: a tracked `node_modules/` looks like an installed package.
+#[test]
+fn a_dependency_folder_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("node_modules/pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("readme.md"), "# dependency\n").unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# notes\n\nKept.\n").unwrap();
+    for profile in [Profile::Paper, Profile::Corrected] {
+        assert_eq!(files(dir.path(), profile), ["notes.md"], "{profile:?}");
+    }
 }
 
 #[test]

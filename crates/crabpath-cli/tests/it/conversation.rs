@@ -223,7 +223,7 @@ fn the_daemon_remembers_turns_chained_and_found() {
         ],
     );
     let r = &a[0]["result"];
-    // session 2 had 3 turns: this is its 4th, chained to S2:3
+    // part 2 of the conversation had 3 turns: this is its 4th, chained to S2:3
     assert_eq!(r["node_id"], "turn:2:4", "{}", a[0]);
     assert_eq!(r["turn"], 6);
     assert_eq!(r["edges"][0][0], "S2:3");

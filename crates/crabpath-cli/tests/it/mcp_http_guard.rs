@@ -1,6 +1,6 @@
 //! `crabpath mcp --http` under the tester's findings (issue 30 item 4): sessions
 //! capped per key, slow headers and bodies dropped, connections capped, foreign
-//! origins refused, DELETE of an unknown session 404, a body that is not JSON a
+//! origins refused, DELETE naming an unknown connection id 404, a body that is not JSON a
 //! JSON-RPC parse error, an oversized one 413. The server runs in this process with
 //! small limits (milliseconds, a handful of sessions) so each test takes well under a
 //! second; raw HTTP/1.1 over a socket, so nothing hides what the server sends.
@@ -92,7 +92,8 @@ fn parse(out: &[u8]) -> (u16, String, String) {
 const JSON: (&str, &str) = ("Content-Type", "application/json");
 const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-06-18");
 
-/// A new session's id (after `initialize` and the `initialized` notification).
+/// The connection id the server gives a new client (after `initialize` and the
+/// `initialized` notification).
 fn session(addr: SocketAddr) -> String {
     let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let (status, head, body) = send(addr, "POST", &[JSON], init);
