@@ -29,6 +29,16 @@ pub fn io_error(path: &Path, source: std::io::Error) -> Error {
 /// that holds something other than a regular file (a directory, a device such as
 /// `/dev/null`, a FIFO) is refused ([`Error::Refused`]): a rename would replace it.
 pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    stage_atomic(path, bytes)?.commit()
+}
+
+/// The first half of [`write_atomic`]: `bytes` written and flushed to a temporary file
+/// next to `path`, which is not touched until [`Staged::commit`] renames it over. A
+/// writer whose change has a second record (a state file and its journal) stages the
+/// file, writes the record, then commits: when the record cannot be written, dropping
+/// the stage removes the temporary file and `path` keeps its old content, so neither
+/// record holds a change the other lacks. Errors and refusals as [`write_atomic`]'s.
+pub fn stage_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<Staged> {
     let path = path.as_ref();
     if let Some(reason) = special_file(path) {
         return Err(refused(None, path, reason));
@@ -45,15 +55,47 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
         })?
         .to_string_lossy()
         .into_owned();
-    let (tmp_path, file) = create_temp(&dir, &name)?;
-    let result = fill(file, &tmp_path, &target, bytes)
-        .and_then(|()| fs::rename(&tmp_path, &target).map_err(|e| io_error(path, e)));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp_path);
-        return result;
+    let (tmp, file) = create_temp(&dir, &name)?;
+    let staged = Staged {
+        tmp,
+        target,
+        dir,
+        path: path.to_path_buf(),
+        done: false,
+    };
+    fill(file, &staged.tmp, &staged.target, bytes)?;
+    Ok(staged)
+}
+
+/// A file written by [`stage_atomic`] and not yet in place: [`Staged::commit`] puts it
+/// there; dropping it uncommitted removes the temporary file.
+#[derive(Debug)]
+pub struct Staged {
+    tmp: PathBuf,
+    target: PathBuf,
+    dir: PathBuf,
+    path: PathBuf,
+    done: bool,
+}
+
+impl Staged {
+    /// Renames the staged file over its path (one `rename`, then an `fsync` of the
+    /// directory). On error the temporary file is removed and the path keeps its old
+    /// content.
+    pub fn commit(mut self) -> Result<()> {
+        fs::rename(&self.tmp, &self.target).map_err(|e| io_error(&self.path, e))?;
+        self.done = true;
+        sync_dir(&self.dir);
+        Ok(())
     }
-    sync_dir(&dir);
-    Ok(())
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Checks a path a user gave a command to write (e.g. `export --output`), before
@@ -234,6 +276,22 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn a_stage_dropped_uncommitted_leaves_the_file_and_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.json");
+        write_atomic(&p, b"one").unwrap();
+        let staged = stage_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"one", "not in place before commit");
+        assert_eq!(entries(dir.path()).len(), 2, "the staged file beside it");
+        drop(staged);
+        assert_eq!(fs::read(&p).unwrap(), b"one");
+        assert_eq!(entries(dir.path()), ["out.json"]);
+        stage_atomic(&p, b"three").unwrap().commit().unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"three");
+        assert_eq!(entries(dir.path()), ["out.json"]);
     }
 
     #[test]

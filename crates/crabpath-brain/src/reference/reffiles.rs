@@ -84,13 +84,27 @@ pub fn graph_json(graph: &Graph, shape: GraphShape<'_>) -> Result<String> {
 /// --graph <dir>` crashes), an existing directory means `<dir>/graph.json`; missing
 /// parent directories are created. Returns the path written.
 pub fn write_graph(path: &Path, graph: &Graph, shape: GraphShape<'_>) -> Result<PathBuf> {
+    write_graph_then(path, graph, shape, || Ok(()))
+}
+
+/// [`write_graph`], with `before` run once the new file is written beside the old one
+/// and before it replaces it ([`pyformat::io::stage_atomic`]): an error of `before`
+/// (a journal entry that found no room) leaves the graph file as it was.
+pub fn write_graph_then(
+    path: &Path,
+    graph: &Graph,
+    shape: GraphShape<'_>,
+    before: impl FnOnce() -> Result<()>,
+) -> Result<PathBuf> {
     let dest = if path.is_dir() {
         path.join("graph.json")
     } else {
         path.to_path_buf()
     };
     create_parent(&dest)?;
-    write_atomic(&dest, graph_json(graph, shape)?.as_bytes())?;
+    let staged = pyformat::io::stage_atomic(&dest, graph_json(graph, shape)?.as_bytes())?;
+    before()?;
+    staged.commit()?;
     Ok(dest)
 }
 

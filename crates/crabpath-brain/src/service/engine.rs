@@ -607,16 +607,61 @@ impl Brain {
                 return Err(e);
             }
         };
-        if keep && !resident {
-            self.json_save()?;
-        } else if keep && self.options.save_writes {
-            self.save()?;
+        if keep && (!resident || self.options.save_writes) {
+            // the file is staged, the journal appended, then the file put in place: a
+            // journal that refuses its entries (a full disk) leaves the file as it was,
+            // and the write is refused whole
+            let saved = {
+                let _lock = if resident { self.json_lock()? } else { None };
+                self.json_save_then(journal)
+            };
+            if let Err(e) = saved {
+                // the file holds every write acknowledged before this one (each was
+                // saved), and nothing of this one
+                if let Backend::Json(j) = &mut self.backend {
+                    j.state = None;
+                    j.postings = None;
+                }
+                if resident {
+                    let _ = self.load_resident();
+                }
+                return Err(e);
+            }
+        } else {
+            self.append_json_journal(journal)?;
         }
         if resident {
             self.refresh_postings();
         }
-        self.append_json_journal(journal)?;
         Ok(value)
+    }
+
+    /// [`Self::json_save`], with the write's journal `entries` appended after the new
+    /// file is written and before it replaces the old one (see
+    /// [`save_state_file_then`]).
+    fn json_save_then(&mut self, entries: Vec<PyDict>) -> Result<()> {
+        let shape = self.options.graph_shape;
+        let Backend::Json(j) = &self.backend else {
+            return Ok(());
+        };
+        let journal = || {
+            if entries.is_empty() {
+                Ok(())
+            } else {
+                crate::reference::journal::append_entries(&j.journal, &entries)
+            }
+        };
+        let Some(state) = j.state.as_ref() else {
+            return journal();
+        };
+        if let Some(path) = &j.state_path {
+            save_state_file_then(path, state, journal)
+        } else if let Some(g) = &j.graph_path {
+            crate::reference::reffiles::write_graph_then(g, &state.graph, shape, journal)
+                .map(|_| ())
+        } else {
+            journal()
+        }
     }
 
     fn append_json_journal(&self, entries: Vec<PyDict>) -> Result<()> {
@@ -906,9 +951,24 @@ pub(super) fn read_json(j: &JsonBackend) -> Result<State> {
 /// meta), keeping the previous file as `<state>.bak` and refreshing the binary
 /// sidecar.
 pub fn save_state_file(path: &Path, state: &State) -> Result<()> {
+    save_state_file_then(path, state, || Ok(()))
+}
+
+/// [`save_state_file`], with `before` run once the new file is written beside the old
+/// one and before it replaces it ([`pyformat::io::stage_atomic`]): a write's journal
+/// entries go there, so that an entry that finds no room (a full disk) leaves the state
+/// file as it was (only its `.bak` has been refreshed to the current content) instead of
+/// a changed state without its entry.
+pub fn save_state_file_then(
+    path: &Path,
+    state: &State,
+    before: impl FnOnce() -> Result<()>,
+) -> Result<()> {
     let rendered = crate::reference::statefile::render_state(path, state, None, None, None)?;
     pyformat::io::keep_backup(path)?;
-    pyformat::io::write_atomic(path, rendered.text.as_bytes())?;
+    let staged = pyformat::io::stage_atomic(path, rendered.text.as_bytes())?;
+    before()?;
+    staged.commit()?;
     let _ = crate::reference::sidecar::write_rendered(path, &rendered, &state.index);
     Ok(())
 }

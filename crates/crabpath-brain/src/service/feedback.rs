@@ -194,6 +194,26 @@ impl Brain {
         }
     }
 
+    /// Gives back the credit of `turns` that [`Self::claim_turns`] took for a feedback
+    /// whose write was refused, so that nothing of the refused feedback stays (its
+    /// retry credits the same turns).
+    fn release_turns(&mut self, chat_id: &str, turns: &[i64]) -> Result<()> {
+        match &mut self.backend {
+            Backend::Store(s) => {
+                turns::sql::release(s.store.conn(), chat_id, turns)
+                    .map_err(sql_error(s.store.path()))?;
+                if let Some(r) = s.resident.as_mut() {
+                    r.data_version = s.store.data_version()?;
+                }
+                Ok(())
+            }
+            Backend::Json(_) => {
+                self.serving.turns.release(chat_id, turns);
+                Ok(())
+            }
+        }
+    }
+
     fn ledger_entry(&mut self, hash: &str) -> Result<Option<LedgerEntry>> {
         match &self.backend {
             Backend::Store(s) => {
@@ -306,7 +326,7 @@ impl Brain {
         let profile = self.profile;
         let tuning = self.tuning()?;
         if !scope.is_empty() {
-            report.credited = self.write(Scope::Nodes(&scope), |w| {
+            let written = self.write(Scope::Nodes(&scope), |w| {
                 let mut out = plan.clone();
                 for c in out.iter_mut().filter(|c| !c.fired.is_empty()) {
                     let s = learn_ids_tuned(w.graph, &c.fired, c.outcome, profile, &tuning)?;
@@ -315,7 +335,20 @@ impl Brain {
                     w.journal(credit_event(&refs, c.outcome, profile, Some(chat_id), None));
                 }
                 Ok(out)
-            })?;
+            });
+            report.credited = match written {
+                Ok(out) => out,
+                Err(e) => {
+                    // a refused write learned nothing: its turns keep their credit
+                    let claimed: Vec<i64> = a.credits.iter().map(|c| c.turn).collect();
+                    return Err(match self.release_turns(chat_id, &claimed) {
+                        Ok(()) => e,
+                        Err(r) => Error::Invalid(format!(
+                            "{e}; and the credit of turns {claimed:?} could not be given back ({r}): they count as credited"
+                        )),
+                    });
+                }
+            };
         } else {
             report.credited = plan;
         }
@@ -372,7 +405,6 @@ impl Brain {
         req: &CorrectRequest<'_>,
         mode: CorrectionMode,
     ) -> Result<CorrectReport> {
-        let guardrail = mode != CorrectionMode::Veto;
         check_outcome(req.outcome)?;
         let content = req.content.trim();
         if content.is_empty() {
@@ -392,6 +424,35 @@ impl Brain {
             Some(c) => self.attribute_and_claim(c, &req.window, req.turns_ago)?,
             None => (Attribution::default(), Vec::new()),
         };
+        let claimed: Vec<i64> = a.credits.iter().map(|c| c.turn).collect();
+        let done = self.correct_claimed(req, mode, hash, node_id, a, log);
+        match (done, req.chat_id) {
+            (Err(e), Some(chat_id)) if !claimed.is_empty() => {
+                // a refused correction learned nothing: its turns keep their credit
+                Err(match self.release_turns(chat_id, &claimed) {
+                    Ok(()) => e,
+                    Err(r) => Error::Invalid(format!(
+                        "{e}; and the credit of turns {claimed:?} could not be given back ({r}): they count as credited"
+                    )),
+                })
+            }
+            (done, _) => done,
+        }
+    }
+
+    /// The part of [`Brain::correct_with`] after the credit of the turns `a` was
+    /// claimed: the correction's node, its credit and inhibition, and its ledger entry.
+    fn correct_claimed(
+        &mut self,
+        req: &CorrectRequest<'_>,
+        mode: CorrectionMode,
+        hash: String,
+        node_id: String,
+        a: Attribution,
+        log: Vec<Turn>,
+    ) -> Result<CorrectReport> {
+        let guardrail = mode != CorrectionMode::Veto;
+        let content = req.content.trim();
         let connect_min_sim = match guardrail {
             true => GUARDRAIL_MIN_SIM,
             false => self.connect_min_sim()?,

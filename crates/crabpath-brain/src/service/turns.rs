@@ -253,6 +253,16 @@ impl MemoryLog {
         out
     }
 
+    /// Gives back the credit of `turns`, claimed by [`Self::claim`] for a feedback
+    /// whose write was then refused: a retry can credit them again.
+    pub fn release(&mut self, chat_id: &str, turns: &[i64]) {
+        if let Some(q) = self.chats.get_mut(chat_id) {
+            for t in q.iter_mut().filter(|t| turns.contains(&t.turn)) {
+                t.credited = false;
+            }
+        }
+    }
+
     /// The ledger entry of a hash.
     pub fn ledger(&self, hash: &str) -> Option<LedgerEntry> {
         self.ledger.get(hash).cloned()
@@ -355,6 +365,19 @@ pub mod sql {
         }
         tx.commit()?;
         Ok(out)
+    }
+
+    /// Gives back the credit of `turns`, claimed by [`claim`] for a feedback whose write
+    /// was then refused (one statement: the claim was this caller's alone).
+    pub fn release(conn: &Connection, chat_id: &str, turns: &[i64]) -> rusqlite::Result<()> {
+        let tx = conn.unchecked_transaction()?;
+        for &t in turns {
+            tx.execute(
+                "UPDATE turns SET credited = 0 WHERE chat_id = ?1 AND turn = ?2",
+                params![chat_id, t],
+            )?;
+        }
+        tx.commit()
     }
 
     /// The ledger entry of a hash.

@@ -80,8 +80,28 @@ fn an_acknowledged_feedback_survives_kill_9() {
         true,
     );
     assert_eq!(q["result"]["isError"], json!(false), "{q}");
-    let f = send(
+    // a feedback whose journal entry cannot be written (a directory where the journal
+    // should be: what a full disk does, without root) is refused whole: the state file
+    // is not changed, and the server's memory forgets it too. Before, the state file
+    // was saved first (the write stood, answered as an error) and the credit it
+    // recorded made the retry below "already credited", 0 edges.
+    let asked = edges(dir.path());
+    let journal = dir.path().join("brain/journal.jsonl");
+    let _ = std::fs::remove_file(&journal);
+    std::fs::create_dir(&journal).unwrap();
+    let refused = send(
         call(2, "feedback", json!({"chat_id": "c1", "outcome": 1.0})),
+        true,
+    );
+    assert_eq!(refused["result"]["isError"], json!(true), "{refused}");
+    assert_eq!(
+        edges(dir.path()),
+        asked,
+        "nothing of the refused feedback is saved"
+    );
+    std::fs::remove_dir(&journal).unwrap();
+    let f = send(
+        call(3, "feedback", json!({"chat_id": "c1", "outcome": 1.0})),
         true,
     );
     let updated = f["result"]["structuredContent"]["edges_updated"].as_u64();

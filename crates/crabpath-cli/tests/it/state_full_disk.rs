@@ -101,6 +101,65 @@ fn a_full_disk_leaves_the_journal_whole_and_the_corrected_query_answered() {
     assert!(out.contains("deploy tool roll back"), "{out}");
 }
 
+/// A state file's write whose journal entry cannot be written is refused whole: the
+/// state file is left as it was. Before, `state.json` was saved first and the journal
+/// appended after, so a journal that refused the entry (a full disk; here a directory
+/// where the file should be, which needs no root) gave an error for a write that stood
+/// in the state without its entry. Both profiles (the reference saves first: its bytes
+/// on success are unchanged, only the failure leaves nothing behind).
+#[test]
+fn a_journal_that_refuses_the_entry_leaves_the_state_file_as_it_was() {
+    for profile in ["paper", "corrected"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        small_brain(dir);
+        let state = dir.join("b/state.json");
+        let journal = dir.join("b/journal.jsonl");
+        let _ = std::fs::remove_file(&journal);
+        std::fs::create_dir(&journal).unwrap();
+        let before = std::fs::read(&state).unwrap();
+        let (code, _, err) = crate::common::run_text(
+            dir,
+            profile,
+            &[
+                "learn",
+                "--state",
+                "b/state.json",
+                "--outcome",
+                "1",
+                "--fired-ids",
+                "f1.md::0,f1.md::1",
+            ],
+        );
+        assert_ne!(code, 0, "{profile}: the learn is refused");
+        assert!(err.contains("journal.jsonl"), "{profile}: {err}");
+        assert!(
+            std::fs::read(&state).unwrap() == before,
+            "{profile}: the state file holds nothing of the refused learn"
+        );
+        // with the journal back, the same learn is saved and journaled
+        std::fs::remove_dir(&journal).unwrap();
+        let (code, _, err) = crate::common::run_text(
+            dir,
+            profile,
+            &[
+                "learn",
+                "--state",
+                "b/state.json",
+                "--outcome",
+                "1",
+                "--fired-ids",
+                "f1.md::0,f1.md::1",
+            ],
+        );
+        assert_eq!(code, 0, "{profile}: {err}");
+        assert!(std::fs::read(&state).unwrap() != before, "{profile}");
+        assert!(std::fs::read_to_string(&journal)
+            .unwrap()
+            .contains("\"learn\""));
+    }
+}
+
 /// A state-file brain `b/` of three small files in `dir`, made by the paper profile.
 fn small_brain(dir: &Path) {
     let ws = dir.join("ws");

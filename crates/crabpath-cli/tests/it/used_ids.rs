@@ -136,3 +136,84 @@ fn chat_feedback_refuses_what_it_cannot_credit() {
     assert_eq!(rc, 1);
     assert!(err.contains("keeps no conversation log"), "{err}");
 }
+
+/// A feedback whose write is refused keeps its turns' credit for a retry. Before, the
+/// turns were marked credited (committed on their own) before the weights were
+/// written, so a write that failed (a full disk, a busy database) consumed the credit:
+/// the retry answered "already credited" and the outcome could never be taught. Here a
+/// trigger in the brain's database refuses every change of an edge.
+#[test]
+fn a_refused_feedback_leaves_the_turn_to_be_credited() {
+    let dir = common::scratch_brain();
+    let d = dir.path();
+    ranked(d, Some("c1"));
+    let db = rusqlite::Connection::open(d.join("b/brain.db")).unwrap();
+    db.execute_batch(
+        "CREATE TRIGGER refuse_insert BEFORE INSERT ON edges BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+         CREATE TRIGGER refuse_update BEFORE UPDATE ON edges BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+    )
+    .unwrap();
+    let (rc, _, err) = common::run_text(d, "corrected", &LEARN_C1);
+    assert_ne!(rc, 0, "the write is refused");
+    assert!(err.contains("refused by the test"), "{err}");
+    db.execute_batch("DROP TRIGGER refuse_insert; DROP TRIGGER refuse_update;")
+        .unwrap();
+    let r = run_json(d, &LEARN_C1);
+    assert_eq!(
+        r["credited"][0]["turn"], 1,
+        "the retry credits the turn: {r}"
+    );
+    assert!(r["edges_updated"].as_u64().is_some_and(|n| n > 0), "{r}");
+    assert_eq!(r["already_credited"], serde_json::json!([]), "{r}");
+}
+
+/// The same for a correction (the daemon's `correction`, which MCP `correct` shares): a
+/// refused one keeps its turn's credit, so that its retry credits the turn. Before, the
+/// retry answered with no credited turn.
+#[test]
+fn a_refused_correction_leaves_the_turn_to_be_credited() {
+    use std::io::{BufRead, Write};
+    let dir = common::scratch_brain();
+    let d = dir.path();
+    let mut c = common::spawn_piped(d, "corrected", &["daemon", "--state", "b"]);
+    let mut stdin = c.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(c.stdout.take().unwrap());
+    let mut ask = |r: Value| -> Value {
+        writeln!(stdin, "{r}").unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let q = ask(
+        serde_json::json!({"id": 1, "method": "query", "params": {"query": QUESTION, "chat_id": "c1"}}),
+    );
+    assert!(q.get("result").is_some(), "{q}");
+    let correction = |id: u64| {
+        serde_json::json!({"id": id, "method": "correction", "params":
+            {"chat_id": "c1", "outcome": -1, "content": "Roll back with the release pipeline."}})
+    };
+    let db = rusqlite::Connection::open(d.join("b/brain.db")).unwrap();
+    db.execute_batch(
+        "CREATE TRIGGER refuse_insert BEFORE INSERT ON edges BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+         CREATE TRIGGER refuse_update BEFORE UPDATE ON edges BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+    )
+    .unwrap();
+    let refused = ask(correction(2));
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("refused by the test")),
+        "{refused}"
+    );
+    db.execute_batch("DROP TRIGGER refuse_insert; DROP TRIGGER refuse_update;")
+        .unwrap();
+    let again = ask(correction(3));
+    let r = &again["result"];
+    assert_eq!(r["deduped"], false, "{again}");
+    assert_eq!(
+        r["credited"][0]["turn"], 1,
+        "the retry credits the turn: {again}"
+    );
+    drop(stdin);
+    let _ = c.wait();
+}
