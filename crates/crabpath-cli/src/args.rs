@@ -248,7 +248,8 @@ pub enum Command {
     /// from its Python packages), check their SHA-256 and put them where `--embedder`
     /// looks for them.
     FetchModel(FetchModelArgs),
-    /// Run the autotuner (corrected profile): measure health, take the suggested
+    /// Run the autotuner (corrected profile): measure the health of the brain's content
+    /// (question nodes, `auto:`, and their edges left out), take the suggested
     /// adjustments, clip them to the safety bounds (half-life [20, 200], promotion
     /// threshold >= 2, Hebbian increment <= 0.12, reflex threshold [0.6, 0.95], damping
     /// [0.1, 1.0]) and save them in the brain; a snapshot is taken first, so `rollback`

@@ -10,9 +10,10 @@
 use serde::Serialize;
 
 use crate::decay::DecayConfig;
-use crate::graph::Graph;
+use crate::graph::{Graph, NodeId};
 use crate::health::{
-    apply_autotune, autotune, measure_health, AutotuneConfig, GraphHealth, Suggestion,
+    apply_autotune, autotune, autotune_for, measure_health, measure_health_of, AutotuneConfig,
+    GraphHealth, Suggestion,
 };
 use crate::learn::LearningConfig;
 use crate::tuning::{clip, Clipped, Tuning};
@@ -56,6 +57,15 @@ const UNBOUNDED: AutotuneConfig = AutotuneConfig {
 /// The pipeline on `graph`'s measured health (see the module docs).
 pub fn tune(graph: &Graph, before: &Tuning) -> TuneStep {
     tune_with_health(graph, &measure_health(graph), before)
+}
+
+/// [`tune`] of the part of `graph` whose nodes `keep` accepts
+/// ([`measure_health_of`]): the served brain's autotuner, which leaves its question
+/// nodes out.
+pub fn tune_where(graph: &Graph, keep: impl Fn(NodeId) -> bool, before: &Tuning) -> TuneStep {
+    let (health, nodes) = measure_health_of(graph, keep);
+    let applied = autotune_for(nodes, &health, &AutotuneConfig::corrected());
+    apply_step(before, &health, applied)
 }
 
 /// The pipeline for a given health (`graph` only gives the node count the rules read),

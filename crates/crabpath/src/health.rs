@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::decay::DecayConfig;
-use crate::graph::Graph;
+use crate::graph::{Graph, NodeId};
 use crate::learn::LearningConfig;
 
 /// Health of a graph (reference `crabpath/autotune.py::measure_health`). Fractions are in [0, 1].
@@ -31,27 +31,38 @@ pub const HEALTH_HABITUAL: f64 = 0.2;
 
 /// Measures health over all stored edges (reference `crabpath/autotune.py::measure_health`).
 pub fn measure_health(graph: &Graph) -> GraphHealth {
-    let edges = graph.edge_count();
+    measure_health_of(graph, |_| true).0
+}
+
+/// [`measure_health`] of the part of `graph` whose nodes `keep` accepts: its nodes, and
+/// the edges between two of them (a stored edge whose target is no node counts when
+/// `keep` accepts its id, as [`measure_health`] counts every stored edge); also the
+/// number of nodes kept, which the autotuner's rules read ([`autotune_for`]). With
+/// every node kept it is [`measure_health`], bit for bit. The served brain's autotuner
+/// leaves its question nodes out (`crabpath-brain`'s `service::command::autotune`), so
+/// that how many questions were asked does not move the tuning of the content.
+///
+/// Cost: O(V + E) calls of `keep` and edge visits.
+pub fn measure_health_of(graph: &Graph, keep: impl Fn(NodeId) -> bool) -> (GraphHealth, usize) {
+    let nodes = graph.node_ids().filter(|&n| keep(n)).count();
     let orphan_nodes = graph
         .node_ids()
-        .filter(|&n| graph.outgoing(n).next().is_none() && !has_incoming(graph, n))
+        .filter(|&n| {
+            keep(n) && !graph.outgoing(n).any(|(t, _)| keep(t)) && !has_incoming(graph, n, &keep)
+        })
         .count();
-    if edges == 0 {
-        return GraphHealth {
-            dormant_pct: 0.0,
-            habitual_pct: 0.0,
-            reflex_pct: 0.0,
-            cross_file_edge_pct: 0.0,
-            orphan_nodes: graph.node_count(),
-        };
-    }
     // `file` metadata per symbol, looked up once (nodes only; dangling ids have none)
     let mut files: Vec<Option<&Value>> = vec![None; graph.symbol_count()];
     for (id, node) in graph.nodes() {
         files[id.index()] = node.metadata.get("file").filter(|v| !v.is_null());
     }
     let (mut reflex, mut habitual, mut dormant, mut cross) = (0usize, 0usize, 0usize, 0usize);
+    let mut edges = 0usize;
     for (s, t, e) in graph.edges() {
+        if !(keep(s) && keep(t)) {
+            continue;
+        }
+        edges += 1;
         let w = e.weight;
         if w >= HEALTH_REFLEX {
             reflex += 1;
@@ -66,21 +77,32 @@ pub fn measure_health(graph: &Graph) -> GraphHealth {
             }
         }
     }
+    if edges == 0 {
+        let none = GraphHealth {
+            dormant_pct: 0.0,
+            habitual_pct: 0.0,
+            reflex_pct: 0.0,
+            cross_file_edge_pct: 0.0,
+            orphan_nodes: nodes,
+        };
+        return (none, nodes);
+    }
     let n = edges as f64;
-    GraphHealth {
+    let health = GraphHealth {
         dormant_pct: dormant as f64 / n,
         habitual_pct: habitual as f64 / n,
         reflex_pct: reflex as f64 / n,
         cross_file_edge_pct: cross as f64 / n,
         orphan_nodes,
-    }
+    };
+    (health, nodes)
 }
 
-fn has_incoming(graph: &Graph, n: crate::graph::NodeId) -> bool {
+fn has_incoming(graph: &Graph, n: NodeId, keep: &impl Fn(NodeId) -> bool) -> bool {
     graph
         .sources_of(n)
         .iter()
-        .any(|&s| graph.has_node(s) && graph.edge(s, n).is_some())
+        .any(|&s| keep(s) && graph.has_node(s) && graph.edge(s, n).is_some())
 }
 
 /// One autotune suggestion, serialized as the reference writes it
@@ -110,6 +132,16 @@ fn suggestion(knob: &str, adj: &str, value: Value, reason: &str) -> Suggestion {
 /// several may fire. `config` only picks the direction of the first rule
 /// ([`AutotuneConfig::dormant_slows_decay`]).
 pub fn autotune(graph: &Graph, health: &GraphHealth, config: &AutotuneConfig) -> Vec<Suggestion> {
+    autotune_for(graph.node_count(), health, config)
+}
+
+/// [`autotune`] for a graph of `nodes` nodes (the only thing its rules read of the
+/// graph): the part [`measure_health_of`] measured.
+pub fn autotune_for(
+    nodes: usize,
+    health: &GraphHealth,
+    config: &AutotuneConfig,
+) -> Vec<Suggestion> {
     let mut out = Vec::new();
     if health.dormant_pct > 0.65 {
         out.push(suggestion(
@@ -145,7 +177,7 @@ pub fn autotune(graph: &Graph, health: &GraphHealth, config: &AutotuneConfig) ->
             "Predominantly reflex traffic; relax decay to avoid over-pruning.",
         ));
     }
-    if (health.orphan_nodes as f64) > 0.2 * graph.node_count() as f64 {
+    if (health.orphan_nodes as f64) > 0.2 * nodes as f64 {
         out.push(suggestion(
             "promotion_threshold",
             "decrease",
@@ -153,7 +185,7 @@ pub fn autotune(graph: &Graph, health: &GraphHealth, config: &AutotuneConfig) ->
             "Many orphan nodes; lower threshold to reconnect exploration.",
         ));
     }
-    if health.cross_file_edge_pct < 0.1 && graph.node_count() > 1 {
+    if health.cross_file_edge_pct < 0.1 && nodes > 1 {
         out.push(suggestion(
             "promotion_threshold",
             "decrease",
@@ -304,6 +336,42 @@ mod tests {
         assert_eq!(h.dormant_pct, 0.5);
         assert_eq!(h.cross_file_edge_pct, 0.5);
         assert_eq!(h.orphan_nodes, 1); // d only: a self-loop makes c non-orphan
+    }
+
+    #[test]
+    fn health_of_a_part_leaves_out_its_nodes_and_their_edges() {
+        // the graph of `health_counts_and_orphans`, plus a question-like node `q` with
+        // two dormant edges to content; measured without it, as the test above
+        let mut g = Graph::new();
+        let a = g.add_node(Node::new("a", "A").with_meta("file", "x.md"));
+        let b = g.add_node(Node::new("b", "B").with_meta("file", "y.md"));
+        let c = g.add_node(Node::new("c", "C"));
+        let _d = g.add_node(Node::new("d", "D"));
+        let q = g.add_node(Node::new("q", "Q"));
+        g.add_edge(a, b, Edge::new(0.7)).unwrap();
+        g.add_edge(b, a, Edge::new(0.3)).unwrap();
+        g.add_edge(c, c, Edge::new(-0.5)).unwrap();
+        g.add_edge_by_id("a", "ghost", Edge::new(0.1)).unwrap();
+        g.add_edge(q, a, Edge::new(0.15)).unwrap();
+        g.add_edge(q, _d, Edge::new(0.09)).unwrap();
+        let all = measure_health(&g);
+        // with q: 6 edges, 4 dormant of them; d has an incoming edge, so no orphan
+        assert_eq!((all.dormant_pct, all.orphan_nodes), (4.0 / 6.0, 0));
+        assert_eq!(all.reflex_pct, 1.0 / 6.0);
+        let (part, nodes) = measure_health_of(&g, |n| n != q);
+        assert_eq!(nodes, 4);
+        assert_eq!(part.reflex_pct, 0.25);
+        assert_eq!(part.habitual_pct, 0.25);
+        assert_eq!(part.dormant_pct, 0.5);
+        assert_eq!(part.cross_file_edge_pct, 0.5);
+        assert_eq!(part.orphan_nodes, 1, "d again: its only edge was q's");
+        // every node kept: measure_health, bit for bit
+        assert_eq!(measure_health_of(&g, |_| true), (all, 5));
+        // the rules read the part's node count: 1 orphan of 4 is over 20 %
+        let rules = autotune_for(nodes, &part, &AutotuneConfig::corrected());
+        assert!(rules
+            .iter()
+            .any(|s| s.reason.starts_with("Many orphan nodes")));
     }
 
     #[test]

@@ -3,13 +3,15 @@
 //! before an applied run so that `rollback` undoes it. `maintain` runs the same step
 //! after its health task ([`crate::service::command::maintain`]).
 
-use crabpath::autotuner::{tune, TuneStep};
+use crabpath::autotuner::TuneStep;
 use crabpath::tuning::{Tuning, TUNING_META_KEY};
 
 use super::engine::{Brain, Scope};
 use crate::error::{Error, Result};
 use crate::reference::snapshot::Snapshot;
-use crate::service::command::autotune::{apply, autotune_event_after, tuning_from, tuning_of};
+use crate::service::command::autotune::{
+    apply, autotune_event_after, tune_content, tuning_from, tuning_of,
+};
 
 /// What [`Brain::autotune`] did.
 #[derive(Debug, Clone)]
@@ -72,7 +74,7 @@ impl Brain {
     /// What the autotuner would do now (a read; nothing written).
     fn planned_tuning(&mut self) -> Result<TuneStep> {
         let profile = self.profile;
-        self.read(|g, meta| tuning_of(meta, profile).map(|t| tune(g, &t)))?
+        self.read(|g, meta| tuning_of(meta, profile).map(|t| tune_content(g, &t)))?
     }
 
     /// Takes the snapshot `before-autotune-<time>` when the autotuner is about to move

@@ -25,7 +25,7 @@
 //! | `maintain` (tasks, `max_merges`, `prune_below`, flavor; [`maintain::maintain_event`]) | `maintain` (command line and daemon) | [`maintain::run`] again: health and the autotuner, decay with the tuning of that moment, prune, merge, connect |
 //! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
 //! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
-//! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below); a birth marks where an autotuner run stops being replayable (limits) |
+//! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below) |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
 //!
 //! **The question layer** (the `auto:` nodes neurogenesis grows, on by default) is an
@@ -53,7 +53,11 @@
 //!   them. A merge candidate needs edges both ways of at least 0.8: an auto node is
 //!   one only with an injection linked to it that closely, and any merge the brain
 //!   applied left a merged node, which stops the replay (a limit below); `connect`
-//!   needs `learning::` nodes (a limit too).
+//!   needs `learning::` nodes (a limit too);
+//! * the autotuner (a `maintain` with the health task, an `autotune`) measures the
+//!   content alone, question nodes and their edges left out
+//!   ([`crate::service::command::autotune::tune_content`]): what the replay's graph
+//!   holds at that event.
 //!
 //! The auto nodes' metadata `born_seq` and `last_seq` are journal positions: a brain
 //! that never had the forgotten chat holds the same nodes and edges at other
@@ -71,13 +75,6 @@
 //!   than an auto question node (a conversation node, a `learning::` node, a merged
 //!   node, an injection of the `paper` profile or of a brain made before these
 //!   entries);
-//! * an autotuner run (a `maintain` with the health task, or an `autotune`) after a
-//!   question node's birth, or in a brain holding a question node whose birth the
-//!   journal does not hold: the autotuner reads the health of the whole graph
-//!   ([`crabpath::health::measure_health`]: the share of edges in each weight band,
-//!   orphan nodes, the node count), question nodes and their edges included, and the
-//!   journal does not hold what the layer was at that moment (deaths are not counted
-//!   back: a dry `maintain` journals deaths that did not happen);
 //! * a `learn` entry naming an auto node (a `learn` given it by hand: answers never
 //!   do);
 //! * an entry of another type: `sync` (it re-splits changed files: nodes change),
@@ -167,10 +164,6 @@ enum Event {
     Autotune,
     /// A dry maintenance run: nothing to replay, its entries skipped.
     DryMaintain,
-    /// A question node's birth (a `neurogenesis` `born` entry): nothing to replay (the
-    /// question layer comes back whole after the replay), but from here on an
-    /// autotuner run read the health of a graph with question nodes.
-    QuestionBorn(String),
 }
 
 impl Event {
@@ -181,17 +174,6 @@ impl Event {
             Event::Correct { .. } => CORRECT_EVENT,
             Event::Maintain { .. } | Event::DryMaintain => maintain::MAINTAIN_EVENT,
             Event::Autotune => "autotune",
-            Event::QuestionBorn(_) => NEUROGENESIS_EVENT,
-        }
-    }
-
-    /// Whether the event runs the autotuner: a maintenance run with the health task,
-    /// or an `autotune` run.
-    fn tunes(&self) -> bool {
-        match self {
-            Event::Maintain { tasks, .. } => tasks.iter().any(|t| t == "health"),
-            Event::Autotune => true,
-            _ => false,
         }
     }
 }
@@ -318,16 +300,9 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
             Some(PyValue::Bool(true)) => return Ok(None),
             _ => return Err(incomplete()),
         },
-        NEUROGENESIS_EVENT => match e.get("event").and_then(PyValue::as_str) {
-            Some("born") => Event::QuestionBorn(
-                e.get("node")
-                    .and_then(PyValue::as_str)
-                    .ok_or_else(incomplete)?
-                    .to_string(),
-            ),
-            // refreshed, promoted, demoted, died, merged: the question layer only
-            _ => return Ok(None),
-        },
+        // born, refreshed, promoted, demoted, died, merged: the question layer only,
+        // which comes back whole after the replay
+        NEUROGENESIS_EVENT => return Ok(None),
         "maintenance" => {
             return Err(
                 "a `maintenance` entry of a run journaled without its inputs (before `maintain` entries were written)"
@@ -523,7 +498,7 @@ fn replay(
             }
             *tuning = tuning_of(w.meta, profile)?;
         }
-        Event::DryMaintain | Event::QuestionBorn(_) => {}
+        Event::DryMaintain => {}
         Event::Autotune => {
             let tuning_before = w.meta.get(TUNING_META_KEY).cloned();
             let moved = apply(w, profile)?.is_some_and(|s| s.changes());
@@ -536,12 +511,6 @@ fn replay(
     }
     Ok(Ok(()))
 }
-
-/// Why an autotuner run after a question node's birth is not replayed: the
-/// autotuner reads the health of the whole graph ([`crabpath::health::measure_health`]:
-/// edge bands, orphans and node count), question nodes and their edges included, and
-/// the journal does not hold what the question layer was at that moment.
-const TUNED_WITH_QUESTIONS: &str = "it runs the autotuner, which read the health of a graph holding question nodes, whose edges at that moment the journal does not hold";
 
 /// The question layer ([`super::neurogenesis`]): the auto nodes, and every edge from
 /// or to one, in graph order, as they are before the replay. An auto node's own
@@ -706,38 +675,18 @@ impl Brain {
                     g.remove_node(n);
                 }
             }
-            // a question node whose birth the journal does not hold was there from the
-            // start, as far as the replay can tell
-            let born: HashSet<&str> = events
-                .iter()
-                .filter_map(|e| match e {
-                    Event::QuestionBorn(id) => Some(id.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let mut asked = questions.ids.iter().any(|id| !born.contains(id.as_str()));
             // the tuning before the autotuner first ran (a brain whose tuning was
             // never saved keeps none)
             if let (Some(t), true) = (first_tuning, w.meta.contains_key(TUNING_META_KEY)) {
                 w.meta.insert(TUNING_META_KEY.into(), t);
             }
             let mut tuning = tuning_of(w.meta, profile)?;
-            let total = events
-                .iter()
-                .filter(|e| !matches!(e, Event::QuestionBorn(_)))
-                .count();
-            let mut i = 0;
-            for ev in &events {
-                if let Event::QuestionBorn(_) = ev {
-                    asked = true;
-                    continue;
-                }
-                i += 1;
-                let done = if asked && ev.tunes() {
-                    Err(TUNED_WITH_QUESTIONS.to_string())
-                } else {
-                    replay(w, ev, profile, &mut tuning, &mut stash)?
-                };
+            let total = events.len();
+            for (i, ev) in events.iter().enumerate() {
+                let i = i + 1;
+                // an autotuner run reads the content alone (question nodes left out,
+                // `tune_content`): the graph the replay rebuilds
+                let done = replay(w, ev, profile, &mut tuning, &mut stash)?;
                 if let Err(why) = done {
                     w.discard();
                     return Ok(Relearned::Kept(format!(

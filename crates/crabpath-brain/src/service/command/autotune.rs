@@ -10,8 +10,10 @@
 //! 0.6, damping 0.3), so brains made before this change behave as before until the
 //! autotuner first moves a knob.
 
-use crabpath::autotuner::{tune, TuneStep};
+use crate::service::neurogenesis::is_auto;
+use crabpath::autotuner::{tune_where, TuneStep};
 use crabpath::decay::DecayConfig;
+use crabpath::graph::Graph;
 use crabpath::graph::Metadata;
 use crabpath::profile::Profile;
 use crabpath::tuning::{Tuning, TUNING_META_KEY};
@@ -111,6 +113,17 @@ pub fn changes_text(step: &TuneStep) -> Vec<String> {
     out
 }
 
+/// The autotuner's step for the brain's content: the health of `graph` without its
+/// question nodes and their edges ([`crabpath::autotuner::tune_where`]; the `auto:`
+/// nodes neurogenesis grows, [`is_auto`]). Every novel question adds a
+/// node and a few provisional edges below the habitual band, so reading them would let
+/// the number of questions asked move the tuning of the content (the dormant share, the
+/// node count); and `forget` could not replay an autotuner run exactly, since the
+/// journal does not hold that layer as it was at the run ([`crate::service::unlearn`]).
+pub fn tune_content(graph: &Graph, before: &Tuning) -> TuneStep {
+    tune_where(graph, |n| !is_auto(graph.name(n)), before)
+}
+
 /// Tunes the loaded brain and, when something moved (or the brain had no tuning
 /// yet), writes the result to `w.meta`; the caller journals [`autotune_event`] and
 /// saves `w` (a dry run works on a copy it discards). Corrected profile only: `paper`
@@ -120,7 +133,7 @@ pub fn apply(w: &mut Working<'_>, profile: Profile) -> Result<Option<TuneStep>> 
         return Ok(None);
     }
     let before = tuning_of(w.meta, profile)?;
-    let step = tune(w.graph, &before);
+    let step = tune_content(w.graph, &before);
     if step.changes() || w.meta.get(TUNING_META_KEY).is_none() {
         w.meta
             .insert(TUNING_META_KEY.into(), tuning_value(&step.after));
