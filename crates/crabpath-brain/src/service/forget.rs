@@ -26,8 +26,9 @@
 //! turn log; import it into a database first.
 //!
 //! Then the weights are rebuilt without the forgotten events ([`super::unlearn`]: the
-//! init graph of the remaining nodes and the remaining learning events — learns,
-//! injections, corrections, maintenance and autotuner runs — replayed, the remaining
+//! init graph of the remaining nodes, a conversation's turns included, and the
+//! remaining events — learns, injections, remembered turns, corrections, maintenance
+//! and autotuner runs — replayed, the remaining
 //! question nodes of neurogenesis set aside and put back as they are), when
 //! the brain's history allows an exact replay; otherwise they are kept and the report
 //! says why. The replay is a second write, after the removal committed.

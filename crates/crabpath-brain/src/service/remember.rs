@@ -9,7 +9,10 @@
 //! ([`crate::source::conversation::entities::link_change`]), new links added and gone
 //! ones removed ([`crate::source::conversation::entities::link`] / `unlink`), so a
 //! conversation remembered turn by turn has the edges `init --conversation` gives it.
-//! One write transaction through [`Brain::write`].
+//! Where the turn joins and what edges it changes is computed by
+//! [`crate::source::conversation::join`] and applied by
+//! [`crate::source::conversation::apply_join`], the rule `forget`'s replay repeats
+//! ([`crate::service::unlearn`]). One write transaction through [`Brain::write`].
 //!
 //! The brain's conversation turns (nodes with `metadata.kind` = `conversation`, in
 //! `metadata.turn` order, read back by
@@ -23,14 +26,13 @@
 //! Any database brain of the corrected profile remembers (a folder brain can keep a
 //! conversation too); a state file is refused.
 
-use crabpath::graph::{Edge, Metadata};
+use crabpath::graph::Metadata;
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
 
 use super::engine::{Backend, Brain, Scope};
 use crate::error::{Error, Result};
-use crate::source::conversation::entities::{link, link_change, unlink, ENTITY_WEIGHT};
 use crate::source::conversation::{
-    chain_weight, generated_id, turn_node, turn_of_node, Turn, CONVERSATION,
+    apply_join, generated_id, join, turn_node, turn_of_node, JoinEdges, Turn, CONVERSATION,
 };
 use crate::store::sql_error;
 
@@ -114,16 +116,10 @@ impl Brain {
                 )))
             }
         };
-        let all = turns.len();
         let of_session = turns
             .iter()
             .filter(|t| t.session.as_deref() == session)
             .count();
-        let last = turns
-            .iter()
-            .rev()
-            .find(|t| t.session.as_deref() == session)
-            .and_then(|t| t.id.clone());
         let id = match &turn.id {
             Some(id) => {
                 if self.has_node(id)? {
@@ -146,24 +142,20 @@ impl Brain {
                 id
             }
         };
-        let node = turn_node(turn, id.clone(), all);
+        let joined = join(
+            &mut turns,
+            Turn {
+                id: Some(id.clone()),
+                ..turn.clone()
+            },
+        );
+        let node = turn_node(turn, id.clone(), joined.position);
         let vector = self
             .embedder()?
             .embed(&crate::source::embedtext::embedded_text(&node))?;
-        let weight = chain_weight(session, of_session.saturating_sub(1));
-        turns.push(Turn {
-            id: Some(id.clone()),
-            ..turn.clone()
-        });
-        let change = link_change(&turns);
-        let pair_ids = |pairs: &[(usize, usize)]| -> Vec<(String, String)> {
-            let id_of = |i: usize| turns[i].id.clone().unwrap_or_default();
-            pairs.iter().map(|&(i, j)| (id_of(i), id_of(j))).collect()
-        };
-        let (linked, unlinked) = (pair_ids(&change.added), pair_ids(&change.removed));
         let mut scope = vec![id.clone()];
-        scope.extend(last.clone());
-        for (a, b) in linked.iter().chain(&unlinked) {
+        scope.extend(joined.last.clone());
+        for (a, b) in joined.linked.iter().chain(&joined.unlinked) {
             scope.extend([a.clone(), b.clone()]);
         }
         scope.sort_unstable();
@@ -174,37 +166,10 @@ impl Brain {
             }
             let n = w.graph.add_node(node);
             w.vectors.upsert(&id, &vector)?;
-            let mut edges = Vec::new();
-            if let Some(prev) = last.as_deref() {
-                if let Some(p) = w.graph.lookup(prev).filter(|&p| w.graph.has_node(p)) {
-                    w.graph.add_edge(p, n, Edge::new(weight))?;
-                    w.graph.add_edge(n, p, Edge::new(weight))?;
-                    edges.push((prev.to_string(), id.clone(), weight));
-                    edges.push((id.clone(), prev.to_string(), weight));
-                }
-            }
-            // the pair (a, b) of ids as graph nodes of this write, when both are there
-            let ends = |g: &crabpath::graph::Graph, a: &str, b: &str| {
-                let (x, y) = (g.lookup(a)?, g.lookup(b)?);
-                (g.has_node(x) && g.has_node(y)).then_some((x, y))
-            };
-            let mut removed = Vec::new();
-            for (a, b) in &unlinked {
-                if let Some((x, y)) = ends(w.graph, a, b) {
-                    for (from, _) in unlink(w.graph, x, y) {
-                        let (f, t) = if from == x { (a, b) } else { (b, a) };
-                        removed.push((f.clone(), t.clone()));
-                    }
-                }
-            }
-            for (a, b) in &linked {
-                if let Some((x, y)) = ends(w.graph, a, b) {
-                    for (from, _) in link(w.graph, x, y)? {
-                        let (f, t) = if from == x { (a, b) } else { (b, a) };
-                        edges.push((f.clone(), t.clone(), ENTITY_WEIGHT));
-                    }
-                }
-            }
+            let JoinEdges {
+                added: edges,
+                removed,
+            } = apply_join(w.graph, n, &id, &joined)?;
             let mut e = PyDict::new();
             e.insert("type".into(), PyValue::Str("remember".into()));
             e.insert("node_id".into(), PyValue::Str(id.clone()));
@@ -219,7 +184,7 @@ impl Brain {
             w.journal(e);
             Ok(RememberReport {
                 node_id: id.clone(),
-                turn: all,
+                turn: joined.position,
                 edges,
                 removed,
             })

@@ -1,6 +1,6 @@
 //! Unlearning after `forget` (issue 30, item 3): the weights are rebuilt by replaying
-//! the recorded learning events that remain, from the one checkpoint every folder brain
-//! has — the graph `init` builds — so that a brain that forgot a file equals, edge for
+//! the recorded learning events that remain, from the one checkpoint every folder or
+//! conversation brain has — the graph `init` builds — so that a brain that forgot a file equals, edge for
 //! edge and weight for weight, a brain built without it and taught the same events
 //! less those that touched it (`forget` has already dropped those journal entries,
 //! [`super::forget`]).
@@ -11,6 +11,19 @@
 //! the pair's index: no edge of `init` depends on another file. The init graph of the
 //! remaining files is therefore rebuilt from the remaining nodes alone (grouped by
 //! `file`, in node order), with no need for the folder.
+//!
+//! **A conversation** (turns, `metadata.kind` [`CONVERSATION`]) is rebuilt the same
+//! way: the turns `init --conversation` read (those no journaled `remember` added), in
+//! their order, renumbered (`metadata.turn`) and linked as `init` links them
+//! ([`link_turns`]: each turn chained to the previous turn of its session, then the
+//! entity links of rare words); each remembered turn leaves the graph and comes back
+//! at its `remember` entry, where `remember` put it ([`join`], [`apply_join`]: its
+//! chain to the last turn of its session heard by then, and the entity links that
+//! change). So a brain that forgot a turn equals one that never heard it, the same
+//! events taught: chains close over the gap, a rare word's links are those of the
+//! turns that remain, and the later turns' positions move up. Turns keep their ids (a
+//! generated `turn:<session>:<k>` is not renumbered: the brain that never heard the
+//! turn is the one given the same ids).
 //!
 //! **The events**, each journaled with the inputs its replay needs, and replayed in
 //! journal order after every edge was removed (emptying every bucket, so the buckets
@@ -25,6 +38,7 @@
 //! | `maintain` (tasks, `max_merges`, `prune_below`, flavor; [`maintain::maintain_event`]) | `maintain` (command line and daemon) | [`maintain::run`] again: health and the autotuner, decay with the tuning of that moment, prune, merge, connect |
 //! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
 //! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
+//! | `remember` (the turn's node id) | `remember` (daemon, MCP) | the turn comes back (taken out of the graph before the replay), joined to the conversation heard by then ([`join`], [`apply_join`]); a forgotten turn's entry adds nothing |
 //! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below) |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
 //!
@@ -71,14 +85,14 @@
 //! autotuner first ran, which the replayed runs move again as they moved it then.
 //!
 //! **Limits** (the replay is skipped, the weights are kept, and the report says why):
-//! * a node that neither `init` of a folder nor a journaled injection makes, other
-//!   than an auto question node (a conversation node, a `learning::` node, a merged
-//!   node, an injection of the `paper` profile or of a brain made before these
-//!   entries);
+//! * a node that neither `init` of a folder or a conversation nor a journaled
+//!   injection or `remember` makes, other than an auto question node (a `learning::`
+//!   node, a merged node, an injection of the `paper` profile or of a brain made before
+//!   these entries);
 //! * a `learn` entry naming an auto node (a `learn` given it by hand: answers never
 //!   do);
 //! * an entry of another type: `sync` (it re-splits changed files: nodes change),
-//!   `remember`, `replay` (it learns from session logs
+//!   `replay` (it learns from session logs
 //!   the journal does not hold), `compact_daily_notes`, and a `maintenance` or
 //!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
 //!   entries were written (its inputs are not recorded), or a health check of the
@@ -127,6 +141,7 @@ use crate::service::command::autotune::{apply, tuning_of};
 use crate::service::command::learn::learn_ids_tuned;
 use crate::service::command::maintain::{self, Flavor, MaintainOptions};
 use crate::source::bootstrap::sibling_weight;
+use crate::source::conversation::{apply_join, join, link_turns, turn_of_node, Turn, CONVERSATION};
 use crate::store::working::Working;
 
 /// What the replay did.
@@ -164,6 +179,8 @@ enum Event {
     Autotune,
     /// A dry maintenance run: nothing to replay, its entries skipped.
     DryMaintain,
+    /// A conversation turn an agent added (`remember`; its node's id).
+    Remember(String),
 }
 
 impl Event {
@@ -174,6 +191,7 @@ impl Event {
             Event::Correct { .. } => CORRECT_EVENT,
             Event::Maintain { .. } | Event::DryMaintain => maintain::MAINTAIN_EVENT,
             Event::Autotune => "autotune",
+            Event::Remember(_) => "remember",
         }
     }
 }
@@ -303,6 +321,12 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
         // born, refreshed, promoted, demoted, died, merged: the question layer only,
         // which comes back whole after the replay
         NEUROGENESIS_EVENT => return Ok(None),
+        "remember" => Event::Remember(
+            e.get("node_id")
+                .and_then(PyValue::as_str)
+                .ok_or_else(incomplete)?
+                .to_string(),
+        ),
         "maintenance" => {
             return Err(
                 "a `maintenance` entry of a run journaled without its inputs (before `maintain` entries were written)"
@@ -383,12 +407,13 @@ fn events_of(
     Ok((events, first_tuning))
 }
 
-/// The ids the journal's `inject` entries made.
+/// The ids the journal's `inject` and `remember` entries made: nodes that leave the
+/// graph until their event is replayed.
 fn injected_ids(events: &[Event]) -> HashSet<&str> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Inject { id, .. } => Some(id.as_str()),
+            Event::Inject { id, .. } | Event::Remember(id) => Some(id.as_str()),
             _ => None,
         })
         .collect()
@@ -411,8 +436,26 @@ fn replay(
     profile: crabpath::profile::Profile,
     tuning: &mut Tuning,
     stash: &mut HashMap<String, Node>,
+    conversation: &mut Vec<Turn>,
 ) -> Result<std::result::Result<(), String>> {
     match ev {
+        Event::Remember(id) => {
+            // a turn forgotten since has no node to bring back: a brain that never
+            // heard it never added it
+            let Some(mut n) = stash.remove(id.as_str()) else {
+                return Ok(Ok(()));
+            };
+            let Some(turn) = turn_of_node(&n.id, &n.content, &n.metadata) else {
+                return Ok(Err(format!("node `{id}` is not a conversation turn")));
+            };
+            // where `remember` put it then: its place among the turns heard by then
+            let joined = join(conversation, turn);
+            n.metadata
+                .insert("turn".into(), serde_json::Value::from(joined.position));
+            let g = &mut *w.graph;
+            let me = g.add_node(n);
+            apply_join(g, me, id, &joined)?;
+        }
         Event::Learn(fired, outcome) => {
             if let Some(q) = fired.iter().find(|f| is_auto(f)) {
                 // answers leave question nodes out of what fired: a `learn` given by hand
@@ -599,14 +642,26 @@ impl Brain {
             let mut files: Vec<(String, Chain)> = Vec::new();
             let mut slot: HashMap<String, usize> = HashMap::new();
             let mut foreign = None;
-            for (n, node) in w.graph.nodes() {
+            // the turns of a conversation heard before the journal's first `remember`
+            // (`init --conversation`'s): their `metadata.turn`, node order, node
+            let mut heard: Vec<(u64, usize, NodeId)> = Vec::new();
+            for (i, (n, node)) in w.graph.nodes().enumerate() {
                 let file = node.metadata.get("file").and_then(|v| v.as_str());
                 let chunk = node.metadata.get("chunk").and_then(|v| v.as_u64());
                 let (Some(file), Some(chunk)) = (file, chunk) else {
-                    // a question node is of the layer set aside below
-                    if !injected.contains(node.id.as_str()) && !is_auto(&node.id) {
-                        foreign = Some(node.id.clone());
-                        break;
+                    let turn = node.metadata.get("turn").and_then(|v| v.as_u64());
+                    let kind = node.metadata.get("kind").and_then(|v| v.as_str());
+                    if injected.contains(node.id.as_str()) || is_auto(&node.id) {
+                        // an injection or a remembered turn comes back at its event; a
+                        // question node is of the layer set aside below
+                        continue;
+                    }
+                    match (kind, turn) {
+                        (Some(CONVERSATION), Some(turn)) => heard.push((turn, i, n)),
+                        _ => {
+                            foreign = Some(node.id.clone());
+                            break;
+                        }
                     }
                     continue;
                 };
@@ -621,7 +676,7 @@ impl Brain {
             if let Some(id) = foreign {
                 w.discard();
                 return Ok(Relearned::Kept(format!(
-                    "node `{id}` was made neither by init of a folder nor by a journaled injection"
+                    "node `{id}` was made neither by init of a folder or a conversation nor by a journaled injection or remember"
                 )));
             }
             // every node here stays: a replay that removes one is not this brain's
@@ -659,10 +714,25 @@ impl Brain {
                     g.add_edge(b, a, Edge::new(wgt))?;
                 }
             }
-            // the injected nodes leave until their injection is replayed
+            // the conversation heard first: its turns in their order, renumbered as a
+            // brain that never heard a forgotten one numbers them, and linked as
+            // `init --conversation` links them
+            heard.sort_unstable();
+            let mut conversation: Vec<Turn> = Vec::with_capacity(heard.len());
+            let mut turn_nodes = Vec::with_capacity(heard.len());
+            for (position, &(_, _, n)) in heard.iter().enumerate() {
+                if let Some(node) = g.node_mut(n) {
+                    node.metadata
+                        .insert("turn".into(), serde_json::Value::from(position));
+                    conversation.extend(turn_of_node(&node.id, &node.content, &node.metadata));
+                    turn_nodes.push(n);
+                }
+            }
+            link_turns(g, &conversation, &turn_nodes)?;
+            // the injected nodes and remembered turns leave until their event is replayed
             let mut stash: HashMap<String, Node> = HashMap::new();
             for ev in &events {
-                if let Event::Inject { id, .. } = ev {
+                if let Event::Inject { id, .. } | Event::Remember(id) = ev {
                     if let Some(n) = node(g, id) {
                         if let Some(removed) = g.remove_node(n) {
                             stash.insert(id.clone(), removed);
@@ -686,7 +756,7 @@ impl Brain {
                 let i = i + 1;
                 // an autotuner run reads the content alone (question nodes left out,
                 // `tune_content`): the graph the replay rebuilds
-                let done = replay(w, ev, profile, &mut tuning, &mut stash)?;
+                let done = replay(w, ev, profile, &mut tuning, &mut stash, &mut conversation)?;
                 if let Err(why) = done {
                     w.discard();
                     return Ok(Relearned::Kept(format!(

@@ -1109,3 +1109,230 @@ fn a_learn_naming_a_question_node_keeps_the_weights() {
         "{r}"
     );
 }
+
+/// The turns of the conversation exactness tests, as JSON Lines: two sessions of an
+/// evening's plans, with rare words shared across sessions (pottery, marathon, Lisbon)
+/// so that entity edges link them; every turn has its id.
+const HEARD: [&str; 6] = [
+    r#"{"id": "t1", "session": "1", "speaker": "Ana", "text": "I signed up for a pottery class on Saturday."}"#,
+    r#"{"id": "t2", "session": "1", "speaker": "Ben", "text": "Nice. I am training for the marathon in Lisbon."}"#,
+    r#"{"id": "t3", "session": "1", "speaker": "Ana", "text": "The pottery teacher lived in Lisbon for years."}"#,
+    r#"{"id": "t4", "session": "2", "speaker": "Ben", "text": "The marathon route passes the river twice."}"#,
+    r#"{"id": "t5", "session": "2", "speaker": "Ana", "text": "My first pottery bowl cracked in the kiln."}"#,
+    r#"{"id": "t6", "session": "2", "speaker": "Ben", "text": "Glue it and call it art."}"#,
+];
+
+/// A turn an agent remembers later.
+fn later(
+    id: &str,
+    session: &str,
+    speaker: &str,
+    text: &str,
+) -> crabpath_brain::source::conversation::Turn {
+    crabpath_brain::source::conversation::Turn {
+        id: Some(id.into()),
+        session: Some(session.into()),
+        time: None,
+        speaker: Some(speaker.into()),
+        text: text.into(),
+    }
+}
+
+/// One step of a conversation brain's history: a turn remembered, a learn, or a
+/// maintenance (decay).
+enum Heard {
+    Remember(crabpath_brain::source::conversation::Turn),
+    Learn(Vec<&'static str>, f64),
+    Decay,
+}
+
+fn conversation_history() -> Vec<Heard> {
+    vec![
+        Heard::Learn(vec!["t1", "t2"], 1.0),
+        Heard::Remember(later(
+            "t7",
+            "2",
+            "Ana",
+            "Lisbon has a pottery museum near the river.",
+        )),
+        Heard::Learn(vec!["t3", "t1"], 1.0),
+        Heard::Learn(vec!["t2", "t4", "t7"], -1.0),
+        Heard::Decay,
+        Heard::Remember(later(
+            "t8",
+            "3",
+            "Ben",
+            "The marathon expo sells pottery mugs.",
+        )),
+        Heard::Learn(vec!["t5", "t8"], 1.0),
+        Heard::Remember(later(
+            "t9",
+            "1",
+            "Ana",
+            "Saturday works for the kiln visit.",
+        )),
+        Heard::Learn(vec!["t9", "t1", "t3"], 0.5),
+        Heard::Learn(vec!["t8", "t7"], 1.0),
+    ]
+}
+
+/// Every node of a brain with its content and metadata, and every edge with its weight,
+/// kind and metadata.
+fn whole(b: &mut Brain) -> (Edges, std::collections::BTreeMap<String, (String, String)>) {
+    b.read(|g, _| {
+        let edges = g
+            .edges()
+            .map(|(s, t, e)| {
+                (
+                    (g.name(s).to_string(), g.name(t).to_string()),
+                    (
+                        e.weight,
+                        format!("{:?}", e.kind),
+                        format!("{:?}", e.metadata),
+                    ),
+                )
+            })
+            .collect();
+        let nodes = g
+            .nodes()
+            .map(|(_, n)| {
+                (
+                    n.id.clone(),
+                    (n.content.clone(), format!("{:?}", n.metadata)),
+                )
+            })
+            .collect();
+        (edges, nodes)
+    })
+    .unwrap()
+}
+
+/// Brain X hears the conversation and its history; brain Y hears it without the turn
+/// `gone` (and without the learns that name it, which `forget` drops from X). X
+/// forgets `gone`: its nodes (their `metadata.turn` renumbered), edges and weights equal
+/// Y's. Returns the forget's report.
+fn forget_turn_equals_never_hearing_it(gone: &str) -> crabpath_brain::service::ForgetReport {
+    use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let all = HEARD.join("\n");
+    let without: Vec<&str> = HEARD
+        .iter()
+        .copied()
+        .filter(|l| !l.contains(&format!("\"id\": \"{gone}\"")))
+        .collect();
+    let mut x = common::chat_brain(&dir.path().join("x"), &all, true);
+    let mut y = common::chat_brain(&dir.path().join("y"), &without.join("\n"), true);
+    let maintain = MaintainOptions {
+        requested: vec!["decay".into()],
+        dry_run: false,
+        max_merges: 5,
+        prune_below: 0.01,
+        flavor: Flavor::Daemon,
+        journal: true,
+        embedder: None,
+    };
+    for step in conversation_history() {
+        match step {
+            Heard::Remember(t) => {
+                x.remember_turn(&t).unwrap();
+                if t.id.as_deref() != Some(gone) {
+                    y.remember_turn(&t).unwrap();
+                }
+            }
+            Heard::Learn(ids, outcome) => {
+                let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+                x.learn(&ids, outcome).unwrap();
+                if !ids.iter().any(|i| i == gone) {
+                    y.learn(&ids, outcome).unwrap();
+                }
+            }
+            Heard::Decay => {
+                x.maintain(&maintain).unwrap();
+                y.maintain(&maintain).unwrap();
+            }
+        }
+    }
+    let before = whole(&mut x);
+    let r = x.forget(&ForgetTarget::Node(gone.into())).unwrap();
+    let (ex, nx) = whole(&mut x);
+    let (ey, ny) = whole(&mut y);
+    assert_ne!(before.0, ey, "{gone}: its learning changed X's weights");
+    // entity edges link the sessions (the rare words), so their rebuild is tested too
+    let cross: Vec<_> = ey
+        .iter()
+        .filter(|(_, (w, _, _))| {
+            *w == crabpath_brain::source::conversation::entities::ENTITY_WEIGHT
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    assert!(!cross.is_empty(), "{gone}");
+    assert_eq!(nx, ny, "{gone}: nodes");
+    assert_eq!(ex, ey, "{gone}: edges");
+    r
+}
+
+/// Forgetting a turn of a conversation unlearns too (issue 30 item 3, for the brains
+/// agents keep with `remember`): a turn `init --conversation` read (t3, in session 1
+/// between t2 and t9) and a turn an agent remembered (t7). The conversation is rebuilt
+/// as a brain that never heard the turn builds it — chains, entity links, positions —
+/// and the remembered turns and learning events replayed in order. Before, the weights
+/// were kept ("node `t1` was made neither by init of a folder nor by a journaled
+/// injection").
+#[test]
+fn forgetting_a_turn_equals_never_having_heard_it() {
+    let r = forget_turn_equals_never_hearing_it("t3");
+    // 10 steps, 2 learns through t3 dropped: 3 remembers, 4 learns and the decay
+    assert_eq!(
+        r.relearned,
+        crabpath_brain::service::Relearned::Replayed(8),
+        "{r:?}"
+    );
+    let r = forget_turn_equals_never_hearing_it("t7");
+    // t7's remember and the 2 learns through it dropped (or its remember skipped)
+    assert!(
+        matches!(r.relearned, crabpath_brain::service::Relearned::Replayed(_)),
+        "{r:?}"
+    );
+}
+
+/// Forgetting a chat of a conversation brain unlearns its feedback (before, the weights
+/// were kept: the turns were nodes "made neither by init of a folder nor by a journaled
+/// injection"). X serves chats c1 (about the pottery turns) and c2 (about the river
+/// and the kiln); Y serves only c2, whose answers are the same in both.
+#[test]
+fn forgetting_a_chat_of_a_conversation_brain_unlearns_its_feedback() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = HEARD.join("\n");
+    drop(common::chat_brain(&dir.path().join("x"), &all, true));
+    drop(common::chat_brain(&dir.path().join("y"), &all, true));
+    let (x_db, y_db) = (dir.path().join("x/brain.db"), dir.path().join("y/brain.db"));
+    let (mut x, mut y) = (daemon(&x_db), daemon(&y_db));
+    let fx = chat_query(&mut x, "c1", "signed up for a pottery class on Saturday");
+    chat_feedback(&mut x, "c1", 1.0);
+    for (q, o) in [
+        ("glue it and call it art", -1.0),
+        ("the marathon route passes the river", 1.0),
+    ] {
+        let a = chat_query(&mut x, "c2", q);
+        assert_eq!(a, chat_query(&mut y, "c2", q), "{q}");
+        chat_feedback(&mut x, "c2", o);
+        chat_feedback(&mut y, "c2", o);
+    }
+    drop((x, y));
+    assert!(fx.contains("t1"), "{fx}");
+    let before = graph_of(&x_db);
+    let (ey, ny) = graph_of(&y_db);
+    assert_ne!(before.0, ey, "c1's feedback changed X's weights");
+    let mut x = daemon(&x_db);
+    let r = send(
+        &mut x,
+        r#"{"id": 7, "method": "forget", "params": {"chat": "c1"}}"#,
+    );
+    drop(x);
+    assert_eq!(r["weights_kept"], serde_json::Value::Null, "{r}");
+    // c2's two credits
+    assert_eq!(r["replayed"], 2, "{r}");
+    let (ex, nx) = graph_of(&x_db);
+    assert_eq!(nx, ny);
+    assert_eq!(ex, ey);
+}

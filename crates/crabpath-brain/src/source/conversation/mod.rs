@@ -19,8 +19,8 @@ pub mod parse;
 pub mod turn;
 
 pub use node::{
-    build_graph, chain_weight, generated_id, turn_content, turn_node, turn_of_node, Chained,
-    CONVERSATION, SOURCE_KEY,
+    apply_join, build_graph, chain_weight, generated_id, join, link_turns, turn_content, turn_node,
+    turn_of_node, Chained, Join, JoinEdges, CONVERSATION, SOURCE_KEY,
 };
 pub use parse::{parse_jsonl, read_jsonl};
 pub use turn::{Turn, FIELDS};

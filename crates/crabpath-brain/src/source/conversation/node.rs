@@ -144,37 +144,165 @@ pub struct Chained {
 pub fn build_graph(turns: &[Turn]) -> Result<Chained> {
     let given: HashSet<&str> = turns.iter().filter_map(|t| t.id.as_deref()).collect();
     let mut generated: HashSet<String> = HashSet::new();
-    // per session: turns so far, and the node of the last one
-    let mut last: HashMap<Option<&str>, (usize, crabpath::graph::NodeId)> = HashMap::new();
+    // per session: turns so far
+    let mut seen: HashMap<Option<&str>, usize> = HashMap::new();
     let mut graph = Graph::new();
     let mut nodes = Vec::with_capacity(turns.len());
     for (position, t) in turns.iter().enumerate() {
         let session = t.session.as_deref();
-        let seen = last.get(&session).map_or(0, |x| x.0);
+        let k = seen.entry(session).or_insert(0);
+        *k += 1;
         let id = match &t.id {
             Some(id) => id.clone(),
             None => {
-                let id = generated_id(session, seen + 1, |c| {
-                    given.contains(c) || generated.contains(c)
-                });
+                let id = generated_id(session, *k, |c| given.contains(c) || generated.contains(c));
                 generated.insert(id.clone());
                 id
             }
         };
-        let n = graph.add_node(turn_node(t, id, position));
-        nodes.push(n);
-        if let Some(&(count, prev)) = last.get(&session) {
-            let w = chain_weight(session, count - 1);
-            graph.add_edge(prev, n, Edge::new(w))?;
-            graph.add_edge(n, prev, Edge::new(w))?;
-        }
-        last.insert(session, (seen + 1, n));
+        nodes.push(graph.add_node(turn_node(t, id, position)));
     }
-    for (i, j) in super::entities::entity_links(turns) {
-        super::entities::link(&mut graph, nodes[i], nodes[j])?;
-    }
+    link_turns(&mut graph, turns, &nodes)?;
     Ok(Chained {
         graph,
-        sessions: last.len(),
+        sessions: seen.len(),
     })
+}
+
+/// The edges of a conversation among its nodes: `nodes[i]` is the node of `turns[i]`,
+/// in order. Each turn is chained both ways to the previous turn of its session
+/// ([`chain_weight`]), turn by turn; then the entity links of all of them
+/// ([`super::entities::entity_links`], [`super::entities::link`]). The one rule of
+/// `init --conversation` ([`build_graph`]) and of the unlearning replay's rebuild of a
+/// conversation (`crate::service::unlearn`).
+///
+/// Cost: linear in the turns, plus the entity links.
+pub fn link_turns(
+    graph: &mut Graph,
+    turns: &[Turn],
+    nodes: &[crabpath::graph::NodeId],
+) -> Result<()> {
+    let mut last: HashMap<Option<&str>, (usize, crabpath::graph::NodeId)> = HashMap::new();
+    for (t, &n) in turns.iter().zip(nodes) {
+        let session = t.session.as_deref();
+        let count = match last.get(&session) {
+            Some(&(count, prev)) => {
+                let w = chain_weight(session, count - 1);
+                graph.add_edge(prev, n, Edge::new(w))?;
+                graph.add_edge(n, prev, Edge::new(w))?;
+                count
+            }
+            None => 0,
+        };
+        last.insert(session, (count + 1, n));
+    }
+    for (i, j) in super::entities::entity_links(turns) {
+        super::entities::link(graph, nodes[i], nodes[j])?;
+    }
+    Ok(())
+}
+
+/// Where a turn joins a conversation (what `remember` adds, computed before the
+/// write, [`join`]): its position, the previous turn of its session and the chain
+/// weight to it, and the entity links that change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Join {
+    /// Its 0-based position among the conversation's turns (`metadata.turn`).
+    pub position: usize,
+    /// The id of the last turn of its session before it, if any.
+    pub last: Option<String>,
+    /// The weight of the chain edges to that turn.
+    pub weight: f64,
+    /// The entity links the turn makes, as pairs of ids.
+    pub linked: Vec<(String, String)>,
+    /// The entity links between earlier turns it undoes, as pairs of ids.
+    pub unlinked: Vec<(String, String)>,
+}
+
+/// How `turn` (with its id set) joins `turns` (the conversation so far, in order),
+/// which it is pushed onto: the previous turn of its session and the chain weight
+/// ([`chain_weight`] of the pair's index), and the entity links with it against those
+/// without it ([`super::entities::link_change`]). The rule of `remember` and of the
+/// unlearning replay of a `remember`.
+///
+/// Cost: that of [`super::entities::link_change`] (linear in the conversation's text).
+pub fn join(turns: &mut Vec<Turn>, turn: Turn) -> Join {
+    let session = turn.session.clone();
+    let of_session = turns.iter().filter(|t| t.session == session).count();
+    let last = turns
+        .iter()
+        .rev()
+        .find(|t| t.session == session)
+        .and_then(|t| t.id.clone());
+    let position = turns.len();
+    turns.push(turn);
+    let change = super::entities::link_change(turns);
+    let pair_ids = |pairs: &[(usize, usize)]| -> Vec<(String, String)> {
+        let id_of = |i: usize| turns[i].id.clone().unwrap_or_default();
+        pairs.iter().map(|&(i, j)| (id_of(i), id_of(j))).collect()
+    };
+    Join {
+        position,
+        last,
+        weight: chain_weight(session.as_deref(), of_session.saturating_sub(1)),
+        linked: pair_ids(&change.added),
+        unlinked: pair_ids(&change.removed),
+    }
+}
+
+/// The edges of [`Join`] `j` for node `n` (id `id`) in `graph`: the chain edges both
+/// ways to its session's previous turn (when that is a node), the entity links it
+/// undoes ([`super::entities::unlink`]), then those it makes
+/// ([`super::entities::link`]); a pair whose ends are not both nodes is skipped.
+/// Returns the edges added and removed.
+pub fn apply_join(
+    graph: &mut Graph,
+    n: crabpath::graph::NodeId,
+    id: &str,
+    j: &Join,
+) -> Result<JoinEdges> {
+    let mut edges = Vec::new();
+    if let Some(prev) = j.last.as_deref() {
+        if let Some(p) = graph.lookup(prev).filter(|&p| graph.has_node(p)) {
+            graph.add_edge(p, n, Edge::new(j.weight))?;
+            graph.add_edge(n, p, Edge::new(j.weight))?;
+            edges.push((prev.to_string(), id.to_string(), j.weight));
+            edges.push((id.to_string(), prev.to_string(), j.weight));
+        }
+    }
+    // the pair (a, b) of ids as graph nodes, when both are there
+    let ends = |g: &Graph, a: &str, b: &str| {
+        let (x, y) = (g.lookup(a)?, g.lookup(b)?);
+        (g.has_node(x) && g.has_node(y)).then_some((x, y))
+    };
+    let mut removed = Vec::new();
+    for (a, b) in &j.unlinked {
+        if let Some((x, y)) = ends(graph, a, b) {
+            for (from, _) in super::entities::unlink(graph, x, y) {
+                let (f, t) = if from == x { (a, b) } else { (b, a) };
+                removed.push((f.clone(), t.clone()));
+            }
+        }
+    }
+    for (a, b) in &j.linked {
+        if let Some((x, y)) = ends(graph, a, b) {
+            for (from, _) in super::entities::link(graph, x, y)? {
+                let (f, t) = if from == x { (a, b) } else { (b, a) };
+                edges.push((f.clone(), t.clone(), super::entities::ENTITY_WEIGHT));
+            }
+        }
+    }
+    Ok(JoinEdges {
+        added: edges,
+        removed,
+    })
+}
+
+/// The edges [`apply_join`] changed, by id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JoinEdges {
+    /// The edges added, `(from, to, weight)`: the chain edges, then the entity edges.
+    pub added: Vec<(String, String, f64)>,
+    /// The entity edges removed, `(from, to)`.
+    pub removed: Vec<(String, String)>,
 }
