@@ -10,7 +10,7 @@
 //! 3. run it into the fresh directory (default `out/bench`, same file name, run files in
 //!    `runs/`);
 //! 4. compare every field of the two JSON files exactly except the
-//!    [`ENVIRONMENT_FIELDS`](crate::report::ENVIRONMENT_FIELDS), and the decompressed text of
+//!    [`ENVIRONMENT_FIELDS`], and the decompressed text of
 //!    every run file and qrels the report names; for a LoCoMo product-path report, also its
 //!    headline's paper table re-derived from the committed run file, qrels and question
 //!    list ([`crate::locomo::headline::rederive_check`]);
@@ -70,8 +70,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "GLOB")]
     pub only: Vec<String>,
 
-    /// Regression expectations to enforce [default: <results>/expectations.json when it
-    /// exists]; a file given here must exist.
+    /// Regression expectations to enforce (default: `<results>/expectations.json` when it
+    /// exists); a file given here must exist.
     #[arg(long, value_name = "FILE")]
     pub expectations: Option<PathBuf>,
 

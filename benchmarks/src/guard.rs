@@ -5,9 +5,10 @@
 //! `Brain::correct_with`):
 //!
 //! * HotPotQA (the staged `sample1100`) and MultiHop-RAG (`sample500`): one brain of the
-//!   clean graph (the reference's label-free edges, [`GraphBuilder::Reference`]); the
-//!   held-out questions are the test pool (the dev pool of [`Heldout::dev_pool`] left
-//!   out, as every held-out protocol leaves it out);
+//!   clean graph (the reference's label-free edges,
+//!   [`GraphBuilder::Reference`](crate::build::GraphBuilder::Reference)); the held-out
+//!   questions are the test pool (the dev pool of [`Heldout::dev_pool`] left out, as
+//!   every held-out protocol leaves it out);
 //! * LoCoMo: one brain per test conversation ([`product::build`]; the tuning
 //!   conversations left out), its questions with evidence.
 //!

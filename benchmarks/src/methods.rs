@@ -9,7 +9,7 @@
 //! ([`crate::retrieval::reciprocal_rank_fusion`], `k = 60`). Adding a method is adding an entry (and, for a new way of ranking, a
 //! [`Ranking`] variant and its arm in the engine).
 //!
-//! Learning methods walk every step of the run's [`Schedule`](crate::plan::Schedule) in
+//! Learning methods walk every step of the run's [`Schedule`](crate::schedule::Schedule) in
 //! order: traverse, record the result if the step is scored, then, if the step learns, apply
 //! the outcome (+1 when the dataset's outcome metric is 1 for this query, else −1). The
 //! query is thus scored before its own update (test-then-train, as the reference).
@@ -60,8 +60,9 @@ pub enum Factor {
     Profile,
     /// `--shared-edge-state`.
     SharedState,
-    /// The dense-search arithmetic ([`DenseSearch`]); named only where it is not the one
-    /// `auto` gives the embedder's reference runs (see [`Plan::names`]).
+    /// The dense-search arithmetic ([`crate::dense::DenseSearch`]); named only where it is
+    /// not the one `auto` gives the embedder's reference runs (see
+    /// [`Plan::names`](crate::plan::Plan::names)).
     DenseSearch,
     /// The router parameters (`--router-alpha`, `--router-top-k`,
     /// `--confidence-temperature`).

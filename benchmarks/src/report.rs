@@ -1,5 +1,5 @@
 //! The one report writer of `bench`: every protocol ([`crate::protocol::Protocol`]) hands
-//! its document — a type of the `results` crate — and the files beside it to [`write`],
+//! its document — a type of the `results` crate — and the files beside it to [`write()`],
 //! which writes them atomically in the protocol's [`Format`], the files first and the
 //! document last (so that a report never names a file that is not there).
 //!

@@ -13,7 +13,7 @@
 //! * [`claims`] — verdicts exactly as reference `sims/run_all.py`.
 //! * [`pyjson`] — Python `json.dumps(indent=2)` output, byte for byte (the core's
 //!   [`pyformat::pyjson`], re-exported).
-//! * [`reference`] — where the reference program's result files are (tests).
+//! * [`mod@reference`] — where the reference program's result files are (tests).
 //! * [`compare`] — path-reporting JSON comparison (exact, timing fields tolerated).
 //! * [`predicate`] — the corrected profile's machine-checked claim shape.
 //! * [`runner`] — parallel multi-seed execution, aggregation, atomic output files.

@@ -72,8 +72,8 @@ pub struct FolderArgs {
     #[arg(long, value_name = "DIR")]
     pub work: Option<PathBuf>,
 
-    /// Where to write the JSON result [default: results/bench/folder/<question set
-    /// name>.json].
+    /// Where to write the JSON result (default:
+    /// `results/bench/folder/<question set name>.json`).
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

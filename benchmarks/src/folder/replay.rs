@@ -219,7 +219,7 @@ pub struct Block {
     pub health: Vec<Option<f64>>,
     /// The daemon's maintenance answer: the autotune step (`before`, `after`,
     /// `applied`, `clipped`; absent in arm `no-autotune`), merges, prunes, edges; its
-    /// neurogenesis counts without the ids ([`without_ids`]).
+    /// neurogenesis counts without the ids (`without_ids`).
     pub maintain: Value,
     /// Neurogenesis events journaled in the block and its maintenance.
     pub neurogenesis: BTreeMap<String, usize>,

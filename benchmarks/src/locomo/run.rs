@@ -43,7 +43,7 @@ pub struct Options {
     pub splits: WithinSplits,
     /// The tuning grid.
     pub grid: Grid,
-    /// Untuned knobs (see [`base_knobs`]).
+    /// Untuned knobs (see [`base_knobs`](super::tuning::base_knobs)).
     pub base: Knobs,
 }
 

@@ -5,7 +5,7 @@
 //! turn ids returned — plus each system's total characters. From it [`Record::scores`]
 //! gives the recall tables, the recall@10 series of the paired tests and the mean
 //! characters; `bench peers` writes those numbers through the same functions, and
-//! `bench check` ([`check`]) recomputes them and compares.
+//! `bench check` ([`crate::check::check_peers`]) recomputes them and compares.
 //!
 //! The text (benchmarks/README.md, "Peer memories through MCP", gives the format):
 //!

@@ -85,8 +85,8 @@ pub struct RepoArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub workspace: PathBuf,
 
-    /// Query definitions: a JSON array of {"query": ..., "relevant": [files]} [default:
-    /// <workspace>/benchmarks/queries.json].
+    /// Query definitions: a JSON array of `{"query": ..., "relevant": [files]}` (default:
+    /// `<workspace>/benchmarks/queries.json`).
     #[arg(long, visible_alias = "queries-path", value_name = "FILE")]
     pub queries: Option<String>,
 

@@ -293,11 +293,11 @@ pub enum TokenAction {
     /// Make a token for one brain and print it once (keep it: it cannot be shown
     /// again); prints its public id on stderr.
     Add {
-        /// The served directory (its brains are DIR/<name>/; tokens go in
-        /// DIR/tokens.db, made if missing).
+        /// The served directory (its brains are `DIR/<name>/`; tokens go in
+        /// `DIR/tokens.db`, made if missing).
         #[arg(long, value_name = "DIR")]
         brains: String,
-        /// The brain the token opens: the name of a directory DIR/<name>/ (letters,
+        /// The brain the token opens: the name of a directory `DIR/<name>/` (letters,
         /// digits, -, _ and .).
         #[arg(long, value_name = "NAME")]
         brain: String,
@@ -368,7 +368,7 @@ pub struct McpArgs {
     /// The brain: its directory (made by `init`), or a file in it.
     #[arg(long, required_unless_present = "brains", conflicts_with = "brains")]
     pub state: Option<String>,
-    /// Serve every brain DIR/<name>/ (a directory with brain.db) instead of one, over
+    /// Serve every brain `DIR/<name>/` (a directory with brain.db) instead of one, over
     /// --http only: each request needs `Authorization: Bearer <token>` of a token made
     /// by `crabpath token add --brains DIR`, and reaches that token's brain only.
     /// Brains open at their first request.
@@ -388,8 +388,8 @@ pub struct McpArgs {
     #[arg(long)]
     pub allow_remote: bool,
     /// With --http: also accept requests whose Origin header is ORIGIN (e.g.
-    /// https://app.example.com:443; `:*` for any port). Browser pages on this
-    /// machine (http(s)://localhost, 127.0.0.1, [::1]) are always accepted; other
+    /// `https://app.example.com:443`; `:*` for any port). Browser pages on this
+    /// machine (`http(s)://localhost`, `127.0.0.1`, `[::1]`) are always accepted; other
     /// origins get 403 (the MCP specification's guard against DNS rebinding).
     /// Repeatable.
     #[arg(long, value_name = "ORIGIN")]
@@ -889,7 +889,7 @@ pub struct MigrateArgs {
     #[arg(long, value_name = "STORE")]
     pub to: String,
     /// The brain's name on the PostgreSQL side: 1 to 40 of a-z, 0-9 and _ (its schema is
-    /// brain_<name>). Default when copying from SQLite: the brain directory's name,
+    /// `brain_<name>`). Default when copying from SQLite: the brain directory's name,
     /// lowercased, other characters as _.
     #[arg(long, value_name = "NAME")]
     pub brain: Option<String>,
@@ -949,7 +949,7 @@ pub struct FetchModelArgs {
     pub model: ModelChoice,
     /// Directory to put the model in (default: where `--embedder` looks for it:
     /// $CRABPATH_MODEL_DIR for minilm, $CRABPATH_MPNET_MODEL_DIR for mpnet, else
-    /// datasets/models/<model name> under the workspace root). Written whole or not at
+    /// `datasets/models/<model name>` under the workspace root). Written whole or not at
     /// all: files are unpacked beside it and renamed into place once every SHA-256 matches.
     #[arg(long, value_name = "D")]
     pub dir: Option<std::path::PathBuf>,

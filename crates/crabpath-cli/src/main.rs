@@ -28,7 +28,7 @@
 //! | `learn` with unknown ids / NaN outcome | dangling edges / weights driven to ±1 | refused with an error, nothing written |
 //! | `doctor` | healthy state scores 8/9; bare-graph state fails | 9/9; bare graphs counted; each failure says what to do |
 //! | option values (`crate::values`) | `--max-merges -1`, `--max-context-chars -5`, `--last -3` slice; `--outcome 2` learns; `--tasks bogus` runs nothing (rc 0); `--authority-map` stores any string | each refused in one line naming the option and its range or names (NaN `--prune-below`/`--connect-min-sim` and an empty `inject --id`/`--content` in both profiles) |
-//! | `inject --id <existing>` | "Injected <id>" (and rewrites the file) | one error line, nothing written, exit 1 |
+//! | `inject --id <existing>` | "Injected `<id>`" (and rewrites the file) | one error line, nothing written, exit 1 |
 //! | a broken JSON line in a session log | replayed as a plain-text query | an error naming the file and line, nothing replayed |
 //!
 //! Safety (both profiles): atomic saves with one `.bak`, an advisory lock around every

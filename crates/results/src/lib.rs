@@ -9,7 +9,7 @@
 //!
 //! * [`expected`] — the papers' numbers that the simulations and the v2 tables are
 //!   compared with (`results/sims/expected.json`, `results/v2/expected.json`);
-//! * [`bench`] — the report of `bench run` (configuration, manifest, evaluation, methods,
+//! * [`mod@bench`] — the report of `bench run` (configuration, manifest, evaluation, methods,
 //!   paired tests, provenance), one type with a section per protocol;
 //! * [`locomo`] — the sections of a LoCoMo report (one brain per conversation);
 //! * [`peers`] — the part of a `bench peers` report that the report crate draws;

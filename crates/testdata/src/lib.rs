@@ -7,7 +7,7 @@
 //! Two kinds of input:
 //!
 //! * **Committed** files (reference outputs under `results/reference/`, fixtures under
-//!   `datasets/fixtures/`, committed results): [`committed`] and [`reference`] return
+//!   `datasets/fixtures/`, committed results): [`committed`] and [`reference()`] return
 //!   their path inside this checkout and panic if the file is missing — a clone of the
 //!   repository always has them, so such tests are never ignored.
 //! * **External** inputs (the staged datasets, the all-MiniLM-L6-v2 weights, anything a

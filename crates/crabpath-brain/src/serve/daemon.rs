@@ -33,7 +33,7 @@
 //!
 //! Upstream v12's methods (`inject`, `correction`, `last_fired`, `learn_by_chat_id`,
 //! `capture_feedback`), `route_mode` and `chat_id` turns on `query`, and `protocol` are
-//! in [`v12`] (protocol version [`PROTOCOL_VERSION`]).
+//! in `v12` (protocol version [`PROTOCOL_VERSION`]).
 //!
 //! | # | reference (paper) | corrected | before → after |
 //! |---|---|---|---|
@@ -71,7 +71,7 @@ pub struct MethodDef {
     run: fn(&mut Daemon, &PyDict) -> Result<PyValue, Failure>,
 }
 
-/// Every method, in the order of the module docs of this module and [`v12`]
+/// Every method, in the order of the module docs of this module and `v12`
 /// (`remember`, then `forget`, last).
 pub const METHODS: &[MethodDef] = &[
     method("query", Role::Read, |d, p| d.query(p)),

@@ -573,7 +573,7 @@ impl Brain {
     /// state as `.bak` ([`crate::reference::snapshot::restore`]); a database first takes a
     /// snapshot of its current state (`before-rollback-<time>`), then replaces every
     /// table but the journal by the snapshot's in one transaction, in which the
-    /// corrected profile journals the rollback ([`rollback_event`]). Returns the
+    /// corrected profile journals the rollback (`rollback_event`). Returns the
     /// restored snapshot and where the previous state was kept.
     pub fn rollback(&mut self, name: Option<&str>) -> Result<(Snapshot, PathBuf)> {
         if self.snapshot_dir().is_none() {

@@ -306,7 +306,7 @@ impl Brain {
     }
 
     /// The embedder, loaded on first use (and again after another process's `reembed`
-    /// changed the one a resident brain records: [`Brain::catch_up`]).
+    /// changed the one a resident brain records: `Brain::catch_up`).
     pub fn embedder(&mut self) -> Result<&dyn Embedder> {
         self.catch_up()?;
         if self.embedder.is_none() {

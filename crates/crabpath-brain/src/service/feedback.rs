@@ -55,7 +55,7 @@ pub struct FeedbackRequest<'a> {
     pub window: Window,
     /// The nodes the agent used for the newest credited turn, in the answer or not
     /// (issue 31 item 5): credited to that turn's question node instead of its fired
-    /// ids ([`super::neurogenesis`]).
+    /// ids (`super::neurogenesis`).
     pub used_ids: Option<Vec<String>>,
 }
 

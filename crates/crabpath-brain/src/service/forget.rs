@@ -139,7 +139,7 @@ pub struct ForgetReport {
     /// What was forgotten (the file as resolved against the brain's folder).
     pub target: ForgetTarget,
     /// Whether the weights were rebuilt without the forgotten events
-    /// ([`super::unlearn`]).
+    /// (`super::unlearn`).
     pub relearned: Relearned,
 }
 

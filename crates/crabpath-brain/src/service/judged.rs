@@ -5,7 +5,7 @@
 //! needed: the rounds of `bench folder-rounds` and `bench locomo-rounds` give +1 when a
 //! right page (an evidence turn) is among the first five, −1 otherwise. It says nothing
 //! about what the answer ranked below them. So the question's node
-//! ([`super::neurogenesis`]) credits the outcome only to the nodes the turn fired that
+//! (`super::neurogenesis`) credits the outcome only to the nodes the turn fired that
 //! belong to the answer's first [`JUDGED_PLACES`] *documents*: a node's document is its
 //! `file` (a folder's page, as an agent opens it and as the folder benchmarks score by
 //! page), or the node itself when it has none (a conversation's turn).
@@ -31,7 +31,7 @@
 //! lost, as before).
 //!
 //! The documents are those the answer *showed*, in its ranked order
-//! ([`super::query`]'s rule, lead and steering included): each query that grows or
+//! (`super::query`'s rule, lead and steering included): each query that grows or
 //! refreshes its question node stores them in the node's `auto.judged`. A question
 //! whose node is born by the feedback itself has none stored; its turn's fired order
 //! stands in for the answer's (the seeds first, as the answer puts them, apart from a
@@ -50,7 +50,7 @@ pub fn document<'a>(graph: &'a Graph, id: &'a str) -> &'a str {
 
 /// The first [`JUDGED_PLACES`] documents of `ranked` (ids best first), each once. An
 /// answer's ranking and a turn's fired list hold no auto node (a question takes no
-/// place, [`super::neurogenesis`]), so none is looked for. Cost: O(`JUDGED_PLACES` ·
+/// place, `super::neurogenesis`), so none is looked for. Cost: O(`JUDGED_PLACES` ·
 /// places read).
 pub fn judged_documents<'a>(
     graph: &'a Graph,

@@ -2,7 +2,7 @@
 //! "recall@5 ≥ 0.62" and item 6): after the first [`LEAD_SEEDS`] seeds, before the rest.
 //!
 //! The ranked answer is the seeds in order, then what the traversal added
-//! ([`super::query`]). With `top` 6 (chosen for recall@10 on the tuning conversations)
+//! (`super::query`). With `top` 6 (chosen for recall@10 on the tuning conversations)
 //! the first five places all go to seeds, so recall@5 is exactly the seeds' own: on
 //! LoCoMo (hash-v1, the product path, all 1,986 questions) 0.556, where `top` 4, whose
 //! fifth place is an addition, gave 0.584. Letting the best addition take the fifth

@@ -115,8 +115,9 @@ impl Brain {
     }
 
     /// Teaches an outcome for the fired ids in order (reference
-    /// `crabpath/cli.py::cmd_learn`, [`learn_ids`]), journaled. A database reads and
-    /// writes only the rows of those nodes and their outgoing edges.
+    /// `crabpath/cli.py::cmd_learn`, [`crate::service::command::learn::learn_ids`]),
+    /// journaled. A database reads and writes only the rows of those nodes and their
+    /// outgoing edges.
     pub fn learn(&mut self, ids: &[String], outcome: f64) -> Result<LearnReport> {
         let profile = self.profile;
         let tuning = self.tuning()?;

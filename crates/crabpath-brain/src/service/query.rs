@@ -91,7 +91,7 @@ pub struct QueryRequest<'q> {
     /// Whether to traverse from the seeds (default `true`); `false` answers with the
     /// seeding's ranking alone, "the hybrid search alone" of issue 28, item 6.
     pub traverse: bool,
-    /// Neurogenesis for this query (issue 31 item 1, [`super::neurogenesis`]): `None`
+    /// Neurogenesis for this query (issue 31 item 1, `super::neurogenesis`): `None`
     /// the brain's setting (on unless `meta.neurogenesis` is `off`); `Some(false)`
     /// answers exactly as a brain without neurogenesis does and grows nothing.
     pub neurogenesis: Option<bool>,
@@ -99,7 +99,7 @@ pub struct QueryRequest<'q> {
     /// `true`; `false` gives the order before it, to measure it). Other brains ignore it.
     pub rerank: bool,
     /// Whether the answer keeps the ranker's candidates with their features
-    /// ([`Answer::reordered`]; default `false`): what the ranker's weights are fitted on
+    /// ([`Answer::candidates`]; default `false`): what the ranker's weights are fitted on
     /// (`benchmarks/examples/rerank_dump.rs`), not needed to answer.
     pub keep_candidates: bool,
 }
@@ -220,7 +220,7 @@ pub struct Answer<'b> {
     pub candidates: Vec<(String, Vec<f64>)>,
     /// Set when the database could not take the query's journal entry (full disk,
     /// read-only underneath): the answer stands, unjournaled (issue 30 item 4,
-    /// [`super::unjournaled`]).
+    /// `super::unjournaled`).
     pub unjournaled: Option<super::unjournaled::Unjournaled>,
 }
 
@@ -299,7 +299,7 @@ impl Answer<'_> {
     }
 
     /// [`Answer::turn_record`] when the query was journaled; `None` when it was not (a
-    /// full disk: such a query logs no turn, [`super::unjournaled`]). What every
+    /// full disk: such a query logs no turn, `super::unjournaled`). What every
     /// interface logs for a chat's query.
     pub fn journaled_turn(&self, query: &str) -> Option<crate::service::turns::TurnRecord> {
         self.journaled().then(|| self.turn_record(query))

@@ -4,7 +4,7 @@
 //! The default answer's first 50 hold far more evidence than its first 10 (LoCoMo,
 //! hash-v1, the product path, all 1,986 questions: recall@50 0.843 against recall@10
 //! 0.700): the order is the weak part. This module re-orders the first [`DEPTH`] ids of
-//! the answer ([`super::query`]'s rule, "the base order") by a linear score of features
+//! the answer (`super::query`'s rule, "the base order") by a linear score of features
 //! every candidate already has, none of them specific to a data set:
 //!
 //! | feature | value |
@@ -214,7 +214,7 @@ pub fn score(f: &[f64; FEATURES]) -> f64 {
 /// `base` with its first `scores.len()` ids re-ordered by their score, best first (a
 /// tie keeps the base order), the rest after them as they were; at most `limit` ids.
 /// The one re-ordering of both rankers (this module's [`score`], and
-/// [`super::folder_rank::score`]; the hook is [`super::query`]'s).
+/// [`super::folder_rank::score`]; the hook is `super::query`'s).
 /// Cost: one sort of the scored ids.
 pub fn reorder_by(base: Vec<String>, scores: &[f64], limit: Option<usize>) -> Vec<String> {
     let depth = scores.len().min(base.len());

@@ -24,11 +24,11 @@
 //! # What a sync will not do (both profiles unless said)
 //!
 //! * A path that exists but cannot be read (a directory that cannot be listed, a file
-//!   that cannot be read, [`crate::source::workspace::Walk::unreadable`]) is *unreadable*, not
-//!   deleted: the nodes of the files under it stay as they are, and the report lists
-//!   it ([`SyncReport::unreadable`]); the command line then exits with status 3 (a
-//!   partial sync). Before, `chmod 000 ws/notes` took a brain of 9 nodes to 3 and lost
-//!   their learned edges.
+//!   that cannot be read, [`field@crate::source::workspace::Walk::unreadable`]) is
+//!   *unreadable*, not deleted: the nodes of the files under it stay as they are, and
+//!   the report lists it ([`SyncReport::unreadable`]); the command line then exits with
+//!   status 3 (a partial sync). Before, `chmod 000 ws/notes` took a brain of 9 nodes to
+//!   3 and lost their learned edges.
 //! * Corrected profile: a brain records the folder it was built from
 //!   ([`WORKSPACE_KEY`], written by `init`; a brain made before records the folder of
 //!   its first sync). A sync of another folder is refused unless

@@ -10,7 +10,7 @@
 //! * Within a directory, files come first, sorted by name (code-point order, `UP.MD` <
 //!   `big.json`), then the subdirectories are walked depth-first, pre-order. Symbolic
 //!   links to directories are never entered; symbolic links to files count as files.
-//!   Unreadable directories are skipped, and listed in [`Walk::unreadable`] (both
+//!   Unreadable directories are skipped, and listed in [`field@Walk::unreadable`] (both
 //!   profiles) with the entries that exist but cannot be examined: a sync keeps their
 //!   nodes instead of counting them as deleted ([`crate::source::sync`]).
 //! * A path is skipped if any component starts with `.` (hidden files and directories,

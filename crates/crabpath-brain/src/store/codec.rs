@@ -175,7 +175,7 @@ pub fn decode_unit(blob: &[u8], layout: Layout, dim: usize) -> Option<Vec<f32>> 
 }
 
 /// The (index, value) pairs of a sparse blob, indices ascending as stored, in either
-/// form: the value-table form [`encode_sparse`] writes, or the earlier one (`k`
+/// form: the value-table form `encode_sparse` writes, or the earlier one (`k`
 /// little-endian `u16` indices, then their `k` `f32` values; brains of schema 3 and
 /// before). `None` for bytes that are neither: a length of the earlier form that is
 /// not a multiple of 6, a number cut short, an index past 65,535 or not ascending, a

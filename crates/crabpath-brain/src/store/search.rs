@@ -475,7 +475,7 @@ pub fn postings_bytes(rows: &[Row], dim: usize, nonce: i64, clock: Clock) -> Vec
 /// The bytes of the derived index of every committed vector readable through `conn`
 /// (all of them, in index order, as [`read_rows`] reads them for `after < 0`), with the
 /// number of rows indexed, built in two passes over the table (see
-/// [`postings_in_passes`]) so that the decoded vectors are never all in memory: the
+/// `postings_in_passes`) so that the decoded vectors are never all in memory: the
 /// peak is the index file's bytes plus 16 bytes per row and the rows' value tables (4 bytes a
 /// distinct value of a row, about 5 of them in a hash-v1 row). The caller makes the two reads
 /// consistent (one transaction).

@@ -1,5 +1,5 @@
 //! `crabpath fetch-model`: downloads a model's weights with the same library function as
-//! `bench fetch-model` ([`crabpath_embed::fetch`]) and says where they are (issue 28,
+//! `bench fetch-model` ([`crabpath_embed::fetch()`]) and says where they are (issue 28,
 //! item 4).
 
 use crate::args::FetchModelArgs;

@@ -1,4 +1,5 @@
-//! `crabpath inject` (reference `crabpath/cli.py::cmd_inject`): [`Brain::inject`].
+//! `crabpath inject` (reference `crabpath/cli.py::cmd_inject`):
+//! [`crabpath_brain::Brain::inject`].
 
 use crabpath_brain::service::command::query::{hash_compat, parse_vector};
 use crabpath_brain::service::InjectRequest;

@@ -1,4 +1,5 @@
-//! `crabpath learn` (reference `crabpath/cli.py::cmd_learn`): [`Brain::learn`].
+//! `crabpath learn` (reference `crabpath/cli.py::cmd_learn`):
+//! [`crabpath_brain::Brain::learn`].
 
 use crabpath_brain::service::command::learn::parse_fired_ids;
 use crabpath_brain::source::workspace::expanduser;

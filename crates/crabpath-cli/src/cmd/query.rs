@@ -1,4 +1,5 @@
-//! `crabpath query` (reference `crabpath/cli.py::cmd_query`): [`Brain::query`].
+//! `crabpath query` (reference `crabpath/cli.py::cmd_query`):
+//! [`crabpath_brain::Brain::query`].
 
 use crabpath_brain::service::command::query::{hash_compat, parse_vector};
 use crabpath_brain::{Location, QueryRequest};

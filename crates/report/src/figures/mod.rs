@@ -1,6 +1,6 @@
 //! Figure builders, one module per figure family. Each builder turns one result
-//! document into a [`Figure`]; [`render_all`] runs every builder for which an input
-//! exists and turns failures (missing fields) into skip notes.
+//! document into a [`Figure`](crate::plot::Figure); [`render_all`] runs every builder
+//! for which an input exists and turns failures (missing fields) into skip notes.
 //!
 //! Each simulation's card lists the figure stems drawn from its documents; [`builder`]
 //! maps a stem to its builder. Simulations with a figure in the reference (reference

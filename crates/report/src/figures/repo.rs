@@ -94,7 +94,7 @@ pub fn figure(doc: &Doc) -> Result<Figure> {
     })
 }
 
-/// `tier (count)` of the learned graph's edges, `, `-joined, in [`TIERS`] order.
+/// `tier (count)` of the learned graph's edges, `, `-joined, in `TIERS` order.
 pub fn learned_tiers(doc: &Doc) -> Result<String> {
     let g: GraphDoc = doc.parse()?;
     let e = edges(&learned(&g, doc)?.edges);

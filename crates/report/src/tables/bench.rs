@@ -108,7 +108,7 @@ fn table(
 /// `results/bench/expected.json`: the paper's numbers of Tables 22 and 23.
 const EXPECTED: &str = include_str!("../../../../results/bench/expected.json");
 
-/// Where [`EXPECTED`] lives (for messages).
+/// Where `EXPECTED` lives (for messages).
 pub const EXPECTED_PATH: &str = "results/bench/expected.json";
 
 /// Tables 22 (MultiHop-RAG) and 23 (HotPotQA), with the paper's numbers from

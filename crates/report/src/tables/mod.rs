@@ -3,7 +3,7 @@
 //! corrected-profile value, and a verdict.
 //!
 //! The simulation tables (OpenClawBrain Tables 3, 5–20) are defined on the simulations'
-//! cards ([`sims::paper`]); the benchmark tables (22–23) in [`bench`]; the repository
+//! cards ([`sims::paper`]); the benchmark tables (22–23) in [`mod@bench`]; the repository
 //! benchmark tables (24–25) in [`repo`]. Tables 1, 2, 4 are not numeric results, and 21
 //! (production brains) is not produced by this harness — [`NOT_PRODUCED`] says so in
 //! `TABLES.md`. The paired significance tables of the bench runs go to

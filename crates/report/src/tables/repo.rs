@@ -129,7 +129,7 @@ fn table_25() -> TableSpec {
 /// `results/repo-bench/expected.json`: the paper's numbers of Tables 24 and 25.
 const EXPECTED: &str = include_str!("../../../../results/repo-bench/expected.json");
 
-/// Where [`EXPECTED`] lives (for messages).
+/// Where `EXPECTED` lives (for messages).
 pub const EXPECTED_PATH: &str = "results/repo-bench/expected.json";
 
 /// Tables 24 and 25 without the paper's numbers.

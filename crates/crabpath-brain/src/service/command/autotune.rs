@@ -119,7 +119,7 @@ pub fn changes_text(step: &TuneStep) -> Vec<String> {
 /// node and a few provisional edges below the habitual band, so reading them would let
 /// the number of questions asked move the tuning of the content (the dormant share, the
 /// node count); and `forget` could not replay an autotuner run exactly, since the
-/// journal does not hold that layer as it was at the run ([`crate::service::unlearn`]).
+/// journal does not hold that layer as it was at the run (`crate::service::unlearn`).
 pub fn tune_content(graph: &Graph, before: &Tuning) -> TuneStep {
     tune_where(graph, |n| !is_auto(graph.name(n)), before)
 }

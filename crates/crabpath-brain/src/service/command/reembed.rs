@@ -28,7 +28,7 @@
 //! mix. A rerun of the same command finds the rows already made and embeds only the
 //! rest; a rerun with another embedder drops them and starts over. The side table is
 //! made on demand (not part of [`crate::store::schema`]), and `doctor` reports an
-//! unfinished one ([`pending`]). Once swapped, the file is compacted ([`compact`]) and
+//! unfinished one ([`pending`]). Once swapped, the file is compacted (`compact`) and
 //! the derived search index rebuilt.
 
 use std::path::Path;
