@@ -927,19 +927,7 @@ type Nodes = std::collections::BTreeMap<String, (String, serde_json::Value)>;
 fn graph_of(db: &Path) -> (Edges, Nodes) {
     let mut b = open(db);
     b.read(|g, _| {
-        let edges = g
-            .edges()
-            .map(|(s, t, e)| {
-                (
-                    (g.name(s).to_string(), g.name(t).to_string()),
-                    (
-                        e.weight,
-                        format!("{:?}", e.kind),
-                        format!("{:?}", e.metadata),
-                    ),
-                )
-            })
-            .collect();
+        let edges = edges_of(g);
         let nodes = g
             .nodes()
             .map(|(_, n)| {
@@ -954,6 +942,34 @@ fn graph_of(db: &Path) -> (Edges, Nodes) {
         (edges, nodes)
     })
     .unwrap()
+}
+
+/// The daemon's `forget` of chat c1 in the brain `db`, checked to have replayed (not
+/// kept the weights); its answer.
+fn forget_c1_replayed(db: &Path) -> serde_json::Value {
+    let mut x = daemon(db);
+    let r = send(
+        &mut x,
+        r#"{"id": 7, "method": "forget", "params": {"chat": "c1"}}"#,
+    );
+    assert_eq!(r["weights_kept"], serde_json::Value::Null, "{r}");
+    r
+}
+
+/// Every edge of `g` as [`Edges`] holds it.
+fn edges_of(g: &crabpath::graph::Graph) -> Edges {
+    g.edges()
+        .map(|(s, t, e)| {
+            (
+                (g.name(s).to_string(), g.name(t).to_string()),
+                (
+                    e.weight,
+                    format!("{:?}", e.kind),
+                    format!("{:?}", e.metadata),
+                ),
+            )
+        })
+        .collect()
 }
 
 /// Issue 30 item 3's exactness with question nodes (neurogenesis on, the default):
@@ -1044,13 +1060,7 @@ fn forgetting_a_chat_with_question_nodes_equals_never_having_heard_it() {
         "{:?}",
         links(&ey)
     );
-    let mut x = daemon(&x_db);
-    let r = send(
-        &mut x,
-        r#"{"id": 7, "method": "forget", "params": {"chat": "c1"}}"#,
-    );
-    drop(x);
-    assert_eq!(r["weights_kept"], serde_json::Value::Null, "{r}");
+    let r = forget_c1_replayed(&x_db);
     // c2's 3 credits, the teaching, the maintenance and the learn (Y's journal holds
     // these 6 and no other learning event)
     assert_eq!(r["replayed"], 6, "{r}");
@@ -1180,19 +1190,6 @@ fn conversation_history() -> Vec<Heard> {
 /// kind and metadata.
 fn whole(b: &mut Brain) -> (Edges, std::collections::BTreeMap<String, (String, String)>) {
     b.read(|g, _| {
-        let edges = g
-            .edges()
-            .map(|(s, t, e)| {
-                (
-                    (g.name(s).to_string(), g.name(t).to_string()),
-                    (
-                        e.weight,
-                        format!("{:?}", e.kind),
-                        format!("{:?}", e.metadata),
-                    ),
-                )
-            })
-            .collect();
         let nodes = g
             .nodes()
             .map(|(_, n)| {
@@ -1202,7 +1199,7 @@ fn whole(b: &mut Brain) -> (Edges, std::collections::BTreeMap<String, (String, S
                 )
             })
             .collect();
-        (edges, nodes)
+        (edges_of(g), nodes)
     })
     .unwrap()
 }
@@ -1212,7 +1209,6 @@ fn whole(b: &mut Brain) -> (Edges, std::collections::BTreeMap<String, (String, S
 /// forgets `gone`: its nodes (their `metadata.turn` renumbered), edges and weights equal
 /// Y's. Returns the forget's report.
 fn forget_turn_equals_never_hearing_it(gone: &str) -> crabpath_brain::service::ForgetReport {
-    use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
     let dir = tempfile::tempdir().unwrap();
     let all = HEARD.join("\n");
     let without: Vec<&str> = HEARD
@@ -1222,15 +1218,7 @@ fn forget_turn_equals_never_hearing_it(gone: &str) -> crabpath_brain::service::F
         .collect();
     let mut x = common::chat_brain(&dir.path().join("x"), &all, true);
     let mut y = common::chat_brain(&dir.path().join("y"), &without.join("\n"), true);
-    let maintain = MaintainOptions {
-        requested: vec!["decay".into()],
-        dry_run: false,
-        max_merges: 5,
-        prune_below: 0.01,
-        flavor: Flavor::Daemon,
-        journal: true,
-        embedder: None,
-    };
+    let maintain = common::daemon_maintain(&["decay"]);
     for step in conversation_history() {
         match step {
             Heard::Remember(t) => {
@@ -1323,13 +1311,7 @@ fn forgetting_a_chat_of_a_conversation_brain_unlearns_its_feedback() {
     let before = graph_of(&x_db);
     let (ey, ny) = graph_of(&y_db);
     assert_ne!(before.0, ey, "c1's feedback changed X's weights");
-    let mut x = daemon(&x_db);
-    let r = send(
-        &mut x,
-        r#"{"id": 7, "method": "forget", "params": {"chat": "c1"}}"#,
-    );
-    drop(x);
-    assert_eq!(r["weights_kept"], serde_json::Value::Null, "{r}");
+    let r = forget_c1_replayed(&x_db);
     // c2's two credits
     assert_eq!(r["replayed"], 2, "{r}");
     let (ex, nx) = graph_of(&x_db);

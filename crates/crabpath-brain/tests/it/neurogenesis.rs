@@ -10,7 +10,7 @@ use crabpath::embed::{Embedder, HashEmbedder};
 use crabpath::graph::{Graph, Node};
 use crabpath::neurogenesis::auto_id;
 use crabpath::profile::Profile;
-use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
+use crabpath_brain::service::command::maintain::MaintainOptions;
 use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{FeedbackRequest, Seeding};
 use crabpath_brain::{Brain, QueryRequest};
@@ -89,15 +89,7 @@ fn state(b: &mut Brain, id: &str) -> Option<String> {
 
 /// A `maintain` of no task but neurogenesis' own (death and merge run after the tasks).
 fn maintain_options() -> MaintainOptions<'static> {
-    MaintainOptions {
-        requested: vec!["prune".into()],
-        dry_run: false,
-        max_merges: 5,
-        prune_below: 0.01,
-        flavor: Flavor::Daemon,
-        journal: true,
-        embedder: None,
-    }
+    crate::common::daemon_maintain(&["prune"])
 }
 
 /// The journal's neurogenesis events as (event, node).

@@ -118,19 +118,16 @@ fn a_journal_that_refuses_the_entry_leaves_the_state_file_as_it_was() {
         let _ = std::fs::remove_file(&journal);
         std::fs::create_dir(&journal).unwrap();
         let before = std::fs::read(&state).unwrap();
-        let (code, _, err) = crate::common::run_text(
-            dir,
-            profile,
-            &[
-                "learn",
-                "--state",
-                "b/state.json",
-                "--outcome",
-                "1",
-                "--fired-ids",
-                "f1.md::0,f1.md::1",
-            ],
-        );
+        let learn = [
+            "learn",
+            "--state",
+            "b/state.json",
+            "--outcome",
+            "1",
+            "--fired-ids",
+            "f1.md::0,f1.md::1",
+        ];
+        let (code, _, err) = crate::common::run_text(dir, profile, &learn);
         assert_ne!(code, 0, "{profile}: the learn is refused");
         assert!(err.contains("journal.jsonl"), "{profile}: {err}");
         assert!(
@@ -139,19 +136,7 @@ fn a_journal_that_refuses_the_entry_leaves_the_state_file_as_it_was() {
         );
         // with the journal back, the same learn is saved and journaled
         std::fs::remove_dir(&journal).unwrap();
-        let (code, _, err) = crate::common::run_text(
-            dir,
-            profile,
-            &[
-                "learn",
-                "--state",
-                "b/state.json",
-                "--outcome",
-                "1",
-                "--fired-ids",
-                "f1.md::0,f1.md::1",
-            ],
-        );
+        let (code, _, err) = crate::common::run_text(dir, profile, &learn);
         assert_eq!(code, 0, "{profile}: {err}");
         assert!(std::fs::read(&state).unwrap() != before, "{profile}");
         assert!(std::fs::read_to_string(&journal)

@@ -108,3 +108,20 @@ pub fn load_searcher(db: &Path) -> crabpath_brain::store::search::Searcher {
 }
 
 pub mod kept;
+
+/// A `maintain` of `tasks` as the daemon runs it (journaled, not dry; merges at most 5,
+/// prune below 0.01).
+pub fn daemon_maintain(
+    tasks: &[&str],
+) -> crabpath_brain::service::command::maintain::MaintainOptions<'static> {
+    use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
+    MaintainOptions {
+        requested: tasks.iter().map(|t| t.to_string()).collect(),
+        dry_run: false,
+        max_merges: 5,
+        prune_below: 0.01,
+        flavor: Flavor::Daemon,
+        journal: true,
+        embedder: None,
+    }
+}
