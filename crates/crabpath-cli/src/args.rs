@@ -269,13 +269,13 @@ pub enum Command {
     /// and search.idx rebuilt. Snapshots are rewritten without the content, not deleted,
     /// so rollback keeps working and never brings it back. Then the weights are
     /// unlearned: every edge is rebuilt from the graph init made of the remaining files
-    /// and the remaining learning events (learn, feedback credit, inject, teach,
-    /// correct, maintain, autotune) are replayed in order, so the brain equals one that
-    /// never had the content. The question nodes neurogenesis grew are set aside during
-    /// the replay and put back as they are. This needs a history replay can repeat (its
-    /// nodes made by init, a journaled injection or neurogenesis; no sync or remember
-    /// entries; no autotuner run, such as maintain's health task, after a question node
-    /// was born); otherwise the weights are kept and the report says why.
+    /// or conversation turns, and the remaining recorded events (learn, feedback credit,
+    /// inject, teach, correct, remember, maintain, autotune) are replayed in order, so
+    /// the brain equals one that never had the content. The question nodes neurogenesis
+    /// grew are set aside during the replay and put back as they are. This needs a
+    /// history replay can repeat (its nodes made by init, a journaled injection or
+    /// remember, or neurogenesis; no sync entry; no maintenance that merged nodes);
+    /// otherwise the weights are kept and the report says why.
     Forget(ForgetArgs),
 }
 
@@ -976,7 +976,7 @@ pub struct ForgetArgs {
     #[arg(long, value_name = "ID")]
     pub chat: Option<String>,
     /// Print JSON: kind, target, nodes, edges, vectors, turns, journal, ledger, ids,
-    /// snapshots (the files rewritten), wal_truncated, replayed (learning events
+    /// snapshots (the files rewritten), wal_truncated, replayed (recorded events
     /// replayed, or null), weights_kept (why the weights were kept, or null).
     #[arg(long)]
     pub json: bool,

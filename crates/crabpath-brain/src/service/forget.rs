@@ -147,7 +147,7 @@ impl ForgetReport {
     /// The report as the command line's `--json`, the daemon's `forget` and the MCP
     /// tool `forget` give it: `kind`, `target`, the counts (`nodes`, `edges`,
     /// `vectors`, `turns`, `journal`, `ledger`), `ids`, `snapshots` (paths),
-    /// `wal_truncated`, `replayed` (learning events replayed, or null) and `weights_kept`
+    /// `wal_truncated`, `replayed` (recorded events replayed, or null) and `weights_kept`
     /// (why the weights were kept, or null).
     pub fn to_json(&self) -> serde_json::Value {
         let c = self.removed;

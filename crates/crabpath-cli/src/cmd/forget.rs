@@ -34,7 +34,7 @@ pub fn run(ctx: &Ctx, a: &ForgetArgs) -> CliResult {
             c.ledger,
             r.snapshots.len(),
             match &r.relearned {
-                Relearned::Replayed(n) => format!("weights rebuilt from init and {n} learning events"),
+                Relearned::Replayed(n) => format!("weights rebuilt from init and {n} recorded events"),
                 Relearned::Kept(why) => format!("weights kept ({why})"),
             },
             if r.wal_truncated {
