@@ -409,20 +409,7 @@ impl Brain {
     /// Saves a state or graph file as the reference writes it (state: merged meta,
     /// one `.bak`, binary sidecar; graph file: the open options' shape).
     fn json_save(&mut self) -> Result<()> {
-        let shape = self.options.graph_shape;
-        let Backend::Json(j) = &mut self.backend else {
-            return Ok(());
-        };
-        let Some(state) = j.state.as_ref() else {
-            return Ok(());
-        };
-        if let Some(path) = &j.state_path {
-            save_state_file(path, state)
-        } else if let Some(g) = &j.graph_path {
-            crate::reference::reffiles::write_graph(g, &state.graph, shape).map(|_| ())
-        } else {
-            Ok(())
-        }
+        self.json_save_then(Vec::new())
     }
 
     /// Writes a resident state file now (the daemon's `save`). A database's writes are
@@ -644,13 +631,7 @@ impl Brain {
         let Backend::Json(j) = &self.backend else {
             return Ok(());
         };
-        let journal = || {
-            if entries.is_empty() {
-                Ok(())
-            } else {
-                crate::reference::journal::append_entries(&j.journal, &entries)
-            }
-        };
+        let journal = || append_journal(&j.journal, &entries);
         let Some(state) = j.state.as_ref() else {
             return journal();
         };
@@ -665,13 +646,10 @@ impl Brain {
     }
 
     fn append_json_journal(&self, entries: Vec<PyDict>) -> Result<()> {
-        let Backend::Json(j) = &self.backend else {
-            return Ok(());
-        };
-        if entries.is_empty() {
-            return Ok(());
+        match &self.backend {
+            Backend::Json(j) => append_journal(&j.journal, &entries),
+            Backend::Store(_) => Ok(()),
         }
-        crate::reference::journal::append_entries(&j.journal, &entries)
     }
 
     /// The database write path; with `dry`, the transaction is rolled back at the end
@@ -945,6 +923,15 @@ pub(super) fn read_json(j: &JsonBackend) -> Result<State> {
         None => Default::default(),
     };
     Ok(State::new(graph, index))
+}
+
+/// Appends a write's journal `entries` to a state file's journal (nothing when there
+/// are none: the file is not even opened).
+fn append_journal(journal: &Path, entries: &[PyDict]) -> Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    crate::reference::journal::append_entries(journal, entries)
 }
 
 /// Saves a state file as the reference does (`store.py::save_state` with the loaded

@@ -198,6 +198,9 @@ impl Brain {
     /// whose write was refused, so that nothing of the refused feedback stays (its
     /// retry credits the same turns).
     fn release_turns(&mut self, chat_id: &str, turns: &[i64]) -> Result<()> {
+        if turns.is_empty() {
+            return Ok(());
+        }
         match &mut self.backend {
             Backend::Store(s) => {
                 turns::sql::release(s.store.conn(), chat_id, turns)
@@ -211,6 +214,18 @@ impl Brain {
                 self.serving.turns.release(chat_id, turns);
                 Ok(())
             }
+        }
+    }
+
+    /// The error `e` of a feedback or correction whose write was refused after it
+    /// claimed the credit of `claimed` turns of `chat_id`: the credit is given back
+    /// first ([`Self::release_turns`]); when that fails too, the error says so.
+    fn refused_after_claim(&mut self, chat_id: &str, claimed: &[i64], e: Error) -> Error {
+        match self.release_turns(chat_id, claimed) {
+            Ok(()) => e,
+            Err(r) => Error::Invalid(format!(
+                "{e}; and the credit of turns {claimed:?} could not be given back ({r}): they count as credited"
+            )),
         }
     }
 
@@ -341,12 +356,7 @@ impl Brain {
                 Err(e) => {
                     // a refused write learned nothing: its turns keep their credit
                     let claimed: Vec<i64> = a.credits.iter().map(|c| c.turn).collect();
-                    return Err(match self.release_turns(chat_id, &claimed) {
-                        Ok(()) => e,
-                        Err(r) => Error::Invalid(format!(
-                            "{e}; and the credit of turns {claimed:?} could not be given back ({r}): they count as credited"
-                        )),
-                    });
+                    return Err(self.refused_after_claim(chat_id, &claimed, e));
                 }
             };
         } else {
@@ -427,15 +437,8 @@ impl Brain {
         let claimed: Vec<i64> = a.credits.iter().map(|c| c.turn).collect();
         let done = self.correct_claimed(req, mode, hash, node_id, a, log);
         match (done, req.chat_id) {
-            (Err(e), Some(chat_id)) if !claimed.is_empty() => {
-                // a refused correction learned nothing: its turns keep their credit
-                Err(match self.release_turns(chat_id, &claimed) {
-                    Ok(()) => e,
-                    Err(r) => Error::Invalid(format!(
-                        "{e}; and the credit of turns {claimed:?} could not be given back ({r}): they count as credited"
-                    )),
-                })
-            }
+            // a refused correction learned nothing: its turns keep their credit
+            (Err(e), Some(chat_id)) => Err(self.refused_after_claim(chat_id, &claimed, e)),
             (done, _) => done,
         }
     }

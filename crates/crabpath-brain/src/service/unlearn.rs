@@ -409,7 +409,7 @@ fn events_of(
 
 /// The ids the journal's `inject` and `remember` entries made: nodes that leave the
 /// graph until their event is replayed.
-fn injected_ids(events: &[Event]) -> HashSet<&str> {
+fn returning_ids(events: &[Event]) -> HashSet<&str> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -427,9 +427,10 @@ fn node(graph: &Graph, id: &str) -> Option<NodeId> {
 /// Replays one event on `w` (see the module docs); `Err(why)` when the graph refuses
 /// it.
 /// `tuning` is the brain's tuning at that point of the replay; a maintenance or
-/// autotuner run sets it anew. `stash`: the injected nodes not yet made again (taken
-/// out of the graph before the replay, so that no event before their injection sees
-/// them).
+/// autotuner run sets it anew. `stash`: the injected nodes and remembered turns not
+/// yet made again (taken out of the graph before the replay, so that no event before
+/// their own sees them). `conversation`: the conversation's turns heard so far, in
+/// order, which a replayed `remember` joins.
 fn replay(
     w: &mut Working<'_>,
     ev: &Event,
@@ -635,7 +636,7 @@ impl Brain {
         };
         let profile = self.profile;
         self.write(Scope::All, |w| {
-            let injected = injected_ids(&events);
+            let returning = returning_ids(&events);
             // the init graph's edges: per file, consecutive chunks in chunk order (a
             // forgotten chunk, `None`, holding its place)
             type Chain = Vec<(u64, Option<NodeId>)>;
@@ -651,7 +652,7 @@ impl Brain {
                 let (Some(file), Some(chunk)) = (file, chunk) else {
                     let turn = node.metadata.get("turn").and_then(|v| v.as_u64());
                     let kind = node.metadata.get("kind").and_then(|v| v.as_str());
-                    if injected.contains(node.id.as_str()) || is_auto(&node.id) {
+                    if returning.contains(node.id.as_str()) || is_auto(&node.id) {
                         // an injection or a remembered turn comes back at its event; a
                         // question node is of the layer set aside below
                         continue;

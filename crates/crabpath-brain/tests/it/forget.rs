@@ -1260,8 +1260,8 @@ fn forget_turn_equals_never_hearing_it(gone: &str) -> crabpath_brain::service::F
 }
 
 /// Forgetting a turn of a conversation unlearns too (issue 30 item 3, for the brains
-/// agents keep with `remember`): a turn `init --conversation` read (t3, in session 1
-/// between t2 and t9) and a turn an agent remembered (t7). The conversation is rebuilt
+/// agents keep with `remember`): a turn `init --conversation` read (t3, whose `session`
+/// value "1" it shares with t2 before it and t9 after it) and a turn an agent remembered (t7). The conversation is rebuilt
 /// as a brain that never heard the turn builds it — chains, entity links, positions —
 /// and the remembered turns and learning events replayed in order. Before, the weights
 /// were kept ("node `t1` was made neither by init of a folder nor by a journaled

@@ -251,7 +251,8 @@ pub fn join(turns: &mut Vec<Turn>, turn: Turn) -> Join {
 }
 
 /// The edges of [`Join`] `j` for node `n` (id `id`) in `graph`: the chain edges both
-/// ways to its session's previous turn (when that is a node), the entity links it
+/// ways to the previous turn of the same `session` value (when that is a node), the
+/// entity links it
 /// undoes ([`super::entities::unlink`]), then those it makes
 /// ([`super::entities::link`]); a pair whose ends are not both nodes is skipped.
 /// Returns the edges added and removed.
