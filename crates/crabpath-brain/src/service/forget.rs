@@ -11,7 +11,7 @@
 //! | `edges` | every edge from or to them; edge endpoints left without any edge |
 //! | `vectors` | theirs (with `vector_gone` rows for readers holding an index) |
 //! | `turns` | the turns that fired one of them (their `query` is what found the content), and every turn of the chat |
-//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes (rewritten, not deleted) |
+//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes, a `sync` entry the forgotten chunks it added, removed or linked (`null` holds a linked chunk's place; [`SyncChanges::without`]) (rewritten, not deleted) |
 //! | `ledger` | rows naming a forgotten node, or the chat |
 //!
 //! Then nothing of it may stay in a file of the brain directory: the transaction runs
@@ -28,7 +28,7 @@
 //! Then the weights are rebuilt without the forgotten events ([`super::unlearn`]: the
 //! init graph of the remaining nodes, a conversation's turns included, and the
 //! remaining events — learns, injections, remembered turns, corrections, maintenance
-//! and autotuner runs — replayed, the remaining
+//! and autotuner runs, syncs — replayed, the remaining
 //! question nodes of neurogenesis set aside and put back as they are), when
 //! the brain's history allows an exact replay; otherwise they are kept and the report
 //! says why. The replay is a second write, after the removal committed.
@@ -50,6 +50,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::engine::{Backend, Brain};
 use super::unlearn::Relearned;
 use crate::error::{Error, Result};
+use crate::source::sync::{SyncChanges, SYNC_EVENT};
 use crate::store::{sql_error, Store, Write};
 
 /// What to forget.
@@ -542,6 +543,14 @@ fn without_links(text: &str, gone: &HashSet<&str>) -> Option<String> {
     let PyValue::Dict(mut e) = pyjson::loads(text).ok()? else {
         return None;
     };
+    if e.get("type").and_then(PyValue::as_str) == Some(SYNC_EVENT) {
+        // a sync's chunks: forgotten ones are neither added nor removed, and hold
+        // their place in their file's chain (`SyncChanges::without`)
+        SyncChanges::read(&e)?.without(gone)?.record(&mut e);
+        let out = crate::store::rows::journal_text(&e).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&out).ok()?;
+        return (!names_any(&v, gone)).then_some(out);
+    }
     let field = match e.get("type").and_then(PyValue::as_str)? {
         super::ops::INJECT_EVENT => "neighbours",
         super::feedback::CORRECT_EVENT => "unlinked",

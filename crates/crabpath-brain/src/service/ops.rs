@@ -473,7 +473,12 @@ impl Brain {
             }
             report.snapshot = snapshot;
             if !dry_run {
-                w.journal(event(&report));
+                let mut entry = event(&report);
+                if let Some(c) = &report.changes {
+                    // what forget's replay repeats (`service::unlearn`)
+                    c.record(&mut entry);
+                }
+                w.journal(entry);
             }
             Ok(report)
         };

@@ -12,6 +12,16 @@
 //! remaining files is therefore rebuilt from the remaining nodes alone (grouped by
 //! `file`, in node order), with no need for the folder.
 //!
+//! **A folder that changed.** A chunk a replayed `sync` removed was made by `init`
+//! when the first sync naming it removed it (chunk ids are `<file>::<place>`, so a
+//! file's chunks at init are the first places): its text is gone, so a stand-in with
+//! its id, `file` and `chunk` holds its place in the init graph until that sync
+//! removes it again — all the replay reads of a node is its id, file and chunk
+//! number (a stand-in's empty text could only make a merge candidate, and a merge
+//! stops the replay). A chunk the first sync naming it added comes back at that sync,
+//! as an injection does. After the replay the brain must hold exactly the nodes it
+//! held before, or the weights are kept.
+//!
 //! **A conversation** (turns, `metadata.kind` [`CONVERSATION`]) is rebuilt the same
 //! way: the turns `init --conversation` read (those no journaled `remember` added), in
 //! their order, renumbered (`metadata.turn`) and linked as `init` links them
@@ -38,6 +48,7 @@
 //! | `maintain` (tasks, `max_merges`, `prune_below`, flavor; [`maintain::maintain_event`]) | `maintain` (command line and daemon) | [`maintain::run`] again: health and the autotuner, decay with the tuning of that moment, prune, merge, connect |
 //! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
 //! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
+//! | `sync` of the corrected profile (the chunk ids it added, in order, and removed; each re-split file's chunks after it; [`SyncChanges`]) | `sync` (command line, MCP) | the added chunks come back (taken out of the graph before the replay, when `init` did not make them), the removed ones leave, and each file's consecutive chunks are linked as the sync links them ([`link_consecutive`]: an edge already there keeps its weight) |
 //! | `remember` (the turn's node id) | `remember` (daemon, MCP) | the turn comes back (taken out of the graph before the replay), joined to the conversation heard by then ([`join`], [`apply_join`]); a forgotten turn's entry adds nothing |
 //! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below) |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
@@ -91,8 +102,10 @@
 //!   these entries);
 //! * a `learn` entry naming an auto node (a `learn` given it by hand: answers never
 //!   do);
-//! * an entry of another type: `sync` (it re-splits changed files: nodes change),
-//!   `replay` (it learns from session logs
+//! * a `sync` entry without its changes (the paper profile's, or one journaled
+//!   before they were recorded), or one that set authorities (an authority map:
+//!   decay and prune read a node's authority, which the replay does not move back);
+//! * an entry of another type: `replay` (it learns from session logs
 //!   the journal does not hold), `compact_daily_notes`, and a `maintenance` or
 //!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
 //!   entries were written (its inputs are not recorded), or a health check of the
@@ -142,6 +155,7 @@ use crate::service::command::learn::learn_ids_tuned;
 use crate::service::command::maintain::{self, Flavor, MaintainOptions};
 use crate::source::bootstrap::sibling_weight;
 use crate::source::conversation::{apply_join, join, link_turns, turn_of_node, Turn, CONVERSATION};
+use crate::source::sync::{link_consecutive, split_node_id, SyncChanges, SYNC_EVENT};
 use crate::store::working::Working;
 
 /// What the replay did.
@@ -181,6 +195,9 @@ enum Event {
     DryMaintain,
     /// A conversation turn an agent added (`remember`; its node's id).
     Remember(String),
+    /// A folder sync (corrected profile): its chunks added, its nodes removed, its
+    /// files' chunks linked.
+    Sync(SyncChanges),
 }
 
 impl Event {
@@ -192,6 +209,7 @@ impl Event {
             Event::Maintain { .. } | Event::DryMaintain => maintain::MAINTAIN_EVENT,
             Event::Autotune => "autotune",
             Event::Remember(_) => "remember",
+            Event::Sync(_) => SYNC_EVENT,
         }
     }
 }
@@ -327,6 +345,17 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
                 .ok_or_else(incomplete)?
                 .to_string(),
         ),
+        SYNC_EVENT => {
+            if matches!(e.get("authority_set"), Some(PyValue::Dict(d)) if !d.is_empty()) {
+                return Err(
+                    "a `sync` that set authorities (its authority map), which the replay does not repeat"
+                        .into(),
+                );
+            }
+            Event::Sync(SyncChanges::read(e).ok_or(
+                "a `sync` entry without its changes (of the paper profile, or journaled before they were recorded)",
+            )?)
+        }
         "maintenance" => {
             return Err(
                 "a `maintenance` entry of a run journaled without its inputs (before `maintain` entries were written)"
@@ -407,16 +436,61 @@ fn events_of(
     Ok((events, first_tuning))
 }
 
-/// The ids the journal's `inject` and `remember` entries made: nodes that leave the
-/// graph until their event is replayed.
-fn returning_ids(events: &[Event]) -> HashSet<&str> {
-    events
+/// The ids the journal's `inject` and `remember` entries made, and the chunks a
+/// `sync` added that `init` did not make: nodes that leave the graph until their event
+/// is replayed.
+fn returning_ids<'a>(events: &'a [Event], at_init: &HashMap<&str, bool>) -> HashSet<&'a str> {
+    let mut ids: HashSet<&str> = events
         .iter()
         .filter_map(|e| match e {
             Event::Inject { id, .. } | Event::Remember(id) => Some(id.as_str()),
             _ => None,
         })
-        .collect()
+        .collect();
+    for e in events {
+        if let Event::Sync(c) = e {
+            ids.extend(
+                c.added
+                    .iter()
+                    .filter(|id| at_init.get(id.as_str()) == Some(&false))
+                    .map(String::as_str),
+            );
+        }
+    }
+    ids
+}
+
+/// For each chunk id a replayed `sync` names, whether `init` made it: a chunk the
+/// first sync naming it removed was there; one it added was not.
+fn present_at_init(events: &[Event]) -> HashMap<&str, bool> {
+    let mut first: HashMap<&str, bool> = HashMap::new();
+    for e in events {
+        if let Event::Sync(c) = e {
+            for id in &c.removed {
+                first.entry(id.as_str()).or_insert(true);
+            }
+            for id in &c.added {
+                first.entry(id.as_str()).or_insert(false);
+            }
+        }
+    }
+    first
+}
+
+/// A stand-in for a chunk a sync removed (its text is gone with it): its id, file and
+/// chunk number, which are all the replay reads of it (`init`'s links, health's
+/// cross-file share); it is removed again at that sync. `None`: not a chunk id.
+fn placeholder(id: &str) -> Option<Node> {
+    let (file, chunk) = split_node_id(id)?;
+    let mut metadata = crabpath::graph::Metadata::new();
+    metadata.insert("file".into(), serde_json::json!(file));
+    metadata.insert("chunk".into(), serde_json::json!(chunk));
+    Some(Node {
+        id: id.to_string(),
+        content: String::new(),
+        summary: String::new(),
+        metadata,
+    })
 }
 
 /// A node of `graph` by id (`None` if it is not a node).
@@ -542,6 +616,32 @@ fn replay(
             }
             *tuning = tuning_of(w.meta, profile)?;
         }
+        Event::Sync(c) => {
+            let g = &mut *w.graph;
+            for id in &c.added {
+                // the chunk as the brain has it now, or a stand-in for one a later
+                // sync removes again
+                let Some(n) = stash.remove(id.as_str()).or_else(|| placeholder(id)) else {
+                    return Ok(Err(format!("`{id}` is not a chunk id")));
+                };
+                g.add_node(n);
+            }
+            for id in &c.removed {
+                let Some(n) = node(g, id) else {
+                    return Ok(Err(format!(
+                        "node `{id}`, which it removed, is not in the brain"
+                    )));
+                };
+                if let Some(gone) = g.remove_node(n) {
+                    // a later sync may add it again
+                    stash.insert(id.clone(), gone);
+                }
+            }
+            for (file, chunks) in &c.linked {
+                let ids: Vec<Option<&str>> = chunks.iter().map(Option::as_deref).collect();
+                link_consecutive(g, file, &ids, true)?;
+            }
+        }
         Event::DryMaintain => {}
         Event::Autotune => {
             let tuning_before = w.meta.get(TUNING_META_KEY).cloned();
@@ -636,7 +736,25 @@ impl Brain {
         };
         let profile = self.profile;
         self.write(Scope::All, |w| {
-            let returning = returning_ids(&events);
+            let at_init = present_at_init(&events);
+            let returning = returning_ids(&events, &at_init);
+            // every node here stays: a replay that removes one is not this brain's
+            let present: Vec<String> = w.graph.nodes().map(|(_, n)| n.id.clone()).collect();
+            // the chunks `init` made that a sync removed since: stand-ins until then
+            let gone_ids: HashSet<&str> = gone.iter().map(String::as_str).collect();
+            let mut missing: Vec<&str> = at_init
+                .iter()
+                .filter(|&(id, &init)| init && !gone_ids.contains(id) && node(w.graph, id).is_none())
+                .map(|(&id, _)| id)
+                .collect();
+            missing.sort_unstable();
+            for id in missing {
+                let Some(n) = placeholder(id) else {
+                    w.discard();
+                    return Ok(Relearned::Kept(format!("a `sync` removed `{id}`, which is not a chunk id")));
+                };
+                w.graph.add_node(n);
+            }
             // the init graph's edges: per file, consecutive chunks in chunk order (a
             // forgotten chunk, `None`, holding its place)
             type Chain = Vec<(u64, Option<NodeId>)>;
@@ -649,6 +767,10 @@ impl Brain {
             for (i, (n, node)) in w.graph.nodes().enumerate() {
                 let file = node.metadata.get("file").and_then(|v| v.as_str());
                 let chunk = node.metadata.get("chunk").and_then(|v| v.as_u64());
+                if returning.contains(node.id.as_str()) {
+                    // a chunk a sync added: comes back at its event
+                    continue;
+                }
                 let (Some(file), Some(chunk)) = (file, chunk) else {
                     let turn = node.metadata.get("turn").and_then(|v| v.as_u64());
                     let kind = node.metadata.get("kind").and_then(|v| v.as_str());
@@ -680,8 +802,6 @@ impl Brain {
                     "node `{id}` was made neither by init of a folder or a conversation nor by a journaled injection or remember"
                 )));
             }
-            // every node here stays: a replay that removes one is not this brain's
-            let present: Vec<String> = w.graph.nodes().map(|(_, n)| n.id.clone()).collect();
             for id in gone {
                 let place = id
                     .rsplit_once("::")
@@ -733,7 +853,16 @@ impl Brain {
             // the injected nodes and remembered turns leave until their event is replayed
             let mut stash: HashMap<String, Node> = HashMap::new();
             for ev in &events {
-                if let Event::Inject { id, .. } | Event::Remember(id) = ev {
+                let ids: Vec<&String> = match ev {
+                    Event::Inject { id, .. } | Event::Remember(id) => vec![id],
+                    Event::Sync(c) => c
+                        .added
+                        .iter()
+                        .filter(|id| returning.contains(id.as_str()))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                for id in ids {
                     if let Some(n) = node(g, id) {
                         if let Some(removed) = g.remove_node(n) {
                             stash.insert(id.clone(), removed);
@@ -771,6 +900,18 @@ impl Brain {
                 w.discard();
                 return Ok(Relearned::Kept(format!(
                     "the replay would remove node `{id}`, which the brain kept (pruned once the links to the forgotten nodes were gone)"
+                )));
+            }
+            let kept: HashSet<&str> = present.iter().map(String::as_str).collect();
+            let extra = w
+                .graph
+                .nodes()
+                .map(|(_, n)| n.id.clone())
+                .find(|id| !kept.contains(id.as_str()));
+            if let Some(id) = extra {
+                w.discard();
+                return Ok(Relearned::Kept(format!(
+                    "the replay would keep node `{id}`, which the brain no longer has"
                 )));
             }
             Ok(Relearned::Replayed(total))

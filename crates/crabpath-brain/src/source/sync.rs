@@ -52,6 +52,7 @@ use crate::store::working::Working;
 use crabpath::embed::Embedder;
 use crabpath::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
 use crabpath::profile::Profile;
+use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pystr;
 
 /// The reference's default authority map (`sync.py::DEFAULT_AUTHORITY_MAP`).
@@ -128,6 +129,25 @@ pub struct SyncReport {
     pub unreadable: Vec<Skipped>,
     /// The snapshot taken before the sync (with a [`SyncGuard`] flag).
     pub snapshot: Option<String>,
+    /// What the sync did to the graph, as `forget`'s replay repeats it (corrected
+    /// profile; `None` in the paper profile).
+    pub changes: Option<SyncChanges>,
+}
+
+/// The graph changes of one corrected sync, by node id, in the order the sync made
+/// them: what its journal entry records so that `forget`'s replay
+/// ([`crate::service::Brain::relearn`]) can repeat it without the folder. Contents are not
+/// recorded: a re-split chunk keeps its id and place, and no edge depends on a text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncChanges {
+    /// The chunks added (appended to the graph), in order.
+    pub added: Vec<String>,
+    /// The workspace nodes removed with their edges.
+    pub removed: Vec<String>,
+    /// Each affected file (in name order) with its chunks after the sync, in chunk
+    /// order: consecutive ones are linked ([`link_consecutive`]). `None`: a chunk
+    /// forgotten since, which keeps its place.
+    pub linked: Vec<(String, Vec<Option<String>>)>,
 }
 
 /// Python `int()` of a chunk suffix (ASCII digits with an optional sign and
@@ -643,11 +663,14 @@ pub fn apply_sync(
             count_authority(&a, &mut report);
         }
     }
+    let mut removed_ids = Vec::with_capacity(removed.len());
     for ix in removed {
         let name = graph.name(ix).to_string();
         graph.remove_node(ix);
         w.vectors.remove(&name);
+        removed_ids.push(name);
     }
+    let mut linked = Vec::new();
 
     // sibling edges of the affected files
     let mut by_file: BTreeMap<&str, Vec<(i64, &str)>> = BTreeMap::new();
@@ -667,18 +690,21 @@ pub fn apply_sync(
         if !fixes {
             remove_file_sibling_edges(graph, file);
         }
-        for (offset, pair) in ordered.windows(2).enumerate() {
-            let (a, b) = (graph.intern(pair[0]), graph.intern(pair[1]));
-            let w = sibling_weight(file, offset);
-            for (s, t) in [(a, b), (b, a)] {
-                if fixes && graph.edge(s, t).is_some() {
-                    continue; // S2: a learned edge keeps its weight
-                }
-                graph.add_edge(s, t, Edge::new(w))?;
-            }
+        let ordered: Vec<Option<&str>> = ordered.into_iter().map(Some).collect();
+        link_consecutive(graph, file, &ordered, fixes)?;
+        if fixes {
+            linked.push((
+                file.clone(),
+                ordered.iter().map(|id| id.map(str::to_string)).collect(),
+            ));
         }
     }
     if fixes {
+        report.changes = Some(SyncChanges {
+            added: added.clone(),
+            removed: removed_ids,
+            linked,
+        });
         let mut m = serde_json::Map::new();
         for (rel, r) in &split.records {
             m.insert(
@@ -689,6 +715,138 @@ pub fn apply_sync(
         w.meta.insert(SYNC_FILES_KEY.into(), Value::Object(m));
     }
     Ok(report)
+}
+
+/// The journal entry type of a sync (both profiles).
+pub const SYNC_EVENT: &str = "sync";
+
+/// Journal entry keys of [`SyncChanges`] (corrected profile).
+const ADDED_KEY: &str = "added_ids";
+const REMOVED_KEY: &str = "removed_ids";
+const LINKED_KEY: &str = "linked_files";
+
+impl SyncChanges {
+    /// Adds the changes to a sync's journal entry `e` (`added_ids`, `removed_ids`,
+    /// `linked_files`: `[file, [id or null, …]]` pairs).
+    pub fn record(&self, e: &mut PyDict) {
+        let ids = |v: &[String]| PyValue::List(v.iter().map(|i| PyValue::Str(i.clone())).collect());
+        e.insert(ADDED_KEY.into(), ids(&self.added));
+        e.insert(REMOVED_KEY.into(), ids(&self.removed));
+        let linked = self
+            .linked
+            .iter()
+            .map(|(file, chunks)| {
+                let chunks = chunks
+                    .iter()
+                    .map(|c| c.clone().map_or(PyValue::Null, PyValue::Str))
+                    .collect();
+                PyValue::List(vec![PyValue::Str(file.clone()), PyValue::List(chunks)])
+            })
+            .collect();
+        e.insert(LINKED_KEY.into(), PyValue::List(linked));
+    }
+
+    /// The changes a sync entry records ([`SyncChanges::record`]); `None` when it
+    /// holds none (the paper profile, or an entry written before they were recorded)
+    /// or they are malformed.
+    pub fn read(e: &PyDict) -> Option<SyncChanges> {
+        let ids = |key: &str| -> Option<Vec<String>> {
+            e.get(key)?
+                .as_list()?
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect()
+        };
+        let linked = e
+            .get(LINKED_KEY)?
+            .as_list()?
+            .iter()
+            .map(|pair| match pair.as_list()? {
+                [file, chunks] => Some((
+                    file.as_str()?.to_string(),
+                    chunks
+                        .as_list()?
+                        .iter()
+                        .map(|c| match c {
+                            PyValue::Null => Some(None),
+                            other => other.as_str().map(|s| Some(s.to_string())),
+                        })
+                        .collect::<Option<Vec<_>>>()?,
+                )),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(SyncChanges {
+            added: ids(ADDED_KEY)?,
+            removed: ids(REMOVED_KEY)?,
+            linked,
+        })
+    }
+
+    /// The same changes without the ids of `gone` (forgotten since): they are neither
+    /// added nor removed, and hold their place among their file's chunks (`None`); a
+    /// file none of whose chunks is left drops out. `None` when nothing named one.
+    pub fn without(&self, gone: &std::collections::HashSet<&str>) -> Option<SyncChanges> {
+        let named = |v: &[String]| v.iter().any(|i| gone.contains(i.as_str()));
+        let linked_named = self
+            .linked
+            .iter()
+            .any(|(_, c)| c.iter().flatten().any(|i| gone.contains(i.as_str())));
+        if !named(&self.added) && !named(&self.removed) && !linked_named {
+            return None;
+        }
+        let keep = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .filter(|i| !gone.contains(i.as_str()))
+                .cloned()
+                .collect()
+        };
+        let linked = self
+            .linked
+            .iter()
+            .map(|(f, c)| {
+                let c: Vec<Option<String>> = c
+                    .iter()
+                    .map(|i| i.clone().filter(|i| !gone.contains(i.as_str())))
+                    .collect();
+                (f.clone(), c)
+            })
+            .filter(|(_, c)| c.iter().any(Option::is_some))
+            .collect();
+        Some(SyncChanges {
+            added: keep(&self.added),
+            removed: keep(&self.removed),
+            linked,
+        })
+    }
+}
+
+/// Links the consecutive chunks `ids` of `file` (in chunk order) both ways at their
+/// initial weights ([`sibling_weight`] of the pair's place); with `keep_learned`
+/// (corrected, S2) a pair that already has an edge keeps it. A `None` chunk holds its
+/// place and links nothing. Errors: none in practice (the weights are finite).
+///
+/// Cost: O(n) edge look-ups for n chunks.
+pub fn link_consecutive(
+    graph: &mut Graph,
+    file: &str,
+    ids: &[Option<&str>],
+    keep_learned: bool,
+) -> Result<()> {
+    for (offset, pair) in ids.windows(2).enumerate() {
+        let (Some(a), Some(b)) = (pair[0], pair[1]) else {
+            continue;
+        };
+        let (a, b) = (graph.intern(a), graph.intern(b));
+        let w = sibling_weight(file, offset);
+        for (s, t) in [(a, b), (b, a)] {
+            if keep_learned && graph.edge(s, t).is_some() {
+                continue; // S2: a learned edge keeps its weight
+            }
+            graph.add_edge(s, t, Edge::new(w))?;
+        }
+    }
+    Ok(())
 }
 
 /// Deletes every `sibling` edge between two ids of `file` (reference

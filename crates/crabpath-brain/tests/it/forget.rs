@@ -508,6 +508,167 @@ fn forget_replays_injections_corrections_and_maintenance() {
     }
 }
 
+/// The folder changes both brains of [`forget_replays_syncs`] see (a file's chunk 0 is
+/// its title): first a.md loses its last paragraph (a.md::2 removed), c.md grows one
+/// (c.md::3), d.md is deleted and f.md is new; then d.md comes back (d.md::0 again)
+/// and c.md shrinks back (c.md::3 removed).
+fn change_folder(ws: &Path, second: bool) {
+    if second {
+        std::fs::write(
+            ws.join("d.md"),
+            "Dogs sleep after the mail carrier leaves.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            ws.join("c.md"),
+            "# Backups\n\nNightly backups go to the cold storage bucket.\n\nRestore drills run every quarter on a spare host.\n",
+        )
+        .unwrap();
+        return;
+    }
+    std::fs::write(
+        ws.join("a.md"),
+        "# Deploy\n\nRun the deploy script on the staging host first.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("c.md"),
+        "# Backups\n\nNightly backups go to the cold storage bucket.\n\nRestore drills run every quarter on a spare host.\n\nOld tapes are shredded after a year.\n",
+    )
+    .unwrap();
+    std::fs::remove_file(ws.join("d.md")).unwrap();
+    std::fs::write(
+        ws.join("f.md"),
+        "# Fish\n\nFeed the fish twice a day.\n\nClean the tank every week.\n",
+    )
+    .unwrap();
+}
+
+/// A corrected `sync` of `b` with its folder `ws`, journaled as the command line does.
+fn sync(b: &mut Brain, ws: &Path) -> crabpath_brain::source::sync::SyncReport {
+    use pyformat::pyjson::{PyDict, PyValue};
+    let event = |_: &crabpath_brain::source::sync::SyncReport| {
+        let mut e = PyDict::new();
+        e.insert("type".into(), PyValue::Str("sync".into()));
+        e
+    };
+    b.sync(ws, Vec::new(), false, None, &event, Default::default())
+        .unwrap()
+}
+
+/// Issue 30 item 3 with the folder changing under the brain: X (files a–e) and Y (no
+/// b) learn, sync the same folder changes twice (chunks added, removed, a file
+/// deleted and one new, a chunk id removed and made again) with learns and
+/// maintenance between, then X forgets b. The replay repeats each sync from its
+/// journal entry (stand-ins for the chunks a sync removed, whose text is gone), and X
+/// equals Y edge for edge. Before, a `sync` entry held counts only and stopped the
+/// replay (`Relearned::Kept`): a synced brain could forget a file but not unlearn it.
+#[test]
+fn forget_replays_syncs() {
+    use crabpath_brain::service::CorrectionMode::Guardrail;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let (wx, wy) = (dir.path().join("x/ws"), dir.path().join("y/ws"));
+    let both = |x: &mut Brain, y: &mut Brain, steps: Vec<Step>| {
+        for step in steps {
+            step.apply(x);
+            if !step.names().iter().any(|id| id.starts_with("b.md")) {
+                step.apply(y);
+            }
+        }
+    };
+    both(
+        &mut x,
+        &mut y,
+        vec![
+            Step::Learn(vec!["d.md::0", "b.md::0"], 1.0),
+            Step::Learn(vec!["a.md::0", "a.md::2", "c.md::0"], 1.0),
+            Step::Learn(vec!["d.md::0", "a.md::2", "e.md::0"], 1.0),
+            Step::Maintain("health,decay,prune"),
+            Step::Learn(vec!["b.md::0", "b.md::1"], 1.0),
+            Step::Learn(vec!["c.md::1", "e.md::0"], -1.0),
+        ],
+    );
+    change_folder(&wx, false);
+    change_folder(&wy, false);
+    let (rx, ry) = (sync(&mut x, &wx), sync(&mut y, &wy));
+    let c = rx.changes.clone().unwrap();
+    assert_eq!(c.added, ["c.md::3", "f.md::0", "f.md::1", "f.md::2"]);
+    assert_eq!(c.removed, ["a.md::2", "d.md::0"]);
+    // (X's first sync also lists b.md's chunks among the files it re-split: the brain
+    // had no record of the folder yet)
+    let (cx, cy) = (rx.changes.unwrap(), ry.changes.unwrap());
+    assert_eq!((&cx.added, &cx.removed), (&cy.added, &cy.removed));
+    both(
+        &mut x,
+        &mut y,
+        vec![
+            Step::Learn(vec!["f.md::0", "c.md::3", "a.md::0"], 1.0),
+            Step::Learn(vec!["b.md::1", "f.md::1"], 1.0),
+            Step::Correct("Cold storage backups run nightly, not weekly.", Guardrail),
+            Step::Maintain("health,decay,prune"),
+            Step::Autotune,
+            Step::Learn(vec!["f.md::1", "e.md::0", "c.md::3"], 0.5),
+        ],
+    );
+    change_folder(&wx, true);
+    change_folder(&wy, true);
+    let (rx, ry) = (sync(&mut x, &wx), sync(&mut y, &wy));
+    assert_eq!(rx.changes.as_ref().unwrap().added, ["d.md::0"]);
+    assert_eq!(rx.changes.as_ref().unwrap().removed, ["c.md::3"]);
+    // (X's first sync also lists b.md's chunks among the files it re-split: the brain
+    // had no record of the folder yet)
+    let (cx, cy) = (rx.changes.unwrap(), ry.changes.unwrap());
+    assert_eq!((&cx.added, &cx.removed), (&cy.added, &cy.removed));
+    both(
+        &mut x,
+        &mut y,
+        vec![
+            Step::Learn(vec!["d.md::0", "a.md::0", "f.md::0"], 1.0),
+            Step::Maintain("decay"),
+        ],
+    );
+    let before = exported(&mut x, &dir.path().join("x"));
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // 14 steps and 2 syncs: 2 learns through b dropped; the rest record 6 learns, the
+    // correction's node and its correction, 3 maintenance runs, 1 autotuner run, 2 syncs
+    assert_eq!(
+        r.relearned,
+        crabpath_brain::service::Relearned::Replayed(14)
+    );
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_ne!(before["graph"], ey["graph"]);
+    assert_eq!(ex["graph"], ey["graph"]);
+
+    // a chunk a sync added, forgotten: the sync no longer names it, and the rest replays
+    let r = x.forget(&ForgetTarget::Node("f.md::1".into())).unwrap();
+    assert!(
+        matches!(r.relearned, crabpath_brain::service::Relearned::Replayed(_)),
+        "{r:?}"
+    );
+    let db = dir.path().join("x/brain/brain.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let naming: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM journal WHERE entry LIKE '%f.md::1%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(naming, 0);
+    let syncs: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM journal WHERE entry LIKE '%\"type\": \"sync\"%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(syncs, 2, "the sync entries are rewritten, not deleted");
+}
+
 /// Forgetting an injected node or a correction drops the events that touched it (its
 /// injection, the correction's own entry, the learns through it) and replays the rest:
 /// the brain equals one that never had it. Before, the injected nodes left in the
