@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::engine::{Backend, Brain, Scope};
 use crate::error::{Error, Result};
 use crate::reference::journal::learn_event;
+use crate::service::command::anchor;
 use crate::service::command::learn::{learn_ids_tuned, LearnSummary};
 use crate::service::command::maintain::{self, MaintainOptions, MaintainReport};
 use crate::source::sync::{
@@ -510,5 +511,34 @@ impl Brain {
     /// Gives back an embedder taken with [`Brain::take_embedder`].
     pub fn put_embedder(&mut self, e: Box<dyn crabpath::embed::Embedder>) {
         self.embedder = Some(e);
+    }
+}
+
+impl Brain {
+    /// `anchor` of one node ([`anchor::anchor`]) as one write: the corrected profile journals
+    /// a change ([`anchor::anchor_event`]), so that `forget`'s replay repeats it where it
+    /// happened (the reference journals none). Returns the authority to report.
+    ///
+    /// Errors: the node does not exist (the reference's message), SQLite or I/O.
+    pub fn anchor(&mut self, id: &str, action: anchor::AnchorAction<'_>) -> Result<String> {
+        let journal = self.profile().fixes_bugs();
+        let ids = [id.to_string()];
+        self.write(Scope::Nodes(&ids), |w| {
+            let before = w
+                .graph
+                .get_node(id)
+                .and_then(|n| n.metadata.get("authority").cloned());
+            let (authority, changed) = anchor::anchor(w.graph, id, action)?;
+            if !changed {
+                w.discard();
+            } else if journal {
+                let after = w
+                    .graph
+                    .get_node(id)
+                    .and_then(|n| n.metadata.get("authority").cloned());
+                w.journal(anchor::anchor_event(id, before.as_ref(), after.as_ref()));
+            }
+            Ok(authority)
+        })
     }
 }

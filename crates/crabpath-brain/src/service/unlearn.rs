@@ -49,6 +49,7 @@
 //! | `autotune` with `dry_run` false, not part of a `maintain` run | `autotune` | the autotuner again ([`apply`]), kept only when it moves a knob, as the command does |
 //! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
 //! | `sync` of the corrected profile (the chunk ids it added, in order, and removed; each re-split file's chunks after it; [`SyncChanges`]) | `sync` (command line, MCP) | the added chunks come back (taken out of the graph before the replay, when `init` did not make them), the removed ones leave, and each file's consecutive chunks are linked as the sync links them ([`link_consecutive`]: an edge already there keeps its weight) |
+//! | `anchor` of the corrected profile (the node, its authority before and after; [`super::command::anchor::anchor_event`]) | `anchor` | each anchored node starts at its first entry's `before`, and takes each `after` at its entry (decay, prune and merge read authority) |
 //! | `remember` (the turn's node id) | `remember` (daemon, MCP) | the turn comes back (taken out of the graph before the replay), joined to the conversation heard by then ([`join`], [`apply_join`]); a forgotten turn's entry adds nothing |
 //! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below) |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
@@ -102,6 +103,8 @@
 //!   these entries);
 //! * a `learn` entry naming an auto node (a `learn` given it by hand: answers never
 //!   do);
+//! * a node with an `authority` that no journaled `anchor` set (an anchor of the paper
+//!   profile or made before anchors were journaled: the replay cannot tell since when);
 //! * a `sync` entry without its changes (the paper profile's, or one journaled
 //!   before they were recorded), or one that set authorities (an authority map:
 //!   decay and prune read a node's authority, which the replay does not move back);
@@ -144,6 +147,7 @@ use crabpath::tuning::{Tuning, TUNING_META_KEY};
 use pyformat::pyjson::{PyDict, PyValue};
 
 use super::admin::ROLLBACK_EVENT;
+use super::command::anchor::ANCHOR_EVENT;
 use super::engine::{Brain, Scope};
 use super::feedback::{veto, CORRECT_EVENT};
 use super::guardrail::{unlink_outgoing, CorrectionMode};
@@ -198,6 +202,13 @@ enum Event {
     /// A folder sync (corrected profile): its chunks added, its nodes removed, its
     /// files' chunks linked.
     Sync(SyncChanges),
+    /// An authority change (`anchor`, corrected profile): the node, its authority
+    /// before and after (`None`: none, i.e. `overlay`).
+    Anchor {
+        id: String,
+        before: Option<serde_json::Value>,
+        after: Option<serde_json::Value>,
+    },
 }
 
 impl Event {
@@ -210,6 +221,7 @@ impl Event {
             Event::Autotune => "autotune",
             Event::Remember(_) => "remember",
             Event::Sync(_) => SYNC_EVENT,
+            Event::Anchor { .. } => ANCHOR_EVENT,
         }
     }
 }
@@ -345,6 +357,22 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
                 .ok_or_else(incomplete)?
                 .to_string(),
         ),
+        ANCHOR_EVENT => {
+            let value = |k: &str| match e.get(k) {
+                Some(PyValue::Null) => Ok(None),
+                Some(v) => v.to_json().map(Some).ok_or_else(incomplete),
+                None => Err(incomplete()),
+            };
+            Event::Anchor {
+                id: e
+                    .get("id")
+                    .and_then(PyValue::as_str)
+                    .ok_or_else(incomplete)?
+                    .to_string(),
+                before: value("before")?,
+                after: value("after")?,
+            }
+        }
         SYNC_EVENT => {
             if matches!(e.get("authority_set"), Some(PyValue::Dict(d)) if !d.is_empty()) {
                 return Err(
@@ -642,6 +670,12 @@ fn replay(
                 link_consecutive(g, file, &ids, true)?;
             }
         }
+        Event::Anchor { id, after, .. } => {
+            let Some(n) = node(w.graph, id).and_then(|n| w.graph.node_mut(n)) else {
+                return Ok(Err(format!("node `{id}` is not in the brain")));
+            };
+            set_authority(n, after.clone());
+        }
         Event::DryMaintain => {}
         Event::Autotune => {
             let tuning_before = w.meta.get(TUNING_META_KEY).cloned();
@@ -701,6 +735,30 @@ impl QuestionLayer {
         }
         Ok(())
     }
+}
+
+/// Sets node `n`'s `authority` metadata (`None`: removed, as `anchor --remove` does).
+fn set_authority(n: &mut Node, a: Option<serde_json::Value>) {
+    match a {
+        Some(v) => {
+            n.metadata.insert("authority".into(), v);
+        }
+        None => {
+            n.metadata.shift_remove("authority");
+        }
+    }
+}
+
+/// Each anchored node's authority before the journal's first `anchor` entry of it:
+/// where the replay starts it.
+fn authority_at_start(events: &[Event]) -> HashMap<&str, Option<serde_json::Value>> {
+    let mut first = HashMap::new();
+    for e in events {
+        if let Event::Anchor { id, before, .. } = e {
+            first.entry(id.as_str()).or_insert_with(|| before.clone());
+        }
+    }
+    first
 }
 
 /// Puts the tuning entry of `meta` back as it was.
@@ -873,6 +931,29 @@ impl Brain {
             for id in &questions.ids {
                 if let Some(n) = node(g, id) {
                     g.remove_node(n);
+                }
+            }
+            // authorities as they were before the journaled anchors; one no anchor set
+            // (an anchor of the paper profile, or before anchors were journaled) would
+            // be replayed from the start: the weights are kept
+            let start = authority_at_start(&events);
+            let unexplained = g
+                .nodes()
+                .map(|(_, n)| n)
+                .chain(stash.values())
+                .find(|n| n.metadata.contains_key("authority") && !start.contains_key(n.id.as_str()))
+                .map(|n| n.id.clone());
+            if let Some(id) = unexplained {
+                w.discard();
+                return Ok(Relearned::Kept(format!(
+                    "node `{id}` has an authority no journaled `anchor` set (an anchor made before they were journaled, or of the paper profile)"
+                )));
+            }
+            for (id, a) in &start {
+                if let Some(n) = stash.get_mut(*id) {
+                    set_authority(n, a.clone());
+                } else if let Some(n) = node(g, id).and_then(|n| g.node_mut(n)) {
+                    set_authority(n, a.clone());
                 }
             }
             // the tuning before the autotuner first ran (a brain whose tuning was

@@ -296,6 +296,8 @@ enum Step {
     MaintainDry(&'static str),
     /// `autotune` on its own.
     Autotune,
+    /// `anchor` of a node: set this authority, or remove it (`None`).
+    Anchor(&'static str, Option<&'static str>),
 }
 
 impl Step {
@@ -308,6 +310,7 @@ impl Step {
                 "CORRECTION",
                 text,
             )],
+            Step::Anchor(id, _) => vec![id.to_string()],
             Step::Maintain(_) | Step::MaintainDry(_) | Step::Autotune => Vec::new(),
         }
     }
@@ -381,6 +384,11 @@ impl Step {
             }
             Step::Autotune => {
                 b.autotune(false).unwrap();
+            }
+            Step::Anchor(id, authority) => {
+                use crabpath_brain::service::command::anchor::AnchorAction;
+                let action = authority.map_or(AnchorAction::Remove, AnchorAction::Set);
+                b.anchor(id, action).unwrap();
             }
         }
     }
@@ -667,6 +675,70 @@ fn forget_replays_syncs() {
         )
         .unwrap();
     assert_eq!(syncs, 2, "the sync entries are rewritten, not deleted");
+}
+
+/// An authority change between maintenance runs: decay reads a source's authority, so
+/// the replay must give a.md::0 `canonical` only from its `anchor` on, and take it away
+/// again where `anchor --remove` did. Before, `anchor` was not journaled: the replay
+/// decayed a.md::0's edges as canonical from the start, and X (forgot b) differed from
+/// Y (never had it) with nothing said.
+#[test]
+fn forget_replays_anchors_where_they_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let steps = vec![
+        Step::Learn(vec!["a.md::0", "c.md::0", "a.md::1"], 1.0),
+        Step::Learn(vec!["d.md::0", "b.md::0"], 1.0),
+        Step::Maintain("decay"),
+        Step::Anchor("a.md::0", Some("canonical")),
+        Step::Maintain("decay"),
+        Step::Learn(vec!["b.md::1", "a.md::0"], 1.0),
+        Step::Anchor("c.md::0", Some("constitutional")),
+        Step::Maintain("decay,prune"),
+        Step::Anchor("a.md::0", None),
+        Step::Maintain("decay"),
+    ];
+    for step in steps {
+        step.apply(&mut x);
+        if !step.names().iter().any(|id| id.starts_with("b.md")) {
+            step.apply(&mut y);
+        }
+    }
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // 10 steps, 2 through b: 1 learn, 4 maintenance runs, 3 anchors
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(8));
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
+}
+
+/// A node anchored without a journal entry (an anchor of the paper profile, or before
+/// anchors were journaled) cannot be replayed from where it happened: the weights are
+/// kept and the report says why.
+#[test]
+fn an_unjournaled_anchor_keeps_the_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, _) = two_brains(dir.path(), Some("b.md"));
+    Step::Learn(vec!["a.md::0", "b.md::0"], 1.0).apply(&mut x);
+    x.write(crabpath_brain::Scope::All, |w| {
+        crabpath_brain::service::command::anchor::anchor(
+            w.graph,
+            "a.md::1",
+            crabpath_brain::service::command::anchor::AnchorAction::Set("canonical"),
+        )
+        .map(|_| ())
+    })
+    .unwrap();
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    match r.relearned {
+        crabpath_brain::service::Relearned::Kept(why) => {
+            assert!(why.contains("a.md::1") && why.contains("anchor"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// Forgetting an injected node or a correction drops the events that touched it (its

@@ -1,7 +1,6 @@
 //! `crabpath anchor` (reference `crabpath/cli.py::cmd_anchor`).
 
-use crabpath_brain::service::command::anchor::{anchor, anchored, AnchorAction};
-use crabpath_brain::Scope;
+use crabpath_brain::service::command::anchor::{anchored, AnchorAction};
 use pyformat::pyjson::PyValue;
 
 use crate::args::{AnchorArgs, AuthorityChoice};
@@ -53,14 +52,7 @@ pub fn run(ctx: &Ctx, a: &AnchorArgs) -> CliResult {
             None => AnchorAction::Show,
         }
     };
-    let ids = [id.to_string()];
-    let authority = brain.write(Scope::Nodes(&ids), |w| {
-        let (authority, changed) = anchor(w.graph, id, action)?;
-        if !changed {
-            w.discard();
-        }
-        Ok(authority)
-    })?;
+    let authority = brain.anchor(id, action)?;
     if a.json {
         let payload = out::dict([("node_id", out::s(id)), ("authority", out::s(&authority))]);
         out::println(&out::compact(&payload));

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crabpath::graph::Graph;
+use pyformat::pyjson::{PyDict, PyValue};
 
 use crate::error::{Error, Result};
 
@@ -65,6 +66,24 @@ pub fn anchor(graph: &mut Graph, id: &str, action: AnchorAction<'_>) -> Result<(
             (a.to_string(), true)
         }
     })
+}
+
+/// The journal entry type of an authority change (corrected profile).
+pub const ANCHOR_EVENT: &str = "anchor";
+
+/// The journal entry of an authority change of node `id`: `before` and `after` (the
+/// metadata value, `None` when absent, i.e. `overlay`). `forget`'s replay sets each
+/// anchored node back to its first entry's `before`, then repeats the changes in order
+/// ([`crate::service::Brain::relearn`]): maintenance reads authority (decay, prune,
+/// merge).
+pub fn anchor_event(id: &str, before: Option<&Value>, after: Option<&Value>) -> PyDict {
+    let value = |v: Option<&Value>| v.map_or(PyValue::Null, PyValue::from);
+    let mut e = PyDict::new();
+    e.insert("type".into(), PyValue::Str(ANCHOR_EVENT.into()));
+    e.insert("id".into(), PyValue::Str(id.to_string()));
+    e.insert("before".into(), value(before));
+    e.insert("after".into(), value(after));
+    e
 }
 
 #[cfg(test)]
