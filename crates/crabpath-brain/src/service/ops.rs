@@ -16,6 +16,7 @@ use crate::reference::journal::learn_event;
 use crate::service::command::anchor;
 use crate::service::command::learn::{learn_ids_tuned, LearnSummary};
 use crate::service::command::maintain::{self, MaintainOptions, MaintainReport};
+use crate::service::command::merge;
 use crate::source::sync::{
     apply_sync, is_workspace_id, mapped_files, mass_delete_refusal, plan_sync, SyncGuard,
     SyncOptions, SyncReport, SYNC_FILES_KEY, WORKSPACE_KEY,
@@ -539,6 +540,33 @@ impl Brain {
                 w.journal(anchor::anchor_event(id, before.as_ref(), after.as_ref()));
             }
             Ok(authority)
+        })
+    }
+}
+
+impl Brain {
+    /// `connect` ([`merge::connect`]) as one write: the corrected profile journals the
+    /// run ([`merge::CONNECT_EVENT`], with the number of edges it added), so that
+    /// `forget`'s replay runs it again where it happened (the reference journals none).
+    ///
+    /// Errors: SQLite or I/O.
+    pub fn connect_chunks(&mut self) -> Result<(Vec<merge::Connection>, usize)> {
+        let journal = self.profile().fixes_bugs();
+        self.write(Scope::All, |w| {
+            let (list, added) = merge::connect(w.graph)?;
+            if journal {
+                let mut e = PyDict::new();
+                e.insert(
+                    "type".into(),
+                    pyformat::pyjson::PyValue::Str(merge::CONNECT_EVENT.into()),
+                );
+                e.insert(
+                    "added".into(),
+                    pyformat::pyjson::PyValue::Int((added as i64).into()),
+                );
+                w.journal(e);
+            }
+            Ok((list, added))
         })
     }
 }

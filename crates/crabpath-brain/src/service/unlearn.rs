@@ -50,6 +50,7 @@
 //! | `rollback` (the snapshot's last journal position; [`super::admin::rollback_event`]) | `rollback` of a database | the events after that position and before it are left out: the rollback undid them |
 //! | `sync` of the corrected profile (the chunk ids it added, in order, and removed; each re-split file's chunks after it; [`SyncChanges`]) | `sync` (command line, MCP) | the added chunks come back (taken out of the graph before the replay, when `init` did not make them), the removed ones leave, and each file's consecutive chunks are linked as the sync links them ([`link_consecutive`]: an edge already there keeps its weight) |
 //! | `anchor` of the corrected profile (the node, its authority before and after; [`super::command::anchor::anchor_event`]) | `anchor` | each anchored node starts at its first entry's `before`, and takes each `after` at its entry (decay, prune and merge read authority) |
+//! | `connect` of the corrected profile | `connect` | run again on the graph as it then stands (its word overlaps read the texts, which forget leaves as they were, less the forgotten nodes) |
 //! | `remember` (the turn's node id) | `remember` (daemon, MCP) | the turn comes back (taken out of the graph before the replay), joined to the conversation heard by then ([`join`], [`apply_join`]); a forgotten turn's entry adds nothing |
 //! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below) |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
@@ -105,6 +106,8 @@
 //!   do);
 //! * a node with an `authority` that no journaled `anchor` set (an anchor of the paper
 //!   profile or made before anchors were journaled: the replay cannot tell since when);
+//! * a `connect` followed by a `sync` that removed or rewrote chunks (the texts the
+//!   run read are gone);
 //! * a `sync` entry without its changes (the paper profile's, or one journaled
 //!   before they were recorded), or one that set authorities (an authority map:
 //!   decay and prune read a node's authority, which the replay does not move back);
@@ -148,6 +151,7 @@ use pyformat::pyjson::{PyDict, PyValue};
 
 use super::admin::ROLLBACK_EVENT;
 use super::command::anchor::ANCHOR_EVENT;
+use super::command::merge::{connect, CONNECT_EVENT};
 use super::engine::{Brain, Scope};
 use super::feedback::{veto, CORRECT_EVENT};
 use super::guardrail::{unlink_outgoing, CorrectionMode};
@@ -202,6 +206,8 @@ enum Event {
     /// A folder sync (corrected profile): its chunks added, its nodes removed, its
     /// files' chunks linked.
     Sync(SyncChanges),
+    /// A `connect` run (corrected profile), run again on the graph as it then stands.
+    Connect,
     /// An authority change (`anchor`, corrected profile): the node, its authority
     /// before and after (`None`: none, i.e. `overlay`).
     Anchor {
@@ -222,6 +228,7 @@ impl Event {
             Event::Remember(_) => "remember",
             Event::Sync(_) => SYNC_EVENT,
             Event::Anchor { .. } => ANCHOR_EVENT,
+            Event::Connect => CONNECT_EVENT,
         }
     }
 }
@@ -357,6 +364,7 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
                 .ok_or_else(incomplete)?
                 .to_string(),
         ),
+        CONNECT_EVENT => Event::Connect,
         ANCHOR_EVENT => {
             let value = |k: &str| match e.get(k) {
                 Some(PyValue::Null) => Ok(None),
@@ -670,6 +678,9 @@ fn replay(
                 link_consecutive(g, file, &ids, true)?;
             }
         }
+        Event::Connect => {
+            connect(w.graph)?;
+        }
         Event::Anchor { id, after, .. } => {
             let Some(n) = node(w.graph, id).and_then(|n| w.graph.node_mut(n)) else {
                 return Ok(Err(format!("node `{id}` is not in the brain")));
@@ -792,6 +803,20 @@ impl Brain {
             Ok(x) => x,
             Err(why) => return Ok(Relearned::Kept(why)),
         };
+        // a `connect` reads the texts of the chunks; a later sync that removed or rewrote
+        // one leaves the replay other texts than the run read
+        let mut connected = false;
+        for ev in &events {
+            match ev {
+                Event::Connect => connected = true,
+                Event::Sync(c) if connected && !(c.removed.is_empty() && c.updated.is_empty()) => {
+                    return Ok(Relearned::Kept(
+                        "a `connect` ran before a `sync` that removed or rewrote chunks: the texts it read are gone".into(),
+                    ));
+                }
+                _ => {}
+            }
+        }
         let profile = self.profile;
         self.write(Scope::All, |w| {
             let at_init = present_at_init(&events);

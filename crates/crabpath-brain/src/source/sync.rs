@@ -144,6 +144,8 @@ pub struct SyncChanges {
     pub added: Vec<String>,
     /// The workspace nodes removed with their edges.
     pub removed: Vec<String>,
+    /// The chunks whose text changed (same id, same place).
+    pub updated: Vec<String>,
     /// Each affected file (in name order) with its chunks after the sync, in chunk
     /// order: consecutive ones are linked ([`link_consecutive`]). `None`: a chunk
     /// forgotten since, which keeps its place.
@@ -703,6 +705,7 @@ pub fn apply_sync(
         report.changes = Some(SyncChanges {
             added: added.clone(),
             removed: removed_ids,
+            updated: changed.clone(),
             linked,
         });
         let mut m = serde_json::Map::new();
@@ -723,6 +726,7 @@ pub const SYNC_EVENT: &str = "sync";
 /// Journal entry keys of [`SyncChanges`] (corrected profile).
 const ADDED_KEY: &str = "added_ids";
 const REMOVED_KEY: &str = "removed_ids";
+const UPDATED_KEY: &str = "updated_ids";
 const LINKED_KEY: &str = "linked_files";
 
 impl SyncChanges {
@@ -732,6 +736,7 @@ impl SyncChanges {
         let ids = |v: &[String]| PyValue::List(v.iter().map(|i| PyValue::Str(i.clone())).collect());
         e.insert(ADDED_KEY.into(), ids(&self.added));
         e.insert(REMOVED_KEY.into(), ids(&self.removed));
+        e.insert(UPDATED_KEY.into(), ids(&self.updated));
         let linked = self
             .linked
             .iter()
@@ -779,6 +784,7 @@ impl SyncChanges {
         Some(SyncChanges {
             added: ids(ADDED_KEY)?,
             removed: ids(REMOVED_KEY)?,
+            updated: ids(UPDATED_KEY)?,
             linked,
         })
     }
@@ -792,7 +798,7 @@ impl SyncChanges {
             .linked
             .iter()
             .any(|(_, c)| c.iter().flatten().any(|i| gone.contains(i.as_str())));
-        if !named(&self.added) && !named(&self.removed) && !linked_named {
+        if !named(&self.added) && !named(&self.removed) && !named(&self.updated) && !linked_named {
             return None;
         }
         let keep = |v: &[String]| -> Vec<String> {
@@ -816,6 +822,7 @@ impl SyncChanges {
         Some(SyncChanges {
             added: keep(&self.added),
             removed: keep(&self.removed),
+            updated: keep(&self.updated),
             linked,
         })
     }

@@ -298,6 +298,8 @@ enum Step {
     Autotune,
     /// `anchor` of a node: set this authority, or remove it (`None`).
     Anchor(&'static str, Option<&'static str>),
+    /// `connect`: cross-file edges between the chunk pairs with the most words in common.
+    Connect,
 }
 
 impl Step {
@@ -311,7 +313,7 @@ impl Step {
                 text,
             )],
             Step::Anchor(id, _) => vec![id.to_string()],
-            Step::Maintain(_) | Step::MaintainDry(_) | Step::Autotune => Vec::new(),
+            Step::Maintain(_) | Step::MaintainDry(_) | Step::Autotune | Step::Connect => Vec::new(),
         }
     }
 
@@ -384,6 +386,9 @@ impl Step {
             }
             Step::Autotune => {
                 b.autotune(false).unwrap();
+            }
+            Step::Connect => {
+                b.connect_chunks().unwrap();
             }
             Step::Anchor(id, authority) => {
                 use crabpath_brain::service::command::anchor::AnchorAction;
@@ -679,11 +684,12 @@ fn forget_replays_syncs() {
 
 /// An authority change between maintenance runs: decay reads a source's authority, so
 /// the replay must give a.md::0 `canonical` only from its `anchor` on, and take it away
-/// again where `anchor --remove` did. Before, `anchor` was not journaled: the replay
-/// decayed a.md::0's edges as canonical from the start, and X (forgot b) differed from
-/// Y (never had it) with nothing said.
+/// again where `anchor --remove` did; and a `connect` run is run again where it was.
+/// Before, neither was journaled: the replay decayed a.md::0's edges as canonical from
+/// the start and left out the edges `connect` added, and X (forgot b) differed from Y
+/// (never had it) with nothing said.
 #[test]
-fn forget_replays_anchors_where_they_happened() {
+fn forget_replays_anchors_and_connect_where_they_happened() {
     let dir = tempfile::tempdir().unwrap();
     let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
     let steps = vec![
@@ -694,6 +700,7 @@ fn forget_replays_anchors_where_they_happened() {
         Step::Maintain("decay"),
         Step::Learn(vec!["b.md::1", "a.md::0"], 1.0),
         Step::Anchor("c.md::0", Some("constitutional")),
+        Step::Connect,
         Step::Maintain("decay,prune"),
         Step::Anchor("a.md::0", None),
         Step::Maintain("decay"),
@@ -705,14 +712,34 @@ fn forget_replays_anchors_where_they_happened() {
         }
     }
     let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
-    // 10 steps, 2 through b: 1 learn, 4 maintenance runs, 3 anchors
-    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(8));
+    // 11 steps, 2 through b: 1 learn, 4 maintenance runs, 3 anchors, 1 connect
+    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(9));
     let (ex, ey) = (
         exported(&mut x, &dir.path().join("x")),
         exported(&mut y, &dir.path().join("y")),
     );
     assert_eq!(ex["graph"], ey["graph"]);
     assert_eq!(ex, ey);
+}
+
+/// A `connect` before a sync that removed or rewrote chunks cannot be run again: the
+/// texts it read are gone. The weights are kept and the report says why.
+#[test]
+fn a_connect_before_a_sync_that_rewrote_chunks_keeps_the_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, _) = two_brains(dir.path(), Some("b.md"));
+    let wx = dir.path().join("x/ws");
+    Step::Learn(vec!["a.md::0", "b.md::0"], 1.0).apply(&mut x);
+    Step::Connect.apply(&mut x);
+    change_folder(&wx, false);
+    sync(&mut x, &wx);
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    match r.relearned {
+        crabpath_brain::service::Relearned::Kept(why) => {
+            assert!(why.contains("connect") && why.contains("sync"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// A node anchored without a journal entry (an anchor of the paper profile, or before

@@ -1,7 +1,7 @@
 //! `crabpath merge` and `crabpath connect` (reference `crabpath/cli.py::cmd_merge`,
 //! `cmd_connect`).
 
-use crabpath_brain::service::command::merge::{connect, merge};
+use crabpath_brain::service::command::merge::merge;
 use crabpath_brain::{Location, Scope};
 use pyformat::pyjson::PyValue;
 
@@ -59,7 +59,7 @@ pub fn run_merge(ctx: &Ctx, a: &MergeArgs) -> CliResult {
 pub fn run_connect(ctx: &Ctx, a: &ConnectArgs) -> CliResult {
     ctx.check_llm(a.llm)?;
     let mut brain = ctx.open_source(&a.source, None, true)?;
-    let (list, added) = brain.write(Scope::All, |w| connect(w.graph))?;
+    let (list, added) = brain.connect_chunks()?;
     if a.json {
         let suggestions: Vec<PyValue> = list
             .iter()

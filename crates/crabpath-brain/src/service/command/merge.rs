@@ -95,6 +95,11 @@ pub struct Connection {
     pub reason: String,
 }
 
+/// The journal entry type of a `connect` run (corrected profile): `forget`'s replay runs
+/// it again at its place ([`crate::service::Brain::relearn`]), on the graph as it then
+/// stands.
+pub const CONNECT_EVENT: &str = "connect";
+
 /// Runs `connect` on a graph: returns the suggestions and how many edges are new.
 pub fn connect(graph: &mut Graph) -> Result<(Vec<Connection>, usize)> {
     let suggestions = suggest_connections(graph, None, MAX_CONNECTION_CANDIDATES);
