@@ -17,10 +17,18 @@
 //! file's chunks at init are the first places): its text is gone, so a stand-in with
 //! its id, `file` and `chunk` holds its place in the init graph until that sync
 //! removes it again — all the replay reads of a node is its id, file and chunk
-//! number (a stand-in's empty text could only make a merge candidate, and a merge
+//! number (a `connect` reads texts: one that runs while a stand-in is in the graph
 //! stops the replay). A chunk the first sync naming it added comes back at that sync,
 //! as an injection does. After the replay the brain must hold exactly the nodes it
 //! held before, or the weights are kept.
+//!
+//! **Merges.** A node a replayed maintenance merged (`merged_from` two parts,
+//! `source` `llm-merge`) is set aside before the replay; each part gets a stand-in (a
+//! chunk in the init graph, an injection in the stash until its event) with an empty
+//! text, as short as the part was when it merged, so the replayed maintenance
+//! proposes and applies the same merge, and the merged node it makes is then given
+//! back its text and metadata. Merges taken in another order (the content's node order
+//! differs) or not taken again keep the weights.
 //!
 //! **A conversation** (turns, `metadata.kind` [`CONVERSATION`]) is rebuilt the same
 //! way: the turns `init --conversation` read (those no journaled `remember` added), in
@@ -78,9 +86,9 @@
 //!   authority), so the content edges decay and prune as they did; the layer's edges
 //!   had the same decays and prunes then, and come back as they are now, carrying
 //!   them. A merge candidate needs edges both ways of at least 0.8: an auto node is
-//!   one only with an injection linked to it that closely, and any merge the brain
-//!   applied left a merged node, which stops the replay (a limit below); `connect`
-//!   needs `learning::` nodes (a limit too);
+//!   one only with an injection linked to it that closely, and a merge of one is a
+//!   limit (its part is neither a chunk nor an injection); `connect` pairs chunks
+//!   only;
 //! * the autotuner (a `maintain` with the health task, an `autotune`) measures the
 //!   content alone, question nodes and their edges left out
 //!   ([`crate::service::command::autotune::tune_content`]): what the replay's graph
@@ -100,8 +108,9 @@
 //! **Limits** (the replay is skipped, the weights are kept, and the report says why):
 //! * a node that neither `init` of a folder or a conversation nor a journaled
 //!   injection or `remember` makes, other than an auto question node (a `learning::`
-//!   node, a merged node, an injection of the `paper` profile or of a brain made before
-//!   these entries);
+//!   node, a node merged by `crabpath merge` or from a part that was itself merged or
+//!   is a conversation turn, an injection of the `paper` profile or of a brain made
+//!   before these entries);
 //! * a `learn` entry naming an auto node (a `learn` given it by hand: answers never
 //!   do);
 //! * a node with an `authority` that no journaled `anchor` set (an anchor of the paper
@@ -120,8 +129,8 @@
 //!   made before rollbacks were journaled (or in the `paper` profile): its injected
 //!   node is gone and stops the replay; its learns cannot be told apart and would be
 //!   replayed, which is why the corrected profile journals every rollback;
-//! * a replayed maintenance that would merge nodes (merges rewrite node texts) or
-//!   prune a node the brain kept (an injected node whose only links were to the
+//! * a replayed maintenance that merges other nodes than the brain did, or in another
+//!   order, or that would prune a node the brain kept (an injected node whose only links were to the
 //!   forgotten nodes, or to question nodes, which are out of the graph during the
 //!   replay), and an event the rebuilt graph refuses (an injection or learn naming a
 //!   node no longer there, e.g. pruned later).
@@ -513,14 +522,49 @@ fn present_at_init(events: &[Event]) -> HashMap<&str, bool> {
     first
 }
 
-/// A stand-in for a chunk a sync removed (its text is gone with it): its id, file and
-/// chunk number, which are all the replay reads of it (`init`'s links, health's
-/// cross-file share); it is removed again at that sync. `None`: not a chunk id.
+/// The metadata key marking a stand-in ([`placeholder`], [`standin`]): a node whose
+/// text is gone, which never outlives the replay.
+const STANDIN_KEY: &str = "replay_standin";
+
+/// Whether `n` is a stand-in.
+fn is_standin(n: &Node) -> bool {
+    n.metadata.contains_key(STANDIN_KEY)
+}
+
+/// A stand-in for an injected node a merge joined (its text is in the merged node):
+/// its id alone, which is all the replay reads of it.
+fn standin(id: &str) -> Node {
+    let mut metadata = crabpath::graph::Metadata::new();
+    metadata.insert(STANDIN_KEY.into(), serde_json::Value::Bool(true));
+    Node {
+        id: id.to_string(),
+        content: String::new(),
+        summary: String::new(),
+        metadata,
+    }
+}
+
+/// The parts of a node a maintenance merge made (`merged_from`, [`crabpath::maintain::apply_merge`]).
+fn merged_parts(n: &Node) -> Option<[String; 2]> {
+    if n.metadata.get("source").and_then(|v| v.as_str()) != Some("llm-merge") {
+        return None;
+    }
+    match n.metadata.get("merged_from")?.as_array()?.as_slice() {
+        [a, b] => Some([a.as_str()?.to_string(), b.as_str()?.to_string()]),
+        _ => None,
+    }
+}
+
+/// A stand-in for a chunk a sync removed or a merge joined (its text is gone with it):
+/// its id, file and chunk number, which are all the replay reads of it (`init`'s
+/// links, health's cross-file share; an empty text is as short as the chunk was when
+/// it merged); it is removed again at that sync or merge. `None`: not a chunk id.
 fn placeholder(id: &str) -> Option<Node> {
     let (file, chunk) = split_node_id(id)?;
     let mut metadata = crabpath::graph::Metadata::new();
     metadata.insert("file".into(), serde_json::json!(file));
     metadata.insert("chunk".into(), serde_json::json!(chunk));
+    metadata.insert(STANDIN_KEY.into(), serde_json::Value::Bool(true));
     Some(Node {
         id: id.to_string(),
         content: String::new(),
@@ -642,10 +686,9 @@ fn replay(
                 journal: false,
                 embedder: None,
             };
+            // a merge makes its node again from stand-ins of the parts (their texts are
+            // given back after the replay, `Brain::relearn`)
             let r = maintain::run(w, &options, profile)?;
-            if r.merges_applied > 0 {
-                return Ok(Err("its maintenance would merge nodes".into()));
-            }
             if !r.should_save {
                 // the run was not saved then (`Brain::maintain`): nothing of it stays
                 restore(w, tuning_before);
@@ -679,6 +722,12 @@ fn replay(
             }
         }
         Event::Connect => {
+            if let Some((_, n)) = w.graph.nodes().find(|(_, n)| is_standin(n)) {
+                return Ok(Err(format!(
+                    "it read the text of `{}`, which is gone (a sync removed it, or a merge joined it)",
+                    n.id
+                )));
+            }
             connect(w.graph)?;
         }
         Event::Anchor { id, after, .. } => {
@@ -838,6 +887,49 @@ impl Brain {
                 };
                 w.graph.add_node(n);
             }
+            // the nodes maintenance merged: set aside, made again by the replayed merge
+            // from stand-ins of their parts, then given back their text and metadata
+            let injected: HashSet<&str> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Inject { id, .. } => Some(id.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let made: Vec<(NodeId, [String; 2])> = w
+                .graph
+                .nodes()
+                .filter_map(|(n, node)| Some((n, merged_parts(node)?)))
+                .collect();
+            let mut merged: Vec<Node> = Vec::with_capacity(made.len());
+            let mut injected_parts: Vec<String> = Vec::new();
+            for (n, parts) in made {
+                let name = w.graph.name(n).to_string();
+                for p in parts {
+                    let why = if node(w.graph, &p).is_some() || p.starts_with("merged:") {
+                        Some("which is in the brain again, or was itself merged")
+                    } else if injected.contains(p.as_str()) {
+                        injected_parts.push(p.clone());
+                        None
+                    } else if at_init.get(p.as_str()) == Some(&false) {
+                        None // a sync adds it: a stand-in then
+                    } else if let Some(s) = placeholder(&p) {
+                        w.graph.add_node(s);
+                        None
+                    } else {
+                        Some("which neither init of a folder nor an injection made")
+                    };
+                    if let Some(why) = why {
+                        w.discard();
+                        return Ok(Relearned::Kept(format!(
+                            "node `{name}` merged `{p}`, {why}"
+                        )));
+                    }
+                }
+                if let Some(node) = w.graph.remove_node(n) {
+                    merged.push(node);
+                }
+            }
             // the init graph's edges: per file, consecutive chunks in chunk order (a
             // forgotten chunk, `None`, holding its place)
             type Chain = Vec<(u64, Option<NodeId>)>;
@@ -958,6 +1050,9 @@ impl Brain {
                     g.remove_node(n);
                 }
             }
+            for id in injected_parts {
+                stash.insert(id.clone(), standin(&id));
+            }
             // authorities as they were before the journaled anchors; one no anchor set
             // (an anchor of the paper profile, or before anchors were journaled) would
             // be replayed from the start: the weights are kept
@@ -999,6 +1094,36 @@ impl Brain {
                         "{} event {i} of {total} cannot be replayed: {why}",
                         ev.name(),
                     )));
+                }
+            }
+            let any_merged = !merged.is_empty();
+            for m in merged {
+                match node(w.graph, &m.id).and_then(|n| w.graph.node_mut(n)) {
+                    Some(n) => {
+                        n.content = m.content;
+                        n.summary = m.summary;
+                        n.metadata = m.metadata;
+                    }
+                    None => {
+                        w.discard();
+                        return Ok(Relearned::Kept(format!(
+                            "the replay does not merge `{}` again",
+                            m.id
+                        )));
+                    }
+                }
+            }
+            if any_merged {
+                // merges taken in another order would leave the same nodes elsewhere
+                let content = |ids: &mut dyn Iterator<Item = String>| -> Vec<String> {
+                    ids.filter(|id| !is_auto(id)).collect()
+                };
+                let now = content(&mut w.graph.nodes().map(|(_, n)| n.id.clone()));
+                if now != content(&mut present.iter().cloned()) {
+                    w.discard();
+                    return Ok(Relearned::Kept(
+                        "the replay merges nodes in another order than the brain did".into(),
+                    ));
                 }
             }
             questions.restore(w.graph)?;

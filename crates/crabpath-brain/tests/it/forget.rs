@@ -742,6 +742,60 @@ fn a_connect_before_a_sync_that_rewrote_chunks_keeps_the_weights() {
     }
 }
 
+/// A maintenance run that merges two chunks: the replay makes the merged node again
+/// from stand-ins of its parts (their texts are in it) and gives it back its text, so
+/// X (forgot b) still equals Y (never had it). Before, a merge stopped the replay
+/// (`Relearned::Kept`: "its maintenance would merge nodes").
+#[test]
+fn forget_replays_a_maintenance_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let mut steps = vec![
+        Step::Learn(vec!["d.md::0", "b.md::0"], 1.0),
+        Step::Maintain("decay"),
+    ];
+    // a.md::1 and c.md::1 fire together both ways until both edges reach 0.8
+    for _ in 0..12 {
+        steps.push(Step::Learn(vec!["a.md::1", "c.md::1"], 1.0));
+        steps.push(Step::Learn(vec!["c.md::1", "a.md::1"], 1.0));
+    }
+    steps.extend([
+        Step::Learn(vec!["b.md::1", "e.md::0"], 1.0),
+        Step::Maintain("health,decay,merge,prune"),
+        Step::Learn(vec!["e.md::0", "c.md::0", "a.md::0"], 1.0),
+        Step::Maintain("decay"),
+    ]);
+    for step in steps {
+        step.apply(&mut x);
+        if !step.names().iter().any(|id| id.starts_with("b.md")) {
+            step.apply(&mut y);
+        }
+    }
+    let merged = x
+        .read(|g, _| {
+            g.nodes()
+                .filter(|(_, n)| n.id.starts_with("merged:"))
+                .map(|(_, n)| n.id.clone())
+                .collect::<Vec<_>>()
+        })
+        .unwrap();
+    assert_eq!(merged.len(), 1, "the pair merged: {merged:?}");
+    let before = exported(&mut x, &dir.path().join("x"));
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    // 30 steps, 2 through b: 26 learns, 3 maintenance runs
+    assert_eq!(
+        r.relearned,
+        crabpath_brain::service::Relearned::Replayed(28)
+    );
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_ne!(before["graph"], ey["graph"]);
+    assert_eq!(ex["graph"], ey["graph"]);
+    assert_eq!(ex, ey);
+}
+
 /// A node anchored without a journal entry (an anchor of the paper profile, or before
 /// anchors were journaled) cannot be replayed from where it happened: the weights are
 /// kept and the report says why.
