@@ -198,7 +198,8 @@ pub enum Command {
     /// Run maintenance: health, decay, prune, merge, connect.
     Maintain(MaintainArgs),
     /// Compact old daily notes (`YYYY-MM-DD.md`) into short summaries and inject their
-    /// facts as nodes.
+    /// facts as nodes (corrected profile: each note is first kept as it was in
+    /// `<memory-dir>/.compacted/`).
     Compact(CompactArgs),
     /// Serve the brain over stdin/stdout: one JSON request per line, one response per
     /// line (methods query, learn, maintain, health, info, save, reload, shutdown, and

@@ -47,6 +47,7 @@
 //! | N9 | `save` of a database deleted while open answered `{"saved": true}` (the writes went to the deleted file) | in both profiles, an error naming the missing file | |
 //! | N6 | answers carry no timing (queries only) | every answer carries `elapsed_ms` | |
 //! | N10 | (this port, before) a write refused inside the operation dropped the state in memory, read again from the file alone: acknowledged writes not yet saved were lost | a refused write is undone: the resident state is kept (paper, as the reference keeps its memory), or restored from the file and the write-ahead log (corrected); a write is logged before it is applied and cut back out of the log when refused; an auto-save that fails after a logged write answers a `warning`, not an error | `learn`, an invalid `learn`, `save`: the first lost vs. kept |
+//! | N11 | a save writes the state in memory, read at start, over the state file: a write another process saved meanwhile (`crabpath inject`, `learn`) is lost | a write request holds the state file's lock from reading to saving; a file another process saved is read again and the daemon's unsaved writes (the log) are applied on top before the write | `crabpath inject` during a daemon, then a daemon `learn` and `shutdown`: the injected node lost vs. kept |
 
 // The v12 methods extend `Daemon` from a child module; the shared helpers and constants
 // live here, so that the child imports its parent and not the other way round.
@@ -127,12 +128,13 @@ const fn method(
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::reference::lock::StateLock;
 use crate::serve::role::Role;
 use crate::service::command::maintain::{self, Flavor, MaintainOptions, MaintainReport};
 use crate::service::command::query::DAEMON_MAX_CONTEXT_CHARS;
 use crate::service::command::HealthPayload;
 use crate::service::route::RouteMode;
-use crate::service::{Brain, QueryRequest, Seeding};
+use crate::service::{file_version, Brain, QueryRequest, Seeding};
 use crabpath::profile::Profile;
 use pyformat::pyjson::{self, PyDict, PyInt, PyValue, Style};
 use pyformat::pystr;
@@ -173,23 +175,6 @@ struct Wal {
     file: std::fs::File,
 }
 
-/// The identity of a state file's current version: size, modification time and
-/// inode (an atomic save makes a new inode).
-fn file_version(path: &Path) -> Option<String> {
-    let m = std::fs::metadata(path).ok()?;
-    let t = m
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&m);
-    #[cfg(not(unix))]
-    let ino = 0u64;
-    Some(format!("{}:{t}:{ino}", m.len()))
-}
-
 /// The write-ahead log of a state: `<state>.wal`.
 pub fn wal_path(state: &Path) -> PathBuf {
     let mut s = state.as_os_str().to_os_string();
@@ -204,6 +189,9 @@ pub struct Daemon {
     write_count: u64,
     auto_save: u64,
     wal: Option<Wal>,
+    /// The state file's lock while a write request runs (corrected profile, state
+    /// file): its saves take no second one.
+    lock: Option<StateLock>,
     /// The route mode of queries that do not name one ([`crate::service::route`]).
     route_mode: RouteMode,
 }
@@ -224,6 +212,7 @@ impl Daemon {
                 0
             },
             wal: None,
+            lock: None,
             route_mode: RouteMode::default_for(profile),
         };
         let mut replayed = 0;
@@ -255,11 +244,17 @@ impl Daemon {
     }
 
     fn open_wal(&mut self) -> crate::error::Result<()> {
+        self.start_wal("")
+    }
+
+    /// Starts the log anew: a header naming the state file's current version, then
+    /// `body` (logged writes, one a line, each ending with a newline).
+    fn start_wal(&mut self, body: &str) -> crate::error::Result<()> {
         let state = self.brain.path().to_path_buf();
         let path = wal_path(&state);
         let version = file_version(&state).unwrap_or_default();
-        let header = format!("{{\"base\": \"{version}\"}}\n");
-        pyformat::io::write_atomic(&path, header.as_bytes())?;
+        let text = format!("{{\"base\": \"{version}\"}}\n{body}");
+        pyformat::io::write_atomic(&path, text.as_bytes())?;
         let file = std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -289,8 +284,14 @@ impl Daemon {
         if base.as_ref().and_then(PyValue::as_str) != Some(version.as_str()) {
             return 0; // written before the last save: already in the state
         }
-        // applied to the brain in memory, without journaling them again
+        self.replay_lines(lines).0
+    }
+
+    /// Applies logged writes to the brain in memory, without journaling them again;
+    /// returns how many applied and the lines that did (each with its newline).
+    fn replay_lines<'a>(&mut self, lines: impl Iterator<Item = &'a str>) -> (usize, String) {
         let mut n = 0;
+        let mut kept = String::new();
         for line in lines {
             // a torn last line (the daemon died while appending) was never answered
             let Ok(PyValue::Dict(req)) = pyjson::loads(line) else {
@@ -307,9 +308,13 @@ impl Daemon {
                 "maintain" => self.maintain(&params, false).is_ok(),
                 _ => false,
             };
-            n += usize::from(ok);
+            if ok {
+                n += 1;
+                kept.push_str(line);
+                kept.push('\n');
+            }
         }
-        n
+        (n, kept)
     }
 
     /// After a write that failed (answered with an error), the state in memory again
@@ -402,12 +407,47 @@ impl Daemon {
     /// Saves a state file now and resets the write counter (and the log); nothing to
     /// do for a database.
     pub fn save(&mut self) -> crate::error::Result<()> {
-        self.brain.save()?;
-        self.write_count = 0;
-        if self.profile.fixes_bugs() && !self.brain.is_store() {
-            self.open_wal()?;
+        if self.wal.is_none() {
+            self.brain.save()?;
+            self.write_count = 0;
+            if self.profile.fixes_bugs() && !self.brain.is_store() {
+                self.open_wal()?;
+            }
+            return Ok(());
         }
-        Ok(())
+        // corrected, state file: saved under the lock, over the file as it is now
+        let own = match self.lock {
+            Some(_) => None,
+            None => self.brain.lock_state()?,
+        };
+        self.rebase()?;
+        match self.lock.as_ref().or(own.as_ref()) {
+            Some(held) => self.brain.save_locked(held)?,
+            None => self.brain.save()?,
+        }
+        self.write_count = 0;
+        self.open_wal()
+    }
+
+    /// Brings the state in memory up to date with a state file another process saved
+    /// since this daemon read or saved it (corrected profile, state file; the caller
+    /// holds its lock): the file is read again, this daemon's acknowledged writes not
+    /// yet saved (the write-ahead log) are applied on top of it, and the log starts
+    /// again on the file's new version. Before, the daemon saved its memory over the
+    /// file: another process's acknowledged write (`crabpath inject`, `learn`) was
+    /// gone. A file that cannot be read leaves the memory as it is (error).
+    fn rebase(&mut self) -> crate::error::Result<()> {
+        let Some(wal) = self.wal.as_ref() else {
+            return Ok(());
+        };
+        if !self.brain.changed_on_disk() {
+            return Ok(());
+        }
+        let path = wal.path.clone();
+        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::io_error(&path, e))?;
+        self.brain.reread_state()?;
+        let (_, body) = self.replay_lines(text.lines().skip(1));
+        self.start_wal(&body)
     }
 
     /// Handles one input line (see the module docs).
@@ -465,7 +505,24 @@ impl Daemon {
         let Some(def) = METHODS.iter().find(|m| m.name == method) else {
             return Err((-32601, format!("unknown method: {method}")));
         };
-        let result = (def.run)(self, &params);
+        // a write on a state file (corrected) holds its lock from reading it to saving
+        // it: another process's save in between is read first, not saved over
+        if def.role != Role::Read && self.wal.is_some() {
+            self.lock = self.brain.lock_state().map_err(|e| fail(e.to_string()))?;
+            if let Err(e) = self.rebase() {
+                self.lock = None;
+                return Err(fail(e.to_string()));
+            }
+        }
+        let answer = self.run(def, &params);
+        self.lock = None;
+        answer
+    }
+
+    /// Runs one method (see [`Daemon::dispatch`]).
+    fn run(&mut self, def: &MethodDef, params: &PyDict) -> Result<(PyValue, bool), (i64, String)> {
+        let fail = |m: String| (-1i64, m);
+        let result = (def.run)(self, params);
         if let Err(Failure(why)) = result {
             // a refused write leaves nothing of itself in memory (corrected, state file)
             let why = match def.role != Role::Read && self.profile.fixes_bugs() {

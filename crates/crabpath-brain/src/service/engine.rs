@@ -183,6 +183,10 @@ pub(super) struct JsonBackend {
     pub(super) state: Option<State>,
     /// Posting lists of a resident hash-v1 index (faster, same results).
     pub(super) postings: Option<Postings>,
+    /// The version ([`file_version`]) of the state file `state` was read from or last
+    /// saved as: a resident state whose file has another version now was saved over
+    /// by another process, and saving the memory over it would lose that write.
+    pub(super) version: Option<String>,
 }
 
 pub(super) enum Backend {
@@ -231,6 +235,7 @@ impl Brain {
                     .unwrap_or_else(|| crate::reference::journal::journal_path(Some(p), None)),
                 state: None,
                 postings: None,
+                version: None,
             })),
             Location::Graph { graph, index } => Backend::Json(Box::new(JsonBackend {
                 state_path: None,
@@ -242,6 +247,7 @@ impl Brain {
                     .unwrap_or_else(|| crate::reference::journal::journal_path(None, Some(graph))),
                 state: None,
                 postings: None,
+                version: None,
             })),
         };
         let mut brain = Brain {
@@ -363,9 +369,51 @@ impl Brain {
             return Err(Error::Invalid("not a state file".into()));
         };
         if j.state.is_none() {
+            // the version first: a save by another process in between makes it older
+            // than what is read, so the state is read again (never the other way round)
+            let version = j.state_path.as_deref().and_then(file_version);
             j.state = Some(read_json(j)?);
+            j.version = version;
         }
         Ok(j.state.as_mut().expect("read above"))
+    }
+
+    /// Whether the state file of a resident state was saved by another process since
+    /// it was read or saved here (its [`file_version`] changed). Never for a database
+    /// (another process's commits are read before each operation), a state not read
+    /// yet, or a state file that is missing now (saving writes it again).
+    pub fn changed_on_disk(&self) -> bool {
+        let Backend::Json(j) = &self.backend else {
+            return false;
+        };
+        match (&j.state, &j.state_path, &j.version) {
+            (Some(_), Some(p), Some(v)) => file_version(p).is_some_and(|now| &now != v),
+            _ => false,
+        }
+    }
+
+    /// Reads a resident state file again (after [`Brain::changed_on_disk`]), keeping
+    /// the state in memory if the file cannot be read (the error is returned). A
+    /// database is [`Brain::reload`]ed.
+    pub fn reread_state(&mut self) -> Result<()> {
+        let Backend::Json(j) = &mut self.backend else {
+            return self.reload();
+        };
+        let version = j.state_path.as_deref().and_then(file_version);
+        let state = read_json(j)?;
+        j.state = Some(state);
+        j.version = version;
+        if self.options.resident {
+            self.refresh_postings();
+        }
+        Ok(())
+    }
+
+    /// Takes the lock of a state or graph file (`None` for a database), for a caller
+    /// that reads, changes and saves a resident state as one write
+    /// ([`Brain::save_locked`]; the daemon).
+    pub fn lock_state(&self) -> Result<Option<StateLock>> {
+        self.json_lock()
     }
 
     pub(super) fn json_lock(&self) -> Result<Option<StateLock>> {
@@ -430,6 +478,16 @@ impl Brain {
             };
         }
         let _lock = self.json_lock()?;
+        self.json_save()
+    }
+
+    /// [`Brain::save`] of a state file whose lock the caller holds
+    /// ([`Brain::lock_state`]): the lock is not taken again (a second lock of the same
+    /// file in this process would wait for itself).
+    pub fn save_locked(&mut self, _held: &StateLock) -> Result<()> {
+        if let Backend::Store(_) = &self.backend {
+            return self.save();
+        }
         self.json_save()
     }
 
@@ -563,12 +621,24 @@ impl Brain {
 
     fn write_json<T>(&mut self, op: impl FnOnce(&mut Working<'_>) -> Result<T>) -> Result<T> {
         let resident = self.options.resident;
-        let _lock = if resident { None } else { self.json_lock()? };
+        // a resident state that saves each write (the MCP server) reads, changes and
+        // saves under one lock, like a command: before, it was locked only to be saved,
+        // and its memory, read when the server started, was written over a write
+        // another process had saved since (a `crabpath inject` answered `Injected`,
+        // then an MCP `teach`: the injected node was gone)
+        let saves_now = resident && self.options.save_writes;
+        let _lock = if !resident || saves_now {
+            self.json_lock()?
+        } else {
+            None
+        };
         if !resident {
             // a state file is read under its lock: another writer may have saved it
             if let Backend::Json(j) = &mut self.backend {
                 j.state = None;
             }
+        } else if saves_now && self.changed_on_disk() {
+            self.reread_state()?;
         }
         let mut journal = Vec::new();
         let (value, keep) = {
@@ -599,7 +669,11 @@ impl Brain {
             // journal that refuses its entries (a full disk) leaves the file as it was,
             // and the write is refused whole
             let saved = {
-                let _lock = if resident { self.json_lock()? } else { None };
+                let _lock = if resident && !saves_now {
+                    self.json_lock()?
+                } else {
+                    None
+                };
                 self.json_save_then(journal)
             };
             if let Err(e) = saved {
@@ -636,7 +710,13 @@ impl Brain {
             return journal();
         };
         if let Some(path) = &j.state_path {
-            save_state_file_then(path, state, journal)
+            save_state_file_then(path, state, journal)?;
+            // what is in memory is what the file holds now (saved under the lock)
+            let version = file_version(path);
+            if let Backend::Json(j) = &mut self.backend {
+                j.version = version;
+            }
+            Ok(())
         } else if let Some(g) = &j.graph_path {
             crate::reference::reffiles::write_graph_then(g, &state.graph, shape, journal)
                 .map(|_| ())
@@ -923,6 +1003,23 @@ pub(super) fn read_json(j: &JsonBackend) -> Result<State> {
         None => Default::default(),
     };
     Ok(State::new(graph, index))
+}
+
+/// The identity of a state file's current version: size, modification time and
+/// inode (an atomic save makes a new inode); `None` if it cannot be read.
+pub fn file_version(path: &Path) -> Option<String> {
+    let m = std::fs::metadata(path).ok()?;
+    let t = m
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0u64;
+    Some(format!("{}:{t}:{ino}", m.len()))
 }
 
 /// Appends a write's journal `entries` to a state file's journal (nothing when there

@@ -53,7 +53,8 @@ pub use admin::{
 };
 pub use autotune::AutotuneOutcome;
 pub use engine::{
-    locate, save_state_file, Brain, EmbedderLoader, Location, LockWait, OpenOptions, Scope,
+    file_version, locate, save_state_file, Brain, EmbedderLoader, Location, LockWait, OpenOptions,
+    Scope,
 };
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,

@@ -18,6 +18,7 @@
 //! | C1 | the note is rewritten before the state with its facts is saved: a crash in between loses the facts | the state is saved first | |
 //! | C2 | node ids hash the note path as spelled (`mem/x.md` ≠ `./mem//x.md`), so the same note compacted through two spellings is injected twice | ids hash the note's file name | |
 //! | C3 | a note named with an impossible date (`2020-13-45.md`) aborts the run (`ValueError`) | skipped | exit 1 vs. `skipped` |
+//! | C4 | the note is rewritten in place: the lines compaction drops (past the first 20 facts and `target_lines`) are gone, from the note and the brain | the note as it was is kept first in `<dir>/.compacted/<name>` ([`rewrite_note`]; hidden, so `init` and `sync` skip it) | a 40-line note: 20 lines lost vs. kept |
 
 use std::path::Path;
 
@@ -181,6 +182,41 @@ pub fn fact_node_id(path: &str, k: usize, fact: &str) -> String {
 
 fn prefix_chars(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
+}
+
+/// Where the corrected profile keeps a note as it was before compaction rewrote it:
+/// `<dir>/.compacted/<name>` (then `<name>.2`, … for later compactions of the same
+/// note).
+pub const ORIGINALS_DIR: &str = ".compacted";
+
+/// Rewrites the note at `path` with its compacted text `note` (corrected profile),
+/// after keeping the note as it is now in [`ORIGINALS_DIR`] beside it, so that the
+/// lines compaction drops stay readable (before, they were gone: a 40-line note kept
+/// 15, and only its first 20 lines became nodes). Returns where the original is kept.
+///
+/// Errors: `Error::Io` naming the file that could not be read or written; the note is
+/// not rewritten unless its original is kept.
+pub fn rewrite_note(path: &Path, note: &str) -> Result<std::path::PathBuf> {
+    let io = |p: &Path, e: std::io::Error| crate::error::io_error(p, e);
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Err(Error::Invalid(format!("{}: not a note", path.display())));
+    };
+    let keep = dir.join(ORIGINALS_DIR);
+    std::fs::create_dir_all(&keep).map_err(|e| io(&keep, e))?;
+    let original = std::fs::read(path).map_err(|e| io(path, e))?;
+    let mut kept = keep.join(name);
+    let mut k = 2;
+    while kept.exists() {
+        kept = keep.join(format!("{name}.{k}"));
+        k += 1;
+    }
+    pyformat::io::write_atomic(&kept, &original)?;
+    pyformat::io::write_atomic(path, note.as_bytes())?;
+    Ok(kept)
 }
 
 /// Compacts the notes of `dir` into the brain `w` (see the module docs). The paper

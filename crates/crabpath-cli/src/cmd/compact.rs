@@ -1,7 +1,9 @@
 //! `crabpath compact` (reference `crabpath/cli.py::cmd_compact`,
 //! `compact.py::compact_daily_notes`).
 
-use crabpath_brain::source::compact::{compact_daily_notes, CompactOptions, CompactReport};
+use crabpath_brain::source::compact::{
+    compact_daily_notes, rewrite_note, CompactOptions, CompactReport,
+};
 use crabpath_brain::source::workspace::expanduser;
 use crabpath_brain::Scope;
 use pyformat::pyjson::{PyDict, PyValue};
@@ -46,9 +48,15 @@ pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
         w.journal(event);
         Ok((report, rewrites))
     })?;
-    // corrected: each note is rewritten only once its facts are saved
+    // corrected: each note is rewritten only once its facts are saved, and kept as it
+    // was first
     for (path, note) in rewrites {
-        pyformat::io::write_atomic(&path, note.as_bytes())?;
+        let kept = rewrite_note(&path, &note)?;
+        eprintln!(
+            "crabpath: {} compacted; as it was, it is kept in {}",
+            path.display(),
+            kept.display()
+        );
     }
     let fields = report_fields(&report);
     if a.json {

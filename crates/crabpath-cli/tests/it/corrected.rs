@@ -687,3 +687,40 @@ fn minilm_brains_work_end_to_end() {
         .unwrap();
     assert!(!o.status.success());
 }
+
+/// `compact` keeps each note as it was before rewriting it (corrected profile). Before,
+/// a 40-line note was cut to its first 15 lines and only its first 20 became nodes:
+/// the other 20 lines were gone, from the note and from the brain, with no way back.
+#[test]
+fn compact_keeps_each_note_it_rewrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init(d, "corrected", "brain");
+    std::fs::create_dir_all(d.join("mem")).unwrap();
+    let note: String = (0..40)
+        .map(|i| format!("- meeting {i}: we decided to ship release {i} on Friday\n"))
+        .collect();
+    std::fs::write(d.join("mem/2020-01-01.md"), &note).unwrap();
+    let args = ["compact", "--state", "brain", "--memory-dir", "mem"];
+    ok(d, "corrected", &args);
+    let compacted = std::fs::read_to_string(d.join("mem/2020-01-01.md")).unwrap();
+    assert!(compacted.lines().count() < 40, "{compacted}");
+    let kept = std::fs::read_to_string(d.join("mem/.compacted/2020-01-01.md"))
+        .expect("the note as it was is kept");
+    assert_eq!(kept, note);
+    // compacted again (a longer target), the first copy stays and the second is beside it
+    std::fs::write(d.join("mem/2020-01-01.md"), &note).unwrap();
+    ok(
+        d,
+        "corrected",
+        &[&args[..], &["--target-lines", "30"]].concat(),
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("mem/.compacted/2020-01-01.md.2")).unwrap(),
+        note
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("mem/.compacted/2020-01-01.md")).unwrap(),
+        note
+    );
+}

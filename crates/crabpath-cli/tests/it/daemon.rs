@@ -253,3 +253,71 @@ fn a_refused_write_keeps_the_acknowledged_ones_and_leaves_the_log_clean() {
         );
     }
 }
+
+/// Writes another process saves in the state file while a corrected daemon serves it
+/// are kept, with the daemon's own. Before, the daemon saved its memory (read when it
+/// started) over the file: a `crabpath inject` answered `Injected` and a `crabpath
+/// learn` answered `updated` were gone after the daemon's next save.
+#[test]
+fn writes_saved_by_another_process_while_the_daemon_runs_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    brain(dir.path());
+    let d = dir.path();
+    let (a, b) = PAIRS[0];
+    let (c, e) = PAIRS[1];
+    let before = weight(d, a, b);
+    let (mut child, mut stdin, mut out) = spawn(d, "corrected", "10");
+    let mut answer = |stdin: &mut ChildStdin, line: String| -> String {
+        stdin.write_all(line.as_bytes()).unwrap();
+        let mut a = String::new();
+        out.read_line(&mut a).unwrap();
+        a
+    };
+    // the daemon learns: in its memory and its log, not saved yet
+    let l = answer(&mut stdin, learn_line(1, a, b));
+    assert!(l.contains("\"edges_updated\": 1"), "{l}");
+    // another process injects a node and learns, each saved in the file
+    let state = "brain/state.json";
+    let args = [
+        "inject",
+        "--state",
+        state,
+        "--id",
+        "cli_note",
+        "--content",
+        "Written by another process while the daemon runs.",
+    ];
+    let (rc, _, err) = common::run_text(d, "corrected", &args);
+    assert_eq!(rc, 0, "{err}");
+    let fired = format!("{c},{e}");
+    let args = [
+        "learn",
+        "--state",
+        state,
+        "--outcome",
+        "1",
+        "--fired-ids",
+        &fired,
+    ];
+    let (rc, _, err) = common::run_text(d, "corrected", &args);
+    assert_eq!(rc, 0, "{err}");
+    let cli_learned = weight(d, c, e);
+    // the daemon injects (saved at once), then shuts down (saved again)
+    let inject = "{\"id\": 2, \"method\": \"inject\", \"params\": {\"id\": \"daemon_note\", \"content\": \"Written by the daemon.\", \"type\": \"TEACHING\"}}\n";
+    let i = answer(&mut stdin, inject.to_string());
+    assert!(i.contains("\"injected\": true"), "{i}");
+    let s = answer(
+        &mut stdin,
+        "{\"id\": 3, \"method\": \"shutdown\"}\n".to_string(),
+    );
+    assert!(s.contains("\"shutdown\": true"), "{s}");
+    assert!(child.wait().unwrap().success());
+    let st = load_state(d.join(state)).unwrap();
+    assert!(
+        st.graph.lookup("cli_note").is_some(),
+        "the other process's inject is in state.json"
+    );
+    assert!(st.graph.lookup("daemon_note").is_some());
+    assert_eq!(weight(d, c, e), cli_learned, "the other process's learn");
+    assert_ne!(weight(d, a, b), before, "the daemon's learn");
+}

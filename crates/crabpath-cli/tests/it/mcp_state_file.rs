@@ -114,3 +114,80 @@ fn an_acknowledged_feedback_survives_kill_9() {
         "the acknowledged feedback ({updated:?} edges) is in state.json"
     );
 }
+
+/// A write another process saves in the state file while `crabpath mcp` serves it is
+/// kept. Before, the server saved its memory (read when it started) over the file with
+/// its next write: a `crabpath inject` answered `Injected` was gone after an MCP
+/// `teach`.
+#[test]
+fn a_write_saved_by_another_process_is_not_saved_over() {
+    let dir = tempfile::tempdir().unwrap();
+    common::fixture_brain(dir.path(), "paper");
+    let mut child = common::command(
+        dir.path(),
+        "corrected",
+        &["mcp", "--state", "brain/state.json"],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawn crabpath mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |msg: Value, answered: bool| -> Value {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        if !answered {
+            return Value::Null;
+        }
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+        true,
+    );
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        false,
+    );
+    let (rc, _, err) = common::run_text(
+        dir.path(),
+        "corrected",
+        &[
+            "inject",
+            "--state",
+            "brain/state.json",
+            "--id",
+            "cli_note",
+            "--content",
+            "Written by another process while the server runs.",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let t = send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "teach", "arguments": {"content": "Taught over MCP."}}}),
+        true,
+    );
+    assert_eq!(t["result"]["isError"], json!(false), "{t}");
+    let taught = t["result"]["structuredContent"]["node_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    drop(stdin);
+    child.wait().unwrap();
+    let st = load_state(dir.path().join("brain/state.json")).unwrap();
+    assert!(
+        st.graph.lookup("cli_note").is_some(),
+        "the other process's inject is in state.json"
+    );
+    assert!(
+        st.graph.lookup(&taught).is_some(),
+        "the MCP teach ({taught})"
+    );
+}
