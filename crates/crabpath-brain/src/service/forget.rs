@@ -33,6 +33,14 @@
 //! the brain's history allows an exact replay; otherwise they are kept and the report
 //! says why. The replay is a second write, after the removal committed.
 //!
+//! **Interrupted.** The removal's transaction also writes a pending mark
+//! (`meta.forget_pending`: the target and its node ids); the rest — the replay, the
+//! index, each snapshot, the `VACUUM` — can each run again, and the mark goes only when
+//! all of them are done. A forget killed or refused (a full disk) after the removal
+//! committed is finished by the next `forget` of any target (of the same target: that
+//! is all it does, `ForgetReport::resumed`); before, the content stayed in the
+//! snapshots for good, and the same command answered that the file was unknown.
+//!
 //! Limits: a node made by merging a forgotten node with another (`maintain`'s merge)
 //! keeps the merged text under the other's id and file, and is not found; a `sync`
 //! record of the file in `meta` is kept.
@@ -142,6 +150,10 @@ pub struct ForgetReport {
     /// Whether the weights were rebuilt without the forgotten events
     /// (`super::unlearn`).
     pub relearned: Relearned,
+    /// Whether this call finished an earlier forget of the same target that was
+    /// interrupted (killed, or a full disk) after its removal committed: the counts are
+    /// then 0 (the rows went then), the rest was done now.
+    pub resumed: bool,
 }
 
 impl ForgetReport {
@@ -164,6 +176,7 @@ impl ForgetReport {
             "ids": self.ids,
             "snapshots": self.snapshots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "wal_truncated": self.wal_truncated,
+            "resumed": self.resumed,
             "replayed": match &self.relearned {
                 Relearned::Replayed(n) => Some(*n),
                 Relearned::Kept(_) => None,
@@ -196,13 +209,59 @@ impl Brain {
             )));
         };
         let target = resolve_file(target, workspace.as_deref());
+        // an earlier forget whose removal committed but whose rest (the replay, the
+        // index, the snapshots, the VACUUM) did not run is finished first: its target
+        // is no longer in the brain, but it may still be in the snapshots and the
+        // database file's old pages
+        if let Some((earlier, ids)) = pending(s.store.conn()).map_err(sql_error(s.store.path()))? {
+            let same = earlier == target;
+            let (relearned, rewritten, wal_truncated) =
+                self.finish_forget(&earlier, &ids, &snapshots)?;
+            if same {
+                return Ok(ForgetReport {
+                    removed: ForgetCounts::default(),
+                    ids,
+                    snapshots: rewritten,
+                    wal_truncated,
+                    target,
+                    relearned,
+                    resumed: true,
+                });
+            }
+        }
+        let Backend::Store(s) = &mut self.backend else {
+            unreachable!("a database, checked above")
+        };
         let (removed, ids) = scrub_store(&mut s.store, &target, true)?;
         if let Some(r) = s.resident.as_mut() {
             r.stale = true;
         }
-        let relearned = self.relearn(&ids)?;
+        let (relearned, rewritten, wal_truncated) =
+            self.finish_forget(&target, &ids, &snapshots)?;
+        Ok(ForgetReport {
+            removed,
+            ids,
+            snapshots: rewritten,
+            wal_truncated,
+            target,
+            relearned,
+            resumed: false,
+        })
+    }
+
+    /// What follows the removal of `target` (its nodes `ids`): the replay, the index,
+    /// the database file and every snapshot without it; then the pending mark
+    /// ([`PENDING_KEY`]) goes. Each step can run again: a forget interrupted in any of
+    /// them is finished by the next.
+    fn finish_forget(
+        &mut self,
+        target: &ForgetTarget,
+        ids: &[String],
+        snapshots: &[PathBuf],
+    ) -> Result<(Relearned, Vec<PathBuf>, bool)> {
+        let relearned = self.relearn(ids)?;
         let Backend::Store(s) = &mut self.backend else {
-            unreachable!("a database, checked above")
+            return Err(Error::Invalid("forget needs a brain database".into()));
         };
         // the index first: its rebuild deletes `vector_gone` rows (ids only), so one
         // `VACUUM` after it covers every write (one `VACUUM` of the 79k-chunk tldr-pages
@@ -214,25 +273,75 @@ impl Brain {
             s.store.dim(),
             s.store.nonce(),
         )?;
-        let wal_truncated = wipe(s.store.conn(), s.store.path())?;
         let mut rewritten = Vec::new();
         for path in snapshots {
-            let mut snap = Store::open(&path, true)?;
-            scrub_store(&mut snap, &target, false)?;
-            wipe(snap.conn(), &path)?;
+            let mut snap = Store::open(path, true)?;
+            scrub_store(&mut snap, target, false)?;
+            wipe(snap.conn(), path)?;
             drop(snap);
-            remove_sidecars(&path);
-            rewritten.push(path);
+            remove_sidecars(path);
+            rewritten.push(path.clone());
         }
-        Ok(ForgetReport {
-            removed,
-            ids,
-            snapshots: rewritten,
-            wal_truncated,
-            target,
-            relearned,
-        })
+        let wal_truncated = wipe(s.store.conn(), s.store.path())?;
+        s.store
+            .conn()
+            .execute("DELETE FROM meta WHERE key = ?1", [PENDING_KEY])
+            .map_err(sql_error(s.store.path()))?;
+        Ok((relearned, rewritten, wal_truncated))
     }
+}
+
+impl Brain {
+    /// The target of a forget whose removal committed and whose rest did not finish
+    /// (`meta.forget_pending`; the next `forget` finishes it), if any. `None` for a state
+    /// file.
+    /// Errors: SQLite.
+    pub fn pending_forget(&self) -> Result<Option<ForgetTarget>> {
+        let Backend::Store(s) = &self.backend else {
+            return Ok(None);
+        };
+        Ok(pending(s.store.conn())
+            .map_err(sql_error(s.store.path()))?
+            .map(|p| p.0))
+    }
+}
+
+/// The `meta` key of a forget whose removal committed and whose rest
+/// ([`Brain::finish_forget`]) has not finished yet: `{"kind", "target", "ids"}`,
+/// written in the removal's own transaction.
+pub const PENDING_KEY: &str = "forget_pending";
+
+/// Marks the forget of `target` (its nodes `ids`) as pending, inside the removal's
+/// transaction `tx`.
+fn mark_pending(tx: &Connection, target: &ForgetTarget, ids: &[String]) -> rusqlite::Result<()> {
+    let v = serde_json::json!({"kind": target.kind(), "target": target.value(), "ids": ids});
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, pos, value) VALUES (?1, (SELECT COALESCE(MAX(pos), -1) + 1 FROM meta), ?2)",
+        params![PENDING_KEY, v.to_string()],
+    )?;
+    Ok(())
+}
+
+/// The pending forget of the brain, if one did not finish ([`PENDING_KEY`]).
+fn pending(conn: &Connection) -> rusqlite::Result<Option<(ForgetTarget, Vec<String>)>> {
+    let Some(v) = crate::store::rows::meta_value(conn, PENDING_KEY)? else {
+        return Ok(None);
+    };
+    let value = v["target"].as_str().unwrap_or_default().to_string();
+    let target = match v["kind"].as_str() {
+        Some("file") => ForgetTarget::File(value),
+        Some("node") => ForgetTarget::Node(value),
+        _ => ForgetTarget::Chat(value),
+    };
+    let ids = v["ids"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some((target, ids)))
 }
 
 /// A file target given as a path inside the recorded workspace, made relative to it
@@ -266,6 +375,10 @@ fn scrub_store(
         .map_err(sql_error(&path))?;
     let done = store.write().and_then(|mut w| {
         let out = scrub(&mut w, target, strict)?;
+        if strict {
+            // the brain itself (not a snapshot): the rest is owed until it is done
+            mark_pending(w.tx(), target, &out.1).map_err(w.err())?;
+        }
         w.commit()?;
         Ok(out)
     });

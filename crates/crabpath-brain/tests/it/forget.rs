@@ -112,6 +112,62 @@ fn forgetting_a_file_leaves_none_of_its_bytes() {
     assert!(!fired.iter().any(|id| id.starts_with("b.md")), "{fired:?}");
 }
 
+/// A forget interrupted after its removal committed (here the search index cannot be
+/// written, as a kill or a full disk would stop it) leaves a pending mark
+/// in the brain; the next `forget` of the same target finishes it: the snapshot and the
+/// database file lose the content and the weights are rebuilt. Before, the second call
+/// answered "no file `b.md`" and the snapshot kept the content for good.
+#[test]
+fn an_interrupted_forget_is_finished_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let brain_dir = db.parent().unwrap().to_path_buf();
+    let mut b = open(&db);
+    let fired = ask(&mut b, &format!("what is the vault code {MARKER}"));
+    b.learn(&fired, 1.0).unwrap();
+    b.snapshot("undo").unwrap();
+    // the derived index cannot be written: a directory (not empty) stands in its place
+    let idx = brain_dir.join("search.idx");
+    std::fs::remove_file(&idx).ok();
+    std::fs::create_dir_all(idx.join("block")).unwrap();
+    let e = b.forget(&ForgetTarget::File("b.md".into())).unwrap_err();
+    assert!(e.to_string().contains("search.idx"), "{e}");
+    // the content left the brain's tables, but the snapshot still holds it
+    assert!(!b.has_node("b.md::1").unwrap());
+    let (_, hits) = files_holding(&brain_dir, MARKER);
+    assert!(
+        hits.iter()
+            .any(|p| p.to_string_lossy().contains("snapshots")),
+        "{hits:?}"
+    );
+    std::fs::remove_dir_all(&idx).unwrap();
+
+    let r = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    assert!(r.resumed, "{r:?}");
+    assert_eq!(r.removed.nodes, 0);
+    assert_eq!(r.snapshots.len(), 1);
+    assert!(
+        matches!(r.relearned, crabpath_brain::service::Relearned::Replayed(_)),
+        "{r:?}"
+    );
+    drop(b);
+    let (seen, hits) = files_holding(&brain_dir, MARKER);
+    assert!(seen >= 2, "{seen}");
+    assert!(hits.is_empty(), "still in {hits:?}");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let left: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM meta WHERE key = 'forget_pending'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0, "the pending mark goes once done");
+    // a forget of it again is the error it always was
+    let mut b = open(&db);
+    assert!(b.forget(&ForgetTarget::File("b.md".into())).is_err());
+}
+
 #[test]
 fn an_unknown_target_is_an_error_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -17,11 +17,32 @@ pub fn run(ctx: &Ctx, a: &ForgetArgs) -> CliResult {
     };
     let path = ctx.state_path(&a.state, true);
     let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
-    let r = brain.forget(&target)?;
+    let r = match brain.forget(&target) {
+        Ok(r) => r,
+        Err(e) => {
+            if let Ok(Some(t)) = brain.pending_forget() {
+                // the removal committed: say how to finish what did not run
+                return Err(anyhow::anyhow!(
+                    "{e}; the content of {} `{}` has left the brain, but the snapshots, the database file or the weights are not done: run the same forget again to finish",
+                    t.kind(),
+                    t.value()
+                )
+                .into());
+            }
+            return Err(e.into());
+        }
+    };
     if a.json {
         out::println(&out::compact(&r.to_json()));
     } else {
         let c = r.removed;
+        if r.resumed {
+            out::println(&format!(
+                "Finished an interrupted forget of {} `{}` (its content had left the brain; the snapshots, the database file and the weights are done now)",
+                r.target.kind(),
+                r.target.value()
+            ));
+        }
         out::println(&format!(
             "Forgot {} `{}`: {} nodes, {} edges, {} vectors, {} turns, {} journal entries, {} ledger rows; {} snapshots rewritten; {}{}",
             r.target.kind(),
