@@ -573,8 +573,10 @@ impl Brain {
     /// state as `.bak` ([`crate::reference::snapshot::restore`]); a database first takes a
     /// snapshot of its current state (`before-rollback-<time>`), then replaces every
     /// table but the journal by the snapshot's in one transaction, in which the
-    /// corrected profile journals the rollback (`rollback_event`). Returns the
-    /// restored snapshot and where the previous state was kept.
+    /// corrected profile journals the rollback (`rollback_event`); of the conversation
+    /// log, the turns logged since the snapshot stay, uncredited. Returns the restored
+    /// snapshot and where the previous state was kept. Refused while a forget has not
+    /// finished (`Brain::pending_forget`): the snapshot may still hold its content.
     pub fn rollback(&mut self, name: Option<&str>) -> Result<(Snapshot, PathBuf)> {
         if self.snapshot_dir().is_none() {
             let path = self.path().to_path_buf();
@@ -585,6 +587,14 @@ impl Brain {
                 j.state = None;
             }
             return Ok((s, pyformat::io::backup_path(&path)));
+        }
+        if let Some(t) = self.pending_forget()? {
+            // the snapshots may still hold what the forget removed from the brain
+            return Err(Error::Invalid(format!(
+                "a forget of {} `{}` did not finish: run it again first (a rollback now could bring its content back)",
+                t.kind(),
+                t.value()
+            )));
         }
         let all = self.snapshots()?;
         let dir = self.snapshot_dir().expect("a database");
@@ -642,6 +652,20 @@ impl Brain {
                      INSERT INTO main.edges SELECT * FROM snap.edges;
                      INSERT INTO main.vectors SELECT * FROM snap.vectors;
                      INSERT INTO main.meta SELECT * FROM snap.meta;",
+                )
+                .map_err(&err)?;
+            // the conversation log and the credit ledger follow the weights: the
+            // snapshot's credits come back with the learning they made, a turn logged
+            // since stays but uncredited (what its credit taught was undone), and a
+            // ledger row of a node made since goes with the node. Before, both were
+            // left as they were: `init` over a brain then `rollback` to its
+            // `before-init-*` snapshot lost every logged turn and ledger row
+            w.tx()
+                .execute_batch(
+                    "UPDATE main.turns SET credited = 0 WHERE (chat_id, turn) NOT IN (SELECT chat_id, turn FROM snap.turns);
+                     INSERT OR REPLACE INTO main.turns SELECT * FROM snap.turns;
+                     DELETE FROM main.ledger;
+                     INSERT INTO main.ledger SELECT * FROM snap.ledger;",
                 )
                 .map_err(&err)?;
             let (seq, rev): (i64, i64) = w

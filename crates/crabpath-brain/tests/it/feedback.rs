@@ -235,3 +235,48 @@ fn teachings_are_stored_once_and_feedback_needs_a_target() {
         .credited
         .is_empty());
 }
+
+/// A rollback takes the conversation log and the credit ledger back with the weights:
+/// the turn credited before the snapshot stays credited (its learning came back with
+/// the snapshot), the turn credited after it is logged still but may be credited again
+/// (what its credit taught was undone). Before, both tables were left as they were:
+/// the later turn answered "already credited" and its outcome could never be taught
+/// again, and `init` over a brain then `rollback` to `before-init-*` lost every logged
+/// turn.
+#[test]
+fn a_rollback_takes_the_turns_credit_back_with_the_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::fixture_brain(dir.path()).1;
+    let mut b = common::open_hash(&db, Profile::Corrected, false);
+    ask(&mut b, "c");
+    let once = Window {
+        turns: 1,
+        ..Window::default()
+    };
+    assert_eq!(feedback(&mut b, "c", 1.0, once).credited.len(), 1);
+    b.snapshot("s").unwrap();
+    ask(&mut b, "c");
+    assert_eq!(feedback(&mut b, "c", 1.0, once).credited.len(), 1);
+    b.rollback(Some("s")).unwrap();
+    assert_eq!(
+        b.recent_turns("c", 100).unwrap().len(),
+        2,
+        "no turn is lost"
+    );
+    let again = feedback(&mut b, "c", 1.0, once);
+    assert_eq!(again.credited.len(), 1, "{again:?}");
+    assert_eq!(again.credited[0].turn, 2);
+    assert!(again.edges_updated > 0);
+    // the first turn's credit came back with the snapshot: consumed
+    let r = b
+        .feedback(&FeedbackRequest {
+            outcome: 1.0,
+            chat_id: Some("c"),
+            fired_ids: None,
+            turns_ago: Some(1),
+            window: Window::default(),
+            used_ids: None,
+        })
+        .unwrap();
+    assert!(r.credited.is_empty(), "{r:?}");
+}

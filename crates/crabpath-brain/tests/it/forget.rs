@@ -141,6 +141,9 @@ fn an_interrupted_forget_is_finished_by_the_next() {
         "{hits:?}"
     );
     std::fs::remove_dir_all(&idx).unwrap();
+    // a rollback to the snapshot now would bring the content back: refused
+    let e = b.rollback(Some("undo")).unwrap_err().to_string();
+    assert!(e.contains("did not finish"), "{e}");
 
     let r = b.forget(&ForgetTarget::File("b.md".into())).unwrap();
     assert!(r.resumed, "{r:?}");
