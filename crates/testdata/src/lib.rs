@@ -65,6 +65,30 @@ pub fn reference(rel: impl AsRef<Path>) -> PathBuf {
     committed(Path::new("results/reference").join(rel))
 }
 
+/// The text of a committed reference output `results/reference/<rel>`, read from the
+/// file itself or, when only `<rel>.xz` is committed (the larger outputs, kept
+/// compressed; `results/reference/cli/make_reference.py` writes them so), decompressed.
+///
+/// # Panics
+/// When neither exists (see [`committed`]), or the file is not UTF-8 or not valid xz.
+pub fn reference_text(rel: impl AsRef<Path>) -> String {
+    let plain = workspace_root()
+        .join("results/reference")
+        .join(rel.as_ref());
+    if plain.exists() {
+        return std::fs::read_to_string(&plain)
+            .unwrap_or_else(|e| panic!("{}: {e}", plain.display()));
+    }
+    let mut name = rel.as_ref().as_os_str().to_owned();
+    name.push(".xz");
+    let xz = reference(PathBuf::from(name));
+    let file = std::fs::File::open(&xz).unwrap_or_else(|e| panic!("{}: {e}", xz.display()));
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut liblzma::read::XzDecoder::new(file), &mut text)
+        .unwrap_or_else(|e| panic!("{}: {e}", xz.display()));
+    text
+}
+
 /// The value of an external input that `found` located, or a panic naming `what` is
 /// missing, why (`found`'s error) and `how` to get it.
 ///

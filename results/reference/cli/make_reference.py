@@ -16,6 +16,7 @@ README.md.
 import argparse
 import hashlib
 import json
+import lzma
 import os
 import re
 import shutil
@@ -126,7 +127,14 @@ def run_flow(checkout: Path) -> None:
                     "files": files,
                 }
             )
-    (FLOW / "outputs.json").write_text(json.dumps({"steps": results}, indent=1), encoding="utf-8")
+    write_xz(FLOW / "outputs.json", json.dumps({"steps": results}, indent=1).encode("utf-8"))
+
+
+def write_xz(path: Path, data: bytes) -> None:
+    """Writes `data` as `<path>.xz` (the larger outputs, to keep the repository lean;
+    the tests read the plain file or, when it is absent, this one: testdata's
+    `reference_text`)."""
+    path.with_name(path.name + ".xz").write_bytes(lzma.compress(data, preset=9 | lzma.PRESET_EXTREME))
 
 
 def interaction_json(item: dict) -> dict:
@@ -157,7 +165,7 @@ def main() -> None:
                 sums[f"{name}/{f}"] = sha256(data)
                 # texts.json is the same for both runs (replay changes only edges)
                 if f == "graph.json" or (f == "texts.json" and name == "init"):
-                    (dest / f).write_bytes(data)
+                    write_xz(dest / f, data)
 
     graph, _texts = split_workspace(WORKSPACE)
     keyword = {
@@ -182,7 +190,7 @@ def main() -> None:
     records = cli._load_session_interactions([str(SESSIONS / f) for f in ["flat.jsonl", "openclaw.jsonl", "plain.txt"]] + [str(SESSIONS / "dir")])
     stats = replay.replay_queries(graph=graph, queries=records, verbose=False)
     (HERE / "replay-stats.json").write_text(json.dumps(stats, indent=2), encoding="utf-8")
-    (HERE / "replay-graph.json").write_text(json.dumps(cli._graph_payload(graph), indent=2), encoding="utf-8")
+    write_xz(HERE / "replay-graph.json", json.dumps(cli._graph_payload(graph), indent=2).encode("utf-8"))
 
     lines = [f"{sums[k]}  {k}\n" for k in sorted(sums)]
     (HERE / "SHA256SUMS").write_text("".join(lines), encoding="utf-8")

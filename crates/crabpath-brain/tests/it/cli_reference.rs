@@ -17,16 +17,13 @@ use crabpath_brain::source::workspace::SplitOptions;
 use pyformat::pyjson::{self, PyDict, PyValue, Style};
 use sha2::{Digest, Sha256};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../crabpath/tests/fixtures")
 }
 
-fn reference(name: &str) -> PathBuf {
-    repo().join("results/reference/cli").join(name)
+/// `results/reference/cli/<name>`'s text (plain or `.xz`, `testdata::reference_text`).
+fn reference_text(name: &str) -> String {
+    testdata::reference_text(Path::new("cli").join(name))
 }
 
 fn read(p: &Path) -> String {
@@ -35,7 +32,7 @@ fn read(p: &Path) -> String {
 
 /// `results/reference/cli/SHA256SUMS` as (name, hash).
 fn sums() -> Vec<(String, String)> {
-    read(&reference("SHA256SUMS"))
+    reference_text("SHA256SUMS")
         .lines()
         .map(|l| {
             let (h, n) = l.split_once("  ").expect("sha256sum line");
@@ -90,7 +87,7 @@ fn check_init(name: &str, graph: &Graph) {
     let graph_bytes = read(&files.graph);
     assert_eq!(
         graph_bytes,
-        read(&reference(&format!("{name}/graph.json"))),
+        reference_text(&format!("{name}/graph.json")),
         "{name}/graph.json"
     );
     assert_eq!(
@@ -122,7 +119,7 @@ fn init_matches_the_reference() {
     assert!(b.skipped.is_empty());
     // texts.json = node contents in node order
     let texts = crabpath_brain::reference::reffiles::texts_json(b.texts()).unwrap();
-    assert_eq!(texts, read(&reference("init/texts.json")));
+    assert_eq!(texts, reference_text("init/texts.json"));
     check_init("init", &b.graph);
 }
 
@@ -156,7 +153,7 @@ fn seeds_json(graph: &Graph, seeds: &[(NodeId, f64)]) -> PyValue {
 #[test]
 fn keyword_seeding_matches_the_reference() {
     let b = split_workspace(fixtures().join("workspace"), &paper()).unwrap();
-    let want = read(&reference("keyword.json"));
+    let want = reference_text("keyword.json");
     let parsed = pyjson::loads(&want).unwrap();
     let queries: Vec<String> = parsed.as_dict().unwrap()["replay_seeds"]
         .as_dict()
@@ -208,7 +205,7 @@ fn interactions_json(v: &[Interaction]) -> PyValue {
 
 #[test]
 fn session_logs_match_the_reference() {
-    let want = read(&reference("sessions.json"));
+    let want = reference_text("sessions.json");
     let parsed = pyjson::loads(&want).unwrap();
     let files: Vec<String> = parsed.as_dict().unwrap()["interactions"]
         .as_dict()
@@ -296,10 +293,10 @@ fn replay_matches_the_reference() {
     );
     assert_eq!(
         pyjson::to_string_with(&PyValue::Dict(d), Style::PRETTY).unwrap(),
-        read(&reference("replay-stats.json"))
+        reference_text("replay-stats.json")
     );
     assert_eq!(
         graph_json(&b.graph, GraphShape::Bare).unwrap(),
-        read(&reference("replay-graph.json"))
+        reference_text("replay-graph.json")
     );
 }

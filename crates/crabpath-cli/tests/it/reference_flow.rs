@@ -4,7 +4,7 @@
 //! and bad input) is run on copies of our fixtures, and each step's exit status,
 //! stdout, stderr (where the reference prints its own message) and the SHA-256 of the
 //! files it wrote are compared with the reference's, recorded in
-//! `results/reference/cli/flow/outputs.json` (see that directory's README for the
+//! `results/reference/cli/flow/outputs.json.xz` (see that directory's README for the
 //! program, commit and command). Wall-clock values are normalised on both sides.
 
 use crate::common;
@@ -12,9 +12,8 @@ use crate::common;
 use serde_json::Value;
 
 fn load(name: &str) -> Value {
-    let p = common::reference(name);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    let text = testdata::reference_text(std::path::Path::new("cli").join(name));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn string(v: &Value) -> String {
