@@ -711,13 +711,21 @@ impl Brain {
         detached?;
         s.store.reload_dim()?;
         if layout == Layout::Sparse {
-            crate::store::search::rebuild(
+            let rebuilt = crate::store::search::rebuild(
                 s.store.conn(),
                 &dir_b,
                 layout,
                 s.store.dim().max(dim),
                 nonce,
-            )?;
+            );
+            if rebuilt.is_err() {
+                // the rollback has committed: the derived index that could not be
+                // written (a full disk) is stale, and a stale index is read for what
+                // it still holds and the rest from the vectors; removed if it can be,
+                // it is built again on a later open. Before, the command failed
+                // although the rollback stood, inviting a second one
+                let _ = std::fs::remove_file(crate::store::search::index_path(&dir_b));
+            }
         }
         if let Some(r) = s.resident.as_mut() {
             r.stale = true;

@@ -88,3 +88,50 @@ fn a_maintain_that_tunes_nothing_takes_no_snapshot() {
     assert_eq!(report.autotune_snapshot, None);
     assert!(b.snapshots().unwrap().is_empty());
 }
+
+/// A rollback whose search index cannot be written afterwards (a full disk; here a
+/// directory stands where `search.idx` goes) has committed: it answers success, and the
+/// brain answers as if the index had been rebuilt, from a stale one too. Before, the
+/// command failed although the rollback stood, inviting a second one.
+#[test]
+fn a_rollback_stands_when_its_index_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::fixture_brain(dir.path()).1;
+    let brain_dir = db.parent().unwrap().to_path_buf();
+    let idx = brain_dir.join("search.idx");
+    let ask = |b: &mut Brain| {
+        let a = b
+            .query(&crabpath_brain::QueryRequest::new("deploy the service", 4))
+            .unwrap();
+        a.fired().iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let mut b = open(&db);
+    b.snapshot("s").unwrap();
+    // a change the rollback undoes: a node added (with its vector)
+    b.inject(&crabpath_brain::service::InjectRequest {
+        id: "teaching::deploy".into(),
+        content: "Deploy the service only after the staging checks pass.".into(),
+        node_type: "TEACHING".into(),
+        summary: None,
+        vector: None,
+        connect_top_k: 2,
+        connect_min_sim: 0.05,
+        source: "test".into(),
+    })
+    .unwrap();
+    assert!(ask(&mut b).iter().any(|id| id == "teaching::deploy"));
+    let stale = std::fs::read(&idx).unwrap();
+    std::fs::remove_file(&idx).unwrap();
+    std::fs::create_dir_all(idx.join("block")).unwrap();
+    b.rollback(Some("s")).unwrap();
+    assert!(!b.has_node("teaching::deploy").unwrap());
+    drop(b);
+    // the index of the state before the rollback is back in place: stale
+    std::fs::remove_dir_all(&idx).unwrap();
+    std::fs::write(&idx, stale).unwrap();
+    let from_stale = ask(&mut open(&db));
+    assert!(!from_stale.iter().any(|id| id == "teaching::deploy"));
+    std::fs::remove_file(&idx).unwrap();
+    let from_fresh = ask(&mut open(&db));
+    assert_eq!(from_stale, from_fresh);
+}
