@@ -347,10 +347,24 @@ pub fn postgres_to_sqlite(client: &mut Client, brain: &str, dir: &Path) -> Resul
         }
     };
 
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::Brain(crabpath_brain::error::io_error(dir, e)))?;
-    let fresh = Fresh(Some(dir.to_path_buf()));
-    let db = dir.join(DB_FILE);
+    // built beside the target under a name of its own, then renamed into place: a copy
+    // killed half-way leaves no brain at `dir` (before, an empty one that the next
+    // `migrate` refused as existing)
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "brain".into());
+    let building = dir.with_file_name(format!(".{name}.migrating-{}", std::process::id()));
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e| Error::Brain(crabpath_brain::error::io_error(&p, e))
+    };
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    std::fs::create_dir(&building).map_err(io(&building))?;
+    let fresh = Fresh(Some(building.clone()));
+    let db = building.join(DB_FILE);
     let store = Store::create(&db, layout, dim)?;
     let sql_err = |source| Error::Sqlite {
         path: db.clone(),
@@ -371,7 +385,15 @@ pub fn postgres_to_sqlite(client: &mut Client, brain: &str, dir: &Path) -> Resul
         counts.push((t.name.to_string(), rows.len()));
     }
     conn.execute_batch("COMMIT").map_err(sql_err)?;
+    // (closes the database: its files can move)
     store.finish_bulk()?;
+    if dir.exists() {
+        return Err(Error::Invalid(format!(
+            "{}: made by another process during the copy (nothing was written there)",
+            dir.display()
+        )));
+    }
+    std::fs::rename(&building, dir).map_err(io(dir))?;
     fresh.keep();
     Ok(Copied {
         schema,
