@@ -495,6 +495,46 @@ fn history() -> Vec<Step> {
     ]
 }
 
+/// Applies `steps` to X, and to Y those that name nothing of b.md (Y never had it).
+fn teach(x: &mut Brain, y: &mut Brain, steps: Vec<Step>) {
+    for step in steps {
+        step.apply(x);
+        if !step.names().iter().any(|id| id.starts_with("b.md")) {
+            step.apply(y);
+        }
+    }
+}
+
+/// X forgets b.md: its weights are rebuilt from `events` recorded events, and its graph,
+/// which differed from Y's before, equals it after. Returns both exports.
+fn forget_b_equals_y(
+    x: &mut Brain,
+    y: &mut Brain,
+    dir: &Path,
+    events: usize,
+) -> (serde_json::Value, serde_json::Value) {
+    let before = exported(x, &dir.join("x"));
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    assert_eq!(
+        r.relearned,
+        crabpath_brain::service::Relearned::Replayed(events)
+    );
+    let (ex, ey) = (exported(x, &dir.join("x")), exported(y, &dir.join("y")));
+    assert_ne!(before["graph"], ey["graph"]);
+    assert_eq!(ex["graph"], ey["graph"]);
+    (ex, ey)
+}
+
+/// The replay was skipped, for a reason that says each of `words`.
+fn assert_kept(r: &crabpath_brain::service::Relearned, words: &[&str]) {
+    match r {
+        crabpath_brain::service::Relearned::Kept(why) => {
+            assert!(words.iter().all(|w| why.contains(w)), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 /// X and Y: the folder of [`brain`] (X) and, in Y, the same folder without `without`
 /// (a file name), each with its database; both open.
 fn two_brains(dir: &Path, without: Option<&str>) -> (Brain, Brain) {
@@ -552,22 +592,11 @@ fn forget_replays_injections_corrections_and_maintenance() {
             .any(|(s, t)| s.starts_with("b.md") || t.starts_with("b.md")),
         "{links:?}"
     );
-    let before = exported(&mut x, &dir.path().join("x"));
-    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
-    let (ex, ey) = (
-        exported(&mut x, &dir.path().join("x")),
-        exported(&mut y, &dir.path().join("y")),
-    );
     // 18 steps, 3 of them learns through b; the rest record 6 learns (one of them the
     // veto correction's credit), 4 injections (two teachings, two correction nodes),
     // 2 corrections, 3 maintenance runs and 1 autotuner run (the turn and the dry run
     // record none)
-    assert_eq!(
-        r.relearned,
-        crabpath_brain::service::Relearned::Replayed(16)
-    );
-    assert_ne!(before["graph"], ey["graph"]);
-    assert_eq!(ex["graph"], ey["graph"]);
+    let (ex, ey) = forget_b_equals_y(&mut x, &mut y, dir.path(), 16);
     assert_eq!(ex, ey);
     // and they answer alike: the nodes that came back have their vectors and lexical
     // postings
@@ -641,15 +670,7 @@ fn forget_replays_syncs() {
     let dir = tempfile::tempdir().unwrap();
     let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
     let (wx, wy) = (dir.path().join("x/ws"), dir.path().join("y/ws"));
-    let both = |x: &mut Brain, y: &mut Brain, steps: Vec<Step>| {
-        for step in steps {
-            step.apply(x);
-            if !step.names().iter().any(|id| id.starts_with("b.md")) {
-                step.apply(y);
-            }
-        }
-    };
-    both(
+    teach(
         &mut x,
         &mut y,
         vec![
@@ -671,7 +692,7 @@ fn forget_replays_syncs() {
     // had no record of the folder yet)
     let (cx, cy) = (rx.changes.unwrap(), ry.changes.unwrap());
     assert_eq!((&cx.added, &cx.removed), (&cy.added, &cy.removed));
-    both(
+    teach(
         &mut x,
         &mut y,
         vec![
@@ -692,7 +713,7 @@ fn forget_replays_syncs() {
     // had no record of the folder yet)
     let (cx, cy) = (rx.changes.unwrap(), ry.changes.unwrap());
     assert_eq!((&cx.added, &cx.removed), (&cy.added, &cy.removed));
-    both(
+    teach(
         &mut x,
         &mut y,
         vec![
@@ -700,20 +721,9 @@ fn forget_replays_syncs() {
             Step::Maintain("decay"),
         ],
     );
-    let before = exported(&mut x, &dir.path().join("x"));
-    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
     // 14 steps and 2 syncs: 2 learns through b dropped; the rest record 6 learns, the
     // correction's node and its correction, 3 maintenance runs, 1 autotuner run, 2 syncs
-    assert_eq!(
-        r.relearned,
-        crabpath_brain::service::Relearned::Replayed(14)
-    );
-    let (ex, ey) = (
-        exported(&mut x, &dir.path().join("x")),
-        exported(&mut y, &dir.path().join("y")),
-    );
-    assert_ne!(before["graph"], ey["graph"]);
-    assert_eq!(ex["graph"], ey["graph"]);
+    forget_b_equals_y(&mut x, &mut y, dir.path(), 14);
 
     // a chunk a sync added, forgotten: the sync no longer names it, and the rest replays
     let r = x.forget(&ForgetTarget::Node("f.md::1".into())).unwrap();
@@ -764,20 +774,9 @@ fn forget_replays_anchors_and_connect_where_they_happened() {
         Step::Anchor("a.md::0", None),
         Step::Maintain("decay"),
     ];
-    for step in steps {
-        step.apply(&mut x);
-        if !step.names().iter().any(|id| id.starts_with("b.md")) {
-            step.apply(&mut y);
-        }
-    }
-    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    teach(&mut x, &mut y, steps);
     // 11 steps, 2 through b: 1 learn, 4 maintenance runs, 3 anchors, 1 connect
-    assert_eq!(r.relearned, crabpath_brain::service::Relearned::Replayed(9));
-    let (ex, ey) = (
-        exported(&mut x, &dir.path().join("x")),
-        exported(&mut y, &dir.path().join("y")),
-    );
-    assert_eq!(ex["graph"], ey["graph"]);
+    let (ex, ey) = forget_b_equals_y(&mut x, &mut y, dir.path(), 9);
     assert_eq!(ex, ey);
 }
 
@@ -793,12 +792,7 @@ fn a_connect_before_a_sync_that_rewrote_chunks_keeps_the_weights() {
     change_folder(&wx, false);
     sync(&mut x, &wx);
     let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
-    match r.relearned {
-        crabpath_brain::service::Relearned::Kept(why) => {
-            assert!(why.contains("connect") && why.contains("sync"), "{why}")
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_kept(&r.relearned, &["connect", "sync"]);
 }
 
 /// A maintenance run that merges two chunks: the replay makes the merged node again
@@ -824,12 +818,7 @@ fn forget_replays_a_maintenance_merge() {
         Step::Learn(vec!["e.md::0", "c.md::0", "a.md::0"], 1.0),
         Step::Maintain("decay"),
     ]);
-    for step in steps {
-        step.apply(&mut x);
-        if !step.names().iter().any(|id| id.starts_with("b.md")) {
-            step.apply(&mut y);
-        }
-    }
+    teach(&mut x, &mut y, steps);
     let merged = x
         .read(|g, _| {
             g.nodes()
@@ -839,19 +828,8 @@ fn forget_replays_a_maintenance_merge() {
         })
         .unwrap();
     assert_eq!(merged.len(), 1, "the pair merged: {merged:?}");
-    let before = exported(&mut x, &dir.path().join("x"));
-    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
     // 30 steps, 2 through b: 26 learns, 3 maintenance runs
-    assert_eq!(
-        r.relearned,
-        crabpath_brain::service::Relearned::Replayed(28)
-    );
-    let (ex, ey) = (
-        exported(&mut x, &dir.path().join("x")),
-        exported(&mut y, &dir.path().join("y")),
-    );
-    assert_ne!(before["graph"], ey["graph"]);
-    assert_eq!(ex["graph"], ey["graph"]);
+    let (ex, ey) = forget_b_equals_y(&mut x, &mut y, dir.path(), 28);
     assert_eq!(ex, ey);
 }
 
@@ -873,12 +851,7 @@ fn an_unjournaled_anchor_keeps_the_weights() {
     })
     .unwrap();
     let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
-    match r.relearned {
-        crabpath_brain::service::Relearned::Kept(why) => {
-            assert!(why.contains("a.md::1") && why.contains("anchor"), "{why}")
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_kept(&r.relearned, &["a.md::1", "anchor"]);
 }
 
 /// Forgetting an injected node or a correction drops the events that touched it (its
