@@ -271,12 +271,14 @@ pub enum Command {
     /// so rollback keeps working and never brings it back. Then the weights are
     /// unlearned: every edge is rebuilt from the graph init made of the remaining files
     /// or conversation turns, and the remaining recorded events (learn, feedback credit,
-    /// inject, teach, correct, remember, maintain, autotune) are replayed in order, so
-    /// the brain equals one that never had the content. The question nodes neurogenesis
-    /// grew are set aside during the replay and put back as they are. This needs a
-    /// history replay can repeat (its nodes made by init, a journaled injection or
-    /// remember, or neurogenesis; no sync entry; no maintenance that merged nodes);
-    /// otherwise the weights are kept and the report says why.
+    /// inject, teach, correct, remember, maintain with its merges, autotune, anchor,
+    /// connect, sync) are replayed in order, so the brain equals one that never had the
+    /// content. The question nodes neurogenesis grew are set aside during the replay and
+    /// put back as they are. This needs a history replay can repeat (its nodes made by
+    /// init, a journaled injection, remember, sync or merge, or neurogenesis; events
+    /// journaled with their inputs, as this release does); otherwise the weights are
+    /// kept and the report says why. A forget interrupted after the content left the
+    /// brain (killed, a full disk) is finished by running it again.
     Forget(ForgetArgs),
 }
 
