@@ -296,17 +296,21 @@ impl Store {
             ));
         }
         check_not_truncated(path)?;
-        let read_only_fallback = write && !may_write(path);
+        let cannot_write = !may_write(path);
+        let read_only_fallback = write && cannot_write;
         let write = write && !read_only_fallback;
         let flags = if write {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
         } else {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
         };
-        let conn = if read_only_fallback && !wal_beside(path) {
+        let conn = if cannot_write && !wal_beside(path) {
             // SQLite reads a write-ahead-log database only if it can create the
             // `-shm` file beside it, or if told that the file cannot change
-            // (`immutable=1`): nobody may write here, and no log holds pending pages
+            // (`immutable=1`): nobody may write here, and no log holds pending pages.
+            // A read (`info`, `health`, `doctor`) as much as a write that falls back
+            // to reading: before, `info` of a read-only brain failed with "not a
+            // readable SQLite database: attempt to write a readonly database"
             Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
         } else {
             Connection::open_with_flags(path, flags)

@@ -580,6 +580,18 @@ fn a_read_only_brain_answers_queries() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("read-only"), "{err}");
     assert_eq!(std::fs::read(d.join("b/brain.db")).unwrap(), before);
+    // the commands that only read answer too (before, `info`, `health` and `journal`
+    // failed: "not a readable SQLite database: attempt to write a readonly database")
+    for args in [
+        &["info", "--state", "b"][..],
+        &["health", "--state", "b"],
+        &["journal", "--state", "b"],
+    ] {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read(d.join("b/brain.db")).unwrap(), before);
     for p in [d, &d.join("b")] {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
