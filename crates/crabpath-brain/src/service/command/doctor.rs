@@ -378,7 +378,10 @@ const UNREADABLE_HINT: &str = "a table or column is missing: see schema_complete
 ///     failure (queries read the vectors it lacks);
 /// 13. `query_works`: a query (the first node's text) through the [`Brain`] service,
 ///     opened read-only, answers;
-/// 14. `journal_writable`.
+/// 14. `journal_writable`;
+/// 15. `forget_finished`: no `forget` stopped after its content left the brain (killed,
+///     a full disk): until it is run again, snapshots and the file's old pages may
+///     still hold that content.
 ///
 /// A check that cannot read what it counts (a table is missing) fails with the
 /// reason; none of them stops the run, so a broken schema is reported, not crashed on.
@@ -542,6 +545,23 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
         db.display().to_string(),
         "the database is read-only: check the file's permissions",
     );
+    let pending = crate::store::rows::meta_value(conn, crate::service::FORGET_PENDING_KEY);
+    match pending {
+        Ok(None) => run.check("forget_finished", true, "none pending", ""),
+        Ok(Some(v)) => {
+            let kind = v["kind"].as_str().unwrap_or("file");
+            let target = v["target"].as_str().unwrap_or_default();
+            run.check(
+                "forget_finished",
+                false,
+                format!("a forget of {kind} `{target}` stopped after its content left the brain"),
+                &format!(
+                    "run `crabpath forget --state <brain> --{kind} {target}` again: the snapshots and the database file may still hold its content"
+                ),
+            )
+        }
+        Err(e) => run.check("forget_finished", false, e.to_string(), UNREADABLE_HINT),
+    }
     run.report
 }
 
