@@ -307,7 +307,7 @@ impl Brain {
 }
 
 /// The `meta` key of a forget whose removal committed and whose rest
-/// ([`Brain::finish_forget`]) has not finished yet: `{"kind", "target", "ids"}`,
+/// (the replay, the index, the snapshots, the VACUUM) has not finished yet: `{"kind", "target", "ids"}`,
 /// written in the removal's own transaction.
 pub const PENDING_KEY: &str = "forget_pending";
 
