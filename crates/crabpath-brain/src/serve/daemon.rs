@@ -175,6 +175,13 @@ struct Wal {
     file: std::fs::File,
 }
 
+/// The log line written before a save ([`Daemon::save`]): a log whose last line it is,
+/// and whose header names another version of the state file, was saved by this daemon.
+const SAVING_LINE: &str = "{\"saving\": true}";
+
+/// The log line written after a save that failed: the writes before it are not saved.
+const SAVE_FAILED_LINE: &str = "{\"saving\": false}";
+
 /// The write-ahead log of a state: `<state>.wal`.
 pub fn wal_path(state: &Path) -> PathBuf {
     let mut s = state.as_os_str().to_os_string();
@@ -281,10 +288,37 @@ impl Daemon {
             .next()
             .and_then(|h| pyjson::loads(h).ok())
             .and_then(|v| v.as_dict().and_then(|d| d.get("base").cloned()));
-        if base.as_ref().and_then(PyValue::as_str) != Some(version.as_str()) {
-            return 0; // written before the last save: already in the state
+        if base.as_ref().and_then(PyValue::as_str) != Some(version.as_str())
+            && text.lines().rev().find(|l| !l.trim().is_empty()) == Some(SAVING_LINE)
+        {
+            // this daemon was saving them when it stopped: the file it wrote has them
+            return 0;
         }
+        // the file as the log's header names it, or saved since by another process
+        // (its acknowledged writes are applied on top, as `rebase` does while running;
+        // before, such a log was skipped and the writes it held were lost)
         self.replay_lines(lines).0
+    }
+
+    /// Appends a marker line to the log (fsync'd): [`SAVING_LINE`] before a save,
+    /// [`SAVE_FAILED_LINE`] after one that failed.
+    fn mark(&mut self, line: &str) -> crate::error::Result<()> {
+        let Some(wal) = self.wal.as_mut() else {
+            return Ok(());
+        };
+        let path = wal.path.clone();
+        let len = wal
+            .file
+            .metadata()
+            .map_err(|e| crate::error::io_error(&path, e))?
+            .len();
+        crate::reference::journal::write_or_cut_back(
+            &mut wal.file,
+            len,
+            format!("{line}\n").as_bytes(),
+            true,
+        )
+        .map_err(|e| crate::error::io_error(&path, e))
     }
 
     /// Applies logged writes to the brain in memory, without journaling them again;
@@ -325,9 +359,9 @@ impl Daemon {
     /// refused, so nothing of it may stay to be saved later. Before, the state was
     /// dropped and read again from the file alone, which lost every acknowledged write
     /// not yet saved (`learn` answered, then an invalid `learn`, then `save`: the first
-    /// was gone). The log is replayed only when its header names the state file as it
-    /// is (a `save` that wrote the file but failed to start a new log must not have its
-    /// writes applied twice). Returns why it could not restore, if so. Cost: reading the
+    /// was gone). The log is not replayed when it ends with this daemon's save marker
+    /// and its header names another version of the file (a `save` that wrote the file
+    /// but failed to start a new log must not have its writes applied twice). Returns why it could not restore, if so. Cost: reading the
     /// state file and replaying the log (what a restart after a crash does).
     fn restore_after_failure(&mut self) -> Option<String> {
         let path = self.wal.as_ref()?.path.clone();
@@ -421,9 +455,16 @@ impl Daemon {
             None => self.brain.lock_state()?,
         };
         self.rebase()?;
-        match self.lock.as_ref().or(own.as_ref()) {
-            Some(held) => self.brain.save_locked(held)?,
-            None => self.brain.save()?,
+        // a restart after a crash tells its own save from another process's by this
+        // line: the log's writes are then in the file, not to be applied again
+        self.mark(SAVING_LINE)?;
+        let saved = match self.lock.as_ref().or(own.as_ref()) {
+            Some(held) => self.brain.save_locked(held),
+            None => self.brain.save(),
+        };
+        if let Err(e) = saved {
+            let _ = self.mark(SAVE_FAILED_LINE);
+            return Err(e);
         }
         self.write_count = 0;
         self.open_wal()

@@ -321,3 +321,77 @@ fn writes_saved_by_another_process_while_the_daemon_runs_are_kept() {
     assert_eq!(weight(d, c, e), cli_learned, "the other process's learn");
     assert_ne!(weight(d, a, b), before, "the daemon's learn");
 }
+
+/// A daemon killed with an acknowledged write not yet saved, after which another
+/// process saves the state file: the restarted daemon applies the logged write on top
+/// of that file, and the other process's write stays too. Before, the log's header no
+/// longer named the file, the log was taken for one already saved, and the
+/// acknowledged learn was lost. A log the daemon was saving when it died is not
+/// applied twice (`a_refused_write_keeps_the_acknowledged_ones_and_leaves_the_log_clean`
+/// covers a restart over its own file).
+#[test]
+fn a_killed_daemons_logged_write_survives_another_process_saving_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    brain(dir.path());
+    let d = dir.path();
+    let (a, b) = PAIRS[0];
+    let before = weight(d, a, b);
+    let (mut child, mut stdin, mut out) = spawn(d, "corrected", "10");
+    stdin.write_all(learn_line(1, a, b).as_bytes()).unwrap();
+    let mut l = String::new();
+    out.read_line(&mut l).unwrap();
+    assert!(l.contains("\"edges_updated\": 1"), "{l}");
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    let (rc, _, err) = common::run_text(
+        d,
+        "corrected",
+        &[
+            "inject",
+            "--state",
+            "brain/state.json",
+            "--id",
+            "cli_note",
+            "--content",
+            "Saved by another process after the daemon died.",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    let (mut c2, stdin2, _out2) = spawn(d, "corrected", "10");
+    drop(stdin2);
+    assert!(c2.wait().unwrap().success());
+    let st = load_state(d.join("brain/state.json")).unwrap();
+    assert!(st.graph.lookup("cli_note").is_some());
+    assert_ne!(weight(d, a, b), before, "the acknowledged learn is kept");
+}
+
+/// The other side of the rule above: a log whose header names another version of the
+/// file but that ends with the daemon's save marker was being saved when the daemon
+/// died (the file has its writes), and is not applied again.
+#[test]
+fn a_log_the_daemon_was_saving_is_not_applied_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    brain(dir.path());
+    let d = dir.path();
+    let (a, b) = PAIRS[0];
+    let (mut child, mut stdin, mut out) = spawn(d, "corrected", "10");
+    stdin.write_all(learn_line(1, a, b).as_bytes()).unwrap();
+    let mut l = String::new();
+    out.read_line(&mut l).unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let saved = weight(d, a, b);
+    // what a daemon killed between its save and its new log leaves: the old header, the
+    // saved write, the marker
+    let wal = d.join("brain/state.json.wal");
+    let logged = format!(
+        "{{\"base\": \"an earlier version\"}}\n{{\"method\":\"learn\",\"params\":{{\"fired_nodes\":[\"{a}\",\"{b}\"],\"outcome\":1}}}}\n{{\"saving\": true}}\n"
+    );
+    std::fs::write(&wal, logged).unwrap();
+    let (mut c2, stdin2, _out2) = spawn(d, "corrected", "10");
+    drop(stdin2);
+    assert!(c2.wait().unwrap().success());
+    assert_eq!(weight(d, a, b), saved, "not learned twice");
+}
