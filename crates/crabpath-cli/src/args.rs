@@ -272,7 +272,7 @@ pub enum Command {
     /// unlearned: every edge is rebuilt from the graph init made of the remaining files
     /// or conversation turns, and the remaining recorded events (learn, feedback credit,
     /// inject, teach, correct, remember, maintain with its merges, autotune, anchor,
-    /// connect, sync) are replayed in order, so the brain equals one that never had the
+    /// connect, compact, sync) are replayed in order, so the brain equals one that never had the
     /// content. The question nodes neurogenesis grew are set aside during the replay and
     /// put back as they are. This needs a history replay can repeat (its nodes made by
     /// init, a journaled injection, remember, sync or merge, or neurogenesis; events

@@ -65,7 +65,7 @@ pub use health::HealthReport;
 pub use neurogenesis::{
     is_auto, parse_switch, NeurogenesisCounts, NeurogenesisMaintain, AUTO_PREFIX, NEUROGENESIS_KEY,
 };
-pub use ops::{InjectRequest, LearnReport};
+pub use ops::{inject_event, InjectRequest, LearnReport};
 pub use query::{Answer, QueryRequest, Seeding, ADDED_PER_SEED};
 pub use remember::RememberReport;
 pub use unjournaled::Unjournaled;

@@ -59,7 +59,7 @@ pub struct InjectRequest {
 }
 
 /// The journal entry of an injection (corrected profile; issue 30 item 3), with what
-/// the unlearning replay ([`super::unlearn`]) needs to make its edges again:
+/// the unlearning replay ([`Brain::relearn`]) needs to make its edges again:
 /// `{"type": "inject", "id", "inhibit", "neighbours": [[id, score], ...]}` — the node,
 /// whether its edges to its neighbours were made inhibitory (a correction's rule,
 /// [`crabpath::inject::inhibit_neighbours`] with the default strength), and the

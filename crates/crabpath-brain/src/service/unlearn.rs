@@ -121,7 +121,9 @@
 //!   before they were recorded), or one that set authorities (an authority map:
 //!   decay and prune read a node's authority, which the replay does not move back);
 //! * an entry of another type: `replay` (it learns from session logs
-//!   the journal does not hold), `compact_daily_notes`, and a `maintenance` or
+//!   the journal does not hold), a `compact_daily_notes` of the paper profile or of an
+//!   earlier release (the corrected one journals each fact node it injects as an
+//!   `inject` entry, [`COMPACT_NODES_JOURNALED`]), and a `maintenance` or
 //!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
 //!   entries were written (its inputs are not recorded), or a health check of the
 //!   `paper` profile, which cannot be told from it;
@@ -171,6 +173,7 @@ use crate::service::command::autotune::{apply, tuning_of};
 use crate::service::command::learn::learn_ids_tuned;
 use crate::service::command::maintain::{self, Flavor, MaintainOptions};
 use crate::source::bootstrap::sibling_weight;
+use crate::source::compact::COMPACT_NODES_JOURNALED;
 use crate::source::conversation::{apply_join, join, link_turns, turn_of_node, Turn, CONVERSATION};
 use crate::source::sync::{link_consecutive, split_node_id, SyncChanges, SYNC_EVENT};
 use crate::store::working::Working;
@@ -374,6 +377,12 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
                 .to_string(),
         ),
         CONNECT_EVENT => Event::Connect,
+        // its fact nodes are journaled as injections of their own, after it
+        "compact_daily_notes"
+            if matches!(e.get(COMPACT_NODES_JOURNALED), Some(PyValue::Bool(true))) =>
+        {
+            return Ok(None)
+        }
         ANCHOR_EVENT => {
             let value = |k: &str| match e.get(k) {
                 Some(PyValue::Null) => Ok(None),
@@ -1061,7 +1070,12 @@ impl Brain {
                 .nodes()
                 .map(|(_, n)| n)
                 .chain(stash.values())
-                .find(|n| n.metadata.contains_key("authority") && !start.contains_key(n.id.as_str()))
+                .find(|n| {
+                    // `overlay` is the authority of a node without one (a compacted
+                    // fact is injected with it)
+                    n.metadata.get("authority").is_some_and(|a| a != "overlay")
+                        && !start.contains_key(n.id.as_str())
+                })
                 .map(|n| n.id.clone());
             if let Some(id) = unexplained {
                 w.discard();

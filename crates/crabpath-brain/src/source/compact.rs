@@ -35,6 +35,11 @@ use pyformat::pystr;
 /// Notes of at most this many lines are left alone (reference `min_lines_to_compact`).
 pub const MIN_LINES_TO_COMPACT: usize = 20;
 
+/// The key of a `compact_daily_notes` journal entry (corrected profile) saying that
+/// each fact node it injected has an `inject` entry of its own after it: `forget`'s
+/// replay repeats those and takes this entry for a report.
+pub const COMPACT_NODES_JOURNALED: &str = "nodes_journaled";
+
 /// What a compaction did (reference `CompactReport`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CompactReport {
@@ -222,7 +227,9 @@ pub fn rewrite_note(path: &Path, note: &str) -> Result<std::path::PathBuf> {
 /// Compacts the notes of `dir` into the brain `w` (see the module docs). The paper
 /// profile rewrites each note at once, before injecting its facts (as the reference);
 /// the corrected one leaves the rewrites in `rewrites`, for the caller to apply after
-/// the brain is saved, so that a crash in between never loses a note's facts.
+/// the brain is saved, so that a crash in between never loses a note's facts. Each
+/// fact injected is added to `injected` (the corrected command line journals it as an
+/// injection, which `forget`'s replay repeats).
 ///
 /// Errors: the reference's messages for a missing directory or a path that is not a
 /// directory and for invalid arguments; a note that cannot be read or written; an
@@ -232,6 +239,7 @@ pub fn compact_daily_notes(
     dir: &Path,
     options: &CompactOptions<'_>,
     rewrites: &mut Vec<(std::path::PathBuf, String)>,
+    injected: &mut Vec<crabpath::inject::InjectReport>,
 ) -> Result<CompactReport> {
     let value_error = |m: &str| Error::Exception {
         kind: "ValueError",
@@ -347,6 +355,7 @@ pub fn compact_daily_notes(
             )?;
             if !r.skipped {
                 report.nodes_injected += 1;
+                injected.push(r);
             }
         }
         if fixes {

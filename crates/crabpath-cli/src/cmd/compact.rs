@@ -1,8 +1,9 @@
 //! `crabpath compact` (reference `crabpath/cli.py::cmd_compact`,
 //! `compact.py::compact_daily_notes`).
 
+use crabpath_brain::service::inject_event;
 use crabpath_brain::source::compact::{
-    compact_daily_notes, rewrite_note, CompactOptions, CompactReport,
+    compact_daily_notes, rewrite_note, CompactOptions, CompactReport, COMPACT_NODES_JOURNALED,
 };
 use crabpath_brain::source::workspace::expanduser;
 use crabpath_brain::Scope;
@@ -36,8 +37,8 @@ pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
         embedder: embedder.as_ref(),
     };
     let (report, rewrites) = brain.write(Scope::All, |w| {
-        let mut rewrites = Vec::new();
-        let report = compact_daily_notes(w, &dir, &options, &mut rewrites)?;
+        let (mut rewrites, mut injected) = (Vec::new(), Vec::new());
+        let report = compact_daily_notes(w, &dir, &options, &mut rewrites, &mut injected)?;
         if a.dry_run || report.files_compacted == 0 {
             w.discard();
         }
@@ -45,7 +46,17 @@ pub fn run(ctx: &Ctx, a: &CompactArgs) -> CliResult {
         event.insert("type".into(), out::s("compact_daily_notes"));
         event.extend(report_fields(&report));
         event.insert("dry_run".into(), PyValue::Bool(a.dry_run));
+        let journal_nodes = ctx.fixes() && !a.dry_run;
+        if journal_nodes {
+            // each fact node as an injection of its own, which forget's replay repeats
+            event.insert(COMPACT_NODES_JOURNALED.into(), PyValue::Bool(true));
+        }
         w.journal(event);
+        if journal_nodes {
+            for r in &injected {
+                w.journal(inject_event(r, false));
+            }
+        }
         Ok((report, rewrites))
     })?;
     // corrected: each note is rewritten only once its facts are saved, and kept as it

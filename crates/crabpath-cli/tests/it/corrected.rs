@@ -724,3 +724,88 @@ fn compact_keeps_each_note_it_rewrites() {
         note
     );
 }
+
+/// `compact` journals each fact node it injects (with its neighbours), so that
+/// `forget`'s replay brings them back where they were made: X (files a, b, c) and Y (a
+/// and c) compact the same note and learn the same, X through b too; X forgets b and
+/// equals Y edge for edge. Before, the `compact_daily_notes` entry stopped the replay
+/// (weights kept).
+#[test]
+fn forget_replays_a_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = [
+        ("a.md", "# Ship\n\nWe ship the release on Friday after the checks.\n\nThe release notes go to the team list.\n"),
+        ("b.md", "# Vault\n\nZebra vault combination stays offline.\n\nRotate the zebra vault yearly.\n"),
+        ("c.md", "# Meetings\n\nThe weekly meeting decides the release scope.\n\nMeeting notes live in the wiki.\n"),
+    ];
+    let note: String = (0..24)
+        .map(|i| format!("- meeting {i}: we decided to ship release {i} on Friday\n"))
+        .collect();
+    for (name, with_b) in [("x", true), ("y", false)] {
+        let root = d.join(name);
+        std::fs::create_dir_all(root.join("ws")).unwrap();
+        std::fs::create_dir_all(root.join("mem")).unwrap();
+        for (f, text) in files {
+            if with_b || f != "b.md" {
+                std::fs::write(root.join("ws").join(f), text).unwrap();
+            }
+        }
+        std::fs::write(root.join("mem/2020-01-01.md"), &note).unwrap();
+        ok(
+            &root,
+            "corrected",
+            &["init", "--workspace", "ws", "--output", "b"],
+        );
+        let out = ok(
+            &root,
+            "corrected",
+            &["compact", "--state", "b", "--memory-dir", "mem"],
+        );
+        assert!(!out.contains("nodes_injected: 0"), "{out}");
+        let mut learns = vec!["a.md::1,c.md::1", "c.md::2,a.md::2,a.md::1"];
+        if with_b {
+            learns.insert(1, "b.md::1,a.md::1");
+        }
+        for fired in learns {
+            let args = [
+                "learn",
+                "--state",
+                "b",
+                "--outcome",
+                "1",
+                "--fired-ids",
+                fired,
+            ];
+            ok(&root, "corrected", &args);
+        }
+    }
+    let out = ok(
+        &d.join("x"),
+        "corrected",
+        &["forget", "--state", "b", "--file", "b.md", "--json"],
+    );
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(r["replayed"].as_u64().is_some(), "{r}");
+    let export = |name: &str| {
+        let root = d.join(name);
+        ok(
+            &root,
+            "corrected",
+            &["export", "--state", "b", "--output", "out.json"],
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("out.json")).unwrap()).unwrap();
+        v["graph"].clone()
+    };
+    let (gx, gy) = (export("x"), export("y"));
+    assert!(
+        gx["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["id"].as_str().unwrap().starts_with("learning::compact::")),
+        "the facts are nodes"
+    );
+    assert_eq!(gx, gy);
+}
