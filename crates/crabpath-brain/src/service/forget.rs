@@ -11,7 +11,7 @@
 //! | `edges` | every edge from or to them; edge endpoints left without any edge |
 //! | `vectors` | theirs (with `vector_gone` rows for readers holding an index) |
 //! | `turns` | the turns that fired one of them (their `query` is what found the content), and every turn of the chat |
-//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes, a `sync` entry the forgotten chunks it added, removed or linked (`null` holds a linked chunk's place; [`SyncChanges::without`]) (rewritten, not deleted) |
+//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes, a `replay` entry its episodes through a forgotten node, a `sync` entry the forgotten chunks it added, removed or linked (`null` holds a linked chunk's place; [`SyncChanges::without`]) (rewritten, not deleted) |
 //! | `ledger` | rows naming a forgotten node, or the chat |
 //!
 //! Then nothing of it may stay in a file of the brain directory: the transaction runs
@@ -58,6 +58,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::engine::{Backend, Brain};
 use super::unlearn::Relearned;
 use crate::error::{Error, Result};
+use crate::source::replay::EPISODES_KEY;
 use crate::source::sync::{SyncChanges, SYNC_EVENT};
 use crate::store::{sql_error, Store, Write};
 
@@ -656,6 +657,20 @@ fn without_links(text: &str, gone: &HashSet<&str>) -> Option<String> {
     let PyValue::Dict(mut e) = pyjson::loads(text).ok()? else {
         return None;
     };
+    if e.get("type").and_then(PyValue::as_str) == Some("replay") {
+        // a replay's learning updates are events of their own: those through a
+        // forgotten node go, the others stay
+        let episodes = e.get(EPISODES_KEY)?.as_list()?;
+        let kept: Vec<PyValue> = episodes
+            .iter()
+            .filter(|ep| ep.to_json().is_some_and(|v| !names_any(&v, gone)))
+            .cloned()
+            .collect();
+        e.insert(EPISODES_KEY.into(), PyValue::List(kept));
+        let out = crate::store::rows::journal_text(&e).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&out).ok()?;
+        return (!names_any(&v, gone)).then_some(out);
+    }
     if e.get("type").and_then(PyValue::as_str) == Some(SYNC_EVENT) {
         // a sync's chunks: forgotten ones are neither added nor removed, and hold
         // their place in their file's chain (`SyncChanges::without`)

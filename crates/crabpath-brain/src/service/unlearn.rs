@@ -59,6 +59,7 @@
 //! | `sync` of the corrected profile (the chunk ids it added, in order, and removed; each re-split file's chunks after it; [`SyncChanges`]) | `sync` (command line, MCP) | the added chunks come back (taken out of the graph before the replay, when `init` did not make them), the removed ones leave, and each file's consecutive chunks are linked as the sync links them ([`link_consecutive`]: an edge already there keeps its weight) |
 //! | `anchor` of the corrected profile (the node, its authority before and after; [`super::command::anchor::anchor_event`]) | `anchor` | each anchored node starts at its first entry's `before`, and takes each `after` at its entry (decay, prune and merge read authority) |
 //! | `connect` of the corrected profile | `connect` | run again on the graph as it then stands (its word overlaps read the texts, which forget leaves as they were, less the forgotten nodes) |
+//! | `replay` of the corrected profile (each learning update's fired ids, steps and outcome; [`ReplayedEpisode`]) | `replay`, `init --sessions` (its first entry) | each update learned again ([`ReplayedEpisode::apply`]) |
 //! | `remember` (the turn's node id) | `remember` (daemon, MCP) | the turn comes back (taken out of the graph before the replay), joined to the conversation heard by then ([`join`], [`apply_join`]); a forgotten turn's entry adds nothing |
 //! | `neurogenesis` (`born`, `refreshed`, `promoted`, `demoted`, `died`, `merged`; [`super::neurogenesis`]) | a served query, a feedback's credit, `maintain` | nothing: the question layer comes back whole (below) |
 //! | `query`, `health` with `"check": true` (`crabpath health`), dry-run `autotune`, a dry `maintain` run and its entries | reports | nothing |
@@ -120,8 +121,9 @@
 //! * a `sync` entry without its changes (the paper profile's, or one journaled
 //!   before they were recorded), or one that set authorities (an authority map:
 //!   decay and prune read a node's authority, which the replay does not move back);
-//! * an entry of another type: `replay` (it learns from session logs
-//!   the journal does not hold), a `compact_daily_notes` of the paper profile or of an
+//! * a `replay` entry without its episodes (the paper profile's, or written before
+//!   they were recorded: the session logs it learned from are not in the journal);
+//! * an entry of another type: a `compact_daily_notes` of the paper profile or of an
 //!   earlier release (the corrected one journals each fact node it injects as an
 //!   `inject` entry, [`COMPACT_NODES_JOURNALED`]), and a `maintenance` or
 //!   `health` entry outside a recorded run: a maintenance journaled before `maintain`
@@ -175,6 +177,7 @@ use crate::service::command::maintain::{self, Flavor, MaintainOptions};
 use crate::source::bootstrap::sibling_weight;
 use crate::source::compact::COMPACT_NODES_JOURNALED;
 use crate::source::conversation::{apply_join, join, link_turns, turn_of_node, Turn, CONVERSATION};
+use crate::source::replay::{ReplayedEpisode, EPISODES_KEY};
 use crate::source::sync::{link_consecutive, split_node_id, SyncChanges, SYNC_EVENT};
 use crate::store::working::Working;
 
@@ -220,6 +223,9 @@ enum Event {
     Sync(SyncChanges),
     /// A `connect` run (corrected profile), run again on the graph as it then stands.
     Connect,
+    /// A replay of session logs (`replay`, `init --sessions`; corrected profile): its
+    /// learning updates, by node ids.
+    Replay(Vec<ReplayedEpisode>),
     /// An authority change (`anchor`, corrected profile): the node, its authority
     /// before and after (`None`: none, i.e. `overlay`).
     Anchor {
@@ -241,6 +247,7 @@ impl Event {
             Event::Sync(_) => SYNC_EVENT,
             Event::Anchor { .. } => ANCHOR_EVENT,
             Event::Connect => CONNECT_EVENT,
+            Event::Replay(_) => "replay",
         }
     }
 }
@@ -377,6 +384,15 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
                 .to_string(),
         ),
         CONNECT_EVENT => Event::Connect,
+        "replay" => {
+            let episodes: Option<Vec<ReplayedEpisode>> = e
+                .get(EPISODES_KEY)
+                .and_then(PyValue::as_list)
+                .and_then(|l| l.iter().map(ReplayedEpisode::from_value).collect());
+            Event::Replay(episodes.ok_or(
+                "a `replay` entry without its episodes (of the paper profile, or journaled before they were recorded)",
+            )?)
+        }
         // its fact nodes are journaled as injections of their own, after it
         "compact_daily_notes"
             if matches!(e.get(COMPACT_NODES_JOURNALED), Some(PyValue::Bool(true))) =>
@@ -728,6 +744,13 @@ fn replay(
             for (file, chunks) in &c.linked {
                 let ids: Vec<Option<&str>> = chunks.iter().map(Option::as_deref).collect();
                 link_consecutive(g, file, &ids, true)?;
+            }
+        }
+        Event::Replay(episodes) => {
+            for ep in episodes {
+                if let Err(e) = ep.apply(w.graph, profile) {
+                    return Ok(Err(e.to_string()));
+                }
             }
         }
         Event::Connect => {

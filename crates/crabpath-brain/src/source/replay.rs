@@ -29,6 +29,100 @@ use crabpath::learn::{apply_outcome, hebbian_pairs};
 use crabpath::profile::Profile;
 use crabpath::traverse::{TraversalConfig, Traverser};
 
+/// One learning update of a replay, by node ids: what `forget`'s replay repeats
+/// ([`ReplayedEpisode::apply`]) without the session logs. The corrected profile
+/// journals them (`episodes` of a `replay` entry; `init --sessions` too).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayedEpisode {
+    /// Fired nodes in fired order.
+    pub fired: Vec<String>,
+    /// Traversed (source, target) transitions in order.
+    pub steps: Vec<(String, String)>,
+    /// The outcome learned.
+    pub outcome: f64,
+}
+
+impl ReplayedEpisode {
+    /// As a journal value: `{"fired": [...], "steps": [[s, t], ...], "outcome": x}`.
+    pub fn to_value(&self) -> pyformat::pyjson::PyValue {
+        use pyformat::pyjson::{PyDict, PyValue};
+        let s = |x: &String| PyValue::Str(x.clone());
+        let mut d = PyDict::new();
+        d.insert(
+            "fired".into(),
+            PyValue::List(self.fired.iter().map(s).collect()),
+        );
+        d.insert(
+            "steps".into(),
+            PyValue::List(
+                self.steps
+                    .iter()
+                    .map(|(a, b)| PyValue::List(vec![s(a), s(b)]))
+                    .collect(),
+            ),
+        );
+        d.insert("outcome".into(), PyValue::Float(self.outcome));
+        PyValue::Dict(d)
+    }
+
+    /// Reads [`ReplayedEpisode::to_value`]'s form; `None` when malformed.
+    pub fn from_value(v: &pyformat::pyjson::PyValue) -> Option<ReplayedEpisode> {
+        let d = v.as_dict()?;
+        let strs = |v: &pyformat::pyjson::PyValue| -> Option<Vec<String>> {
+            v.as_list()?
+                .iter()
+                .map(|x| x.as_str().map(str::to_string))
+                .collect()
+        };
+        let steps = d
+            .get("steps")?
+            .as_list()?
+            .iter()
+            .map(|p| match strs(p)?.as_slice() {
+                [a, b] => Some((a.clone(), b.clone())),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(ReplayedEpisode {
+            fired: strs(d.get("fired")?)?,
+            steps,
+            outcome: d.get("outcome")?.as_number()?,
+        })
+    }
+
+    /// Learns it on `graph` as the replay did ([`apply_outcome`] with the profile's
+    /// learning). Errors: a node id not in the graph ([`crate::error::Error::Invalid`]).
+    pub fn apply(&self, graph: &mut Graph, profile: Profile) -> Result<()> {
+        let id = |x: &String| {
+            graph
+                .lookup(x)
+                .filter(|&n| graph.has_node(n))
+                .ok_or_else(|| {
+                    crate::error::Error::Invalid(format!("node `{x}` is not in the brain"))
+                })
+        };
+        let episode = crabpath::learn::Episode {
+            fired: self.fired.iter().map(id).collect::<Result<_>>()?,
+            steps: self
+                .steps
+                .iter()
+                .map(|(a, b)| Ok((id(a)?, id(b)?)))
+                .collect::<Result<_>>()?,
+        };
+        apply_outcome(graph, &episode, self.outcome, &profile.learning(), None)?;
+        Ok(())
+    }
+}
+
+/// The key of a `replay` journal entry (corrected profile) holding its episodes
+/// ([`episodes_value`]).
+pub const EPISODES_KEY: &str = "episodes";
+
+/// `episodes` as the journal holds them under [`EPISODES_KEY`].
+pub fn episodes_value(episodes: &[ReplayedEpisode]) -> pyformat::pyjson::PyValue {
+    pyformat::pyjson::PyValue::List(episodes.iter().map(ReplayedEpisode::to_value).collect())
+}
+
 /// Replay statistics (reference keys `queries_replayed`, `edges_reinforced`,
 /// `cross_file_edges_created`, `last_replayed_ts`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -110,6 +204,7 @@ pub fn replay_queries(
     records: &[Interaction],
     options: &ReplayOptions,
     progress: &mut dyn FnMut(&ReplayStats, usize),
+    mut episodes: Option<&mut Vec<ReplayedEpisode>>,
 ) -> Result<ReplayStats> {
     let kept: Vec<&Interaction> = records
         .iter()
@@ -151,6 +246,18 @@ pub fn replay_queries(
                 .map(|&(s, t)| ((s, t), graph.weight(s, t)))
                 .collect();
             apply_outcome(graph, &episode, outcome, &learning, None)?;
+            if let Some(out) = episodes.as_deref_mut() {
+                let name = |n: &NodeId| graph.name(*n).to_string();
+                out.push(ReplayedEpisode {
+                    fired: episode.fired.iter().map(name).collect(),
+                    steps: episode
+                        .steps
+                        .iter()
+                        .map(|(a, b)| (name(a), name(b)))
+                        .collect(),
+                    outcome,
+                });
+            }
             for &(s, t) in &touched {
                 let old = before.get(&(s, t)).copied().flatten();
                 let new = graph.weight(s, t);
@@ -223,6 +330,7 @@ mod tests {
                     calls += 1;
                     assert_eq!(total, 1);
                 },
+                None,
             )
             .unwrap();
             assert_eq!(calls, 1);
@@ -243,7 +351,7 @@ mod tests {
         rec.ts = Some(5.0);
         let mut opts = ReplayOptions::new(Profile::Paper);
         opts.since = Some(5.0);
-        let s = replay_queries(&mut g, &[rec], &opts, &mut |_, _| {}).unwrap();
+        let s = replay_queries(&mut g, &[rec], &opts, &mut |_, _| {}, None).unwrap();
         assert_eq!(s, ReplayStats::default());
     }
 }

@@ -134,6 +134,7 @@ fn init_with_sessions_matches_the_reference() {
         &records,
         &ReplayOptions::new(Profile::Paper),
         &mut |_, _| {},
+        None,
     )
     .unwrap();
     check_init("init-sessions", &b.graph);
@@ -271,6 +272,7 @@ fn replay_matches_the_reference() {
         &records,
         &ReplayOptions::new(Profile::Paper),
         &mut |_, _| progress += 1,
+        None,
     )
     .unwrap();
     assert_eq!(progress, stats.queries_replayed);

@@ -4,9 +4,10 @@
 //! reference's four files, paper profile).
 
 use crabpath::graph::Metadata;
+use crabpath_brain::reference::journal::replay_event;
 use crabpath_brain::service::{init_reference, init_store};
 use crabpath_brain::source::bootstrap::split_workspace;
-use crabpath_brain::source::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::source::replay::{episodes_value, replay_queries, ReplayOptions, EPISODES_KEY};
 use crabpath_brain::source::session::{collect_queries, Interaction};
 use crabpath_brain::source::sync::{file_records, SYNC_FILES_KEY, WORKSPACE_KEY};
 use crabpath_brain::source::workspace::{expanduser, SplitOptions};
@@ -55,6 +56,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
         eprintln!("crabpath: skipped {}: {}", s.rel, s.reason);
     }
     let mut graph = boot.graph;
+    let (mut episodes, mut journal) = (Vec::new(), Vec::new());
     if let Some(sessions) = &a.sessions {
         let queries = match collect_queries(&[sessions], ctx.profile) {
             Ok(q) => q,
@@ -62,12 +64,28 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
             Err(e) => return Err(CliError::Other(e.into())),
         };
         let records: Vec<Interaction> = queries.into_iter().map(Interaction::query).collect();
-        replay_queries(
+        let stats = replay_queries(
             &mut graph,
             &records,
             &ReplayOptions::new(ctx.profile),
             &mut |_, _| {},
+            ctx.fixes().then_some(&mut episodes),
         )?;
+        if ctx.fixes() {
+            // the learning on top of the init graph, as a `replay` entry forget's replay
+            // repeats (before, nothing was journaled and a forget rebuilt the weights
+            // without it)
+            let mut e = replay_event(
+                stats.queries_replayed,
+                stats.edges_reinforced,
+                stats.cross_file_edges_created,
+            );
+            e.insert(EPISODES_KEY.into(), episodes_value(&episodes));
+            journal.push(crabpath_brain::reference::journal::stamp(
+                e,
+                pyformat::pytime::time_time(),
+            ));
+        }
     }
     if !ctx.fixes() {
         let report = with_embedding(ctx, which, &graph, "texts", |o| {
@@ -95,7 +113,7 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
         built_from.to_string_lossy().into_owned().into(),
     );
     let report = with_embedding(ctx, which, &graph, "texts", |o| {
-        init_store(&dir, &graph, o, extra, Vec::new())
+        init_store(&dir, &graph, o, extra, std::mem::take(&mut journal))
     })?;
     if let Some(on) = a.neurogenesis {
         let mut brain = ctx.open(crabpath_brain::locate(&report.path), true)?;

@@ -2,7 +2,7 @@
 //! `replay.py::replay_queries`).
 
 use crabpath_brain::reference::journal::replay_event;
-use crabpath_brain::source::replay::{replay_queries, ReplayOptions};
+use crabpath_brain::source::replay::{episodes_value, replay_queries, ReplayOptions, EPISODES_KEY};
 use crabpath_brain::source::session::collect_interactions;
 use crabpath_brain::{Error, Scope};
 use pyformat::pyjson::PyValue;
@@ -33,22 +33,35 @@ pub fn run(ctx: &Ctx, a: &ReplayArgs) -> CliResult {
         let mut options = ReplayOptions::new(profile);
         options.since = since;
         let pb = bar(records.len(), "replaying", show_bar);
-        let stats = replay_queries(w.graph, &records, &options, &mut |s, total| {
-            if lines {
-                out::println(&format!(
-                    "Replayed {}/{total} queries, {} cross-file edges created",
-                    s.queries_replayed, s.cross_file_edges_created
-                ));
-            }
-            pb.set_length(total as u64);
-            pb.set_position(s.queries_replayed as u64);
-        })?;
+        let mut episodes = Vec::new();
+        let journaled = profile.fixes_bugs().then_some(&mut episodes);
+        let stats = replay_queries(
+            w.graph,
+            &records,
+            &options,
+            &mut |s, total| {
+                if lines {
+                    out::println(&format!(
+                        "Replayed {}/{total} queries, {} cross-file edges created",
+                        s.queries_replayed, s.cross_file_edges_created
+                    ));
+                }
+                pb.set_length(total as u64);
+                pb.set_position(s.queries_replayed as u64);
+            },
+            journaled,
+        )?;
         pb.finish_and_clear();
-        w.journal(replay_event(
+        let mut event = replay_event(
             stats.queries_replayed,
             stats.edges_reinforced,
             stats.cross_file_edges_created,
-        ));
+        );
+        if profile.fixes_bugs() {
+            // what forget's replay repeats without the session logs
+            event.insert(EPISODES_KEY.into(), episodes_value(&episodes));
+        }
+        w.journal(event);
         if let Some(ts) = stats.last_replayed_ts {
             if let Some(n) = serde_json::Number::from_f64(ts) {
                 w.meta.insert("last_replayed_ts".into(), Value::Number(n));

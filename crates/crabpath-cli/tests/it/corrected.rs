@@ -809,3 +809,113 @@ fn forget_replays_a_compaction() {
     );
     assert_eq!(gx, gy);
 }
+
+/// `init --sessions` and `replay` learn from session logs the journal does not hold;
+/// the corrected profile journals their learning updates (episodes), so `forget`'s
+/// replay repeats them: X (a, b, c; built with sessions, then a replay) forgets b and
+/// equals Y (a, c; the same). Before, `init --sessions` journaled nothing (a forget
+/// silently rebuilt the weights without what init learned) and a `replay` entry
+/// stopped the replay.
+#[test]
+fn forget_replays_session_learning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = [
+        ("a.md", "# Ship\n\nWe ship the release on Friday after the checks.\n\nThe release notes go to the team list.\n"),
+        ("b.md", "# Vault\n\nZebra vault combination stays offline.\n\nRotate the zebra vault yearly.\n"),
+        ("c.md", "# Meetings\n\nThe weekly meeting decides the release scope.\n\nMeeting notes live in the wiki.\n"),
+    ];
+    let log = |queries: &[&str]| -> String {
+        queries
+            .iter()
+            .map(|q| format!("{{\"role\": \"user\", \"content\": \"{q}\"}}\n"))
+            .collect()
+    };
+    for (name, with_b) in [("x", true), ("y", false)] {
+        let root = d.join(name);
+        std::fs::create_dir_all(root.join("ws")).unwrap();
+        for (f, text) in files {
+            if with_b || f != "b.md" {
+                std::fs::write(root.join("ws").join(f), text).unwrap();
+            }
+        }
+        std::fs::write(
+            root.join("s1.jsonl"),
+            log(&["release notes friday", "weekly meeting release scope"]),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("s2.jsonl"),
+            log(&["meeting notes wiki", "ship release checks", "rotate vault"]),
+        )
+        .unwrap();
+        ok(
+            &root,
+            "corrected",
+            &[
+                "init",
+                "--workspace",
+                "ws",
+                "--output",
+                "b",
+                "--sessions",
+                "s1.jsonl",
+            ],
+        );
+        ok(
+            &root,
+            "corrected",
+            &["replay", "--state", "b", "--sessions", "s2.jsonl"],
+        );
+        let mut learns = vec!["a.md::1,c.md::1"];
+        if with_b {
+            learns.push("b.md::1,a.md::1");
+        }
+        for fired in learns {
+            let args = [
+                "learn",
+                "--state",
+                "b",
+                "--outcome",
+                "1",
+                "--fired-ids",
+                fired,
+            ];
+            ok(&root, "corrected", &args);
+        }
+    }
+    let out = ok(
+        &d.join("x"),
+        "corrected",
+        &["forget", "--state", "b", "--file", "b.md", "--json"],
+    );
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // the init's replay, the replay command (less its episode through b, "rotate
+    // vault", which Y's replay learned nothing from: no node of Y has those words), one
+    // learn
+    assert_eq!(r["replayed"], 3, "{r}");
+    let export = |name: &str| {
+        let root = d.join(name);
+        ok(
+            &root,
+            "corrected",
+            &["export", "--state", "b", "--output", "out.json"],
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("out.json")).unwrap()).unwrap();
+        v["graph"].clone()
+    };
+    let (gx, gy) = (export("x"), export("y"));
+    // the sessions learned something beyond init's chains
+    let learned = gx["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["source"].as_str().unwrap().starts_with("a.md")
+                && e["target"].as_str().unwrap().starts_with("c.md")
+        })
+        .count();
+    assert!(learned > 0, "{gx}");
+    assert_eq!(gx, gy);
+}
