@@ -751,6 +751,34 @@ fn forget_replays_syncs() {
     assert_eq!(syncs, 2, "the sync entries are rewritten, not deleted");
 }
 
+/// A chunk of the forgotten file that a sync removed before the forget (here b.md's
+/// last paragraph) is no node any more, but the learn through it is still in the
+/// journal. Before, forget dropped only the entries naming the file's nodes that were
+/// left: the replay ran that learn on a stand-in of b.md::2 and kept the edges it made
+/// between a.md::0 and c.md::0, which Y never had, and said `Replayed` (found by
+/// `forget_random`, seed 20).
+#[test]
+fn forget_drops_the_learns_through_a_chunk_a_sync_removed_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let (wx, wy) = (dir.path().join("x/ws"), dir.path().join("y/ws"));
+    teach(
+        &mut x,
+        &mut y,
+        vec![Step::Learn(vec!["a.md::0", "c.md::0", "b.md::2"], 1.0)],
+    );
+    std::fs::write(
+        wx.join("b.md"),
+        format!("# Secret\n\nThe vault code is {MARKER} and only ops may read it.\n"),
+    )
+    .unwrap();
+    let r = sync(&mut x, &wx);
+    assert_eq!(r.changes.unwrap().removed, ["b.md::2"]);
+    sync(&mut y, &wy);
+    // the sync is replayed; the learn through b.md::2 is gone with b.md
+    forget_b_equals_y(&mut x, &mut y, dir.path(), 1);
+}
+
 /// An authority change between maintenance runs: decay reads a source's authority, so
 /// the replay must give a.md::0 `canonical` only from its `anchor` on, and take it away
 /// again where `anchor --remove` did; and a `connect` run is run again where it was.
