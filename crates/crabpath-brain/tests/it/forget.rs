@@ -779,6 +779,30 @@ fn forget_drops_the_learns_through_a_chunk_a_sync_removed_before() {
     forget_b_equals_y(&mut x, &mut y, dir.path(), 1);
 }
 
+/// A file deleted from the folder before a brain's first sync (no record of its files
+/// yet): the sync removes its chunks whether or not a learn linked them to a re-split
+/// file. Before, a database brain's sync read only the re-split files and the nodes with
+/// an edge into them, so X (e.md::0 learned with b.md::0) lost e.md::0 and Y (e.md::0
+/// never learned) kept it; X's replay repeated its own sync and differed from Y with
+/// nothing said (found by `forget_random`, seed 22).
+#[test]
+fn forget_after_a_first_sync_that_deleted_an_unlinked_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let (wx, wy) = (dir.path().join("x/ws"), dir.path().join("y/ws"));
+    teach(
+        &mut x,
+        &mut y,
+        vec![Step::Learn(vec!["e.md::0", "b.md::0"], 0.5)],
+    );
+    for (b, ws) in [(&mut x, &wx), (&mut y, &wy)] {
+        std::fs::remove_file(ws.join("e.md")).unwrap();
+        let r = sync(b, ws);
+        assert_eq!(r.changes.unwrap().removed, ["e.md::0"]);
+    }
+    forget_b_equals_y(&mut x, &mut y, dir.path(), 1);
+}
+
 /// An authority change between maintenance runs: decay reads a source's authority, so
 /// the replay must give a.md::0 `canonical` only from its `anchor` on, and take it away
 /// again where `anchor --remove` did; and a `connect` run is run again where it was.
