@@ -756,7 +756,7 @@ fn forget_replays_syncs() {
 /// journal. Before, forget dropped only the entries naming the file's nodes that were
 /// left: the replay ran that learn on a stand-in of b.md::2 and kept the edges it made
 /// between a.md::0 and c.md::0, which Y never had, and said `Replayed` (found by
-/// `forget_random`, seed 20).
+/// `forget_random`).
 #[test]
 fn forget_drops_the_learns_through_a_chunk_a_sync_removed_before() {
     let dir = tempfile::tempdir().unwrap();
@@ -784,7 +784,7 @@ fn forget_drops_the_learns_through_a_chunk_a_sync_removed_before() {
 /// file. Before, a database brain's sync read only the re-split files and the nodes with
 /// an edge into them, so X (e.md::0 learned with b.md::0) lost e.md::0 and Y (e.md::0
 /// never learned) kept it; X's replay repeated its own sync and differed from Y with
-/// nothing said (found by `forget_random`, seed 22).
+/// nothing said (found by `forget_random`).
 #[test]
 fn forget_after_a_first_sync_that_deleted_an_unlinked_file() {
     let dir = tempfile::tempdir().unwrap();
