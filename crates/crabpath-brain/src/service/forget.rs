@@ -10,8 +10,8 @@
 //! | `nodes_fts` | their postings (the `nodes` delete trigger), then `optimize`, which merges the segments and drops deleted terms for good |
 //! | `edges` | every edge from or to them; edge endpoints left without any edge |
 //! | `vectors` | theirs (with `vector_gone` rows for readers holding an index) |
-//! | `turns` | the turns that fired one of them (their `query` is what found the content), and every turn of the chat |
-//! | `journal` | the entries naming one of them (any string equal to a forgotten id) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes, a `replay` entry its episodes through a forgotten node, a `sync` entry the forgotten chunks it added, removed or linked (`null` holds a linked chunk's place; [`SyncChanges::without`]) (rewritten, not deleted) |
+//! | `turns` | the turns that fired one of them (their `query` is what found the content; for a file, its chunks a `sync` removed before count too: [`former_chunks`]), and every turn of the chat |
+//! | `journal` | the entries naming one of them (any string equal to a forgotten id; for a file, also the chunks of it a `sync` removed before, which no node holds but a `learn` entry may name) or, for a chat, carrying its `chat_id`; an `inject` entry of a node that stays loses only its forgotten neighbours, a guardrail `correct` entry its forgotten unlinked nodes, a `replay` entry its episodes through a forgotten node, a `sync` entry the forgotten chunks it added, removed or linked (`null` holds a linked chunk's place; [`SyncChanges::without`]) (rewritten, not deleted) |
 //! | `ledger` | rows naming a forgotten node, or the chat |
 //!
 //! Then nothing of it may stay in a file of the brain directory: the transaction runs
@@ -49,7 +49,7 @@
 //! journal entries (each entry parsed once), plus a `VACUUM` of the whole database
 //! (a full copy: about a second per 100 MB) and of each snapshot.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use pyformat::pyjson::{self, PyValue};
@@ -59,7 +59,7 @@ use super::engine::{Backend, Brain};
 use super::unlearn::Relearned;
 use crate::error::{Error, Result};
 use crate::source::replay::EPISODES_KEY;
-use crate::source::sync::{SyncChanges, SYNC_EVENT};
+use crate::source::sync::{is_workspace_id, SyncChanges, SYNC_EVENT};
 use crate::store::{sql_error, Store, Write};
 
 /// What to forget.
@@ -403,10 +403,21 @@ pub fn scrub(
         ForgetTarget::Chat(chat) => Some(chat.as_str()),
         _ => None,
     };
+    // a file's chunks that a sync removed before (no node any more): the journal and
+    // the turn log may still name them (a learn through one, the sync that added it),
+    // and their entries go with the file's. Left there, the replay ran such a learn on
+    // a stand-in of the chunk and kept its edges between the chunks that stay: a brain
+    // unlike one that never had the file, with nothing said.
+    let mut named = ids.clone();
+    if let ForgetTarget::File(f) = target {
+        let have: HashSet<&String> = ids.iter().collect();
+        let former = former_chunks(tx, f).map_err(&err)?;
+        named.extend(former.into_iter().filter(|id| !have.contains(id)));
+    }
     // the turns and entries that found the content, and the questions they asked: an
     // auto question node ([`super::neurogenesis::AUTO_PREFIX`]) holding one of them goes too
-    let (turns, mut queries) = matching_turns(tx, &ids, chat).map_err(&err)?;
-    queries.extend(matching_journal(tx, &ids, chat).map_err(&err)?.queries);
+    let (turns, mut queries) = matching_turns(tx, &named, chat).map_err(&err)?;
+    queries.extend(matching_journal(tx, &named, chat).map_err(&err)?.queries);
     if strict && syms.is_empty() && turns.is_empty() && chat.is_some() {
         return Err(Error::Invalid(format!(
             "forget: no chat `{}` in {} (no turn and no node of it)",
@@ -425,6 +436,7 @@ pub fn scrub(
     for (sym, id) in auto_nodes(tx, &queries).map_err(&err)? {
         if !syms.contains(&sym) {
             syms.push(sym);
+            named.push(id.clone());
             ids.push(id);
         }
     }
@@ -459,7 +471,7 @@ pub fn scrub(
          UPDATE nodes SET bucket_seq = NULL WHERE bucket_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM edges WHERE src = nodes.sym);",
     )
     .map_err(&err)?;
-    let (turns, _) = matching_turns(tx, &ids, chat).map_err(&err)?;
+    let (turns, _) = matching_turns(tx, &named, chat).map_err(&err)?;
     for (chat_id, turn) in &turns {
         c.turns += tx
             .execute(
@@ -468,7 +480,7 @@ pub fn scrub(
             )
             .map_err(&err)?;
     }
-    let found = matching_journal(tx, &ids, chat).map_err(&err)?;
+    let found = matching_journal(tx, &named, chat).map_err(&err)?;
     for seq in &found.seqs {
         c.journal += tx
             .execute("DELETE FROM journal WHERE seq = ?1", [seq])
@@ -481,7 +493,7 @@ pub fn scrub(
         )
         .map_err(&err)?;
     }
-    for id in &ids {
+    for id in &named {
         c.ledger += tx
             .execute("DELETE FROM ledger WHERE node_id = ?1", [id])
             .map_err(&err)?;
@@ -500,6 +512,32 @@ pub fn scrub(
     w.structure_changed();
     w.vectors_added();
     Ok((c, ids))
+}
+
+/// The chunk ids of `file` (`<file>::<n>`, [`is_workspace_id`]) that a journal entry
+/// or a turn's fired list names, whether or not a node of that id is left.
+fn former_chunks(conn: &Connection, file: &str) -> rusqlite::Result<Vec<String>> {
+    fn walk(v: &serde_json::Value, file: &str, out: &mut BTreeSet<String>) {
+        match v {
+            serde_json::Value::String(s) if is_workspace_id(s, file) => {
+                out.insert(s.clone());
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, file, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| walk(x, file, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    for sql in ["SELECT entry FROM journal", "SELECT fired FROM turns"] {
+        let mut stmt = conn.prepare(sql)?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        for row in rows {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&row?) {
+                walk(&v, file, &mut out);
+            }
+        }
+    }
+    Ok(out.into_iter().collect())
 }
 
 /// The auto question nodes whose content is one of `queries`.

@@ -379,6 +379,25 @@ impl Brain {
             let mut affected: std::collections::BTreeSet<String> =
                 plan.resplit.iter().cloned().collect();
             affected.extend(deleted.iter().cloned());
+            // every file of the brain's nodes that the folder no longer has, recorded or
+            // not (a brain made without the record of its files): a resident graph's
+            // sync removes their chunks (`apply_sync`); before, a lazy one removed only
+            // those with an edge into a re-split file, so the same sync of the same
+            // folder removed a file's chunks or not by what had been learned
+            let present: std::collections::HashSet<&str> =
+                plan.present.iter().map(String::as_str).collect();
+            let mut files = conn
+                .prepare("SELECT DISTINCT file FROM nodes WHERE node_seq IS NOT NULL AND file IS NOT NULL")
+                .map_err(&err)?;
+            let rows = files
+                .query_map([], |r| r.get::<_, String>(0))
+                .map_err(&err)?;
+            for r in rows {
+                let f = r.map_err(&err)?;
+                if !present.contains(f.as_str()) {
+                    affected.insert(f);
+                }
+            }
             affected.extend(
                 mapped_files(&plan.present, &authority_map)
                     .into_iter()

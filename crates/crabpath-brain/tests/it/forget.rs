@@ -287,7 +287,7 @@ fn events() -> Vec<(Vec<&'static str>, f64)> {
 }
 
 /// The brain's export (state.json) as JSON, without `meta.created_at` (the time of init).
-fn exported(b: &mut Brain, dir: &Path) -> serde_json::Value {
+pub(crate) fn exported(b: &mut Brain, dir: &Path) -> serde_json::Value {
     let out = dir.join("state.json");
     crabpath_brain::service::export_state(b, &out).unwrap();
     let mut v: serde_json::Value =
@@ -338,7 +338,7 @@ fn forget_then_replay_equals_never_having_had_the_file() {
 /// One step of a brain's history in the tests below (issue 30 item 3: every kind of
 /// learning event a folder brain records).
 #[derive(Debug, Clone)]
-enum Step {
+pub(crate) enum Step {
     Learn(Vec<&'static str>, f64),
     /// A TEACHING node: id, text (connected to its 2 nearest nodes scoring ≥ 0.05).
     Inject(&'static str, &'static str),
@@ -363,7 +363,7 @@ enum Step {
 
 impl Step {
     /// The ids the step names (a correction: its node's id, which only `apply` knows).
-    fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         match self {
             Step::Learn(ids, _) | Step::Turn(ids) => ids.iter().map(|s| s.to_string()).collect(),
             Step::Inject(id, _) => vec![id.to_string()],
@@ -376,7 +376,7 @@ impl Step {
         }
     }
 
-    fn apply(&self, b: &mut Brain) {
+    pub(crate) fn apply(&self, b: &mut Brain) {
         use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
         use crabpath_brain::service::turns::{TurnRecord, Window};
         use crabpath_brain::service::{CorrectRequest, CorrectionMode, InjectRequest};
@@ -537,7 +537,7 @@ fn assert_kept(r: &crabpath_brain::service::Relearned, words: &[&str]) {
 
 /// X and Y: the folder of [`brain`] (X) and, in Y, the same folder without `without`
 /// (a file name), each with its database; both open.
-fn two_brains(dir: &Path, without: Option<&str>) -> (Brain, Brain) {
+pub(crate) fn two_brains(dir: &Path, without: Option<&str>) -> (Brain, Brain) {
     let x_db = brain(&dir.join("x"));
     let ws_y = dir.join("y/ws");
     std::fs::create_dir_all(&ws_y).unwrap();
@@ -554,7 +554,7 @@ fn two_brains(dir: &Path, without: Option<&str>) -> (Brain, Brain) {
 /// The connections of the injected and correction nodes of `b`, by id: what the
 /// exactness tests rely on (none may reach b.md, whose absence in Y would change the
 /// search).
-fn inject_links(b: &mut Brain) -> Vec<(String, String)> {
+pub(crate) fn inject_links(b: &mut Brain) -> Vec<(String, String)> {
     b.read(|g, _| {
         g.edges()
             .filter_map(|(s, t, e)| {
@@ -646,7 +646,7 @@ fn change_folder(ws: &Path, second: bool) {
 }
 
 /// A corrected `sync` of `b` with its folder `ws`, journaled as the command line does.
-fn sync(b: &mut Brain, ws: &Path) -> crabpath_brain::source::sync::SyncReport {
+pub(crate) fn sync(b: &mut Brain, ws: &Path) -> crabpath_brain::source::sync::SyncReport {
     use pyformat::pyjson::{PyDict, PyValue};
     let event = |_: &crabpath_brain::source::sync::SyncReport| {
         let mut e = PyDict::new();
@@ -749,6 +749,58 @@ fn forget_replays_syncs() {
         )
         .unwrap();
     assert_eq!(syncs, 2, "the sync entries are rewritten, not deleted");
+}
+
+/// A chunk of the forgotten file that a sync removed before the forget (here b.md's
+/// last paragraph) is no node any more, but the learn through it is still in the
+/// journal. Before, forget dropped only the entries naming the file's nodes that were
+/// left: the replay ran that learn on a stand-in of b.md::2 and kept the edges it made
+/// between a.md::0 and c.md::0, which Y never had, and said `Replayed` (found by
+/// `forget_random`).
+#[test]
+fn forget_drops_the_learns_through_a_chunk_a_sync_removed_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let (wx, wy) = (dir.path().join("x/ws"), dir.path().join("y/ws"));
+    teach(
+        &mut x,
+        &mut y,
+        vec![Step::Learn(vec!["a.md::0", "c.md::0", "b.md::2"], 1.0)],
+    );
+    std::fs::write(
+        wx.join("b.md"),
+        format!("# Secret\n\nThe vault code is {MARKER} and only ops may read it.\n"),
+    )
+    .unwrap();
+    let r = sync(&mut x, &wx);
+    assert_eq!(r.changes.unwrap().removed, ["b.md::2"]);
+    sync(&mut y, &wy);
+    // the sync is replayed; the learn through b.md::2 is gone with b.md
+    forget_b_equals_y(&mut x, &mut y, dir.path(), 1);
+}
+
+/// A file deleted from the folder before a brain's first sync (no record of its files
+/// yet): the sync removes its chunks whether or not a learn linked them to a re-split
+/// file. Before, a database brain's sync read only the re-split files and the nodes with
+/// an edge into them, so X (e.md::0 learned with b.md::0) lost e.md::0 and Y (e.md::0
+/// never learned) kept it; X's replay repeated its own sync and differed from Y with
+/// nothing said (found by `forget_random`).
+#[test]
+fn forget_after_a_first_sync_that_deleted_an_unlinked_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let (wx, wy) = (dir.path().join("x/ws"), dir.path().join("y/ws"));
+    teach(
+        &mut x,
+        &mut y,
+        vec![Step::Learn(vec!["e.md::0", "b.md::0"], 0.5)],
+    );
+    for (b, ws) in [(&mut x, &wx), (&mut y, &wy)] {
+        std::fs::remove_file(ws.join("e.md")).unwrap();
+        let r = sync(b, ws);
+        assert_eq!(r.changes.unwrap().removed, ["e.md::0"]);
+    }
+    forget_b_equals_y(&mut x, &mut y, dir.path(), 1);
 }
 
 /// An authority change between maintenance runs: decay reads a source's authority, so

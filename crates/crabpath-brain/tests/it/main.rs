@@ -20,6 +20,7 @@ mod entity_link_change;
 mod feedback;
 mod folder_rank;
 mod forget;
+mod forget_random;
 mod full_disk;
 mod guardrail;
 mod guardrail_context;

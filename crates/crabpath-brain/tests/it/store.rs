@@ -340,3 +340,38 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
         (0, a.graph.node_count())
     );
 }
+
+/// A brain without the record of its files (made before it was kept, or by another
+/// tool) whose folder lost a file: its first sync removes the file's chunks in a
+/// database brain, which reads only part of the graph, as in the whole graph of its
+/// state file. Before, the database brain kept them (the deleted file was neither
+/// re-split nor recorded, and no edge led from it into a re-split one).
+#[test]
+fn a_first_sync_without_a_record_removes_a_deleted_files_chunks_as_a_full_one_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_tree(&common::fixtures(), &ws);
+    let boot = split_workspace(&ws, &SplitOptions::new(Profile::Corrected)).unwrap();
+    let db = common::hash_store(&dir.path().join("brain"), &boot.graph);
+    let json = dir.path().join("state.json");
+    export_state(
+        &mut common::open_hash(&db, Profile::Corrected, false),
+        &json,
+    )
+    .unwrap();
+    std::fs::remove_file(ws.join("notes.txt")).unwrap();
+    let event = |_: &crabpath_brain::source::sync::SyncReport| pyformat::pyjson::PyDict::new();
+    let mut reports = Vec::new();
+    for b in [db.as_path(), json.as_path()] {
+        let mut brain = common::open_hash(b, Profile::Corrected, false);
+        let r = brain
+            .sync(&ws, Vec::new(), false, None, &event, Default::default())
+            .unwrap();
+        reports.push(r);
+    }
+    assert!(reports[0].nodes_removed > 0, "{:?}", reports[0]);
+    assert_eq!(reports[0], reports[1]);
+    let a = full_state(&mut common::open_hash(&db, Profile::Corrected, false)).unwrap();
+    let b = full_state(&mut common::open_hash(&json, Profile::Corrected, false)).unwrap();
+    assert_eq!(text(&a.graph), text(&b.graph));
+}
