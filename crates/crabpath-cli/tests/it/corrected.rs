@@ -725,49 +725,31 @@ fn compact_keeps_each_note_it_rewrites() {
     );
 }
 
-/// `compact` journals each fact node it injects (with its neighbours), so that
-/// `forget`'s replay brings them back where they were made: X (files a, b, c) and Y (a
-/// and c) compact the same note and learn the same, X through b too; X forgets b and
-/// equals Y edge for edge. Before, the `compact_daily_notes` entry stopped the replay
-/// (weights kept).
-#[test]
-fn forget_replays_a_compaction() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let files = [
-        ("a.md", "# Ship\n\nWe ship the release on Friday after the checks.\n\nThe release notes go to the team list.\n"),
-        ("b.md", "# Vault\n\nZebra vault combination stays offline.\n\nRotate the zebra vault yearly.\n"),
-        ("c.md", "# Meetings\n\nThe weekly meeting decides the release scope.\n\nMeeting notes live in the wiki.\n"),
-    ];
-    let note: String = (0..24)
-        .map(|i| format!("- meeting {i}: we decided to ship release {i} on Friday\n"))
-        .collect();
+/// The three files of the forget tests below: b.md shares no word with the others.
+const FORGET_FILES: [(&str, &str); 3] = [
+    ("a.md", "# Ship\n\nWe ship the release on Friday after the checks.\n\nThe release notes go to the team list.\n"),
+    ("b.md", "# Vault\n\nZebra vault combination stays offline.\n\nRotate the zebra vault yearly.\n"),
+    ("c.md", "# Meetings\n\nThe weekly meeting decides the release scope.\n\nMeeting notes live in the wiki.\n"),
+];
+
+/// X (`d/x`: files a, b, c) and Y (`d/y`: a and c), each built by `build(root, with_b)`
+/// from its `ws` and then taught `learns` (those naming b.md in X only); X then forgets
+/// b.md. Returns the forget's JSON report and the two exported graphs.
+fn forget_b_cli(
+    d: &Path,
+    build: impl Fn(&Path, bool),
+    learns: &[&str],
+) -> (serde_json::Value, serde_json::Value, serde_json::Value) {
     for (name, with_b) in [("x", true), ("y", false)] {
         let root = d.join(name);
         std::fs::create_dir_all(root.join("ws")).unwrap();
-        std::fs::create_dir_all(root.join("mem")).unwrap();
-        for (f, text) in files {
+        for (f, text) in FORGET_FILES {
             if with_b || f != "b.md" {
                 std::fs::write(root.join("ws").join(f), text).unwrap();
             }
         }
-        std::fs::write(root.join("mem/2020-01-01.md"), &note).unwrap();
-        ok(
-            &root,
-            "corrected",
-            &["init", "--workspace", "ws", "--output", "b"],
-        );
-        let out = ok(
-            &root,
-            "corrected",
-            &["compact", "--state", "b", "--memory-dir", "mem"],
-        );
-        assert!(!out.contains("nodes_injected: 0"), "{out}");
-        let mut learns = vec!["a.md::1,c.md::1", "c.md::2,a.md::2,a.md::1"];
-        if with_b {
-            learns.insert(1, "b.md::1,a.md::1");
-        }
-        for fired in learns {
+        build(&root, with_b);
+        for fired in learns.iter().filter(|f| with_b || !f.contains("b.md")) {
             let args = [
                 "learn",
                 "--state",
@@ -780,14 +762,9 @@ fn forget_replays_a_compaction() {
             ok(&root, "corrected", &args);
         }
     }
-    let out = ok(
-        &d.join("x"),
-        "corrected",
-        &["forget", "--state", "b", "--file", "b.md", "--json"],
-    );
-    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert!(r["replayed"].as_u64().is_some(), "{r}");
-    let export = |name: &str| {
+    let args = ["forget", "--state", "b", "--file", "b.md", "--json"];
+    let r = serde_json::from_str(&ok(&d.join("x"), "corrected", &args)).unwrap();
+    let export = |name: &str| -> serde_json::Value {
         let root = d.join(name);
         ok(
             &root,
@@ -798,7 +775,39 @@ fn forget_replays_a_compaction() {
             serde_json::from_str(&std::fs::read_to_string(root.join("out.json")).unwrap()).unwrap();
         v["graph"].clone()
     };
-    let (gx, gy) = (export("x"), export("y"));
+    (r, export("x"), export("y"))
+}
+
+/// `compact` journals each fact node it injects (with its neighbours), so that
+/// `forget`'s replay brings them back where they were made: X (files a, b, c) and Y (a
+/// and c) compact the same note and learn the same, X through b too; X forgets b and
+/// equals Y edge for edge. Before, the `compact_daily_notes` entry stopped the replay
+/// (weights kept).
+#[test]
+fn forget_replays_a_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let note: String = (0..24)
+        .map(|i| format!("- meeting {i}: we decided to ship release {i} on Friday\n"))
+        .collect();
+    let build = |root: &Path, _: bool| {
+        std::fs::create_dir_all(root.join("mem")).unwrap();
+        std::fs::write(root.join("mem/2020-01-01.md"), &note).unwrap();
+        ok(
+            root,
+            "corrected",
+            &["init", "--workspace", "ws", "--output", "b"],
+        );
+        let args = ["compact", "--state", "b", "--memory-dir", "mem"];
+        let out = ok(root, "corrected", &args);
+        assert!(!out.contains("nodes_injected: 0"), "{out}");
+    };
+    let learns = [
+        "a.md::1,c.md::1",
+        "b.md::1,a.md::1",
+        "c.md::2,a.md::2,a.md::1",
+    ];
+    let (r, gx, gy) = forget_b_cli(dir.path(), build, &learns);
+    assert!(r["replayed"].as_u64().is_some(), "{r}");
     assert!(
         gx["nodes"]
             .as_array()
@@ -819,93 +828,38 @@ fn forget_replays_a_compaction() {
 #[test]
 fn forget_replays_session_learning() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let files = [
-        ("a.md", "# Ship\n\nWe ship the release on Friday after the checks.\n\nThe release notes go to the team list.\n"),
-        ("b.md", "# Vault\n\nZebra vault combination stays offline.\n\nRotate the zebra vault yearly.\n"),
-        ("c.md", "# Meetings\n\nThe weekly meeting decides the release scope.\n\nMeeting notes live in the wiki.\n"),
-    ];
     let log = |queries: &[&str]| -> String {
         queries
             .iter()
             .map(|q| format!("{{\"role\": \"user\", \"content\": \"{q}\"}}\n"))
             .collect()
     };
-    for (name, with_b) in [("x", true), ("y", false)] {
-        let root = d.join(name);
-        std::fs::create_dir_all(root.join("ws")).unwrap();
-        for (f, text) in files {
-            if with_b || f != "b.md" {
-                std::fs::write(root.join("ws").join(f), text).unwrap();
-            }
-        }
-        std::fs::write(
-            root.join("s1.jsonl"),
-            log(&["release notes friday", "weekly meeting release scope"]),
-        )
-        .unwrap();
-        std::fs::write(
-            root.join("s2.jsonl"),
-            log(&["meeting notes wiki", "ship release checks", "rotate vault"]),
-        )
-        .unwrap();
+    let build = |root: &Path, _: bool| {
+        let s1 = log(&["release notes friday", "weekly meeting release scope"]);
+        let s2 = log(&["meeting notes wiki", "ship release checks", "rotate vault"]);
+        std::fs::write(root.join("s1.jsonl"), s1).unwrap();
+        std::fs::write(root.join("s2.jsonl"), s2).unwrap();
+        let init = [
+            "init",
+            "--workspace",
+            "ws",
+            "--output",
+            "b",
+            "--sessions",
+            "s1.jsonl",
+        ];
+        ok(root, "corrected", &init);
         ok(
-            &root,
-            "corrected",
-            &[
-                "init",
-                "--workspace",
-                "ws",
-                "--output",
-                "b",
-                "--sessions",
-                "s1.jsonl",
-            ],
-        );
-        ok(
-            &root,
+            root,
             "corrected",
             &["replay", "--state", "b", "--sessions", "s2.jsonl"],
         );
-        let mut learns = vec!["a.md::1,c.md::1"];
-        if with_b {
-            learns.push("b.md::1,a.md::1");
-        }
-        for fired in learns {
-            let args = [
-                "learn",
-                "--state",
-                "b",
-                "--outcome",
-                "1",
-                "--fired-ids",
-                fired,
-            ];
-            ok(&root, "corrected", &args);
-        }
-    }
-    let out = ok(
-        &d.join("x"),
-        "corrected",
-        &["forget", "--state", "b", "--file", "b.md", "--json"],
-    );
-    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    };
+    let (r, gx, gy) = forget_b_cli(dir.path(), build, &["a.md::1,c.md::1", "b.md::1,a.md::1"]);
     // the init's replay, the replay command (less its episode through b, "rotate
     // vault", which Y's replay learned nothing from: no node of Y has those words), one
     // learn
     assert_eq!(r["replayed"], 3, "{r}");
-    let export = |name: &str| {
-        let root = d.join(name);
-        ok(
-            &root,
-            "corrected",
-            &["export", "--state", "b", "--output", "out.json"],
-        );
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(root.join("out.json")).unwrap()).unwrap();
-        v["graph"].clone()
-    };
-    let (gx, gy) = (export("x"), export("y"));
     // the sessions learned something beyond init's chains
     let learned = gx["edges"]
         .as_array()
