@@ -425,7 +425,10 @@ pub fn scrub(
             w.path().display()
         )));
     }
-    if strict && syms.is_empty() && chat.is_none() {
+    // a file no node holds any more but whose former chunks the history names (a
+    // sync removed the file after learning through it): its learning is forgotten
+    let former_only = named.len() > ids.len();
+    if strict && syms.is_empty() && chat.is_none() && !former_only {
         return Err(Error::Invalid(format!(
             "forget: no {} `{}` in {}",
             target.kind(),

@@ -885,6 +885,47 @@ fn forget_replays_a_maintenance_merge() {
     assert_eq!(ex, ey);
 }
 
+/// A file the folder lost (a sync removed every chunk of it) can still be forgotten:
+/// the history names its former chunks, and their learning goes. X learned through
+/// b.md, then b.md was deleted and synced away; `forget --file b.md` drops the learn
+/// through it and X equals Y, which never had it. Before, it answered "no file" and the
+/// learning stayed.
+#[test]
+fn a_file_a_sync_removed_can_still_be_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = two_brains(dir.path(), Some("b.md"));
+    let (wx, wy) = (dir.path().join("x/ws"), dir.path().join("y/ws"));
+    teach(
+        &mut x,
+        &mut y,
+        vec![
+            Step::Learn(vec!["a.md::1", "c.md::1"], 1.0),
+            Step::Learn(vec!["a.md::1", "b.md::1", "c.md::0"], 1.0),
+            Step::Maintain("decay"),
+        ],
+    );
+    std::fs::remove_file(wx.join("b.md")).unwrap();
+    sync(&mut x, &wx);
+    sync(&mut y, &wy);
+    assert!(!x.has_node("b.md::1").unwrap());
+    let before = exported(&mut x, &dir.path().join("x"));
+    let r = x.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    assert_eq!(r.removed.nodes, 0);
+    assert!(r.removed.journal >= 1, "{r:?}");
+    assert!(
+        matches!(r.relearned, crabpath_brain::service::Relearned::Replayed(_)),
+        "{r:?}"
+    );
+    let (ex, ey) = (
+        exported(&mut x, &dir.path().join("x")),
+        exported(&mut y, &dir.path().join("y")),
+    );
+    assert_ne!(before["graph"], ey["graph"]);
+    assert_eq!(ex["graph"], ey["graph"]);
+    // a file the history never named is still unknown
+    assert!(x.forget(&ForgetTarget::File("zzz.md".into())).is_err());
+}
+
 /// A node anchored without a journal entry (an anchor of the paper profile, or before
 /// anchors were journaled) cannot be replayed from where it happened: the weights are
 /// kept and the report says why.
