@@ -89,6 +89,9 @@ pub fn learn_event(fired: &[&str], outcome: f64) -> PyDict {
     e
 }
 
+/// The `type` of [`replay_event`].
+pub const REPLAY_EVENT: &str = "replay";
+
 /// A `replay` event.
 pub fn replay_event(
     queries_replayed: usize,
@@ -96,7 +99,7 @@ pub fn replay_event(
     cross_file_created: usize,
 ) -> PyDict {
     let mut e = PyDict::new();
-    e.insert("type".into(), PyValue::Str("replay".into()));
+    e.insert("type".into(), PyValue::Str(REPLAY_EVENT.into()));
     e.insert("queries_replayed".into(), int(queries_replayed));
     e.insert("edges_reinforced".into(), int(edges_reinforced));
     e.insert("cross_file_created".into(), int(cross_file_created));

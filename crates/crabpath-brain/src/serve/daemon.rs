@@ -182,6 +182,22 @@ const SAVING_LINE: &str = "{\"saving\": true}";
 /// The log line written after a save that failed: the writes before it are not saved.
 const SAVE_FAILED_LINE: &str = "{\"saving\": false}";
 
+impl Wal {
+    /// Appends `line` (ending with its newline) and syncs it; returns the log's length
+    /// before it. A line that cannot be written whole is cut back out: glued to a torn
+    /// line, the next acknowledged write would be unreadable when the log is replayed.
+    fn append(&mut self, line: &str) -> std::io::Result<u64> {
+        let before = self.file.metadata()?.len();
+        crate::reference::journal::write_or_cut_back(
+            &mut self.file,
+            before,
+            line.as_bytes(),
+            true,
+        )?;
+        Ok(before)
+    }
+}
+
 /// The write-ahead log of a state: `<state>.wal`.
 pub fn wal_path(state: &Path) -> PathBuf {
     let mut s = state.as_os_str().to_os_string();
@@ -306,19 +322,9 @@ impl Daemon {
         let Some(wal) = self.wal.as_mut() else {
             return Ok(());
         };
-        let path = wal.path.clone();
-        let len = wal
-            .file
-            .metadata()
-            .map_err(|e| crate::error::io_error(&path, e))?
-            .len();
-        crate::reference::journal::write_or_cut_back(
-            &mut wal.file,
-            len,
-            format!("{line}\n").as_bytes(),
-            true,
-        )
-        .map_err(|e| crate::error::io_error(&path, e))
+        wal.append(&format!("{line}\n"))
+            .map(|_| ())
+            .map_err(|e| crate::error::io_error(&wal.path, e))
     }
 
     /// Applies logged writes to the brain in memory, without journaling them again;
@@ -421,21 +427,9 @@ impl Daemon {
         let mut line = pyjson::to_string_with(&PyValue::Dict(req), Style::COMPACT)
             .map_err(|e| Failure(e.to_string()))?;
         line.push('\n');
-        let path = wal.path.clone();
-        // a refused write leaves nothing of itself in the log: glued to a torn line, the
-        // next acknowledged write would be unreadable when the log is replayed
-        wal.file
-            .metadata()
-            .and_then(|m| {
-                crate::reference::journal::write_or_cut_back(
-                    &mut wal.file,
-                    m.len(),
-                    line.as_bytes(),
-                    true,
-                )
-                .map(|()| Some(m.len()))
-            })
-            .map_err(|e| Failure(format!("{}: {e}", path.display())))
+        wal.append(&line)
+            .map(Some)
+            .map_err(|e| Failure(format!("{}: {e}", wal.path.display())))
     }
 
     /// Saves a state file now and resets the write counter (and the log); nothing to

@@ -58,6 +58,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::engine::{Backend, Brain};
 use super::unlearn::Relearned;
 use crate::error::{Error, Result};
+use crate::reference::journal::REPLAY_EVENT;
 use crate::source::replay::EPISODES_KEY;
 use crate::source::sync::{is_workspace_id, SyncChanges, SYNC_EVENT};
 use crate::store::{sql_error, Store, Write};
@@ -310,7 +311,7 @@ impl Brain {
 /// The `meta` key of a forget whose removal committed and whose rest
 /// (the replay, the index, the snapshots, the VACUUM) has not finished yet: `{"kind", "target", "ids"}`,
 /// written in the removal's own transaction.
-pub const PENDING_KEY: &str = "forget_pending";
+const PENDING_KEY: &str = "forget_pending";
 
 /// Marks the forget of `target` (its nodes `ids`) as pending, inside the removal's
 /// transaction `tx`.
@@ -324,7 +325,7 @@ fn mark_pending(tx: &Connection, target: &ForgetTarget, ids: &[String]) -> rusql
 }
 
 /// The pending forget of the brain, if one did not finish ([`PENDING_KEY`]).
-fn pending(conn: &Connection) -> rusqlite::Result<Option<(ForgetTarget, Vec<String>)>> {
+pub(crate) fn pending(conn: &Connection) -> rusqlite::Result<Option<(ForgetTarget, Vec<String>)>> {
     let Some(v) = crate::store::rows::meta_value(conn, PENDING_KEY)? else {
         return Ok(None);
     };
@@ -698,52 +699,49 @@ fn without_links(text: &str, gone: &HashSet<&str>) -> Option<String> {
     let PyValue::Dict(mut e) = pyjson::loads(text).ok()? else {
         return None;
     };
-    if e.get("type").and_then(PyValue::as_str) == Some("replay") {
-        // a replay's learning updates are events of their own: those through a
-        // forgotten node go, the others stay
-        let episodes = e.get(EPISODES_KEY)?.as_list()?;
-        let kept: Vec<PyValue> = episodes
-            .iter()
-            .filter(|ep| ep.to_json().is_some_and(|v| !names_any(&v, gone)))
-            .cloned()
-            .collect();
-        e.insert(EPISODES_KEY.into(), PyValue::List(kept));
-        let out = crate::store::rows::journal_text(&e).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&out).ok()?;
-        return (!names_any(&v, gone)).then_some(out);
-    }
-    if e.get("type").and_then(PyValue::as_str) == Some(SYNC_EVENT) {
-        // a sync's chunks: forgotten ones are neither added nor removed, and hold
-        // their place in their file's chain (`SyncChanges::without`)
-        SyncChanges::read(&e)?.without(gone)?.record(&mut e);
-        let out = crate::store::rows::journal_text(&e).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&out).ok()?;
-        return (!names_any(&v, gone)).then_some(out);
-    }
-    let field = match e.get("type").and_then(PyValue::as_str)? {
-        super::ops::INJECT_EVENT => "neighbours",
-        super::feedback::CORRECT_EVENT => "unlinked",
+    match e.get("type").and_then(PyValue::as_str)? {
+        REPLAY_EVENT => {
+            // a replay's learning updates are events of their own: those through a
+            // forgotten node go, the others stay
+            let kept: Vec<PyValue> = e
+                .get(EPISODES_KEY)?
+                .as_list()?
+                .iter()
+                .filter(|ep| ep.to_json().is_some_and(|v| !names_any(&v, gone)))
+                .cloned()
+                .collect();
+            e.insert(EPISODES_KEY.into(), PyValue::List(kept));
+        }
+        // a sync's chunks: forgotten ones are neither added nor removed, and hold their
+        // place in their file's chain (`SyncChanges::without`)
+        SYNC_EVENT => SyncChanges::read(&e)?.without(gone)?.record(&mut e),
+        kind @ (super::ops::INJECT_EVENT | super::feedback::CORRECT_EVENT) => {
+            let field = match kind {
+                super::ops::INJECT_EVENT => "neighbours",
+                _ => "unlinked",
+            };
+            if e.get("id")
+                .and_then(PyValue::as_str)
+                .is_none_or(|id| gone.contains(id))
+            {
+                return None;
+            }
+            // a neighbour is `[id, score]`, an unlinked node its id
+            let linked = |v: &PyValue| match v {
+                PyValue::List(p) => p.first().and_then(PyValue::as_str).map(str::to_string),
+                other => other.as_str().map(str::to_string),
+            };
+            let kept: Vec<PyValue> = e
+                .get(field)?
+                .as_list()?
+                .iter()
+                .filter(|n| linked(n).is_none_or(|id| !gone.contains(id.as_str())))
+                .cloned()
+                .collect();
+            e.insert(field.into(), PyValue::List(kept));
+        }
         _ => return None,
-    };
-    if e.get("id")
-        .and_then(PyValue::as_str)
-        .is_none_or(|id| gone.contains(id))
-    {
-        return None;
     }
-    // a neighbour is `[id, score]`, an unlinked node its id
-    let linked = |v: &PyValue| match v {
-        PyValue::List(p) => p.first().and_then(PyValue::as_str).map(str::to_string),
-        other => other.as_str().map(str::to_string),
-    };
-    let kept: Vec<PyValue> = e
-        .get(field)?
-        .as_list()?
-        .iter()
-        .filter(|n| linked(n).is_none_or(|id| !gone.contains(id.as_str())))
-        .cloned()
-        .collect();
-    e.insert(field.into(), PyValue::List(kept));
     let out = crate::store::rows::journal_text(&e).ok()?;
     // nothing else of it may name a forgotten node
     let v: serde_json::Value = serde_json::from_str(&out).ok()?;

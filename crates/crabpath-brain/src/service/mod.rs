@@ -59,7 +59,7 @@ pub use engine::{
 pub use feedback::{
     CorrectReport, CorrectRequest, FeedbackReport, FeedbackRequest, TeachReport, TurnCredit,
 };
-pub use forget::{ForgetCounts, ForgetReport, ForgetTarget, PENDING_KEY as FORGET_PENDING_KEY};
+pub use forget::{ForgetCounts, ForgetReport, ForgetTarget};
 pub use guardrail::{is_guardrail, CorrectionMode, GUARDRAIL_MIN_SIM, GUARDRAIL_TOP_K};
 pub use health::HealthReport;
 pub use neurogenesis::{

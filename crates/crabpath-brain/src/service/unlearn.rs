@@ -171,14 +171,15 @@ use super::guardrail::{unlink_outgoing, CorrectionMode};
 use super::neurogenesis::{is_auto, NEUROGENESIS_EVENT};
 use super::ops::INJECT_EVENT;
 use crate::error::Result;
+use crate::reference::journal::REPLAY_EVENT;
 use crate::service::command::autotune::{apply, tuning_of};
 use crate::service::command::learn::learn_ids_tuned;
 use crate::service::command::maintain::{self, Flavor, MaintainOptions};
-use crate::source::bootstrap::sibling_weight;
+use crate::source::bootstrap::{chain_of, link_consecutive};
 use crate::source::compact::COMPACT_NODES_JOURNALED;
 use crate::source::conversation::{apply_join, join, link_turns, turn_of_node, Turn, CONVERSATION};
 use crate::source::replay::{ReplayedEpisode, EPISODES_KEY};
-use crate::source::sync::{link_consecutive, split_node_id, SyncChanges, SYNC_EVENT};
+use crate::source::sync::{split_node_id, SyncChanges, SYNC_EVENT};
 use crate::store::working::Working;
 
 /// What the replay did.
@@ -247,7 +248,7 @@ impl Event {
             Event::Sync(_) => SYNC_EVENT,
             Event::Anchor { .. } => ANCHOR_EVENT,
             Event::Connect => CONNECT_EVENT,
-            Event::Replay(_) => "replay",
+            Event::Replay(_) => REPLAY_EVENT,
         }
     }
 }
@@ -384,7 +385,7 @@ fn event_of(e: &PyDict) -> std::result::Result<Option<Event>, String> {
                 .to_string(),
         ),
         CONNECT_EVENT => Event::Connect,
-        "replay" => {
+        REPLAY_EVENT => {
             let episodes: Option<Vec<ReplayedEpisode>> = e
                 .get(EPISODES_KEY)
                 .and_then(PyValue::as_list)
@@ -510,13 +511,11 @@ fn events_of(
 /// `sync` added that `init` did not make: nodes that leave the graph until their event
 /// is replayed.
 fn returning_ids<'a>(events: &'a [Event], at_init: &HashMap<&str, bool>) -> HashSet<&'a str> {
-    let mut ids: HashSet<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Inject { id, .. } | Event::Remember(id) => Some(id.as_str()),
-            _ => None,
-        })
-        .collect();
+    let mut ids = injected_ids(events);
+    ids.extend(events.iter().filter_map(|e| match e {
+        Event::Remember(id) => Some(id.as_str()),
+        _ => None,
+    }));
     for e in events {
         if let Event::Sync(c) = e {
             ids.extend(
@@ -528,6 +527,17 @@ fn returning_ids<'a>(events: &'a [Event], at_init: &HashMap<&str, bool>) -> Hash
         }
     }
     ids
+}
+
+/// The ids the journal's `inject` entries made.
+fn injected_ids(events: &[Event]) -> HashSet<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Inject { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// For each chunk id a replayed `sync` names, whether `init` made it: a chunk the
@@ -586,16 +596,10 @@ fn merged_parts(n: &Node) -> Option<[String; 2]> {
 /// it merged); it is removed again at that sync or merge. `None`: not a chunk id.
 fn placeholder(id: &str) -> Option<Node> {
     let (file, chunk) = split_node_id(id)?;
-    let mut metadata = crabpath::graph::Metadata::new();
-    metadata.insert("file".into(), serde_json::json!(file));
-    metadata.insert("chunk".into(), serde_json::json!(chunk));
-    metadata.insert(STANDIN_KEY.into(), serde_json::Value::Bool(true));
-    Some(Node {
-        id: id.to_string(),
-        content: String::new(),
-        summary: String::new(),
-        metadata,
-    })
+    let mut n = standin(id);
+    n.metadata.insert("file".into(), serde_json::json!(file));
+    n.metadata.insert("chunk".into(), serde_json::json!(chunk));
+    Some(n)
 }
 
 /// A node of `graph` by id (`None` if it is not a node).
@@ -743,7 +747,8 @@ fn replay(
             }
             for (file, chunks) in &c.linked {
                 let ids: Vec<Option<&str>> = chunks.iter().map(Option::as_deref).collect();
-                link_consecutive(g, file, &ids, true)?;
+                let chain = chain_of(g, &ids);
+                link_consecutive(g, file, &chain, true)?;
             }
         }
         Event::Replay(episodes) => {
@@ -921,13 +926,7 @@ impl Brain {
             }
             // the nodes maintenance merged: set aside, made again by the replayed merge
             // from stand-ins of their parts, then given back their text and metadata
-            let injected: HashSet<&str> = events
-                .iter()
-                .filter_map(|e| match e {
-                    Event::Inject { id, .. } => Some(id.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let injected = injected_ids(&events);
             let made: Vec<(NodeId, [String; 2])> = w
                 .graph
                 .nodes()
@@ -975,15 +974,15 @@ impl Brain {
                 let file = node.metadata.get("file").and_then(|v| v.as_str());
                 let chunk = node.metadata.get("chunk").and_then(|v| v.as_u64());
                 if returning.contains(node.id.as_str()) {
-                    // a chunk a sync added: comes back at its event
+                    // an injection, a remembered turn or a chunk a sync added: comes
+                    // back at its event
                     continue;
                 }
                 let (Some(file), Some(chunk)) = (file, chunk) else {
                     let turn = node.metadata.get("turn").and_then(|v| v.as_u64());
                     let kind = node.metadata.get("kind").and_then(|v| v.as_str());
-                    if returning.contains(node.id.as_str()) || is_auto(&node.id) {
-                        // an injection or a remembered turn comes back at its event; a
-                        // question node is of the layer set aside below
+                    if is_auto(&node.id) {
+                        // a question node is of the layer set aside below
                         continue;
                     }
                     match (kind, turn) {
@@ -1033,14 +1032,8 @@ impl Brain {
                 g.remove_edge(s, t);
             }
             for (file, chain) in &files {
-                for (k, pair) in chain.windows(2).enumerate() {
-                    let (Some(a), Some(b)) = (pair[0].1, pair[1].1) else {
-                        continue;
-                    };
-                    let wgt = sibling_weight(file, k);
-                    g.add_edge(a, b, Edge::new(wgt))?;
-                    g.add_edge(b, a, Edge::new(wgt))?;
-                }
+                let chain: Vec<Option<NodeId>> = chain.iter().map(|c| c.1).collect();
+                link_consecutive(g, file, &chain, false)?;
             }
             // the conversation heard first: its turns in their order, renumbered as a
             // brain that never heard a forgotten one numbers them, and linked as

@@ -32,7 +32,7 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::source::chunk::Chunker;
 use crate::source::workspace::{self, SkipReason, Skipped, SplitOptions, Walk};
-use crabpath::graph::{Edge, Graph, Metadata, Node};
+use crabpath::graph::{Edge, Graph, Metadata, Node, NodeId};
 use crabpath::profile::Profile;
 use pyformat::pystr;
 
@@ -68,6 +68,48 @@ pub struct FileChunks {
     pub chunks: usize,
     /// Number of nodes created (chunks that were not blank).
     pub nodes: usize,
+}
+
+/// The chain of chunk ids `ids` as symbols of `graph` for [`link_consecutive`], each
+/// interned when it is linked (it and a neighbour are both there), in order: the
+/// symbols linking by id made before.
+pub fn chain_of(graph: &mut Graph, ids: &[Option<&str>]) -> Vec<Option<NodeId>> {
+    let there = |j: Option<usize>| j.and_then(|j| ids.get(j)).is_some_and(Option::is_some);
+    (0..ids.len())
+        .map(|i| {
+            let linked = there(i.checked_sub(1)) || there(Some(i + 1));
+            ids[i].filter(|_| linked).map(|id| graph.intern(id))
+        })
+        .collect()
+}
+
+/// Links the consecutive chunks `chain` of file `rel` (in chunk order) both ways at
+/// their initial weights ([`sibling_weight`] of the pair's place), as `init` links a
+/// file's chunks; `sync` and `forget`'s replay link with it too. With `keep_learned`
+/// (`sync`, corrected, S2) a pair that already has an edge keeps it. A `None` chunk
+/// holds its place and links nothing. Errors: none in practice (the weights are
+/// finite).
+///
+/// Cost: O(n) edge look-ups for n chunks.
+pub fn link_consecutive(
+    graph: &mut Graph,
+    rel: &str,
+    chain: &[Option<NodeId>],
+    keep_learned: bool,
+) -> Result<()> {
+    for (offset, pair) in chain.windows(2).enumerate() {
+        let (Some(a), Some(b)) = (pair[0], pair[1]) else {
+            continue;
+        };
+        let w = sibling_weight(rel, offset);
+        for (s, t) in [(a, b), (b, a)] {
+            if keep_learned && graph.edge(s, t).is_some() {
+                continue; // a learned edge keeps its weight
+            }
+            graph.add_edge(s, t, Edge::new(w))?;
+        }
+    }
+    Ok(())
 }
 
 /// Sibling edge weight (reference `split.py::_sibling_weight`):
@@ -203,11 +245,8 @@ fn add_file(
         };
         ids.push(graph.add_node(node));
     }
-    for (k, pair) in ids.windows(2).enumerate() {
-        let w = sibling_weight(rel, k);
-        graph.add_edge(pair[0], pair[1], Edge::new(w))?;
-        graph.add_edge(pair[1], pair[0], Edge::new(w))?;
-    }
+    let chain: Vec<Option<NodeId>> = ids.iter().copied().map(Some).collect();
+    link_consecutive(graph, rel, &chain, false)?;
     out.files.push(FileChunks {
         rel: rel.to_string(),
         chunker,

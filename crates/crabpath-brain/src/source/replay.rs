@@ -115,12 +115,31 @@ impl ReplayedEpisode {
 }
 
 /// The key of a `replay` journal entry (corrected profile) holding its episodes
-/// ([`episodes_value`]).
+/// (each learning update as [`ReplayedEpisode::to_value`] writes it).
 pub const EPISODES_KEY: &str = "episodes";
 
 /// `episodes` as the journal holds them under [`EPISODES_KEY`].
-pub fn episodes_value(episodes: &[ReplayedEpisode]) -> pyformat::pyjson::PyValue {
+fn episodes_value(episodes: &[ReplayedEpisode]) -> pyformat::pyjson::PyValue {
     pyformat::pyjson::PyValue::List(episodes.iter().map(ReplayedEpisode::to_value).collect())
+}
+
+/// The journal entry of a replay with `stats`
+/// ([`crate::reference::journal::replay_event`]); with `episodes` (corrected profile),
+/// its learning updates under [`EPISODES_KEY`], which `forget`'s replay repeats
+/// without the session logs.
+pub fn replay_journal_event(
+    stats: &ReplayStats,
+    episodes: Option<&[ReplayedEpisode]>,
+) -> pyformat::pyjson::PyDict {
+    let mut e = crate::reference::journal::replay_event(
+        stats.queries_replayed,
+        stats.edges_reinforced,
+        stats.cross_file_edges_created,
+    );
+    if let Some(episodes) = episodes {
+        e.insert(EPISODES_KEY.into(), episodes_value(episodes));
+    }
+    e
 }
 
 /// Replay statistics (reference keys `queries_replayed`, `edges_reinforced`,

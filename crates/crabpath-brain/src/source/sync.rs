@@ -45,12 +45,12 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::source::bootstrap::{build, sibling_weight, split_walk};
+use crate::source::bootstrap::{build, chain_of, link_consecutive, split_walk};
 use crate::source::embedtext::{embedded_text_of, header_of, HEADER_KEY};
 use crate::source::workspace::{self, is_under, SkipReason, Skipped, SplitOptions};
 use crate::store::working::Working;
 use crabpath::embed::Embedder;
-use crabpath::graph::{Edge, EdgeKind, Graph, Metadata, Node, NodeId};
+use crabpath::graph::{EdgeKind, Graph, Metadata, Node, NodeId};
 use crabpath::profile::Profile;
 use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pystr;
@@ -147,7 +147,8 @@ pub struct SyncChanges {
     /// The chunks whose text changed (same id, same place).
     pub updated: Vec<String>,
     /// Each affected file (in name order) with its chunks after the sync, in chunk
-    /// order: consecutive ones are linked ([`link_consecutive`]). `None`: a chunk
+    /// order: consecutive ones are linked
+    /// ([`crate::source::bootstrap::link_consecutive`]). `None`: a chunk
     /// forgotten since, which keeps its place.
     pub linked: Vec<(String, Vec<Option<String>>)>,
 }
@@ -692,12 +693,13 @@ pub fn apply_sync(
         if !fixes {
             remove_file_sibling_edges(graph, file);
         }
-        let ordered: Vec<Option<&str>> = ordered.into_iter().map(Some).collect();
-        link_consecutive(graph, file, &ordered, fixes)?;
+        let ids: Vec<Option<&str>> = ordered.iter().copied().map(Some).collect();
+        let chain = chain_of(graph, &ids);
+        link_consecutive(graph, file, &chain, fixes)?;
         if fixes {
             linked.push((
                 file.clone(),
-                ordered.iter().map(|id| id.map(str::to_string)).collect(),
+                ordered.iter().map(|id| Some(id.to_string())).collect(),
             ));
         }
     }
@@ -826,34 +828,6 @@ impl SyncChanges {
             linked,
         })
     }
-}
-
-/// Links the consecutive chunks `ids` of `file` (in chunk order) both ways at their
-/// initial weights ([`sibling_weight`] of the pair's place); with `keep_learned`
-/// (corrected, S2) a pair that already has an edge keeps it. A `None` chunk holds its
-/// place and links nothing. Errors: none in practice (the weights are finite).
-///
-/// Cost: O(n) edge look-ups for n chunks.
-pub fn link_consecutive(
-    graph: &mut Graph,
-    file: &str,
-    ids: &[Option<&str>],
-    keep_learned: bool,
-) -> Result<()> {
-    for (offset, pair) in ids.windows(2).enumerate() {
-        let (Some(a), Some(b)) = (pair[0], pair[1]) else {
-            continue;
-        };
-        let (a, b) = (graph.intern(a), graph.intern(b));
-        let w = sibling_weight(file, offset);
-        for (s, t) in [(a, b), (b, a)] {
-            if keep_learned && graph.edge(s, t).is_some() {
-                continue; // S2: a learned edge keeps its weight
-            }
-            graph.add_edge(s, t, Edge::new(w))?;
-        }
-    }
-    Ok(())
 }
 
 /// Deletes every `sibling` edge between two ids of `file` (reference

@@ -4,10 +4,9 @@
 //! reference's four files, paper profile).
 
 use crabpath::graph::Metadata;
-use crabpath_brain::reference::journal::replay_event;
 use crabpath_brain::service::{init_reference, init_store};
 use crabpath_brain::source::bootstrap::split_workspace;
-use crabpath_brain::source::replay::{episodes_value, replay_queries, ReplayOptions, EPISODES_KEY};
+use crabpath_brain::source::replay::{replay_journal_event, replay_queries, ReplayOptions};
 use crabpath_brain::source::session::{collect_queries, Interaction};
 use crabpath_brain::source::sync::{file_records, SYNC_FILES_KEY, WORKSPACE_KEY};
 use crabpath_brain::source::workspace::{expanduser, SplitOptions};
@@ -75,14 +74,8 @@ pub fn run(ctx: &Ctx, a: &InitArgs) -> CliResult {
             // the learning on top of the init graph, as a `replay` entry forget's replay
             // repeats (before, nothing was journaled and a forget rebuilt the weights
             // without it)
-            let mut e = replay_event(
-                stats.queries_replayed,
-                stats.edges_reinforced,
-                stats.cross_file_edges_created,
-            );
-            e.insert(EPISODES_KEY.into(), episodes_value(&episodes));
             journal.push(crabpath_brain::reference::journal::stamp(
-                e,
+                replay_journal_event(&stats, Some(&episodes)),
                 pyformat::pytime::time_time(),
             ));
         }

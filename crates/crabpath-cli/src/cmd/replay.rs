@@ -1,8 +1,7 @@
 //! `crabpath replay` (reference `crabpath/cli.py::cmd_replay`,
 //! `replay.py::replay_queries`).
 
-use crabpath_brain::reference::journal::replay_event;
-use crabpath_brain::source::replay::{episodes_value, replay_queries, ReplayOptions, EPISODES_KEY};
+use crabpath_brain::source::replay::{replay_journal_event, replay_queries, ReplayOptions};
 use crabpath_brain::source::session::collect_interactions;
 use crabpath_brain::{Error, Scope};
 use pyformat::pyjson::PyValue;
@@ -52,15 +51,8 @@ pub fn run(ctx: &Ctx, a: &ReplayArgs) -> CliResult {
             journaled,
         )?;
         pb.finish_and_clear();
-        let mut event = replay_event(
-            stats.queries_replayed,
-            stats.edges_reinforced,
-            stats.cross_file_edges_created,
-        );
-        if profile.fixes_bugs() {
-            // what forget's replay repeats without the session logs
-            event.insert(EPISODES_KEY.into(), episodes_value(&episodes));
-        }
+        // corrected: with what forget's replay repeats without the session logs
+        let event = replay_journal_event(&stats, profile.fixes_bugs().then_some(&episodes[..]));
         w.journal(event);
         if let Some(ts) = stats.last_replayed_ts {
             if let Some(n) = serde_json::Number::from_f64(ts) {

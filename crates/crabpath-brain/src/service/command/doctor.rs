@@ -545,12 +545,10 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
         db.display().to_string(),
         "the database is read-only: check the file's permissions",
     );
-    let pending = crate::store::rows::meta_value(conn, crate::service::FORGET_PENDING_KEY);
-    match pending {
+    match crate::service::forget::pending(conn) {
         Ok(None) => run.check("forget_finished", true, "none pending", ""),
-        Ok(Some(v)) => {
-            let kind = v["kind"].as_str().unwrap_or("file");
-            let target = v["target"].as_str().unwrap_or_default();
+        Ok(Some((t, _))) => {
+            let (kind, target) = (t.kind(), t.value());
             run.check(
                 "forget_finished",
                 false,
