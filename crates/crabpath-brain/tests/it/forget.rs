@@ -379,24 +379,14 @@ impl Step {
     pub(crate) fn apply(&self, b: &mut Brain) {
         use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
         use crabpath_brain::service::turns::{TurnRecord, Window};
-        use crabpath_brain::service::{CorrectRequest, CorrectionMode, InjectRequest};
+        use crabpath_brain::service::{CorrectRequest, CorrectionMode};
         let owned = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         match self {
             Step::Learn(ids, outcome) => {
                 b.learn(&owned(ids), *outcome).unwrap();
             }
             Step::Inject(id, text) => {
-                b.inject(&InjectRequest {
-                    id: id.to_string(),
-                    content: text.to_string(),
-                    node_type: "TEACHING".into(),
-                    summary: None,
-                    vector: None,
-                    connect_top_k: 2,
-                    connect_min_sim: 0.05,
-                    source: "test".into(),
-                })
-                .unwrap();
+                b.inject(&common::teaching(id, text, 2)).unwrap();
             }
             Step::Turn(ids) => {
                 let fired = owned(ids);
@@ -1007,22 +997,15 @@ fn forgetting_an_injected_or_correction_node_drops_its_events() {
 /// replay links the rest again.
 #[test]
 fn an_injection_linked_to_a_forgotten_node_keeps_its_other_links() {
-    use crabpath_brain::service::InjectRequest;
     let dir = tempfile::tempdir().unwrap();
     let db = brain(dir.path());
     let mut b = open(&db);
     let r = b
-        .inject(&InjectRequest {
-            id: "teaching::vault".into(),
-            content: "Rotate the vault code every month; only ops may read it. Staging host."
-                .into(),
-            node_type: "TEACHING".into(),
-            summary: None,
-            vector: None,
-            connect_top_k: 5,
-            connect_min_sim: 0.05,
-            source: "test".into(),
-        })
+        .inject(&common::teaching(
+            "teaching::vault",
+            "Rotate the vault code every month; only ops may read it. Staging host.",
+            5,
+        ))
         .unwrap();
     let (gone, kept): (Vec<String>, Vec<String>) = r
         .connected_to
@@ -1130,21 +1113,15 @@ fn forgetting_a_chat_drops_its_feedback_and_teachings() {
 /// teaching), and says why.
 #[test]
 fn a_replay_that_would_prune_a_kept_node_keeps_the_weights() {
-    use crabpath_brain::service::InjectRequest;
     let dir = tempfile::tempdir().unwrap();
     let db = brain(dir.path());
     let mut b = open(&db);
     let r = b
-        .inject(&InjectRequest {
-            id: "teaching::vault".into(),
-            content: "Rotate the vault code every month; only ops may read it.".into(),
-            node_type: "TEACHING".into(),
-            summary: None,
-            vector: None,
-            connect_top_k: 2,
-            connect_min_sim: 0.05,
-            source: "test".into(),
-        })
+        .inject(&common::teaching(
+            "teaching::vault",
+            "Rotate the vault code every month; only ops may read it.",
+            2,
+        ))
         .unwrap();
     assert!(
         !r.connected_to.is_empty() && r.connected_to.iter().all(|id| id.starts_with("b.md")),

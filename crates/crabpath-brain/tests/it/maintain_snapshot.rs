@@ -108,16 +108,11 @@ fn a_rollback_stands_when_its_index_cannot_be_written() {
     let mut b = open(&db);
     b.snapshot("s").unwrap();
     // a change the rollback undoes: a node added (with its vector)
-    b.inject(&crabpath_brain::service::InjectRequest {
-        id: "teaching::deploy".into(),
-        content: "Deploy the service only after the staging checks pass.".into(),
-        node_type: "TEACHING".into(),
-        summary: None,
-        vector: None,
-        connect_top_k: 2,
-        connect_min_sim: 0.05,
-        source: "test".into(),
-    })
+    b.inject(&common::teaching(
+        "teaching::deploy",
+        "Deploy the service only after the staging checks pass.",
+        2,
+    ))
     .unwrap();
     assert!(ask(&mut b).iter().any(|id| id == "teaching::deploy"));
     let stale = std::fs::read(&idx).unwrap();

@@ -23,6 +23,14 @@ use crabpath_brain::source::bootstrap::split_workspace;
 use crabpath_brain::source::workspace::SplitOptions;
 use crabpath_brain::{QueryRequest, Scope};
 
+/// A corrected sync of brain `b` (a database or a state file) with folder `ws`.
+fn sync(b: &Path, ws: &Path) -> crabpath_brain::source::sync::SyncReport {
+    let event = |_: &crabpath_brain::source::sync::SyncReport| pyformat::pyjson::PyDict::new();
+    common::open_hash(b, Profile::Corrected, false)
+        .sync(ws, Vec::new(), false, None, &event, Default::default())
+        .unwrap()
+}
+
 fn text(g: &Graph) -> String {
     graph_json(g, GraphShape::Bare).unwrap()
 }
@@ -312,15 +320,7 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     .unwrap();
     std::fs::write(ws.join("new.md"), "# New\n\nA new page.\n").unwrap();
     std::fs::remove_file(ws.join("notes.txt")).unwrap();
-    let event = |_: &crabpath_brain::source::sync::SyncReport| pyformat::pyjson::PyDict::new();
-    let mut reports = Vec::new();
-    for b in [db.as_path(), json.as_path()] {
-        let mut brain = common::open_hash(b, Profile::Corrected, false);
-        let r = brain
-            .sync(&ws, Vec::new(), false, None, &event, Default::default())
-            .unwrap();
-        reports.push(r);
-    }
+    let reports = [db.as_path(), json.as_path()].map(|b| sync(b, &ws));
     assert_eq!(reports[0], reports[1]);
     assert!(
         reports[0].nodes_removed > 0 && reports[0].nodes_added > 0,
@@ -332,9 +332,7 @@ fn a_sync_that_reads_only_the_changed_files_does_what_a_full_one_does() {
     assert_eq!(text(&a.graph), text(&b.graph));
     assert_eq!(a.meta.get("sync_files"), b.meta.get("sync_files"));
     // an unchanged folder: nothing re-split, nothing written
-    let again = common::open_hash(&db, Profile::Corrected, false)
-        .sync(&ws, Vec::new(), false, None, &event, Default::default())
-        .unwrap();
+    let again = sync(&db, &ws);
     assert_eq!(
         (again.files_resplit, again.nodes_unchanged),
         (0, a.graph.node_count())
@@ -360,15 +358,7 @@ fn a_first_sync_without_a_record_removes_a_deleted_files_chunks_as_a_full_one_do
     )
     .unwrap();
     std::fs::remove_file(ws.join("notes.txt")).unwrap();
-    let event = |_: &crabpath_brain::source::sync::SyncReport| pyformat::pyjson::PyDict::new();
-    let mut reports = Vec::new();
-    for b in [db.as_path(), json.as_path()] {
-        let mut brain = common::open_hash(b, Profile::Corrected, false);
-        let r = brain
-            .sync(&ws, Vec::new(), false, None, &event, Default::default())
-            .unwrap();
-        reports.push(r);
-    }
+    let reports = [db.as_path(), json.as_path()].map(|b| sync(b, &ws));
     assert!(reports[0].nodes_removed > 0, "{:?}", reports[0]);
     assert_eq!(reports[0], reports[1]);
     let a = full_state(&mut common::open_hash(&db, Profile::Corrected, false)).unwrap();

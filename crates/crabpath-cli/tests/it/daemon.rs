@@ -36,6 +36,14 @@ fn learn_line(i: usize, a: &str, b: &str) -> String {
     format!("{{\"id\": {i}, \"method\": \"learn\", \"params\": {{\"fired_nodes\": [\"{a}\", \"{b}\"], \"outcome\": 1.0}}}}\n")
 }
 
+/// Starts a corrected daemon on the brain of `dir` (auto-save interval `auto_save`) and
+/// ends its input at once: it replays what its log holds, saves and exits (checked).
+fn restart(dir: &Path, auto_save: &str) {
+    let (mut c, stdin, _out) = spawn(dir, "corrected", auto_save);
+    drop(stdin);
+    assert!(c.wait().unwrap().success());
+}
+
 fn weight(dir: &Path, a: &str, b: &str) -> Option<f64> {
     let st = load_state(dir.join("brain/state.json")).unwrap();
     let (s, t) = (st.graph.lookup(a)?, st.graph.lookup(b)?);
@@ -229,9 +237,7 @@ fn a_refused_write_keeps_the_acknowledged_ones_and_leaves_the_log_clean() {
                 libc::kill(c.id() as libc::pid_t, libc::SIGKILL);
             }
             c.wait().unwrap();
-            let (mut c2, stdin2, _out2) = spawn(dir.path(), "corrected", "0");
-            drop(stdin2);
-            assert!(c2.wait().unwrap().success());
+            restart(dir.path(), "0");
         } else {
             assert!(ask("{\"id\": 3, \"method\": \"save\"}\n".into()).contains("saved"));
             drop(stdin);
@@ -278,17 +284,11 @@ fn writes_saved_by_another_process_while_the_daemon_runs_are_kept() {
     assert!(l.contains("\"edges_updated\": 1"), "{l}");
     // another process injects a node and learns, each saved in the file
     let state = "brain/state.json";
-    let args = [
-        "inject",
-        "--state",
-        state,
-        "--id",
+    common::inject_by_cli(
+        d,
         "cli_note",
-        "--content",
         "Written by another process while the daemon runs.",
-    ];
-    let (rc, _, err) = common::run_text(d, "corrected", &args);
-    assert_eq!(rc, 0, "{err}");
+    );
     let fired = format!("{c},{e}");
     let args = [
         "learn",
@@ -345,23 +345,12 @@ fn a_killed_daemons_logged_write_survives_another_process_saving_the_file() {
         libc::kill(child.id() as libc::pid_t, libc::SIGKILL);
     }
     child.wait().unwrap();
-    let (rc, _, err) = common::run_text(
+    common::inject_by_cli(
         d,
-        "corrected",
-        &[
-            "inject",
-            "--state",
-            "brain/state.json",
-            "--id",
-            "cli_note",
-            "--content",
-            "Saved by another process after the daemon died.",
-        ],
+        "cli_note",
+        "Saved by another process after the daemon died.",
     );
-    assert_eq!(rc, 0, "{err}");
-    let (mut c2, stdin2, _out2) = spawn(d, "corrected", "10");
-    drop(stdin2);
-    assert!(c2.wait().unwrap().success());
+    restart(d, "10");
     let st = load_state(d.join("brain/state.json")).unwrap();
     assert!(st.graph.lookup("cli_note").is_some());
     assert_ne!(weight(d, a, b), before, "the acknowledged learn is kept");
@@ -390,8 +379,6 @@ fn a_log_the_daemon_was_saving_is_not_applied_twice() {
         "{{\"base\": \"an earlier version\"}}\n{{\"method\":\"learn\",\"params\":{{\"fired_nodes\":[\"{a}\",\"{b}\"],\"outcome\":1}}}}\n{{\"saving\": true}}\n"
     );
     std::fs::write(&wal, logged).unwrap();
-    let (mut c2, stdin2, _out2) = spawn(d, "corrected", "10");
-    drop(stdin2);
-    assert!(c2.wait().unwrap().success());
+    restart(d, "10");
     assert_eq!(weight(d, a, b), saved, "not learned twice");
 }

@@ -144,20 +144,11 @@ fn a_write_saved_by_another_process_is_not_saved_over() {
     let dir = tempfile::tempdir().unwrap();
     common::fixture_brain(dir.path(), "paper");
     let mut server = Server::start(dir.path());
-    let (rc, _, err) = common::run_text(
+    common::inject_by_cli(
         dir.path(),
-        "corrected",
-        &[
-            "inject",
-            "--state",
-            "brain/state.json",
-            "--id",
-            "cli_note",
-            "--content",
-            "Written by another process while the server runs.",
-        ],
+        "cli_note",
+        "Written by another process while the server runs.",
     );
-    assert_eq!(rc, 0, "{err}");
     let t = server.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "teach", "arguments": {"content": "Taught over MCP."}}}),

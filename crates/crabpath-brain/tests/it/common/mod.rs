@@ -125,3 +125,18 @@ pub fn daemon_maintain(
         embedder: None,
     }
 }
+
+/// A TEACHING injection of `content` as node `id`, connected to its `top_k` nearest
+/// nodes scoring at least 0.05 (source `test`).
+pub fn teaching(id: &str, content: &str, top_k: usize) -> crabpath_brain::service::InjectRequest {
+    crabpath_brain::service::InjectRequest {
+        id: id.into(),
+        content: content.into(),
+        node_type: "TEACHING".into(),
+        summary: None,
+        vector: None,
+        connect_top_k: top_k,
+        connect_min_sim: 0.05,
+        source: "test".into(),
+    }
+}

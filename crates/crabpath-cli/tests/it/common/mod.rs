@@ -38,6 +38,22 @@ pub fn run(dir: &Path, profile: &str, args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().expect("wait for crabpath")
 }
 
+/// `crabpath inject --state brain/state.json --id <id> --content <content>` in `dir`
+/// (corrected profile), as another process writing the state file; checked.
+pub fn inject_by_cli(dir: &Path, id: &str, content: &str) {
+    let args = [
+        "inject",
+        "--state",
+        "brain/state.json",
+        "--id",
+        id,
+        "--content",
+        content,
+    ];
+    let (rc, _, err) = run_text(dir, "corrected", &args);
+    assert_eq!(rc, 0, "{err}");
+}
+
 /// Runs and returns (exit status, stdout, stderr) as strings.
 pub fn run_text(dir: &Path, profile: &str, args: &[&str]) -> (i32, String, String) {
     let o = run(dir, profile, args, "");
