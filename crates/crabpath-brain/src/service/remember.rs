@@ -16,23 +16,34 @@
 //!
 //! The brain's conversation turns (nodes with `metadata.kind` = `conversation`, in
 //! `metadata.turn` order, read back by
-//! [`crate::source::conversation::turn_of_node`]) are read from the database before
-//! the write (`json_extract`, a scan of the nodes: linear in the brain, plus the
-//! entity links, linear in the conversation's text). The last turn of a session is its
-//! last there. Two processes remembering into the same session at the same instant may
+//! [`crate::source::conversation::turn_of_node`]) are read before the write: from the
+//! graph of a brain held in memory (the daemon's and MCP's, kept in step with the
+//! database), else from the database (`json_extract`, a scan of the nodes). The last
+//! turn of a session is its last there. The entity links are then computed on the
+//! brain's [`crate::source::conversation::entities::WordIndex`], kept between
+//! requests, so that each turn's text is split into words once, not at every
+//! `remember`.
+//!
+//! Cost: linear in the brain's nodes and the conversation's turns and words (the
+//! rankings of every turn are recomputed: see
+//! [`crate::source::conversation::entities::WordIndex::change`]). Measured
+//! (`crates/crabpath-mcp/bench/remember_scaling.py`, BENCHMARKS.md): a `remember`
+//! through the daemon on a conversation of 5,000 LoCoMo turns took 0.27 × the time of
+//! the previous design, which read every turn's metadata from the database and split
+//! every text at each call. Two processes remembering into the same session at the same instant may
 //! both chain to the same previous turn; a duplicate id is refused inside the write
 //! either way.
 //!
 //! Any database brain of the corrected profile remembers (a folder brain can keep a
 //! conversation too); a state file is refused.
 
-use crabpath::graph::Metadata;
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
 
 use super::engine::{Backend, Brain, Scope};
 use crate::error::{Error, Result};
 use crate::source::conversation::{
-    apply_join, generated_id, join, turn_node, turn_of_node, JoinEdges, Turn, CONVERSATION,
+    apply_join, generated_id, join, turn_node, turn_of_node, turn_text, JoinEdges, Turn,
+    CONVERSATION,
 };
 use crate::store::sql_error;
 
@@ -53,39 +64,77 @@ pub struct RememberReport {
     pub removed: Vec<(String, String)>,
 }
 
-/// The brain's conversation turns, in `metadata.turn` order (ties: node order).
-fn conversation_turns(conn: &rusqlite::Connection, path: &std::path::Path) -> Result<Vec<Turn>> {
+/// A conversation turn read from its node, with what orders the turns: its
+/// `metadata.turn` (absent unless a JSON number) and its `node_seq`.
+type Placed = (Option<f64>, i64, Turn);
+
+/// The turns of `placed` in `metadata.turn` order, turns without one first, ties in
+/// node order: the order `remember` joins a new turn to.
+fn in_turn_order(mut placed: Vec<Placed>) -> Vec<Turn> {
+    placed.sort_by(|a, b| match (a.0, b.0) {
+        (Some(x), Some(y)) => x.total_cmp(&y).then(a.1.cmp(&b.1)),
+        (x, y) => x.is_some().cmp(&y.is_some()).then(a.1.cmp(&b.1)),
+    });
+    placed.into_iter().map(|p| p.2).collect()
+}
+
+/// The conversation turns of a brain held in memory (see [`stored_turns`]): each node
+/// of `loaded` with `metadata.kind` [`CONVERSATION`], read back by [`turn_of_node`].
+///
+/// Cost: a pass over the nodes, a sort of the turns.
+fn resident_turns(loaded: &crate::store::rows::Loaded) -> Vec<Turn> {
+    let g = &loaded.graph;
+    let placed = g
+        .nodes()
+        .filter_map(|(n, node)| {
+            let seq = loaded.node_seq.get(n.index()).copied().flatten()?;
+            let t = turn_of_node(&node.id, &node.content, &node.metadata)?;
+            let turn = node.metadata.get("turn").and_then(|v| v.as_f64());
+            Some((turn, seq, t))
+        })
+        .collect();
+    in_turn_order(placed)
+}
+
+/// The brain's conversation turns, in `metadata.turn` order (turns without one first,
+/// ties: node order): each node with `metadata.kind` [`CONVERSATION`] read back as
+/// [`turn_of_node`] reads it, its `session`, `time` and `speaker` taken from the
+/// metadata by SQLite (a field that is not a JSON string is absent, as there) rather
+/// than the whole metadata parsed again for each turn.
+///
+/// Cost: a scan of the nodes (SQLite parses each one's metadata once), a sort of the
+/// turns.
+fn stored_turns(conn: &rusqlite::Connection, path: &std::path::Path) -> Result<Vec<Turn>> {
     let sql = sql_error(path);
-    let mut st = conn.prepare(
-        "SELECT id, content, metadata FROM nodes WHERE node_seq IS NOT NULL AND json_extract(metadata, '$.kind') = ?1 ORDER BY json_extract(metadata, '$.turn'), node_seq",
-    ).map_err(&sql)?;
+    let string = |f: &str| {
+        format!("CASE json_type(metadata, '$.{f}') WHEN 'text' THEN json_extract(metadata, '$.{f}') END")
+    };
+    let mut st = conn
+        .prepare_cached(&format!(
+            "SELECT id, content, {}, {}, {}, CASE WHEN json_type(metadata, '$.turn') IN ('integer', 'real') THEN json_extract(metadata, '$.turn') END, node_seq FROM nodes WHERE node_seq IS NOT NULL AND json_extract(metadata, '$.kind') = ?1",
+            string("session"),
+            string("time"),
+            string("speaker"),
+        ))
+        .map_err(&sql)?;
     let rows = st
         .query_map([CONVERSATION], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-            ))
+            let mut t = Turn {
+                id: Some(r.get::<_, String>(0)?),
+                session: r.get(2)?,
+                time: r.get(3)?,
+                speaker: r.get(4)?,
+                text: String::new(),
+            };
+            let content = r.get::<_, Option<String>>(1)?.unwrap_or_default();
+            t.text = turn_text(&t, content);
+            Ok((r.get::<_, Option<f64>>(5)?, r.get::<_, i64>(6)?, t))
         })
         .map_err(&sql)?;
-    let mut turns = Vec::new();
-    for row in rows {
-        let (id, content, metadata) = row.map_err(&sql)?;
-        let metadata: Metadata = match metadata.as_deref() {
-            Some(m) => serde_json::from_str(m).map_err(|e| {
-                Error::Invalid(format!(
-                    "remember: node `{id}` has unreadable metadata: {e}"
-                ))
-            })?,
-            None => Metadata::new(),
-        };
-        turns.extend(turn_of_node(
-            &id,
-            content.as_deref().unwrap_or(""),
-            &metadata,
-        ));
-    }
-    Ok(turns)
+    let placed = rows
+        .collect::<rusqlite::Result<Vec<Placed>>>()
+        .map_err(&sql)?;
+    Ok(in_turn_order(placed))
 }
 
 fn duplicate(id: &str) -> Error {
@@ -108,7 +157,10 @@ impl Brain {
         self.catch_up()?;
         let session = turn.session.as_deref();
         let mut turns = match &self.backend {
-            Backend::Store(s) => conversation_turns(s.store.conn(), s.store.path())?,
+            Backend::Store(s) => match &s.resident {
+                Some(r) => resident_turns(&r.loaded),
+                None => stored_turns(s.store.conn(), s.store.path())?,
+            },
             Backend::Json(_) => {
                 return Err(Error::Invalid(format!(
                     "remember: {} is a state file: remember works on a brain database (crabpath import makes one)",
@@ -142,12 +194,14 @@ impl Brain {
                 id
             }
         };
+        self.serving.words.trim(turns.len() + 1);
         let joined = join(
             &mut turns,
             Turn {
                 id: Some(id.clone()),
                 ..turn.clone()
             },
+            &mut self.serving.words,
         );
         let node = turn_node(turn, id.clone(), joined.position);
         let vector = self

@@ -1,5 +1,6 @@
 //! What a brain keeps between the requests of the agents it serves: the vectors its
-//! routers read ([`crate::service::route::VectorCache`]) and, for a state file, the conversation
+//! routers read ([`crate::service::route::VectorCache`]), the link words of its
+//! conversation's turns (`remember`) and, for a state file, the conversation
 //! log and feedback ledger ([`crate::service::turns::MemoryLog`]; a database keeps those in its
 //! tables).
 
@@ -12,4 +13,7 @@ pub(crate) struct Serving {
     pub(crate) turns: crate::service::turns::MemoryLog,
     /// The chats whose newest query was answered but not journaled (issue 30 item 4).
     pub(crate) unjournaled: crate::service::unjournaled::UnjournaledChats,
+    /// The link words of the conversation turns `remember` has read, split once
+    /// ([`crate::source::conversation::entities::WordIndex`]).
+    pub(crate) words: crate::source::conversation::entities::WordIndex,
 }

@@ -177,6 +177,7 @@ use crate::service::command::learn::learn_ids_tuned;
 use crate::service::command::maintain::{self, Flavor, MaintainOptions};
 use crate::source::bootstrap::{chain_of, link_consecutive};
 use crate::source::compact::COMPACT_NODES_JOURNALED;
+use crate::source::conversation::entities::WordIndex;
 use crate::source::conversation::{apply_join, join, link_turns, turn_of_node, Turn, CONVERSATION};
 use crate::source::replay::{ReplayedEpisode, EPISODES_KEY};
 use crate::source::sync::{split_node_id, SyncChanges, SYNC_EVENT};
@@ -613,7 +614,8 @@ fn node(graph: &Graph, id: &str) -> Option<NodeId> {
 /// autotuner run sets it anew. `stash`: the injected nodes and remembered turns not
 /// yet made again (taken out of the graph before the replay, so that no event before
 /// their own sees them). `conversation`: the conversation's turns heard so far, in
-/// order, which a replayed `remember` joins.
+/// order, which a replayed `remember` joins, and `words`, the link words of their
+/// texts, split once for the whole replay.
 fn replay(
     w: &mut Working<'_>,
     ev: &Event,
@@ -621,6 +623,7 @@ fn replay(
     tuning: &mut Tuning,
     stash: &mut HashMap<String, Node>,
     conversation: &mut Vec<Turn>,
+    words: &mut WordIndex,
 ) -> Result<std::result::Result<(), String>> {
     match ev {
         Event::Remember(id) => {
@@ -633,7 +636,7 @@ fn replay(
                 return Ok(Err(format!("node `{id}` is not a conversation turn")));
             };
             // where `remember` put it then: its place among the turns heard by then
-            let joined = join(conversation, turn);
+            let joined = join(conversation, turn, words);
             n.metadata
                 .insert("turn".into(), serde_json::Value::from(joined.position));
             let g = &mut *w.graph;
@@ -1040,6 +1043,7 @@ impl Brain {
             // `init --conversation` links them
             heard.sort_unstable();
             let mut conversation: Vec<Turn> = Vec::with_capacity(heard.len());
+            let mut words = WordIndex::default();
             let mut turn_nodes = Vec::with_capacity(heard.len());
             for (position, &(_, _, n)) in heard.iter().enumerate() {
                 if let Some(node) = g.node_mut(n) {
@@ -1117,7 +1121,15 @@ impl Brain {
                 let i = i + 1;
                 // an autotuner run reads the content alone (question nodes left out,
                 // `tune_content`): the graph the replay rebuilds
-                let done = replay(w, ev, profile, &mut tuning, &mut stash, &mut conversation)?;
+                let done = replay(
+                    w,
+                    ev,
+                    profile,
+                    &mut tuning,
+                    &mut stash,
+                    &mut conversation,
+                    &mut words,
+                )?;
                 if let Err(why) = done {
                     w.discard();
                     return Ok(Relearned::Kept(format!(

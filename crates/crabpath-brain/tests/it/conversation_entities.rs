@@ -75,21 +75,56 @@ fn answers(b: &mut Brain) -> Vec<Vec<String>> {
     .collect()
 }
 
+/// How [`remembered`] adds the turns after the first.
+#[derive(Debug, Clone, Copy)]
+enum Remembering {
+    /// A brain reading its turns from the database for each `remember`.
+    Stored,
+    /// A brain held in memory (the daemon's and MCP's), reading them from its graph.
+    Resident,
+    /// The two, on one database, taking turns (two processes): each reads the turns
+    /// the other added.
+    Both,
+}
+
+/// A database of the first of `turns`, the others remembered one at a time as `how`
+/// says; the directory holding it, its file and the links the remembers removed.
+fn remembered(
+    turns: &[Turn],
+    how: Remembering,
+) -> (tempfile::TempDir, std::path::PathBuf, Vec<(String, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::hash_store(dir.path(), &build_graph(&turns[..1]).unwrap().graph);
+    let mut stored = common::open_hash(&db, Profile::Corrected, false);
+    let mut resident = common::open_hash(&db, Profile::Corrected, true);
+    let mut removed = Vec::new();
+    for (k, t) in turns[1..].iter().enumerate() {
+        let b = match how {
+            Remembering::Stored => &mut stored,
+            Remembering::Resident => &mut resident,
+            Remembering::Both if k % 2 == 0 => &mut resident,
+            Remembering::Both => &mut stored,
+        };
+        removed.extend(b.remember_turn(t).unwrap().removed);
+    }
+    (dir, db, removed)
+}
+
 #[test]
 fn remembering_turn_by_turn_gives_the_edges_and_answers_of_init() {
     let turns = turns();
     // the whole conversation, as `crabpath init --conversation` builds it
     let whole = tempfile::tempdir().unwrap();
     let whole_db = common::hash_store(whole.path(), &build_graph(&turns).unwrap().graph);
-    // its first turn, then the others remembered one at a time
-    let parts = tempfile::tempdir().unwrap();
-    let parts_db = common::hash_store(parts.path(), &build_graph(&turns[..1]).unwrap().graph);
-    let mut b = common::open_hash(&parts_db, Profile::Corrected, false);
-    let mut removed = Vec::new();
-    for t in &turns[1..] {
-        removed.extend(b.remember_turn(t).unwrap().removed);
+    // a brain read from the database and one held in memory read the turns by
+    // different code (`remember`'s `stored_turns` and `resident_turns`): the same
+    // edges either way, and when the two add turns to one database in turn
+    for how in [Remembering::Resident, Remembering::Both] {
+        let (_dir, db, removed) = remembered(&turns, how);
+        assert_eq!(edges(&db), edges(&whole_db), "{how:?}");
+        assert!(!removed.is_empty(), "{how:?}: no link was undone");
     }
-    drop(b);
+    let (_parts, parts_db, removed) = remembered(&turns, Remembering::Stored);
 
     let (got, want) = (edges(&parts_db), edges(&whole_db));
     assert_eq!(got, want);

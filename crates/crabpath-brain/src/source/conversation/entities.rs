@@ -40,9 +40,10 @@
 //! Cost: linear in the text, plus for each rare word the pairs of its turns
 //! (at most [`MAX_DF`]² per word).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crabpath::graph::{Edge, Graph, NodeId};
 
@@ -100,18 +101,36 @@ pub fn unlink(graph: &mut Graph, a: NodeId, b: NodeId) -> Vec<(NodeId, NodeId)> 
     removed
 }
 
+/// The words of `text` that may link turns before speakers' names are left out, in
+/// order, repeats kept: the letter-and-digit runs of at least [`MIN_WORD_CHARS`]
+/// characters, lowercased, that are not stop words (see the module docs).
+fn candidate_words(text: &str) -> impl Iterator<Item = Cow<'_, str>> {
+    alnum_runs(text).filter_map(|w| {
+        let long = if w.is_ascii() {
+            w.len() >= MIN_WORD_CHARS
+        } else {
+            w.chars().count() >= MIN_WORD_CHARS
+        };
+        if !long {
+            return None;
+        }
+        let w: Cow<'_, str> = if w.bytes().any(|b| b.is_ascii_uppercase()) || !w.is_ascii() {
+            Cow::Owned(w.to_lowercase())
+        } else {
+            Cow::Borrowed(w)
+        };
+        (!is_stop_word(&w)).then_some(w)
+    })
+}
+
 /// The words of `text` that may link turns (see the module docs), each once.
 pub fn link_words(text: &str, names: &HashSet<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for w in alnum_runs(text) {
-        if w.chars().count() < MIN_WORD_CHARS {
+    for w in candidate_words(text) {
+        if names.contains(w.as_ref()) || out.iter().any(|o| *o == w) {
             continue;
         }
-        let w = w.to_lowercase();
-        if is_stop_word(&w) || names.contains(&w) || out.contains(&w) {
-            continue;
-        }
-        out.push(w);
+        out.push(w.into_owned());
     }
     out
 }
@@ -119,72 +138,14 @@ pub fn link_words(text: &str, names: &HashSet<String>) -> Vec<String> {
 /// The entity links of `turns`: pairs `(i, j)` of turn positions, `i < j`, each once,
 /// in increasing order (see the module docs).
 pub fn entity_links(turns: &[Turn]) -> Vec<(usize, usize)> {
-    let words = turn_words(turns, &speaker_names(turns));
-    links_of(turns, &words)
+    WordIndex::default().links(turns)
 }
 
-/// The speakers' names of `turns`: the lowercased letter-and-digit runs of every
-/// speaker (see the module docs, "Words").
-fn speaker_names(turns: &[Turn]) -> HashSet<String> {
-    turns
-        .iter()
-        .filter_map(|t| t.speaker.as_deref())
-        .flat_map(alnum_runs)
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// [`link_words`] of each turn's text.
-fn turn_words(turns: &[Turn], names: &HashSet<String>) -> Vec<Vec<String>> {
-    turns.iter().map(|t| link_words(&t.text, names)).collect()
-}
-
-/// The links of `turns` given each turn's link words (`words[i]` of `turns[i]`):
-/// postings, idf sums over the rare words, each turn's [`PARTNERS`] best.
-///
-/// The maps hash with `FxHash` (a third of the call's time went to SipHash): the
-/// result does not depend on their order, since the rare words are summed in sorted
-/// order and the partners ranked by a total order.
-fn links_of(turns: &[Turn], words: &[Vec<String>]) -> Vec<(usize, usize)> {
-    let mut postings: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    for (i, ws) in words.iter().enumerate() {
-        for w in ws {
-            postings.entry(w.as_str()).or_default().push(i);
-        }
-    }
-    let n = turns.len() as f64;
-    // score[i]: partner → Σ idf of the shared rare words
-    let mut score: Vec<FxHashMap<usize, f64>> = vec![FxHashMap::default(); turns.len()];
-    // words in a fixed order, so that the sums are the same on every run
-    let mut rare: Vec<(&str, &Vec<usize>)> = postings
-        .iter()
-        .filter(|(_, p)| p.len() >= 2 && p.len() <= MAX_DF)
-        .map(|(w, p)| (*w, p))
-        .collect();
-    rare.sort_unstable_by_key(|x| x.0);
-    for (_, p) in rare {
-        let idf = (n / p.len() as f64).ln();
-        for (a, &i) in p.iter().enumerate() {
-            for &j in &p[a + 1..] {
-                if turns[i].session == turns[j].session {
-                    continue;
-                }
-                *score[i].entry(j).or_insert(0.0) += idf;
-                *score[j].entry(i).or_insert(0.0) += idf;
-            }
-        }
-    }
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    for (i, s) in score.iter().enumerate() {
-        let mut best: Vec<(usize, f64)> = s.iter().map(|(&j, &v)| (j, v)).collect();
-        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        for &(j, _) in best.iter().take(PARTNERS) {
-            pairs.push((i.min(j), i.max(j)));
-        }
-    }
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs
+/// How the entity links change when the last of `turns` is added to the ones before
+/// it: [`entity_links`] of `turns` against [`entity_links`] of all but the last (see
+/// the module docs). Empty `turns`: no change. [`WordIndex::change`] with a new index.
+pub fn link_change(turns: &[Turn]) -> LinkChange {
+    WordIndex::default().change(turns)
 }
 
 /// What adding one turn does to the entity links ([`link_change`]): pairs `(i, j)` of
@@ -197,52 +158,194 @@ pub struct LinkChange {
     pub removed: Vec<(usize, usize)>,
 }
 
-/// How the entity links change when the last of `turns` is added to the ones before
-/// it: [`entity_links`] of `turns` against [`entity_links`] of all but the last (see
-/// the module docs). Empty `turns`: no change.
+/// The link words of turn texts, each distinct text split once and its words kept as
+/// numbers: what makes [`entity_links`] and [`link_change`] cheap to compute again
+/// and again over a growing conversation (`remember` on a served brain, which keeps
+/// one index between requests, and the unlearning replay of a conversation's
+/// remembered turns, which keeps one for the whole replay).
 ///
-/// The earlier turns' texts are split into words once, for both sides: with the new
-/// turn, the words are the same except those that the new turn's speaker makes a name,
-/// which are dropped ([`link_words`] keeps each word's first place, so dropping a word
-/// afterwards gives what splitting with the larger set of names gives).
-///
-/// Cost: one split of every turn's text into words, then the postings, idf sums and
-/// rankings twice (each linear in the turns plus, per rare word, its pairs: at most
-/// [`MAX_DF`]² per word). Not less: every idf is ln(N / df) with N the number of
-/// turns, so one more turn can reorder the partners of turns that share no word with
-/// it (a partner sharing one word of df 2 against one sharing two words of df 4:
-/// ln(N/2) against 2·ln(N/4), which swap at N = 8), and the rankings of every turn
-/// are recomputed.
-pub fn link_change(turns: &[Turn]) -> LinkChange {
-    let Some((last, before)) = turns.split_last() else {
-        return LinkChange::default();
-    };
-    let mut names = speaker_names(before);
-    let mut words = turn_words(before, &names);
-    let old = links_of(before, &words);
-    let new_names: Vec<String> = speaker_names(std::slice::from_ref(last))
-        .into_iter()
-        .filter(|n| !names.contains(n))
-        .collect();
-    if !new_names.is_empty() {
-        for ws in &mut words {
-            ws.retain(|w| !new_names.contains(w));
+/// The links do not depend on the index: a word's number only names it, the rare
+/// words' idf are summed in the order of their text (as [`link_words`] would give
+/// them), and the result is the definition's (module docs) whatever texts the index
+/// has seen before. An index only grows; [`WordIndex::trim`] empties it when it holds
+/// far more texts than the conversation it serves.
+#[derive(Debug, Default)]
+pub struct WordIndex {
+    /// Word → its number.
+    numbers: FxHashMap<Box<str>, u32>,
+    /// Number → its word.
+    words: Vec<Box<str>>,
+    /// Text → its place in `split`.
+    texts: FxHashMap<Box<str>, usize>,
+    /// Per text: its [`candidate_words`], each once (first place), as numbers.
+    split: Vec<Box<[u32]>>,
+}
+
+impl WordIndex {
+    /// The number of `word`, given one if new.
+    fn number(&mut self, word: &str) -> u32 {
+        if let Some(&n) = self.numbers.get(word) {
+            return n;
         }
-        names.extend(new_names);
+        let n = self.words.len() as u32;
+        self.words.push(word.into());
+        self.numbers.insert(word.into(), n);
+        n
     }
-    words.push(link_words(&last.text, &names));
-    let new = links_of(turns, &words);
-    LinkChange {
-        added: new
+
+    /// The place in `split` of `text`'s numbered words, split now unless it was
+    /// before.
+    ///
+    /// Cost: a hash of the text; the first time, linear in it.
+    fn text(&mut self, text: &str) -> usize {
+        if let Some(&k) = self.texts.get(text) {
+            return k;
+        }
+        let mut out: Vec<u32> = Vec::new();
+        for w in candidate_words(text) {
+            let n = self.number(&w);
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        let k = self.split.len();
+        self.split.push(out.into_boxed_slice());
+        self.texts.insert(text.into(), k);
+        k
+    }
+
+    /// The place in `split` of each turn's text, in order.
+    fn texts_of(&mut self, turns: &[Turn]) -> Vec<usize> {
+        turns.iter().map(|t| self.text(&t.text)).collect()
+    }
+
+    /// The numbers of the speakers' names of `turns` that are words of the index
+    /// (a name no text holds leaves no word out).
+    ///
+    /// Cost: a pass over the turns; each distinct speaker split once.
+    fn names(&self, turns: &[Turn]) -> FxHashSet<u32> {
+        let speakers: FxHashSet<&str> = turns.iter().filter_map(|t| t.speaker.as_deref()).collect();
+        speakers
+            .into_iter()
+            .flat_map(alnum_runs)
+            .filter_map(|n| self.numbers.get(n.to_lowercase().as_str()).copied())
+            .collect()
+    }
+
+    /// [`entity_links`] of `turns`.
+    ///
+    /// Cost: a hash of every text (a split of those not seen before), then the
+    /// document frequencies, idf sums and rankings: linear in the turns and their
+    /// words, plus for each rare word the pairs of its turns (at most [`MAX_DF`]² per
+    /// word) and a sort of the rare words.
+    pub fn links(&mut self, turns: &[Turn]) -> Vec<(usize, usize)> {
+        let texts = self.texts_of(turns);
+        self.links_of(turns, &texts, &self.names(turns))
+    }
+
+    /// [`link_change`] of `turns`: the links of all but the last against those of all.
+    ///
+    /// Cost: that of [`Self::links`], twice, on words split once. Not less: every idf
+    /// is ln(N / df) with N the number of turns, so one more turn can reorder the
+    /// partners of turns that share no word with it (a partner sharing one word of df
+    /// 2 against one sharing two words of df 4: ln(N/2) against 2·ln(N/4), which swap
+    /// at N = 8), and the rankings of every turn are recomputed.
+    pub fn change(&mut self, turns: &[Turn]) -> LinkChange {
+        let Some((_, before)) = turns.split_last() else {
+            return LinkChange::default();
+        };
+        let texts = self.texts_of(turns);
+        let old = self.links_of(before, &texts[..before.len()], &self.names(before));
+        let new = self.links_of(turns, &texts, &self.names(turns));
+        LinkChange {
+            added: new
+                .iter()
+                .filter(|p| old.binary_search(p).is_err())
+                .copied()
+                .collect(),
+            removed: old
+                .iter()
+                .filter(|p| new.binary_search(p).is_err())
+                .copied()
+                .collect(),
+        }
+    }
+
+    /// Empties the index when it holds more than twice `live` texts and a thousand
+    /// more (texts of turns since forgotten or rolled back): memory bounded by the
+    /// conversation it serves.
+    pub fn trim(&mut self, live: usize) {
+        if self.split.len() > 2 * live + 1000 {
+            *self = WordIndex::default();
+        }
+    }
+
+    /// The links of `turns` given the place in `split` of each turn's text
+    /// (`texts[i]` of `turns[i]`) with the speakers' `names` left out: document
+    /// frequencies, postings of the rare words, idf sums over them, each turn's
+    /// [`PARTNERS`] best.
+    ///
+    /// The maps hash with `FxHash`: the result does not depend on their order, since
+    /// the rare words are summed in the order of their text and the partners ranked
+    /// by a total order.
+    fn links_of(
+        &self,
+        turns: &[Turn],
+        texts: &[usize],
+        names: &FxHashSet<u32>,
+    ) -> Vec<(usize, usize)> {
+        let words = |i: usize| {
+            self.split[texts[i]]
+                .iter()
+                .copied()
+                .filter(|w| !names.contains(w))
+        };
+        // document frequencies, then postings of the rare words only
+        let mut df = vec![0u32; self.words.len()];
+        for i in 0..turns.len() {
+            for w in words(i) {
+                df[w as usize] += 1;
+            }
+        }
+        let is_rare = |w: u32| (2..=MAX_DF as u32).contains(&df[w as usize]);
+        let mut postings: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+        for i in 0..turns.len() {
+            for w in words(i).filter(|&w| is_rare(w)) {
+                postings.entry(w).or_default().push(i);
+            }
+        }
+        let n = turns.len() as f64;
+        // score[i]: partner → Σ idf of the shared rare words
+        let mut score: Vec<FxHashMap<usize, f64>> = vec![FxHashMap::default(); turns.len()];
+        // words in a fixed order, so that the sums are the same on every run
+        let mut rare: Vec<(&str, &Vec<usize>)> = postings
             .iter()
-            .filter(|p| old.binary_search(p).is_err())
-            .copied()
-            .collect(),
-        removed: old
-            .iter()
-            .filter(|p| new.binary_search(p).is_err())
-            .copied()
-            .collect(),
+            .map(|(w, p)| (&*self.words[*w as usize], p))
+            .collect();
+        rare.sort_unstable_by_key(|x| x.0);
+        for (_, p) in rare {
+            let idf = (n / p.len() as f64).ln();
+            for (a, &i) in p.iter().enumerate() {
+                for &j in &p[a + 1..] {
+                    if turns[i].session == turns[j].session {
+                        continue;
+                    }
+                    *score[i].entry(j).or_insert(0.0) += idf;
+                    *score[j].entry(i).or_insert(0.0) += idf;
+                }
+            }
+        }
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for (i, s) in score.iter().enumerate() {
+            let mut best: Vec<(usize, f64)> = s.iter().map(|(&j, &v)| (j, v)).collect();
+            best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            for &(j, _) in best.iter().take(PARTNERS) {
+                pairs.push((i.min(j), i.max(j)));
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
     }
 }
 

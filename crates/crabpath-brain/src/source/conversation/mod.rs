@@ -20,7 +20,7 @@ pub mod turn;
 
 pub use node::{
     apply_join, build_graph, chain_weight, generated_id, join, link_turns, turn_content, turn_node,
-    turn_of_node, Chained, Join, JoinEdges, CONVERSATION, SOURCE_KEY,
+    turn_of_node, turn_text, Chained, Join, JoinEdges, CONVERSATION, SOURCE_KEY,
 };
 pub use parse::{parse_jsonl, read_jsonl};
 pub use turn::{Turn, FIELDS};

@@ -44,11 +44,17 @@ pub const CONVERSATION: &str = "conversation";
 
 /// What an agent reads of a turn (see the module docs).
 pub fn turn_content(t: &Turn) -> String {
+    format!("{}{}", content_prefix(t), t.text)
+}
+
+/// What [`turn_content`] puts before a turn's text: `speaker (time): `, `speaker: `,
+/// `(time): ` or nothing.
+fn content_prefix(t: &Turn) -> String {
     match (&t.speaker, &t.time) {
-        (Some(s), Some(tm)) => format!("{s} ({tm}): {}", t.text),
-        (Some(s), None) => format!("{s}: {}", t.text),
-        (None, Some(tm)) => format!("({tm}): {}", t.text),
-        (None, None) => t.text.clone(),
+        (Some(s), Some(tm)) => format!("{s} ({tm}): "),
+        (Some(s), None) => format!("{s}: "),
+        (None, Some(tm)) => format!("({tm}): "),
+        (None, None) => String::new(),
     }
 }
 
@@ -122,10 +128,20 @@ pub fn turn_of_node(id: &str, content: &str, metadata: &Metadata) -> Option<Turn
         speaker: field("speaker"),
         text: String::new(),
     };
-    // the prefix is what turn_content puts before an empty text
-    let prefix = turn_content(&t);
-    t.text = content.strip_prefix(&prefix).unwrap_or(content).to_string();
+    t.text = turn_text(&t, content.to_string());
     Some(t)
+}
+
+/// The text of turn `t` (its speaker and time set) given its node's `content`: the
+/// content without the `speaker (time): ` prefix [`turn_content`] gave it (the whole
+/// content if it no longer starts with it). The one reading of a turn's text from its
+/// node, [`turn_of_node`]'s and `remember`'s.
+pub fn turn_text(t: &Turn, mut content: String) -> String {
+    let prefix = content_prefix(t);
+    if content.starts_with(&prefix) {
+        content.drain(..prefix.len());
+    }
+    content
 }
 
 /// The graph of a conversation.
@@ -222,11 +238,13 @@ pub struct Join {
 /// How `turn` (with its id set) joins `turns` (the conversation so far, in order),
 /// which it is pushed onto: the previous turn of its session and the chain weight
 /// ([`chain_weight`] of the pair's index), and the entity links with it against those
-/// without it ([`super::entities::link_change`]). The rule of `remember` and of the
-/// unlearning replay of a `remember`.
+/// without it ([`super::entities::WordIndex::change`], on `words`, which keeps the texts
+/// it split for the next turn). The rule of `remember` and of the unlearning replay of
+/// a `remember`.
 ///
-/// Cost: that of [`super::entities::link_change`] (linear in the conversation's text).
-pub fn join(turns: &mut Vec<Turn>, turn: Turn) -> Join {
+/// Cost: that of [`super::entities::WordIndex::change`] (linear in the conversation's
+/// turns and words; texts `words` split before are not split again).
+pub fn join(turns: &mut Vec<Turn>, turn: Turn, words: &mut super::entities::WordIndex) -> Join {
     let session = turn.session.clone();
     let of_session = turns.iter().filter(|t| t.session == session).count();
     let last = turns
@@ -236,7 +254,7 @@ pub fn join(turns: &mut Vec<Turn>, turn: Turn) -> Join {
         .and_then(|t| t.id.clone());
     let position = turns.len();
     turns.push(turn);
-    let change = super::entities::link_change(turns);
+    let change = words.change(turns);
     let pair_ids = |pairs: &[(usize, usize)]| -> Vec<(String, String)> {
         let id_of = |i: usize| turns[i].id.clone().unwrap_or_default();
         pairs.iter().map(|&(i, j)| (id_of(i), id_of(j))).collect()
