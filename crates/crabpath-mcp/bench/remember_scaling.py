@@ -17,7 +17,7 @@ new build) and their graphs compared: the same edges, weights and nodes are expe
 (the change is to be one of speed only).
 
 Prints one JSON object: per size, each build's p50 / p90 of a `remember` round trip
-(ms) and the ratio new / old; whether the graphs are equal; the load before and after.
+(ms), the mean and the ratio new / old; whether the graphs are equal; the load before and after.
 
 Not a test: nothing is asserted; the numbers go to BENCHMARKS.md.
 """
@@ -26,10 +26,10 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
-import time
+
+from rtt_common import Daemon, summary
 
 
 def turns_of(folder):
@@ -50,43 +50,6 @@ def turns_of(folder):
                         t[key] = f"{stem}:{t[key]}"
                 out.append(t)
     return out
-
-
-class Daemon:
-    """`crabpath daemon` over stdin/stdout, one JSON request per line."""
-
-    def __init__(self, crabpath, brain):
-        self.p = subprocess.Popen(
-            [crabpath, "daemon", "--state", brain],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        self.i = 0
-
-    def remember(self, turn):
-        """One `remember` round trip, ms."""
-        self.i += 1
-        req = {"id": self.i, "method": "remember", "params": turn}
-        t0 = time.perf_counter()
-        self.p.stdin.write(json.dumps(req) + "\n")
-        self.p.stdin.flush()
-        line = self.p.stdout.readline()
-        dt = (time.perf_counter() - t0) * 1000.0
-        if '"result"' not in line:
-            raise SystemExit(f"daemon error: {line}")
-        return dt
-
-    def close(self):
-        self.p.stdin.write(json.dumps({"id": 0, "method": "shutdown"}) + "\n")
-        self.p.stdin.close()
-        self.p.wait()
-
-
-def pct(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def graph_of(crabpath, brain, out):
@@ -131,20 +94,19 @@ def main():
                 check=True,
                 capture_output=True,
             )
-            daemons[which] = Daemon(getattr(a, which), brain)
+            daemons[which] = Daemon(getattr(a, which), brain, [])
         for k, t in enumerate(turns[n : n + a.remembers]):
             order = ("old", "new") if k % 2 == 0 else ("new", "old")
             for which in order:
-                ms[which].append(daemons[which].remember(t))
+                ms[which].append(daemons[which].call("remember", t))
         for d in daemons.values():
             d.close()
         graphs = [
             graph_of(a.new, os.path.join(work, f"{w}{n}"), os.path.join(work, f"{w}{n}.json"))
             for w in ("old", "new")
         ]
-        row = {w: {"p50": round(pct(v, 0.5), 2), "p90": round(pct(v, 0.9), 2),
-                   "mean": round(statistics.mean(v), 2)} for w, v in ms.items()}
-        row["ratio_p50"] = round(row["new"]["p50"] / row["old"]["p50"], 3)
+        row = {w: summary(v) for w, v in ms.items()}
+        row["ratio_p50"] = round(row["new"]["p50_ms"] / row["old"]["p50_ms"], 3)
         row["graphs_equal"] = graphs[0] == graphs[1]
         sizes[n] = row
     print(json.dumps({"turns": len(turns), "remembers": a.remembers, "sizes": sizes,

@@ -108,9 +108,13 @@ class Daemon:
 
     def query(self, q, top_k, args=None):
         """One `query` round trip in ms; `args`: more query arguments (e.g. `limit`)."""
-        self.i += 1
         params = {"query": q, "top_k": top_k, "chat_id": "bench-daemon", **(args or {})}
-        req = {"id": self.i, "method": "query", "params": params}
+        return self.call("query", params)
+
+    def call(self, method, params):
+        """One request's round trip in ms (exits on an answer that is not a result)."""
+        self.i += 1
+        req = {"id": self.i, "method": method, "params": params}
         t0 = time.perf_counter()
         self.p.stdin.write(json.dumps(req) + "\n")
         self.p.stdin.flush()

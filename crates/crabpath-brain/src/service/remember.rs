@@ -28,7 +28,7 @@
 //! rankings of every turn are recomputed: see
 //! [`crate::source::conversation::entities::WordIndex::change`]). Measured
 //! (`crates/crabpath-mcp/bench/remember_scaling.py`, BENCHMARKS.md): a `remember`
-//! through the daemon on a conversation of 5,000 LoCoMo turns took 0.27 × the time of
+//! through the daemon on a conversation of 5,000 LoCoMo turns took 0.28 × the time of
 //! the previous design, which read every turn's metadata from the database and split
 //! every text at each call. Two processes remembering into the same session at the same instant may
 //! both chain to the same previous turn; a duplicate id is refused inside the write
