@@ -120,22 +120,24 @@ fn is_orphan(graph: &Graph, n: NodeId) -> bool {
 /// no outgoing edges, collected in node order first (reference
 /// `crabpath/maintain.py::prune_orphan_nodes`). Returns the number of removed nodes.
 pub fn prune_orphan_nodes(graph: &mut Graph) -> usize {
-    prune_orphans(graph, false).len()
+    prune_orphans(graph, |_| false).len()
 }
 
-/// [`prune_orphan_nodes`], returning the ids of the removed nodes in removal order; with
-/// `keep_workspace`, nodes that carry `file` metadata (the chunks of a workspace file,
-/// which `sync` owns) are kept too: the corrected profile's rule, because an orphaned
-/// chunk is still text of a file that exists (a single-chunk file's only node is an
-/// orphan from `init` on), and `sync`, which re-splits only changed files, would never
-/// put it back.
+/// [`prune_orphan_nodes`], returning the ids of the removed nodes in removal order,
+/// keeping every node for which `keep` is true however few its edges: the corrected
+/// profile keeps every node that holds something a user gave the brain (see
+/// `crabpath-brain`'s maintenance), because an orphaned chunk is still text of a file
+/// that exists (a single-chunk file's only node is an orphan from `init` on, and
+/// `sync`, which re-splits only changed files, would never put it back), an orphaned
+/// conversation turn is still what was said (the first turn of a new session has no
+/// chain edge yet), and an orphaned teaching is still what the user taught.
 ///
 /// Cost: O(N + E) where N is the number of nodes and E the number of edges.
-pub fn prune_orphans(graph: &mut Graph, keep_workspace: bool) -> Vec<String> {
+pub fn prune_orphans(graph: &mut Graph, keep: impl Fn(&Node) -> bool) -> Vec<String> {
     let orphans: Vec<NodeId> = graph
         .node_ids()
         .filter(|&n| authority(graph, n) == Authority::Overlay && is_orphan(graph, n))
-        .filter(|&n| !keep_workspace || graph.node(n).is_none_or(|node| node.file().is_none()))
+        .filter(|&n| graph.node(n).is_none_or(|node| !keep(node)))
         .collect();
     orphans
         .into_iter()

@@ -134,10 +134,12 @@
 //!   node is gone and stops the replay; its learns cannot be told apart and would be
 //!   replayed, which is why the corrected profile journals every rollback;
 //! * a replayed maintenance that merges other nodes than the brain did, or in another
-//!   order, or that would prune a node the brain kept (an injected node whose only links were to the
-//!   forgotten nodes, or to question nodes, which are out of the graph during the
-//!   replay), and an event the rebuilt graph refuses (an injection or learn naming a
-//!   node no longer there, e.g. pruned later).
+//!   order, or that would prune a node the brain kept or keep one the brain pruned
+//!   (the corrected prune removes only question nodes,
+//!   [`crate::service::command::maintain::holds_user_content`], which are out of the
+//!   graph during the replay; a brain whose maintenance ran under an earlier release's
+//!   rule may have lost an injected node or a turn the replay keeps), and an event the
+//!   rebuilt graph refuses (an injection or learn naming a node no longer there).
 //!
 //! A question node linked to a forgotten node (an edge of its birth to what the
 //! conversation's previous turn fired: that turn is forgotten with the node, the

@@ -2,8 +2,9 @@
 //! (issue 33, item 5), tested through the program:
 //! * the default `maintain` keeps the only chunk of every single-chunk file in the
 //!   corrected profile (the reference's prune drops them; the paper profile still does);
-//! * a node that `maintain` removes takes its vector with it: `doctor` passes and the
-//!   counts of nodes and vectors agree;
+//! * a node that `maintain` removes (a question node: a teaching the user gave stays,
+//!   fix M5) takes its vector with it: `doctor` passes and the counts of nodes and
+//!   vectors agree;
 //! * `kill -9` at evenly spaced moments of a `maintain` that removes nodes leaves the
 //!   brain as it was before or as it is after, never between.
 
@@ -123,8 +124,10 @@ fn teaching(i: usize) -> String {
     words[i - 1].to_string()
 }
 
-/// A `maintain` of `brain` that prunes the injected nodes ([`teaching`]) and keeps
-/// the sibling edges of init.
+/// A `maintain` of `brain` that prunes the weak edges of the injected nodes
+/// ([`teaching`]) and of the question nodes ([`ask`]), keeping the sibling edges of
+/// init: the question nodes are then orphans and removed; the teachings, orphans too,
+/// stay (fix M5: maintenance never deletes what a user gave).
 const PRUNE: [&str; 7] = [
     "maintain",
     "--state",
@@ -151,6 +154,25 @@ fn inject_teachings(dir: &Path, n: usize) {
         ];
         ok(dir, "corrected", &args);
     }
+}
+
+/// Questions whose queries each grow a question node (`auto:…`, neurogenesis, on by
+/// default in the corrected profile), linked to the chunks they fired by edges of 0.15.
+const QUESTIONS: [&str; 4] = [
+    "notes about topic3 words",
+    "alpha and beta text",
+    "shared words of note four",
+    "which note is number seven",
+];
+
+/// Asks [`QUESTIONS`] of `dir/brain`; returns the number of question nodes it then
+/// holds.
+fn ask(dir: &Path) -> usize {
+    for q in QUESTIONS {
+        ok(dir, "corrected", &["query", q, "--state", "brain"]);
+    }
+    let r = rows(&dir.join("brain/brain.db"));
+    r.nodes.iter().filter(|n| n.starts_with("auto:")).count()
 }
 
 /// `doctor` passes (exit status 0) and says so on every line it checks.
@@ -189,23 +211,30 @@ fn pruned_nodes_take_their_vectors() {
     let d = dir.path();
     init(d, "corrected");
     inject_teachings(d, 3);
-    // inject's edges weigh its similarities (see `teaching`), init's sibling edges
-    // about 0.5 (0.49 after one decay step): pruning below 0.45 leaves the 12 sibling
-    // edges of `big.md` and `two.md` and makes every other node an orphan; of them only
-    // the 3 injected nodes (no `file` metadata) are removed, with their vectors
+    assert_eq!(ask(d), 4);
+    // inject's edges weigh its similarities (see `teaching`), a question node's 0.15,
+    // init's sibling edges about 0.5 (0.49 after one decay step): pruning below 0.45
+    // leaves the 12 sibling edges of `big.md` and `two.md` and makes every other node
+    // an orphan; of them only the 4 question nodes are removed, with their vectors
+    // (the chunks have files, M3, and the teachings were given by the user, M5)
     let report = ok(d, "corrected", &PRUNE);
-    assert_eq!(nodes_line(&report), "nodes: 20 -> 17", "{report}");
+    assert_eq!(nodes_line(&report), "nodes: 24 -> 20", "{report}");
     assert!(
-        report.contains("pruned: edges=") && report.contains("nodes=3"),
+        report.contains("pruned: edges=") && report.contains("nodes=4"),
         "{report}"
     );
     let r = rows(&d.join("brain/brain.db"));
-    assert_eq!(r.nodes.len(), 17);
+    assert_eq!(r.nodes.len(), 20);
+    assert!(
+        r.nodes.iter().all(|n| !n.starts_with("auto:")),
+        "{:?}",
+        r.nodes
+    );
     assert_eq!(r.vectors, r.nodes, "vectors and nodes differ");
     assert_eq!(r.edges.len(), 12, "{:?}", r.edges);
     doctor_passes(d, "brain");
     let found = ok(d, "corrected", &["query", &teaching(1), "--state", "brain"]);
-    assert!(!found.contains("teaching::"), "{found}");
+    assert!(found.contains("teaching::1"), "{found}");
 }
 
 const TRIALS: u32 = 20;
@@ -216,8 +245,9 @@ fn kill_9_mid_maintain_leaves_before_or_after() {
     let d = dir.path();
     init(d, "corrected");
     inject_teachings(d, 9);
+    assert_eq!(ask(d), 4);
     let before = rows(&d.join("brain/brain.db"));
-    assert_eq!(before.nodes.len(), 17 + 9);
+    assert_eq!(before.nodes.len(), 17 + 9 + 4);
     // a run to the end: the after state (decay and prune are deterministic)
     let full = d.join("full");
     common::copy_tree(&d.join("brain"), &full.join("brain"));
@@ -225,7 +255,8 @@ fn kill_9_mid_maintain_leaves_before_or_after() {
     ok(&full, "corrected", &PRUNE);
     let span = t.elapsed() + Duration::from_millis(5);
     let after = rows(&full.join("brain/brain.db"));
-    assert_eq!(after.nodes.len(), 17);
+    // the 4 question nodes removed
+    assert_eq!(after.nodes.len(), 17 + 9);
     assert_eq!(after.vectors, after.nodes);
     let mut seen = (0, 0);
     for k in 0..TRIALS {

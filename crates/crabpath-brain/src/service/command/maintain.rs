@@ -13,8 +13,8 @@
 //!   corrected: the brain's tuned half-life, [`super::autotune::tuning_of`]),
 //!   constitutional sources skipped, canonical sources at half speed;
 //! * **prune** — [`prune_edges`] below `prune_below`, then [`prune_orphan_nodes`]
-//!   (corrected: [`prune_orphans`] keeping workspace nodes, and the removed nodes'
-//!   vectors deleted with them);
+//!   (corrected: [`prune_orphans`] removing only the question nodes the brain grew,
+//!   [`holds_user_content`], and the removed nodes' vectors deleted with them);
 //! * **merge** — [`suggest_merges`] without a judge; pairs touching a constitutional
 //!   node dropped, and (command line only) pairs touching a canonical node; the first
 //!   `max_merges` of the rest applied (Python slice: a negative value applies all but
@@ -29,15 +29,16 @@
 //! | # | reference (paper) | corrected | before → after |
 //! |---|---|---|---|
 //! | M2 | merges leave the index stale (as `merge`, fix G1 of [`super::merge`]) | the index follows the merges | 2 stale vectors and 1 node without one → none (`maintain_merges_keep_the_index_fresh` in `crabpath-cli`'s tests) |
-//! | M3 | prune removes every orphaned overlay node, workspace chunks included: a single-chunk file's only node has no edge from `init` on, so the first default `maintain` drops the file from the brain, and `sync` (which re-splits changed files only) never puts it back | nodes with `file` metadata are never pruned: a chunk leaves the brain when its file does (`sync`); only nodes of no file (injected, learning, merged) are pruned when orphaned | a folder of 9 single-chunk files and 2 three-section files, 17 nodes: default `maintain` 17 → 8 nodes, `query` of a single-chunk file's word finds nothing vs. 17 → 17, found (`maintain_keeps_single_chunk_files` in `crabpath-cli`'s tests) |
-//! | M4 | pruned nodes leave their vectors behind (the reference's index keeps them): the brain has vectors without a node, and `doctor` fails advising a `sync` that changes nothing | a pruned node's vector is deleted in the same write transaction as its rows | 3 nodes injected into the 17-node brain of M3, `maintain --tasks decay,prune --prune-below 0.45`: 20 → 8 nodes, 12 vectors without a node, `doctor` fails → 20 → 17 (the injected nodes, M3), their 3 vectors gone too, `doctor` passes (`pruned_nodes_take_their_vectors`); `kill -9` at any moment leaves the rows before or after (`kill_9_mid_maintain_leaves_before_or_after`) |
+//! | M3 | prune removes every orphaned overlay node, workspace chunks included: a single-chunk file's only node has no edge from `init` on, so the first default `maintain` drops the file from the brain, and `sync` (which re-splits changed files only) never puts it back | nodes with `file` metadata are never pruned: a chunk leaves the brain when its file does (`sync`); (M5) nor is any other node a user gave | a folder of 9 single-chunk files and 2 three-section files, 17 nodes: default `maintain` 17 → 8 nodes, `query` of a single-chunk file's word finds nothing vs. 17 → 17, found (`maintain_keeps_single_chunk_files` in `crabpath-cli`'s tests) |
+//! | M4 | pruned nodes leave their vectors behind (the reference's index keeps them): the brain has vectors without a node, and `doctor` fails advising a `sync` that changes nothing | a pruned node's vector is deleted in the same write transaction as its rows | 3 nodes injected into the 17-node brain of M3, `maintain --tasks decay,prune --prune-below 0.45`: 20 → 8 nodes, 12 vectors without a node, `doctor` fails → with 4 question nodes asked too, 24 → 20 (the question nodes; the chunks stay, M3, and the teachings, M5), their 4 vectors gone too, `doctor` passes (`pruned_nodes_take_their_vectors`); `kill -9` at any moment leaves the rows before or after (`kill_9_mid_maintain_leaves_before_or_after`) |
+//! | M5 | prune removes every other orphaned node too: a conversation turn alone in its session with no rare word (no chain edge, no entity edge), a teaching or correction injected with no node similar enough to link to, a compacted note's fact, a merged node — what the user gave, deleted by routine maintenance | only the question nodes neurogenesis grows are pruned when orphaned ([`holds_user_content`]) | a conversation of 3 turns, one alone in its session, and a teaching linked to nothing: default `maintain` 4 → 2 nodes (the turn and the teaching deleted) vs. 4 → 4 (`maintain_prune::prune_keeps_a_lone_turn_and_an_unlinked_teaching` in `crabpath-brain`'s tests) |
 //! | M1 | `connect` with `learning::` nodes and vectors crashes: `maintain.py` calls `apply_connections` without importing it (`NameError`) | the learning nodes are connected to their nearest workspace nodes (no `file` metadata needed, profile table item 9) | exit 1 / error −1 vs. `connected: 6` |
 
-use crate::service::neurogenesis::NeurogenesisMaintain;
+use crate::service::neurogenesis::{is_auto, NeurogenesisMaintain};
 use crate::store::working::Working;
 use crabpath::decay::{apply_decay_with, DecayConfig};
 use crabpath::embed::Embedder;
-use crabpath::graph::NodeId;
+use crabpath::graph::{Node, NodeId};
 use crabpath::maintain::{
     apply_merge, authority, connect_learning_nodes, prune_edges, prune_orphan_nodes, prune_orphans,
     suggest_merges, Authority, ConnectOptions, LEARNING_PREFIX,
@@ -53,6 +54,21 @@ use crate::error::{Error, Result};
 
 /// The fixed execution order of the tasks.
 pub const TASK_ORDER: [&str; 5] = ["health", "decay", "prune", "merge", "connect"];
+
+/// Whether maintenance keeps `node` however few its edges (the corrected profile's
+/// prune): every node holds something a user gave the brain — a chunk of a workspace
+/// file, a conversation turn (the first turn of a new session has no chain edge, and
+/// one with no rare word no entity edge), an injected teaching, correction or
+/// directive (one with no node similar enough to link to), a compacted note's fact, a
+/// merge of such — except the question nodes neurogenesis grows from queries
+/// ([`is_auto`]), the only nodes the brain makes on its own. The reference removes
+/// every orphan without authority, so a `maintain` deleted a remembered turn or a
+/// taught node that happened to have no edge: nothing a user gave may be lost to
+/// routine maintenance.
+pub fn holds_user_content(node: &Node) -> bool {
+    !is_auto(&node.id)
+}
+
 /// The tasks run when none are given.
 pub const DEFAULT_TASKS: &str = "health,decay,merge,prune";
 /// The note a dry run adds.
@@ -298,9 +314,9 @@ pub fn run_after_snapshot(
             "prune" => {
                 let edges = prune_edges(graph, options.prune_below);
                 let nodes = if profile.fixes_bugs() {
-                    // M3, M4: workspace nodes stay; a removed node takes its vector
+                    // M3, M4: what a user gave stays; a removed node takes its vector
                     // with it (in the operation's one write)
-                    let removed = prune_orphans(graph, true);
+                    let removed = prune_orphans(graph, holds_user_content);
                     for id in &removed {
                         w.vectors.remove(id);
                     }

@@ -1,0 +1,286 @@
+//! `forget`'s exactness rule (issue 30 item 3) for conversation brains, on random
+//! histories: the hand-written history of `forget.rs`
+//! (`forgetting_a_turn_equals_never_having_heard_it`) covers one conversation; here
+//! seeded random ones mix turns read by `init --conversation` and turns remembered later
+//! (some in new sessions, some by a speaker whose name was a word of earlier turns),
+//! learns through random turns, and maintenance (decay, prune, health). Brain X hears
+//! everything; brain Y the same without one turn, T, and without the learns that name
+//! it. X forgets T, and must then equal Y node for node (content and metadata: the
+//! later turns' positions move up) and edge for edge (chains closed over the gap,
+//! entity links recomputed), or keep its weights and say why.
+//!
+//! The brains are opened held in memory or read per request at random, so both of
+//! `remember`'s ways of reading the turns are exercised, and the forget's replay joins
+//! the remembered turns again with one word index for the whole replay.
+//!
+//! Seeds 0..[`SEEDS`], deterministic ([`pyrand::Random`]). The test prints how many
+//! replayed (`--nocapture`) and fails on any X unlike Y, or when fewer than half replay.
+
+use std::collections::BTreeMap;
+
+use crabpath::profile::Profile;
+use crabpath_brain::service::{ForgetTarget, Relearned};
+use crabpath_brain::source::conversation::Turn;
+use crabpath_brain::Brain;
+use pyrand::Random;
+
+use crate::common;
+use crate::forget::whole;
+
+/// How many seeds the test runs.
+const SEEDS: u64 = 60;
+
+/// Words a turn is made of: a few common ones (in most turns), then rarer ones (names,
+/// places, hobbies), drawn with a skew so that some stay rare (≤ 4 turns: they link
+/// sessions) and some turn common as the conversation grows (their links undone).
+const WORDS: [&str; 24] = [
+    "today", "really", "think", "going", "pottery", "marathon", "lisbon", "kiln", "river",
+    "guitar", "kiwi", "garden", "museum", "violin", "harbor", "tulips", "sketch", "novel",
+    "bakery", "canoe", "festival", "lantern", "orchard", "quilt",
+];
+
+/// The speakers; "Kiwi" speaks only in remembered turns, after "kiwi" was a word.
+const SPEAKERS: [&str; 2] = ["Ana", "Ben"];
+
+/// A random turn `id` of `session`.
+fn turn(rng: &mut Random, id: &str, session: u64, speaker: &str) -> Turn {
+    let n = 3 + rng.randbelow(4);
+    let mut words: Vec<&str> = Vec::new();
+    for _ in 0..n {
+        // low indices far more often (a squared draw)
+        let r = rng.randbelow(WORDS.len() as u64);
+        words.push(WORDS[(r * r / WORDS.len() as u64) as usize]);
+    }
+    Turn {
+        id: Some(id.into()),
+        session: Some(session.to_string()),
+        time: None,
+        speaker: Some(speaker.into()),
+        text: words.join(" "),
+    }
+}
+
+/// One step after the conversation was read.
+#[derive(Debug, Clone)]
+enum Step {
+    Remember(Turn),
+    Learn(Vec<String>, f64),
+    Maintain(&'static str),
+}
+
+/// A random conversation: the turns `init` reads, the steps after, and the turn to
+/// forget.
+fn history(seed: u64) -> (Vec<Turn>, Vec<Step>, String) {
+    let mut rng = Random::new(seed);
+    let n_init = 4 + rng.randbelow(9) as usize;
+    let mut session = 1;
+    let mut heard: Vec<Turn> = Vec::new();
+    for k in 0..n_init {
+        if k > 0 && rng.random() < 0.3 {
+            session += 1;
+        }
+        let speaker = SPEAKERS[k % 2];
+        heard.push(turn(&mut rng, &format!("t{k}"), session, speaker));
+    }
+    let init = heard.clone();
+    let mut steps = Vec::new();
+    let mut next = n_init;
+    for _ in 0..10 + rng.randbelow(21) {
+        match rng.randbelow(10) {
+            0..=3 => {
+                // a remembered turn: a later session, or back in an earlier one
+                let s = match rng.randbelow(4) {
+                    0 => {
+                        session += 1;
+                        session
+                    }
+                    1 => 1 + rng.randbelow(session),
+                    _ => session,
+                };
+                let speaker = if next >= n_init + 4 && rng.random() < 0.3 {
+                    "Kiwi"
+                } else {
+                    SPEAKERS[next % 2]
+                };
+                let t = turn(&mut rng, &format!("t{next}"), s, speaker);
+                next += 1;
+                heard.push(t.clone());
+                steps.push(Step::Remember(t));
+            }
+            4..=8 => {
+                let k = 2 + rng.randbelow(3) as usize;
+                let mut fired: Vec<String> = Vec::new();
+                for _ in 0..k * 3 {
+                    let id = heard[rng.choice_index(heard.len())].id.clone().unwrap();
+                    if !fired.contains(&id) {
+                        fired.push(id);
+                    }
+                    if fired.len() == k {
+                        break;
+                    }
+                }
+                if fired.len() >= 2 {
+                    let outcome = *rng.choice(&[1.0, 1.0, 0.5, -0.5, -1.0]);
+                    steps.push(Step::Learn(fired, outcome));
+                }
+            }
+            _ => {
+                let tasks: &[&'static str] = &["decay", "decay,prune", "health,decay"];
+                steps.push(Step::Maintain(tasks[rng.choice_index(tasks.len())]));
+            }
+        }
+    }
+    let gone = heard[rng.choice_index(heard.len())].id.clone().unwrap();
+    (init, steps, gone)
+}
+
+/// A conversation brain of `turns` in `dir` (as `init --conversation` makes it),
+/// opened held in memory or not.
+fn brain(dir: &std::path::Path, turns: &[Turn], resident: bool) -> Brain {
+    let lines: Vec<String> = turns
+        .iter()
+        .map(|t| {
+            serde_json::json!({"id": t.id, "session": t.session, "speaker": t.speaker, "text": t.text})
+                .to_string()
+        })
+        .collect();
+    drop(common::chat_brain(dir, &lines.join("\n"), true));
+    common::open_hash(&dir.join("brain.db"), Profile::Corrected, resident)
+}
+
+/// What one history came to.
+#[derive(Debug)]
+enum Outcome {
+    Equal,
+    Kept(String),
+    Differs(String),
+}
+
+/// Plays the history of `seed` on X and Y; X forgets the turn.
+fn play(seed: u64) -> Outcome {
+    let (init, steps, gone) = history(seed);
+    let mut rng = Random::new(seed ^ 0x5eed);
+    let dir = tempfile::tempdir().unwrap();
+    let mut x = brain(&dir.path().join("x"), &init, rng.random() < 0.5);
+    let without: Vec<Turn> = init
+        .iter()
+        .filter(|t| t.id.as_deref() != Some(gone.as_str()))
+        .cloned()
+        .collect();
+    let mut y = brain(&dir.path().join("y"), &without, rng.random() < 0.5);
+    for step in &steps {
+        match step {
+            Step::Remember(t) => {
+                x.remember_turn(t).unwrap();
+                if t.id.as_deref() != Some(gone.as_str()) {
+                    y.remember_turn(t).unwrap();
+                }
+            }
+            Step::Learn(ids, outcome) => {
+                x.learn(ids, *outcome).unwrap();
+                if !ids.contains(&gone) {
+                    y.learn(ids, *outcome).unwrap();
+                }
+            }
+            Step::Maintain(tasks) => {
+                let tasks: Vec<&str> = tasks.split(',').collect();
+                let m = common::daemon_maintain(&tasks);
+                x.maintain(&m).unwrap();
+                y.maintain(&m).unwrap();
+            }
+        }
+    }
+    let r = x.forget(&ForgetTarget::Node(gone.clone())).unwrap();
+    match r.relearned {
+        Relearned::Kept(why) => Outcome::Kept(why),
+        Relearned::Replayed(_) => {
+            let ((ex, nx), (ey, ny)) = (whole(&mut x), whole(&mut y));
+            let mut out = Vec::new();
+            for (k, v) in &nx {
+                if ny.get(k) != Some(v) {
+                    out.push(format!("node {k}: X {v:?} / Y {:?}", ny.get(k)));
+                }
+            }
+            for k in ny.keys().filter(|k| !nx.contains_key(*k)) {
+                out.push(format!("node {k} of Y only"));
+            }
+            for (k, v) in &ex {
+                if ey.get(k) != Some(v) {
+                    out.push(format!("edge {k:?}: X {v:?} / Y {:?}", ey.get(k)));
+                }
+            }
+            for k in ey.keys().filter(|k| !ex.contains_key(*k)) {
+                out.push(format!("edge {k:?} of Y only: {:?}", ey[k]));
+            }
+            if out.is_empty() {
+                Outcome::Equal
+            } else {
+                out.truncate(10);
+                Outcome::Differs(format!("forgot {gone}:\n{}", out.join("\n")))
+            }
+        }
+    }
+}
+
+/// Random conversation histories: X forgets a turn and equals Y, which never heard it,
+/// or says why it kept its weights; most replay.
+#[test]
+fn forgetting_a_random_turn_equals_never_having_heard_it() {
+    let mut results: BTreeMap<u64, Outcome> = BTreeMap::new();
+    std::thread::scope(|s| {
+        let parts: Vec<Vec<u64>> = vec![
+            (0..SEEDS).filter(|k| k % 2 == 0).collect(),
+            (0..SEEDS).filter(|k| k % 2 == 1).collect(),
+        ];
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                s.spawn(move || {
+                    part.into_iter()
+                        .map(|seed| (seed, play(seed)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            results.extend(h.join().unwrap());
+        }
+    });
+    let equal = results
+        .values()
+        .filter(|o| matches!(o, Outcome::Equal))
+        .count();
+    let mut kept: BTreeMap<String, usize> = BTreeMap::new();
+    for o in results.values() {
+        if let Outcome::Kept(why) = o {
+            *kept.entry(why.clone()).or_default() += 1;
+        }
+    }
+    let differs: Vec<(u64, &String)> = results
+        .iter()
+        .filter_map(|(s, o)| match o {
+            Outcome::Differs(d) => Some((*s, d)),
+            _ => None,
+        })
+        .collect();
+    eprintln!(
+        "forget_random_turns: {SEEDS} seeds: {equal} replayed and equal, {} kept, {} different",
+        kept.values().sum::<usize>(),
+        differs.len()
+    );
+    for (why, n) in &kept {
+        eprintln!("  kept {n}×: {why}");
+    }
+    if let Some((seed, d)) = differs.first() {
+        panic!(
+            "{} seeds replayed to a brain other than Y: {:?}\nseed {seed}: {d}\nhistory: {:?}",
+            differs.len(),
+            differs.iter().map(|d| d.0).collect::<Vec<_>>(),
+            history(*seed)
+        );
+    }
+    assert!(
+        equal * 2 >= SEEDS as usize,
+        "only {equal} of {SEEDS} seeds replayed"
+    );
+}
