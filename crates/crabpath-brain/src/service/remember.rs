@@ -69,20 +69,33 @@ pub struct RememberReport {
 type Placed = (Option<f64>, i64, Turn);
 
 /// The turns of `placed` in `metadata.turn` order, turns without one first, ties in
-/// node order: the order `remember` joins a new turn to.
-fn in_turn_order(mut placed: Vec<Placed>) -> Vec<Turn> {
+/// node order: the order `remember` joins a new turn to; and the position a new turn
+/// takes, one past the last turn's. That is the number of turns while they are
+/// numbered 0, 1, 2, … (as `init` and `remember` number them), and more once a turn
+/// left without the others moving up (two turns merged by maintenance): the number of
+/// turns would then give the new turn the position of a later one, sort it before
+/// that turn, and chain the next turn of its session to the wrong one.
+fn in_turn_order(mut placed: Vec<Placed>) -> (Vec<Turn>, usize) {
     placed.sort_by(|a, b| match (a.0, b.0) {
         (Some(x), Some(y)) => x.total_cmp(&y).then(a.1.cmp(&b.1)),
         (x, y) => x.is_some().cmp(&y.is_some()).then(a.1.cmp(&b.1)),
     });
-    placed.into_iter().map(|p| p.2).collect()
+    let after_last = placed
+        .iter()
+        .filter_map(|p| p.0)
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .map(|x| (x as usize).saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    let next = after_last.max(placed.len());
+    (placed.into_iter().map(|p| p.2).collect(), next)
 }
 
 /// The conversation turns of a brain held in memory (see [`stored_turns`]): each node
 /// of `loaded` with `metadata.kind` [`CONVERSATION`], read back by [`turn_of_node`].
 ///
 /// Cost: a pass over the nodes, a sort of the turns.
-fn resident_turns(loaded: &crate::store::rows::Loaded) -> Vec<Turn> {
+fn resident_turns(loaded: &crate::store::rows::Loaded) -> (Vec<Turn>, usize) {
     let g = &loaded.graph;
     let placed = g
         .nodes()
@@ -98,13 +111,14 @@ fn resident_turns(loaded: &crate::store::rows::Loaded) -> Vec<Turn> {
 
 /// The brain's conversation turns, in `metadata.turn` order (turns without one first,
 /// ties: node order): each node with `metadata.kind` [`CONVERSATION`] read back as
-/// [`turn_of_node`] reads it, its `session`, `time` and `speaker` taken from the
-/// metadata by SQLite (a field that is not a JSON string is absent, as there) rather
-/// than the whole metadata parsed again for each turn.
+/// [`turn_of_node`] reads it (and the position of a new turn, [`in_turn_order`]), its
+/// `session`, `time` and `speaker` taken from the metadata by SQLite (a field that is
+/// not a JSON string is absent, as there) rather than the whole metadata parsed again
+/// for each turn.
 ///
 /// Cost: a scan of the nodes (SQLite parses each one's metadata once), a sort of the
 /// turns.
-fn stored_turns(conn: &rusqlite::Connection, path: &std::path::Path) -> Result<Vec<Turn>> {
+fn stored_turns(conn: &rusqlite::Connection, path: &std::path::Path) -> Result<(Vec<Turn>, usize)> {
     let sql = sql_error(path);
     let string = |f: &str| {
         format!("CASE json_type(metadata, '$.{f}') WHEN 'text' THEN json_extract(metadata, '$.{f}') END")
@@ -156,7 +170,7 @@ impl Brain {
         }
         self.catch_up()?;
         let session = turn.session.as_deref();
-        let mut turns = match &self.backend {
+        let (mut turns, next) = match &self.backend {
             Backend::Store(s) => match &s.resident {
                 Some(r) => resident_turns(&r.loaded),
                 None => stored_turns(s.store.conn(), s.store.path())?,
@@ -195,7 +209,7 @@ impl Brain {
             }
         };
         self.serving.words.trim(turns.len() + 1);
-        let joined = join(
+        let mut joined = join(
             &mut turns,
             Turn {
                 id: Some(id.clone()),
@@ -203,6 +217,7 @@ impl Brain {
             },
             &mut self.serving.words,
         );
+        joined.position = next;
         let node = turn_node(turn, id.clone(), joined.position);
         let vector = self
             .embedder()?

@@ -210,3 +210,44 @@ fn remember_is_refused_by_the_paper_profile() {
         .to_string();
     assert!(e.contains("corrected profile"), "{e}");
 }
+
+/// After maintenance merged two turns (their positions gone, the later turns not moved
+/// up), a remembered turn still comes after every turn heard before it, and the next
+/// turn of its session chains to it. Before, a new turn took the number of turns as its
+/// position: a later turn's, so it sorted before that turn, and the next turn of the
+/// session chained to the older one.
+#[test]
+fn a_turn_remembered_after_a_merge_comes_last() {
+    let lines: Vec<String> = (0..6)
+        .map(|k| {
+            let speaker = ["Ann", "Bo"][k % 2];
+            json!({"id": format!("t{k}"), "session": "1", "speaker": speaker, "text": format!("turn number {k} of the chat")})
+                .to_string()
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    drop(common::chat_brain(dir.path(), &lines.join("\n"), true));
+    let mut b = common::open_hash(&dir.path().join("brain.db"), Profile::Corrected, false);
+    // t2 and t3 learned together both ways until their edges pass the merge bar (0.8)
+    for _ in 0..12 {
+        b.learn(&["t2".to_string(), "t3".to_string()], 1.0).unwrap();
+        b.learn(&["t3".to_string(), "t2".to_string()], 1.0).unwrap();
+    }
+    b.maintain(&common::daemon_maintain(&["merge"])).unwrap();
+    assert!(!b.has_node("t2").unwrap() && !b.has_node("t3").unwrap());
+    let turn = |id: &str, text: &str| Turn {
+        id: Some(id.into()),
+        session: Some("1".into()),
+        speaker: Some("Ann".into()),
+        text: text.into(),
+        ..Turn::default()
+    };
+    let r6 = b.remember_turn(&turn("t6", "a new turn")).unwrap();
+    // positions 0, 1, 4, 5 are taken: one past the last
+    assert_eq!(r6.turn, 6);
+    assert_eq!(r6.edges[0].0, "t5", "{r6:?}");
+    let r7 = b.remember_turn(&turn("t7", "and the next one")).unwrap();
+    assert_eq!(r7.turn, 7);
+    // before: t7 chained to t5 (t6 had position 4 and sorted before t5)
+    assert_eq!(r7.edges[0].0, "t6", "{r7:?}");
+}
