@@ -575,9 +575,11 @@ impl Brain {
     /// table but the journal by the snapshot's in one transaction, in which the
     /// corrected profile journals the rollback (`rollback_event`); of the conversation
     /// log, the turns logged since the snapshot stay, uncredited. Returns the restored
-    /// snapshot and where the previous state was kept. Refused while a forget has not
-    /// finished (`Brain::pending_forget`): the snapshot may still hold its content.
-    pub fn rollback(&mut self, name: Option<&str>) -> Result<(Snapshot, PathBuf)> {
+    /// snapshot, where the previous state was kept, and the nodes made since the
+    /// snapshot that the restored state does not hold ([`RolledBack`]). Refused while a
+    /// forget has not finished (`Brain::pending_forget`): the snapshot may still hold
+    /// its content.
+    pub fn rollback(&mut self, name: Option<&str>) -> Result<RolledBack> {
         if self.snapshot_dir().is_none() {
             let path = self.path().to_path_buf();
             let _lock = self.json_lock()?;
@@ -586,7 +588,11 @@ impl Brain {
             if let Backend::Json(j) = &mut self.backend {
                 j.state = None;
             }
-            return Ok((s, pyformat::io::backup_path(&path)));
+            return Ok(RolledBack {
+                snapshot: s,
+                kept: pyformat::io::backup_path(&path),
+                not_restored: Vec::new(),
+            });
         }
         if let Some(t) = self.pending_forget()? {
             // the snapshots may still hold what the forget removed from the brain
@@ -642,9 +648,27 @@ impl Brain {
             .conn()
             .execute("ATTACH DATABASE ?1 AS snap", [snap_text])
             .map_err(sql_error(s.store.path()))?;
-        let restored = (|| -> Result<()> {
+        let restored = (|| -> Result<Vec<String>> {
             let mut w = s.store.write()?;
             let err = w.err();
+            // what was made since the snapshot (its question nodes aside): the
+            // restored state does not hold it, the state kept before does
+            let not_restored: Vec<String> = {
+                let mut st = w
+                    .tx()
+                    .prepare(
+                        "SELECT id FROM main.nodes WHERE node_seq IS NOT NULL AND id NOT IN (SELECT id FROM snap.nodes WHERE node_seq IS NOT NULL) ORDER BY node_seq",
+                    )
+                    .map_err(&err)?;
+                let ids = st
+                    .query_map([], |r| r.get::<_, String>(0))
+                    .map_err(&err)?
+                    .collect::<rusqlite::Result<Vec<String>>>()
+                    .map_err(&err)?;
+                ids.into_iter()
+                    .filter(|id| !super::neurogenesis::is_auto(id))
+                    .collect()
+            };
             w.tx()
                 .execute_batch(
                     "DELETE FROM main.nodes; DELETE FROM main.edges; DELETE FROM main.vectors; DELETE FROM main.meta; DELETE FROM main.vector_gone;
@@ -700,14 +724,14 @@ impl Brain {
             w.structure_changed();
             w.vectors_changed();
             w.commit()?;
-            Ok(())
+            Ok(not_restored)
         })();
         let detached = s
             .store
             .conn()
             .execute("DETACH DATABASE snap", [])
             .map_err(sql_error(s.store.path()));
-        restored?;
+        let not_restored = restored?;
         detached?;
         s.store.reload_dim()?;
         if layout == Layout::Sparse {
@@ -730,8 +754,28 @@ impl Brain {
         if let Some(r) = s.resident.as_mut() {
             r.stale = true;
         }
-        Ok((snap, kept))
+        Ok(RolledBack {
+            snapshot: snap,
+            kept,
+            not_restored,
+        })
     }
+}
+
+/// What [`Brain::rollback`] did.
+#[derive(Debug, Clone)]
+pub struct RolledBack {
+    /// The snapshot restored.
+    pub snapshot: Snapshot,
+    /// Where the state before the rollback was kept (a snapshot of a database, a
+    /// `.bak` of a state file): `rollback --to` its name brings it back.
+    pub kept: PathBuf,
+    /// The nodes made since the snapshot that the restored state does not hold, in the
+    /// order they were made (the question nodes neurogenesis grew left out): turns
+    /// remembered, teachings and corrections injected, chunks a sync added since. A
+    /// rollback undoes learning, and these go with it; the kept state still holds
+    /// them. Empty for a state file.
+    pub not_restored: Vec<String>,
 }
 
 /// Resolves where `import` writes: a directory (created), the database file in it.

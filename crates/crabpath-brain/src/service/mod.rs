@@ -49,7 +49,7 @@ mod unlearn;
 
 pub use admin::{
     brain_dir, embed_texts, export_state, full_state, import_state, init_reference, init_store,
-    keep_before_replacing, layout_for, BrainInfo, InitOptions, InitReport,
+    keep_before_replacing, layout_for, BrainInfo, InitOptions, InitReport, RolledBack,
 };
 pub use autotune::AutotuneOutcome;
 pub use engine::{

@@ -54,7 +54,7 @@ fn rollback_undoes_the_tuning_maintain_applied() {
     );
     assert_eq!(b.tuning().unwrap().half_life, 90.0);
 
-    let (restored, _) = b.rollback(None).unwrap();
+    let restored = b.rollback(None).unwrap().snapshot;
     assert_eq!(restored.name, name);
     drop(b);
     let mut b = open(&db);

@@ -63,11 +63,18 @@ pub fn run_snapshot(ctx: &Ctx, a: &SnapshotArgs) -> CliResult {
 pub fn run_rollback(ctx: &Ctx, a: &RollbackArgs) -> CliResult {
     let path = ctx.state_path(&a.state, true);
     let mut brain = ctx.open(crabpath_brain::locate(&path), true)?;
-    let (s, bak) = brain.rollback(a.to.as_deref())?;
+    let r = brain.rollback(a.to.as_deref())?;
+    let (s, bak) = (&r.snapshot, &r.kept);
     if a.json {
         let payload = out::dict([
             ("restored", out::s(&s.name)),
             ("backup", out::s(&bak.display().to_string())),
+            (
+                "not_restored",
+                pyformat::pyjson::PyValue::List(
+                    r.not_restored.iter().map(|id| out::s(id)).collect(),
+                ),
+            ),
         ]);
         out::println(&out::compact(&payload));
     } else {
@@ -76,6 +83,25 @@ pub fn run_rollback(ctx: &Ctx, a: &RollbackArgs) -> CliResult {
             s.name,
             bak.display()
         ));
+        if !r.not_restored.is_empty() {
+            // a rollback undoes learning; what was added since goes with it, and the
+            // user is told what and how to get it back
+            const SHOWN: usize = 10;
+            let mut named = r.not_restored[..r.not_restored.len().min(SHOWN)].join(", ");
+            if r.not_restored.len() > SHOWN {
+                named.push_str(&format!(", … ({} more)", r.not_restored.len() - SHOWN));
+            }
+            let back = bak
+                .file_stem()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            eprintln!(
+                "crabpath: {} node(s) added since snapshot {} are not in the restored state: {named}; `crabpath rollback --state {} --to {back}` brings them back",
+                r.not_restored.len(),
+                s.name,
+                path.display()
+            );
+        }
     }
     Ok(0)
 }

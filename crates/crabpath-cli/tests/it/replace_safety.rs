@@ -222,3 +222,51 @@ fn a_brain_db_that_is_not_a_brain_is_refused_and_left_as_it_is() {
         }
     }
 }
+
+/// A rollback undoes learning, and the nodes added since the snapshot go with it: it
+/// names them (stderr, and `not_restored` in `--json`) with the rollback that brings
+/// them back. Before, a teaching injected after the snapshot that `maintain` took
+/// before an autotune vanished with nothing said.
+#[test]
+fn a_rollback_names_the_nodes_it_does_not_restore() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    workspace(&d.join("ws"));
+    ok(d, &["init", "--workspace", "ws", "--output", "brain"]);
+    ok(d, &["snapshot", "--state", "brain", "--name", "s1"]);
+    let content = "The spare key is under the blue pot.";
+    ok(
+        d,
+        &[
+            "inject",
+            "--state",
+            "brain",
+            "--id",
+            "teach::key",
+            "--content",
+            content,
+            "--type",
+            "TEACHING",
+        ],
+    );
+    let (out, err) = ok(d, &["rollback", "--state", "brain", "--to", "s1"]);
+    assert!(out.contains("Restored snapshot s1"), "{out}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("teach::key"))
+        .unwrap_or_else(|| panic!("no line names teach::key:\n{err}"));
+    let back = snapshots(d, "brain")
+        .into_iter()
+        .find(|n| n.starts_with("before-rollback-"))
+        .unwrap();
+    let undo = format!("crabpath rollback --state brain --to {back}");
+    assert!(line.contains(&undo), "no `{undo}` in: {line}");
+    // the way back it names holds the teaching
+    ok(d, &["rollback", "--state", "brain", "--to", &back]);
+    let state = export(d, "brain", "after.json");
+    assert!(state.to_string().contains(content));
+    // and `--json` lists what a rollback leaves out (the teaching, back to s1 again)
+    let (out, _) = ok(d, &["rollback", "--state", "brain", "--to", "s1", "--json"]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["not_restored"], serde_json::json!(["teach::key"]), "{v}");
+}
