@@ -929,6 +929,13 @@ impl Brain {
                 };
                 w.graph.add_node(n);
             }
+            // the question layer, as it is now: its nodes and every edge from or to one
+            // (come back whole after the replay). Taken before anything is set aside:
+            // a merged node leaves the graph below with its edges, and a question
+            // node's edge to it (its birth or credit edge to a part, moved by the
+            // merge) was lost from the layer, so the replay gave a brain unlike one
+            // that never had the forgotten content, with nothing said
+            let questions = QuestionLayer::take(w.graph);
             // the nodes maintenance merged: set aside, made again by the replayed merge
             // from stand-ins of their parts, then given back their text and metadata
             let injected = injected_ids(&events);
@@ -1027,9 +1034,6 @@ impl Brain {
                 chain.sort_by_key(|&(chunk, _)| chunk);
             }
             let g = &mut *w.graph;
-            // the question layer, as it is now: its nodes and every edge from or to one
-            // (come back whole after the replay)
-            let questions = QuestionLayer::take(g);
             // removed last first: each removal then takes the end of its bucket and of
             // the bucket list, not a shift of everything after it
             let edges: Vec<_> = g.edges().map(|(s, t, _)| (s, t)).collect();

@@ -13,7 +13,11 @@
 //! chunk keeps the weights, and most histories sync), a pair of chunks learned both
 //! ways until a merge joins them, and folder changes synced (a paragraph added,
 //! removed or rewritten, a file deleted or made again, b.md changed, deleted and made
-//! again in X's folder only).
+//! again in X's folder only), and agents' queries in two chats (their turn logs, the
+//! question nodes they grow, and the agents' feedback on the newest query; Y hears a
+//! query that fired nothing of b.md, and its feedback). The question layer is
+//! compared by id, its journal positions aside ([`layered`]): the replay puts it back
+//! after the rest.
 //!
 //! Two outcomes are set apart as the documented limits of `forget` rather than
 //! failures (see `service::unlearn`): an injection that found a b.md chunk among its
@@ -25,7 +29,10 @@
 //! why the others were kept (`--nocapture`), and fails when fewer than half replay.
 //! Its first runs found two brains that replayed unlike Y, each now a test of
 //! `forget.rs`: `forget_drops_the_learns_through_a_chunk_a_sync_removed_before` and
-//! `forget_after_a_first_sync_that_deleted_an_unlinked_file`.
+//! `forget_after_a_first_sync_that_deleted_an_unlinked_file`; with the agents' queries,
+//! a third: [`a_question_nodes_edge_to_a_merged_node_comes_back`]. Now: 146 replayed
+//! and equal, 53 kept (28 a `connect` before a sync that rewrote chunks, 22 a merge of
+//! a chunk made again or merged again, 3 others), 1 documented limit.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -122,6 +129,11 @@ enum Action {
     Push(&'static str, &'static str, usize),
     /// The folders change, then both brains sync.
     Sync(Vec<Change>),
+    /// An agent's query in a chat that fired these nodes (its turn log; the query, of
+    /// words of its own, grows a question node), then maybe the agent's outcome for it
+    /// (`turns_ago` 0). Y hears the query when it fired nothing of b.md, and the
+    /// outcome when the chat's newest query in X is one Y heard.
+    Asked(&'static str, Vec<&'static str>, String, Option<f64>),
 }
 
 /// The folder as paragraphs per file (absent: deleted), X's view (Y's is it less b.md).
@@ -220,6 +232,41 @@ fn of_b(id: &str) -> bool {
     id.starts_with("b.md")
 }
 
+/// Logs a served query of `chat` that fired `fired` (the path: consecutive pairs).
+fn asked(b: &mut Brain, chat: &str, fired: &[&str], query: &str) {
+    use crabpath_brain::service::turns::TurnRecord;
+    let fired: Vec<String> = fired.iter().map(|s| s.to_string()).collect();
+    let path = fired
+        .windows(2)
+        .map(|p| (p[0].clone(), p[1].clone()))
+        .collect();
+    b.record_turn(
+        chat,
+        TurnRecord {
+            query: query.to_string(),
+            scores: vec![0.5; fired.len()],
+            fired,
+            path,
+        },
+    )
+    .unwrap();
+}
+
+/// The agent's `outcome` for the newest query of `chat`.
+fn feedback(b: &mut Brain, chat: &str, outcome: f64) {
+    use crabpath_brain::service::turns::Window;
+    use crabpath_brain::service::FeedbackRequest;
+    b.feedback(&FeedbackRequest {
+        outcome,
+        chat_id: Some(chat),
+        fired_ids: None,
+        turns_ago: Some(0),
+        window: Window::default(),
+        used_ids: None,
+    })
+    .unwrap();
+}
+
 /// What one history may still draw.
 struct Mix {
     /// Teachings injected so far (eight at most).
@@ -236,6 +283,8 @@ struct World {
     /// X's and Y's databases, read beside them ([`ids`]).
     dbs: [rusqlite::Connection; 2],
     folder: Folder,
+    /// Per chat: whether X's newest query fired a b.md chunk (Y never heard it).
+    newest_b: BTreeMap<&'static str, bool>,
 }
 
 impl World {
@@ -253,6 +302,7 @@ impl World {
             y,
             dbs,
             folder,
+            newest_b: BTreeMap::new(),
         }
     }
 
@@ -290,6 +340,23 @@ impl World {
                     }
                 }
             }
+            Action::Asked(chat, fired, query, outcome) => {
+                if !fired.iter().all(|id| there(id)) {
+                    return false;
+                }
+                let b = fired.iter().any(|id| of_b(id));
+                asked(&mut self.x, chat, fired, query);
+                if !b {
+                    asked(&mut self.y, chat, fired, query);
+                }
+                self.newest_b.insert(chat, b);
+                if let Some(o) = outcome {
+                    feedback(&mut self.x, chat, *o);
+                    if !b {
+                        feedback(&mut self.y, chat, *o);
+                    }
+                }
+            }
             Action::Sync(changes) => {
                 let mut any = false;
                 for c in changes {
@@ -313,7 +380,7 @@ impl World {
         let (in_x, in_y) = (ids(&self.dbs[0]), ids(&self.dbs[1]));
         let common: Vec<&'static str> = in_x
             .intersection(&in_y)
-            .filter(|id| !id.starts_with("merged:"))
+            .filter(|id| !id.starts_with("merged:") && !id.starts_with("auto:"))
             .map(|id| intern(id))
             .collect();
         let bs: Vec<&'static str> = in_x
@@ -335,8 +402,27 @@ impl World {
             roll = 0; // a learn instead
         }
         match roll {
+            // an agent's query through 1 to 3 nodes, and mostly its outcome
+            30..=37 => {
+                let k = 1 + rng.randbelow(3) as usize;
+                let mut fired: Vec<&'static str> = Vec::new();
+                for _ in 0..k * 3 {
+                    let id = any(rng);
+                    if !fired.contains(&id) {
+                        fired.push(id);
+                    }
+                    if fired.len() == k {
+                        break;
+                    }
+                }
+                let chat = *rng.choice(&["c1", "c2"]);
+                let n = rng.randbelow(1_000_000);
+                let query = format!("where{n} is{n} it{n}");
+                let outcome = (rng.random() < 0.7).then(|| *rng.choice(&[1.0, 0.5, -1.0]));
+                Action::Asked(chat, fired, query, outcome)
+            }
             // a learn of 2 to 4 distinct nodes
-            0..=37 => {
+            0..=29 => {
                 let k = 2 + rng.randbelow(3) as usize;
                 let mut fired: Vec<&'static str> = Vec::new();
                 for _ in 0..k * 3 {
@@ -479,6 +565,42 @@ fn diff(x: &serde_json::Value, y: &serde_json::Value) -> String {
     out.join("\n")
 }
 
+/// An exported `graph` with the question layer set apart: the other nodes, and the
+/// edges between them, in their order; the question nodes (`auto:`, grown by the
+/// agents' queries; their `born_seq` and `last_seq`, journal positions, left out) and
+/// every edge from or to one, by id. The replay puts the layer back after the rest,
+/// and a brain that never had b.md grew it at other journal positions
+/// (`service::unlearn`, "The question layer"): the same nodes, weights and metadata,
+/// elsewhere in the order.
+fn layered(graph: &serde_json::Value) -> serde_json::Value {
+    let auto = |id: &serde_json::Value| id.as_str().is_some_and(|s| s.starts_with("auto:"));
+    let (mut nodes, mut auto_nodes) = (Vec::new(), BTreeMap::new());
+    for n in graph["nodes"].as_array().into_iter().flatten() {
+        if auto(&n["id"]) {
+            let mut n = n.clone();
+            if let Some(a) = n
+                .pointer_mut("/metadata/auto")
+                .and_then(|a| a.as_object_mut())
+            {
+                a.remove("born_seq");
+                a.remove("last_seq");
+            }
+            auto_nodes.insert(n["id"].to_string(), n);
+        } else {
+            nodes.push(n.clone());
+        }
+    }
+    let (mut edges, mut auto_edges) = (Vec::new(), BTreeMap::new());
+    for e in graph["edges"].as_array().into_iter().flatten() {
+        if auto(&e["source"]) || auto(&e["target"]) {
+            auto_edges.insert(format!("{} -> {}", e["source"], e["target"]), e.clone());
+        } else {
+            edges.push(e.clone());
+        }
+    }
+    serde_json::json!({"nodes": nodes, "edges": edges, "auto_nodes": auto_nodes, "auto_edges": auto_edges})
+}
+
 /// Plays `actions` (those that apply) on a new X and Y, X forgets b.md, and the
 /// outcome; `None` when X no longer has b.md to forget.
 fn play(actions: &[Action]) -> Option<Outcome> {
@@ -536,7 +658,7 @@ fn judge(w: &mut World) -> Option<Outcome> {
                 exported(&mut w.x, &w.dir.path().join("x")),
                 exported(&mut w.y, &w.dir.path().join("y")),
             );
-            match (ex["graph"] == ey["graph"], limit) {
+            match (layered(&ex["graph"]) == layered(&ey["graph"]), limit) {
                 (true, _) => Outcome::Equal,
                 (false, Some(why)) => Outcome::Limit(why),
                 (false, None) => Outcome::Differs(diff(&ex["graph"], &ey["graph"])),
@@ -695,4 +817,20 @@ fn forget_of_random_histories_equals_never_having_had_the_file_or_says_kept() {
         equal * 2 >= SEEDS as usize,
         "only {equal} of {SEEDS} seeds replayed"
     );
+}
+
+/// Seed 157's history, shrunk (found when agents' queries joined the random steps):
+/// a question node's credit edge to a chunk moved to the merged node when maintenance
+/// merged that chunk with another, and the replay set the merged node aside before it
+/// took the question layer, so the layer came back without that edge (X unlike Y,
+/// nothing said).
+#[test]
+fn a_question_nodes_edge_to_a_merged_node_comes_back() {
+    let actions = vec![
+        Action::Push("c.md::2", "c.md::0", 12),
+        Action::Asked("c1", vec!["c.md::2"], "where1 is1 it1".into(), Some(1.0)),
+        Action::Step(Step::Maintain("prune,merge")),
+    ];
+    let outcome = play(&actions);
+    assert_eq!(outcome, Some(Outcome::Equal));
 }
