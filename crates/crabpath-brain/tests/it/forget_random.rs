@@ -15,7 +15,8 @@
 //! removed or rewritten, a file deleted or made again, b.md changed, deleted and made
 //! again in X's folder only), and agents' queries in two chats (their turn logs, the
 //! question nodes they grow, and the agents' feedback on the newest query; Y hears a
-//! query that fired nothing of b.md, and its feedback). The question layer is
+//! query that fired nothing of b.md, and its feedback), and corrections (a veto of a
+//! chat's newest query, a guardrail of none). The question layer is
 //! compared by id, its journal positions aside ([`layered`]): the replay puts it back
 //! after the rest.
 //!
@@ -30,9 +31,9 @@
 //! Its first runs found two brains that replayed unlike Y, each now a test of
 //! `forget.rs`: `forget_drops_the_learns_through_a_chunk_a_sync_removed_before` and
 //! `forget_after_a_first_sync_that_deleted_an_unlinked_file`; with the agents' queries,
-//! a third: [`a_question_nodes_edge_to_a_merged_node_comes_back`]. Now: 146 replayed
-//! and equal, 53 kept (28 a `connect` before a sync that rewrote chunks, 22 a merge of
-//! a chunk made again or merged again, 3 others), 1 documented limit.
+//! a third: [`a_question_nodes_edge_to_a_merged_node_comes_back`]. Now: 140 replayed
+//! and equal, 59 kept (30 a `connect` before a sync that rewrote chunks, 28 a merge of
+//! a chunk made again or merged again, 1 a learn of a node gone), 1 documented limit.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -134,7 +135,23 @@ enum Action {
     /// (`turns_ago` 0). Y hears the query when it fired nothing of b.md, and the
     /// outcome when the chat's newest query in X is one Y heard.
     Asked(&'static str, Vec<&'static str>, String, Option<f64>),
+    /// A correction ([`CORRECTIONS`]`[k]`): a veto of chat c1's newest query (its credit
+    /// learned, its path inhibited; Y's, unless that query fired b.md: then Y takes
+    /// the correction without a chat, as the forget leaves X's), or a guardrail of no
+    /// chat.
+    Correct(usize, crabpath_brain::service::CorrectionMode),
 }
+
+/// The corrections a history may give (each once: a second would be deduplicated),
+/// in the words of the files so that they link to chunks.
+const CORRECTIONS: [&str; 6] = [
+    "Never deploy on Fridays: the release window is Monday.",
+    "Backups of the production host run nightly, not weekly.",
+    "Dogs are walked after the storm, never before.",
+    "Eels hide under the bridge stones, not the river ones.",
+    "The fish tank filter is changed every month.",
+    "Restore checks read the warm storage bucket now.",
+];
 
 /// The folder as paragraphs per file (absent: deleted), X's view (Y's is it less b.md).
 #[derive(Debug, Clone, Default)]
@@ -267,12 +284,37 @@ fn feedback(b: &mut Brain, chat: &str, outcome: f64) {
     .unwrap();
 }
 
+/// The correction `text` of `chat`'s newest query (none: of no chat).
+fn correct(
+    b: &mut Brain,
+    text: &str,
+    chat: Option<&str>,
+    mode: crabpath_brain::service::CorrectionMode,
+) {
+    use crabpath_brain::service::turns::Window;
+    use crabpath_brain::service::CorrectRequest;
+    b.correct_with(
+        &CorrectRequest {
+            content: text,
+            chat_id: chat,
+            turns_ago: chat.map(|_| 0),
+            outcome: -1.0,
+            window: Window::default(),
+            source: "test",
+        },
+        mode,
+    )
+    .unwrap();
+}
+
 /// What one history may still draw.
 struct Mix {
     /// Teachings injected so far (eight at most).
     teachings: usize,
     /// Whether the history runs `connect`.
     connect: bool,
+    /// Corrections given so far ([`CORRECTIONS`]).
+    corrections: usize,
 }
 
 /// X and Y with their folders, in a directory of their own.
@@ -357,6 +399,17 @@ impl World {
                     }
                 }
             }
+            Action::Correct(k, mode) => {
+                use crabpath_brain::service::CorrectionMode;
+                let veto = *mode == CorrectionMode::Veto;
+                if veto && !self.newest_b.contains_key("c1") {
+                    return false; // no query of c1 to correct
+                }
+                let x_chat = veto.then_some("c1");
+                let y_chat = x_chat.filter(|_| !self.newest_b["c1"]);
+                correct(&mut self.x, CORRECTIONS[*k], x_chat, *mode);
+                correct(&mut self.y, CORRECTIONS[*k], y_chat, *mode);
+            }
             Action::Sync(changes) => {
                 let mut any = false;
                 for c in changes {
@@ -398,6 +451,7 @@ impl World {
         let mut roll = rng.randbelow(100);
         if (38..=44).contains(&roll) && mix.teachings == 8
             || (68..=71).contains(&roll) && !mix.connect
+            || (26..=29).contains(&roll) && mix.corrections == CORRECTIONS.len()
         {
             roll = 0; // a learn instead
         }
@@ -421,8 +475,15 @@ impl World {
                 let outcome = (rng.random() < 0.7).then(|| *rng.choice(&[1.0, 0.5, -1.0]));
                 Action::Asked(chat, fired, query, outcome)
             }
+            // a correction
+            26..=29 => {
+                use crabpath_brain::service::CorrectionMode::{Guardrail, Veto};
+                mix.corrections += 1;
+                let mode = if rng.random() < 0.6 { Veto } else { Guardrail };
+                Action::Correct(mix.corrections - 1, mode)
+            }
             // a learn of 2 to 4 distinct nodes
-            0..=29 => {
+            0..=25 => {
                 let k = 2 + rng.randbelow(3) as usize;
                 let mut fired: Vec<&'static str> = Vec::new();
                 for _ in 0..k * 3 {
@@ -678,6 +739,7 @@ fn random_history(seed: u64) -> (Vec<Action>, Option<Outcome>) {
     let mut mix = Mix {
         teachings: 0,
         connect: rng.random() < 0.3,
+        corrections: 0,
     };
     let mut done = Vec::new();
     for _ in 0..n {
