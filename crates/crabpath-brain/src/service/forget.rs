@@ -6,7 +6,7 @@
 //!
 //! | table | what is deleted |
 //! |---|---|
-//! | `nodes` | the forgotten nodes (a file: every node whose `file` is it; a node: that one; a chat: the nodes its ledger rows name — corrections, teachings, directives — and the auto question nodes whose text is one of its queries) |
+//! | `nodes` | the forgotten nodes (a file: every node whose `file` is it; a node: that one; a chat: the nodes its ledger rows name — corrections, teachings, directives — and the auto question nodes whose text is one of its queries; and every merged node that joined one of them, a chunk of the file or the node, which holds its text: [`crate::service::command::merge::parts_of`]) |
 //! | `nodes_fts` | their postings (the `nodes` delete trigger), then `optimize`, which merges the segments and drops deleted terms for good |
 //! | `edges` | every edge from or to them; edge endpoints left without any edge |
 //! | `vectors` | theirs (with `vector_gone` rows for readers holding an index) |
@@ -55,12 +55,13 @@ use std::path::{Path, PathBuf};
 use pyformat::pyjson::{self, PyValue};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::command::merge::parts_of;
 use super::engine::{Backend, Brain};
 use super::unlearn::Relearned;
 use crate::error::{Error, Result};
 use crate::reference::journal::REPLAY_EVENT;
 use crate::source::replay::EPISODES_KEY;
-use crate::source::sync::{is_workspace_id, SyncChanges, SYNC_EVENT};
+use crate::source::sync::{is_workspace_id, split_node_id, SyncChanges, SYNC_EVENT};
 use crate::store::{sql_error, Store, Write};
 
 /// What to forget.
@@ -602,6 +603,49 @@ fn target_nodes(
                 "SELECT n.sym, n.id FROM ledger l JOIN nodes n ON n.id = l.node_id WHERE l.chat_id = ?1 ORDER BY n.sym",
                 chat,
             )?;
+        }
+    }
+    // a merged node holds the text of its parts: one that joined a chunk of the file,
+    // or the node, goes with them (before, `forget --file` left the text of a file's
+    // merged chunks readable in the merged node)
+    let holds = |part: &str| match target {
+        ForgetTarget::File(f) => split_node_id(part).is_some_and(|(file, _)| file == f),
+        ForgetTarget::Node(id) => part == id,
+        ForgetTarget::Chat(_) => out.iter().any(|(_, o)| o == part),
+    };
+    let mut merged: Vec<(i64, String)> = Vec::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT sym, id, content, metadata FROM nodes WHERE id >= 'merged:' AND id < 'merged;' AND node_seq IS NOT NULL ORDER BY sym",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?;
+        for row in rows {
+            let (sym, id, content, metadata) = row?;
+            let metadata: crabpath::graph::Metadata = metadata
+                .as_deref()
+                .and_then(|m| serde_json::from_str(m).ok())
+                .unwrap_or_default();
+            let node = crabpath::graph::Node {
+                id: id.clone(),
+                summary: String::new(),
+                content: content.unwrap_or_default(),
+                metadata,
+            };
+            if parts_of(&node).iter().any(|p| holds(p)) {
+                merged.push((sym, id));
+            }
+        }
+    }
+    for m in merged {
+        if !out.contains(&m) {
+            out.push(m);
         }
     }
     Ok(out.into_iter().unzip())

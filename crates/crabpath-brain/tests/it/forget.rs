@@ -112,6 +112,56 @@ fn forgetting_a_file_leaves_none_of_its_bytes() {
     assert!(!fired.iter().any(|id| id.starts_with("b.md")), "{fired:?}");
 }
 
+/// A merged node holds the text of its parts: forgetting a file removes every merged
+/// node that joined one of its chunks, however deep the merges (a merge of a merged
+/// node records the parts of both, `merged_parts`). Before, `forget --file b.md` after
+/// maintenance had merged b.md's two paragraphs left the merged node, and the marker
+/// readable in the database.
+#[test]
+fn forgetting_a_file_removes_the_merged_nodes_holding_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = brain(dir.path());
+    let brain_dir = db.parent().unwrap().to_path_buf();
+    let mut b = open(&db);
+    let pair = |x: &str, y: &str| vec![x.to_string(), y.to_string()];
+    // b.md's paragraphs learned together both ways past the merge bar (0.8), merged;
+    // then the merged node with c.md's first paragraph, merged again
+    for _ in 0..12 {
+        b.learn(&pair("b.md::1", "b.md::2"), 1.0).unwrap();
+        b.learn(&pair("b.md::2", "b.md::1"), 1.0).unwrap();
+    }
+    Step::Maintain("merge").apply(&mut b);
+    let merged_ids = |b: &mut Brain| {
+        b.read(|g, _| {
+            g.nodes()
+                .filter(|(_, n)| n.id.starts_with("merged:"))
+                .map(|(_, n)| n.id.clone())
+                .collect::<Vec<_>>()
+        })
+        .unwrap()
+    };
+    let first = merged_ids(&mut b);
+    assert_eq!(first.len(), 1, "{first:?}");
+    for _ in 0..12 {
+        b.learn(&pair(&first[0], "c.md::1"), 1.0).unwrap();
+        b.learn(&pair("c.md::1", &first[0]), 1.0).unwrap();
+    }
+    Step::Maintain("merge").apply(&mut b);
+    let second = merged_ids(&mut b);
+    assert!(
+        second.len() == 1 && second != first,
+        "{first:?} then {second:?}"
+    );
+    let (_, before) = files_holding(&brain_dir, MARKER);
+    assert!(!before.is_empty());
+
+    b.forget(&ForgetTarget::File("b.md".into())).unwrap();
+    assert!(merged_ids(&mut b).is_empty());
+    drop(b);
+    let (_, hits) = files_holding(&brain_dir, MARKER);
+    assert!(hits.is_empty(), "`{MARKER}` still in {hits:?}");
+}
+
 /// A forget interrupted after its removal committed (here the search index cannot be
 /// written, as a kill or a full disk would stop it) leaves a pending mark
 /// in the brain; the next `forget` of the same target finishes it: the snapshot and the

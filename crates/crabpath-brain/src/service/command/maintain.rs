@@ -40,7 +40,7 @@ use crabpath::decay::{apply_decay_with, DecayConfig};
 use crabpath::embed::Embedder;
 use crabpath::graph::{Node, NodeId};
 use crabpath::maintain::{
-    apply_merge, authority, connect_learning_nodes, prune_edges, prune_orphan_nodes, prune_orphans,
+    authority, connect_learning_nodes, prune_edges, prune_orphan_nodes, prune_orphans,
     suggest_merges, Authority, ConnectOptions, LEARNING_PREFIX,
 };
 use crabpath::profile::Profile;
@@ -353,7 +353,7 @@ pub fn run_after_snapshot(
                     }
                     if !dry || cli {
                         let names = (w.graph.name(a).to_string(), w.graph.name(b).to_string());
-                        let m = apply_merge(w.graph, a, b)?;
+                        let m = super::merge::merge_pair(w.graph, a, b, profile)?;
                         if profile.fixes_bugs() {
                             // fix G1 of `merge`: the index follows the merge
                             let merged = w.graph.name(m).to_string();

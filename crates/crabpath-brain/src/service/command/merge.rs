@@ -13,7 +13,7 @@
 
 use crate::error::Result;
 use crabpath::embed::Embedder;
-use crabpath::graph::Graph;
+use crabpath::graph::{Graph, Node, NodeId};
 use crabpath::index::VectorStore;
 use crabpath::maintain::{
     apply_connections, apply_merge, suggest_connections, suggest_merges, MAX_CONNECTION_CANDIDATES,
@@ -27,6 +27,49 @@ pub struct MergeReport {
     pub suggestions: Vec<(String, String)>,
     /// Applied merges: (source, target, merged id).
     pub applied: Vec<(String, String, String)>,
+}
+
+/// The metadata key of a merged node's parts (corrected profile): the id of every node
+/// the merges that made it joined, a merged part given by its own parts, so that
+/// `forget` finds every merged node holding text of what it forgets (a file's chunks,
+/// a node) however deep the merges (the reference records only `merged_from`, the two
+/// ids of the last merge).
+pub const MERGED_PARTS_KEY: &str = "merged_parts";
+
+/// The parts a merge of `node` joins: its [`MERGED_PARTS_KEY`], else its `merged_from`
+/// (a merge of the paper profile or of an earlier release: a merged id among them is
+/// not resolved), else its own id.
+pub fn parts_of(node: &Node) -> Vec<String> {
+    let list = |key: &str| {
+        node.metadata.get(key).and_then(|v| v.as_array()).map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+    };
+    list(MERGED_PARTS_KEY)
+        .or_else(|| list("merged_from"))
+        .unwrap_or_else(|| vec![node.id.clone()])
+}
+
+/// [`apply_merge`] of `a` and `b`; the corrected profile records the merged node's
+/// parts ([`MERGED_PARTS_KEY`]). Returns the merged node. The one merge of `merge` and
+/// of `maintain`.
+pub fn merge_pair(graph: &mut Graph, a: NodeId, b: NodeId, profile: Profile) -> Result<NodeId> {
+    let parts: Option<Vec<String>> = match (graph.node(a), graph.node(b)) {
+        (Some(na), Some(nb)) if profile.fixes_bugs() => {
+            Some(parts_of(na).into_iter().chain(parts_of(nb)).collect())
+        }
+        _ => None,
+    };
+    let m = apply_merge(graph, a, b)?;
+    if let (Some(parts), true) = (parts, m != a && m != b) {
+        if let Some(node) = graph.node_mut(m) {
+            node.metadata
+                .insert(MERGED_PARTS_KEY.into(), serde_json::json!(parts));
+        }
+    }
+    Ok(m)
 }
 
 /// Replaces the vectors of two merged nodes by one for the merged node (corrected fix
@@ -69,7 +112,7 @@ pub fn merge(
             continue;
         }
         let (an, bn) = (graph.name(a).to_string(), graph.name(b).to_string());
-        let m = apply_merge(graph, a, b)?;
+        let m = merge_pair(graph, a, b, profile)?;
         let mn = graph.name(m).to_string();
         if profile.fixes_bugs() {
             if let Some(ix) = index.as_deref_mut() {
