@@ -76,11 +76,11 @@ pub fn locate(arg: &Path) -> Location {
 }
 
 fn is_sqlite(p: &Path) -> bool {
-    use std::io::Read;
+    use std::os::unix::fs::FileExt;
     let mut head = [0u8; 16];
-    std::fs::File::open(p)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
+    // through the process's descriptor of the file when a store has it open: closing
+    // another would drop that store's locks (`store::raw`)
+    crate::store::raw::with_file(p, |f| f.read_exact_at(&mut head, 0)).is_ok()
         && &head == b"SQLite format 3\0"
 }
 
