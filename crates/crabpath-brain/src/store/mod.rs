@@ -565,8 +565,33 @@ impl Store {
             .map_err(sql_error(&self.path))
     }
 
+    /// Whether the file at this store's path is no longer the one it has open: another
+    /// program renamed a new brain over it (`crabpath init` or `import` into its
+    /// directory) or deleted it. A write to the open file would then be lost: nobody
+    /// opens that file again. `false` for a store made by [`Store::create`].
+    pub fn replaced(&self) -> bool {
+        self._raw
+            .as_ref()
+            .is_some_and(|r| r.replaced_at(&self.path))
+    }
+
+    /// Opens the file at this store's path again when it was replaced
+    /// ([`Store::replaced`]), as it was opened (for writing or not); whether it did.
+    ///
+    /// # Errors
+    /// What [`Store::open`] refuses (the path deleted: no such brain database).
+    pub fn reopen_if_replaced(&mut self) -> Result<bool> {
+        if !self.replaced() {
+            return Ok(false);
+        }
+        let fresh = Store::open(&self.path, self.writable || self.read_only_fallback)?;
+        *self = fresh;
+        Ok(true)
+    }
+
     /// Starts a write transaction (`BEGIN IMMEDIATE`: waits for the current writer,
-    /// then holds the write lock until commit or drop).
+    /// then holds the write lock until commit or drop). Its commit is refused when the
+    /// file was replaced meanwhile ([`Store::replaced`]).
     pub fn write(&mut self) -> Result<Write<'_>> {
         if self.read_only_fallback {
             return Err(brain_error(
@@ -578,6 +603,7 @@ impl Store {
             return Err(brain_error(&self.path, "opened read-only"));
         }
         let path = self.path.clone();
+        let raw = self._raw.as_ref();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -585,6 +611,7 @@ impl Store {
         let clock = read_clock(&tx).map_err(sql_error(&path))?;
         Ok(Write {
             tx,
+            raw,
             path,
             rev: clock.rev + 1,
             seq: clock.seq,
@@ -679,6 +706,9 @@ fn read_clock(conn: &Connection) -> rusqlite::Result<Clock> {
 /// Dropped without [`Write::commit`], it rolls back.
 pub struct Write<'a> {
     tx: Transaction<'a>,
+    /// The store's descriptor of its file: a commit checks that the file is still the
+    /// one at the path ([`Store::replaced`]).
+    raw: Option<&'a raw::Held>,
     path: PathBuf,
     /// This transaction's revision.
     pub rev: i64,
@@ -762,6 +792,14 @@ impl Write<'_> {
             vectors: self.clock.vectors + i64::from(self.vectors),
         };
         let err = sql_error(&self.path);
+        if self.raw.is_some_and(|r| r.replaced_at(&self.path)) {
+            // committed into a file nobody opens any more, the write would be lost:
+            // rolled back (dropped), and refused
+            return Err(brain_error(
+                &self.path,
+                "was replaced or removed by another program (crabpath init or import) while this write ran: nothing was written; ask again",
+            ));
+        }
         self.tx
             .execute(
                 "UPDATE brain SET rev = ?1, seq = ?2, structure = ?3, vectors = ?4, nodes = nodes + ?5 WHERE id = 1",

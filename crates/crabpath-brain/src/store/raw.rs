@@ -107,6 +107,18 @@ impl Held {
         })
     }
 
+    /// The file's identity (device, inode) when it was opened.
+    pub fn key(&self) -> (u64, u64) {
+        self.key
+    }
+
+    /// Whether the file at `path` is another one now, or none: the file this handle
+    /// has open was replaced (renamed over, as `crabpath init` and `import` do) or
+    /// deleted.
+    pub fn replaced_at(&self, path: &Path) -> bool {
+        std::fs::metadata(path).map_or(true, |m| key_of(&m) != self.key)
+    }
+
     /// The open file, shared: read it at an offset (`FileExt::read_at`), never
     /// through its cursor.
     pub fn file(&self) -> &File {
