@@ -132,10 +132,18 @@ pub fn prune_orphan_nodes(graph: &mut Graph) -> usize {
 ///
 /// Cost: O(N + E) where N is the number of nodes and E the number of edges.
 pub fn prune_orphans(graph: &mut Graph, keep_workspace: bool) -> Vec<String> {
+    prune_orphans_keeping(graph, |node| keep_workspace && node.file().is_some())
+}
+
+/// [`prune_orphan_nodes`] that also keeps the orphaned nodes `keep` says yes to,
+/// returning the ids of the removed nodes in removal order.
+///
+/// Cost: O(N + E) where N is the number of nodes and E the number of edges.
+pub fn prune_orphans_keeping(graph: &mut Graph, keep: impl Fn(&Node) -> bool) -> Vec<String> {
     let orphans: Vec<NodeId> = graph
         .node_ids()
         .filter(|&n| authority(graph, n) == Authority::Overlay && is_orphan(graph, n))
-        .filter(|&n| !keep_workspace || graph.node(n).is_none_or(|node| node.file().is_none()))
+        .filter(|&n| graph.node(n).is_none_or(|node| !keep(node)))
         .collect();
     orphans
         .into_iter()

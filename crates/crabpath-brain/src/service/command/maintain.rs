@@ -13,8 +13,8 @@
 //!   corrected: the brain's tuned half-life, [`super::autotune::tuning_of`]),
 //!   constitutional sources skipped, canonical sources at half speed;
 //! * **prune** — [`prune_edges`] below `prune_below`, then [`prune_orphan_nodes`]
-//!   (corrected: [`prune_orphans`] keeping workspace nodes, and the removed nodes'
-//!   vectors deleted with them);
+//!   (corrected: [`prune_orphans_keeping`] workspace nodes and conversation turns,
+//!   and the removed nodes' vectors deleted with them);
 //! * **merge** — [`suggest_merges`] without a judge; pairs touching a constitutional
 //!   node dropped, and (command line only) pairs touching a canonical node; the first
 //!   `max_merges` of the rest applied (Python slice: a negative value applies all but
@@ -31,6 +31,7 @@
 //! | M2 | merges leave the index stale (as `merge`, fix G1 of [`super::merge`]) | the index follows the merges | 2 stale vectors and 1 node without one → none (`maintain_merges_keep_the_index_fresh` in `crabpath-cli`'s tests) |
 //! | M3 | prune removes every orphaned overlay node, workspace chunks included: a single-chunk file's only node has no edge from `init` on, so the first default `maintain` drops the file from the brain, and `sync` (which re-splits changed files only) never puts it back | nodes with `file` metadata are never pruned: a chunk leaves the brain when its file does (`sync`); only nodes of no file (injected, learning, merged) are pruned when orphaned | a folder of 9 single-chunk files and 2 three-section files, 17 nodes: default `maintain` 17 → 8 nodes, `query` of a single-chunk file's word finds nothing vs. 17 → 17, found (`maintain_keeps_single_chunk_files` in `crabpath-cli`'s tests) |
 //! | M4 | pruned nodes leave their vectors behind (the reference's index keeps them): the brain has vectors without a node, and `doctor` fails advising a `sync` that changes nothing | a pruned node's vector is deleted in the same write transaction as its rows | 3 nodes injected into the 17-node brain of M3, `maintain --tasks decay,prune --prune-below 0.45`: 20 → 8 nodes, 12 vectors without a node, `doctor` fails → 20 → 17 (the injected nodes, M3), their 3 vectors gone too, `doctor` passes (`pruned_nodes_take_their_vectors`); `kill -9` at any moment leaves the rows before or after (`kill_9_mid_maintain_leaves_before_or_after`) |
+//! | M5 | (this port, before) a conversation turn with no edge was pruned as an orphan: a turn `remember` added to a folder brain, or the first turn of a new session that shares no rare word with another, was gone after the first default `maintain` | a turn (`kind` `conversation`) is never pruned either: it is what was said, and leaves only by `forget` | `remember` in a new session, then `maintain`: the turn gone vs. kept (`maintain_safety::maintain_keeps_a_remembered_turn_without_links` in `crabpath-cli`'s tests) |
 //! | M1 | `connect` with `learning::` nodes and vectors crashes: `maintain.py` calls `apply_connections` without importing it (`NameError`) | the learning nodes are connected to their nearest workspace nodes (no `file` metadata needed, profile table item 9) | exit 1 / error −1 vs. `connected: 6` |
 
 use crate::service::neurogenesis::NeurogenesisMaintain;
@@ -39,8 +40,8 @@ use crabpath::decay::{apply_decay_with, DecayConfig};
 use crabpath::embed::Embedder;
 use crabpath::graph::NodeId;
 use crabpath::maintain::{
-    apply_merge, authority, connect_learning_nodes, prune_edges, prune_orphan_nodes, prune_orphans,
-    suggest_merges, Authority, ConnectOptions, LEARNING_PREFIX,
+    apply_merge, authority, connect_learning_nodes, prune_edges, prune_orphan_nodes,
+    prune_orphans_keeping, suggest_merges, Authority, ConnectOptions, LEARNING_PREFIX,
 };
 use crabpath::profile::Profile;
 use pyformat::pyjson::{PyDict, PyInt, PyValue};
@@ -50,6 +51,18 @@ use super::merge::refresh_index_after_merge;
 
 use super::HealthPayload;
 use crate::error::{Error, Result};
+
+/// Whether a node is text of the brain's sources, which maintenance never prunes
+/// (corrected profile, M3 and M5): a chunk of a file (`file` metadata) or a turn of a
+/// conversation (`kind` [`crate::source::conversation::CONVERSATION`]).
+fn is_source_text(node: &crabpath::graph::Node) -> bool {
+    node.file().is_some()
+        || node
+            .metadata
+            .get("kind")
+            .and_then(serde_json::Value::as_str)
+            == Some(crate::source::conversation::CONVERSATION)
+}
 
 /// The fixed execution order of the tasks.
 pub const TASK_ORDER: [&str; 5] = ["health", "decay", "prune", "merge", "connect"];
@@ -298,9 +311,10 @@ pub fn run_after_snapshot(
             "prune" => {
                 let edges = prune_edges(graph, options.prune_below);
                 let nodes = if profile.fixes_bugs() {
-                    // M3, M4: workspace nodes stay; a removed node takes its vector
-                    // with it (in the operation's one write)
-                    let removed = prune_orphans(graph, true);
+                    // M3, M4, M5: workspace nodes and conversation turns stay; a
+                    // removed node takes its vector with it (in the operation's one
+                    // write)
+                    let removed = prune_orphans_keeping(graph, is_source_text);
                     for id in &removed {
                         w.vectors.remove(id);
                     }
