@@ -954,6 +954,8 @@ pub struct FetchModelArgs {
     /// $CRABPATH_MODEL_DIR for minilm, $CRABPATH_MPNET_MODEL_DIR for mpnet, else
     /// `datasets/models/<model name>` under the workspace root). Written whole or not at
     /// all: files are unpacked beside it and renamed into place once every SHA-256 matches.
+    /// A directory there is replaced only if it holds nothing but the model's files (a
+    /// stale or partial copy); one holding anything else, or a file, is refused and kept.
     #[arg(long, value_name = "D")]
     pub dir: Option<std::path::PathBuf>,
 }

@@ -271,7 +271,9 @@ fn fetch_from(
     if spec_is_present(spec, model_dir) {
         return Ok(None);
     }
-    // A stale or partial directory is moved aside first, then removed.
+    // A stale or partial directory is moved aside first, then removed; anything else
+    // there is refused, left as it is
+    check_replaceable(spec, model_dir, &files)?;
     if model_dir.exists() {
         let old = tempfile::Builder::new()
             .prefix(".crabpath-model-old-")
@@ -287,6 +289,65 @@ fn fetch_from(
         return Err(EmbedError::io("renaming the model into", model_dir, e));
     }
     Ok(Some(files))
+}
+
+/// Refuses to replace `model_dir` unless it is a stale or partial copy of the model:
+/// a directory holding only files of the model (`files`, relative paths as unpacked)
+/// and the folders that hold them, or a symbolic link (only the link is replaced).
+/// Before, whatever the directory held was moved aside and removed with it: `crabpath
+/// fetch-model --dir ~/brain` deleted the brain, and a file there was deleted too.
+fn check_replaceable(spec: &ModelSpec, model_dir: &Path, files: &[PathBuf]) -> Result<()> {
+    let Ok(meta) = std::fs::symlink_metadata(model_dir) else {
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    let refuse = |what: String| {
+        EmbedError::Fetch(format!(
+            "{} {what}: nothing was changed; choose a new or empty directory for {} (--dir), or move that away",
+            model_dir.display(),
+            spec.name
+        ))
+    };
+    if !meta.is_dir() {
+        return Err(refuse("exists and is not a directory".into()));
+    }
+    let known: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let folders: std::collections::HashSet<&Path> = files
+        .iter()
+        .flat_map(|f| f.ancestors().skip(1))
+        .filter(|a| !a.as_os_str().is_empty())
+        .collect();
+    let mut foreign = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let here = model_dir.join(&rel);
+        let entries = std::fs::read_dir(&here).map_err(|e| EmbedError::io("listing", &here, e))?;
+        for e in entries {
+            let e = e.map_err(|e| EmbedError::io("listing", &here, e))?;
+            let r = rel.join(e.file_name());
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && folders.contains(r.as_path()) {
+                stack.push(r);
+            } else if is_dir || !known.contains(r.as_path()) {
+                foreign.push(r.display().to_string());
+            }
+        }
+    }
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    let more = foreign.len().saturating_sub(3);
+    foreign.truncate(3);
+    let mut list = foreign.join(", ");
+    if more > 0 {
+        list.push_str(&format!(" and {more} more"));
+    }
+    Err(refuse(format!(
+        "holds files that are not the model's ({list})"
+    )))
 }
 
 /// Extracts the entries of the zip archive `wheel` under `folder` into `dest`, keeping their

@@ -76,11 +76,11 @@ pub fn locate(arg: &Path) -> Location {
 }
 
 fn is_sqlite(p: &Path) -> bool {
-    use std::io::Read;
+    use std::os::unix::fs::FileExt;
     let mut head = [0u8; 16];
-    std::fs::File::open(p)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
+    // through the process's descriptor of the file when a store has it open: closing
+    // another would drop that store's locks (`store::raw`)
+    crate::store::raw::with_file(p, |f| f.read_exact_at(&mut head, 0)).is_ok()
         && &head == b"SQLite format 3\0"
 }
 
@@ -560,6 +560,7 @@ impl Brain {
     /// Brings a resident database brain up to date with other processes' commits
     /// (cheap when there are none: one `PRAGMA data_version`).
     pub(super) fn catch_up(&mut self) -> Result<()> {
+        self.follow_replacement()?;
         let Backend::Store(s) = &mut self.backend else {
             return Ok(());
         };
@@ -590,6 +591,32 @@ impl Brain {
             if (e.name(), e.dim()) != (info.name.as_str(), info.dim) {
                 self.embedder = None;
             }
+        }
+        Ok(())
+    }
+
+    /// Opens the database again when another program replaced it since it was opened
+    /// (`crabpath init` or `import` into the brain's directory rename a new file over
+    /// it; [`Store::reopen_if_replaced`]): what is in memory (the resident graph, the
+    /// embedder, the last query's rows) is dropped and read from the new file. Before,
+    /// a server went on answering from the old file and committing into it, and every
+    /// write it acknowledged after the replacement was lost.
+    ///
+    /// Errors: the new file cannot be opened (removed, not a brain).
+    pub(super) fn follow_replacement(&mut self) -> Result<()> {
+        let Backend::Store(s) = &mut self.backend else {
+            return Ok(());
+        };
+        if !s.store.reopen_if_replaced()? {
+            return Ok(());
+        }
+        s.dir = s.store.dir();
+        let resident = s.resident.take().is_some();
+        self.scratch = Loaded::default();
+        self.serving = Default::default();
+        self.embedder = None;
+        if resident {
+            self.load_resident()?;
         }
         Ok(())
     }
@@ -740,6 +767,7 @@ impl Brain {
         dry: bool,
         op: impl FnOnce(&mut Working<'_>) -> Result<T>,
     ) -> Result<T> {
+        self.follow_replacement()?;
         let Backend::Store(s) = &mut self.backend else {
             unreachable!("write_store on a state file")
         };

@@ -238,6 +238,30 @@ impl Brain {
         }
     }
 
+    /// The ledger entry of a taught or corrected text whose node is still in the brain.
+    /// An entry whose node is gone (pruned by `maintain` once its links decayed, merged
+    /// into another) is dropped, so that the text is taught again: before, a second
+    /// `teach` of it answered `deduped` with the id of a node that no longer existed,
+    /// and the acknowledged teaching was nowhere.
+    fn live_ledger_entry(&mut self, hash: &str) -> Result<Option<LedgerEntry>> {
+        let Some(e) = self.ledger_entry(hash)? else {
+            return Ok(None);
+        };
+        if self.has_node(&e.node_id)? {
+            return Ok(Some(e));
+        }
+        match &mut self.backend {
+            Backend::Store(s) => {
+                turns::sql::drop_ledger(s.store.conn(), hash).map_err(sql_error(s.store.path()))?;
+                if let Some(r) = s.resident.as_mut() {
+                    r.data_version = s.store.data_version()?;
+                }
+            }
+            Backend::Json(_) => self.serving.turns.drop_ledger(hash),
+        }
+        Ok(None)
+    }
+
     fn add_ledger(&mut self, e: LedgerEntry) -> Result<()> {
         match &mut self.backend {
             Backend::Store(s) => {
@@ -422,7 +446,7 @@ impl Brain {
         }
         let hash = turns::content_hash(content);
         let node_id = turns::feedback_node_id("CORRECTION", content);
-        if let Some(e) = self.ledger_entry(&hash)? {
+        if let Some(e) = self.live_ledger_entry(&hash)? {
             return Ok(CorrectReport {
                 node_id: e.node_id,
                 deduped: true,
@@ -591,7 +615,7 @@ impl Brain {
         }
         let hash = turns::content_hash(content);
         let node_id = turns::feedback_node_id(kind, content);
-        if let Some(e) = self.ledger_entry(&hash)? {
+        if let Some(e) = self.live_ledger_entry(&hash)? {
             return Ok(TeachReport {
                 node_id: e.node_id,
                 deduped: true,

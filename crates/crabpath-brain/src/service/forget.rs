@@ -285,11 +285,21 @@ impl Brain {
             remove_sidecars(path);
             rewritten.push(path.clone());
         }
-        let wal_truncated = wipe(s.store.conn(), s.store.path())?;
-        s.store
-            .conn()
+        wipe(s.store.conn(), s.store.path())?;
+        // the mark names the target and its node ids (a file's path, a chat's id):
+        // deleted with `secure_delete`, so that its cell is overwritten with zeros, and
+        // the log that holds the page truncated again. Before, the names stayed in the
+        // database's free space.
+        let path = s.store.path().to_path_buf();
+        let conn = s.store.conn();
+        conn.pragma_update(None, "secure_delete", "ON")
+            .map_err(sql_error(&path))?;
+        let deleted = conn
             .execute("DELETE FROM meta WHERE key = ?1", [PENDING_KEY])
-            .map_err(sql_error(s.store.path()))?;
+            .map_err(sql_error(&path));
+        let _ = conn.pragma_update(None, "secure_delete", "OFF");
+        deleted?;
+        let wal_truncated = checkpoint(conn, &path)?;
         Ok((relearned, rewritten, wal_truncated))
     }
 }
@@ -826,8 +836,14 @@ fn has_chat(v: &serde_json::Value, chat: &str) -> bool {
 /// write-ahead log, truncating it; returns whether the log could be truncated (a
 /// reader elsewhere can hold it).
 fn wipe(conn: &Connection, path: &Path) -> Result<bool> {
+    conn.execute_batch("VACUUM").map_err(sql_error(path))?;
+    checkpoint(conn, path)
+}
+
+/// Checkpoints the write-ahead log and truncates it; whether it could be truncated (a
+/// reader elsewhere can hold it).
+fn checkpoint(conn: &Connection, path: &Path) -> Result<bool> {
     let err = sql_error(path);
-    conn.execute_batch("VACUUM").map_err(&err)?;
     let (busy, _, _): (i64, i64, i64) = conn
         .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))

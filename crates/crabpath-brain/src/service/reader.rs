@@ -35,6 +35,8 @@ impl Brain {
     ///
     /// Errors: reading the brain.
     pub fn read_node<T>(&mut self, id: &str, op: impl FnOnce(&Node) -> T) -> Result<Option<T>> {
+        // a database replaced since (init, import) is read anew, not the old file
+        self.follow_replacement()?;
         let resident = match &self.backend {
             Backend::Store(s) => s.resident.is_some(),
             Backend::Json(_) => true,

@@ -268,6 +268,11 @@ impl MemoryLog {
         self.ledger.get(hash).cloned()
     }
 
+    /// Deletes the ledger entry of a hash (if any).
+    pub fn drop_ledger(&mut self, hash: &str) {
+        self.ledger.remove(hash);
+    }
+
     /// Records a ledger entry; false if the hash was there already.
     pub fn add_ledger(&mut self, e: LedgerEntry) -> bool {
         if self.ledger.contains_key(&e.hash) {
@@ -396,6 +401,12 @@ pub mod sql {
             },
         )
         .optional()
+    }
+
+    /// Deletes the ledger entry of a hash (if any).
+    pub fn drop_ledger(conn: &Connection, hash: &str) -> rusqlite::Result<()> {
+        conn.execute("DELETE FROM ledger WHERE hash = ?1", [hash])?;
+        Ok(())
     }
 
     /// Records a ledger entry; false if the hash was there already.

@@ -463,6 +463,55 @@ fn split_current(
     })
 }
 
+/// Takes out of `split` every re-split file one of whose chunk ids names a node of
+/// `graph` that is not a chunk of that file (its `file` metadata is another or none:
+/// a turn `remember` was given that id, a node `inject` made under it). Applied, the
+/// sync would overwrite that node's text and metadata with the chunk's, and the
+/// acknowledged write would be gone. Such a file is not synced: its chunks are left
+/// out, it counts as present and unread (its nodes kept, its last record kept so that
+/// the next sync reads it again), and it is reported unreadable with
+/// [`SkipReason::IdTaken`] (a partial sync). Returns the files held back.
+fn hold_back_taken(
+    split: &mut SyncPlan,
+    graph: &Graph,
+    old: &BTreeMap<String, FileRecord>,
+) -> std::collections::HashSet<String> {
+    let mut taken: BTreeMap<String, String> = BTreeMap::new();
+    for (id, _) in &split.texts {
+        let Some((file, _)) = split_node_id(id) else {
+            continue;
+        };
+        let Some(node) = graph.get_node(id) else {
+            continue;
+        };
+        if node.metadata.get("file").and_then(Value::as_str) != Some(file) {
+            taken.entry(file.to_string()).or_insert_with(|| id.clone());
+        }
+    }
+    for (file, id) in &taken {
+        let s = Skipped {
+            rel: file.clone(),
+            reason: SkipReason::IdTaken(id.clone()),
+        };
+        split.skipped.push(s.clone());
+        split.unreadable.push(s);
+        split.resplit.retain(|f| f != file);
+        split.unchanged_files.push(file.clone());
+        match old.get(file) {
+            Some(r) => {
+                split.records.insert(file.clone(), r.clone());
+            }
+            None => {
+                split.records.remove(file);
+            }
+        }
+    }
+    split
+        .texts
+        .retain(|(id, _)| split_node_id(id).is_none_or(|(f, _)| !taken.contains_key(f)));
+    taken.into_keys().collect()
+}
+
 /// The document headers of a bootstrap's nodes, by id ([`crate::source::embedtext::header_of`]).
 fn headers_of(boot: &crate::source::bootstrap::Bootstrap) -> BTreeMap<String, String> {
     boot.graph
@@ -498,6 +547,13 @@ pub fn apply_sync(
     unchanged_elsewhere: Option<usize>,
 ) -> Result<SyncReport> {
     let fixes = options.profile.fixes_bugs();
+    let mut split = split;
+    // corrected: a file whose chunk id names a node that is not its chunk is held back
+    let held_back = if fixes {
+        hold_back_taken(&mut split, w.graph, &records(w.meta))
+    } else {
+        Default::default()
+    };
     let graph = &mut *w.graph;
     let current: BTreeMap<&str, &str> = split
         .texts
@@ -545,7 +601,8 @@ pub fn apply_sync(
             .unwrap_or("");
         let unknown = split.unreadable.iter().any(|u| is_under(file, &u.rel));
         if unknown || (fixes && !resplit.contains(file) && present.contains(file)) {
-            if unchanged_elsewhere.is_none() {
+            // a held-back file was re-split as far as the caller knows: not counted there
+            if unchanged_elsewhere.is_none() || held_back.contains(file) {
                 unchanged += 1;
             }
             continue;

@@ -99,6 +99,11 @@ pub enum SkipReason {
     /// A symbolic link whose target is outside the workspace (corrected profile: not
     /// read).
     OutsideWorkspace(PathBuf),
+    /// A file one of whose chunk ids (`<file>::<n>`) names a node that is not a chunk
+    /// of it — a remembered turn or an injected node given that id — which a sync
+    /// would overwrite (corrected profile: not synced, its nodes kept, like an
+    /// unreadable file's).
+    IdTaken(String),
 }
 
 impl std::fmt::Display for SkipReason {
@@ -116,6 +121,10 @@ impl std::fmt::Display for SkipReason {
             SkipReason::Json(m) => write!(f, "JSON that cannot be split: {m}"),
             SkipReason::Unreadable(m) => write!(f, "cannot be listed: {m}"),
             SkipReason::UnreadableFile(m) => write!(f, "cannot be read: {m}"),
+            SkipReason::IdTaken(id) => write!(
+                f,
+                "not synced: its chunk id `{id}` names a node that is not part of it (a remembered turn or an injected node), which a sync never overwrites; its nodes were kept (rename the file, or forget that node)"
+            ),
             SkipReason::OutsideWorkspace(t) => write!(
                 f,
                 "a symbolic link to {}, outside the workspace (not read)",

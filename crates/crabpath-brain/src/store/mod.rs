@@ -26,6 +26,7 @@
 pub mod build;
 pub mod codec;
 pub mod lexical;
+pub mod raw;
 pub mod rows;
 pub mod schema;
 pub mod search;
@@ -119,6 +120,10 @@ pub struct Store {
     read_only_fallback: bool,
     /// The schema version of the file as opened (after any migration).
     version: i32,
+    /// The process's descriptor of the file, for reading its header ([`raw`]); last,
+    /// so that it is dropped after the connection. `None` for a new database
+    /// ([`Store::create`]), which nobody else knows yet.
+    _raw: Option<raw::Held>,
 }
 
 /// Whether a non-empty write-ahead log (`<path>-wal`) lies beside a database.
@@ -148,17 +153,21 @@ fn immutable_uri(path: &Path) -> String {
 /// file of another user, `chmod -w`, an immutable file or a read-only mount count,
 /// while root passes mode bits as the kernel lets it.
 fn may_write(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let ok = |p: &Path| {
-        std::ffi::CString::new(p.as_os_str().as_bytes())
-            // SAFETY: `c` is a valid NUL-terminated string for the duration of the call.
-            .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
-    };
+    let ok = file_writable;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     ok(path) && ok(dir)
+}
+
+/// Whether this process may write the file at `path` (`access(2)`; the file is not
+/// opened, see [`raw`]).
+pub fn file_writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        // SAFETY: `c` is a valid NUL-terminated string for the duration of the call.
+        .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
 }
 
 /// A random number for a new database (hashed from the time, the process and the
@@ -195,12 +204,12 @@ pub fn db_path(dir: &Path) -> PathBuf {
 }
 
 /// Whether the file starts like a SQLite database.
-fn has_sqlite_header(path: &Path) -> Result<bool> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).map_err(|e| crate::error::io_error(path, e))?;
+fn has_sqlite_header(raw: &raw::Held, path: &Path) -> Result<bool> {
+    use std::os::unix::fs::FileExt;
     let mut head = [0u8; 16];
-    let n = f
-        .read(&mut head)
+    let n = raw
+        .file()
+        .read_at(&mut head, 0)
         .map_err(|e| crate::error::io_error(path, e))?;
     Ok(n == 16 && &head == b"SQLite format 3\0")
 }
@@ -214,7 +223,7 @@ fn has_sqlite_header(path: &Path) -> Result<bool> {
 /// short while no WAL file exists (once the last connection closes, the WAL is
 /// checkpointed and removed). While a WAL remains, SQLite reads the pages from it and
 /// reports a page missing from both as a malformed database.
-fn check_not_truncated(path: &Path) -> Result<()> {
+fn check_not_truncated(raw: &raw::Held, path: &Path) -> Result<()> {
     let wal = {
         let mut p = path.as_os_str().to_owned();
         p.push("-wal");
@@ -222,7 +231,7 @@ fn check_not_truncated(path: &Path) -> Result<()> {
     };
     let mut short = 0;
     for _ in 0..40 {
-        let Some((len, expected)) = header_size(path)? else {
+        let Some((len, expected)) = header_size(raw, path)? else {
             return Ok(());
         };
         if len >= expected {
@@ -247,9 +256,9 @@ fn check_not_truncated(path: &Path) -> Result<()> {
 
 /// The file's length and the length its header records, if the header records one
 /// (its "version valid for" number matches its change counter).
-fn header_size(path: &Path) -> Result<Option<(u64, u64)>> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).map_err(|e| crate::error::io_error(path, e))?;
+fn header_size(raw: &raw::Held, path: &Path) -> Result<Option<(u64, u64)>> {
+    use std::os::unix::fs::FileExt;
+    let f = raw.file();
     let len = f
         .metadata()
         .map_err(|e| crate::error::io_error(path, e))?
@@ -258,7 +267,7 @@ fn header_size(path: &Path) -> Result<Option<(u64, u64)>> {
         return Err(brain_error(path, "empty file, not a brain database"));
     }
     let mut head = [0u8; 100];
-    if f.read_exact(&mut head).is_err() {
+    if f.read_exact_at(&mut head, 0).is_err() {
         return Err(brain_error(
             path,
             format!("truncated ({len} bytes, shorter than a database header): restore a snapshot or re-run init"),
@@ -289,13 +298,16 @@ impl Store {
         if !path.is_file() {
             return Err(brain_error(path, "no such brain database"));
         }
-        if !has_sqlite_header(path)? {
+        // the header is read through the process's one descriptor of the file: closing
+        // another would drop the locks of this process's other connections to it
+        let raw = raw::Held::open(path).map_err(|e| crate::error::io_error(path, e))?;
+        if !has_sqlite_header(&raw, path)? {
             return Err(brain_error(
                 path,
                 "not a brain database (not a SQLite file): was it overwritten or truncated? restore a snapshot or re-run init",
             ));
         }
-        check_not_truncated(path)?;
+        check_not_truncated(&raw, path)?;
         let cannot_write = !may_write(path);
         let read_only_fallback = write && cannot_write;
         let write = write && !read_only_fallback;
@@ -352,6 +364,7 @@ impl Store {
             writable: write,
             read_only_fallback,
             version,
+            _raw: Some(raw),
         };
         if write {
             store.configure()?;
@@ -407,6 +420,7 @@ impl Store {
             writable: true,
             read_only_fallback: false,
             version: SCHEMA_VERSION,
+            _raw: None,
         })
     }
 
@@ -551,8 +565,33 @@ impl Store {
             .map_err(sql_error(&self.path))
     }
 
+    /// Whether the file at this store's path is no longer the one it has open: another
+    /// program renamed a new brain over it (`crabpath init` or `import` into its
+    /// directory) or deleted it. A write to the open file would then be lost: nobody
+    /// opens that file again. `false` for a store made by [`Store::create`].
+    pub fn replaced(&self) -> bool {
+        self._raw
+            .as_ref()
+            .is_some_and(|r| r.replaced_at(&self.path))
+    }
+
+    /// Opens the file at this store's path again when it was replaced
+    /// ([`Store::replaced`]), as it was opened (for writing or not); whether it did.
+    ///
+    /// # Errors
+    /// What [`Store::open`] refuses (the path deleted: no such brain database).
+    pub fn reopen_if_replaced(&mut self) -> Result<bool> {
+        if !self.replaced() {
+            return Ok(false);
+        }
+        let fresh = Store::open(&self.path, self.writable || self.read_only_fallback)?;
+        *self = fresh;
+        Ok(true)
+    }
+
     /// Starts a write transaction (`BEGIN IMMEDIATE`: waits for the current writer,
-    /// then holds the write lock until commit or drop).
+    /// then holds the write lock until commit or drop). Its commit is refused when the
+    /// file was replaced meanwhile ([`Store::replaced`]).
     pub fn write(&mut self) -> Result<Write<'_>> {
         if self.read_only_fallback {
             return Err(brain_error(
@@ -564,6 +603,7 @@ impl Store {
             return Err(brain_error(&self.path, "opened read-only"));
         }
         let path = self.path.clone();
+        let raw = self._raw.as_ref();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -571,6 +611,7 @@ impl Store {
         let clock = read_clock(&tx).map_err(sql_error(&path))?;
         Ok(Write {
             tx,
+            raw,
             path,
             rev: clock.rev + 1,
             seq: clock.seq,
@@ -665,6 +706,9 @@ fn read_clock(conn: &Connection) -> rusqlite::Result<Clock> {
 /// Dropped without [`Write::commit`], it rolls back.
 pub struct Write<'a> {
     tx: Transaction<'a>,
+    /// The store's descriptor of its file: a commit checks that the file is still the
+    /// one at the path ([`Store::replaced`]).
+    raw: Option<&'a raw::Held>,
     path: PathBuf,
     /// This transaction's revision.
     pub rev: i64,
@@ -748,6 +792,14 @@ impl Write<'_> {
             vectors: self.clock.vectors + i64::from(self.vectors),
         };
         let err = sql_error(&self.path);
+        if self.raw.is_some_and(|r| r.replaced_at(&self.path)) {
+            // committed into a file nobody opens any more, the write would be lost:
+            // rolled back (dropped), and refused
+            return Err(brain_error(
+                &self.path,
+                "was replaced or removed by another program (crabpath init or import) while this write ran: nothing was written; ask again",
+            ));
+        }
         self.tx
             .execute(
                 "UPDATE brain SET rev = ?1, seq = ?2, structure = ?3, vectors = ?4, nodes = nodes + ?5 WHERE id = 1",

@@ -280,3 +280,37 @@ fn a_rollback_takes_the_turns_credit_back_with_the_weights() {
         .unwrap();
     assert!(r.credited.is_empty(), "{r:?}");
 }
+
+/// A teaching whose node is gone (pruned as an orphan by the maintenance of an earlier
+/// release: the corrected prune now keeps it, fix M5) is taught again by the next
+/// `teach` of the same text. Before, the ledger still held the text: the second
+/// `teach` answered `deduped` with the id of the node that was gone, and the
+/// acknowledged teaching was nowhere in the brain.
+#[test]
+fn a_teaching_maintenance_removed_is_taught_again() {
+    use crabpath_brain::service::Scope;
+    const FACT: &str = "The staging cluster is eu-west.";
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::fixture_brain(dir.path()).1;
+    let mut b = common::open_hash(&db, Profile::Corrected, true);
+    let t = b.teach(FACT, "TEACHING", None, "test").unwrap();
+    assert!(t.injected, "{t:?}");
+    // the node removed as an earlier release's prune removed it: node and vector, the
+    // ledger row left
+    b.write(Scope::All, |w| {
+        if let Some(n) = w.graph.lookup(&t.node_id) {
+            w.graph.remove_node(n);
+        }
+        w.vectors.remove(&t.node_id);
+        Ok(())
+    })
+    .unwrap();
+    assert!(!b.has_node(&t.node_id).unwrap(), "the case of this test");
+    let again = b.teach(FACT, "TEACHING", None, "test").unwrap();
+    assert!(!again.deduped && again.injected, "{again:?}");
+    assert!(b.has_node(&again.node_id).unwrap());
+    let text = b.read_node(&again.node_id, |n| n.content.clone()).unwrap();
+    assert_eq!(text.as_deref(), Some(FACT));
+    // and the text is stored once again: a third teach finds it
+    assert!(b.teach(FACT, "TEACHING", None, "test").unwrap().deduped);
+}

@@ -112,6 +112,42 @@ fn forgetting_a_file_leaves_none_of_its_bytes() {
     assert!(!fired.iter().any(|id| id.starts_with("b.md")), "{fired:?}");
 }
 
+/// A forgotten file's name is gone too. The mark that says a forget is under way
+/// (`meta.forget_pending`: the target and its node ids, all of them the file's path)
+/// was deleted after the `VACUUM`, without `secure_delete`: the path stayed readable
+/// in the database's free space, once per node id. This test then fails: the name is
+/// still in `brain.db`.
+#[test]
+fn forgetting_a_file_leaves_none_of_its_name() {
+    const NAME: &str = "PELICAN-NAME-5519";
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        ws.join("a.md"),
+        "# Deploy\n\nRun the deploy script first.\n",
+    )
+    .unwrap();
+    let file = format!("{NAME}.md");
+    std::fs::write(
+        ws.join(&file),
+        "# Report\n\nThe report is due on Friday.\n\nSend it to the board.\n",
+    )
+    .unwrap();
+    let boot = split_workspace(&ws, &SplitOptions::new(Profile::Corrected)).unwrap();
+    let db = common::hash_store(&dir.path().join("brain"), &boot.graph);
+    let brain_dir = db.parent().unwrap().to_path_buf();
+    let (_, before) = files_holding(&brain_dir, NAME);
+    assert!(!before.is_empty(), "the check below can see the name");
+    let mut b = open(&db);
+    let r = b.forget(&ForgetTarget::File(file)).unwrap();
+    assert!(r.removed.nodes >= 2, "its two paragraphs at least: {r:?}");
+    drop(b);
+    let (seen, hits) = files_holding(&brain_dir, NAME);
+    assert!(seen >= 1, "the database at least: {seen}");
+    assert!(hits.is_empty(), "`{NAME}` still in {hits:?}");
+}
+
 /// A merged node holds the text of its parts: forgetting a file removes every merged
 /// node that joined one of its chunks, however deep the merges (a merge of a merged
 /// node records the parts of both, `merged_parts`). Before, `forget --file b.md` after

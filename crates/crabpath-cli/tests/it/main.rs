@@ -42,6 +42,7 @@ mod replace_safety;
 mod safety;
 mod sample_workspace;
 mod sequences;
+mod served_lock;
 mod state_full_disk;
 mod sync_safety;
 mod team;

@@ -1,7 +1,8 @@
 //! `maintain` never loses a workspace file and never leaves half a removal behind
 //! (issue 33, item 5), tested through the program:
 //! * the default `maintain` keeps the only chunk of every single-chunk file in the
-//!   corrected profile (the reference's prune drops them; the paper profile still does);
+//!   corrected profile (the reference's prune drops them; the paper profile still does),
+//!   and a remembered conversation turn that has no edge;
 //! * a node that `maintain` removes (a question node: a teaching the user gave stays,
 //!   fix M5) takes its vector with it: `doctor` passes and the counts of nodes and
 //!   vectors agree;
@@ -285,4 +286,57 @@ fn kill_9_mid_maintain_leaves_before_or_after() {
     }
     assert_eq!(seen.0 + seen.1, TRIALS);
     assert!(seen.0 > 0, "no kill landed before the commit: {seen:?}");
+}
+
+/// A turn remembered through the daemon into a new session whose words no other turn
+/// has (so it has no edge: nothing to chain to, no rare word to link by), then the
+/// daemon's default `maintain` and the command line's. Before, the first prune took the
+/// turn for an orphaned overlay node and removed it: the acknowledged turn was gone.
+#[test]
+fn maintain_keeps_a_remembered_turn_without_links() {
+    use serde_json::{json, Value};
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init(d, "corrected");
+    let mut daemon = common::spawn_piped(d, "corrected", &["daemon", "--state", "brain"]);
+    let mut stdin = daemon.stdin.take().unwrap();
+    let mut out = BufReader::new(daemon.stdout.take().unwrap());
+    let mut ask = |method: &str, params: Value| -> Value {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"id": 1, "method": method, "params": params})
+        )
+        .unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(v.get("result").is_some(), "{method}: {v}");
+        v
+    };
+    let r = ask(
+        "remember",
+        json!({"text": "Quokkas nap beside xylophones", "id": "lone-turn", "session": "s9"}),
+    );
+    assert_eq!(
+        r["result"]["edges"],
+        json!([]),
+        "the case of this test: {r}"
+    );
+    let m = ask("maintain", json!({}));
+    assert_eq!(m["result"]["pruned_nodes"], 0, "{m}");
+    ask("shutdown", json!({}));
+    assert!(daemon.wait().unwrap().success());
+    ok(d, "corrected", &["maintain", "--state", "brain"]);
+    let c = rusqlite::Connection::open(d.join("brain/brain.db")).unwrap();
+    let text: Option<String> = c
+        .query_row(
+            "SELECT content FROM nodes WHERE id = 'lone-turn'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    assert_eq!(text.as_deref(), Some("Quokkas nap beside xylophones"));
+    ok(d, "corrected", &["doctor", "--state", "brain"]);
 }

@@ -270,3 +270,57 @@ fn a_rollback_names_the_nodes_it_does_not_restore() {
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["not_restored"], serde_json::json!(["teach::key"]), "{v}");
 }
+
+/// Whether node `id` is in the brain `dir/brain`, read from its database.
+fn has_node(dir: &Path, id: &str) -> bool {
+    let c = rusqlite::Connection::open(dir.join("brain/brain.db")).unwrap();
+    c.query_row("SELECT count(*) FROM nodes WHERE id = ?1", [id], |r| {
+        r.get::<_, i64>(0)
+    })
+    .unwrap()
+        == 1
+}
+
+/// `init` over a brain a daemon is serving: the daemon's next write goes to the new
+/// brain. Before, the daemon kept the replaced file open and committed into it: it
+/// acknowledged the turn (with edges to a turn the new brain does not have), and the
+/// turn was in no file anyone could open again, neither the new brain nor the
+/// `before-init` snapshot, taken before it. This test then fails: the turn is missing.
+#[test]
+fn a_daemons_write_after_init_replaced_its_brain_goes_to_the_new_brain() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    workspace(&d.join("ws"));
+    ok(d, &["init", "--workspace", "ws", "--output", "brain"]);
+    let mut daemon = common::spawn_piped(d, "corrected", &["daemon", "--state", "brain"]);
+    let mut stdin = daemon.stdin.take().unwrap();
+    let mut out = BufReader::new(daemon.stdout.take().unwrap());
+    let mut ask = |r: Value| -> Value {
+        writeln!(stdin, "{r}").unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let a = ask(serde_json::json!({"id": 1, "method": "remember",
+        "params": {"text": "said before the init", "id": "turn-before"}}));
+    assert_eq!(a["result"]["node_id"], "turn-before", "{a}");
+    let (_, err) = ok(d, &["init", "--workspace", "ws", "--output", "brain"]);
+    let snapshot = the_snapshot(d, "init", &err);
+    let a = ask(serde_json::json!({"id": 2, "method": "remember",
+        "params": {"text": "said after the init", "id": "turn-after"}}));
+    assert_eq!(a["result"]["node_id"], "turn-after", "{a}");
+    // the daemon dies without closing anything
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
+    assert!(has_node(d, "turn-after"), "the acknowledged turn is lost");
+    assert!(
+        !has_node(d, "turn-before"),
+        "the new brain starts from the folder"
+    );
+    // the turn before is in the snapshot init kept, as before
+    ok(d, &["rollback", "--state", "brain", "--to", &snapshot]);
+    assert!(has_node(d, "turn-before"));
+    let (rc, o, e) = common::run_text(d, "corrected", &["doctor", "--state", "brain"]);
+    assert_eq!(rc, 0, "{o}{e}");
+}

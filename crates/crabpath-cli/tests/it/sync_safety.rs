@@ -327,3 +327,78 @@ fn the_paper_profile_keeps_the_nodes_of_an_unreadable_folder_too() {
     assert!(out.contains(" -0 "), "{out}");
     assert_eq!(count(), NODES);
 }
+
+/// The text of node `id` in `dir/brain`, read from its database.
+fn content(dir: &Path, id: &str) -> Option<String> {
+    let c = rusqlite::Connection::open(dir.join("brain/brain.db")).unwrap();
+    c.query_row("SELECT content FROM nodes WHERE id = ?1", [id], |r| {
+        r.get(0)
+    })
+    .ok()
+}
+
+/// A turn remembered through the daemon and a node injected on the command line, each
+/// under the id a chunk of a file not yet in the folder will have (`<file>::0`), then
+/// the files appear and the folder is synced. Before, the sync took those nodes for
+/// the files' chunks and wrote the chunks' text over them: both acknowledged writes
+/// were gone (exit 0). Now those files are not synced (exit 3, partial, saying why)
+/// and the rest of the folder is.
+#[test]
+fn a_sync_never_overwrites_a_remembered_turn_or_an_injected_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init(d);
+    let mut daemon = common::spawn_piped(d, "corrected", &["daemon", "--state", "brain"]);
+    {
+        use std::io::{BufRead, BufReader, Write};
+        let mut stdin = daemon.stdin.take().unwrap();
+        let mut out = BufReader::new(daemon.stdout.take().unwrap());
+        let r = json!({"id": 1, "method": "remember", "params": {"text": "the turn to keep", "id": "zz.md::0"}});
+        writeln!(stdin, "{r}").unwrap();
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["result"]["node_id"], "zz.md::0", "{v}");
+        writeln!(stdin, "{}", json!({"id": 2, "method": "shutdown"})).unwrap();
+    }
+    assert!(daemon.wait().unwrap().success());
+    let (rc, _, err) = common::run_text(
+        d,
+        "corrected",
+        &[
+            "inject",
+            "--state",
+            "brain",
+            "--id",
+            "yy.md::0",
+            "--content",
+            "the injected fact to keep",
+        ],
+    );
+    assert_eq!(rc, 0, "{err}");
+    std::fs::write(d.join("ws/zz.md"), "# ZZ\n\nA page about zz.\n").unwrap();
+    std::fs::write(d.join("ws/yy.md"), "# YY\n\nA page about yy.\n").unwrap();
+    std::fs::write(d.join("ws/xx.md"), "# XX\n\nA page about xx.\n").unwrap();
+    let (rc, out, err) = sync(d, &["ws"]);
+    assert_eq!(content(d, "zz.md::0").as_deref(), Some("the turn to keep"));
+    assert_eq!(
+        content(d, "yy.md::0").as_deref(),
+        Some("the injected fact to keep")
+    );
+    // partial (the status of a path that cannot be read), naming both files and why
+    assert_eq!(rc, 3, "{out}{err}");
+    for f in ["zz.md", "yy.md"] {
+        assert!(
+            err.contains(&format!("skipped {f}: not synced: its chunk id `{f}::0`")),
+            "{err}"
+        );
+    }
+    // the third new file is synced
+    assert!(content(d, "xx.md::0").is_some(), "{out}{err}");
+    // the next sync reads the held-back files again (and holds them back again)
+    let (rc, _, err) = sync(d, &["ws"]);
+    assert_eq!(rc, 3, "{err}");
+    assert!(err.contains("skipped zz.md"), "{err}");
+    let (rc, out, err) = common::run_text(d, "corrected", &["doctor", "--state", "brain"]);
+    assert_eq!(rc, 0, "{out}{err}");
+}

@@ -538,7 +538,9 @@ pub fn doctor_store(db: &Path, version: &str, resolve: ResolveEmbedder<'_>) -> D
             run.check("query_works", false, e, hint)
         }
     }
-    let writable = std::fs::OpenOptions::new().append(true).open(db).is_ok();
+    // asked of the file system, not by opening the file: closing a descriptor of it
+    // would drop the locks of the connection open above (`store::raw`)
+    let writable = crate::store::file_writable(db);
     run.check(
         "journal_writable",
         writable,
