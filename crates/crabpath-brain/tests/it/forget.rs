@@ -464,7 +464,7 @@ impl Step {
 
     pub(crate) fn apply(&self, b: &mut Brain) {
         use crabpath_brain::service::command::maintain::{Flavor, MaintainOptions};
-        use crabpath_brain::service::turns::{TurnRecord, Window};
+        use crabpath_brain::service::turns::Window;
         use crabpath_brain::service::{CorrectRequest, CorrectionMode};
         let owned = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         match self {
@@ -475,22 +475,7 @@ impl Step {
                 b.inject(&common::teaching(id, text, 2)).unwrap();
             }
             Step::Turn(ids) => {
-                let fired = owned(ids);
-                let path = fired
-                    .windows(2)
-                    .map(|p| (p[0].clone(), p[1].clone()))
-                    .collect();
-                let scores = vec![0.5; fired.len()];
-                b.record_turn(
-                    "chat-1",
-                    TurnRecord {
-                        query: "how do we ship".into(),
-                        fired,
-                        scores,
-                        path,
-                    },
-                )
-                .unwrap();
+                common::log_query(b, "chat-1", ids, "how do we ship");
             }
             Step::Correct(text, mode) => {
                 b.correct_with(
@@ -1127,38 +1112,13 @@ fn an_injection_linked_to_a_forgotten_node_keeps_its_other_links() {
 /// (`Relearned::Kept`), and the feedback's credit, journaled without its chat, stayed.
 #[test]
 fn forgetting_a_chat_drops_its_feedback_and_teachings() {
-    use crabpath_brain::service::turns::{TurnRecord, Window};
-    use crabpath_brain::service::FeedbackRequest;
     let dir = tempfile::tempdir().unwrap();
     let (mut x, mut y) = two_brains(dir.path(), None);
     let turn = |b: &mut Brain, chat: &str, fired: &[&str]| {
-        let fired: Vec<String> = fired.iter().map(|s| s.to_string()).collect();
-        let path = fired
-            .windows(2)
-            .map(|p| (p[0].clone(), p[1].clone()))
-            .collect();
-        let scores = vec![0.5; fired.len()];
-        b.record_turn(
-            chat,
-            TurnRecord {
-                query: format!("what did {chat} ask"),
-                fired,
-                scores,
-                path,
-            },
-        )
-        .unwrap();
+        common::log_query(b, chat, fired, &format!("what did {chat} ask"));
     };
     let feedback = |b: &mut Brain, chat: &str, outcome: f64| {
-        b.feedback(&FeedbackRequest {
-            outcome,
-            chat_id: Some(chat),
-            fired_ids: None,
-            turns_ago: None,
-            window: Window::default(),
-            used_ids: None,
-        })
-        .unwrap();
+        common::chat_feedback(b, chat, outcome, None);
     };
     for (b, heard) in [(&mut x, true), (&mut y, false)] {
         // no question nodes, so that the counts below are the chat's own rows (with

@@ -45,6 +45,7 @@ use crabpath_brain::service::{ForgetTarget, Relearned};
 use crabpath_brain::Brain;
 use pyrand::Random;
 
+use crate::common;
 use crate::forget::{exported, inject_links, sync, two_brains, Step};
 
 /// How many seeds the test runs.
@@ -255,41 +256,6 @@ fn of_b(id: &str) -> bool {
     id.starts_with("b.md")
 }
 
-/// Logs a served query of `chat` that fired `fired` (the path: consecutive pairs).
-fn asked(b: &mut Brain, chat: &str, fired: &[&str], query: &str) {
-    use crabpath_brain::service::turns::TurnRecord;
-    let fired: Vec<String> = fired.iter().map(|s| s.to_string()).collect();
-    let path = fired
-        .windows(2)
-        .map(|p| (p[0].clone(), p[1].clone()))
-        .collect();
-    b.record_turn(
-        chat,
-        TurnRecord {
-            query: query.to_string(),
-            scores: vec![0.5; fired.len()],
-            fired,
-            path,
-        },
-    )
-    .unwrap();
-}
-
-/// The agent's `outcome` for the newest query of `chat`.
-fn feedback(b: &mut Brain, chat: &str, outcome: f64) {
-    use crabpath_brain::service::turns::Window;
-    use crabpath_brain::service::FeedbackRequest;
-    b.feedback(&FeedbackRequest {
-        outcome,
-        chat_id: Some(chat),
-        fired_ids: None,
-        turns_ago: Some(0),
-        window: Window::default(),
-        used_ids: None,
-    })
-    .unwrap();
-}
-
 /// The correction `text` of `chat`'s newest query (none: of no chat).
 fn correct(
     b: &mut Brain,
@@ -396,15 +362,15 @@ impl World {
                     return false;
                 }
                 let b = fired.iter().any(|id| of_b(id));
-                asked(&mut self.x, chat, fired, query);
+                common::log_query(&mut self.x, chat, fired, query);
                 if !b {
-                    asked(&mut self.y, chat, fired, query);
+                    common::log_query(&mut self.y, chat, fired, query);
                 }
                 self.newest_b.insert(chat, b);
                 if let Some(o) = outcome {
-                    feedback(&mut self.x, chat, *o);
+                    common::chat_feedback(&mut self.x, chat, *o, Some(0));
                     if !b {
-                        feedback(&mut self.y, chat, *o);
+                        common::chat_feedback(&mut self.y, chat, *o, Some(0));
                     }
                 }
             }
@@ -482,16 +448,7 @@ impl World {
             // an agent's query through 1 to 3 nodes, and mostly its outcome
             30..=37 => {
                 let k = 1 + rng.randbelow(3) as usize;
-                let mut fired: Vec<&'static str> = Vec::new();
-                for _ in 0..k * 3 {
-                    let id = any(rng);
-                    if !fired.contains(&id) {
-                        fired.push(id);
-                    }
-                    if fired.len() == k {
-                        break;
-                    }
-                }
+                let fired = common::distinct(k, || any(rng));
                 let chat = *rng.choice(&["c1", "c2"]);
                 let n = rng.randbelow(1_000_000);
                 let query = format!("where{n} is{n} it{n}");
@@ -517,16 +474,7 @@ impl World {
             // a learn of 2 to 4 distinct nodes
             0..=21 => {
                 let k = 2 + rng.randbelow(3) as usize;
-                let mut fired: Vec<&'static str> = Vec::new();
-                for _ in 0..k * 3 {
-                    let id = any(rng);
-                    if !fired.contains(&id) {
-                        fired.push(id);
-                    }
-                    if fired.len() == k {
-                        break;
-                    }
-                }
+                let fired = common::distinct(k, || any(rng));
                 if fired.len() < 2 {
                     return Action::Step(Step::Autotune);
                 }

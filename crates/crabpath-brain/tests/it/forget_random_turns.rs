@@ -135,16 +135,9 @@ fn history(seed: u64) -> (Vec<Turn>, Vec<Step>, Gone) {
             4..=5 => {
                 let chat = *rng.choice(&CHATS);
                 let k = 1 + rng.randbelow(4) as usize;
-                let mut fired: Vec<String> = Vec::new();
-                for _ in 0..k * 3 {
-                    let id = heard[rng.choice_index(heard.len())].id.clone().unwrap();
-                    if !fired.contains(&id) {
-                        fired.push(id);
-                    }
-                    if fired.len() == k {
-                        break;
-                    }
-                }
+                let fired: Vec<String> = common::distinct(k, || {
+                    heard[rng.choice_index(heard.len())].id.clone().unwrap()
+                });
                 let k = steps.len();
                 steps.push(Step::Asked(
                     chat,
@@ -158,16 +151,9 @@ fn history(seed: u64) -> (Vec<Turn>, Vec<Step>, Gone) {
             }
             6..=8 => {
                 let k = 2 + rng.randbelow(3) as usize;
-                let mut fired: Vec<String> = Vec::new();
-                for _ in 0..k * 3 {
-                    let id = heard[rng.choice_index(heard.len())].id.clone().unwrap();
-                    if !fired.contains(&id) {
-                        fired.push(id);
-                    }
-                    if fired.len() == k {
-                        break;
-                    }
-                }
+                let fired: Vec<String> = common::distinct(k, || {
+                    heard[rng.choice_index(heard.len())].id.clone().unwrap()
+                });
                 if fired.len() >= 2 {
                     let outcome = *rng.choice(&[1.0, 1.0, 0.5, -0.5, -1.0]);
                     steps.push(Step::Learn(fired, outcome));
@@ -251,8 +237,6 @@ enum Outcome {
 
 /// Plays the history of `seed` on X and Y; X forgets the turn or the chat.
 fn play(seed: u64) -> Outcome {
-    use crabpath_brain::service::turns::{TurnRecord, Window};
-    use crabpath_brain::service::FeedbackRequest;
     let (init, steps, gone) = history(seed);
     let gone_turn = match &gone {
         Gone::Turn(id) => Some(id.as_str()),
@@ -275,33 +259,6 @@ fn play(seed: u64) -> Outcome {
     // per chat: whether X's newest query fired the forgotten turn (Y never had it, so
     // Y's newest query of the chat is an older one: the feedback is X's alone)
     let mut newest_gone: BTreeMap<&str, bool> = BTreeMap::new();
-    let asked = |b: &mut Brain, chat: &str, fired: &[String], query: &str| {
-        let path = fired
-            .windows(2)
-            .map(|p| (p[0].clone(), p[1].clone()))
-            .collect();
-        b.record_turn(
-            chat,
-            TurnRecord {
-                query: query.to_string(),
-                fired: fired.to_vec(),
-                scores: vec![0.5; fired.len()],
-                path,
-            },
-        )
-        .unwrap();
-    };
-    let feedback = |b: &mut Brain, chat: &str, outcome: f64| {
-        b.feedback(&FeedbackRequest {
-            outcome,
-            chat_id: Some(chat),
-            fired_ids: None,
-            turns_ago: Some(0),
-            window: Window::default(),
-            used_ids: None,
-        })
-        .unwrap();
-    };
     for step in &steps {
         match step {
             Step::Remember(t) => {
@@ -323,17 +280,17 @@ fn play(seed: u64) -> Outcome {
                 y.maintain(&m).unwrap();
             }
             Step::Asked(chat, fired, query) => {
-                asked(&mut x, chat, fired, query);
+                common::log_query(&mut x, chat, fired, query);
                 let of_x_only = names_gone(fired) || gone_chat == Some(*chat);
                 newest_gone.insert(chat, of_x_only);
                 if !of_x_only {
-                    asked(&mut y, chat, fired, query);
+                    common::log_query(&mut y, chat, fired, query);
                 }
             }
             Step::Feedback(chat, outcome) => {
-                feedback(&mut x, chat, *outcome);
+                common::chat_feedback(&mut x, chat, *outcome, Some(0));
                 if !newest_gone.get(chat).copied().unwrap_or(false) {
-                    feedback(&mut y, chat, *outcome);
+                    common::chat_feedback(&mut y, chat, *outcome, Some(0));
                 }
             }
         }

