@@ -34,7 +34,7 @@ use pyrand::Random;
 use crate::common;
 
 /// How many seeds the test runs.
-const SEEDS: u64 = 200;
+const SEEDS: u64 = 100;
 
 /// Words a turn is made of: a few common ones (in most turns), then rarer ones (names,
 /// places, hobbies), drawn with a skew so that some stay rare (≤ 4 turns: they link
