@@ -626,29 +626,22 @@ fn target_nodes(
     let mut merged: Vec<(i64, String)> = Vec::new();
     {
         let mut stmt = conn.prepare(
-            "SELECT sym, id, content, metadata FROM nodes WHERE id >= 'merged:' AND id < 'merged;' AND node_seq IS NOT NULL ORDER BY sym",
+            "SELECT sym, id, metadata FROM nodes WHERE id >= 'merged:' AND id < 'merged;' AND node_seq IS NOT NULL ORDER BY sym",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
                 r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
             ))
         })?;
         for row in rows {
-            let (sym, id, content, metadata) = row?;
+            let (sym, id, metadata) = row?;
             let metadata: crabpath::graph::Metadata = metadata
                 .as_deref()
                 .and_then(|m| serde_json::from_str(m).ok())
                 .unwrap_or_default();
-            let node = crabpath::graph::Node {
-                id: id.clone(),
-                summary: String::new(),
-                content: content.unwrap_or_default(),
-                metadata,
-            };
-            if parts_of(&node).iter().any(|p| holds(p)) {
+            if parts_of(&id, &metadata).iter().any(|p| holds(p)) {
                 merged.push((sym, id));
             }
         }

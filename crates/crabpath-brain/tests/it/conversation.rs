@@ -229,10 +229,7 @@ fn a_turn_remembered_after_a_merge_comes_last() {
     drop(common::chat_brain(dir.path(), &lines.join("\n"), true));
     let mut b = common::open_hash(&dir.path().join("brain.db"), Profile::Corrected, false);
     // t2 and t3 learned together both ways until their edges pass the merge bar (0.8)
-    for _ in 0..12 {
-        b.learn(&["t2".to_string(), "t3".to_string()], 1.0).unwrap();
-        b.learn(&["t3".to_string(), "t2".to_string()], 1.0).unwrap();
-    }
+    common::learn_until_mergeable(&mut b, "t2", "t3");
     b.maintain(&common::daemon_maintain(&["merge"])).unwrap();
     assert!(!b.has_node("t2").unwrap() && !b.has_node("t3").unwrap());
     let turn = |id: &str, text: &str| Turn {

@@ -159,13 +159,9 @@ fn forgetting_a_file_removes_the_merged_nodes_holding_its_text() {
     let db = brain(dir.path());
     let brain_dir = db.parent().unwrap().to_path_buf();
     let mut b = open(&db);
-    let pair = |x: &str, y: &str| vec![x.to_string(), y.to_string()];
     // b.md's paragraphs learned together both ways past the merge bar (0.8), merged;
     // then the merged node with c.md's first paragraph, merged again
-    for _ in 0..12 {
-        b.learn(&pair("b.md::1", "b.md::2"), 1.0).unwrap();
-        b.learn(&pair("b.md::2", "b.md::1"), 1.0).unwrap();
-    }
+    common::learn_until_mergeable(&mut b, "b.md::1", "b.md::2");
     Step::Maintain("merge").apply(&mut b);
     let merged_ids = |b: &mut Brain| {
         b.read(|g, _| {
@@ -178,10 +174,7 @@ fn forgetting_a_file_removes_the_merged_nodes_holding_its_text() {
     };
     let first = merged_ids(&mut b);
     assert_eq!(first.len(), 1, "{first:?}");
-    for _ in 0..12 {
-        b.learn(&pair(&first[0], "c.md::1"), 1.0).unwrap();
-        b.learn(&pair("c.md::1", &first[0]), 1.0).unwrap();
-    }
+    common::learn_until_mergeable(&mut b, &first[0], "c.md::1");
     Step::Maintain("merge").apply(&mut b);
     let second = merged_ids(&mut b);
     assert!(

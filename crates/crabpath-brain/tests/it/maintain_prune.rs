@@ -12,8 +12,8 @@ use crabpath::graph::Node;
 use crabpath::profile::Profile;
 use crabpath_brain::service::Scope;
 
-/// Three turns: two chained in session 1, one alone in session 2 sharing no rare word
-/// with them (so it has no edge at all).
+/// Three turns: two chained (`"session": "1"`), one alone (`"session": "2"`)
+/// sharing no rare word with them (so it has no edge at all).
 const CHAT: &str = r#"{"id": "a1", "session": "1", "speaker": "Ann", "text": "I adopted a greyhound named Pixel."}
 {"id": "a2", "session": "1", "speaker": "Bo", "text": "Lovely, what a dog."}
 {"id": "b1", "session": "2", "speaker": "Ann", "text": "My passport number is in the blue folder."}"#;

@@ -71,9 +71,7 @@ pub fn run_rollback(ctx: &Ctx, a: &RollbackArgs) -> CliResult {
             ("backup", out::s(&bak.display().to_string())),
             (
                 "not_restored",
-                pyformat::pyjson::PyValue::List(
-                    r.not_restored.iter().map(|id| out::s(id)).collect(),
-                ),
+                out::strs(r.not_restored.iter().map(String::as_str)),
             ),
         ]);
         out::println(&out::compact(&payload));

@@ -13,7 +13,7 @@
 
 use crate::error::Result;
 use crabpath::embed::Embedder;
-use crabpath::graph::{Graph, Node, NodeId};
+use crabpath::graph::{Graph, Metadata, NodeId};
 use crabpath::index::VectorStore;
 use crabpath::maintain::{
     apply_connections, apply_merge, suggest_connections, suggest_merges, MAX_CONNECTION_CANDIDATES,
@@ -36,12 +36,12 @@ pub struct MergeReport {
 /// ids of the last merge).
 pub const MERGED_PARTS_KEY: &str = "merged_parts";
 
-/// The parts a merge of `node` joins: its [`MERGED_PARTS_KEY`], else its `merged_from`
-/// (a merge of the paper profile or of an earlier release: a merged id among them is
-/// not resolved), else its own id.
-pub fn parts_of(node: &Node) -> Vec<String> {
+/// The parts a merge of node `id` (its `metadata`) joins: its [`MERGED_PARTS_KEY`],
+/// else its `merged_from` (a merge of the paper profile or of an earlier release: a
+/// merged id among them is not resolved), else its own id.
+pub fn parts_of(id: &str, metadata: &Metadata) -> Vec<String> {
     let list = |key: &str| {
-        node.metadata.get(key).and_then(|v| v.as_array()).map(|a| {
+        metadata.get(key).and_then(|v| v.as_array()).map(|a| {
             a.iter()
                 .filter_map(|x| x.as_str().map(str::to_string))
                 .collect::<Vec<_>>()
@@ -49,7 +49,7 @@ pub fn parts_of(node: &Node) -> Vec<String> {
     };
     list(MERGED_PARTS_KEY)
         .or_else(|| list("merged_from"))
-        .unwrap_or_else(|| vec![node.id.clone()])
+        .unwrap_or_else(|| vec![id.to_string()])
 }
 
 /// [`apply_merge`] of `a` and `b`; the corrected profile records the merged node's
@@ -57,9 +57,12 @@ pub fn parts_of(node: &Node) -> Vec<String> {
 /// of `maintain`.
 pub fn merge_pair(graph: &mut Graph, a: NodeId, b: NodeId, profile: Profile) -> Result<NodeId> {
     let parts: Option<Vec<String>> = match (graph.node(a), graph.node(b)) {
-        (Some(na), Some(nb)) if profile.fixes_bugs() => {
-            Some(parts_of(na).into_iter().chain(parts_of(nb)).collect())
-        }
+        (Some(na), Some(nb)) if profile.fixes_bugs() => Some(
+            parts_of(&na.id, &na.metadata)
+                .into_iter()
+                .chain(parts_of(&nb.id, &nb.metadata))
+                .collect(),
+        ),
         _ => None,
     };
     let m = apply_merge(graph, a, b)?;

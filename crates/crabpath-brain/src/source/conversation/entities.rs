@@ -41,7 +41,6 @@
 //! (at most [`MAX_DF`]² per word).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -123,18 +122,6 @@ fn candidate_words(text: &str) -> impl Iterator<Item = Cow<'_, str>> {
     })
 }
 
-/// The words of `text` that may link turns (see the module docs), each once.
-pub fn link_words(text: &str, names: &HashSet<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in candidate_words(text) {
-        if names.contains(w.as_ref()) || out.iter().any(|o| *o == w) {
-            continue;
-        }
-        out.push(w.into_owned());
-    }
-    out
-}
-
 /// The entity links of `turns`: pairs `(i, j)` of turn positions, `i < j`, each once,
 /// in increasing order (see the module docs).
 pub fn entity_links(turns: &[Turn]) -> Vec<(usize, usize)> {
@@ -165,10 +152,10 @@ pub struct LinkChange {
 /// remembered turns, which keeps one for the whole replay).
 ///
 /// The links do not depend on the index: a word's number only names it, the rare
-/// words' idf are summed in the order of their text (as [`link_words`] would give
-/// them), and the result is the definition's (module docs) whatever texts the index
-/// has seen before. An index only grows; [`WordIndex::trim`] empties it when it holds
-/// far more texts than the conversation it serves.
+/// words' idf are summed in the order of their text, and the result is the module
+/// docs' definition whatever texts the index has seen before. An index only grows;
+/// [`WordIndex::trim`] empties it when it holds far more texts than the conversation
+/// it serves.
 #[derive(Debug, Default)]
 pub struct WordIndex {
     /// Word → its number.
@@ -364,12 +351,17 @@ mod tests {
 
     #[test]
     fn names_stop_words_and_short_words_do_not_link() {
-        let names: HashSet<String> = ["ann".to_string()].into();
-        // "ok" is short, "the"/"with" stop words, "Ann" a speaker's name
-        assert_eq!(
-            link_words("OK Ann, the Pixel walk with Pixel!", &names),
-            ["pixel", "walk"]
-        );
+        // "ok" is short, "the"/"with" stop words, "Ann" the speaker's name
+        let turns = vec![t("1", "Ann", "OK Ann, the Pixel walk with Pixel!")];
+        let mut ix = WordIndex::default();
+        let k = ix.text(&turns[0].text);
+        let names = ix.names(&turns);
+        let words: Vec<&str> = ix.split[k]
+            .iter()
+            .filter(|w| !names.contains(w))
+            .map(|w| &*ix.words[*w as usize])
+            .collect();
+        assert_eq!(words, ["pixel", "walk"]);
     }
 
     #[test]

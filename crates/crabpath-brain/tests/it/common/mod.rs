@@ -194,3 +194,13 @@ pub fn distinct<T: PartialEq>(k: usize, mut draw: impl FnMut() -> T) -> Vec<T> {
     }
     out
 }
+
+/// Learns `x` and `y` together both ways, 12 times each with outcome 1: both edges
+/// past the merge bar (0.8, `crabpath::maintain::MERGE_MIN_WEIGHT`), so that a merge
+/// task joins them.
+pub fn learn_until_mergeable(b: &mut Brain, x: &str, y: &str) {
+    for _ in 0..12 {
+        b.learn(&[x.to_string(), y.to_string()], 1.0).unwrap();
+        b.learn(&[y.to_string(), x.to_string()], 1.0).unwrap();
+    }
+}
