@@ -85,6 +85,24 @@ fn match_expression(terms: &[String]) -> String {
         .join(" OR ")
 }
 
+/// The statement of [`search`] (`?1` the FTS5 query, `?2` the count), prepared once per
+/// connection from its statement cache. Its plan does not depend on the query bound to
+/// it: the brain's connections hold SQLite's query planner stability guarantee (see
+/// `Store::open`), without which FTS5's `MATCH ?1` compiles the statement again at
+/// every new query.
+pub fn search_sql() -> String {
+    let table = schema::LEXICAL_TABLE;
+    format!(
+        "SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?1 ORDER BY s, rowid LIMIT ?2"
+    )
+}
+
+/// The statement of [`matching`] (`?1` the FTS5 query), cached as [`search_sql`]'s.
+pub fn matching_sql() -> String {
+    let table = schema::LEXICAL_TABLE;
+    format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid")
+}
+
 /// The `k` best nodes for `text` by BM25: `(sym, score)`, best first (a higher score
 /// is better: FTS5's `bm25()` negated), ties by `sym`. Empty when the text has no
 /// word to search or `k` is 0.
@@ -93,10 +111,7 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
     if terms.is_empty() || k == 0 {
         return Ok(Vec::new());
     }
-    let table = schema::LEXICAL_TABLE;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ?1 ORDER BY s, rowid LIMIT ?2"
-    ))?;
+    let mut stmt = conn.prepare_cached(&search_sql())?;
     let rows = stmt.query_map(rusqlite::params![match_expression(&terms), k as i64], |r| {
         Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
     })?;
@@ -109,10 +124,7 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
 ///
 /// Cost: one FTS5 posting-list read of the term.
 pub fn matching(conn: &Connection, term: &str) -> rusqlite::Result<Vec<i64>> {
-    let table = schema::LEXICAL_TABLE;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid"
-    ))?;
+    let mut stmt = conn.prepare_cached(&matching_sql())?;
     let rows = stmt.query_map([match_expression(&[term.to_string()])], |r| r.get(0))?;
     rows.collect()
 }

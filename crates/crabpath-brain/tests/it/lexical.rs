@@ -449,3 +449,30 @@ fn a_hash_v1_brain_defaults_to_bm25_and_the_traversal_adds_a_bounded_number() {
         assert!(third <= 2 + 2 * ADDED_PER_SEED, "{by_default:?} {alone:?}");
     }
 }
+
+/// Every query binds new text to the same two cached FTS5 statements; with the
+/// brain's connections holding SQLite's query planner stability guarantee, neither is
+/// compiled again (before: once per query, about a fifth of a served LoCoMo query's
+/// time, `BENCHMARKS.md`, "Query plans that stay compiled").
+#[test]
+fn the_lexical_statements_are_not_compiled_again_for_each_query() {
+    use crabpath_brain::store::{lexical, Store};
+    use rusqlite::StatementStatus;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, db) = tldr_brain(dir.path());
+    for write in [false, true] {
+        let store = Store::open(&db, write).unwrap();
+        let c = store.conn();
+        for q in ["extract a tar archive", "list all files", "archive manager"] {
+            assert!(!lexical::search(c, q, 10).unwrap().is_empty(), "{q}");
+            for term in lexical::query_terms(q) {
+                lexical::matching(c, &term).unwrap();
+            }
+        }
+        for (sql, runs) in [(lexical::search_sql(), 3), (lexical::matching_sql(), 8)] {
+            let st = c.prepare_cached(&sql).unwrap();
+            assert_eq!(st.get_status(StatementStatus::Run), runs, "{sql}");
+            assert_eq!(st.get_status(StatementStatus::RePrepare), 0, "{sql}");
+        }
+    }
+}
