@@ -238,6 +238,10 @@ pub fn first_line(text: &str) -> &str {
     text.split('\n').next().unwrap_or("")
 }
 
+/// What [`apply_merge`] puts between the texts it joins (reference `merge.py`): a blank
+/// line.
+pub const MERGE_JOIN: &str = "\n\n";
+
 /// Merges nodes `a` and `b` into one new node (reference `crabpath/merge.py::apply_merge`)
 /// and returns its id.
 ///
@@ -265,7 +269,7 @@ pub fn apply_merge(graph: &mut Graph, a: NodeId, b: NodeId) -> Result<NodeId> {
         return Ok(a);
     };
     let (a_name, b_name) = (na.id.clone(), nb.id.clone());
-    let content = format!("{}\n\n{}", na.content, nb.content);
+    let content = format!("{}{MERGE_JOIN}{}", na.content, nb.content);
     let id = merged_id(graph, &a_name, &b_name);
     let mut metadata = Metadata::new();
     metadata.insert("merged_from".into(), json!([a_name, b_name]));

@@ -55,7 +55,7 @@ use std::path::{Path, PathBuf};
 use pyformat::pyjson::{self, PyValue};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::command::merge::parts_of;
+use super::command::merge::{parts_of, MERGED_NODES_SQL};
 use super::engine::{Backend, Brain};
 use super::unlearn::Relearned;
 use crate::error::{Error, Result};
@@ -625,9 +625,9 @@ fn target_nodes(
     };
     let mut merged: Vec<(i64, String)> = Vec::new();
     {
-        let mut stmt = conn.prepare(
-            "SELECT sym, id, metadata FROM nodes WHERE id >= 'merged:' AND id < 'merged;' AND node_seq IS NOT NULL ORDER BY sym",
-        )?;
+        let mut stmt = conn.prepare(&format!(
+            "SELECT sym, id, metadata FROM nodes WHERE {MERGED_NODES_SQL} ORDER BY sym"
+        ))?;
         let rows = stmt.query_map([], |r| {
             Ok((
                 r.get::<_, i64>(0)?,

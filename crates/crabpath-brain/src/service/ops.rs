@@ -416,6 +416,20 @@ impl Brain {
                 }
             }
             scope_ids.extend(plan.texts.iter().map(|(id, _)| id.clone()));
+            // the merged nodes, which may hold chunks of the re-split files
+            // (`source::sync::held_by_merges`)
+            let mut merged = conn
+                .prepare(&format!(
+                    "SELECT id FROM nodes WHERE {}",
+                    super::command::merge::MERGED_NODES_SQL
+                ))
+                .map_err(&err)?;
+            let rows = merged
+                .query_map([], |r| r.get::<_, String>(0))
+                .map_err(&err)?;
+            for r in rows {
+                scope_ids.push(r.map_err(&err)?);
+            }
             scope_ids.sort();
             scope_ids.dedup();
             // the nodes with an edge into them (their edges may be removed)
@@ -481,6 +495,7 @@ impl Brain {
                     authority_map,
                     embedder: embedder.as_deref().unwrap_or(&hash),
                     on_embed: Some(&mut report_embed),
+                    merged: Some(&super::command::merge::merged_nodes),
                 },
                 elsewhere,
             )?;

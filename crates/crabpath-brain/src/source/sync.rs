@@ -51,6 +51,7 @@ use crate::source::workspace::{self, is_under, SkipReason, Skipped, SplitOptions
 use crate::store::working::Working;
 use crabpath::embed::Embedder;
 use crabpath::graph::{EdgeKind, Graph, Metadata, Node, NodeId};
+use crabpath::maintain::MERGE_JOIN;
 use crabpath::profile::Profile;
 use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pystr;
@@ -232,7 +233,17 @@ pub struct SyncOptions<'a> {
     pub embedder: &'a dyn Embedder,
     /// Called with the number of chunks to embed before embedding them (progress).
     pub on_embed: Option<&'a mut dyn FnMut(usize)>,
+    /// Corrected profile: the merged nodes of a graph and the chunk ids each holds
+    /// (`service::command::merge::merged_nodes`). A chunk that maintenance merged
+    /// away is no node of the graph; with this, a sync that re-splits its file does not
+    /// add it again while a merged node holds its text unchanged (see
+    /// [`held_by_merges`]). `None`: every missing chunk is added (the reference).
+    pub merged: Option<MergedNodes<'a>>,
 }
+
+/// The merged nodes of a graph with the chunk ids each holds, in node order
+/// ([`SyncOptions::merged`]).
+pub type MergedNodes<'a> = &'a dyn Fn(&Graph) -> Vec<(NodeId, Vec<String>)>;
 
 /// One file as the last corrected sync saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -565,11 +576,16 @@ pub fn apply_sync(
     let present: std::collections::HashSet<&str> =
         split.present.iter().map(String::as_str).collect();
 
+    let held = match (fixes, options.merged) {
+        (true, Some(merged)) => held_by_merges(graph, &current, &merged(graph)),
+        _ => Default::default(),
+    };
     let mut added: Vec<String> = Vec::new();
     let mut changed: Vec<String> = Vec::new();
     let mut unchanged = 0usize;
     for (id, text) in &current {
         match graph.get_node(id) {
+            None if held.contains(id) => unchanged += 1,
             None => added.push(id.to_string()),
             Some(n) => {
                 // corrected: a chunk whose document header changed (a new title) is
@@ -750,13 +766,18 @@ pub fn apply_sync(
         if !fixes {
             remove_file_sibling_edges(graph, file);
         }
-        let ids: Vec<Option<&str>> = ordered.iter().copied().map(Some).collect();
+        // a chunk a merged node holds is no node: it holds its place and links nothing
+        // (the merged node has its edges)
+        let ids: Vec<Option<&str>> = ordered
+            .iter()
+            .map(|id| Some(*id).filter(|id| !held.contains(id)))
+            .collect();
         let chain = chain_of(graph, &ids);
         link_consecutive(graph, file, &chain, fixes)?;
         if fixes {
             linked.push((
                 file.clone(),
-                ordered.iter().map(|id| Some(id.to_string())).collect(),
+                ids.iter().map(|id| id.map(str::to_string)).collect(),
             ));
         }
     }
@@ -777,6 +798,43 @@ pub fn apply_sync(
         w.meta.insert(SYNC_FILES_KEY.into(), Value::Object(m));
     }
     Ok(report)
+}
+
+/// The chunk ids of `current` (a sync's chunks and their texts) that are no node of
+/// `graph` because a merge joined them into a merged node of `merged` (the merged nodes
+/// and their parts) whose text still holds the chunk's text, unchanged. A sync adds
+/// none of them again: before, a sync that re-split the file (any edit of it) added
+/// every merged chunk back beside the merged node, so the brain held and answered the
+/// same text twice. A chunk whose text changed is added (its new text is not in the
+/// merged node; the merged node keeps the old one, as it keeps a chunk's text after
+/// the file no longer has it: a merged node is not unmerged).
+///
+/// Cost: one substring search per part of a merged node that the sync produces.
+pub fn held_by_merges<'c>(
+    graph: &Graph,
+    current: &BTreeMap<&'c str, &'c str>,
+    merged: &[(NodeId, Vec<String>)],
+) -> std::collections::HashSet<&'c str> {
+    let mut held = std::collections::HashSet::new();
+    for (ix, parts) in merged {
+        let Some(node) = graph.node(*ix) else {
+            continue;
+        };
+        // the merge joined its parts' texts with blank lines ([`MERGE_JOIN`]): a part
+        // is held when its whole text stands between two of them (or an end), so a
+        // chunk cut short is not taken for the longer text the merged node has
+        let content = format!("{MERGE_JOIN}{}{MERGE_JOIN}", node.content);
+        for part in parts {
+            if let Some((&id, &text)) = current.get_key_value(part.as_str()) {
+                if graph.get_node(id).is_none()
+                    && content.contains(&format!("{MERGE_JOIN}{text}{MERGE_JOIN}"))
+                {
+                    held.insert(id);
+                }
+            }
+        }
+    }
+    held
 }
 
 /// The journal entry type of a sync (both profiles).
@@ -995,6 +1053,7 @@ mod tests {
         st.graph.edge_mut(a0, a1).unwrap().weight = 0.9;
         let e = HashEmbedder::new();
         let opts = |p| SyncOptions {
+            merged: None,
             profile: p,
             authority_map: parse_authority_map(None).unwrap(),
             embedder: &e,

@@ -41,4 +41,5 @@ mod route;
 mod search_index;
 mod search_index_format;
 mod store;
+mod sync_merged;
 mod workspace_profiles;

@@ -52,6 +52,25 @@ pub fn parts_of(id: &str, metadata: &Metadata) -> Vec<String> {
         .unwrap_or_else(|| vec![id.to_string()])
 }
 
+/// The SQL condition on `nodes` of the merged nodes (ids `merged:…`, the core's
+/// `apply_merge`): an id range of the primary key, so found without a scan.
+pub const MERGED_NODES_SQL: &str = "id >= 'merged:' AND id < 'merged;' AND node_seq IS NOT NULL";
+
+/// The merged nodes of `graph` (a node with [`MERGED_PARTS_KEY`] or `merged_from`)
+/// with the parts each holds ([`parts_of`]), in node order: what `sync` needs to
+/// know which chunks a merge holds ([`crate::source::sync::SyncOptions::merged`]).
+///
+/// Cost: one pass over the nodes.
+pub fn merged_nodes(graph: &Graph) -> Vec<(NodeId, Vec<String>)> {
+    graph
+        .nodes()
+        .filter(|(_, n)| {
+            n.metadata.contains_key(MERGED_PARTS_KEY) || n.metadata.contains_key("merged_from")
+        })
+        .map(|(ix, n)| (ix, parts_of(&n.id, &n.metadata)))
+        .collect()
+}
+
 /// [`apply_merge`] of `a` and `b`; the corrected profile records the merged node's
 /// parts ([`MERGED_PARTS_KEY`]). Returns the merged node. The one merge of `merge` and
 /// of `maintain`.
