@@ -100,6 +100,40 @@ pub fn check_dir(spec: &'static ModelSpec, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Checks every file of [`ModelSpec::sha256`] in `dir` against its pinned SHA-256, the
+/// weights from their bytes already read (`weights`, the file `weights_path`), the others
+/// from disk. A file that differs is [`EmbedError::Weights`] naming it, both digests and
+/// `fetch-model`. Cost: one SHA-256 pass over the files (about 90 MB for
+/// all-MiniLM-L6-v2).
+fn verify_pinned(
+    spec: &'static ModelSpec,
+    dir: &Path,
+    weights_path: &Path,
+    weights: &[u8],
+) -> Result<()> {
+    use sha2::{Digest, Sha256};
+    for (file, want) in spec.sha256 {
+        let path = dir.join(file);
+        let got = if path == weights_path {
+            hex::encode(Sha256::digest(weights))
+        } else {
+            crate::fetch::sha256_file(&path)?
+        };
+        if got != *want {
+            return Err(EmbedError::Weights {
+                path,
+                message: format!(
+                    "SHA-256 {got}, not {want}: this is not {}'s file (damaged or replaced); fetch it again: crabpath fetch-model --model {} --dir {}",
+                    spec.name,
+                    spec.key,
+                    dir.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The fields of the model's `config.json` (Hugging Face `BertConfig`) that the
 /// encoder needs.
 #[derive(Debug, Clone, Deserialize)]
@@ -231,30 +265,22 @@ impl SentenceEmbedder {
         let weights_path = dir.join("model.safetensors");
         let bytes = std::fs::read(&weights_path)
             .map_err(|e| EmbedError::io("reading", &weights_path, e))?;
-        let tensors =
-            safetensors::SafeTensors::deserialize(&bytes).map_err(|e| EmbedError::Weights {
-                path: weights_path.clone(),
-                message: e.to_string(),
-            })?;
-        let dims = Dims {
-            hidden: config.hidden_size,
-            heads: config.num_attention_heads,
-            intermediate: config.intermediate_size,
-            layers: config.num_hidden_layers,
-            vocab: config.vocab_size,
-            max_positions: config.max_position_embeddings,
-            eps: config.layer_norm_eps as f32,
-            arch: spec.arch,
-            name: spec.name,
-        };
-        let engine = FastBert::load(&tensors, dims).map_err(|e| match e {
-            EmbedError::Inner { message, .. } => EmbedError::Weights {
-                path: weights_path.clone(),
-                message,
-            },
-            other => other,
-        })?;
-        drop(tensors);
+        // the pinned files' SHA-256, hashed beside the weights' conversion: a damaged or
+        // replaced file of the right size and shape would otherwise embed silently wrong
+        // vectors, which a sync or a teach then writes into the brain
+        let (verified, engine) = std::thread::scope(|scope| {
+            let check = scope.spawn(|| verify_pinned(spec, dir, &weights_path, &bytes));
+            let engine = Self::engine(&bytes, &weights_path, &config, spec);
+            let verified = check.join().unwrap_or_else(|_| {
+                Err(EmbedError::Inner {
+                    name: spec.name.into(),
+                    message: "the thread checking the model files panicked".into(),
+                })
+            });
+            (verified, engine)
+        });
+        verified?;
+        let engine = engine?;
         drop(bytes);
 
         let pool = match options.threads {
@@ -277,6 +303,38 @@ impl SentenceEmbedder {
             batch_size: options.batch_size.max(1),
             pool,
             model_dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The encoder of the weights file's `bytes` (at `path`, for errors).
+    fn engine(
+        bytes: &[u8],
+        path: &Path,
+        config: &BertConfig,
+        spec: &'static ModelSpec,
+    ) -> Result<FastBert> {
+        let tensors =
+            safetensors::SafeTensors::deserialize(bytes).map_err(|e| EmbedError::Weights {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        let dims = Dims {
+            hidden: config.hidden_size,
+            heads: config.num_attention_heads,
+            intermediate: config.intermediate_size,
+            layers: config.num_hidden_layers,
+            vocab: config.vocab_size,
+            max_positions: config.max_position_embeddings,
+            eps: config.layer_norm_eps as f32,
+            arch: spec.arch,
+            name: spec.name,
+        };
+        FastBert::load(&tensors, dims).map_err(|e| match e {
+            EmbedError::Inner { message, .. } => EmbedError::Weights {
+                path: path.to_path_buf(),
+                message,
+            },
+            other => other,
         })
     }
 

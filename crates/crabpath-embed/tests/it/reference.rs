@@ -106,3 +106,36 @@ fn reference_file_is_well_formed() {
         assert!(item.tokens_untruncated > 0);
     }
 }
+
+/// A weights file of the right size and shape whose bytes are not the model's (one
+/// bit flipped) is refused at load, naming the file, its digest and `fetch-model`;
+/// before, it loaded and embedded wrong vectors without a word (which `sync` or
+/// `teach` would then have written into a brain). An unchanged copy still loads.
+#[test]
+#[ignore = "needs the all-MiniLM-L6-v2 weights (cargo run -p crabpath-embed -- fetch-model); run with: cargo test --workspace -- --ignored"]
+fn damaged_weights_are_refused_at_load() {
+    let dir = resolve_model_dir(None);
+    testdata::external(
+        "the all-MiniLM-L6-v2 weights",
+        "cargo run -p crabpath-embed -- fetch-model (or set CRABPATH_MODEL_DIR)",
+        check_model_dir(&dir),
+    );
+    let copy = tempfile::tempdir().unwrap();
+    for f in crabpath_embed::model::REQUIRED_FILES {
+        std::fs::copy(dir.join(f), copy.path().join(f)).unwrap();
+    }
+    let options = EmbedderOptions::default;
+    MiniLmEmbedder::load(copy.path(), options()).expect("an unchanged copy loads");
+    let weights = copy.path().join("model.safetensors");
+    let mut bytes = std::fs::read(&weights).unwrap();
+    // a byte well inside the tensors (the header is a few kB)
+    let at = bytes.len() / 2;
+    bytes[at] ^= 1;
+    std::fs::write(&weights, &bytes).unwrap();
+    let e = MiniLmEmbedder::load(copy.path(), options())
+        .expect_err("a flipped bit in the weights")
+        .to_string();
+    for part in ["model.safetensors", "SHA-256", "fetch-model"] {
+        assert!(e.contains(part), "{part} in: {e}");
+    }
+}
