@@ -242,6 +242,13 @@ pub fn first_line(text: &str) -> &str {
 /// line.
 pub const MERGE_JOIN: &str = "\n\n";
 
+/// The metadata key of a merged node's parts (corrected profile; the reference records
+/// only `merged_from`, the two ids of the last merge): the id of every node the merges
+/// that made it joined, a merged part given by its own parts, in the order of their texts
+/// in its content. Written by the brain's merge (`crabpath-brain`,
+/// `service::command::merge::merge_pair`); read by `forget` and `sync`.
+pub const MERGED_PARTS_KEY: &str = "merged_parts";
+
 /// Merges nodes `a` and `b` into one new node (reference `crabpath/merge.py::apply_merge`)
 /// and returns its id.
 ///

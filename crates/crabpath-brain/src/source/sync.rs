@@ -17,6 +17,7 @@
 //! | S2 | for every file present, all same-file `sibling` edges are deleted and the consecutive ones re-created at their initial weights: learned weights are lost, learned non-adjacent same-file edges deleted | unchanged files are not touched; in a re-split file, edges between surviving chunks keep their learned weights and only missing consecutive edges are created | after `learn` 0.49642 → 0.65142, a sync resets it to 0.49642 vs. keeps 0.65142 |
 //! | S3 | the authority map applies only to added or updated chunks (a first sync after `init` sets none) | it applies to every chunk of a mapped file | `authority_set {}` vs. `{"canonical": 4}` |
 //! | S4 | no account of files | the report also counts files re-split, unchanged and deleted | |
+//! | S5 | a chunk that maintenance merged into a merged node is missing from the graph, so any re-split of its file adds it again beside the merged node; the merged node keeps the text the file no longer has | a chunk a merged node holds is not added again ([`held_by_merges`]); the merged node takes its chunks' texts as the file has them now, and loses the chunks the file no longer has (none left: it is removed) (`remerged`) | one edit of a file whose two chunks were merged: 2 chunks added, the edited-out text still answered vs. none added, the merged node's text updated |
 //!
 //! The embedding of a chunk depends only on its text, so skipping unchanged files
 //! changes no vector.
@@ -51,7 +52,7 @@ use crate::source::workspace::{self, is_under, SkipReason, Skipped, SplitOptions
 use crate::store::working::Working;
 use crabpath::embed::Embedder;
 use crabpath::graph::{EdgeKind, Graph, Metadata, Node, NodeId};
-use crabpath::maintain::MERGE_JOIN;
+use crabpath::maintain::{MERGED_PARTS_KEY, MERGE_JOIN};
 use crabpath::profile::Profile;
 use pyformat::pyjson::{PyDict, PyValue};
 use pyformat::pystr;
@@ -236,8 +237,8 @@ pub struct SyncOptions<'a> {
     /// Corrected profile: the merged nodes of a graph and the chunk ids each holds
     /// (`service::command::merge::merged_nodes`). A chunk that maintenance merged
     /// away is no node of the graph; with this, a sync that re-splits its file does not
-    /// add it again while a merged node holds its text unchanged (see
-    /// [`held_by_merges`]). `None`: every missing chunk is added (the reference).
+    /// add it again ([`held_by_merges`]) and updates the merged node's text instead
+    /// (`remerged`; fix S5). `None`: every missing chunk is added (the reference).
     pub merged: Option<MergedNodes<'a>>,
 }
 
@@ -576,10 +577,27 @@ pub fn apply_sync(
     let present: std::collections::HashSet<&str> =
         split.present.iter().map(String::as_str).collect();
 
-    let held = match (fixes, options.merged) {
-        (true, Some(merged)) => held_by_merges(graph, &current, &merged(graph)),
-        _ => Default::default(),
+    let merged = match (fixes, options.merged) {
+        (true, Some(merged)) => merged(graph),
+        _ => Vec::new(),
     };
+    let old_records = records(w.meta);
+    let remerges = remerged(
+        graph,
+        &current,
+        &merged,
+        |f| resplit.contains(f),
+        |f| old_records.contains_key(f) && !present.contains(f),
+    );
+    let mut held = held_by_merges(graph, &current, &merged);
+    for r in &remerges {
+        held.extend(
+            r.parts
+                .iter()
+                .filter_map(|p| current.get_key_value(p.as_str()))
+                .map(|(k, _)| *k),
+        );
+    }
     let mut added: Vec<String> = Vec::new();
     let mut changed: Vec<String> = Vec::new();
     let mut unchanged = 0usize;
@@ -645,26 +663,49 @@ pub fn apply_sync(
     if let Some(cb) = options.on_embed.as_mut() {
         cb(targets.len());
     }
-    let owned: Vec<std::borrow::Cow<'_, str>> = targets
+    let mut owned: Vec<std::borrow::Cow<'_, str>> = targets
         .iter()
         .map(|id| embedded_text_of(split.headers.get(*id).map(String::as_str), current[id]))
         .collect();
+    // a merged node whose parts changed is embedded again (its content has no header)
+    let kept: Vec<&Remerge> = remerges.iter().filter(|r| !r.parts.is_empty()).collect();
+    owned.extend(
+        kept.iter()
+            .map(|r| std::borrow::Cow::Borrowed(r.content.as_str())),
+    );
     let texts: Vec<&str> = owned.iter().map(|t| t.as_ref()).collect();
-    let vectors = if texts.is_empty() {
+    let mut vectors = if texts.is_empty() {
         Vec::new()
     } else {
         options.embedder.embed_batch(&texts)?
     };
+    let remerge_vectors = vectors.split_off(targets.len());
     let vector_of: std::collections::HashMap<&str, &Vec<f64>> =
         targets.iter().copied().zip(vectors.iter()).collect();
 
     unchanged += unchanged_elsewhere.unwrap_or(0);
+    // the merged nodes: those left with no part go, the others take their parts'
+    // texts as the folder has them now (their edges and what they learned stay)
+    let mut remerged_ids = Vec::new();
+    for (r, v) in kept.iter().zip(&remerge_vectors) {
+        let Some(node) = graph.node_mut(r.ix) else {
+            continue;
+        };
+        node.content = r.content.clone();
+        node.summary = pystr::first_line(&r.content).to_string();
+        node.metadata
+            .insert(MERGED_PARTS_KEY.into(), json!(r.parts.clone()));
+        let id = node.id.clone();
+        w.vectors.upsert(&id, v)?;
+        remerged_ids.push(id);
+    }
+    removed.extend(remerges.iter().filter(|r| r.parts.is_empty()).map(|r| r.ix));
     let mut report = SyncReport {
         nodes_added: added.len(),
-        nodes_updated: changed.len(),
+        nodes_updated: changed.len() + remerged_ids.len(),
         nodes_removed: removed.len(),
         nodes_unchanged: unchanged,
-        embeddings_computed: vectors.len(),
+        embeddings_computed: vectors.len() + remerge_vectors.len(),
         files_resplit: split.resplit.len(),
         files_unchanged: split.unchanged_files.len(),
         files_deleted: deleted_files.len(),
@@ -785,7 +826,7 @@ pub fn apply_sync(
         report.changes = Some(SyncChanges {
             added: added.clone(),
             removed: removed_ids,
-            updated: changed.clone(),
+            updated: changed.iter().chain(&remerged_ids).cloned().collect(),
             linked,
         });
         let mut m = serde_json::Map::new();
@@ -800,14 +841,80 @@ pub fn apply_sync(
     Ok(report)
 }
 
+/// A merged node whose parts a sync changed (`remerged`).
+#[derive(Debug)]
+struct Remerge {
+    /// The merged node.
+    ix: NodeId,
+    /// Its parts' texts as the folder has them now, joined as a merge joins them.
+    content: String,
+    /// The parts left (none: the merged node holds nothing any more and goes).
+    parts: Vec<String>,
+}
+
+/// The merged nodes of `merged` (with their parts) whose parts' texts the sync changes.
+/// A merged node's content is its parts' texts joined by [`MERGE_JOIN`], in order; for
+/// a part that is a chunk of a file the sync re-split (`resplit`) the text is the
+/// chunk's now (`current`), or the part is gone when the file no longer has that chunk
+/// or was deleted (`deleted`); other parts (chunks of unchanged files, turns, teachings)
+/// keep their text. A merged node whose content does not split into as many texts as
+/// it has parts (a part's own text holds a blank line) cannot be told apart and is left
+/// as it is. Before, an edited chunk's old text stayed in its merged node, answered
+/// beside (or instead of) the new one, and a deleted file's text stayed there for good.
+///
+/// Cost: one pass over the merged nodes' contents.
+fn remerged(
+    graph: &Graph,
+    current: &BTreeMap<&str, &str>,
+    merged: &[(NodeId, Vec<String>)],
+    resplit: impl Fn(&str) -> bool,
+    deleted: impl Fn(&str) -> bool,
+) -> Vec<Remerge> {
+    let mut out = Vec::new();
+    for (ix, parts) in merged {
+        let Some(node) = graph.node(*ix) else {
+            continue;
+        };
+        let texts: Vec<&str> = node.content.split(MERGE_JOIN).collect();
+        if texts.len() != parts.len() {
+            continue;
+        }
+        let mut kept: Vec<(&str, &str)> = Vec::with_capacity(parts.len());
+        for (part, text) in parts.iter().zip(texts) {
+            match split_node_id(part) {
+                Some((file, _)) if resplit(file) => {
+                    if let Some(now) = current.get(part.as_str()) {
+                        kept.push((part, now));
+                    }
+                }
+                Some((file, _)) if deleted(file) => {}
+                _ => kept.push((part, text)),
+            }
+        }
+        let content = kept
+            .iter()
+            .map(|(_, t)| *t)
+            .collect::<Vec<_>>()
+            .join(MERGE_JOIN);
+        if content != node.content || kept.len() != parts.len() {
+            out.push(Remerge {
+                ix: *ix,
+                content,
+                parts: kept.iter().map(|(p, _)| p.to_string()).collect(),
+            });
+        }
+    }
+    out
+}
+
 /// The chunk ids of `current` (a sync's chunks and their texts) that are no node of
 /// `graph` because a merge joined them into a merged node of `merged` (the merged nodes
 /// and their parts) whose text still holds the chunk's text, unchanged. A sync adds
 /// none of them again: before, a sync that re-split the file (any edit of it) added
 /// every merged chunk back beside the merged node, so the brain held and answered the
-/// same text twice. A chunk whose text changed is added (its new text is not in the
-/// merged node; the merged node keeps the old one, as it keeps a chunk's text after
-/// the file no longer has it: a merged node is not unmerged).
+/// same text twice. A merged node whose parts changed takes their new texts
+/// (`remerged`) and then holds its remaining parts too; one whose content cannot be
+/// split into its parts keeps its text, and a changed chunk of it is added.
 ///
 /// Cost: one substring search per part of a merged node that the sync produces.
 pub fn held_by_merges<'c>(

@@ -33,12 +33,12 @@
 //! `forget.rs`: `forget_drops_the_learns_through_a_chunk_a_sync_removed_before` and
 //! `forget_after_a_first_sync_that_deleted_an_unlinked_file`; with the agents' queries,
 //! a third: [`a_question_nodes_edge_to_a_merged_node_comes_back`]. Now (120 seeds):
-//! 97 replayed and equal, 22 kept (17 a `connect` before a sync that rewrote or
-//! removed chunks, 5 a merge of a chunk merged again or made again after an edit),
-//! 1 documented limit, 0 different. Before a sync left the chunks a merged node holds
-//! unchanged as they were (`sync_merged.rs`), it added them back, and 14 were kept for
-//! a merge of such a chunk: 87 / 32 / 1 (200 seeds: 146 / 53 / 1, no difference
-//! either; fewer run here, for the time of `.ci/run`).
+//! 99 replayed and equal, 20 kept (17 a `connect` before a sync that rewrote or
+//! removed chunks, 3 a merge of a chunk merged again), 1 documented limit, 0
+//! different. Before a sync kept the chunks a merged node holds in it
+//! (`sync_merged.rs`), it added them back, and 14 were kept for a merge of such a
+//! chunk: 87 / 32 / 1 (200 seeds: 146 / 53 / 1, no difference either; fewer run here,
+//! for the time of `.ci/run`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -1,7 +1,9 @@
 //! A sync after maintenance merged chunks of a file: a chunk a merged node holds
-//! unchanged is not added again (`source::sync::held_by_merges`). Before, any sync that
+//! unchanged is not added again (`source::sync::held_by_merges`), and a merged node
+//! takes its parts' new texts (`source::sync::remerged`). Before, any sync that
 //! re-split the file (an edit anywhere in it) added every merged chunk back beside the
-//! merged node, and the brain held and answered the same text twice.
+//! merged node, so the brain held and answered the same text twice, and the merged node
+//! kept the text the user had edited out or deleted.
 
 use crate::common;
 use crate::forget::{sync, Step};
@@ -39,13 +41,20 @@ fn holding(b: &mut Brain, text: &str) -> (Vec<String>, bool) {
 }
 
 #[test]
-fn a_sync_does_not_add_back_the_chunks_a_merge_holds() {
+fn a_merged_node_follows_its_chunks_through_edits_and_deletion() {
     for resident in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().join("ws");
         std::fs::create_dir_all(&ws).unwrap();
         write_a(&ws, SECOND);
-        std::fs::write(ws.join("d.md"), "Dogs bark at the mail carrier.\n").unwrap();
+        // other files, so that deleting a.md is no mass delete
+        for (f, text) in [
+            ("d.md", "Dogs bark at the mail carrier."),
+            ("e.md", "Eels hide under river stones."),
+            ("f.md", "Foxes dig dens in the hillside."),
+        ] {
+            std::fs::write(ws.join(f), format!("{text}\n")).unwrap();
+        }
         let boot = split_workspace(&ws, &SplitOptions::new(Profile::Corrected)).unwrap();
         let db = common::hash_store(&dir.path().join("brain"), &boot.graph);
         let mut b = common::open_hash(&db, Profile::Corrected, resident);
@@ -59,23 +68,36 @@ fn a_sync_does_not_add_back_the_chunks_a_merge_holds() {
 
         // the brain records no sync yet: every file is re-split, nothing changed
         let r = sync(&mut b, &ws);
-        assert_eq!((r.nodes_added, r.nodes_unchanged), (0, 4), "{r:?}");
+        assert_eq!((r.nodes_added, r.nodes_unchanged), (0, 6), "{r:?}");
         for text in [FIRST, SECOND] {
             assert_eq!(holding(&mut b, text), (merged.clone(), true), "{text}");
         }
 
-        // an edit of the file's second paragraph: its new text is added, the first
-        // paragraph stays in the merged node alone
+        // an edit of the file's second paragraph: the merged node takes the new text
+        // in the old one's place (its edges stay); nothing is added
         let edited = "Then promote the build to production once QA signs off.";
         write_a(&ws, edited);
         let r = sync(&mut b, &ws);
         let changes = r.changes.clone().unwrap();
-        assert_eq!(changes.added, ["a.md::2"], "{r:?}");
+        assert!(changes.added.is_empty(), "{r:?}");
+        assert_eq!(changes.updated, merged, "{r:?}");
         assert_eq!(holding(&mut b, FIRST), (merged.clone(), true));
-        assert_eq!(holding(&mut b, edited), (vec!["a.md::2".to_string()], true));
-        assert!(!b.has_node("a.md::1").unwrap());
+        assert_eq!(holding(&mut b, edited), (merged.clone(), true));
+        assert_eq!(
+            holding(&mut b, SECOND),
+            (vec![], true),
+            "the old text is gone"
+        );
+        let (content, edges) = b
+            .read(|g, _| {
+                let m = g.lookup(&merged[0]).unwrap();
+                (g.node(m).unwrap().content.clone(), g.outgoing(m).count())
+            })
+            .unwrap();
+        assert_eq!(content, format!("{FIRST}\n\n{edited}"));
+        assert!(edges > 0);
 
-        // a chunk cut short is not taken for the merged node's longer text
+        // a chunk cut short replaces the longer text the merged node had
         let short = "Run the deploy script";
         std::fs::write(
             ws.join("a.md"),
@@ -83,8 +105,15 @@ fn a_sync_does_not_add_back_the_chunks_a_merge_holds() {
         )
         .unwrap();
         let r = sync(&mut b, &ws);
-        assert_eq!(r.changes.unwrap().added, ["a.md::1"], "resident {resident}");
-        let (ids, whole) = holding(&mut b, short);
-        assert!(ids.contains(&"a.md::1".to_string()) && whole, "{ids:?}");
+        assert!(r.changes.unwrap().added.is_empty(), "resident {resident}");
+        assert_eq!(holding(&mut b, FIRST), (vec![], true));
+        assert_eq!(holding(&mut b, short), (merged.clone(), true));
+
+        // the file deleted: the merged node holds nothing of the folder any more, and goes
+        std::fs::remove_file(ws.join("a.md")).unwrap();
+        let r = sync(&mut b, &ws);
+        assert!(r.changes.unwrap().removed.contains(&merged[0]));
+        assert_eq!(holding(&mut b, edited), (vec![], true));
+        assert!(!b.has_node(&merged[0]).unwrap());
     }
 }

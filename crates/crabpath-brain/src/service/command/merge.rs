@@ -29,12 +29,10 @@ pub struct MergeReport {
     pub applied: Vec<(String, String, String)>,
 }
 
-/// The metadata key of a merged node's parts (corrected profile): the id of every node
-/// the merges that made it joined, a merged part given by its own parts, so that
-/// `forget` finds every merged node holding text of what it forgets (a file's chunks,
-/// a node) however deep the merges (the reference records only `merged_from`, the two
-/// ids of the last merge).
-pub const MERGED_PARTS_KEY: &str = "merged_parts";
+/// The metadata key of a merged node's parts ([`crabpath::maintain::MERGED_PARTS_KEY`]),
+/// so that `forget` finds every merged node holding text of what it forgets (a file's
+/// chunks, a node) however deep the merges.
+pub use crabpath::maintain::MERGED_PARTS_KEY;
 
 /// The parts a merge of node `id` (its `metadata`) joins: its [`MERGED_PARTS_KEY`],
 /// else its `merged_from` (a merge of the paper profile or of an earlier release: a
