@@ -660,15 +660,15 @@ pub fn apply_sync(
 
     let mut targets: Vec<&str> = changed.iter().chain(&added).map(String::as_str).collect();
     targets.sort_unstable();
+    // a merged node whose parts changed is embedded again (its content has no header)
+    let kept: Vec<&Remerge> = remerges.iter().filter(|r| !r.parts.is_empty()).collect();
     if let Some(cb) = options.on_embed.as_mut() {
-        cb(targets.len());
+        cb(targets.len() + kept.len());
     }
     let mut owned: Vec<std::borrow::Cow<'_, str>> = targets
         .iter()
         .map(|id| embedded_text_of(split.headers.get(*id).map(String::as_str), current[id]))
         .collect();
-    // a merged node whose parts changed is embedded again (its content has no header)
-    let kept: Vec<&Remerge> = remerges.iter().filter(|r| !r.parts.is_empty()).collect();
     owned.extend(
         kept.iter()
             .map(|r| std::borrow::Cow::Borrowed(r.content.as_str())),
@@ -856,7 +856,8 @@ struct Remerge {
 /// A merged node's content is its parts' texts joined by [`MERGE_JOIN`], in order; for
 /// a part that is a chunk of a file the sync re-split (`resplit`) the text is the
 /// chunk's now (`current`), or the part is gone when the file no longer has that chunk
-/// or was deleted (`deleted`); other parts (chunks of unchanged files, turns, teachings)
+/// or was deleted (`deleted`), or is a node of the graph again (added back by a sync
+/// before this fix: it holds its own text); other parts (chunks of unchanged files, turns, teachings)
 /// keep their text. A merged node whose content does not split into as many texts as
 /// it has parts (a part's own text holds a blank line) cannot be told apart and is left
 /// as it is. Before, an edited chunk's old text stayed in its merged node, answered
@@ -883,8 +884,11 @@ fn remerged(
         for (part, text) in parts.iter().zip(texts) {
             match split_node_id(part) {
                 Some((file, _)) if resplit(file) => {
-                    if let Some(now) = current.get(part.as_str()) {
-                        kept.push((part, now));
+                    // a chunk that is a node again (a sync before fix S5 added it back)
+                    // holds its own text: the merged node lets it go
+                    match current.get(part.as_str()) {
+                        Some(now) if graph.get_node(part).is_none() => kept.push((part, now)),
+                        _ => {}
                     }
                 }
                 Some((file, _)) if deleted(file) => {}
@@ -1112,6 +1116,56 @@ mod tests {
     use crate::source::bootstrap::split_workspace;
     use crabpath::embed::HashEmbedder;
     use crabpath::state::State;
+
+    /// `remerged` on a merged node of three parts: an edited chunk takes its new text,
+    /// a chunk the file lost goes, a chunk that is a node again (added back by a sync
+    /// before fix S5) is let go, a part of an unchanged file keeps its text.
+    #[test]
+    fn a_merged_node_takes_its_chunks_texts_now() {
+        let mut g = Graph::new();
+        let node = |id: &str, content: &str| Node {
+            id: id.into(),
+            content: content.into(),
+            summary: String::new(),
+            metadata: Metadata::new(),
+        };
+        let m = g.add_node(node("merged:1", "one\n\ntwo\n\nthree\n\nfour"));
+        g.add_node(node("a.md::3", "three"));
+        let parts: Vec<String> = ["a.md::1", "a.md::2", "a.md::3", "b.md::0"]
+            .map(String::from)
+            .to_vec();
+        let current: BTreeMap<&str, &str> =
+            [("a.md::1", "one, edited"), ("a.md::3", "three")].into();
+        let r = remerged(
+            &g,
+            &current,
+            &[(m, parts.clone())],
+            |f| f == "a.md",
+            |_| false,
+        );
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].content, "one, edited\n\nfour");
+        assert_eq!(r[0].parts, ["a.md::1", "b.md::0"]);
+        // nothing of it changed: left as it is
+        let same: BTreeMap<&str, &str> = [("a.md::1", "one"), ("a.md::2", "two")].into();
+        let g2 = {
+            let mut g2 = Graph::new();
+            g2.add_node(node("merged:1", "one\n\ntwo"));
+            g2
+        };
+        let m2 = g2.lookup("merged:1").unwrap();
+        let two = parts[..2].to_vec();
+        assert!(remerged(&g2, &same, &[(m2, two.clone())], |f| f == "a.md", |_| false).is_empty());
+        // its file deleted: nothing left
+        let r = remerged(
+            &g2,
+            &BTreeMap::new(),
+            &[(m2, two)],
+            |_| false,
+            |f| f == "a.md",
+        );
+        assert!(r[0].parts.is_empty());
+    }
 
     #[test]
     fn node_ids_and_maps() {
