@@ -11,9 +11,8 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 use crate::error::{EmbedError, Result};
-use crate::model::REQUIRED_FILES;
 pub use crate::spec::ModelSource;
-use crate::spec::{ModelSpec, MINILM};
+use crate::spec::{ModelSpec, MINILM, REQUIRED_FILES};
 
 /// SHA-256 of all-MiniLM-L6-v2's `model.safetensors`, as shipped by both sources.
 pub const MODEL_SHA256: &str = MINILM.sha256[0].1;

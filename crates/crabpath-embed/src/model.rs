@@ -15,8 +15,8 @@ pub const DEFAULT_BATCH_SIZE: usize = 64;
 /// Most tokens in one forward pass of the fast backend.
 pub const MAX_BATCH_TOKENS: usize = 8192;
 
-/// Files that must be present in a model directory.
-pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+/// Files that must be present in a model directory ([`crate::spec::REQUIRED_FILES`]).
+pub use crate::spec::REQUIRED_FILES;
 
 /// Environment variable naming all-MiniLM-L6-v2's directory.
 pub const MODEL_DIR_ENV: &str = MINILM.dir_env;

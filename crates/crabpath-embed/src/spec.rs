@@ -74,6 +74,10 @@ impl ModelSource {
     }
 }
 
+/// Files that must be present in a model directory (every model's: its config, its
+/// tokenizer and its weights).
+pub const REQUIRED_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
 /// Everything fixed about one offline sentence embedder.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ModelSpec {
