@@ -300,8 +300,9 @@ fn moments(seed: u64) -> impl FnMut() -> f64 {
     }
 }
 
-/// Kills `crabpath reembed` (`args`) at [`TRIALS`] seeded moments over the length of a
-/// full run, on copies of `dir/brain`; after each kill `check(trial dir, trial)`, then
+/// Kills `crabpath reembed` (`args`) [`TRIALS`] times on copies of `dir/brain`: the
+/// even trials at seeded moments over the length of a full run, the odd ones as soon as
+/// a first batch is committed; after each kill `check(trial dir, trial)`, then
 /// a rerun must resume from the batches committed and finish (`finished`). With
 /// `fresh_cache`, every run gets an empty embedding cache. Returns how many kills left
 /// batches committed.
@@ -338,10 +339,24 @@ fn kill_trials(
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(span.mul_f64(next()));
+        let db = trial.join("brain/brain.db");
+        if k % 2 == 0 {
+            std::thread::sleep(span.mul_f64(next()));
+        } else {
+            // every other kill waits for the first committed batch, so that kills land
+            // between batches however the model's load and the machine's load move the
+            // run's phases (a moment drawn over the whole run may miss the batches)
+            let deadline = Instant::now() + span * 4;
+            while Instant::now() < deadline
+                && child.try_wait().unwrap().is_none()
+                && committed(&db) == 0
+            {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
         let _ = child.kill(); // SIGKILL
         child.wait().unwrap();
-        let done = committed(&trial.join("brain/brain.db"));
+        let done = committed(&db);
         if done > 0 {
             partial += 1;
         }
