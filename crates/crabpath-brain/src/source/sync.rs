@@ -679,6 +679,13 @@ pub fn apply_sync(
     } else {
         options.embedder.embed_batch(&texts)?
     };
+    if vectors.len() != texts.len() {
+        return Err(Error::Invalid(format!(
+            "the embedder returned {} vectors for {} texts",
+            vectors.len(),
+            texts.len()
+        )));
+    }
     let remerge_vectors = vectors.split_off(targets.len());
     let vector_of: std::collections::HashMap<&str, &Vec<f64>> =
         targets.iter().copied().zip(vectors.iter()).collect();
