@@ -417,7 +417,7 @@ impl Brain {
             }
             scope_ids.extend(plan.texts.iter().map(|(id, _)| id.clone()));
             // the merged nodes, which may hold chunks of the re-split files
-            // (`source::sync::held_by_merges`)
+            // (`source::sync::merged_in_sync`)
             let mut merged = conn
                 .prepare(&format!(
                     "SELECT id FROM nodes WHERE {}",

@@ -17,7 +17,7 @@
 //! | S2 | for every file present, all same-file `sibling` edges are deleted and the consecutive ones re-created at their initial weights: learned weights are lost, learned non-adjacent same-file edges deleted | unchanged files are not touched; in a re-split file, edges between surviving chunks keep their learned weights and only missing consecutive edges are created | after `learn` 0.49642 → 0.65142, a sync resets it to 0.49642 vs. keeps 0.65142 |
 //! | S3 | the authority map applies only to added or updated chunks (a first sync after `init` sets none) | it applies to every chunk of a mapped file | `authority_set {}` vs. `{"canonical": 4}` |
 //! | S4 | no account of files | the report also counts files re-split, unchanged and deleted | |
-//! | S5 | a chunk that maintenance merged into a merged node is missing from the graph, so any re-split of its file adds it again beside the merged node; the merged node keeps the text the file no longer has | a chunk a merged node holds is not added again ([`held_by_merges`]); the merged node takes its chunks' texts as the file has them now, and loses the chunks the file no longer has (none left: it is removed) (`remerged`) | one edit of a file whose two chunks were merged: 2 chunks added, the edited-out text still answered vs. none added, the merged node's text updated |
+//! | S5 | a chunk that maintenance merged into a merged node is missing from the graph, so any re-split of its file adds it again beside the merged node; the merged node keeps the text the file no longer has | a chunk a merged node holds is not added again, and the merged node takes its chunks' texts as the file has them now, and loses the chunks the file no longer has (none left: it is removed) (`merged_in_sync`) | one edit of a file whose two chunks were merged: 2 chunks added, the edited-out text still answered vs. none added, the merged node's text updated |
 //!
 //! The embedding of a chunk depends only on its text, so skipping unchanged files
 //! changes no vector.
@@ -237,8 +237,8 @@ pub struct SyncOptions<'a> {
     /// Corrected profile: the merged nodes of a graph and the chunk ids each holds
     /// (`service::command::merge::merged_nodes`). A chunk that maintenance merged
     /// away is no node of the graph; with this, a sync that re-splits its file does not
-    /// add it again ([`held_by_merges`]) and updates the merged node's text instead
-    /// (`remerged`; fix S5). `None`: every missing chunk is added (the reference).
+    /// add it again and updates the merged node's text instead (`merged_in_sync`; fix
+    /// S5). `None`: every missing chunk is added (the reference).
     pub merged: Option<MergedNodes<'a>>,
 }
 
@@ -582,22 +582,13 @@ pub fn apply_sync(
         _ => Vec::new(),
     };
     let old_records = records(w.meta);
-    let remerges = remerged(
+    let MergedInSync { held, remerges } = merged_in_sync(
         graph,
         &current,
         &merged,
         |f| resplit.contains(f),
         |f| old_records.contains_key(f) && !present.contains(f),
     );
-    let mut held = held_by_merges(graph, &current, &merged);
-    for r in &remerges {
-        held.extend(
-            r.parts
-                .iter()
-                .filter_map(|p| current.get_key_value(p.as_str()))
-                .map(|(k, _)| *k),
-        );
-    }
     let mut added: Vec<String> = Vec::new();
     let mut changed: Vec<String> = Vec::new();
     let mut unchanged = 0usize;
@@ -660,7 +651,7 @@ pub fn apply_sync(
 
     let mut targets: Vec<&str> = changed.iter().chain(&added).map(String::as_str).collect();
     targets.sort_unstable();
-    // a merged node whose parts changed is embedded again (its content has no header)
+    // a merged node whose parts changed is embedded again (as a merge embeds it)
     let kept: Vec<&Remerge> = remerges.iter().filter(|r| !r.parts.is_empty()).collect();
     if let Some(cb) = options.on_embed.as_mut() {
         cb(targets.len() + kept.len());
@@ -669,10 +660,10 @@ pub fn apply_sync(
         .iter()
         .map(|id| embedded_text_of(split.headers.get(*id).map(String::as_str), current[id]))
         .collect();
-    owned.extend(
-        kept.iter()
-            .map(|r| std::borrow::Cow::Borrowed(r.content.as_str())),
-    );
+    owned.extend(kept.iter().map(|r| {
+        let header = graph.node(r.ix).and_then(|n| header_of(&n.metadata));
+        embedded_text_of(header, &r.content)
+    }));
     let texts: Vec<&str> = owned.iter().map(|t| t.as_ref()).collect();
     let mut vectors = if texts.is_empty() {
         Vec::new()
@@ -848,7 +839,7 @@ pub fn apply_sync(
     Ok(report)
 }
 
-/// A merged node whose parts a sync changed (`remerged`).
+/// A merged node whose parts a sync changed ([`MergedInSync::remerges`]).
 #[derive(Debug)]
 struct Remerge {
     /// The merged node.
@@ -859,43 +850,69 @@ struct Remerge {
     parts: Vec<String>,
 }
 
-/// The merged nodes of `merged` (with their parts) whose parts' texts the sync changes.
-/// A merged node's content is its parts' texts joined by [`MERGE_JOIN`], in order; for
+/// What the merged nodes of a graph are to a sync (fix S5, [`merged_in_sync`]).
+#[derive(Debug, Default)]
+struct MergedInSync<'c> {
+    /// The chunk ids of the sync that are no node because a merged node holds them: a
+    /// sync adds none of them again.
+    held: std::collections::HashSet<&'c str>,
+    /// The merged nodes whose parts' texts the sync changes.
+    remerges: Vec<Remerge>,
+}
+
+/// The chunks of `current` (a sync's chunks and their texts) that the merged nodes of
+/// `merged` (with their parts) hold, and the merged nodes whose parts' texts the sync
+/// changes. Before, a sync that re-split a merged chunk's file (any edit of it) added
+/// every merged chunk back beside the merged node, so the brain held and answered the
+/// same text twice, and the merged node kept the text the file no longer had.
+///
+/// A merged node's content is its parts' texts joined by [`MERGE_JOIN`], in order. For
 /// a part that is a chunk of a file the sync re-split (`resplit`) the text is the
-/// chunk's now (`current`), or the part is gone when the file no longer has that chunk
-/// or was deleted (`deleted`), or is a node of the graph again (added back by a sync
-/// before this fix: it holds its own text); other parts (chunks of unchanged files, turns, teachings)
-/// keep their text. A merged node whose content does not split into as many texts as
-/// it has parts (a part's own text holds a blank line) cannot be told apart and is left
-/// as it is. Before, an edited chunk's old text stayed in its merged node, answered
-/// beside (or instead of) the new one, and a deleted file's text stayed there for good.
+/// chunk's now (`current`; the part is then held), or the part is gone when the file no
+/// longer has that chunk, or the chunk is a node of the graph again (added back by a
+/// sync before this fix: it holds its own text); a chunk of a deleted file (`deleted`)
+/// is gone; other parts (chunks of unchanged files, turns, teachings) keep their text.
+/// A merged node whose content does not split into as many texts as it has parts (a
+/// part's own text holds a blank line) cannot be told apart and keeps its text; it
+/// holds a chunk whose whole text stands in it between two blank lines (or an end), so
+/// a chunk cut short is not taken for the longer text, and a changed chunk is added.
 ///
 /// Cost: one pass over the merged nodes' contents.
-fn remerged(
+fn merged_in_sync<'c>(
     graph: &Graph,
-    current: &BTreeMap<&str, &str>,
+    current: &BTreeMap<&'c str, &'c str>,
     merged: &[(NodeId, Vec<String>)],
     resplit: impl Fn(&str) -> bool,
     deleted: impl Fn(&str) -> bool,
-) -> Vec<Remerge> {
-    let mut out = Vec::new();
+) -> MergedInSync<'c> {
+    let mut out = MergedInSync::default();
     for (ix, parts) in merged {
         let Some(node) = graph.node(*ix) else {
             continue;
         };
         let texts: Vec<&str> = node.content.split(MERGE_JOIN).collect();
         if texts.len() != parts.len() {
+            let content = format!("{MERGE_JOIN}{}{MERGE_JOIN}", node.content);
+            for part in parts {
+                if let Some((&id, &text)) = current.get_key_value(part.as_str()) {
+                    if graph.get_node(id).is_none()
+                        && content.contains(&format!("{MERGE_JOIN}{text}{MERGE_JOIN}"))
+                    {
+                        out.held.insert(id);
+                    }
+                }
+            }
             continue;
         }
         let mut kept: Vec<(&str, &str)> = Vec::with_capacity(parts.len());
         for (part, text) in parts.iter().zip(texts) {
             match split_node_id(part) {
                 Some((file, _)) if resplit(file) => {
-                    // a chunk that is a node again (a sync before fix S5 added it back)
-                    // holds its own text: the merged node lets it go
-                    match current.get(part.as_str()) {
-                        Some(now) if graph.get_node(part).is_none() => kept.push((part, now)),
-                        _ => {}
+                    if let Some((&id, &now)) = current.get_key_value(part.as_str()) {
+                        if graph.get_node(id).is_none() {
+                            out.held.insert(id);
+                            kept.push((part, now));
+                        }
                     }
                 }
                 Some((file, _)) if deleted(file) => {}
@@ -908,7 +925,7 @@ fn remerged(
             .collect::<Vec<_>>()
             .join(MERGE_JOIN);
         if content != node.content || kept.len() != parts.len() {
-            out.push(Remerge {
+            out.remerges.push(Remerge {
                 ix: *ix,
                 content,
                 parts: kept.iter().map(|(p, _)| p.to_string()).collect(),
@@ -916,43 +933,6 @@ fn remerged(
         }
     }
     out
-}
-
-/// The chunk ids of `current` (a sync's chunks and their texts) that are no node of
-/// `graph` because a merge joined them into a merged node of `merged` (the merged nodes
-/// and their parts) whose text still holds the chunk's text, unchanged. A sync adds
-/// none of them again: before, a sync that re-split the file (any edit of it) added
-/// every merged chunk back beside the merged node, so the brain held and answered the
-/// same text twice. A merged node whose parts changed takes their new texts
-/// (`remerged`) and then holds its remaining parts too; one whose content cannot be
-/// split into its parts keeps its text, and a changed chunk of it is added.
-///
-/// Cost: one substring search per part of a merged node that the sync produces.
-pub fn held_by_merges<'c>(
-    graph: &Graph,
-    current: &BTreeMap<&'c str, &'c str>,
-    merged: &[(NodeId, Vec<String>)],
-) -> std::collections::HashSet<&'c str> {
-    let mut held = std::collections::HashSet::new();
-    for (ix, parts) in merged {
-        let Some(node) = graph.node(*ix) else {
-            continue;
-        };
-        // the merge joined its parts' texts with blank lines ([`MERGE_JOIN`]): a part
-        // is held when its whole text stands between two of them (or an end), so a
-        // chunk cut short is not taken for the longer text the merged node has
-        let content = format!("{MERGE_JOIN}{}{MERGE_JOIN}", node.content);
-        for part in parts {
-            if let Some((&id, &text)) = current.get_key_value(part.as_str()) {
-                if graph.get_node(id).is_none()
-                    && content.contains(&format!("{MERGE_JOIN}{text}{MERGE_JOIN}"))
-                {
-                    held.insert(id);
-                }
-            }
-        }
-    }
-    held
 }
 
 /// The journal entry type of a sync (both profiles).
@@ -1124,7 +1104,7 @@ mod tests {
     use crabpath::embed::HashEmbedder;
     use crabpath::state::State;
 
-    /// `remerged` on a merged node of three parts: an edited chunk takes its new text,
+    /// `merged_in_sync` on a merged node of three parts: an edited chunk takes its new text,
     /// a chunk the file lost goes, a chunk that is a node again (added back by a sync
     /// before fix S5) is let go, a part of an unchanged file keeps its text.
     #[test]
@@ -1143,13 +1123,15 @@ mod tests {
             .to_vec();
         let current: BTreeMap<&str, &str> =
             [("a.md::1", "one, edited"), ("a.md::3", "three")].into();
-        let r = remerged(
+        let r = merged_in_sync(
             &g,
             &current,
             &[(m, parts.clone())],
             |f| f == "a.md",
             |_| false,
         );
+        assert_eq!(r.held, ["a.md::1"].into());
+        let r = r.remerges;
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].content, "one, edited\n\nfour");
         assert_eq!(r[0].parts, ["a.md::1", "b.md::0"]);
@@ -1162,16 +1144,37 @@ mod tests {
         };
         let m2 = g2.lookup("merged:1").unwrap();
         let two = parts[..2].to_vec();
-        assert!(remerged(&g2, &same, &[(m2, two.clone())], |f| f == "a.md", |_| false).is_empty());
+        let r = merged_in_sync(&g2, &same, &[(m2, two.clone())], |f| f == "a.md", |_| false);
+        assert!(r.remerges.is_empty());
+        assert_eq!(r.held, ["a.md::1", "a.md::2"].into());
         // its file deleted: nothing left
-        let r = remerged(
+        let r = merged_in_sync(
             &g2,
             &BTreeMap::new(),
             &[(m2, two)],
             |_| false,
             |f| f == "a.md",
-        );
+        )
+        .remerges;
         assert!(r[0].parts.is_empty());
+        // a part's own text holds a blank line: the content cannot be told apart, and a
+        // chunk is held only when its whole text stands in it between blank lines
+        let mut g3 = Graph::new();
+        let m3 = g3.add_node(node("merged:1", "one\n\nmore\n\ntwo"));
+        let short: BTreeMap<&str, &str> = [("a.md::1", "one\n\nmore"), ("a.md::2", "tw")].into();
+        let r = merged_in_sync(
+            &g3,
+            &short,
+            &[(m3, two_parts())],
+            |f| f == "a.md",
+            |_| false,
+        );
+        assert!(r.remerges.is_empty());
+        assert_eq!(r.held, ["a.md::1"].into());
+    }
+
+    fn two_parts() -> Vec<String> {
+        vec!["a.md::1".into(), "a.md::2".into()]
     }
 
     #[test]

@@ -1,9 +1,9 @@
-//! A sync after maintenance merged chunks of a file: a chunk a merged node holds
-//! unchanged is not added again (`source::sync::held_by_merges`), and a merged node
-//! takes its parts' new texts (`source::sync::remerged`). Before, any sync that
-//! re-split the file (an edit anywhere in it) added every merged chunk back beside the
-//! merged node, so the brain held and answered the same text twice, and the merged node
-//! kept the text the user had edited out or deleted.
+//! A sync after maintenance merged chunks of a file: a chunk a merged node holds is
+//! not added again, and the merged node takes its parts' new texts
+//! (`source::sync::merged_in_sync`). Before, any sync that re-split the file (an edit
+//! anywhere in it) added every merged chunk back beside the merged node, so the brain
+//! held and answered the same text twice, and the merged node kept the text the user
+//! had edited out or deleted.
 
 use crate::common;
 use crate::forget::{sync, Step};
