@@ -10,12 +10,12 @@
 //! adds it here too, and a PostgreSQL copy records the schema version it was made with
 //! ([`VERSION_TABLE`]).
 //!
-//! Left out: the lexical index (`nodes_fts`, an FTS5 table with its shadow tables and
-//! triggers), which a brain rebuilds from `nodes` as SQLite fills it; SQLite's `CHECK`
+//! Left out: the lexical indexes (`nodes_fts` and `autos_fts`, FTS5 tables with their
+//! shadow tables and triggers), which a brain rebuilds from `nodes` as SQLite fills them; SQLite's `CHECK`
 //! constraints and secondary indexes, which serve SQLite's queries (a PostgreSQL engine
 //! adds its own).
 
-use crabpath_brain::store::schema::{create_current, LEXICAL_TABLE};
+use crabpath_brain::store::schema::{create_current, AUTO_LEXICAL_TABLE, LEXICAL_TABLE};
 
 use crate::error::{Error, Result};
 
@@ -165,11 +165,14 @@ fn read_tables() -> Result<Vec<Table>> {
     let mut stmt = conn
         .prepare(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE TABLE%' \
-             AND name NOT LIKE 'sqlite_%' AND name NOT LIKE ?1 || '%' ORDER BY rowid",
+             AND name NOT LIKE 'sqlite_%' AND name NOT LIKE ?1 || '%' AND name NOT LIKE ?2 || '%' \
+             ORDER BY rowid",
         )
         .map_err(sql)?;
     let names = stmt
-        .query_map([LEXICAL_TABLE], |r| r.get::<_, String>(0))
+        .query_map([LEXICAL_TABLE, AUTO_LEXICAL_TABLE], |r| {
+            r.get::<_, String>(0)
+        })
         .map_err(sql)?
         .collect::<rusqlite::Result<Vec<String>>>()
         .map_err(sql)?;

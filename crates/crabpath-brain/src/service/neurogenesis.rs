@@ -10,7 +10,9 @@
 //!   exactly the nearest node's; under lexical or hybrid seeding the nearest of the
 //!   nodes the question reached, which costs a few vector reads instead of a search);
 //!   in the novel band the node is *born* on probation: its text is the question (so
-//!   the lexical index and the vectors find it when the question is asked again), with
+//!   the auto nodes' own lexical index, `autos_fts`, and the vectors find it when the
+//!   question is asked again; its words stay out of the content's BM25 statistics, so
+//!   asking changes no other question's answer), with
 //!   provisional edges to the turn's seeds ([`SEED_EDGE_WEIGHT`]) and to the nodes the
 //!   conversation's previous turn fired ([`PRIOR_EDGE_WEIGHT`]). The edges go *from*
 //!   the question only: seed 001 §2.7 also draws edges into it, but an edge from content
@@ -30,7 +32,8 @@
 //! * **Steering** ([`split_autos`], [`Steer`], used by the query's ranking). An auto
 //!   node is a question, not content: it never takes a slot of the answer (its text is
 //!   what the agent just asked). It seeds only a question it [`matches`] (the same
-//!   words, a paraphrase sharing at least half of them); then the nodes its credited
+//!   words, a paraphrase sharing at least half of them; read from the auto nodes' index,
+//!   [`split_autos`]); then the nodes its credited
 //!   edges point to come first, strongest first, and the nodes it inhibits go to the
 //!   end of the seeding's list and of the answer (so the next nodes seed, fire, and take
 //!   the next feedback in their place). Any other auto node is left out of the seeding,
@@ -199,14 +202,25 @@ type Ranked = Vec<(i64, f64)>;
 /// Auto nodes of the same words: the sorted words, and each node with its state.
 type Group = (Vec<String>, Vec<(String, AutoState)>);
 
+/// Most auto nodes read from the auto nodes' index for one question
+/// ([`crate::store::lexical::search_autos`]) before [`matches`] picks the ones that seed
+/// it: a match shares at least half of the question's words, so it ranks among the
+/// first by BM25 over the auto nodes.
+pub const AUTO_CANDIDATES: usize = 32;
+
 /// The seeding list of a database brain without its auto nodes, and the auto nodes
 /// that seed this question (`steer`: neurogenesis is on and the node [`matches`]).
-/// A brain without auto nodes costs one index probe.
+/// Since schema 5 (`auto_index`) auto nodes are not in the lexical index: those that
+/// seed are read from their own ([`AUTO_CANDIDATES`] at most), each with the score of
+/// the list's first node (a question that speaks for this one seeds as strongly as its
+/// best content); a dense search still lists them, with their cosine. A brain without
+/// auto nodes costs one index probe.
 pub(super) fn split_autos(
     conn: &Connection,
     ranked: Vec<(i64, f64)>,
     text: &str,
     steer: bool,
+    auto_index: bool,
 ) -> rusqlite::Result<(Ranked, Ranked)> {
     let any: bool = conn
         .prepare_cached(
@@ -217,19 +231,37 @@ pub(super) fn split_autos(
         return Ok((ranked, Vec::new()));
     }
     let mut stmt = conn.prepare_cached("SELECT id, content FROM nodes WHERE sym = ?1")?;
+    let best = ranked.first().map_or(1.0, |r| r.1);
     let mut content = Vec::with_capacity(ranked.len());
     let mut autos = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     for (sym, score) in ranked {
         let row: Option<(String, Option<String>)> = stmt
             .query_row([sym], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         match row {
             Some((id, text_of)) if is_auto(&id) => {
+                seen.insert(sym);
                 if steer && matches(text, text_of.as_deref().unwrap_or("")) {
                     autos.push((sym, score));
                 }
             }
             _ => content.push((sym, score)),
+        }
+    }
+    if steer && auto_index {
+        for sym in crate::store::lexical::search_autos(conn, text, AUTO_CANDIDATES)? {
+            if !seen.insert(sym) {
+                continue;
+            }
+            let row: Option<(String, Option<String>)> = stmt
+                .query_row([sym], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            if let Some((id, text_of)) = row {
+                if is_auto(&id) && matches(text, text_of.as_deref().unwrap_or("")) {
+                    autos.push((sym, best));
+                }
+            }
         }
     }
     // what the question's node inhibits goes after the rest, so that the next seeds

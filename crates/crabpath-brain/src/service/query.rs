@@ -593,9 +593,14 @@ impl Brain {
                         false => search(depth),
                     }
                     .map_err(&err)?;
-                    let (ranked, autos) =
-                        super::neurogenesis::split_autos(s.store.conn(), ranked, text, neuro)
-                            .map_err(&err)?;
+                    let (ranked, autos) = super::neurogenesis::split_autos(
+                        s.store.conn(),
+                        ranked,
+                        text,
+                        neuro,
+                        s.store.has_auto_lexical(),
+                    )
+                    .map_err(&err)?;
                     let n = match profile.fixes_bugs() {
                         true => seed_prefix(ranked.len(), req.top, |i| {
                             r.loaded
@@ -661,6 +666,7 @@ impl Brain {
                 } else {
                     let (layout, nonce) = (s.store.layout(), s.store.nonce());
                     let dir = s.dir.clone();
+                    let auto_index = s.store.has_auto_lexical();
                     let tx = s.store.read()?;
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
                     // corrected profile: `depth` content results (super::content_depth);
@@ -698,7 +704,8 @@ impl Brain {
                     }
                     .map_err(&err)?;
                     let (ranked, autos) =
-                        super::neurogenesis::split_autos(&tx, ranked, text, neuro).map_err(&err)?;
+                        super::neurogenesis::split_autos(&tx, ranked, text, neuro, auto_index)
+                            .map_err(&err)?;
                     // which ranked results are corrections (the paper profile has none):
                     // deepen read the kind of every result it kept
                     let guards: Vec<bool> = ranked
@@ -899,11 +906,15 @@ struct Parts {
     fired_names: Vec<String>,
 }
 
-/// The brain's node count as its database records it (`brain.nodes`). Cost: one
-/// primary-key read.
+/// The brain's content node count: its node count as its database records it
+/// (`brain.nodes`) without the auto nodes, which are questions, not content (the
+/// count the lexical index's document frequencies are read against, schema 5). Cost:
+/// one primary-key read and a range of the id index over the auto nodes.
 fn brain_nodes(conn: &rusqlite::Connection) -> rusqlite::Result<usize> {
     let n: i64 = conn
-        .prepare_cached("SELECT nodes FROM brain WHERE id = 1")?
+        .prepare_cached(
+            "SELECT (SELECT nodes FROM brain WHERE id = 1) - (SELECT count(*) FROM nodes WHERE id >= 'auto:' AND id < 'auto;' AND node_seq IS NOT NULL)",
+        )?
         .query_row([], |r| r.get(0))?;
     Ok(usize::try_from(n).unwrap_or(0))
 }

@@ -97,6 +97,15 @@ pub fn search_sql() -> String {
     )
 }
 
+/// The statement of [`search_autos`] (`?1` the FTS5 query, `?2` the count), cached as
+/// [`search_sql`]'s.
+pub fn auto_search_sql() -> String {
+    let table = schema::AUTO_LEXICAL_TABLE;
+    format!(
+        "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY bm25({table}), rowid LIMIT ?2"
+    )
+}
+
 /// The statement of [`matching`] (`?1` the FTS5 query), cached as [`search_sql`]'s.
 pub fn matching_sql() -> String {
     let table = schema::LEXICAL_TABLE;
@@ -114,6 +123,23 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
     let mut stmt = conn.prepare_cached(&search_sql())?;
     let rows = stmt.query_map(rusqlite::params![match_expression(&terms), k as i64], |r| {
         Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
+    })?;
+    rows.collect()
+}
+
+/// The `k` auto nodes (neurogenesis' questions, [`schema::SCHEMA_V5_AUTO_LEXICAL`]) whose
+/// words best match `text` by BM25 over the auto nodes alone: their syms, best first,
+/// ties by `sym`. Empty when the text has no word to search or `k` is 0.
+///
+/// Cost: one FTS5 query of the text's terms over the auto nodes' index.
+pub fn search_autos(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<i64>> {
+    let terms = query_terms(text);
+    if terms.is_empty() || k == 0 {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare_cached(&auto_search_sql())?;
+    let rows = stmt.query_map(rusqlite::params![match_expression(&terms), k as i64], |r| {
+        r.get::<_, i64>(0)
     })?;
     rows.collect()
 }

@@ -500,6 +500,13 @@ impl Store {
         self.version >= 3
     }
 
+    /// Whether the brain keeps its auto nodes in an index of their own
+    /// ([`schema::SCHEMA_V5_AUTO_LEXICAL`]; schema 5 on); before, they are in the lexical
+    /// index.
+    pub fn has_auto_lexical(&self) -> bool {
+        self.version >= 5
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -13,7 +13,8 @@
 //! | `vector_gone` | deleted vector | `sym`, `rev` (the derived search index leaves out vectors deleted after it was built; rows older than the index are dropped when it is rebuilt) |
 //! | `journal` | journal entry | `seq`, `entry` (the JSON line the reference's `journal.jsonl` holds) |
 //! | `turns`, `ledger` | see [`SCHEMA_V2_CONVERSATIONS`] | |
-//! | `nodes_fts` | node with content (FTS5, contentless; `rowid` = `nodes.sym`) | `text`: the node's content with `[` and `]` removed; `file`: the node's file and document header (`metadata.doc`; so every chunk of `tar.md` matches "tar" and "archiving"); tokenized `porter unicode61 remove_diacritics 2`; kept by triggers on `nodes` (see [`SCHEMA_V3_LEXICAL`]) |
+//! | `nodes_fts` | node with content (FTS5, contentless; `rowid` = `nodes.sym`), auto nodes left out | `text`: the node's content with `[` and `]` removed; `file`: the node's file and document header (`metadata.doc`; so every chunk of `tar.md` matches "tar" and "archiving"); tokenized `porter unicode61 remove_diacritics 2`; kept by triggers on `nodes` (see [`SCHEMA_V3_LEXICAL`], [`SCHEMA_V5_AUTO_LEXICAL`]) |
+//! | `autos_fts` | auto node (neurogenesis' question; FTS5, contentless; `rowid` = `nodes.sym`) | `text`, as `nodes_fts`'s; kept by triggers on `nodes` (see [`SCHEMA_V5_AUTO_LEXICAL`]) |
 //!
 //! Orders are those of the reference's in-memory graph (reference
 //! `crabpath/graph.py`, commit 134c676): nodes by `node_seq`; sources by `bucket_seq`,
@@ -38,11 +39,13 @@
 pub const APPLICATION_ID: i32 = 0x4350_4252;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// The oldest schema version read without migrating it (a brain opened for reading
 /// cannot be migrated): version 3 only adds the lexical index, derived from the nodes,
-/// which a query of a version-2 brain goes without (dense seeding).
+/// which a query of a version-2 brain goes without (dense seeding); version 5 only moves
+/// auto nodes into an index of their own, which a query of an older brain goes
+/// without (it finds them in the lexical index, as before).
 pub const READ_COMPATIBLE: i32 = 2;
 
 /// The database file inside a brain directory.
@@ -116,6 +119,7 @@ pub const MIGRATIONS: &[&str] = &[
     SCHEMA_V2_CONVERSATIONS,
     SCHEMA_V3_LEXICAL,
     SCHEMA_V4_VALUE_TABLES,
+    SCHEMA_V5_AUTO_LEXICAL,
 ];
 
 /// Version 2: the conversation log and the feedback ledger ([`crate::service::turns`]).
@@ -239,6 +243,99 @@ INSERT INTO nodes_fts(rowid, text, file) SELECT sym, ",
 /// (it would skip such vectors as damaged). Blobs written before stay as they are until
 /// their vector is written again.
 pub const SCHEMA_V4_VALUE_TABLES: &str = "-- no table changes: see the doc comment\n";
+
+/// The index of the auto nodes' questions (FTS5, [`SCHEMA_V5_AUTO_LEXICAL`]), searched
+/// by [`super::lexical::search_autos`].
+pub const AUTO_LEXICAL_TABLE: &str = "autos_fts";
+
+/// The condition of the SQL row `$row` (`new.`, `old.` or empty) being an auto node
+/// ([`crate::service::AUTO_PREFIX`]; a test checks they agree).
+macro_rules! is_auto_row {
+    ($row:literal) => {
+        concat!("substr(", $row, "id, 1, 5) = 'auto:'")
+    };
+}
+
+/// Version 5: auto nodes leave the lexical index for one of their own (issue 31).
+///
+/// An auto node is a question neurogenesis keeps (its id starts with
+/// [`crate::service::AUTO_PREFIX`]), not content: it never takes a place in an answer. In `nodes_fts` its words still counted
+/// in every BM25 score, so merely asking questions changed the answers to others (each
+/// question lowers the idf of its words): on LoCoMo's test conversations, asking every
+/// question once and then again with no feedback at all lost recall@10 on 14 of the
+/// 1,153 related questions (`bench guard`, `cause:nothing`), on MultiHop-RAG on 4 of 80.
+/// Now `nodes_fts`'s insert and update triggers leave rows whose id starts with `auto:`
+/// out, and `autos_fts` (FTS5, contentless, `rowid` = `nodes.sym`, one column `text`,
+/// the content as `nodes_fts` holds it, the same tokenizer) holds exactly those, kept by
+/// three triggers of its own. The migration moves the existing auto nodes' rows; it
+/// replaces what it makes, so a file whose version was set back runs it again intact.
+pub const SCHEMA_V5_AUTO_LEXICAL: &str = concat!(
+    "
+DROP TRIGGER IF EXISTS nodes_fts_insert;
+DROP TRIGGER IF EXISTS nodes_fts_update;
+DROP TRIGGER IF EXISTS autos_fts_insert;
+DROP TRIGGER IF EXISTS autos_fts_delete;
+DROP TRIGGER IF EXISTS autos_fts_update;
+DROP TABLE IF EXISTS autos_fts;
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes WHEN new.content IS NOT NULL AND NOT ",
+    is_auto_row!("new."),
+    " BEGIN
+    INSERT INTO nodes_fts(rowid, text, file) VALUES (new.sym, ",
+    lexical_text!("new.content"),
+    ", ",
+    lexical_doc!("new."),
+    ");
+END;
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF sym, id, content, file, metadata ON nodes BEGIN
+    DELETE FROM nodes_fts WHERE rowid = old.sym;
+    INSERT INTO nodes_fts(rowid, text, file) SELECT new.sym, ",
+    lexical_text!("new.content"),
+    ", ",
+    lexical_doc!("new."),
+    " WHERE new.content IS NOT NULL AND NOT ",
+    is_auto_row!("new."),
+    ";
+END;
+DELETE FROM nodes_fts WHERE rowid IN (SELECT sym FROM nodes WHERE ",
+    is_auto_row!(""),
+    ");
+CREATE VIRTUAL TABLE autos_fts USING fts5(
+    text,
+    content = '',
+    contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER autos_fts_insert AFTER INSERT ON nodes WHEN new.content IS NOT NULL AND ",
+    is_auto_row!("new."),
+    " BEGIN
+    INSERT INTO autos_fts(rowid, text) VALUES (new.sym, ",
+    lexical_text!("new.content"),
+    ");
+END;
+CREATE TRIGGER autos_fts_delete AFTER DELETE ON nodes WHEN ",
+    is_auto_row!("old."),
+    " BEGIN
+    DELETE FROM autos_fts WHERE rowid = old.sym;
+END;
+CREATE TRIGGER autos_fts_update AFTER UPDATE OF sym, id, content ON nodes WHEN ",
+    is_auto_row!("old."),
+    " OR ",
+    is_auto_row!("new."),
+    " BEGIN
+    DELETE FROM autos_fts WHERE rowid = old.sym;
+    INSERT INTO autos_fts(rowid, text) SELECT new.sym, ",
+    lexical_text!("new.content"),
+    " WHERE new.content IS NOT NULL AND ",
+    is_auto_row!("new."),
+    ";
+END;
+INSERT INTO autos_fts(rowid, text) SELECT sym, ",
+    lexical_text!("content"),
+    " FROM nodes WHERE content IS NOT NULL AND ",
+    is_auto_row!(""),
+    ";
+"
+);
 
 /// Creates the current schema ([`SCHEMA_V1`] and every migration) in `conn`: a new
 /// brain ([`super::Store::create`]) and the expected schema that `doctor` compares a

@@ -93,9 +93,12 @@ fn hybrid_finds_the_tar_page_that_hash_v1_misses() {
     }
 }
 
-/// The lexical index's rowids and the `sym`s of the nodes with content: equal when the
-/// index is in step with the nodes.
-fn index_rows(db: &Path) -> (Vec<i64>, Vec<i64>) {
+/// The lexical index's rowids and the `sym`s of the nodes with content, then the auto
+/// nodes' index's rowids and the `sym`s of the auto nodes with content (schema 5): each
+/// pair equal when the indexes are in step with the nodes.
+type IndexRows = ((Vec<i64>, Vec<i64>), (Vec<i64>, Vec<i64>));
+
+fn index_rows(db: &Path) -> IndexRows {
     let c = rusqlite::Connection::open(db).unwrap();
     let list = |sql: &str| -> Vec<i64> {
         let mut st = c.prepare(sql).unwrap();
@@ -103,15 +106,25 @@ fn index_rows(db: &Path) -> (Vec<i64>, Vec<i64>) {
         v.map(|x| x.unwrap()).collect()
     };
     (
-        list("SELECT rowid FROM nodes_fts ORDER BY rowid"),
-        list("SELECT sym FROM nodes WHERE content IS NOT NULL ORDER BY sym"),
+        (
+            list("SELECT rowid FROM nodes_fts ORDER BY rowid"),
+            list("SELECT sym FROM nodes WHERE content IS NOT NULL AND id NOT LIKE 'auto:%' ORDER BY sym"),
+        ),
+        (
+            list("SELECT rowid FROM autos_fts ORDER BY rowid"),
+            list("SELECT sym FROM nodes WHERE content IS NOT NULL AND id LIKE 'auto:%' ORDER BY sym"),
+        ),
     )
 }
 
 fn assert_in_step(db: &Path, when: &str) {
-    let (index, nodes) = index_rows(db);
+    let ((index, nodes), (autos_index, autos)) = index_rows(db);
     assert!(!nodes.is_empty(), "{when}: no nodes");
     assert_eq!(index, nodes, "{when}: the lexical index against the nodes");
+    assert_eq!(
+        autos_index, autos,
+        "{when}: the auto nodes' index against the auto nodes"
+    );
 }
 
 /// The ids of the nodes the lexical index finds for `word`.
@@ -289,6 +302,73 @@ fn a_v2_brain_is_migrated_with_every_row_and_the_index() {
     assert!(finds(&db, "extract tar")
         .iter()
         .any(|id| id.starts_with("tar.md")));
+}
+
+/// A question the tldr brain grows an auto node for (neurogenesis on, the default).
+const GROWING_QUESTION: &str = "list the files inside an electron archive";
+
+#[test]
+fn a_v4_brain_moves_its_auto_nodes_out_of_the_lexical_index() {
+    use crabpath_brain::service::AUTO_PREFIX;
+    use crabpath_brain::store::{schema, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let (_, db) = tldr_brain(dir.path());
+    let mut b = common::open_hash(&db, Profile::Corrected, false);
+    let before = b.node_count().unwrap();
+    drop(b.query(&QueryRequest::new(GROWING_QUESTION, 2)).unwrap());
+    assert_eq!(b.node_count().unwrap(), before + 1, "an auto node was born");
+    drop(b);
+    // schema 5: the question is in the auto nodes' index only (the SQL's prefix is
+    // neurogenesis' own)
+    assert_in_step(&db, "birth");
+    let auto = |db: &Path| -> Vec<String> {
+        finds(db, "electron")
+            .into_iter()
+            .filter(|id| id.starts_with(AUTO_PREFIX))
+            .collect()
+    };
+    assert_eq!(auto(&db), Vec::<String>::new());
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let autos = crabpath_brain::store::lexical::search_autos(&c, GROWING_QUESTION, 10).unwrap();
+    assert_eq!(autos.len(), 1);
+    // the schema-4 form: the auto node in the lexical index, no index of its own
+    let text: String = c
+        .query_row(
+            "SELECT content FROM nodes WHERE sym = ?1",
+            [autos[0]],
+            |r| r.get(0),
+        )
+        .unwrap();
+    c.execute_batch(
+        "DROP TRIGGER autos_fts_insert; DROP TRIGGER autos_fts_delete; DROP TRIGGER autos_fts_update;
+         DROP TABLE autos_fts; PRAGMA user_version = 4;",
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO nodes_fts(rowid, text, file) VALUES (?1, ?2, '')",
+        rusqlite::params![autos[0], text],
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(auto(&db).len(), 1, "a schema-4 brain finds its question");
+    let rows = rows_of(&db);
+    // read-only: read as it is
+    let ro = Store::open(&db, false).unwrap();
+    assert_eq!((ro.schema_version(), ro.has_auto_lexical()), (4, false));
+    drop(ro);
+    // opened for writing: migrated, every row kept, the question moved
+    let rw = Store::open(&db, true).unwrap();
+    assert_eq!(rw.schema_version(), schema::SCHEMA_VERSION);
+    drop(rw);
+    assert_eq!(rows_of(&db), rows);
+    assert_in_step(&db, "migration");
+    assert_eq!(auto(&db), Vec::<String>::new());
+    let c = rusqlite::Connection::open(&db).unwrap();
+    assert_eq!(schema::schema_problems(&c).unwrap(), Vec::<String>::new());
+    assert_eq!(
+        crabpath_brain::store::lexical::search_autos(&c, GROWING_QUESTION, 10).unwrap(),
+        autos
+    );
 }
 
 #[test]

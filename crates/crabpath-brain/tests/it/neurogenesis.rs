@@ -342,3 +342,36 @@ fn outcome_only_feedback_moves_a_wrong_answer_down() {
     );
     assert_ne!(again[0], first[0]);
 }
+
+#[test]
+fn asking_a_question_changes_no_other_answer() {
+    // Schema 5: an auto node is a question, not content, so its words stay out of the
+    // lexical index every question is ranked by. Before, each question asked lowered
+    // the idf of its words for every other one (bench guard, `cause:nothing`: 14 of
+    // 1,153 related LoCoMo questions lost recall@10 with no feedback given).
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::fixture_brain(dir.path()).1;
+    let grown = "deploy checks for the release";
+    // shares "release" with the question grown, not half of its words
+    let other = "release tool notes";
+    let ask = |b: &mut Brain, q: &str, neuro: bool| -> Vec<(String, f64)> {
+        let mut req = QueryRequest::new(q, 4);
+        req.limit = Some(8);
+        req.neurogenesis = Some(neuro);
+        let a = b.query(&req).unwrap();
+        a.hits.clone()
+    };
+    for resident in [false, true] {
+        let copy = dir.path().join(format!("copy-{resident}.db"));
+        std::fs::copy(&db, &copy).unwrap();
+        let mut b = common::open_hash(&copy, Profile::Corrected, resident);
+        let before = ask(&mut b, other, false);
+        assert!(!before.is_empty());
+        let nodes = b.node_count().unwrap();
+        ask(&mut b, grown, true);
+        assert_eq!(b.node_count().unwrap(), nodes + 1, "the question was born");
+        assert_eq!(ask(&mut b, other, false), before, "resident {resident}");
+        // with neurogenesis on too: the question grown does not speak for this one
+        assert_eq!(ask(&mut b, other, true), before, "resident {resident}");
+    }
+}
