@@ -10,12 +10,12 @@
 //! adds it here too, and a PostgreSQL copy records the schema version it was made with
 //! ([`VERSION_TABLE`]).
 //!
-//! Left out: the lexical indexes (`nodes_fts` and `autos_fts`, FTS5 tables with their
+//! Left out: the lexical indexes (`nodes_fts` and `aside_fts`, FTS5 tables with their
 //! shadow tables and triggers), which a brain rebuilds from `nodes` as SQLite fills them; SQLite's `CHECK`
 //! constraints and secondary indexes, which serve SQLite's queries (a PostgreSQL engine
 //! adds its own).
 
-use crabpath_brain::store::schema::{create_current, AUTO_LEXICAL_TABLE, LEXICAL_TABLE};
+use crabpath_brain::store::schema::{create_current, ASIDE_LEXICAL_TABLE, LEXICAL_TABLE};
 
 use crate::error::{Error, Result};
 
@@ -170,7 +170,7 @@ fn read_tables() -> Result<Vec<Table>> {
         )
         .map_err(sql)?;
     let names = stmt
-        .query_map([LEXICAL_TABLE, AUTO_LEXICAL_TABLE], |r| {
+        .query_map([LEXICAL_TABLE, ASIDE_LEXICAL_TABLE], |r| {
             r.get::<_, String>(0)
         })
         .map_err(sql)?

@@ -389,6 +389,19 @@ struct Candidate {
     tier: Tier,
 }
 
+impl Candidate {
+    /// The step a traversal records when it takes this candidate.
+    fn step(&self) -> Step {
+        Step {
+            from: self.source,
+            to: self.target,
+            weight: self.weight,
+            effective: self.effective,
+            tier: self.tier,
+        }
+    }
+}
+
 /// The selection order of the router-less path (reference `crabpath/traverse.py::traverse`)
 /// as an integer key, ascending: score descending (in `f64::total_cmp` order), then
 /// habitual before reflex, then generation order (`index` in the candidate list, the low 32
@@ -442,8 +455,15 @@ pub struct Traverser {
     route_buf: Vec<Candidate>,
     /// Per candidate: kept by the router (order-independent routers).
     cand_keep: Vec<bool>,
+    /// Which nodes a walk reaches but sets aside ([`Traverser::set_aside`]).
+    aside: Option<AsideFn>,
+    /// How many of `out.fired` were set aside (they count in no budget).
+    aside_fired: usize,
     stats: TraversalStats,
 }
+
+/// A test of the nodes a traversal sets aside ([`Traverser::set_aside`]).
+pub type AsideFn = fn(&Graph, NodeId) -> bool;
 
 impl Traverser {
     /// A traverser with empty scratch space.
@@ -454,6 +474,22 @@ impl Traverser {
     /// What the last traversal examined (zero before the first).
     pub fn stats(&self) -> TraversalStats {
         self.stats
+    }
+
+    /// Sets which nodes the next traversals set aside (`None`, the default: none).
+    ///
+    /// A node set aside that a hop reaches is recorded (in `fired`, `fired_scores` and
+    /// `steps`, so an answer can list it) but takes no place of the beam, counts in no
+    /// budget (`max_fired_nodes`, `max_context_chars`), is never expanded and inhibits
+    /// nothing: the walk goes on among the other nodes as if it were not there. The
+    /// served brain of the corrected profile sets its corrections aside, so that a
+    /// correction is returned as a guardrail beside the content a question would get
+    /// without it (issue 31 item 4). A seed is never set aside. No reference
+    /// counterpart (the paper profile sets nothing aside).
+    ///
+    /// Cost: one call of `aside` per candidate of each hop.
+    pub fn set_aside(&mut self, aside: Option<AsideFn>) {
+        self.aside = aside;
     }
 
     /// Runs one traversal (reference `crabpath/traverse.py::traverse`) without a router.
@@ -566,6 +602,7 @@ impl Traverser {
         self.pending.clear();
         self.frontier.clear();
         self.stats = TraversalStats::default();
+        self.aside_fired = 0;
     }
 
     /// Seeding (phase 1): the seeds that are nodes of the graph, by score descending
@@ -680,6 +717,9 @@ impl Traverser {
         self.pending.clear();
 
         self.expand(graph, config, out);
+        if let Some(aside) = self.aside {
+            self.set_candidates_aside(graph, aside, out);
+        }
         if self.cands.is_empty() {
             return false;
         }
@@ -967,7 +1007,10 @@ impl Traverser {
                 }
                 None => {
                     out.fired.push(c.target);
-                    if config.max_fired_nodes.is_some_and(|m| out.fired.len() >= m) {
+                    if config
+                        .max_fired_nodes
+                        .is_some_and(|m| out.fired.len() - self.aside_fired >= m)
+                    {
                         stop = true;
                     }
                     if let Some(m) = config.max_context_chars {
@@ -981,13 +1024,7 @@ impl Traverser {
             }
             *self.used.entry((c.source, c.target)).or_insert(0) += 1;
             self.used_filter.insert(c.source);
-            out.steps.push(Step {
-                from: c.source,
-                to: c.target,
-                weight: c.weight,
-                effective: c.effective,
-                tier: c.tier,
-            });
+            out.steps.push(c.step());
             self.next.push((c.target, c.score));
             if stop {
                 break;
@@ -995,6 +1032,36 @@ impl Traverser {
         }
         self.selected = selected;
         stop
+    }
+
+    /// Takes the candidates whose target `aside` sets aside out of the hop's candidates
+    /// before the selection ([`Traverser::set_aside`]): each target is recorded once
+    /// (fired, its best score, the first step to it) without entering the active set.
+    ///
+    /// Cost: one call of `aside` per candidate.
+    fn set_candidates_aside(&mut self, graph: &Graph, aside: AsideFn, out: &mut TraversalResult) {
+        let mut i = 0;
+        while i < self.cands.len() {
+            let c = self.cands[i];
+            if !aside(graph, c.target) {
+                i += 1;
+                continue;
+            }
+            self.cands.remove(i);
+            match self.scores.get(&c.target) {
+                Some(&k) => {
+                    let prev = &mut out.fired_scores[k].1;
+                    *prev = if *prev >= c.score { *prev } else { c.score };
+                }
+                None => {
+                    out.fired.push(c.target);
+                    self.aside_fired += 1;
+                    self.scores.insert(c.target, out.fired_scores.len());
+                    out.fired_scores.push((c.target, c.score));
+                    out.steps.push(c.step());
+                }
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! | table | what is deleted |
 //! |---|---|
 //! | `nodes` | the forgotten nodes (a file: every node whose `file` is it; a node: that one; a chat: the nodes its ledger rows name — corrections, teachings, directives — and the auto question nodes whose text is one of its queries; and every merged node that joined one of them, a chunk of the file or the node, which holds its text: [`crate::service::command::merge::parts_of`]) |
-//! | `nodes_fts`, `autos_fts` | their postings (the `nodes` delete triggers), then `optimize`, which merges the segments and drops deleted terms for good |
+//! | `nodes_fts`, `aside_fts` | their postings (the `nodes` delete triggers), then `optimize`, which merges the segments and drops deleted terms for good |
 //! | `edges` | every edge from or to them; edge endpoints left without any edge |
 //! | `vectors` | theirs (with `vector_gone` rows for readers holding an index) |
 //! | `turns` | the turns that fired one of them (their `query` is what found the content; for a file, its chunks a `sync` removed before count too: [`former_chunks`]), and every turn of the chat |
@@ -520,7 +520,7 @@ pub fn scrub(
     }
     for table in [
         crate::store::schema::LEXICAL_TABLE,
-        crate::store::schema::AUTO_LEXICAL_TABLE,
+        crate::store::schema::ASIDE_LEXICAL_TABLE,
     ] {
         if has_table(tx, table).map_err(&err)? {
             tx.execute(

@@ -54,6 +54,23 @@
 //! correction quotes the words of its topic and would otherwise push a content seed out
 //! of every question on it.
 //!
+//! **Set aside** (schema 5, the corrected profile). A correction is not content, and
+//! two more ways it still moved other questions' content are closed:
+//! * it is not in the content's lexical index but in the aside index
+//!   ([`crate::store::schema::SCHEMA_V5_ASIDE_LEXICAL`]): a correction quotes the content
+//!   it corrects, so its words lowered the idf of exactly the words that find that
+//!   content. A question finds a correction there when the correction holds at least
+//!   half of the question's words ([`speaks_to`], [`found_by_words`]), and the answer
+//!   lists it as a guardrail without seeding from it;
+//! * a walk that reaches a correction records it (a guardrail) but sets it aside
+//!   (`crabpath::traverse::Traverser::set_aside`): it takes no place of the beam and is
+//!   not walked from, so the walk among the content goes on as without it.
+//!
+//! `bench guard` (`results/bench/README.md`): related questions that lost recall@10,
+//! LoCoMo 23 → 3 of 1,153 (the 3 lose to the rule as a whole: the question node and
+//! the learning together), MultiHop-RAG 5 → 0 of 77, HotPotQA 0 of 9; the corrected
+//! questions keep their gain.
+//!
 //! Answers mark a CORRECTION node as a guardrail: it is listed apart from the ranked
 //! content (it never takes a content slot) and the command line, the daemon and the
 //! MCP server return it under `guardrails`.
@@ -208,6 +225,60 @@ pub(crate) fn question_steps(
         .collect()
 }
 
+/// Least share of a question's words ([`crate::store::lexical::query_terms`]) that a
+/// correction's text must hold for the question to find it by its words: half, as a
+/// question node speaks for a paraphrase sharing half of its words
+/// ([`super::neurogenesis::MATCH_MIN`]).
+pub const GUARDRAIL_MATCH_MIN: f64 = 0.5;
+
+/// Most corrections a question finds by its words ([`found_by_words`]).
+pub const MAX_FOUND_GUARDRAILS: usize = 3;
+
+/// Whether `correction` holds at least [`GUARDRAIL_MATCH_MIN`] of `question`'s words.
+pub fn speaks_to(question: &str, correction: &str) -> bool {
+    let q = crate::store::lexical::query_terms(question);
+    if q.is_empty() {
+        return false;
+    }
+    let words: rustc_hash::FxHashSet<String> = crate::store::lexical::query_words(correction);
+    let held = q.iter().filter(|t| words.contains(*t)).count();
+    held as f64 >= GUARDRAIL_MATCH_MIN * q.len() as f64
+}
+
+/// The corrections a question finds by its words (schema 5: corrections are in the
+/// index of the nodes set aside, [`crate::store::schema::SCHEMA_V5_ASIDE_LEXICAL`], not
+/// among the content): of the first [`super::neurogenesis::AUTO_CANDIDATES`] nodes that
+/// index ranks for `text`, the corrections that [`speaks_to`] it, at most
+/// [`MAX_FOUND_GUARDRAILS`], best first, as `(id, content)`. They are listed as
+/// guardrails beside the answer and change nothing of its content.
+///
+/// Cost: one FTS5 query of the aside index and a row read per node it ranks.
+pub(crate) fn found_by_words(
+    conn: &rusqlite::Connection,
+    text: &str,
+) -> rusqlite::Result<Vec<(String, String)>> {
+    use rusqlite::OptionalExtension;
+    let mut out = Vec::new();
+    let ranked =
+        crate::store::lexical::search_aside(conn, text, super::neurogenesis::AUTO_CANDIDATES)?;
+    let mut stmt = conn.prepare_cached("SELECT id, content, metadata FROM nodes WHERE sym = ?1")?;
+    for sym in ranked {
+        let row: Option<(String, Option<String>, Option<String>)> = stmt
+            .query_row([sym], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()?;
+        let Some((id, Some(content), Some(metadata))) = row else {
+            continue;
+        };
+        if metadata_is_guardrail(&metadata) && speaks_to(text, &content) {
+            out.push((id, content));
+            if out.len() == MAX_FOUND_GUARDRAILS {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Whether a node's metadata JSON (the `nodes.metadata` column) marks a correction.
 pub(crate) fn metadata_is_guardrail(metadata: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(metadata)
@@ -223,6 +294,19 @@ pub(crate) fn metadata_is_guardrail(metadata: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_correction_speaks_to_a_question_half_of_whose_words_it_holds() {
+        let c = "Never roll back by hand: always use the release tool.";
+        // {release, tool}: both; {roll, back, failed, deploy}: 2 of 4
+        assert!(speaks_to("what does the release tool do", c));
+        assert!(speaks_to("how do I roll back a failed deploy", c));
+        // {rotate, tls, certificates, release}: 1 of 4
+        assert!(!speaks_to("rotate the tls certificates of the release", c));
+        // brackets are joiners, case is ignored; a question of stop words finds nothing
+        assert!(speaks_to("Release T[o]ol", c));
+        assert!(!speaks_to("what is it", c));
+    }
 
     #[test]
     fn corrections_seed_beside_the_top_content_results() {

@@ -10,7 +10,7 @@
 //!   exactly the nearest node's; under lexical or hybrid seeding the nearest of the
 //!   nodes the question reached, which costs a few vector reads instead of a search);
 //!   in the novel band the node is *born* on probation: its text is the question (so
-//!   the auto nodes' own lexical index, `autos_fts`, and the vectors find it when the
+//!   the auto nodes' own lexical index, `aside_fts`, and the vectors find it when the
 //!   question is asked again; its words stay out of the content's BM25 statistics, so
 //!   asking changes no other question's answer), with
 //!   provisional edges to the turn's seeds ([`SEED_EDGE_WEIGHT`]) and to the nodes the
@@ -203,7 +203,7 @@ type Ranked = Vec<(i64, f64)>;
 type Group = (Vec<String>, Vec<(String, AutoState)>);
 
 /// Most auto nodes read from the auto nodes' index for one question
-/// ([`crate::store::lexical::search_autos`]) before [`matches`] picks the ones that seed
+/// ([`crate::store::lexical::search_aside`]) before [`matches`] picks the ones that seed
 /// it: a match shares at least half of the question's words, so it ranks among the
 /// first by BM25 over the auto nodes.
 pub const AUTO_CANDIDATES: usize = 32;
@@ -250,7 +250,7 @@ pub(super) fn split_autos(
         }
     }
     if steer && auto_index {
-        for sym in crate::store::lexical::search_autos(conn, text, AUTO_CANDIDATES)? {
+        for sym in crate::store::lexical::search_aside(conn, text, AUTO_CANDIDATES)? {
             if !seen.insert(sym) {
                 continue;
             }

@@ -46,7 +46,7 @@ use crabpath::explain::{explain, Explanation};
 use crabpath::graph::{Graph, NodeId};
 use crabpath::keyword::keyword_ranking;
 use crabpath::router::RouterConfig;
-use crabpath::traverse::{TraversalConfig, TraversalResult};
+use crabpath::traverse::{AsideFn, TraversalConfig, TraversalResult};
 use pyformat::pyjson::PyValue;
 use rusqlite::OptionalExtension;
 
@@ -208,10 +208,15 @@ pub struct Answer<'b> {
     pub traverse_ms: f64,
     /// The ranked node ids ([`Answer::ranked`]), already cut to the request's `limit`.
     pub ranking: Vec<String>,
-    /// The corrections the answer reached, best first, returned beside the content as
-    /// guardrails and never in [`Answer::ranking`] (corrected profile; the `paper`
-    /// profile ranks them as content). Issue 31 item 4, seed 003 §1.3.
+    /// The corrections the answer reached, best first, then those the question found by
+    /// its words that it had not reached, returned beside the content as guardrails and
+    /// never in [`Answer::ranking`] (corrected profile; the `paper` profile ranks them as
+    /// content). Issue 31 item 4, seed 003 §1.3.
     pub guardrails: Vec<String>,
+    /// The texts of the guardrails the question found by its words
+    /// (`super::guardrail::found_by_words`), which the graph part a query read may not
+    /// hold: `(id, content)`.
+    found_guardrails: Vec<(String, String)>,
     /// A re-ordered answer's candidates in the order before re-ranking, each with its
     /// features ([`super::rerank::features`] in a conversation brain,
     /// [`super::folder_rank::features`] in a hash-v1 folder brain): what the rankers'
@@ -254,7 +259,14 @@ impl Answer<'_> {
                     .graph
                     .lookup(id)
                     .and_then(|n| self.graph.node(n))
-                    .map_or("", |n| n.content.as_str());
+                    .map(|n| n.content.as_str())
+                    .or_else(|| {
+                        self.found_guardrails
+                            .iter()
+                            .find(|(g, _)| g == id)
+                            .map(|(_, t)| t.as_str())
+                    })
+                    .unwrap_or("");
                 (id.as_str(), text)
             })
             .collect()
@@ -384,6 +396,7 @@ impl Brain {
             traverse_ms: parts.traverse_ms,
             ranking: parts.ranking,
             guardrails: parts.guardrails,
+            found_guardrails: parts.found_guardrails,
             candidates: parts.candidates,
             unjournaled: parts.unjournaled,
         })
@@ -404,6 +417,10 @@ impl Brain {
     /// returned.
     fn query_parts(&mut self, req: &QueryRequest<'_>, neuro: bool) -> Result<Parts> {
         let profile = self.profile;
+        // corrected profile: a correction the walk reaches is a guardrail, set aside so
+        // that the walk among the content goes on as without it (issue 31 item 4)
+        self.traverser
+            .set_aside(profile.fixes_bugs().then_some(is_guardrail as AsideFn));
         // the brain's tuned reflex threshold and damping (issue 31 item 3)
         let config = self
             .tuning()?
@@ -468,6 +485,8 @@ impl Brain {
             (false, false) => None,
         };
         let mut cover = rustc_hash::FxHashMap::default();
+        // corrections the question finds by its words (schema 5, corrected profile)
+        let mut found_guardrails: Vec<(String, String)> = Vec::new();
         let mut unjournaled = None;
         let (graph, hits, seeds, result, list, at): (&Graph, _, _, _, Vec<_>, _) = match backend {
             Backend::Json(j) => {
@@ -598,9 +617,13 @@ impl Brain {
                         ranked,
                         text,
                         neuro,
-                        s.store.has_auto_lexical(),
+                        s.store.has_aside_lexical(),
                     )
                     .map_err(&err)?;
+                    if profile.fixes_bugs() && s.store.has_aside_lexical() {
+                        found_guardrails =
+                            super::guardrail::found_by_words(s.store.conn(), text).map_err(&err)?;
+                    }
                     let n = match profile.fixes_bugs() {
                         true => seed_prefix(ranked.len(), req.top, |i| {
                             r.loaded
@@ -666,7 +689,7 @@ impl Brain {
                 } else {
                     let (layout, nonce) = (s.store.layout(), s.store.nonce());
                     let dir = s.dir.clone();
-                    let auto_index = s.store.has_auto_lexical();
+                    let auto_index = s.store.has_aside_lexical();
                     let tx = s.store.read()?;
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
                     // corrected profile: `depth` content results (super::content_depth);
@@ -706,6 +729,10 @@ impl Brain {
                     let (ranked, autos) =
                         super::neurogenesis::split_autos(&tx, ranked, text, neuro, auto_index)
                             .map_err(&err)?;
+                    if profile.fixes_bugs() && auto_index {
+                        found_guardrails =
+                            super::guardrail::found_by_words(&tx, text).map_err(&err)?;
+                    }
                     // which ranked results are corrections (the paper profile has none):
                     // deepen read the kind of every result it kept
                     let guards: Vec<bool> = ranked
@@ -833,6 +860,12 @@ impl Brain {
                 )
             }
         };
+        let mut guardrails = guardrails;
+        for (id, _) in &found_guardrails {
+            if !guardrails.contains(id) {
+                guardrails.push(id.clone());
+            }
+        }
         let fired_names: Vec<String> = result
             .fired_names(graph)
             .into_iter()
@@ -863,6 +896,7 @@ impl Brain {
             growth,
             fired_names,
             guardrails,
+            found_guardrails,
             candidates,
             unjournaled,
         })
@@ -899,6 +933,7 @@ struct Parts {
     traverse_ms: f64,
     ranking: Vec<String>,
     guardrails: Vec<String>,
+    found_guardrails: Vec<(String, String)>,
     candidates: Vec<(String, Vec<f64>)>,
     unjournaled: Option<super::unjournaled::Unjournaled>,
     at: GraphAt,

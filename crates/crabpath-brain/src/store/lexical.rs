@@ -75,6 +75,20 @@ pub fn query_terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Every word of `text` as [`query_terms`] reads a query's (the [`LEXICAL_JOINERS`]
+/// removed, lowercased, stop words dropped), without its limit: the words a longer text
+/// holds, to compare with a query's terms.
+pub fn query_words(text: &str) -> rustc_hash::FxHashSet<String> {
+    let joined: String = text
+        .chars()
+        .filter(|c| !LEXICAL_JOINERS.contains(c))
+        .collect();
+    alnum_runs(&joined)
+        .map(str::to_lowercase)
+        .filter(|w| !is_stop_word(w))
+        .collect()
+}
+
 /// The FTS5 query of `terms`: each one quoted (a term holds only letters and digits,
 /// so no quote to escape), joined by `OR`.
 fn match_expression(terms: &[String]) -> String {
@@ -97,10 +111,10 @@ pub fn search_sql() -> String {
     )
 }
 
-/// The statement of [`search_autos`] (`?1` the FTS5 query, `?2` the count), cached as
+/// The statement of [`search_aside`] (`?1` the FTS5 query, `?2` the count), cached as
 /// [`search_sql`]'s.
-pub fn auto_search_sql() -> String {
-    let table = schema::AUTO_LEXICAL_TABLE;
+pub fn aside_search_sql() -> String {
+    let table = schema::ASIDE_LEXICAL_TABLE;
     format!(
         "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY bm25({table}), rowid LIMIT ?2"
     )
@@ -127,17 +141,17 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
     rows.collect()
 }
 
-/// The `k` auto nodes (neurogenesis' questions, [`schema::SCHEMA_V5_AUTO_LEXICAL`]) whose
+/// The `k` auto nodes (neurogenesis' questions, [`schema::SCHEMA_V5_ASIDE_LEXICAL`]) whose
 /// words best match `text` by BM25 over the auto nodes alone: their syms, best first,
 /// ties by `sym`. Empty when the text has no word to search or `k` is 0.
 ///
 /// Cost: one FTS5 query of the text's terms over the auto nodes' index.
-pub fn search_autos(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<i64>> {
+pub fn search_aside(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<i64>> {
     let terms = query_terms(text);
     if terms.is_empty() || k == 0 {
         return Ok(Vec::new());
     }
-    let mut stmt = conn.prepare_cached(&auto_search_sql())?;
+    let mut stmt = conn.prepare_cached(&aside_search_sql())?;
     let rows = stmt.query_map(rusqlite::params![match_expression(&terms), k as i64], |r| {
         r.get::<_, i64>(0)
     })?;

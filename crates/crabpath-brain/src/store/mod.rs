@@ -501,9 +501,9 @@ impl Store {
     }
 
     /// Whether the brain keeps its auto nodes in an index of their own
-    /// ([`schema::SCHEMA_V5_AUTO_LEXICAL`]; schema 5 on); before, they are in the lexical
+    /// ([`schema::SCHEMA_V5_ASIDE_LEXICAL`]; schema 5 on); before, they are in the lexical
     /// index.
-    pub fn has_auto_lexical(&self) -> bool {
+    pub fn has_aside_lexical(&self) -> bool {
         self.version >= 5
     }
 

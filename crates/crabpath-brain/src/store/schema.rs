@@ -13,8 +13,8 @@
 //! | `vector_gone` | deleted vector | `sym`, `rev` (the derived search index leaves out vectors deleted after it was built; rows older than the index are dropped when it is rebuilt) |
 //! | `journal` | journal entry | `seq`, `entry` (the JSON line the reference's `journal.jsonl` holds) |
 //! | `turns`, `ledger` | see [`SCHEMA_V2_CONVERSATIONS`] | |
-//! | `nodes_fts` | node with content (FTS5, contentless; `rowid` = `nodes.sym`), auto nodes left out | `text`: the node's content with `[` and `]` removed; `file`: the node's file and document header (`metadata.doc`; so every chunk of `tar.md` matches "tar" and "archiving"); tokenized `porter unicode61 remove_diacritics 2`; kept by triggers on `nodes` (see [`SCHEMA_V3_LEXICAL`], [`SCHEMA_V5_AUTO_LEXICAL`]) |
-//! | `autos_fts` | auto node (neurogenesis' question; FTS5, contentless; `rowid` = `nodes.sym`) | `text`, as `nodes_fts`'s; kept by triggers on `nodes` (see [`SCHEMA_V5_AUTO_LEXICAL`]) |
+//! | `nodes_fts` | node with content (FTS5, contentless; `rowid` = `nodes.sym`), the nodes set aside (questions, corrections) left out | `text`: the node's content with `[` and `]` removed; `file`: the node's file and document header (`metadata.doc`; so every chunk of `tar.md` matches "tar" and "archiving"); tokenized `porter unicode61 remove_diacritics 2`; kept by triggers on `nodes` (see [`SCHEMA_V3_LEXICAL`], [`SCHEMA_V5_ASIDE_LEXICAL`]) |
+//! | `aside_fts` | node set aside: a question (`auto:`) or a correction (FTS5, contentless; `rowid` = `nodes.sym`) | `text`, as `nodes_fts`'s; kept by triggers on `nodes` (see [`SCHEMA_V5_ASIDE_LEXICAL`]) |
 //!
 //! Orders are those of the reference's in-memory graph (reference
 //! `crabpath/graph.py`, commit 134c676): nodes by `node_seq`; sources by `bucket_seq`,
@@ -44,8 +44,8 @@ pub const SCHEMA_VERSION: i32 = 5;
 /// The oldest schema version read without migrating it (a brain opened for reading
 /// cannot be migrated): version 3 only adds the lexical index, derived from the nodes,
 /// which a query of a version-2 brain goes without (dense seeding); version 5 only moves
-/// auto nodes into an index of their own, which a query of an older brain goes
-/// without (it finds them in the lexical index, as before).
+/// questions and corrections into an index of their own, which a query of an older brain
+/// goes without (it finds them in the lexical index, as before).
 pub const READ_COMPATIBLE: i32 = 2;
 
 /// The database file inside a brain directory.
@@ -119,7 +119,7 @@ pub const MIGRATIONS: &[&str] = &[
     SCHEMA_V2_CONVERSATIONS,
     SCHEMA_V3_LEXICAL,
     SCHEMA_V4_VALUE_TABLES,
-    SCHEMA_V5_AUTO_LEXICAL,
+    SCHEMA_V5_ASIDE_LEXICAL,
 ];
 
 /// Version 2: the conversation log and the feedback ledger ([`crate::service::turns`]).
@@ -244,41 +244,58 @@ INSERT INTO nodes_fts(rowid, text, file) SELECT sym, ",
 /// their vector is written again.
 pub const SCHEMA_V4_VALUE_TABLES: &str = "-- no table changes: see the doc comment\n";
 
-/// The index of the auto nodes' questions (FTS5, [`SCHEMA_V5_AUTO_LEXICAL`]), searched
-/// by [`super::lexical::search_autos`].
-pub const AUTO_LEXICAL_TABLE: &str = "autos_fts";
+/// The index of the nodes set aside, questions and corrections (FTS5,
+/// [`SCHEMA_V5_ASIDE_LEXICAL`]), searched by [`super::lexical::search_aside`].
+pub const ASIDE_LEXICAL_TABLE: &str = "aside_fts";
 
-/// The condition of the SQL row `$row` (`new.`, `old.` or empty) being an auto node
-/// ([`crate::service::AUTO_PREFIX`]; a test checks they agree).
-macro_rules! is_auto_row {
+/// The condition of the SQL row `$row` (`new.`, `old.` or empty) being set aside: a
+/// question node (its id starts with [`crate::service::AUTO_PREFIX`]) or a correction
+/// (its metadata `type` is `CORRECTION`, [`crate::service::is_guardrail`]'s rule; an
+/// invalid metadata text read as none). A test checks that both agree with the service.
+macro_rules! is_aside_row {
     ($row:literal) => {
-        concat!("substr(", $row, "id, 1, 5) = 'auto:'")
+        concat!(
+            "(substr(",
+            $row,
+            "id, 1, 5) = 'auto:' OR coalesce(json_extract(CASE WHEN json_valid(",
+            $row,
+            "metadata) THEN ",
+            $row,
+            "metadata END, '$.type'), '') = 'CORRECTION')"
+        )
     };
 }
 
-/// Version 5: auto nodes leave the lexical index for one of their own (issue 31).
+/// Version 5: questions and corrections leave the lexical index for one of their own
+/// (issue 31, items 1 and 4).
 ///
-/// An auto node is a question neurogenesis keeps (its id starts with
-/// [`crate::service::AUTO_PREFIX`]), not content: it never takes a place in an answer. In `nodes_fts` its words still counted
-/// in every BM25 score, so merely asking questions changed the answers to others (each
-/// question lowers the idf of its words): on LoCoMo's test conversations, asking every
-/// question once and then again with no feedback at all lost recall@10 on 14 of the
-/// 1,153 related questions (`bench guard`, `cause:nothing`), on MultiHop-RAG on 4 of 80.
-/// Now `nodes_fts`'s insert and update triggers leave rows whose id starts with `auto:`
-/// out, and `autos_fts` (FTS5, contentless, `rowid` = `nodes.sym`, one column `text`,
-/// the content as `nodes_fts` holds it, the same tokenizer) holds exactly those, kept by
-/// three triggers of its own. The migration moves the existing auto nodes' rows; it
-/// replaces what it makes, so a file whose version was set back runs it again intact.
-pub const SCHEMA_V5_AUTO_LEXICAL: &str = concat!(
+/// Neither is content: a question node (neurogenesis', [`crate::service::AUTO_PREFIX`])
+/// is what an agent asked, a correction is returned as a guardrail, and neither takes a
+/// place in an answer. In `nodes_fts` their words still counted in every BM25 score:
+/// each question asked lowered the idf of its words for all others, and a correction,
+/// which quotes the content it corrects, lowered the idf of exactly the words that find
+/// that content. Asking every question once and again with nothing corrected lost
+/// recall@10 on 14 of 1,153 related LoCoMo questions; with the corrections, related
+/// questions lost 23 (MultiHop-RAG 5 of 77; `bench guard`, `results/bench/README.md`).
+/// Now `nodes_fts`'s insert and update triggers leave these rows out, and `aside_fts`
+/// (FTS5, contentless, `rowid` = `nodes.sym`, one column `text`, the content as
+/// `nodes_fts` holds it, the same tokenizer) holds exactly them, kept by three triggers
+/// of its own. A question finds the question nodes that speak for it there
+/// (`service/neurogenesis.rs`, `split_autos`) and the corrections that speak to it
+/// (`service/guardrail.rs`, `found_by_words`); the paper profile seeds densely (the
+/// reference has no lexical index), so its answers do not change. The migration moves the existing
+/// rows; it replaces what it makes, so a file whose version was set back runs it again
+/// intact.
+pub const SCHEMA_V5_ASIDE_LEXICAL: &str = concat!(
     "
 DROP TRIGGER IF EXISTS nodes_fts_insert;
 DROP TRIGGER IF EXISTS nodes_fts_update;
-DROP TRIGGER IF EXISTS autos_fts_insert;
-DROP TRIGGER IF EXISTS autos_fts_delete;
-DROP TRIGGER IF EXISTS autos_fts_update;
-DROP TABLE IF EXISTS autos_fts;
+DROP TRIGGER IF EXISTS aside_fts_insert;
+DROP TRIGGER IF EXISTS aside_fts_delete;
+DROP TRIGGER IF EXISTS aside_fts_update;
+DROP TABLE IF EXISTS aside_fts;
 CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes WHEN new.content IS NOT NULL AND NOT ",
-    is_auto_row!("new."),
+    is_aside_row!("new."),
     " BEGIN
     INSERT INTO nodes_fts(rowid, text, file) VALUES (new.sym, ",
     lexical_text!("new.content"),
@@ -293,46 +310,46 @@ CREATE TRIGGER nodes_fts_update AFTER UPDATE OF sym, id, content, file, metadata
     ", ",
     lexical_doc!("new."),
     " WHERE new.content IS NOT NULL AND NOT ",
-    is_auto_row!("new."),
+    is_aside_row!("new."),
     ";
 END;
 DELETE FROM nodes_fts WHERE rowid IN (SELECT sym FROM nodes WHERE ",
-    is_auto_row!(""),
+    is_aside_row!(""),
     ");
-CREATE VIRTUAL TABLE autos_fts USING fts5(
+CREATE VIRTUAL TABLE aside_fts USING fts5(
     text,
     content = '',
     contentless_delete = 1,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER autos_fts_insert AFTER INSERT ON nodes WHEN new.content IS NOT NULL AND ",
-    is_auto_row!("new."),
+CREATE TRIGGER aside_fts_insert AFTER INSERT ON nodes WHEN new.content IS NOT NULL AND ",
+    is_aside_row!("new."),
     " BEGIN
-    INSERT INTO autos_fts(rowid, text) VALUES (new.sym, ",
+    INSERT INTO aside_fts(rowid, text) VALUES (new.sym, ",
     lexical_text!("new.content"),
     ");
 END;
-CREATE TRIGGER autos_fts_delete AFTER DELETE ON nodes WHEN ",
-    is_auto_row!("old."),
+CREATE TRIGGER aside_fts_delete AFTER DELETE ON nodes WHEN ",
+    is_aside_row!("old."),
     " BEGIN
-    DELETE FROM autos_fts WHERE rowid = old.sym;
+    DELETE FROM aside_fts WHERE rowid = old.sym;
 END;
-CREATE TRIGGER autos_fts_update AFTER UPDATE OF sym, id, content ON nodes WHEN ",
-    is_auto_row!("old."),
+CREATE TRIGGER aside_fts_update AFTER UPDATE OF sym, id, content ON nodes WHEN ",
+    is_aside_row!("old."),
     " OR ",
-    is_auto_row!("new."),
+    is_aside_row!("new."),
     " BEGIN
-    DELETE FROM autos_fts WHERE rowid = old.sym;
-    INSERT INTO autos_fts(rowid, text) SELECT new.sym, ",
+    DELETE FROM aside_fts WHERE rowid = old.sym;
+    INSERT INTO aside_fts(rowid, text) SELECT new.sym, ",
     lexical_text!("new.content"),
     " WHERE new.content IS NOT NULL AND ",
-    is_auto_row!("new."),
+    is_aside_row!("new."),
     ";
 END;
-INSERT INTO autos_fts(rowid, text) SELECT sym, ",
+INSERT INTO aside_fts(rowid, text) SELECT sym, ",
     lexical_text!("content"),
     " FROM nodes WHERE content IS NOT NULL AND ",
-    is_auto_row!(""),
+    is_aside_row!(""),
     ";
 "
 );

@@ -181,3 +181,53 @@ fn a_correction_does_not_link_below_the_similarity_floor() {
         );
     }
 }
+
+#[test]
+fn a_correction_changes_no_other_answer_and_is_found_by_its_words() {
+    // Schema 5: a correction is set aside from the content's lexical index and from the
+    // walk, so another question's content comes back the same, scores and all (before,
+    // the correction's words, which quote the content it corrects, moved every BM25
+    // score that shared them, and a correction the walk reached took a place of its
+    // beam). It is still returned, beside the content, to a question half of whose
+    // words it holds (and, as before, to one whose walk reaches it).
+    let other = "what does the release tool do";
+    let ask_other = |b: &mut Brain| {
+        let mut req = QueryRequest::new(other, 4);
+        req.limit = Some(8);
+        req.neurogenesis = Some(false);
+        let a = b.query(&req).unwrap();
+        let texts: Vec<(String, String)> = a
+            .guardrail_texts()
+            .into_iter()
+            .map(|(i, t)| (i.to_string(), t.to_string()))
+            .collect();
+        (
+            a.hits.clone(),
+            a.ranked().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            texts,
+        )
+    };
+    for resident in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let boot =
+            split_workspace(rollback_workspace(), &SplitOptions::new(Profile::Corrected)).unwrap();
+        let db_dir = dir.path().join("brain");
+        std::fs::create_dir_all(&db_dir).unwrap();
+        let db = common::hash_store(&db_dir, &boot.graph);
+        let mut b = common::open_hash(&db, Profile::Corrected, resident);
+        let (hits, ranked, guards) = ask_other(&mut b);
+        assert!(guards.is_empty());
+        ask(&mut b, "c1");
+        correct(&mut b, CORRECTION, Some("c1"), CorrectionMode::Guardrail);
+        let (hits_after, ranked_after, guards_after) = ask_other(&mut b);
+        assert_eq!(hits_after, hits, "resident {resident}");
+        assert_eq!(ranked_after, ranked, "resident {resident}");
+        // {release, tool}: the correction holds both of the question's words
+        assert_eq!(
+            guards_after.len(),
+            1,
+            "resident {resident}: {guards_after:?}"
+        );
+        assert_eq!(guards_after[0].1, CORRECTION);
+    }
+}

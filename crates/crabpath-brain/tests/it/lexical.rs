@@ -93,9 +93,13 @@ fn hybrid_finds_the_tar_page_that_hash_v1_misses() {
     }
 }
 
-/// The lexical index's rowids and the `sym`s of the nodes with content, then the auto
-/// nodes' index's rowids and the `sym`s of the auto nodes with content (schema 5): each
-/// pair equal when the indexes are in step with the nodes.
+/// Whether a `nodes` row is set aside (a question or a correction; schema 5), written
+/// apart from the schema's own SQL.
+const ASIDE: &str = "(id LIKE 'auto:%' OR json_extract(metadata, '$.type') IS 'CORRECTION')";
+
+/// The lexical index's rowids and the `sym`s of the content nodes, then the aside
+/// index's rowids and the `sym`s of the nodes set aside (schema 5): each pair equal when
+/// the indexes are in step with the nodes.
 type IndexRows = ((Vec<i64>, Vec<i64>), (Vec<i64>, Vec<i64>));
 
 fn index_rows(db: &Path) -> IndexRows {
@@ -108,11 +112,15 @@ fn index_rows(db: &Path) -> IndexRows {
     (
         (
             list("SELECT rowid FROM nodes_fts ORDER BY rowid"),
-            list("SELECT sym FROM nodes WHERE content IS NOT NULL AND id NOT LIKE 'auto:%' ORDER BY sym"),
+            list(&format!(
+                "SELECT sym FROM nodes WHERE content IS NOT NULL AND NOT {ASIDE} ORDER BY sym"
+            )),
         ),
         (
-            list("SELECT rowid FROM autos_fts ORDER BY rowid"),
-            list("SELECT sym FROM nodes WHERE content IS NOT NULL AND id LIKE 'auto:%' ORDER BY sym"),
+            list("SELECT rowid FROM aside_fts ORDER BY rowid"),
+            list(&format!(
+                "SELECT sym FROM nodes WHERE content IS NOT NULL AND {ASIDE} ORDER BY sym"
+            )),
         ),
     )
 }
@@ -123,7 +131,7 @@ fn assert_in_step(db: &Path, when: &str) {
     assert_eq!(index, nodes, "{when}: the lexical index against the nodes");
     assert_eq!(
         autos_index, autos,
-        "{when}: the auto nodes' index against the auto nodes"
+        "{when}: the aside index against the questions and corrections"
     );
 }
 
@@ -170,18 +178,38 @@ fn every_writer_keeps_the_index_in_step() {
         .teach("Use bsdtar for quokka archives.", "TEACHING", None, "test")
         .unwrap();
     assert_eq!(finds(&db, "quokka"), [t.node_id]);
-    b.inject(&InjectRequest {
-        id: "note::wombat".into(),
-        content: "A wombat digs burrows.".into(),
-        node_type: "TEACHING".into(),
-        summary: None,
-        vector: None,
-        connect_top_k: 3,
-        connect_min_sim: 0.0,
-        source: "test".into(),
-    })
-    .unwrap();
+    let inject = |b: &mut crabpath_brain::Brain, id: &str, content: &str, kind: &str| {
+        b.inject(&InjectRequest {
+            id: id.into(),
+            content: content.into(),
+            node_type: kind.into(),
+            summary: None,
+            vector: None,
+            connect_top_k: 3,
+            connect_min_sim: 0.0,
+            source: "test".into(),
+        })
+        .unwrap();
+    };
+    inject(&mut b, "note::wombat", "A wombat digs burrows.", "TEACHING");
     assert_eq!(finds(&db, "wombats"), ["note::wombat"]);
+    // a correction goes to the aside index (schema 5): set aside from the content's
+    inject(
+        &mut b,
+        "fix::numbat",
+        "Numbats are not archivers.",
+        "CORRECTION",
+    );
+    assert_eq!(finds(&db, "numbats"), Vec::<String>::new());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let aside = crabpath_brain::store::lexical::search_aside(&conn, "numbats", 5).unwrap();
+    let sym: i64 = conn
+        .query_row("SELECT sym FROM nodes WHERE id = 'fix::numbat'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(aside, [sym]);
+    drop(conn);
     assert_in_step(&db, "teach and inject");
     // remember (a conversation's turn)
     b.remember_turn(&crabpath_brain::source::conversation::Turn {
@@ -329,7 +357,7 @@ fn a_v4_brain_moves_its_auto_nodes_out_of_the_lexical_index() {
     };
     assert_eq!(auto(&db), Vec::<String>::new());
     let c = rusqlite::Connection::open(&db).unwrap();
-    let autos = crabpath_brain::store::lexical::search_autos(&c, GROWING_QUESTION, 10).unwrap();
+    let autos = crabpath_brain::store::lexical::search_aside(&c, GROWING_QUESTION, 10).unwrap();
     assert_eq!(autos.len(), 1);
     // the schema-4 form: the auto node in the lexical index, no index of its own
     let text: String = c
@@ -340,8 +368,8 @@ fn a_v4_brain_moves_its_auto_nodes_out_of_the_lexical_index() {
         )
         .unwrap();
     c.execute_batch(
-        "DROP TRIGGER autos_fts_insert; DROP TRIGGER autos_fts_delete; DROP TRIGGER autos_fts_update;
-         DROP TABLE autos_fts; PRAGMA user_version = 4;",
+        "DROP TRIGGER aside_fts_insert; DROP TRIGGER aside_fts_delete; DROP TRIGGER aside_fts_update;
+         DROP TABLE aside_fts; PRAGMA user_version = 4;",
     )
     .unwrap();
     c.execute(
@@ -354,7 +382,7 @@ fn a_v4_brain_moves_its_auto_nodes_out_of_the_lexical_index() {
     let rows = rows_of(&db);
     // read-only: read as it is
     let ro = Store::open(&db, false).unwrap();
-    assert_eq!((ro.schema_version(), ro.has_auto_lexical()), (4, false));
+    assert_eq!((ro.schema_version(), ro.has_aside_lexical()), (4, false));
     drop(ro);
     // opened for writing: migrated, every row kept, the question moved
     let rw = Store::open(&db, true).unwrap();
@@ -366,7 +394,7 @@ fn a_v4_brain_moves_its_auto_nodes_out_of_the_lexical_index() {
     let c = rusqlite::Connection::open(&db).unwrap();
     assert_eq!(schema::schema_problems(&c).unwrap(), Vec::<String>::new());
     assert_eq!(
-        crabpath_brain::store::lexical::search_autos(&c, GROWING_QUESTION, 10).unwrap(),
+        crabpath_brain::store::lexical::search_aside(&c, GROWING_QUESTION, 10).unwrap(),
         autos
     );
 }

@@ -275,3 +275,46 @@ fn stats_count_expansions_and_index_scans() {
         assert_eq!(s.edges_touched(), 15);
     }
 }
+
+/// A node set aside ([`Traverser::set_aside`]) is recorded where a hop reaches it but
+/// takes no place of the beam, counts in no budget and is never expanded: the walk
+/// among the other nodes is the walk of a graph without it.
+#[test]
+fn a_node_set_aside_is_recorded_but_walked_around() {
+    // q→g is the best edge: with a beam of 1 it takes the hop's only place
+    let edges = [
+        ("q", "g", 0.9),
+        ("q", "a", 0.8),
+        ("a", "b", 0.8),
+        ("g", "c", 0.9),
+    ];
+    let g = graph(&["q", "g", "a", "b", "c"], &edges);
+    let cfg = TraversalConfig {
+        beam_width: 1,
+        max_hops: 3,
+        max_fired_nodes: Some(3),
+        ..Default::default()
+    };
+    let s = seeds(&g, &[("q", 1.0)]);
+    let mut t = Traverser::new();
+    let walked = t.traverse(&g, &s, &cfg).unwrap();
+    assert_eq!(names(&g, &walked.fired), ["q", "g", "c"]);
+    fn is_g(graph: &Graph, n: NodeId) -> bool {
+        graph.name(n) == "g"
+    }
+    t.set_aside(Some(is_g));
+    let aside = t.traverse(&g, &s, &cfg).unwrap();
+    // g is recorded (with its score and the step to it), never expanded (no c), and
+    // does not count against max_fired_nodes 3
+    assert_eq!(names(&g, &aside.fired), ["q", "g", "a", "b"]);
+    let score_g = aside.fired_scores.iter().find(|(n, _)| g.name(*n) == "g");
+    assert_eq!(score_g.map(|x| x.1), Some(0.9));
+    assert!(aside.steps.iter().any(|st| g.name(st.to) == "g"));
+    // without g in the graph the walk is the same
+    let without = graph(&["q", "a", "b", "c"], &[("q", "a", 0.8), ("a", "b", 0.8)]);
+    let plain = traverse(&without, &seeds(&without, &[("q", 1.0)]), &cfg).unwrap();
+    assert_eq!(names(&without, &plain.fired), ["q", "a", "b"]);
+    // set back to none: the first walk again
+    t.set_aside(None);
+    assert_eq!(t.traverse(&g, &s, &cfg).unwrap(), walked);
+}
