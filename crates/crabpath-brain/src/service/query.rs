@@ -681,7 +681,8 @@ impl Brain {
                     unjournaled = super::unjournaled::store_journal(&s.store, &entry)?;
                     if rerank {
                         let conn = s.store.conn();
-                        let nodes = brain_nodes(conn).map_err(&err)?;
+                        let nodes =
+                            content_nodes(conn, s.store.has_aside_lexical()).map_err(&err)?;
                         cover =
                             super::rerank::coverage(conn, text, &r.loaded, nodes).map_err(&err)?;
                     }
@@ -797,7 +798,9 @@ impl Brain {
                     let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
                     let nodes = brain_nodes(&tx).map_err(&err)?;
                     if rerank {
-                        cover = super::rerank::coverage(&tx, text, &loaded, nodes).map_err(&err)?;
+                        let content = content_nodes(&tx, auto_index).map_err(&err)?;
+                        cover =
+                            super::rerank::coverage(&tx, text, &loaded, content).map_err(&err)?;
                     }
                     tx.commit().map_err(&err)?;
                     let entry = query_entry(req, &result, &loaded.graph, nodes);
@@ -941,17 +944,29 @@ struct Parts {
     fired_names: Vec<String>,
 }
 
-/// The brain's content node count: its node count as its database records it
-/// (`brain.nodes`) without the auto nodes, which are questions, not content (the
-/// count the lexical index's document frequencies are read against, schema 5). Cost:
-/// one primary-key read and a range of the id index over the auto nodes.
+/// The brain's node count as its database records it (`brain.nodes`). Cost: one
+/// primary-key read.
 fn brain_nodes(conn: &rusqlite::Connection) -> rusqlite::Result<usize> {
     let n: i64 = conn
-        .prepare_cached(
-            "SELECT (SELECT nodes FROM brain WHERE id = 1) - (SELECT count(*) FROM nodes WHERE id >= 'auto:' AND id < 'auto;' AND node_seq IS NOT NULL)",
-        )?
+        .prepare_cached("SELECT nodes FROM brain WHERE id = 1")?
         .query_row([], |r| r.get(0))?;
     Ok(usize::try_from(n).unwrap_or(0))
+}
+
+/// The number of documents the lexical index's document frequencies are read against
+/// (the conversation ranker's N, [`super::rerank::coverage`]): the brain's node count
+/// without the nodes set aside (questions and corrections, schema 5, `aside`), which are
+/// not in the index. Cost: [`brain_nodes`] and a count of the aside index's rows.
+fn content_nodes(conn: &rusqlite::Connection, aside: bool) -> rusqlite::Result<usize> {
+    let n = brain_nodes(conn)?;
+    if !aside {
+        return Ok(n);
+    }
+    let table = crate::store::schema::ASIDE_LEXICAL_TABLE;
+    let set_aside: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM {table}"))?
+        .query_row([], |r| r.get(0))?;
+    Ok(n.saturating_sub(usize::try_from(set_aside).unwrap_or(0)))
 }
 
 /// The seeds of a database brain: the first `top` of the seeding's list, then the auto

@@ -375,3 +375,38 @@ fn asking_a_question_changes_no_other_answer() {
         assert_eq!(ask(&mut b, other, true), before, "resident {resident}");
     }
 }
+
+#[test]
+fn a_query_journals_every_node_whether_resident_or_not() {
+    // The journal's `node_count` is the brain's (reference `journal.py`), questions
+    // included: the count the conversation ranker reads against the lexical index leaves
+    // them out (schema 5), but that count is not the journal's.
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::fixture_brain(dir.path()).1;
+    let mut counts = Vec::new();
+    for resident in [false, true] {
+        let copy = dir.path().join(format!("copy-{resident}.db"));
+        std::fs::copy(&db, &copy).unwrap();
+        let mut b = common::open_hash(&copy, Profile::Corrected, resident);
+        let mut req = QueryRequest::new("deploy checks for the release", 4);
+        req.limit = Some(8);
+        drop(b.query(&req).unwrap());
+        let nodes = b.node_count().unwrap();
+        drop(b.query(&req).unwrap());
+        let j = b.journal_entries().unwrap();
+        let last = j
+            .entries
+            .iter()
+            .rev()
+            .map(|e| {
+                pyformat::pyjson::PyValue::Dict(e.clone())
+                    .to_json()
+                    .unwrap()
+            })
+            .find(|e| e["type"] == "query")
+            .unwrap();
+        assert_eq!(last["node_count"], nodes as u64, "resident {resident}");
+        counts.push(nodes);
+    }
+    assert_eq!(counts[0], counts[1]);
+}
