@@ -10,7 +10,7 @@
 //!   exactly the nearest node's; under lexical or hybrid seeding the nearest of the
 //!   nodes the question reached, which costs a few vector reads instead of a search);
 //!   in the novel band the node is *born* on probation: its text is the question (so
-//!   the auto nodes' own lexical index, `aside_fts`, and the vectors find it when the
+//!   index of the nodes set aside, `aside_fts`, and the vectors find it when the
 //!   question is asked again; its words stay out of the content's BM25 statistics, so
 //!   asking changes no other question's answer), with
 //!   provisional edges to the turn's seeds ([`SEED_EDGE_WEIGHT`]) and to the nodes the
@@ -32,7 +32,7 @@
 //! * **Steering** ([`split_autos`], [`Steer`], used by the query's ranking). An auto
 //!   node is a question, not content: it never takes a slot of the answer (its text is
 //!   what the agent just asked). It seeds only a question it [`matches`] (the same
-//!   words, a paraphrase sharing at least half of them; read from the auto nodes' index,
+//!   words, a paraphrase sharing at least half of them; read from the aside index,
 //!   [`split_autos`]); then the nodes its credited
 //!   edges point to come first, strongest first, and the nodes it inhibits go to the
 //!   end of the seeding's list and of the answer (so the next nodes seed, fire, and take
@@ -202,16 +202,17 @@ type Ranked = Vec<(i64, f64)>;
 /// Auto nodes of the same words: the sorted words, and each node with its state.
 type Group = (Vec<String>, Vec<(String, AutoState)>);
 
-/// Most auto nodes read from the auto nodes' index for one question
-/// ([`crate::store::lexical::search_aside`]) before [`matches`] picks the ones that seed
-/// it: a match shares at least half of the question's words, so it ranks among the
-/// first by BM25 over the auto nodes.
+/// Most nodes read from the aside index (questions and corrections) for one question
+/// ([`crate::store::lexical::search_aside`]) before [`matches`] picks the question nodes
+/// that seed it: a match is short and shares at least half of the question's words, so
+/// it ranks among the first by BM25 there (a brain of many corrections on the question's
+/// words could push one out: the question is then answered as without it).
 pub const AUTO_CANDIDATES: usize = 32;
 
 /// The seeding list of a database brain without its auto nodes, and the auto nodes
 /// that seed this question (`steer`: neurogenesis is on and the node [`matches`]).
 /// Since schema 5 (`auto_index`) auto nodes are not in the lexical index: those that
-/// seed are read from their own ([`AUTO_CANDIDATES`] at most), each with the score of
+/// seed are read from the aside index ([`AUTO_CANDIDATES`] at most), each with the score of
 /// the list's first node (a question that speaks for this one seeds as strongly as its
 /// best content); a dense search still lists them, with their cosine. A brain without
 /// auto nodes costs one index probe.

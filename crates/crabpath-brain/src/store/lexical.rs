@@ -141,11 +141,12 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
     rows.collect()
 }
 
-/// The `k` auto nodes (neurogenesis' questions, [`schema::SCHEMA_V5_ASIDE_LEXICAL`]) whose
-/// words best match `text` by BM25 over the auto nodes alone: their syms, best first,
-/// ties by `sym`. Empty when the text has no word to search or `k` is 0.
+/// The `k` nodes set aside (neurogenesis' questions and corrections,
+/// [`schema::SCHEMA_V5_ASIDE_LEXICAL`]) whose words best match `text` by BM25 over them
+/// alone: their syms, best first, ties by `sym`. Empty when the text has no word to
+/// search or `k` is 0.
 ///
-/// Cost: one FTS5 query of the text's terms over the auto nodes' index.
+/// Cost: one FTS5 query of the text's terms over the aside index.
 pub fn search_aside(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<i64>> {
     let terms = query_terms(text);
     if terms.is_empty() || k == 0 {

@@ -500,9 +500,9 @@ impl Store {
         self.version >= 3
     }
 
-    /// Whether the brain keeps its auto nodes in an index of their own
-    /// ([`schema::SCHEMA_V5_ASIDE_LEXICAL`]; schema 5 on); before, they are in the lexical
-    /// index.
+    /// Whether the brain keeps its question nodes and corrections in an index of their
+    /// own ([`schema::SCHEMA_V5_ASIDE_LEXICAL`]; schema 5 on); before, they are in the
+    /// lexical index.
     pub fn has_aside_lexical(&self) -> bool {
         self.version >= 5
     }
