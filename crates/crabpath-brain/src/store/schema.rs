@@ -276,7 +276,8 @@ macro_rules! is_aside_row {
 /// which quotes the content it corrects, lowered the idf of exactly the words that find
 /// that content. Asking every question once and again with nothing corrected lost
 /// recall@10 on 14 of 1,153 related LoCoMo questions; with the corrections, related
-/// questions lost 23 (MultiHop-RAG 5 of 77; `bench guard`, `results/bench/README.md`).
+/// questions lost 23 (MultiHop-RAG 3 of 80), now 3 and 0 of 77 (`bench guard`,
+/// `results/bench/README.md`).
 /// Now `nodes_fts`'s insert and update triggers leave these rows out, and `aside_fts`
 /// (FTS5, contentless, `rowid` = `nodes.sym`, one column `text`, the content as
 /// `nodes_fts` holds it, the same tokenizer) holds exactly them, kept by three triggers
