@@ -1000,11 +1000,7 @@ impl Traverser {
             }
             self.target_seen.push(c.target);
             match self.scores.get(&c.target) {
-                Some(&i) => {
-                    // the better of the two (the reference's comparison, NaN included)
-                    let prev = &mut out.fired_scores[i].1;
-                    *prev = if *prev >= c.score { *prev } else { c.score };
-                }
+                Some(&i) => keep_better(&mut out.fired_scores[i].1, c.score),
                 None => {
                     out.fired.push(c.target);
                     if config
@@ -1038,31 +1034,33 @@ impl Traverser {
     /// before the selection ([`Traverser::set_aside`]): each target is recorded once
     /// (fired, its best score, the first step to it) without entering the active set.
     ///
-    /// Cost: one call of `aside` per candidate.
+    /// Cost: one call of `aside` per candidate, one pass over the candidates.
     fn set_candidates_aside(&mut self, graph: &Graph, aside: AsideFn, out: &mut TraversalResult) {
-        let mut i = 0;
-        while i < self.cands.len() {
-            let c = self.cands[i];
+        let (scores, aside_fired) = (&mut self.scores, &mut self.aside_fired);
+        self.cands.retain(|c| {
             if !aside(graph, c.target) {
-                i += 1;
-                continue;
+                return true;
             }
-            self.cands.remove(i);
-            match self.scores.get(&c.target) {
-                Some(&k) => {
-                    let prev = &mut out.fired_scores[k].1;
-                    *prev = if *prev >= c.score { *prev } else { c.score };
-                }
+            match scores.get(&c.target) {
+                Some(&k) => keep_better(&mut out.fired_scores[k].1, c.score),
                 None => {
                     out.fired.push(c.target);
-                    self.aside_fired += 1;
-                    self.scores.insert(c.target, out.fired_scores.len());
+                    *aside_fired += 1;
+                    scores.insert(c.target, out.fired_scores.len());
                     out.fired_scores.push((c.target, c.score));
                     out.steps.push(c.step());
                 }
             }
-        }
+            false
+        });
     }
+}
+
+/// Keeps the better of a fired node's score and a new one: the reference's comparison,
+/// `prev >= score` keeps `prev`, otherwise `score` (so either being NaN takes `score`).
+#[inline]
+fn keep_better(prev: &mut f64, score: f64) {
+    *prev = if *prev >= score { *prev } else { score };
 }
 
 /// The habitual candidates of `source` as offers, with their positions in `cands`.
