@@ -52,26 +52,35 @@ pub fn alnum_runs(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// Calls `f` with each word of `text` as the index reads it, in order: the
+/// [`LEXICAL_JOINERS`] removed (as the index removes them), split at every character
+/// that is not a letter or a digit, lowercased, stop words dropped; stops when `f`
+/// returns `false`. The one reading of [`query_terms`] and [`query_words`].
+fn each_word(text: &str, mut f: impl FnMut(String) -> bool) {
+    let joined: String = text
+        .chars()
+        .filter(|c| !LEXICAL_JOINERS.contains(c))
+        .collect();
+    for word in alnum_runs(&joined) {
+        let w = word.to_lowercase();
+        if !is_stop_word(&w) && !f(w) {
+            break;
+        }
+    }
+}
+
 /// The words of a query as FTS5 terms: the [`LEXICAL_JOINERS`] removed (as the index
 /// removes them), split at every character that is not a letter or a digit,
 /// lowercased, stop words dropped, each word once (first occurrence first), at most
 /// [`MAX_QUERY_TERMS`].
 pub fn query_terms(text: &str) -> Vec<String> {
-    let joined: String = text
-        .chars()
-        .filter(|c| !LEXICAL_JOINERS.contains(c))
-        .collect();
     let mut out: Vec<String> = Vec::new();
-    for word in alnum_runs(&joined) {
-        let w = word.to_lowercase();
-        if is_stop_word(&w) || out.contains(&w) {
-            continue;
+    each_word(text, |w| {
+        if !out.contains(&w) {
+            out.push(w);
         }
-        out.push(w);
-        if out.len() == MAX_QUERY_TERMS {
-            break;
-        }
-    }
+        out.len() < MAX_QUERY_TERMS
+    });
     out
 }
 
@@ -79,14 +88,12 @@ pub fn query_terms(text: &str) -> Vec<String> {
 /// removed, lowercased, stop words dropped), without its limit: the words a longer text
 /// holds, to compare with a query's terms.
 pub fn query_words(text: &str) -> rustc_hash::FxHashSet<String> {
-    let joined: String = text
-        .chars()
-        .filter(|c| !LEXICAL_JOINERS.contains(c))
-        .collect();
-    alnum_runs(&joined)
-        .map(str::to_lowercase)
-        .filter(|w| !is_stop_word(w))
-        .collect()
+    let mut out = rustc_hash::FxHashSet::default();
+    each_word(text, |w| {
+        out.insert(w);
+        true
+    });
+    out
 }
 
 /// The FTS5 query of `terms`: each one quoted (a term holds only letters and digits,
