@@ -247,36 +247,28 @@ pub fn speaks_to(question: &str, correction: &str) -> bool {
 
 /// The corrections a question finds by its words (schema 5: corrections are in the
 /// index of the nodes set aside, [`crate::store::schema::SCHEMA_V5_ASIDE_LEXICAL`], not
-/// among the content): of the first [`super::neurogenesis::AUTO_CANDIDATES`] nodes that
-/// index ranks for `text`, the corrections that [`speaks_to`] it, at most
+/// among the content): of the nodes that index ranks for `text` (`aside`, the
+/// question's one search of it), the corrections that [`speaks_to`] it, at most
 /// [`MAX_FOUND_GUARDRAILS`], best first, as `(id, content)`. They are listed as
 /// guardrails beside the answer and change nothing of its content.
 ///
-/// Cost: one FTS5 query of the aside index and a row read per node it ranks.
+/// Cost: one pass over `aside`.
 pub(crate) fn found_by_words(
-    conn: &rusqlite::Connection,
     text: &str,
-) -> rusqlite::Result<Vec<(String, String)>> {
-    use rusqlite::OptionalExtension;
-    let mut out = Vec::new();
-    let ranked =
-        crate::store::lexical::search_aside(conn, text, super::neurogenesis::AUTO_CANDIDATES)?;
-    let mut stmt = conn.prepare_cached("SELECT id, content, metadata FROM nodes WHERE sym = ?1")?;
-    for sym in ranked {
-        let row: Option<(String, Option<String>, Option<String>)> = stmt
-            .query_row([sym], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()?;
-        let Some((id, Some(content), Some(metadata))) = row else {
-            continue;
-        };
-        if metadata_is_guardrail(&metadata) && speaks_to(text, &content) {
-            out.push((id, content));
-            if out.len() == MAX_FOUND_GUARDRAILS {
-                break;
+    aside: &[crate::store::lexical::AsideHit],
+) -> Vec<(String, String)> {
+    aside
+        .iter()
+        .filter_map(|h| match (&h.content, &h.metadata) {
+            (Some(content), Some(metadata))
+                if metadata_is_guardrail(metadata) && speaks_to(text, content) =>
+            {
+                Some((h.id.clone(), content.clone()))
             }
-        }
-    }
-    Ok(out)
+            _ => None,
+        })
+        .take(MAX_FOUND_GUARDRAILS)
+        .collect()
 }
 
 /// Whether a node's metadata JSON (the `nodes.metadata` column) marks a correction.

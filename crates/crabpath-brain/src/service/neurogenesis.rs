@@ -211,17 +211,17 @@ pub const AUTO_CANDIDATES: usize = 32;
 
 /// The seeding list of a database brain without its auto nodes, and the auto nodes
 /// that seed this question (`steer`: neurogenesis is on and the node [`matches`]).
-/// Since schema 5 (`auto_index`) auto nodes are not in the lexical index: those that
-/// seed are read from the aside index ([`AUTO_CANDIDATES`] at most), each with the score of
-/// the list's first node (a question that speaks for this one seeds as strongly as its
-/// best content); a dense search still lists them, with their cosine. A brain without
-/// auto nodes costs one index probe.
+/// Since schema 5 auto nodes are not in the lexical index: those that seed are among
+/// `aside`, the question's search of the aside index ([`AUTO_CANDIDATES`] at most;
+/// empty for an older brain), each with the score of the list's first node (a question
+/// that speaks for this one seeds as strongly as its best content); a dense search still
+/// lists them, with their cosine. A brain without auto nodes costs one index probe.
 pub(super) fn split_autos(
     conn: &Connection,
     ranked: Vec<(i64, f64)>,
     text: &str,
     steer: bool,
-    auto_index: bool,
+    aside: &[crate::store::lexical::AsideHit],
 ) -> rusqlite::Result<(Ranked, Ranked)> {
     let any: bool = conn
         .prepare_cached(
@@ -250,18 +250,13 @@ pub(super) fn split_autos(
             _ => content.push((sym, score)),
         }
     }
-    if steer && auto_index {
-        for sym in crate::store::lexical::search_aside(conn, text, AUTO_CANDIDATES)? {
-            if !seen.insert(sym) {
-                continue;
-            }
-            let row: Option<(String, Option<String>)> = stmt
-                .query_row([sym], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()?;
-            if let Some((id, text_of)) = row {
-                if is_auto(&id) && matches(text, text_of.as_deref().unwrap_or("")) {
-                    autos.push((sym, best));
-                }
+    if steer {
+        for h in aside {
+            if seen.insert(h.sym)
+                && is_auto(&h.id)
+                && matches(text, h.content.as_deref().unwrap_or(""))
+            {
+                autos.push((h.sym, best));
             }
         }
     }

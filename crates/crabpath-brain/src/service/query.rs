@@ -612,18 +612,18 @@ impl Brain {
                         false => search(depth),
                     }
                     .map_err(&err)?;
+                    let aside =
+                        aside_hits(s.store.conn(), text, profile, s.store.has_aside_lexical())
+                            .map_err(&err)?;
                     let (ranked, autos) = super::neurogenesis::split_autos(
                         s.store.conn(),
                         ranked,
                         text,
                         neuro,
-                        s.store.has_aside_lexical(),
+                        &aside,
                     )
                     .map_err(&err)?;
-                    if profile.fixes_bugs() && s.store.has_aside_lexical() {
-                        found_guardrails =
-                            super::guardrail::found_by_words(s.store.conn(), text).map_err(&err)?;
-                    }
+                    found_guardrails = super::guardrail::found_by_words(text, &aside);
                     let n = match profile.fixes_bugs() {
                         true => seed_prefix(ranked.len(), req.top, |i| {
                             r.loaded
@@ -690,7 +690,7 @@ impl Brain {
                 } else {
                     let (layout, nonce) = (s.store.layout(), s.store.nonce());
                     let dir = s.dir.clone();
-                    let auto_index = s.store.has_aside_lexical();
+                    let aside_index = s.store.has_aside_lexical();
                     let tx = s.store.read()?;
                     let searcher = Searcher::load(&tx, &dir, layout, dim, nonce).map_err(&err)?;
                     // corrected profile: `depth` content results (super::content_depth);
@@ -727,13 +727,11 @@ impl Brain {
                         false => search(depth),
                     }
                     .map_err(&err)?;
+                    let aside = aside_hits(&tx, text, profile, aside_index).map_err(&err)?;
                     let (ranked, autos) =
-                        super::neurogenesis::split_autos(&tx, ranked, text, neuro, auto_index)
+                        super::neurogenesis::split_autos(&tx, ranked, text, neuro, &aside)
                             .map_err(&err)?;
-                    if profile.fixes_bugs() && auto_index {
-                        found_guardrails =
-                            super::guardrail::found_by_words(&tx, text).map_err(&err)?;
-                    }
+                    found_guardrails = super::guardrail::found_by_words(text, &aside);
                     // which ranked results are corrections (the paper profile has none):
                     // deepen read the kind of every result it kept
                     let guards: Vec<bool> = ranked
@@ -798,7 +796,7 @@ impl Brain {
                     let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
                     let nodes = brain_nodes(&tx).map_err(&err)?;
                     if rerank {
-                        let content = content_nodes(&tx, auto_index).map_err(&err)?;
+                        let content = content_nodes(&tx, aside_index).map_err(&err)?;
                         cover =
                             super::rerank::coverage(&tx, text, &loaded, content).map_err(&err)?;
                     }
@@ -942,6 +940,23 @@ struct Parts {
     at: GraphAt,
     growth: Option<Growth>,
     fired_names: Vec<String>,
+}
+
+/// The question's one search of the aside index (schema 5, `aside_index`; corrected
+/// profile), which both its question nodes ([`super::neurogenesis::split_autos`]) and
+/// the corrections it finds by its words ([`super::guardrail::found_by_words`]) are read
+/// from: at most [`super::neurogenesis::AUTO_CANDIDATES`] nodes, best first. Empty
+/// otherwise.
+fn aside_hits(
+    conn: &rusqlite::Connection,
+    text: &str,
+    profile: crabpath::profile::Profile,
+    aside_index: bool,
+) -> rusqlite::Result<Vec<crate::store::lexical::AsideHit>> {
+    if !(profile.fixes_bugs() && aside_index) {
+        return Ok(Vec::new());
+    }
+    crate::store::lexical::search_aside(conn, text, super::neurogenesis::AUTO_CANDIDATES)
 }
 
 /// The brain's node count as its database records it (`brain.nodes`). Cost: one

@@ -119,11 +119,12 @@ pub fn search_sql() -> String {
 }
 
 /// The statement of [`search_aside`] (`?1` the FTS5 query, `?2` the count), cached as
-/// [`search_sql`]'s.
+/// [`search_sql`]'s: the index's best rows with their nodes' id, content and metadata.
 pub fn aside_search_sql() -> String {
     let table = schema::ASIDE_LEXICAL_TABLE;
     format!(
-        "SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY bm25({table}), rowid LIMIT ?2"
+        "SELECT a.rowid, n.id, n.content, n.metadata FROM {table} AS a JOIN nodes AS n ON n.sym = a.rowid \
+         WHERE {table} MATCH ?1 ORDER BY bm25({table}), a.rowid LIMIT ?2"
     )
 }
 
@@ -148,20 +149,39 @@ pub fn search(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<(
     rows.collect()
 }
 
+/// A node of the aside index that [`search_aside`] found: the question nodes and the
+/// corrections of a question are both read from one search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsideHit {
+    /// Its `nodes.sym`.
+    pub sym: i64,
+    /// Its id.
+    pub id: String,
+    /// Its content.
+    pub content: Option<String>,
+    /// Its metadata (JSON text).
+    pub metadata: Option<String>,
+}
+
 /// The `k` nodes set aside (neurogenesis' questions and corrections,
 /// [`schema::SCHEMA_V5_ASIDE_LEXICAL`]) whose words best match `text` by BM25 over them
-/// alone: their syms, best first, ties by `sym`. Empty when the text has no word to
-/// search or `k` is 0.
+/// alone, best first, ties by `sym`. Empty when the text has no word to search or `k`
+/// is 0.
 ///
-/// Cost: one FTS5 query of the text's terms over the aside index.
-pub fn search_aside(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<i64>> {
+/// Cost: one FTS5 query of the text's terms over the aside index, joined to `nodes`.
+pub fn search_aside(conn: &Connection, text: &str, k: usize) -> rusqlite::Result<Vec<AsideHit>> {
     let terms = query_terms(text);
     if terms.is_empty() || k == 0 {
         return Ok(Vec::new());
     }
     let mut stmt = conn.prepare_cached(&aside_search_sql())?;
     let rows = stmt.query_map(rusqlite::params![match_expression(&terms), k as i64], |r| {
-        r.get::<_, i64>(0)
+        Ok(AsideHit {
+            sym: r.get(0)?,
+            id: r.get(1)?,
+            content: r.get(2)?,
+            metadata: r.get(3)?,
+        })
     })?;
     rows.collect()
 }
