@@ -35,8 +35,10 @@
 //!   words, a paraphrase sharing at least half of them; read from the aside index,
 //!   [`split_autos`]); then the nodes its credited
 //!   edges point to come first, strongest first, and the nodes it inhibits go to the
-//!   end of the seeding's list and of the answer (so the next nodes seed, fire, and take
-//!   the next feedback in their place). Any other auto node is left out of the seeding,
+//!   end of the seeding's list (so the next nodes seed, fire, and take the next
+//!   feedback in their place) and, in the answer, behind its first five documents
+//!   ([`super::judged::after_judged_places`]: a −1 judged them as a set, and one may
+//!   still be part of what the question needs). Any other auto node is left out of the seeding,
 //!   so a question no one asked before is answered as without neurogenesis.
 //! * **Death and merge** ([`Brain::neurogenesis_maintain`], in `maintain`; seed 001
 //!   §2.8): a probationary node that no turn has asked again or credited for

@@ -825,16 +825,20 @@ impl Brain {
             guard: profile.fixes_bugs(),
             conversation,
         };
-        let (ranking, guardrails, candidates) = match ranker {
+        let (ranking, guardrails, held, candidates) = match ranker {
             None => {
-                let (r, g) = rank(graph, &seeds, &result, &list, req.limit, &adjust);
-                (r, g, Vec::new())
+                let r = rank(graph, &seeds, &result, &list, req.limit, &adjust);
+                (r.ids, r.guards, r.held, Vec::new())
             }
             Some(ranker) => {
                 // the base order's first rerank::DEPTH (at least `limit`), re-ordered
                 let depth = super::rerank::DEPTH.max(req.limit.unwrap_or(0));
                 let wide = req.limit.map(|_| depth);
-                let (base, g) = rank(graph, &seeds, &result, &list, wide, &adjust);
+                let Ranked {
+                    ids: base,
+                    guards: g,
+                    held,
+                } = rank(graph, &seeds, &result, &list, wide, &adjust);
                 let ids: Vec<&str> = base.iter().take(depth).map(String::as_str).collect();
                 let keep = |f: &[f64]| req.keep_candidates.then(|| f.to_vec());
                 let (scores, feats): (Vec<f64>, Vec<Option<Vec<f64>>>) = match ranker {
@@ -857,10 +861,14 @@ impl Brain {
                 (
                     super::rerank::reorder_by(base, &scores, req.limit),
                     g,
+                    held,
                     candidates,
                 )
             }
         };
+        // what the question's node inhibits goes behind the next answer's first
+        // documents, after any re-ordering, so no ranker brings it back into them
+        let ranking = super::judged::after_judged_places(graph, ranking, held, req.limit);
         let mut guardrails = guardrails;
         for (id, _) in &found_guardrails {
             if !guardrails.contains(id) {
@@ -1164,8 +1172,11 @@ struct Adjust<'a> {
 ///
 /// Neurogenesis (issue 31 item 5, [`super::neurogenesis`]): an auto node never takes a
 /// place (it is the question); the nodes its credited edges point to (`steer`) come
-/// before everything, the nodes it inhibits after everything. Without auto seeds the
-/// rule above is unchanged.
+/// before everything. The nodes it inhibits take no place of the first list either:
+/// they are the third list, in the order they would have had, for
+/// [`super::judged::after_judged_places`] to put back behind the next answer's first
+/// documents once any re-ordering is done. Without auto seeds the rule above is
+/// unchanged and the third list is empty.
 ///
 /// With `guard`, a correction
 /// ([`super::guardrail::is_guardrail`]) goes to the second list, the guardrails, in the
@@ -1177,11 +1188,12 @@ fn rank(
     list: &[&str],
     limit: Option<usize>,
     adjust: &Adjust<'_>,
-) -> (Vec<String>, Vec<String>) {
+) -> Ranked {
     let cap = limit.unwrap_or(usize::MAX);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut out = Vec::new();
     let mut guards = Vec::new();
+    let mut held = Vec::new();
     let Adjust {
         question,
         steer,
@@ -1229,22 +1241,40 @@ fn rank(
         .chain(added[lead_added..first].iter().copied())
         .chain(list.iter().copied())
         .chain(added[first..].iter().copied())
-        .filter(|id| !is_auto(id) && !demoted.contains(id))
-        .chain(demoted.iter().copied());
+        .chain(demoted.iter().copied())
+        .filter(|id| !is_auto(id));
     for id in ids {
-        if out.len() >= cap {
+        // every inhibited node is read, in its place, whether the answer is full or not
+        if out.len() >= cap && held.len() >= demoted.len() {
             break;
         }
         if !seen.insert(id) {
             continue;
         }
         let correction = guard && graph.lookup(id).is_some_and(|n| is_guardrail(graph, n));
-        match correction {
-            true => guards.push(id.to_string()),
-            false => out.push(id.to_string()),
+        if correction {
+            if out.len() < cap {
+                guards.push(id.to_string());
+            }
+        } else if demoted.contains(&id) {
+            held.push(id.to_string());
+        } else if out.len() < cap {
+            out.push(id.to_string());
         }
     }
-    (out, guards)
+    Ranked {
+        ids: out,
+        guards,
+        held,
+    }
+}
+
+/// [`rank`]'s answer: the ranked content ids, the guardrails, and the nodes the
+/// question's node inhibits (`held`, in the order they would have had).
+struct Ranked {
+    ids: Vec<String>,
+    guards: Vec<String>,
+    held: Vec<String>,
 }
 
 /// The seeds of search results in a part of the graph (results without a node are

@@ -3,7 +3,9 @@
 //! the answer's first five documents (a folder's pages; a conversation's turns are each
 //! their own), the places the outcome judged, and leaves what the answer fired beyond
 //! them as it was. So a wrong page moves down with all of its chunks, and a node the
-//! answer ranked sixth or later, which may be the right one, comes up.
+//! answer ranked sixth or later, which may be the right one, comes up. The judged pages
+//! move behind the next five pages, not out of the answer: the −1 judged them as a set,
+//! and one of them may be a part of what the question needed.
 
 use crate::common;
 
@@ -15,8 +17,8 @@ use crabpath_brain::service::turns::Window;
 use crabpath_brain::service::{FeedbackRequest, Seeding};
 use crabpath_brain::{Brain, QueryRequest};
 
-/// Ten chunks of nine pages, of disjoint words; `a.md` has two chunks.
-const CHUNKS: [(&str, &str, &str); 10] = [
+/// Thirteen chunks of twelve pages, of disjoint words; `a.md` has two chunks.
+const CHUNKS: [(&str, &str, &str); 13] = [
     ("a.md::0", "a.md", "apricot avocado almond"),
     ("a.md::1", "a.md", "anchor antelope anvil"),
     ("b.md::0", "b.md", "banana basil barley"),
@@ -27,12 +29,17 @@ const CHUNKS: [(&str, &str, &str); 10] = [
     ("g.md::0", "g.md", "grape ginger garlic"),
     ("h.md::0", "h.md", "hazelnut hops hickory"),
     ("i.md::0", "i.md", "iris ivy indigo"),
+    ("j.md::0", "j.md", "juniper jicama jam"),
+    ("k.md::0", "k.md", "kale kiwi kumquat"),
+    ("l.md::0", "l.md", "lemon lentil lettuce"),
 ];
 
 /// The question's weight on each chunk's (unit) vector: the first eight 0.1 apart (the
 /// words' hash-v1 buckets collide a little, and steps of 0.05 let two swap), so the
-/// dense seeding ranks them a0, a1, b, c, d, e, f, g; h and i are not asked for.
-const WEIGHTS: [f64; 10] = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.0, 0.0];
+/// dense seeding ranks them a0, a1, b, c, d, e, f, g; h to l are not asked for.
+const WEIGHTS: [f64; 13] = [
+    1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0,
+];
 
 const QUESTION: &str = "which page lists the pantry items we need";
 
@@ -60,13 +67,13 @@ fn question_vector() -> Vec<f64> {
     q
 }
 
-/// Asks [`QUESTION`] (8 dense seeds, limit 10) as conversation `c1`'s turn; returns the
+/// Asks [`QUESTION`] (8 dense seeds, limit 13: every chunk) as conversation `c1`'s turn; returns the
 /// answer's ids and what it fired.
 fn ask(b: &mut Brain) -> (Vec<String>, Vec<String>) {
     let mut req = QueryRequest::new(QUESTION, 8);
     req.vector = Some(question_vector());
     req.seeding = Some(Seeding::Dense);
-    req.limit = Some(10);
+    req.limit = Some(13);
     let a = b.query(&req).unwrap();
     let ranked: Vec<String> = a.ranked().iter().map(|s| s.to_string()).collect();
     let rec = a.turn_record(QUESTION);
@@ -124,13 +131,17 @@ fn a_wrong_answer_moves_down_by_its_first_five_pages_and_the_sixth_comes_up() {
         assert!((w - 0.15).abs() < 1e-9, "{id}: {w}");
     }
     let (again, _) = ask(&mut b);
-    // f and g now lead; the judged pages, a.md's second chunk (sixth place, beyond the
-    // first five nodes) included, follow everything else
-    assert_eq!(&again[..2], ["f.md::0", "g.md::0"], "{again:?}");
+    // f and g now lead, then three of h to l: five pages the answer had not shown; the
+    // judged pages, a.md's second chunk (sixth place, beyond the first five nodes)
+    // included, follow right behind those five in their earlier order (they were judged
+    // as a set, and one may be part of what the question needs), then the other two
     let judged = [
         "a.md::0", "a.md::1", "b.md::0", "c.md::0", "d.md::0", "e.md::0",
     ];
-    let first_judged = again.iter().position(|id| judged.contains(&id.as_str()));
-    let last_other = again.iter().rposition(|id| !judged.contains(&id.as_str()));
-    assert!(first_judged > last_other, "{again:?}");
+    assert_eq!(again.len(), 13, "{again:?}");
+    assert_eq!(&again[..2], ["f.md::0", "g.md::0"], "{again:?}");
+    let fresh = |ids: &[String]| ids.iter().all(|id| !judged.contains(&id.as_str()));
+    assert!(fresh(&again[..5]), "{again:?}");
+    assert_eq!(&again[5..11], &judged[..], "{again:?}");
+    assert!(fresh(&again[11..]), "{again:?}");
 }

@@ -328,7 +328,9 @@ fn outcome_only_feedback_moves_a_wrong_answer_down() {
     let (again, _) = ask(&mut b);
     // the question now inhibits every node its wrong answer fired (they all belong to
     // its first five pages, the places the outcome judged, service::judged): they
-    // follow every node it did not fire (−1 · CREDIT_STEP takes a 0.15 edge to −0.10)
+    // follow the next five pages (the fixture's answer has fewer, so every node it did
+    // not fire; judged_feedback tests the five) (−1 · CREDIT_STEP takes a 0.15 edge to
+    // −0.10)
     // (the question's own node takes none of the seeding's 8 places, service::
     // content_depth, so the 8 places may all go to nodes it did not fire)
     let last_other = again.iter().rposition(|id| !fired.contains(id)).unwrap();
