@@ -539,7 +539,8 @@ pub struct LearnArgs {
     /// With `--chat-id`: the node ids you actually used for the newest credited turn,
     /// comma-separated, in its answer or found otherwise. They are credited to that
     /// turn's question (its `auto:` node), so the same question asked again gets them
-    /// first (positive outcome) or last (negative).
+    /// first (positive outcome) or last (negative); that turn's edges learn only among
+    /// the fired nodes you used (corrected profile).
     #[arg(
         long,
         value_name = "IDS",

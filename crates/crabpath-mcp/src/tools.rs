@@ -143,7 +143,7 @@ fn feedback_schema() -> Value {
             "fired_ids": {"type": "array", "items": {"type": "string"}, "minItems": 1,
                           "description": "Node ids in the order they fired, instead of a chat_id."},
             "used_ids": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                         "description": "With chat_id: the node ids you actually used for the last credited turn, in the answer or found otherwise (e.g. read as crabpath://node/{id}); the same question asked again gets them first."}
+                         "description": "With chat_id: the node ids you actually used for the last credited turn, in the answer or found otherwise (e.g. read as crabpath://node/{id}); the same question asked again gets them first, and the graph's edges learn only among them."}
         },
         "required": ["outcome"],
         "additionalProperties": false

@@ -83,14 +83,15 @@ fn ask(b: &mut Brain) -> (Vec<String>, Vec<String>) {
     (ranked, fired)
 }
 
-fn feedback(b: &mut Brain, outcome: f64) {
+/// `outcome` for `c1`'s newest turn, with the agent's `used` ids if any.
+fn feedback(b: &mut Brain, outcome: f64, used: Option<&[&str]>) {
     b.feedback(&FeedbackRequest {
         outcome,
         chat_id: Some("c1"),
         fired_ids: None,
         turns_ago: Some(0),
         window: Window::default(),
-        used_ids: None,
+        used_ids: used.map(|u| u.iter().map(|s| s.to_string()).collect()),
     })
     .unwrap();
 }
@@ -116,7 +117,7 @@ fn a_wrong_answer_moves_down_by_its_first_five_pages_and_the_sixth_comes_up() {
     assert_eq!(&first[..8], &expected[..], "{first:?}");
     assert_eq!(fired, expected);
     // none of the first five pages (a, b, c, d, e: six chunks) is right
-    feedback(&mut b, -1.0);
+    feedback(&mut b, -1.0, None);
     // the judged chunks: the question's node had a provisional edge of 0.15 to each seed
     // (its birth, SEED_EDGE_WEIGHT); −1 · CREDIT_STEP 0.25 takes it to −0.10
     for id in [
@@ -144,4 +145,35 @@ fn a_wrong_answer_moves_down_by_its_first_five_pages_and_the_sixth_comes_up() {
     assert!(fresh(&again[..5]), "{again:?}");
     assert_eq!(&again[5..11], &judged[..], "{again:?}");
     assert!(fresh(&again[11..]), "{again:?}");
+}
+
+/// The content edges of the brain (neither end a question node): `(source, target)`.
+fn content_edges(b: &mut Brain) -> Vec<(String, String)> {
+    b.read(|g, _| {
+        g.edges()
+            .map(|(s, t, _)| (g.name(s).to_string(), g.name(t).to_string()))
+            .filter(|(s, t)| !s.starts_with("auto:") && !t.starts_with("auto:"))
+            .collect()
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_confirmed_answer_learns_only_between_the_nodes_the_agent_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = brain(dir.path());
+    let (_, fired) = ask(&mut b);
+    // the precondition: no content edge, eight nodes fired
+    assert!(content_edges(&mut b).is_empty());
+    assert_eq!(fired.len(), 8, "{fired:?}");
+    // the agent used b and d (c fired between them) and i, which the turn did not fire
+    feedback(&mut b, 1.0, Some(&["b.md::0", "d.md::0", "i.md::0"]));
+    // the learning rule reads the path b → d: a +1 along all eight fired linked 20 pairs
+    // of them, each to the next three (a.md::0 → a.md::1, a.md::0 → b.md::0, …), seeds
+    // the agent did not use, which another question seeding one of them would follow
+    let edges = content_edges(&mut b);
+    assert_eq!(edges, [("b.md::0".to_string(), "d.md::0".to_string())]);
+    // i, used but not fired, is the question node's alone
+    let w = question_edge(&mut b, "i.md::0").unwrap();
+    assert!(w > 0.15, "{w}");
 }
