@@ -1172,11 +1172,12 @@ struct Adjust<'a> {
 ///
 /// Neurogenesis (issue 31 item 5, [`super::neurogenesis`]): an auto node never takes a
 /// place (it is the question); the nodes its credited edges point to (`steer`) come
-/// before everything. The nodes it inhibits take no place of the first list either:
-/// they are the third list, in the order they would have had, for
-/// [`super::judged::after_judged_places`] to put back behind the next answer's first
-/// documents once any re-ordering is done. Without auto seeds the rule above is
-/// unchanged and the third list is empty.
+/// before everything. The nodes it inhibits that the answer reaches take no place of
+/// the first list either: they are the third list, in the order they would have had,
+/// for [`super::judged::after_judged_places`] to put back behind the next answer's first
+/// documents once any re-ordering is done; those it does not reach go after
+/// everything. Without auto seeds the rule above is unchanged and the third list is
+/// empty.
 ///
 /// With `guard`, a correction
 /// ([`super::guardrail::is_guardrail`]) goes to the second list, the guardrails, in the
@@ -1241,10 +1242,10 @@ fn rank(
         .chain(added[lead_added..first].iter().copied())
         .chain(list.iter().copied())
         .chain(added[first..].iter().copied())
-        .chain(demoted.iter().copied())
         .filter(|id| !is_auto(id));
     for id in ids {
-        // every inhibited node is read, in its place, whether the answer is full or not
+        // every inhibited node the answer reaches is read, in its place, whether the
+        // answer is full or not
         if out.len() >= cap && held.len() >= demoted.len() {
             break;
         }
@@ -1259,6 +1260,13 @@ fn rank(
         } else if demoted.contains(&id) {
             held.push(id.to_string());
         } else if out.len() < cap {
+            out.push(id.to_string());
+        }
+    }
+    // an inhibited node this answer did not reach (another question's, found through a
+    // paraphrase's node) is not brought into its first places: it goes last, as it did
+    for id in demoted {
+        if out.len() < cap && seen.insert(id) {
             out.push(id.to_string());
         }
     }

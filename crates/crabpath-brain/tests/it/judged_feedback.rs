@@ -52,11 +52,16 @@ fn brain(dir: &std::path::Path) -> Brain {
     common::open_hash(&db, Profile::Corrected, false)
 }
 
-/// `Σ wᵢ · v̂ᵢ` over the chunks' hash-v1 vectors.
+/// `Σ wᵢ · v̂ᵢ` over the chunks' hash-v1 vectors ([`WEIGHTS`]).
 fn question_vector() -> Vec<f64> {
+    vector_of(&WEIGHTS)
+}
+
+/// `Σ wᵢ · v̂ᵢ` over the chunks' hash-v1 vectors, `weights` in [`CHUNKS`]' order.
+fn vector_of(weights: &[f64; 13]) -> Vec<f64> {
     let e = HashEmbedder::new();
     let mut q: Vec<f64> = Vec::new();
-    for ((_, _, text), w) in CHUNKS.iter().zip(WEIGHTS) {
+    for ((_, _, text), &w) in CHUNKS.iter().zip(weights) {
         let v = e.embed(text).unwrap();
         let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
         q.resize(v.len(), 0.0);
@@ -176,4 +181,35 @@ fn a_confirmed_answer_learns_only_between_the_nodes_the_agent_used() {
     // i, used but not fired, is the question node's alone
     let w = question_edge(&mut b, "i.md::0").unwrap();
     assert!(w > 0.15, "{w}");
+}
+
+#[test]
+fn a_paraphrase_is_not_given_the_judged_nodes_it_does_not_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = brain(dir.path());
+    ask(&mut b);
+    // a −1: the question's node inhibits the first five pages' six chunks
+    feedback(&mut b, -1.0, None);
+    assert!(question_edge(&mut b, "a.md::0").unwrap() < 0.0);
+    // a paraphrase (five of its six words are the question's, so the node speaks for
+    // it) whose own search ranks h to l, f and g first: its six places hold none of the
+    // judged chunks (0 on its vector), which its seeding and traversal never reach
+    let mut req = QueryRequest::new("which page lists the pantry items we need today", 5);
+    req.vector = Some(vector_of(&[
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.4, 1.0, 0.9, 0.8, 0.7, 0.6,
+    ]));
+    req.seeding = Some(Seeding::Dense);
+    req.limit = Some(6);
+    let a = b.query(&req).unwrap();
+    let ranked: Vec<String> = a.ranked().iter().map(|s| s.to_string()).collect();
+    assert_eq!(ranked.len(), 6, "{ranked:?}");
+    // before, the inhibited nodes were put behind its first five pages whether it had
+    // reached them or not: a.md::0 took the sixth place
+    let judged = [
+        "a.md::0", "a.md::1", "b.md::0", "c.md::0", "d.md::0", "e.md::0",
+    ];
+    assert!(
+        ranked.iter().all(|id| !judged.contains(&id.as_str())),
+        "{ranked:?}"
+    );
 }
