@@ -69,9 +69,9 @@ pub fn judged_documents<'a>(
     out
 }
 
-/// `ranking` (an answer's ids, best first, inhibited nodes left out) with `held` (the
-/// nodes the question's node inhibits, `super::neurogenesis::Steer`) put back behind
-/// its first [`JUDGED_PLACES`] documents, then cut to `limit`.
+/// `ranking` (an answer's ids, best first, without the inhibited nodes it reached) with
+/// `held` (those nodes, which the question's node inhibits, `super::neurogenesis::Steer`)
+/// put back behind its first [`JUDGED_PLACES`] documents, then cut to `limit`.
 ///
 /// A −1 without `used_ids` judged the earlier answer's first five documents as a set
 /// ("not among them"), not each of them: most partial answers of a multi-evidence
