@@ -21,6 +21,13 @@
 //!   higher at the last round than at the first.
 //!
 //! The data is CC BY-NC 4.0: the result holds numbers only, no question text.
+//!
+//! `--held-out-answers FILE` also writes, for reading losses one by one, each held-out
+//! question's first ten ids before and after the rounds (JSON Lines: `conversation`,
+//! `protocol`, `question` — its position in the conversation's released `qa` list —,
+//! `evidence`, `before`, `after`; ids and positions only). It is how the losses that an
+//! asked question's +1 caused through its seeds' links were found
+//! (`crates/crabpath-brain/src/service/feedback.rs`, `used_path`).
 
 use std::path::PathBuf;
 
@@ -63,6 +70,10 @@ pub struct RoundsArgs {
     /// Read this LoCoMo file instead of locomo/locomo10.json(.gz) in the data directory.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    /// Also write each held-out question's first ten ids before and after the rounds,
+    /// one JSON object a line (see the module docs): to read the losses one by one.
+    #[arg(long, value_name = "FILE")]
+    pub held_out_answers: Option<PathBuf>,
 }
 
 /// success@5 and recall@10 of a group of questions.
@@ -176,16 +187,31 @@ fn row(evidence: &[String], got: &[String]) -> Row {
     (hit, recall_row(evidence, got)[1])
 }
 
-/// Runs one protocol on a fresh brain of `conv`.
+/// A conversation's questions as the rounds use them: positions in its `qa` list.
+struct Questions<'a> {
+    /// Asked in the rounds.
+    asked: &'a [usize],
+    /// Held out: asked before round 1 and after the last.
+    unrelated: &'a [usize],
+    /// Every question's hash-v1 vector, by position.
+    vectors: &'a [Vec<f64>],
+}
+
+/// Runs one protocol on a fresh brain of `conv`; with `--held-out-answers`, adds a line
+/// per held-out question to `answers`.
 fn run_protocol(
     conv: &Conversation,
     e: &HashEmbedder,
-    asked: &[usize],
-    unrelated: &[usize],
-    vectors: &[Vec<f64>],
+    q: &Questions<'_>,
     protocol: Protocol,
     a: &RoundsArgs,
+    answers: &mut Vec<String>,
 ) -> Result<ProtocolScores> {
+    let Questions {
+        asked,
+        unrelated,
+        vectors,
+    } = *q;
     let qs = &conv.questions;
     let arm = &ARMS[0];
     let top = a.top as usize;
@@ -197,8 +223,11 @@ fn run_protocol(
         served::ask(b.brain_mut(), req, neuro, chat)
     };
     let mut before = Vec::with_capacity(unrelated.len());
+    let mut first_ten = Vec::with_capacity(unrelated.len());
     for &i in unrelated {
-        before.push(row(&qs[i].released_evidence, &ask(&mut b, i, false, None)?));
+        let got = ask(&mut b, i, false, None)?;
+        before.push(row(&qs[i].released_evidence, &got));
+        first_ten.push(got.into_iter().take(10).collect::<Vec<_>>());
     }
     let mut rounds = Vec::new();
     for _ in 0..a.rounds {
@@ -222,8 +251,20 @@ fn run_protocol(
         rounds.push(scored(&rows));
     }
     let mut after = Vec::with_capacity(unrelated.len());
-    for &i in unrelated {
-        after.push(row(&qs[i].released_evidence, &ask(&mut b, i, true, None)?));
+    for (&i, was) in unrelated.iter().zip(&first_ten) {
+        let got = ask(&mut b, i, true, None)?;
+        after.push(row(&qs[i].released_evidence, &got));
+        if a.held_out_answers.is_some() {
+            let line = serde_json::json!({
+                "conversation": conv.sample_id,
+                "protocol": protocol.as_str(),
+                "question": i,
+                "evidence": qs[i].released_evidence,
+                "before": was,
+                "after": &got[..got.len().min(10)],
+            });
+            answers.push(line.to_string());
+        }
     }
     let counts = b
         .brain_mut()
@@ -264,7 +305,10 @@ pub fn cmd_rounds(data_dir: &DataDir, a: &RoundsArgs) -> Result<String> {
         .markdown
         .clone()
         .unwrap_or_else(|| a.output.with_extension("md"));
-    for (opt, p) in [("--output", &a.output), ("--markdown", &markdown)] {
+    for (opt, p) in [("--output", &a.output), ("--markdown", &markdown)]
+        .into_iter()
+        .chain(a.held_out_answers.iter().map(|p| ("--held-out-answers", p)))
+    {
         pyformat::io::check_output(opt, p).map_err(|e| Error::Usage(e.to_string()))?;
     }
     let file = catalog::known_file(Dataset::Locomo, VariantArg::Full)?;
@@ -287,6 +331,7 @@ pub fn cmd_rounds(data_dir: &DataDir, a: &RoundsArgs) -> Result<String> {
     let e = HashEmbedder::new();
     let mut without_evidence = 0;
     let mut convs = Vec::new();
+    let mut answers = Vec::new();
     for conv in test
         .into_iter()
         .filter(|c| a.conversations.is_empty() || a.conversations.contains(&c.sample_id))
@@ -305,7 +350,12 @@ pub fn cmd_rounds(data_dir: &DataDir, a: &RoundsArgs) -> Result<String> {
             .map_err(|err| Error::Internal(format!("hash-v1: {err}")))?;
         let mut protocols = Vec::new();
         for p in Protocol::ALL {
-            let s = run_protocol(conv, &e, &asked, &unrelated, &vectors, p, a)?;
+            let q = Questions {
+                asked: &asked,
+                unrelated: &unrelated,
+                vectors: &vectors,
+            };
+            let s = run_protocol(conv, &e, &q, p, a, &mut answers)?;
             protocols.push((p.as_str().to_string(), s));
         }
         convs.push(ConversationScores {
@@ -346,6 +396,11 @@ pub fn cmd_rounds(data_dir: &DataDir, a: &RoundsArgs) -> Result<String> {
         .map_err(|err| Error::Internal(format!("the report: {err}")))?;
     crate::report::save(&a.output, (text + "\n").as_bytes())?;
     crate::report::save(&markdown, table.as_bytes())?;
+    if let Some(p) = &a.held_out_answers {
+        let mut text = answers.join("\n");
+        text.push('\n');
+        crate::report::save(p, text.as_bytes())?;
+    }
     Ok(table)
 }
 
