@@ -72,9 +72,9 @@ pub struct FeedbackRequest<'a> {
 /// asked again (`bench locomo-rounds`, agent-confirmed) 25 held-out questions lost their
 /// hit in the first five, most of them that way; with the path cut to the used ids, 5
 /// lose it and 9 lose recall@10 (49 before), held-out recall@10 rises 0.752 → 0.786,
-/// and the asked questions keep success@5 0.99 from round 2. What the agent used but the turn did not fire
-/// is credited to the question's node alone (`super::neurogenesis`). Cost: O(|fired| ·
-/// |used|).
+/// and the asked questions keep success@5 0.99 from round 2. What the agent used but
+/// the turn did not fire is credited to the question's node alone
+/// (`super::neurogenesis`). Cost: O(|fired| · |used|).
 fn used_path(fired: &[String], used: &[String]) -> Vec<String> {
     fired.iter().filter(|f| used.contains(f)).cloned().collect()
 }

@@ -48,6 +48,29 @@ pub fn document<'a>(graph: &'a Graph, id: &'a str) -> &'a str {
     graph.get_node(id).and_then(Node::file).unwrap_or(id)
 }
 
+/// The first [`JUDGED_PLACES`] documents of `ranked` (ids best first), each once, and
+/// how many ids of `ranked` come before the first id of the next document (all of them
+/// when there is none): the one walk of [`judged_documents`] and
+/// [`after_judged_places`]. Cost: O(`JUDGED_PLACES` · places read).
+fn first_documents<'a>(
+    graph: &'a Graph,
+    ranked: impl IntoIterator<Item = &'a str>,
+) -> (Vec<&'a str>, usize) {
+    let mut docs: Vec<&str> = Vec::with_capacity(JUDGED_PLACES);
+    let mut read = 0;
+    for id in ranked {
+        let d = document(graph, id);
+        if !docs.contains(&d) {
+            if docs.len() == JUDGED_PLACES {
+                break;
+            }
+            docs.push(d);
+        }
+        read += 1;
+    }
+    (docs, read)
+}
+
 /// The first [`JUDGED_PLACES`] documents of `ranked` (ids best first), each once. An
 /// answer's ranking and a turn's fired list hold no auto node (a question takes no
 /// place, `super::neurogenesis`), so none is looked for. Cost: O(`JUDGED_PLACES` ·
@@ -56,17 +79,8 @@ pub fn judged_documents<'a>(
     graph: &'a Graph,
     ranked: impl IntoIterator<Item = &'a str>,
 ) -> Vec<String> {
-    let mut out: Vec<String> = Vec::with_capacity(JUDGED_PLACES);
-    for id in ranked {
-        if out.len() >= JUDGED_PLACES {
-            break;
-        }
-        let d = document(graph, id);
-        if !out.iter().any(|x| x == d) {
-            out.push(d.to_string());
-        }
-    }
-    out
+    let (docs, _) = first_documents(graph, ranked);
+    docs.into_iter().map(str::to_string).collect()
 }
 
 /// `ranking` (an answer's ids, best first, without the inhibited nodes it reached) with
@@ -92,18 +106,7 @@ pub fn after_judged_places(
     if held.is_empty() {
         return ranking;
     }
-    let mut docs: Vec<&str> = Vec::with_capacity(JUDGED_PLACES + 1);
-    let mut at = ranking.len();
-    for (i, id) in ranking.iter().enumerate() {
-        let d = document(graph, id);
-        if !docs.contains(&d) {
-            if docs.len() == JUDGED_PLACES {
-                at = i;
-                break;
-            }
-            docs.push(d);
-        }
-    }
+    let (_, at) = first_documents(graph, ranking.iter().map(String::as_str));
     let mut out = ranking;
     let rest = out.split_off(at);
     out.extend(held);

@@ -681,8 +681,9 @@ impl Brain {
                     unjournaled = super::unjournaled::store_journal(&s.store, &entry)?;
                     if rerank {
                         let conn = s.store.conn();
-                        let nodes =
-                            content_nodes(conn, s.store.has_aside_lexical()).map_err(&err)?;
+                        let nodes = brain_nodes(conn)
+                            .and_then(|n| content_nodes(conn, n, s.store.has_aside_lexical()))
+                            .map_err(&err)?;
                         cover =
                             super::rerank::coverage(conn, text, &r.loaded, nodes).map_err(&err)?;
                     }
@@ -796,7 +797,7 @@ impl Brain {
                     let list = list_names(&tx, &loaded, &ranked).map_err(&err)?;
                     let nodes = brain_nodes(&tx).map_err(&err)?;
                     if rerank {
-                        let content = content_nodes(&tx, aside_index).map_err(&err)?;
+                        let content = content_nodes(&tx, nodes, aside_index).map_err(&err)?;
                         cover =
                             super::rerank::coverage(&tx, text, &loaded, content).map_err(&err)?;
                     }
@@ -978,10 +979,9 @@ fn brain_nodes(conn: &rusqlite::Connection) -> rusqlite::Result<usize> {
 
 /// The number of documents the lexical index's document frequencies are read against
 /// (the conversation ranker's N, [`super::rerank::coverage`]): the brain's node count
-/// without the nodes set aside (questions and corrections, schema 5, `aside`), which are
-/// not in the index. Cost: [`brain_nodes`] and a count of the aside index's rows.
-fn content_nodes(conn: &rusqlite::Connection, aside: bool) -> rusqlite::Result<usize> {
-    let n = brain_nodes(conn)?;
+/// `n` ([`brain_nodes`]) without the nodes set aside (questions and corrections, schema
+/// 5, `aside`), which are not in the index. Cost: a count of the aside index's rows.
+fn content_nodes(conn: &rusqlite::Connection, n: usize, aside: bool) -> rusqlite::Result<usize> {
     if !aside {
         return Ok(n);
     }
